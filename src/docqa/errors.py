@@ -1,0 +1,83 @@
+"""The whole docqa error tree.
+
+    DocqaError                      base of everything docqa raises on purpose
+    ├── ConfigError                 bad settings, unknown keys, bad values
+    ├── MissingExtraError           an optional dependency is not installed (names the pip command)
+    ├── IngestError                 one file could not be ingested (always names the file)
+    │   ├── UnsupportedFormatError  no reader for this type (legacy .doc, images, binary junk)
+    │   ├── EncryptedFileError      password-protected PDF / Office file
+    │   ├── CorruptFileError        truncated or malformed file
+    │   ├── EmptyDocumentError      the file holds no text at all
+    │   │   └── NoTextLayerError    scanned PDF / image: needs OCR
+    │   └── FileTooLargeError       over the configured size limit
+    └── StoreError                  the knowledge base file itself
+        ├── SchemaError             the index was written by a newer docqa or is damaged
+        └── NotFoundError           no such document or chunk
+
+Every message says what to do next.
+"""
+
+from __future__ import annotations
+
+
+class DocqaError(Exception):
+    """Base of the docqa error tree."""
+
+
+class ConfigError(DocqaError):
+    """Settings are invalid."""
+
+
+class MissingExtraError(DocqaError):
+    """An optional dependency is missing."""
+
+    def __init__(self, feature: str, extra: str):
+        super().__init__(f"{feature} needs an optional dependency: pip install 'docqa[{extra}]'")
+        self.extra = extra
+
+
+class IngestError(DocqaError):
+    """A file could not be ingested. `reason` is the short, user-facing cause."""
+
+    kind = "error"
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path = str(path)
+        self.reason = reason
+
+
+class UnsupportedFormatError(IngestError):
+    kind = "unsupported"
+
+
+class EncryptedFileError(IngestError):
+    kind = "encrypted"
+
+
+class CorruptFileError(IngestError):
+    kind = "corrupt"
+
+
+class EmptyDocumentError(IngestError):
+    kind = "empty"
+
+
+class NoTextLayerError(EmptyDocumentError):
+    kind = "no-text"
+
+
+class FileTooLargeError(IngestError):
+    kind = "too-large"
+
+
+class StoreError(DocqaError):
+    """The knowledge base file cannot be used."""
+
+
+class SchemaError(StoreError):
+    """Schema version mismatch or damage."""
+
+
+class NotFoundError(StoreError):
+    """No such document or chunk."""

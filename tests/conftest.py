@@ -1,0 +1,18 @@
+"""Shared fixtures: a fresh knowledge base, and ../shared/data when it exists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data, or skip with the reason (a user's fresh clone does not have it)."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"{SHARED_DATA} not present (benchmark data ships beside the repo in CI only)")
+    return SHARED_DATA
