@@ -50,15 +50,13 @@ def segment_for_index(text: str) -> str:
     return _CJK_RUN.sub(lambda m: " " + " ".join(_cut(m.group())) + " ", text)
 
 
+def query_words(query: str) -> list[str]:
+    """Every word of a query in order, Chinese segmented, lower-cased."""
+    return [w.lower() for w in _WORD.findall(segment_for_index(query))]
+
+
 def query_terms(query: str) -> list[str]:
-    """The search terms of a user query: words (Chinese segmented), lower-cased, de-duplicated,
-    stopwords dropped unless nothing else remains."""
-    words: list[str] = []
-    for token in _WORD.findall(segment_for_index(query)):
-        words.extend(_WORD.findall(token))
-    seen: dict[str, None] = {}
-    for w in words:
-        seen.setdefault(w.lower(), None)
-    terms = list(seen)
+    """The distinct search terms of a query, stopwords dropped unless nothing else remains."""
+    terms = list(dict.fromkeys(query_words(query)))
     content = [t for t in terms if t not in STOPWORDS]
     return content or terms

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Set up and run docqa's two main jobs on a machine that has only python3.
+
+    python3 run.py demo    # virtualenv + install, ingest samples/, search it (offline)
+    python3 run.py test    # virtualenv + install with test extras, run the test suite (pytest args pass through)
+
+Standard library only: it must run before anything is installed.  When the interpreter lacks
+ensurepip (Debian without python3-venv), pip is bootstrapped from its wheel on PyPI.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.request
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = Path(os.environ.get("DOCQA_VENV", ROOT / ".venv"))
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+DEMO_KB = ROOT / ".demo" / "kb.db"
+
+
+def sh(*args: str | Path, **kw) -> None:
+    print("+", " ".join(str(a) for a in args), flush=True)
+    subprocess.run([str(a) for a in args], check=True, cwd=ROOT, **kw)
+
+
+def ensure_venv() -> None:
+    if (BIN / "python").exists():
+        return
+    try:
+        venv.create(VENV, with_pip=True)
+    except subprocess.CalledProcessError:
+        shutil.rmtree(VENV, ignore_errors=True)
+        venv.create(VENV, with_pip=False)
+        bootstrap_pip()
+
+
+def bootstrap_pip() -> None:
+    """Install pip into the venv from its wheel on PyPI (no ensurepip on this Python)."""
+    meta = json.load(urllib.request.urlopen("https://pypi.org/pypi/pip/json", timeout=60))
+    wheel = next(u for u in meta["urls"] if u["filename"].endswith(".whl"))
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / wheel["filename"]
+        target.write_bytes(urllib.request.urlopen(wheel["url"], timeout=120).read())
+        sh(BIN / "python", target / "pip", "install", "--quiet", target)
+
+
+def install(extras: str) -> None:
+    """pip install -e .[extras], skipped when pyproject.toml has not changed since last time."""
+    ensure_venv()
+    stamp = VENV / f".docqa-installed-{extras or 'base'}"
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    sh(BIN / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", f".[{extras}]" if extras else ".")
+    stamp.write_text(digest)
+
+
+def demo() -> None:
+    install("")
+    for stale in DEMO_KB.parent.glob(DEMO_KB.name + "*"):
+        stale.unlink()
+    docqa = [BIN / "docqa", "--kb", DEMO_KB]
+    sh(*docqa, "add", "samples")
+    sh(*docqa, "list")
+    sh(*docqa, "search", "how do I rotate the API keys", "--top-k", "3")
+    sh(*docqa, "search", "数据库备份多久一次", "--top-k", "3")
+
+
+def test(args: list[str]) -> None:
+    install("test")
+    sh(BIN / "python", "-m", "pytest", *args)
+
+
+def main() -> None:
+    if len(sys.argv) < 2 or sys.argv[1] not in {"demo", "test"}:
+        sys.exit(__doc__)
+    try:
+        demo() if sys.argv[1] == "demo" else test(sys.argv[2:])
+    except subprocess.CalledProcessError as exc:
+        sys.exit(exc.returncode)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""The `Store` interface: documents, chunks and full-text behind one contract.
+
+A store holds collections of documents.  `replace_document` is atomic: after a crash a document
+is wholly its old version or wholly its new one, chunks and full-text entries included.  The
+same contract test suite runs against every backend.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from docqa.types import Chunk, DocumentRecord, Hit
+
+
+@dataclass(slots=True)
+class FileState:
+    """What the index remembers of a file, to decide whether it changed."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    status: str
+
+
+@dataclass(slots=True)
+class TextQuery:
+    """A parsed full-text query: terms to match (any), and whether to boost the whole phrase."""
+
+    terms: list[str]
+    phrase: str | None = None
+    phrase_boost: float = 1.5
+
+
+class Store(ABC):
+    """Persistent index of one knowledge base."""
+
+    @abstractmethod
+    def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk]) -> None:
+        """Insert or replace a document, its text and its chunks in one transaction."""
+
+    @abstractmethod
+    def record_failure(self, record: DocumentRecord) -> None:
+        """Remember a file that failed to ingest; an older good version keeps its chunks."""
+
+    @abstractmethod
+    def delete_documents(self, document_ids: Iterable[str]) -> int:
+        """Delete documents with all their rows; returns how many existed."""
+
+    @abstractmethod
+    def file_states(self, collection: str) -> dict[str, FileState]:
+        """Path -> FileState for every document of a collection."""
+
+    @abstractmethod
+    def touch(self, document_id: str, size: int, mtime_ns: int) -> None:
+        """Record a new size/mtime for an unchanged document (content hash equal)."""
+
+    @abstractmethod
+    def list_documents(self, collection: str | None = None, path_prefix: str | None = None) -> list[DocumentRecord]:
+        """Documents, optionally of one collection and under one path prefix."""
+
+    @abstractmethod
+    def search_text(self, query: TextQuery, top_k: int, collection: str | None = None) -> list[tuple[str, float]]:
+        """(chunk_id, score) best first; higher score is better."""
+
+    @abstractmethod
+    def get_hits(self, chunk_ids: list[str]) -> list[Hit]:
+        """Hits (chunk + document fields) for chunk ids, in the given order; unknown ids skipped."""
+
+    @abstractmethod
+    def document_text(self, document_id: str) -> str:
+        """The full stored text of a document."""
+
+    @abstractmethod
+    def chunk_ids(self, document_id: str) -> list[str]:
+        """Chunk ids of a document in order."""
+
+    @abstractmethod
+    def stats(self) -> dict:
+        """Counts and sizes for `docqa stats`."""
+
+    @abstractmethod
+    def collections(self) -> list[str]:
+        """Names of all collections."""
+
+    def close(self) -> None:
+        """Release resources."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

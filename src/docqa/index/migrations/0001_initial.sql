@@ -1,0 +1,58 @@
+-- docqa knowledge base, schema 1: collections, documents, their text, chunks, full-text.
+CREATE TABLE collections (
+    name        TEXT PRIMARY KEY,
+    created_at  TEXT NOT NULL
+);
+
+CREATE TABLE documents (
+    id            TEXT PRIMARY KEY,            -- hash of (collection, path)
+    collection    TEXT NOT NULL REFERENCES collections(name),
+    path          TEXT NOT NULL,               -- absolute path of the source file
+    type          TEXT NOT NULL,               -- format family (markdown, pdf, code, ...)
+    language      TEXT,                        -- programming language for code
+    title         TEXT NOT NULL DEFAULT '',
+    keywords      TEXT NOT NULL DEFAULT '[]',  -- JSON array
+    summary       TEXT NOT NULL DEFAULT '',
+    size          INTEGER NOT NULL DEFAULT 0,
+    mtime_ns      INTEGER NOT NULL DEFAULT 0,
+    content_hash  TEXT NOT NULL DEFAULT '',
+    chunk_count   INTEGER NOT NULL DEFAULT 0,
+    status        TEXT NOT NULL,               -- ok | error
+    error         TEXT,                        -- why the last ingest failed
+    indexed_at    TEXT NOT NULL,
+    metadata      TEXT NOT NULL DEFAULT '{}',  -- JSON object from the reader
+    UNIQUE (collection, path)
+);
+CREATE INDEX documents_path ON documents(path);
+
+CREATE TABLE document_texts (
+    document_id  TEXT PRIMARY KEY REFERENCES documents(id),
+    text         TEXT NOT NULL
+);
+
+CREATE TABLE chunks (
+    rowid        INTEGER PRIMARY KEY,          -- shared with chunks_fts.rowid
+    id           TEXT NOT NULL UNIQUE,
+    document_id  TEXT NOT NULL REFERENCES documents(id),
+    ordinal      INTEGER NOT NULL,
+    text         TEXT NOT NULL,                -- == document text[char_start:char_end]
+    context      TEXT NOT NULL DEFAULT '',     -- indexed with the chunk, outside its span
+    char_start   INTEGER NOT NULL,
+    char_end     INTEGER NOT NULL,
+    section      TEXT NOT NULL DEFAULT '[]',   -- JSON array: heading path
+    page_start   INTEGER,
+    page_end     INTEGER,
+    line_start   INTEGER NOT NULL,
+    line_end     INTEGER NOT NULL,
+    symbol       TEXT,
+    language     TEXT,
+    tokens       INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX chunks_document ON chunks(document_id, ordinal);
+
+-- Full-text: Chinese pre-segmented with jieba's dictionary, Latin stemmed by porter.
+-- Weighted bm25: title 4, keywords 3, summary 3, content 1.
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+    title, keywords, summary, content,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);

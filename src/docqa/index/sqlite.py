@@ -1,0 +1,272 @@
+"""SQLiteStore: the embedded default — one SQLite file (WAL) per knowledge base, FTS5 for BM25."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable
+from contextlib import contextmanager
+from pathlib import Path
+
+from docqa.errors import NotFoundError, SchemaError, StoreError
+from docqa.index.base import FileState, Store, TextQuery
+from docqa.index.migrate import migrate
+from docqa.text import segment_for_index
+from docqa.types import Chunk, DocumentRecord, Hit
+
+BM25_WEIGHTS = (4.0, 3.0, 3.0, 1.0)  # title, keywords, summary, content
+_DOC_COLUMNS = (
+    "id, path, collection, type, title, keywords, summary, size, content_hash, chunk_count, "
+    "status, error, indexed_at, mtime_ns, language"
+)
+_HIT_SQL = f"""
+SELECT c.id, c.document_id, d.path, d.collection, d.title, c.section, c.page_start, c.page_end,
+       c.line_start, c.line_end, c.char_start, c.char_end, c.text, c.symbol, d.type
+FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id IN (%s)"""
+
+
+def fts_literal(term: str) -> str:
+    """A term as an FTS5 string literal, so no user input can be read as query syntax."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+class SQLiteStore(Store):
+    """Embedded store in one SQLite file."""
+
+    def __init__(self, path: str | Path, readonly: bool = False):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self.conn.execute("PRAGMA cache_size=-65536")
+            self.schema_version = migrate(self.conn, self.path)
+        except sqlite3.DatabaseError as exc:
+            raise SchemaError(f"{self.path} is not a usable docqa knowledge base ({exc}): move it away or pass another --kb") from exc
+        self._lock = threading.RLock()
+
+    # -- writing -------------------------------------------------------------------------
+    @contextmanager
+    def _transaction(self):
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def _ensure_collection(self, conn: sqlite3.Connection, name: str) -> None:
+        conn.execute("INSERT OR IGNORE INTO collections VALUES (?, datetime('now'))", (name,))
+
+    def _delete_rows(self, conn: sqlite3.Connection, document_id: str) -> None:
+        conn.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ?)", (document_id,))
+        conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+        conn.execute("DELETE FROM document_texts WHERE document_id = ?", (document_id,))
+
+    def _upsert_document(self, conn: sqlite3.Connection, r: DocumentRecord, metadata: dict, chunk_count: int) -> None:
+        conn.execute(
+            """INSERT INTO documents (id, collection, path, type, language, title, keywords, summary, size,
+                   mtime_ns, content_hash, chunk_count, status, error, indexed_at, metadata)
+               VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+               ON CONFLICT(id) DO UPDATE SET type=excluded.type, language=excluded.language,
+                   title=excluded.title, keywords=excluded.keywords, summary=excluded.summary,
+                   size=excluded.size, mtime_ns=excluded.mtime_ns, content_hash=excluded.content_hash,
+                   chunk_count=excluded.chunk_count, status=excluded.status, error=excluded.error,
+                   indexed_at=excluded.indexed_at, metadata=excluded.metadata""",
+            (r.document_id, r.collection, r.path, r.type, r.language, r.title, json.dumps(r.keywords, ensure_ascii=False),
+             r.summary, r.size, r.mtime_ns, r.content_hash, chunk_count, r.status, r.error, r.indexed_at,
+             json.dumps(metadata, ensure_ascii=False, default=str)),
+        )
+
+    def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk], metadata: dict | None = None) -> None:
+        title = segment_for_index(record.title)
+        keywords = segment_for_index(" ".join(record.keywords))
+        summary = segment_for_index(record.summary)
+        chunk_rows = [_chunk_row(record.document_id, record.content_hash, c) for c in chunks]
+        fts_rows = [
+            (_fts_title(title, c), keywords, summary, segment_for_index(c.context + "\n" + c.text if c.context else c.text))
+            for c in chunks
+        ]
+        with self._transaction() as conn:
+            self._ensure_collection(conn, record.collection)
+            self._delete_rows(conn, record.document_id)
+            self._upsert_document(conn, record, metadata or {}, len(chunks))
+            conn.execute("INSERT INTO document_texts VALUES (?, ?)", (record.document_id, text))
+            for row, fts in zip(chunk_rows, fts_rows):
+                rowid = conn.execute(
+                    "INSERT INTO chunks (id, document_id, ordinal, text, context, char_start, char_end, section,"
+                    " page_start, page_end, line_start, line_end, symbol, language, tokens)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    row,
+                ).lastrowid
+                conn.execute("INSERT INTO chunks_fts (rowid, title, keywords, summary, content) VALUES (?,?,?,?,?)", (rowid, *fts))
+
+    def record_failure(self, record: DocumentRecord) -> None:
+        with self._transaction() as conn:
+            self._ensure_collection(conn, record.collection)
+            exists = conn.execute("SELECT 1 FROM documents WHERE id = ?", (record.document_id,)).fetchone()
+            if exists:  # keep the last good version searchable; flag it
+                conn.execute(
+                    "UPDATE documents SET status='error', error=?, size=?, mtime_ns=?, indexed_at=? WHERE id=?",
+                    (record.error, record.size, record.mtime_ns, record.indexed_at, record.document_id),
+                )
+            else:
+                self._upsert_document(conn, record, {}, 0)
+
+    def delete_documents(self, document_ids: Iterable[str]) -> int:
+        count = 0
+        with self._transaction() as conn:
+            for doc_id in document_ids:
+                self._delete_rows(conn, doc_id)
+                count += conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount
+        return count
+
+    def touch(self, document_id: str, size: int, mtime_ns: int) -> None:
+        with self._transaction() as conn:
+            conn.execute("UPDATE documents SET size=?, mtime_ns=? WHERE id=?", (size, mtime_ns, document_id))
+
+    # -- reading -------------------------------------------------------------------------
+    def file_states(self, collection: str) -> dict[str, FileState]:
+        rows = self.conn.execute(
+            "SELECT path, size, mtime_ns, content_hash, status FROM documents WHERE collection = ?", (collection,)
+        )
+        return {r[0]: FileState(*r) for r in rows}
+
+    def list_documents(self, collection: str | None = None, path_prefix: str | None = None) -> list[DocumentRecord]:
+        sql, args = f"SELECT {_DOC_COLUMNS} FROM documents WHERE 1=1", []
+        if collection is not None:
+            sql += " AND collection = ?"
+            args.append(collection)
+        if path_prefix is not None:
+            sql += " AND (path = ? OR substr(path, 1, ?) = ?)"
+            prefix = path_prefix.rstrip("/") + "/"
+            args += [path_prefix, len(prefix), prefix]
+        return [_record(r) for r in self.conn.execute(sql + " ORDER BY collection, path", args)]
+
+    def search_text(self, query: TextQuery, top_k: int, collection: str | None = None) -> list[tuple[str, float]]:
+        if not query.terms:
+            return []
+        scored = dict(self._match(" OR ".join(fts_literal(t) for t in query.terms), top_k, collection))
+        if len(query.terms) > 1:
+            # proximity: all terms within a short window earn half the boost, the exact phrase all of it
+            near = "NEAR(" + " ".join(fts_literal(t) for t in query.terms) + f", {len(query.terms) + 3})"
+            self._boost(scored, near, 1 + (query.phrase_boost - 1) / 2, top_k, collection)
+            if query.phrase:
+                self._boost(scored, fts_literal(query.phrase), query.phrase_boost, top_k, collection)
+        return sorted(scored.items(), key=lambda kv: -kv[1])[:top_k]
+
+    def _boost(self, scored: dict[str, float], match: str, factor: float, top_k: int, collection: str | None) -> None:
+        for chunk_id, score in self._match(match, top_k, collection):
+            base = max(scored.get(chunk_id, 0.0), score)
+            scored[chunk_id] = max(scored.get(chunk_id, 0.0), base * factor)
+
+    def _match(self, match: str, top_k: int, collection: str | None) -> list[tuple[str, float]]:
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        sql = (
+            f"SELECT c.id, -bm25(chunks_fts, {weights}) AS score FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid"
+        )
+        args: list = [match]
+        if collection is not None:
+            sql += " JOIN documents d ON d.id = c.document_id WHERE chunks_fts MATCH ? AND d.collection = ?"
+            args.append(collection)
+        else:
+            sql += " WHERE chunks_fts MATCH ?"
+        sql += " ORDER BY bm25(chunks_fts, " + weights + ") LIMIT ?"
+        args.append(top_k)
+        try:
+            return [(r[0], r[1]) for r in self.conn.execute(sql, args)]
+        except sqlite3.OperationalError as exc:  # only reachable through a bug in escaping
+            raise StoreError(f"full-text query failed: {exc}") from exc
+
+    def get_hits(self, chunk_ids: list[str]) -> list[Hit]:
+        if not chunk_ids:
+            return []
+        rows = self.conn.execute(_HIT_SQL % ",".join("?" * len(chunk_ids)), chunk_ids).fetchall()
+        by_id = {r[0]: _hit(r) for r in rows}
+        return [by_id[i] for i in chunk_ids if i in by_id]
+
+    def document_text(self, document_id: str) -> str:
+        row = self.conn.execute("SELECT text FROM document_texts WHERE document_id = ?", (document_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no stored text for document {document_id}: run 'docqa list' to see what is indexed")
+        return row[0]
+
+    def chunk_ids(self, document_id: str) -> list[str]:
+        rows = self.conn.execute("SELECT id FROM chunks WHERE document_id = ? ORDER BY ordinal", (document_id,))
+        return [r[0] for r in rows]
+
+    def collections(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name FROM collections ORDER BY name")]
+
+    def stats(self) -> dict:
+        one = lambda sql: self.conn.execute(sql).fetchone()[0]  # noqa: E731
+        by_type = dict(self.conn.execute("SELECT type, count(*) FROM documents WHERE status='ok' GROUP BY type"))
+        size = Path(self.path).stat().st_size if self.path != ":memory:" else 0
+        wal = Path(self.path + "-wal")
+        return {
+            "path": self.path,
+            "schema_version": self.schema_version,
+            "collections": self.collections(),
+            "documents": one("SELECT count(*) FROM documents"),
+            "failed": one("SELECT count(*) FROM documents WHERE status != 'ok'"),
+            "chunks": one("SELECT count(*) FROM chunks"),
+            "tokens": one("SELECT coalesce(sum(tokens), 0) FROM chunks"),
+            "source_bytes": one("SELECT coalesce(sum(size), 0) FROM documents"),
+            "by_type": by_type,
+            "index_bytes": size + (wal.stat().st_size if wal.exists() else 0),
+        }
+
+    def check(self) -> dict:
+        """Integrity report: SQLite integrity_check and full-text / chunk agreement."""
+        integrity = self.conn.execute("PRAGMA integrity_check").fetchone()[0]
+        try:
+            self.conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+            fts_ok = True
+        except sqlite3.DatabaseError:
+            fts_ok = False
+        chunks = self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        fts = self.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
+        orphans = self.conn.execute(
+            "SELECT count(*) FROM chunks_fts WHERE rowid NOT IN (SELECT rowid FROM chunks)"
+        ).fetchone()[0]
+        return {"integrity": integrity, "fts_integrity": fts_ok, "chunks": chunks, "fts_rows": fts, "fts_orphans": orphans}
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _fts_title(title: str, chunk: Chunk) -> str:
+    parts = [title, *map(segment_for_index, chunk.section)]
+    if chunk.symbol:
+        parts.append(chunk.symbol)
+    return " / ".join(p for p in parts if p)
+
+
+def _chunk_row(document_id: str, content_hash: str, c: Chunk) -> tuple:
+    import hashlib
+
+    chunk_id = hashlib.blake2b(f"{document_id}:{content_hash}:{c.ordinal}".encode(), digest_size=8).hexdigest()
+    return (chunk_id, document_id, c.ordinal, c.text, c.context, c.char_start, c.char_end,
+            json.dumps(list(c.section), ensure_ascii=False), c.page_start, c.page_end, c.line_start, c.line_end,
+            c.symbol, c.language, c.tokens)
+
+
+def _record(r: tuple) -> DocumentRecord:
+    return DocumentRecord(
+        document_id=r[0], path=r[1], collection=r[2], type=r[3], title=r[4], keywords=json.loads(r[5]),
+        summary=r[6], size=r[7], content_hash=r[8], chunks=r[9], status=r[10], error=r[11], indexed_at=r[12],
+        mtime_ns=r[13], language=r[14],
+    )
+
+
+def _hit(r: tuple) -> Hit:
+    section = " > ".join(json.loads(r[5]))
+    return Hit(chunk_id=r[0], document_id=r[1], path=r[2], collection=r[3], title=r[4], section=section,
+               page=r[6], page_end=r[7], line_start=r[8], line_end=r[9], char_start=r[10], char_end=r[11],
+               score=0.0, text=r[12], symbol=r[13], type=r[14])

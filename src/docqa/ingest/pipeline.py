@@ -1,0 +1,245 @@
+"""Incremental, parallel ingestion: scan → (read → chunk → enrich in worker processes) → write.
+
+A file whose size and mtime match the index is skipped without being read; one whose content
+hash matches is skipped without being parsed; anything else is parsed and its document replaced
+in one transaction.  Folders that are added again are synced: documents whose files vanished
+from them are removed.  One bad file never stops the batch; the report lists every failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError
+from docqa.index.base import FileState, Store
+from docqa.ingest.scan import Scanner
+from docqa.types import Chunk, DocumentRecord
+
+Progress = Callable[[int, int, str], None]  # (done, total, path)
+_INLINE_MAX = 3  # parse this few files in-process: a pool costs more than it saves
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """What one `add` did."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): empty files, symlinks out
+    failed: list[tuple[str, str, str]] = field(default_factory=list)  # (path, kind, reason)
+    chunks: int = 0
+    bytes_parsed: int = 0
+    by_type: Counter = field(default_factory=Counter)
+    elapsed: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "added": self.added, "updated": self.updated, "unchanged": self.unchanged, "removed": self.removed,
+            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+            "failed": [{"path": p, "kind": k, "reason": r} for p, k, r in self.failed],
+            "chunks": self.chunks, "bytes_parsed": self.bytes_parsed, "by_type": dict(self.by_type),
+            "elapsed_s": round(self.elapsed, 3),
+        }
+
+
+@dataclass(slots=True)
+class Parsed:
+    """A worker's result for one file."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str = ""
+    unchanged: bool = False
+    type: str = ""
+    language: str | None = None
+    text: str = ""
+    chunks: list[Chunk] = field(default_factory=list)
+    title: str = ""
+    keywords: list[str] = field(default_factory=list)
+    summary: str = ""
+    metadata: dict = field(default_factory=dict)
+    error: IngestError | None = None
+
+
+@dataclass(slots=True)
+class IngestOptions:
+    max_tokens: int = 512
+    overlap: int = 50
+    max_bytes: int = 200 * 1024 * 1024
+    workers: int = 0
+
+
+def document_id(collection: str, path: str) -> str:
+    """Stable id of a (collection, path) pair."""
+    return hashlib.blake2b(f"{collection}\0{path}".encode(), digest_size=8).hexdigest()
+
+
+def parse_file(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: IngestOptions) -> Parsed:
+    """Read, hash, parse, chunk and enrich one file (runs in a worker process)."""
+    from docqa.ingest.chunkers import chunk_document
+    from docqa.ingest.enrich import enrich
+    from docqa.ingest.readers import read_file
+
+    result = Parsed(path=path, size=size, mtime_ns=mtime_ns)
+    try:
+        if size > opts.max_bytes:
+            raise FileTooLargeError(path, f"{size / 1e6:.1f} MB is over the {opts.max_bytes / 1e6:.0f} MB limit (ingest.max_file_mb)")
+        data = Path(path).read_bytes()
+        result.content_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
+        if result.content_hash == old_hash:
+            result.unchanged = True
+            return result
+        doc = read_file(Path(path), data)
+        result.chunks = chunk_document(doc, opts.max_tokens, opts.overlap)
+        if not result.chunks:
+            raise EmptyDocumentError(path, "no text extracted")
+        meta = enrich(doc)
+        result.type, result.language, result.text, result.metadata = doc.type, doc.language, doc.text, doc.metadata
+        result.title, result.keywords, result.summary = meta.title, meta.keywords, meta.summary
+    except IngestError as exc:
+        result.error = exc
+    except OSError as exc:
+        result.error = IngestError(path, f"cannot read the file: {exc.strerror or exc}")
+    except Exception as exc:  # a reader bug must not kill the batch; report it with the file
+        result.error = IngestError(path, f"unexpected {type(exc).__name__} while parsing: {exc}")
+    return result
+
+
+class Ingestor:
+    """Runs one `add` against a store."""
+
+    def __init__(self, store: Store, scanner: Scanner, opts: IngestOptions, progress: Progress | None = None):
+        self.store, self.scanner, self.opts = store, scanner, opts
+        self.progress = progress or (lambda done, total, path: None)
+
+    def run(self, paths: list[Path], collection: str) -> IngestReport:
+        started = time.perf_counter()
+        report = IngestReport()
+        scan = self.scanner.scan(paths)
+        report.skipped.extend(scan.skipped)
+        states = self.store.file_states(collection)
+        jobs = self._triage(scan.files, states, report)
+        self._parse_all(jobs, states, collection, report)
+        self._remove_vanished(scan.roots, {str(f) for f in scan.files}, states, collection, report)
+        report.elapsed = time.perf_counter() - started
+        return report
+
+    def _triage(self, files: list[Path], states: dict[str, FileState], report: IngestReport) -> list[tuple]:
+        """Skip files whose size and mtime are unchanged; the rest become parse jobs."""
+        jobs = []
+        for file in files:
+            try:
+                st = file.stat()
+            except OSError as exc:
+                report.failed.append((str(file), "error", f"cannot read the file: {exc.strerror}"))
+                continue
+            key = str(file)
+            old = states.get(key)
+            if old and old.status == "ok" and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns:
+                report.unchanged.append(key)
+                continue
+            jobs.append((key, st.st_size, st.st_mtime_ns, old.content_hash if old and old.status == "ok" else None))
+        return jobs
+
+    def _parse_all(self, jobs: list[tuple], states: dict, collection: str, report: IngestReport) -> None:
+        total = len(jobs)
+        for done, parsed in enumerate(self._results(jobs), start=1):
+            self._write(parsed, states.get(parsed.path), collection, report)
+            self.progress(done, total, parsed.path)
+
+    def _results(self, jobs: list[tuple]):
+        workers = self.opts.workers or os.cpu_count() or 1
+        if workers == 1 or len(jobs) <= _INLINE_MAX:
+            for job in jobs:
+                yield parse_file(*job, self.opts)
+            return
+        _warm_up()  # forked workers inherit the loaded tokenizer and dictionaries
+        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            pending: set[Future] = set()
+            queue = iter(jobs)
+            window = workers * 4  # bounded in-flight work keeps memory flat on huge folders
+            try:
+                while True:
+                    for job in queue:
+                        pending.add(pool.submit(parse_file, *job, self.opts))
+                        if len(pending) >= window:
+                            break
+                    if not pending:
+                        return
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        yield future.result()
+            except BaseException:
+                for future in pending:
+                    future.cancel()
+                raise
+
+    def _write(self, parsed: Parsed, old: FileState | None, collection: str, report: IngestReport) -> None:
+        doc_id = document_id(collection, parsed.path)
+        if parsed.unchanged:
+            self.store.touch(doc_id, parsed.size, parsed.mtime_ns)
+            report.unchanged.append(parsed.path)
+            return
+        if parsed.error is not None:
+            self._fail(parsed, doc_id, collection, report)
+            return
+        record = DocumentRecord(
+            document_id=doc_id, path=parsed.path, collection=collection, type=parsed.type, title=parsed.title,
+            keywords=parsed.keywords, summary=parsed.summary, size=parsed.size, content_hash=parsed.content_hash,
+            chunks=len(parsed.chunks), status="ok", error=None, indexed_at=_now(), mtime_ns=parsed.mtime_ns,
+            language=parsed.language,
+        )
+        self.store.replace_document(record, parsed.text, parsed.chunks, parsed.metadata)
+        (report.updated if old else report.added).append(parsed.path)
+        report.chunks += len(parsed.chunks)
+        report.bytes_parsed += parsed.size
+        report.by_type[parsed.type] += 1
+
+    def _fail(self, parsed: Parsed, doc_id: str, collection: str, report: IngestReport) -> None:
+        err = parsed.error
+        if isinstance(err, EmptyDocumentError) and parsed.size == 0:
+            report.skipped.append((parsed.path, "empty file"))
+            return
+        report.failed.append((parsed.path, err.kind, err.reason))
+        record = DocumentRecord(
+            document_id=doc_id, path=parsed.path, collection=collection, type=_type_guess(parsed.path), title="",
+            keywords=[], summary="", size=parsed.size, content_hash=parsed.content_hash, chunks=0, status="error",
+            error=f"{err.kind}: {err.reason}", indexed_at=_now(), mtime_ns=parsed.mtime_ns,
+        )
+        self.store.record_failure(record)
+
+    def _remove_vanished(self, roots: list[Path], found: set[str], states: dict, collection: str, report: IngestReport) -> None:
+        gone = [p for p in states if p not in found and any(p.startswith(str(r) + os.sep) for r in roots) and not os.path.exists(p)]
+        if gone:
+            self.store.delete_documents(document_id(collection, p) for p in gone)
+            report.removed.extend(gone)
+
+
+def _warm_up() -> None:
+    from docqa.ingest.enrich import _idf
+    from docqa.text import count_tokens, segment_for_index
+
+    count_tokens("warm up")
+    segment_for_index("预热")
+    _idf()
+
+
+def _type_guess(path: str) -> str:
+    return Path(path).suffix.lower().lstrip(".") or "unknown"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -1,0 +1,38 @@
+"""Snippets: the window of a chunk with the most query-term matches, matches marked **like this**."""
+
+from __future__ import annotations
+
+import re
+
+MARK_OPEN, MARK_CLOSE = "**", "**"
+
+
+def _pattern(terms: list[str]) -> re.Pattern | None:
+    parts = []
+    for term in sorted(set(terms), key=len, reverse=True):
+        if term.isascii() and len(term) > 4:
+            # porter stemming matches inflections: "indexing" for "indexes"
+            parts.append(re.escape(term[: max(4, len(term) - 2)]) + r"\w*")
+        elif term.isascii():
+            parts.append(r"\b" + re.escape(term) + r"\b")
+        else:
+            parts.append(re.escape(term))
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+
+
+def highlight(text: str, terms: list[str], width: int = 240) -> str:
+    """A `width`-character window of `text` around the densest matches, matches marked."""
+    pattern = _pattern(terms)
+    flat = " ".join(text.split())
+    matches = list(pattern.finditer(flat)) if pattern else []
+    if not matches:
+        return flat[:width] + ("…" if len(flat) > width else "")
+    best_start, best_count = 0, 0
+    for i, m in enumerate(matches):
+        count = sum(1 for n in matches[i:] if n.end() <= m.start() + width)
+        if count > best_count:
+            best_start, best_count = m.start(), count
+    start = max(0, min(best_start - width // 4, len(flat) - width))
+    window = flat[start : start + width]
+    marked = pattern.sub(lambda m: MARK_OPEN + m.group() + MARK_CLOSE, window)
+    return ("…" if start > 0 else "") + marked + ("…" if start + width < len(flat) else "")
