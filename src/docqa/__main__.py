@@ -1,0 +1,5 @@
+"""python -m docqa"""
+
+from docqa.cli import main
+
+main()

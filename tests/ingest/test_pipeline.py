@@ -1,0 +1,151 @@
+"""Incremental ingestion end to end on real files and a real SQLite file."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
+
+
+@pytest.fixture
+def kb(tmp_path):
+    base = KnowledgeBase(Settings(kb=str(tmp_path / "kb.db")))
+    yield base
+    base.close()
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def paths_of(hits) -> set[str]:
+    return {Path(h.path).name for h in hits}
+
+
+def fts_rows_matching(kb: KnowledgeBase, word: str) -> int:
+    conn = sqlite3.connect(kb.store.path)
+    try:
+        return conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (word,)).fetchone()[0]
+    finally:
+        conn.close()
+
+
+def test_add_then_unchanged_then_modified_then_deleted(kb, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "a.md", "# Alpha\n\nThe aardvark sleeps in the afternoon.\n")
+    write(docs / "b.txt", "Bravo: the badger digs burrows.\n")
+    first = kb.add([docs])
+    assert sorted(map(os.path.basename, first.added)) == ["a.md", "b.txt"] and not first.failed
+
+    again = kb.add([docs])
+    assert len(again.unchanged) == 2 and not again.added and not again.updated
+
+    os.utime(docs / "a.md")  # touched, same content: hashed, not re-parsed
+    touched = kb.add([docs])
+    assert len(touched.unchanged) == 2 and not touched.updated
+
+    write(docs / "a.md", "# Alpha\n\nThe armadillo replaced the aardvark entirely.\n")
+    os.utime(docs / "a.md", ns=(1, 10**18))
+    changed = kb.add([docs])
+    assert list(map(os.path.basename, changed.updated)) == ["a.md"]
+    assert paths_of(kb.search("armadillo")) == {"a.md"}
+    assert fts_rows_matching(kb, "sleeps") == 0  # no stale full-text row
+    assert kb.store.check()["fts_orphans"] == 0
+
+    (docs / "b.txt").unlink()
+    gone = kb.add([docs])
+    assert list(map(os.path.basename, gone.removed)) == ["b.txt"]
+    assert kb.search("badger") == [] and fts_rows_matching(kb, "badger") == 0
+
+
+def test_rename_moves_the_document(kb, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "old-name.txt", "The pelican flies over the harbour.\n")
+    kb.add([docs])
+    (docs / "old-name.txt").rename(docs / "new-name.txt")
+    report = kb.add([docs])
+    assert [Path(p).name for p in report.added] == ["new-name.txt"]
+    assert [Path(p).name for p in report.removed] == ["old-name.txt"]
+    assert paths_of(kb.search("pelican")) == {"new-name.txt"}
+    assert [Path(d.path).name for d in kb.documents()] == ["new-name.txt"]
+
+
+def test_remove_file_and_folder(kb, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "keep.txt", "keep the walrus\n")
+    write(docs / "sub" / "x.txt", "drop the walrus one\n")
+    write(docs / "sub" / "y.txt", "drop the walrus two\n")
+    kb.add([docs])
+    assert [Path(r.path).name for r in kb.remove([docs / "keep.txt"])] == ["keep.txt"]
+    assert sorted(Path(r.path).name for r in kb.remove([docs / "sub"])) == ["x.txt", "y.txt"]
+    assert kb.documents() == [] and kb.store.check()["chunks"] == 0
+
+
+def test_collections_are_separate(kb, tmp_path):
+    write(tmp_path / "one" / "a.txt", "the lighthouse keeper\n")
+    write(tmp_path / "two" / "b.txt", "the lighthouse tourist\n")
+    kb.add([tmp_path / "one"], collection="one")
+    kb.add([tmp_path / "two"], collection="two")
+    assert paths_of(kb.search("lighthouse", collection="one")) == {"a.txt"}
+    assert paths_of(kb.search("lighthouse")) == {"a.txt", "b.txt"}
+    assert [d.collection for d in kb.documents("two")] == ["two"]
+    kb.remove([tmp_path / "one"], collection="two")  # wrong collection: nothing removed
+    assert len(kb.documents()) == 2
+
+
+def test_scan_rules(kb, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / ".gitignore", "build/\n*.log\n")
+    write(docs / "build" / "out.txt", "ignored by gitignore\n")
+    write(docs / "debug.log", "ignored by gitignore\n")
+    write(docs / ".hidden.txt", "hidden file\n")
+    write(docs / "drafts" / "d.md", "excluded by glob\n")
+    write(docs / "ok.md", "# Kept\n\nkept file\n")
+    outside = write(tmp_path / "outside.txt", "outside the folder\n")
+    (docs / "link.txt").symlink_to(outside)
+    report = kb.add([docs], exclude=["drafts/**"])
+    assert [Path(p).name for p in report.added] == ["ok.md"]
+    assert any("symlink" in reason for _, reason in report.skipped)
+
+
+def test_include_globs(kb, tmp_path):
+    write(tmp_path / "d" / "a.md", "# A\n\nmarkdown\n")
+    write(tmp_path / "d" / "b.txt", "text\n")
+    report = kb.add([tmp_path / "d"], include=["*.md"])
+    assert [Path(p).name for p in report.added] == ["a.md"]
+
+
+def test_bad_files_do_not_stop_the_batch(kb, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "good.txt", "the good file about otters\n")
+    (docs / "empty.txt").write_bytes(b"")
+    (docs / "junk.bin").write_bytes(bytes(range(256)) * 8)
+    (docs / "broken.docx").write_bytes(b"PK\x03\x04 this is not really a zip")
+    report = kb.add([docs])
+    assert [Path(p).name for p in report.added] == ["good.txt"]
+    failed = {Path(p).name: reason for p, _, reason in report.failed}
+    assert set(failed) == {"junk.bin", "broken.docx"}
+    assert [Path(p).name for p, _ in report.skipped] == ["empty.txt"]
+    listed = {Path(d.path).name: d for d in kb.documents()}
+    assert listed["broken.docx"].status == "error" and listed["broken.docx"].chunks == 0
+    assert paths_of(kb.search("otters")) == {"good.txt"}
+
+
+def test_parallel_workers_match_serial(tmp_path):
+    docs = tmp_path / "docs"
+    for i in range(40):
+        write(docs / f"f{i:02}.md", f"# File {i}\n\n" + f"Paragraph about topic{i} and the common word.\n\n" * 30)
+    results = []
+    for workers in (1, 2):
+        with KnowledgeBase(Settings(kb=str(tmp_path / f"kb{workers}.db"), ingest={"workers": workers})) as kb:
+            report = kb.add([docs])
+            assert len(report.added) == 40
+            results.append(sorted((Path(h.path).name, h.text) for h in kb.search("common word", top_k=500)))
+    assert results[0] == results[1]

@@ -1,0 +1,92 @@
+"""The CLI as a user runs it: real subprocesses, real files, the documented --json shapes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO / "samples"
+SEARCH_KEYS = {"chunk_id", "document_id", "path", "title", "section", "page", "line_start", "line_end",
+               "char_start", "char_end", "score", "text", "snippet"}
+LIST_KEYS = {"document_id", "path", "collection", "type", "chunks", "status", "error", "size", "indexed_at"}
+
+
+def docqa(kb: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    proc = subprocess.run([sys.executable, "-m", "docqa", "--kb", str(kb), *args], capture_output=True, text=True, env=env, timeout=300)
+    if ok:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "kb.db"
+    docqa(path, "add", str(SAMPLES))
+    return path
+
+
+def test_help_explains_every_command():
+    out = subprocess.run([sys.executable, "-m", "docqa", "--help"], capture_output=True, text=True).stdout
+    for command in ("add", "remove", "list", "search", "show", "stats"):
+        assert command in out
+        sub = subprocess.run([sys.executable, "-m", "docqa", command, "--help"], capture_output=True, text=True)
+        assert sub.returncode == 0 and "Usage" in sub.stdout and len(sub.stdout) > 200
+
+
+def test_search_json_shape_and_location(kb):
+    hits = json.loads(docqa(kb, "search", "rotate API keys", "--json").stdout)
+    assert hits and SEARCH_KEYS <= set(hits[0])
+    top = hits[0]
+    assert Path(top["path"]).name == "operations.md" and "API keys" in top["section"]
+    text = Path(top["path"]).read_text(encoding="utf-8")
+    assert text[top["char_start"]:top["char_end"]] == top["text"]
+    assert "acmectl keys rotate" in "\n".join(text.splitlines()[top["line_start"] - 1: top["line_end"]])
+
+
+def test_list_json_shape(kb):
+    docs = json.loads(docqa(kb, "list", "--json").stdout)
+    assert {Path(d["path"]).name for d in docs} >= {"operations.md", "运维手册.md", "retry.py", "faq.html", "service-levels.csv"}
+    assert all(LIST_KEYS <= set(d) and d["status"] == "ok" and d["chunks"] > 0 for d in docs)
+
+
+def test_show_chunk_and_document(kb):
+    hit = json.loads(docqa(kb, "search", "backoff jitter", "--json").stdout)[0]
+    shown = json.loads(docqa(kb, "show", hit["chunk_id"], "--json").stdout)
+    assert shown["text"] == hit["text"]
+    plain = docqa(kb, "show", hit["chunk_id"]).stdout
+    assert "retry.py" in plain and str(hit["line_start"]) in plain
+    doc = json.loads(docqa(kb, "show", hit["path"], "--json").stdout)
+    assert doc["chunks"] == len(doc["chunk_list"]) and doc["type"] == "code"
+
+
+def test_stats_json(kb):
+    stats = json.loads(docqa(kb, "stats", "--json").stdout)
+    assert stats["documents"] >= 7 and stats["chunks"] >= stats["documents"] and stats["by_type"]["markdown"] >= 2
+
+
+def test_errors_are_clean(tmp_path, kb):
+    proc = docqa(kb, "show", "no-such-chunk", ok=False)
+    assert proc.returncode == 1 and "no chunk" in proc.stderr and "Traceback" not in proc.stderr
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"garbage" * 100)
+    proc = docqa(bad, "list", ok=False)
+    assert proc.returncode == 1 and "not a usable docqa knowledge base" in proc.stderr
+
+
+def test_add_reports_failures_and_exits_1(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ok.txt").write_text("fine text about herons\n", encoding="utf-8")
+    (docs / "bad.pdf").write_bytes(b"%PDF-1.4 truncated")
+    proc = docqa(tmp_path / "kb.db", "add", str(docs), "--json", ok=False)
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert [Path(p).name for p in report["added"]] == ["ok.txt"]
+    assert [Path(f["path"]).name for f in report["failed"]] == ["bad.pdf"] and report["failed"][0]["reason"]
