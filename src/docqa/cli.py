@@ -27,7 +27,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 _state: dict = {}
 
 KbOption = Annotated[Optional[str], typer.Option("--kb", envvar="DOCQA_KB", help="Knowledge base file (default: in your user data folder).")]

@@ -46,6 +46,9 @@ class IngestError(DocqaError):
         self.path = str(path)
         self.reason = reason
 
+    def __reduce__(self):  # survive the trip back from a worker process
+        return (self.__class__, (self.path, self.reason))
+
 
 class UnsupportedFormatError(IngestError):
     kind = "unsupported"

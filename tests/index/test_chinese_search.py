@@ -29,13 +29,13 @@ def test_chinese_words_found_inside_sentences(tmp_path):
 @pytest.mark.timeout(600)
 def test_cmrc2018_retrieval(shared_data, tmp_path):
     root = shared_data / "retrieval" / "cmrc2018-dev"
-    corpus = [json.loads(line) for line in (root / "corpus.jsonl").open(encoding="utf-8")][:300]
+    corpus = [json.loads(line) for line in (root / "corpus.jsonl").read_text(encoding="utf-8").splitlines()][:300]
     ids = {d["_id"] for d in corpus}
     docs = tmp_path / "docs"
     docs.mkdir()
     for d in corpus:
         (docs / f"{d['_id']}.md").write_text(f"# {d['title']}\n\n{d['text']}\n", encoding="utf-8")
-    queries = {q["_id"]: q["text"] for q in map(json.loads, (root / "queries.jsonl").open(encoding="utf-8"))}
+    queries = {q["_id"]: q["text"] for q in map(json.loads, (root / "queries.jsonl").read_text(encoding="utf-8").splitlines())}
     with (root / "qrels" / "test.tsv").open(encoding="utf-8") as fh:
         gold = {r["query-id"]: r["corpus-id"] for r in csv.DictReader(fh, delimiter="\t") if r["corpus-id"] in ids}
     sample = sorted(gold)[:400]

@@ -29,9 +29,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
 @lru_cache(maxsize=1)
 def _idf() -> tuple[dict[str, float], float]:
     """jieba.analyse's IDF table and its median (jieba's default for unseen words)."""
-    import jieba.analyse
+    import importlib.util
 
-    path = Path(jieba.analyse.__file__).with_name("idf.txt")
+    # Located without importing jieba.analyse, whose import opens this file and never closes it.
+    path = Path(importlib.util.find_spec("jieba").origin).parent / "analyse" / "idf.txt"
     table: dict[str, float] = {}
     with path.open(encoding="utf-8") as fh:
         for line in fh:

@@ -8,8 +8,22 @@ cl100k tokens (`docqa.text.count_tokens`); `max_tokens` and `overlap` come from 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from docqa.types import Chunk, Document
+
+
+@dataclass(slots=True)
+class Piece:
+    """A chunk before stamping: a span of the text, its token count and its location."""
+
+    start: int
+    end: int
+    tokens: int
+    section: tuple[str, ...] = ()
+    symbol: str | None = None
+    context: str = ""
 
 
 class Chunker(ABC):
@@ -26,3 +40,20 @@ class Chunker(ABC):
     @abstractmethod
     def chunk(self, document: Document) -> list[Chunk]:
         """Chunks covering the document's text, in order, ordinals 0..n-1."""
+
+
+class SpanChunker(Chunker):
+    """A chunker that only finds spans; the base stamps them into Chunks.
+
+    `chunk` drops whitespace-only pieces, covers any non-whitespace text the pieces missed
+    with prose pieces, and stamps ordinal, lines, pages and language (see `assemble`).
+    """
+
+    @abstractmethod
+    def pieces(self, document: Document) -> Iterable[Piece]:
+        """Pieces in document order; gaps between them may only hold whitespace."""
+
+    def chunk(self, document: Document) -> list[Chunk]:
+        from docqa.ingest.chunkers.assemble import assemble
+
+        return assemble(document, list(self.pieces(document)), self.max_tokens, self.overlap)

@@ -1,0 +1,194 @@
+"""HTML and XHTML through selectolax (lexbor): headings, paragraphs, lists and tables.
+
+`add_html` is shared with the e-mail and EPUB readers: it walks the DOM once, collecting
+inline text into paragraphs that block elements delimit, after dropping scripts, styles and
+(when the page has a main/article) navigation, headers, footers and asides.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from docqa.ingest.readers import _encoding
+from docqa.ingest.readers.base import Reader, TextBuilder, collapse_spaces
+from docqa.types import CODE, HEADING, PARAGRAPH, TABLE, Document
+
+_DROP = "script, style, noscript, template, svg, math, iframe, object, embed, canvas, select, " \
+        "[hidden], [aria-hidden=true]"
+_BOILERPLATE = ("nav", "header", "footer", "aside")
+_BOILERPLATE_ROLES = "[role=navigation], [role=banner], [role=contentinfo], [role=complementary]"
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_BLOCKS = {
+    "html", "body", "div", "p", "section", "article", "main", "header", "footer", "aside", "nav",
+    "blockquote", "ul", "ol", "li", "dl", "dt", "dd", "figure", "figcaption", "form", "fieldset",
+    "legend", "address", "details", "summary", "center", "hr", "tr", "td", "th", "thead", "tbody",
+    "tfoot", "caption", "option", "label", "menu", "hgroup", "frameset", "noframes", "dialog",
+}
+_SKIP = {"-comment", "head", "title", "meta", "link", "base", "img", "input", "button", "area"}
+_BR = "\ue000"  # stands for <br> while whitespace is collapsed
+_WHITESPACE = re.compile(r"[ \t\n\r\f\v\u00a0\u200b]+")
+_XHTML_EMPTY = re.compile(
+    r"<(?!(?:area|base|br|col|embed|hr|img|input|link|meta|param|source|track|wbr)\b)"
+    r"([A-Za-z][\w:-]*)(\s[^<>]*?)?/>")
+
+
+def inline_text(pieces: list[str]) -> str:
+    """Collapse whitespace like a browser does, keeping <br> line breaks."""
+    text = _WHITESPACE.sub(" ", "".join(pieces))
+    return "\n".join(part.strip() for part in text.split(_BR)).strip()
+
+
+class _Walker:
+    """One pass over the DOM, emitting blocks into a TextBuilder."""
+
+    def __init__(self, builder: TextBuilder):
+        self.builder = builder
+        self.pending: list[str] = []
+
+    def flush(self) -> None:
+        if self.pending:
+            self.builder.add(inline_text(self.pending), PARAGRAPH)
+            self.pending = []
+
+    def visit(self, node: LexborNode, depth: int = 0) -> None:
+        for child in node.iter(include_text=True):
+            tag = child.tag
+            if tag == "-text":
+                self.pending.append(child.text_content or "")
+            elif tag in _SKIP:
+                continue
+            elif tag == "br":
+                self.pending.append(_BR)
+            elif tag in _HEADINGS:
+                self.flush()
+                self.builder.add(collapse_spaces(_WHITESPACE.sub(" ", child.text(deep=True))),
+                                 HEADING, level=_HEADINGS[tag])
+            elif tag in ("pre", "listing", "xmp"):
+                self.flush()
+                self.builder.add(child.text(deep=True), CODE)
+            elif tag == "table" and depth < 200:
+                self.flush()
+                self.table(child, depth)
+            elif depth >= 200:  # pathological nesting: take the text as it is
+                self.pending.append(" " + (child.text(deep=True) or "") + " ")
+            elif tag in _BLOCKS:
+                self.flush()
+                self.visit(child, depth + 1)
+                self.flush()
+            else:
+                self.visit(child, depth + 1)
+
+    def table(self, table: LexborNode, depth: int) -> None:
+        """A data table becomes one TABLE block (a row per line); a layout table, its cells' blocks."""
+        if is_layout_table(table):
+            self.visit(table, depth + 1)
+            return
+        rows = []
+        for row in table.css("tr"):
+            cells = [collapse_spaces(_WHITESPACE.sub(" ", c.text(deep=True, separator=" ")))
+                     for c in row.iter() if c.tag in ("td", "th")]
+            while cells and not cells[-1]:
+                cells.pop()
+            if cells:
+                rows.append(" | ".join(cells))
+        caption = table.css_first("caption")
+        if caption is not None:
+            self.builder.add(collapse_spaces(caption.text(deep=True)), PARAGRAPH)
+        self.builder.add("\n".join(rows), TABLE)
+
+
+def is_layout_table(table: LexborNode) -> bool:
+    """Tables used for page layout: nested tables, headings or several blocks inside a cell."""
+    if table.attributes.get("role") == "presentation":
+        return True
+    if any(inner.mem_id != table.mem_id for inner in table.css("table")):  # css() matches self too
+        return True
+    for cell in table.css("td, th"):
+        blocks = cell.css("p, div, h1, h2, h3, h4, h5, h6, ul, ol, blockquote, pre")
+        if len(blocks) > 1 or any(b.tag in _HEADINGS for b in blocks):
+            return True
+    return False
+
+
+def add_html(markup: str, builder: TextBuilder, xhtml: bool = False) -> str | None:
+    """Append the readable text of an HTML page to `builder`; return its title (or None)."""
+    if xhtml:
+        markup = _XHTML_EMPTY.sub(r"<\1\2></\1>", markup)  # <title/> would swallow the page
+    tree = LexborHTMLParser(markup)
+    title_node = tree.css_first("head title") or tree.css_first("title")
+    title = collapse_spaces(_WHITESPACE.sub(" ", title_node.text())) if title_node else ""
+    decompose_all(tree.css(_DROP))
+    drop_boilerplate(tree)
+    root = tree.body or tree.root
+    if root is not None:
+        walker = _Walker(builder)
+        walker.visit(root)
+        walker.flush()
+    if not title:
+        h1 = tree.css_first("h1")
+        title = collapse_spaces(_WHITESPACE.sub(" ", h1.text(deep=True))) if h1 else ""
+    return title[:300] or None
+
+
+def drop_boilerplate(tree: LexborHTMLParser) -> None:
+    """With a main/article present, drop navigation, headers, footers and asides outside it."""
+    if tree.css_first("main, article, [role=main]") is None:
+        return
+    nodes = tree.css(", ".join(_BOILERPLATE) + ", " + _BOILERPLATE_ROLES)
+    decompose_all(n for n in nodes if n.tag == "nav" or not _inside_content(n))
+
+
+def decompose_all(nodes) -> None:
+    """Remove nodes, skipping those inside another removed node (already freed with it)."""
+    nodes = list(nodes)
+    ids = {node.mem_id for node in nodes}
+    outermost = [node for node in nodes if not _has_ancestor_in(node, ids)]
+    for node in outermost:
+        node.decompose()
+
+
+def _has_ancestor_in(node: LexborNode, ids: set[int]) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.mem_id in ids:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _inside_content(node: LexborNode) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.tag in ("main", "article") or parent.attributes.get("role") == "main":
+            return True
+        parent = parent.parent
+    return False
+
+
+def decode_html(data: bytes) -> tuple[str, str]:
+    """HTML bytes to str: BOM, then the declared charset, then UTF-8, then detection."""
+    return _encoding.decode(data, declared=_encoding.declared_html_charset(data))
+
+
+class HtmlReader(Reader):
+    """HTML/XHTML pages: HEADING blocks for h1-h6, TABLE blocks for data tables."""
+
+    type = "html"
+    extensions = (".html", ".htm", ".xhtml", ".xht", ".shtml", ".mhtml")
+    priority = 1  # a weak, markup-based sniff: decides only for unknown extensions
+
+    @classmethod
+    def sniff(cls, head: bytes, path: Path) -> bool:
+        start = head[:512].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+        return start.startswith((b"<!doctype html", b"<html")) or (
+            start.startswith(b"<?xml") and b"<html" in head[:2048].lower())
+
+    def read(self, path: Path, data: bytes) -> Document:
+        text, encoding = decode_html(data)
+        builder = TextBuilder()
+        xhtml = path.suffix.lower() in (".xhtml", ".xht") or text.lstrip().startswith("<?xml")
+        title = add_html(text, builder, xhtml=xhtml)
+        return builder.document(path, self.type, title=title, metadata={"encoding": encoding})

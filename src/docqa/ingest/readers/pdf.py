@@ -1,0 +1,185 @@
+"""PDF through pypdfium2's text layer: one PAGE block per page, CJK-aware line joining.
+
+Lines come from pdfium's text page; their positions (first and last character boxes) tell a
+paragraph break (a large vertical gap) from a wrapped line, so wrapped Chinese lines are
+joined without a space while headings and short lines keep their line breaks.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from docqa.errors import CorruptFileError, EncryptedFileError, NoTextLayerError
+from docqa.ingest.readers.base import Reader, TextBuilder, sane_title
+from docqa.types import PAGE, Document
+
+# pdfium is not thread-safe: one document at a time per process.
+_PDFIUM_LOCK = threading.Lock()
+_MIN_PAGE_CHARS = 5  # a page with fewer non-blank characters counts as having no text
+_CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
+_WORD_END = re.compile(r"[A-Za-z\u00c0-\u024f][-\u00ad\x02]$")
+
+
+@dataclass(slots=True)
+class Line:
+    """One text line of a page with its geometry (PDF points, y grows upwards)."""
+
+    text: str
+    left: float = 0.0
+    right: float = 0.0
+    bottom: float = 0.0
+    top: float = 0.0
+
+
+class PdfReader(Reader):
+    """PDF text layer, page by page (pypdfium2)."""
+
+    type = "pdf"
+    extensions = (".pdf",)
+    priority = 10
+
+    @classmethod
+    def sniff(cls, head: bytes, path: Path) -> bool:
+        return b"%PDF-" in head[:1024]
+
+    def read(self, path: Path, data: bytes) -> Document:
+        with _PDFIUM_LOCK:
+            pdf = open_pdf(path, data)
+            try:
+                return self._read(path, pdf)
+            finally:
+                pdf.close()
+
+    def _read(self, path: Path, pdf: pdfium.PdfDocument) -> Document:
+        builder = TextBuilder()
+        pages, bad_pages = len(pdf), []
+        text_pages = 0
+        for number in range(1, pages + 1):
+            try:
+                text = page_text(pdf, number - 1)
+            except pdfium.PdfiumError:
+                bad_pages.append(number)
+                text = ""
+            if sum(not c.isspace() for c in text[:200]) >= _MIN_PAGE_CHARS:
+                text_pages += 1
+            if builder.add(text, PAGE, page=number) is None:
+                builder.mark(len(builder), PAGE, page=number)  # keep page numbers consecutive
+        if not text_pages:
+            raise NoTextLayerError(str(path), "no text layer: needs OCR (scanned or image-only PDF)")
+        meta = pdf_metadata(pdf)
+        metadata = {"pages": pages, **{k: v for k, v in meta.items() if k != "title"}}
+        if bad_pages:
+            metadata["unreadable_pages"] = bad_pages
+        return builder.document(path, self.type, empty=NoTextLayerError,
+                                title=meta.get("title"), metadata=metadata)
+
+
+def open_pdf(path: Path, data: bytes) -> pdfium.PdfDocument:
+    """Open with pdfium; map its load errors onto the IngestError tree."""
+    try:
+        return pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        code = getattr(exc, "err_code", None)
+        if code in (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY):
+            raise EncryptedFileError(
+                str(path), "encrypted: a password is required to open it (remove the password "
+                "and add it again)") from exc
+        raise CorruptFileError(str(path), f"could not parse PDF: {exc} (truncated or damaged?)") from exc
+
+
+def pdf_metadata(pdf: pdfium.PdfDocument) -> dict[str, str]:
+    """Title (when sane), author, creator and producer from the document information."""
+    try:
+        info = pdf.get_metadata_dict(skip_empty=True)
+    except (pdfium.PdfiumError, UnicodeDecodeError):
+        return {}
+    out = {k.lower(): " ".join(v.split()) for k, v in info.items()
+           if k in ("Title", "Author", "Creator", "Producer") and v and v.strip()}
+    if title := sane_title(out.pop("title", None)):
+        out["title"] = title
+    return out
+
+
+def page_text(pdf: pdfium.PdfDocument, index: int) -> str:
+    """The text of one page: wrapped lines joined, paragraphs separated by blank lines."""
+    page = pdf[index]
+    textpage = page.get_textpage()
+    try:
+        lines = page_lines(textpage, textpage.get_text_range())
+    finally:
+        textpage.close()
+        page.close()
+    return join_lines(lines)
+
+
+def page_lines(textpage: pdfium.PdfTextPage, raw: str) -> list[Line]:
+    """Split pdfium's text into lines and measure each line's first and last character."""
+    lines, index = [], 0
+    raw_lines = raw.split("\r\n")
+    if len(raw) != textpage.count_chars():
+        return [Line(_unmark(text)) for text in raw_lines]  # indices would not line up
+    for text in raw_lines:
+        line = Line(_unmark(text))
+        stripped = text.strip()
+        if stripped:
+            first = index + len(text) - len(text.lstrip())
+            last = index + len(text.rstrip()) - 1
+            try:
+                l0, b0, r0, t0 = textpage.get_charbox(first)
+                l1, b1, r1, t1 = textpage.get_charbox(last)
+                line.left, line.right, line.bottom, line.top = l0, max(r0, r1), min(b0, b1), max(t0, t1)
+            except pdfium.PdfiumError:
+                pass
+        lines.append(line)
+        index += len(text) + 2
+    return lines
+
+
+def _unmark(text: str) -> str:
+    """Drop pdfium's U+FFFE hyphenation marks (the word is already whole on one line)."""
+    return text.replace("\ufffe", "").rstrip()
+
+
+def join_lines(lines: list[Line]) -> str:
+    """Join a page's lines: blank line between paragraphs, wrapped CJK and hyphenated words joined."""
+    measured = [ln for ln in lines if ln.text.strip() and ln.top > ln.bottom]
+    gaps = [a.bottom - b.bottom for a, b in zip(measured, measured[1:]) if a.bottom > b.bottom]
+    step = statistics.median(gaps) if gaps else 0.0
+    margin = max((ln.right for ln in measured), default=0.0)
+    parts: list[str] = []
+    prev: Line | None = None
+    blank = False
+    for line in lines:
+        if not line.text.strip():
+            blank = prev is not None
+            continue
+        if prev is not None:
+            if blank or (step and prev.bottom - line.bottom > 1.6 * step):
+                parts.append("\n\n")
+            else:
+                _join_soft(parts, prev, line, margin)
+        parts.append(line.text)
+        prev, blank = line, False
+    return "".join(parts)
+
+
+def _join_soft(parts: list[str], prev: Line, line: Line, margin: float) -> None:
+    """Separator for a line break inside a paragraph: none for wrapped CJK or a split word."""
+    end, start = prev.text[-1], line.text.lstrip()[:1]
+    height = prev.top - prev.bottom
+    full = not margin or not height or prev.right >= margin - 3 * height
+    if full and (_CJK.match(end) or _CJK.match(start)) and not start.isspace():
+        return
+    if full and end.isalnum() and start.isalnum() and _CJK.search(prev.text[-24:]):
+        return  # CJK text wraps at any character, splitting Latin words too
+    if full and _WORD_END.search(prev.text) and start.islower():
+        parts[-1] = parts[-1][:-1]
+        return
+    parts.append("\n")

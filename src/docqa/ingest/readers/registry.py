@@ -1,0 +1,98 @@
+"""The registry: which Reader handles a file, chosen by content sniffing, then extension.
+
+A reader whose `sniff` recognises a binary signature (priority >= SIGNATURE) wins over the
+extension: a `.xlsx` that is really an encrypted OLE container goes to the OLE reader.  A weak
+sniff (HTML markup, e-mail headers, a shebang) decides only when the extension is unknown.
+Unknown extensions whose bytes decode as text are read as plain text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docqa.errors import CorruptFileError, EmptyDocumentError, IngestError, UnsupportedFormatError
+from docqa.ingest.readers import _encoding
+from docqa.ingest.readers.base import Reader
+from docqa.ingest.readers.code import CodeReader
+from docqa.ingest.readers.docx import DocxReader
+from docqa.ingest.readers.ebook import EpubReader, OdtReader, RtfReader
+from docqa.ingest.readers.eml import EmlReader
+from docqa.ingest.readers.html import HtmlReader
+from docqa.ingest.readers.image import ImageReader
+from docqa.ingest.readers.ole import OleReader
+from docqa.ingest.readers.pdf import PdfReader
+from docqa.ingest.readers.pptx import PptxReader
+from docqa.ingest.readers.table import CsvReader, XlsxReader
+from docqa.ingest.readers.text import JsonReader, MarkdownReader, RstReader, TextReader, YamlReader
+from docqa.types import Document
+
+SIGNATURE = 10  # priority of readers whose sniff checks magic bytes
+HEAD_BYTES = 8192
+
+READERS: list[type[Reader]] = [
+    PdfReader, OleReader, ImageReader, DocxReader, PptxReader, XlsxReader, EpubReader,
+    OdtReader, RtfReader, HtmlReader, EmlReader, MarkdownReader, RstReader, CodeReader,
+    JsonReader, YamlReader, CsvReader, TextReader,
+]
+_BY_EXTENSION: dict[str, type[Reader]] = {
+    ext: reader for reader in reversed(READERS) for ext in reader.extensions
+}
+_BY_FILENAME: dict[str, type[Reader]] = {
+    name: reader for reader in READERS for name in getattr(reader, "filenames", ())
+}
+_INSTANCES: dict[type[Reader], Reader] = {}
+
+
+def is_supported_extension(path: Path) -> bool:
+    """Cheap check for folder scans: a known extension or well-known file name."""
+    return path.suffix.lower() in _BY_EXTENSION or path.name.lower() in _BY_FILENAME
+
+
+def reader_for(path: Path, head: bytes) -> type[Reader] | None:
+    """The reader for a file: a signature sniff, else the extension, else a weak sniff."""
+    sniffed = max((r for r in READERS if r.sniff(head, path)), key=lambda r: r.priority, default=None)
+    if sniffed is not None and sniffed.priority >= SIGNATURE:
+        return sniffed
+    by_name = _BY_EXTENSION.get(path.suffix.lower()) or _BY_FILENAME.get(path.name.lower())
+    return by_name or sniffed
+
+
+def read_file(path: Path, data: bytes | None = None) -> Document:
+    """Read one file (or its bytes, when given) into a Document; raise IngestError on failure."""
+    path = Path(path)
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise IngestError(str(path), f"cannot read the file: {exc.strerror or exc}") from exc
+    if not data:
+        raise EmptyDocumentError(str(path), "empty file")
+    head = data[:HEAD_BYTES]
+    reader = reader_for(path, head)
+    if reader is None:
+        if _encoding.looks_binary(head) or not _decodes_as_text(head):
+            suffix = path.suffix or "no extension"
+            raise UnsupportedFormatError(str(path), f"unsupported file type (binary): {path.name} ({suffix})")
+        reader = TextReader
+    instance = _INSTANCES.get(reader) or _INSTANCES.setdefault(reader, reader())
+    try:
+        return instance.read(path, data)
+    except IngestError:
+        raise
+    except (MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a library bug on odd input must not escape raw
+        raise CorruptFileError(str(path), f"could not parse {reader.type.upper()}: "
+                                     f"{type(exc).__name__}: {str(exc)[:200]}") from exc
+
+
+def _decodes_as_text(head: bytes) -> bool:
+    """True when the first bytes are UTF-8 or a plausible legacy text encoding."""
+    try:
+        head.decode("utf-8")
+        return True
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(head) - 4:
+            return True  # a character cut at the end of the sample
+    controls = sum(b < 9 or 13 < b < 32 for b in head)
+    return controls <= len(head) // 100
