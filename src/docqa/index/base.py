@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from docqa.types import Chunk, DocumentRecord, Hit
@@ -84,6 +85,11 @@ class Store(ABC):
     @abstractmethod
     def collections(self) -> list[str]:
         """Names of all collections."""
+
+    @contextmanager
+    def batch(self, seconds: float = 0.5):
+        """Group many writes into fewer commits; each document stays atomic. Default: no grouping."""
+        yield self
 
     def close(self) -> None:
         """Release resources."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,11 +50,25 @@ class SQLiteStore(Store):
         except sqlite3.DatabaseError as exc:
             raise SchemaError(f"{self.path} is not a usable docqa knowledge base ({exc}): move it away or pass another --kb") from exc
         self._lock = threading.RLock()
+        self._batch_started: float | None = None
+        self._batch_seconds = 0.5
 
     # -- writing -------------------------------------------------------------------------
     @contextmanager
     def _transaction(self):
+        """One atomic unit: a transaction, or a savepoint inside a running batch."""
         with self._lock:
+            if self._batch_started is not None:
+                self.conn.execute("SAVEPOINT unit")
+                try:
+                    yield self.conn
+                except BaseException:
+                    self.conn.execute("ROLLBACK TO unit")
+                    self.conn.execute("RELEASE unit")
+                    raise
+                self.conn.execute("RELEASE unit")
+                self._maybe_commit_batch()
+                return
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
@@ -61,51 +77,84 @@ class SQLiteStore(Store):
                 raise
             self.conn.execute("COMMIT")
 
+    @contextmanager
+    def batch(self, seconds: float = 0.5):
+        """Group many documents into few commits (each document stays atomic).
+
+        FTS5 flushes its pending terms on every commit, so committing per document is several
+        times slower than committing every `seconds`.  A crash loses at most the uncommitted
+        documents, each of which is then still wholly its previous version.
+        """
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self._batch_started, self._batch_seconds = time.monotonic(), seconds
+            try:
+                yield self
+            except BaseException:
+                self._batch_started = None
+                self.conn.execute("COMMIT")  # what was written completely is kept
+                raise
+            self._batch_started = None
+            self.conn.execute("COMMIT")
+
+    def _maybe_commit_batch(self) -> None:
+        if time.monotonic() - self._batch_started >= self._batch_seconds:
+            self.conn.execute("COMMIT")
+            self.conn.execute("BEGIN IMMEDIATE")
+            self._batch_started = time.monotonic()
+
     def _ensure_collection(self, conn: sqlite3.Connection, name: str) -> None:
         conn.execute("INSERT OR IGNORE INTO collections VALUES (?, datetime('now'))", (name,))
 
     def _delete_rows(self, conn: sqlite3.Connection, document_id: str) -> None:
-        conn.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ?)", (document_id,))
+        # Remove the index entries with exactly the values they were indexed with, then the rows.
+        conn.execute(
+            "INSERT INTO chunks_fts (chunks_fts, rowid, title, keywords, summary, content) "
+            "SELECT 'delete', rowid, title, keywords, summary, content FROM chunks_fts_source "
+            "WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ?)",
+            (document_id,),
+        )
         conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
         conn.execute("DELETE FROM document_texts WHERE document_id = ?", (document_id,))
 
-    def _upsert_document(self, conn: sqlite3.Connection, r: DocumentRecord, metadata: dict, chunk_count: int) -> None:
+    def _upsert_document(self, conn: sqlite3.Connection, r: DocumentRecord, metadata: dict, chunk_count: int,
+                         fts: tuple[str, str] = ("", "")) -> None:
         conn.execute(
             """INSERT INTO documents (id, collection, path, type, language, title, keywords, summary, size,
-                   mtime_ns, content_hash, chunk_count, status, error, indexed_at, metadata)
-               VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+                   mtime_ns, content_hash, chunk_count, status, error, indexed_at, metadata, fts_keywords, fts_summary)
+               VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
                ON CONFLICT(id) DO UPDATE SET type=excluded.type, language=excluded.language,
                    title=excluded.title, keywords=excluded.keywords, summary=excluded.summary,
                    size=excluded.size, mtime_ns=excluded.mtime_ns, content_hash=excluded.content_hash,
                    chunk_count=excluded.chunk_count, status=excluded.status, error=excluded.error,
-                   indexed_at=excluded.indexed_at, metadata=excluded.metadata""",
+                   indexed_at=excluded.indexed_at, metadata=excluded.metadata,
+                   fts_keywords=excluded.fts_keywords, fts_summary=excluded.fts_summary""",
             (r.document_id, r.collection, r.path, r.type, r.language, r.title, json.dumps(r.keywords, ensure_ascii=False),
              r.summary, r.size, r.mtime_ns, r.content_hash, chunk_count, r.status, r.error, r.indexed_at,
-             json.dumps(metadata, ensure_ascii=False, default=str)),
+             json.dumps(metadata, ensure_ascii=False, default=str), *fts),
         )
 
     def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk], metadata: dict | None = None) -> None:
         title = segment_for_index(record.title)
-        keywords = segment_for_index(" ".join(record.keywords))
-        summary = segment_for_index(record.summary)
-        chunk_rows = [_chunk_row(record.document_id, record.content_hash, c) for c in chunks]
-        fts_rows = [
-            (_fts_title(title, c), keywords, summary, segment_for_index(c.context + "\n" + c.text if c.context else c.text))
-            for c in chunks
-        ]
+        fts_doc = (segment_for_index(" ".join(record.keywords)), segment_for_index(record.summary))
+        rows = [_chunk_row(record.document_id, record.content_hash, title, c) for c in chunks]
         with self._transaction() as conn:
             self._ensure_collection(conn, record.collection)
             self._delete_rows(conn, record.document_id)
-            self._upsert_document(conn, record, metadata or {}, len(chunks))
+            self._upsert_document(conn, record, metadata or {}, len(chunks), fts_doc)
             conn.execute("INSERT INTO document_texts VALUES (?, ?)", (record.document_id, text))
-            for row, fts in zip(chunk_rows, fts_rows):
+            for row in rows:
                 rowid = conn.execute(
                     "INSERT INTO chunks (id, document_id, ordinal, text, context, char_start, char_end, section,"
-                    " page_start, page_end, line_start, line_end, symbol, language, tokens)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " page_start, page_end, line_start, line_end, symbol, language, tokens, fts_title, fts_content)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     row,
                 ).lastrowid
-                conn.execute("INSERT INTO chunks_fts (rowid, title, keywords, summary, content) VALUES (?,?,?,?,?)", (rowid, *fts))
+                content = row[-1] if row[-1] is not None else row[3]
+                conn.execute(
+                    "INSERT INTO chunks_fts (rowid, title, keywords, summary, content) VALUES (?,?,?,?,?)",
+                    (rowid, row[-2], *fts_doc, content),
+                )
 
     def record_failure(self, record: DocumentRecord) -> None:
         with self._transaction() as conn:
@@ -223,19 +272,21 @@ class SQLiteStore(Store):
         }
 
     def check(self) -> dict:
-        """Integrity report: SQLite integrity_check and full-text / chunk agreement."""
+        """Integrity report: SQLite integrity_check, FTS5 index vs its content, row agreement."""
         integrity = self.conn.execute("PRAGMA integrity_check").fetchone()[0]
         try:
-            self.conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
+            self.conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
             fts_ok = True
         except sqlite3.DatabaseError:
             fts_ok = False
-        chunks = self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        fts = self.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
-        orphans = self.conn.execute(
-            "SELECT count(*) FROM chunks_fts WHERE rowid NOT IN (SELECT rowid FROM chunks)"
-        ).fetchone()[0]
-        return {"integrity": integrity, "fts_integrity": fts_ok, "chunks": chunks, "fts_rows": fts, "fts_orphans": orphans}
+        one = lambda sql: self.conn.execute(sql).fetchone()[0]  # noqa: E731
+        return {
+            "integrity": integrity,
+            "fts_integrity": fts_ok,
+            "chunks": one("SELECT count(*) FROM chunks"),
+            "fts_rows": one("SELECT count(*) FROM chunks_fts_docsize"),
+            "fts_orphans": one("SELECT count(*) FROM chunks_fts_docsize WHERE id NOT IN (SELECT rowid FROM chunks)"),
+        }
 
     def close(self) -> None:
         self.conn.close()
@@ -248,13 +299,12 @@ def _fts_title(title: str, chunk: Chunk) -> str:
     return " / ".join(p for p in parts if p)
 
 
-def _chunk_row(document_id: str, content_hash: str, c: Chunk) -> tuple:
-    import hashlib
-
+def _chunk_row(document_id: str, content_hash: str, title: str, c: Chunk) -> tuple:
     chunk_id = hashlib.blake2b(f"{document_id}:{content_hash}:{c.ordinal}".encode(), digest_size=8).hexdigest()
+    indexed = segment_for_index(c.context + "\n" + c.text if c.context else c.text)
     return (chunk_id, document_id, c.ordinal, c.text, c.context, c.char_start, c.char_end,
             json.dumps(list(c.section), ensure_ascii=False), c.page_start, c.page_end, c.line_start, c.line_end,
-            c.symbol, c.language, c.tokens)
+            c.symbol, c.language, c.tokens, _fts_title(title, c), None if indexed == c.text else indexed)
 
 
 def _record(r: tuple) -> DocumentRecord:

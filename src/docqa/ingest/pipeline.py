@@ -155,9 +155,10 @@ class Ingestor:
 
     def _parse_all(self, jobs: list[tuple], states: dict, collection: str, report: IngestReport) -> None:
         total = len(jobs)
-        for done, parsed in enumerate(self._results(jobs), start=1):
-            self._write(parsed, states.get(parsed.path), collection, report)
-            self.progress(done, total, parsed.path)
+        with self.store.batch():
+            for done, parsed in enumerate(self._results(jobs), start=1):
+                self._write(parsed, states.get(parsed.path), collection, report)
+                self.progress(done, total, parsed.path)
 
     def _results(self, jobs: list[tuple]):
         workers = self.opts.workers or os.cpu_count() or 1

@@ -21,6 +21,8 @@ CREATE TABLE documents (
     error         TEXT,                        -- why the last ingest failed
     indexed_at    TEXT NOT NULL,
     metadata      TEXT NOT NULL DEFAULT '{}',  -- JSON object from the reader
+    fts_keywords  TEXT NOT NULL DEFAULT '',    -- keywords as indexed (Chinese segmented)
+    fts_summary   TEXT NOT NULL DEFAULT '',    -- summary as indexed
     UNIQUE (collection, path)
 );
 CREATE INDEX documents_path ON documents(path);
@@ -46,13 +48,23 @@ CREATE TABLE chunks (
     line_end     INTEGER NOT NULL,
     symbol       TEXT,
     language     TEXT,
-    tokens       INTEGER NOT NULL DEFAULT 0
+    tokens       INTEGER NOT NULL DEFAULT 0,
+    fts_title    TEXT NOT NULL DEFAULT '',     -- title / section path / symbol as indexed
+    fts_content  TEXT                          -- content as indexed, when it differs from text
 );
 CREATE INDEX chunks_document ON chunks(document_id, ordinal);
 
 -- Full-text: Chinese pre-segmented with jieba's dictionary, Latin stemmed by porter.
--- Weighted bm25: title 4, keywords 3, summary 3, content 1.
+-- Weighted bm25: title 4, keywords 3, summary 3, content 1.  External content: the indexed
+-- values live in chunks/documents (no second copy of the text); deletes read them back from
+-- this view, so the index is always cleaned with exactly the tokens it was given.
+CREATE VIEW chunks_fts_source AS
+    SELECT c.rowid AS rowid, c.fts_title AS title, d.fts_keywords AS keywords,
+           d.fts_summary AS summary, coalesce(c.fts_content, c.text) AS content
+    FROM chunks c JOIN documents d ON d.id = c.document_id;
+
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
     title, keywords, summary, content,
+    content = 'chunks_fts_source', content_rowid = 'rowid',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
