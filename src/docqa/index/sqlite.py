@@ -217,17 +217,19 @@ class SQLiteStore(Store):
 
     def _match(self, match: str, top_k: int, collection: str | None) -> list[tuple[str, float]]:
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        sql = (
-            f"SELECT c.id, -bm25(chunks_fts, {weights}) AS score FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid"
-        )
-        args: list = [match]
-        if collection is not None:
-            sql += " JOIN documents d ON d.id = c.document_id WHERE chunks_fts MATCH ? AND d.collection = ?"
-            args.append(collection)
+        if collection is not None and self.collections() == [collection]:
+            collection = None  # the filter would only cost a join
+        if collection is None:
+            # Rank inside FTS5 alone, then look up the few winners: a join here makes SQLite
+            # fetch every matching chunk row before sorting (about twice as slow at 100k chunks).
+            sql = (f"SELECT c.id, -f.score FROM (SELECT rowid, bm25(chunks_fts, {weights}) AS score FROM chunks_fts"
+                   " WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) f JOIN chunks c ON c.rowid = f.rowid ORDER BY f.score")
+            args: list = [match, top_k]
         else:
-            sql += " WHERE chunks_fts MATCH ?"
-        sql += " ORDER BY bm25(chunks_fts, " + weights + ") LIMIT ?"
-        args.append(top_k)
+            sql = (f"SELECT c.id, -bm25(chunks_fts, {weights}) AS score FROM chunks_fts"
+                   " JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.document_id"
+                   f" WHERE chunks_fts MATCH ? AND d.collection = ? ORDER BY bm25(chunks_fts, {weights}) LIMIT ?")
+            args = [match, collection, top_k]
         try:
             return [(r[0], r[1]) for r in self.conn.execute(sql, args)]
         except sqlite3.OperationalError as exc:  # only reachable through a bug in escaping
