@@ -50,7 +50,8 @@ class SQLiteStore(Store):
         except sqlite3.DatabaseError as exc:
             raise SchemaError(f"{self.path} is not a usable docqa knowledge base ({exc}): move it away or pass another --kb") from exc
         self._lock = threading.RLock()
-        self._batch_started: float | None = None
+        self._batching = False
+        self._batch_started: float | None = None  # when the open batch transaction began
         self._batch_seconds = 0.5
 
     # -- writing -------------------------------------------------------------------------
@@ -58,7 +59,10 @@ class SQLiteStore(Store):
     def _transaction(self):
         """One atomic unit: a transaction, or a savepoint inside a running batch."""
         with self._lock:
-            if self._batch_started is not None:
+            if self._batching:
+                if self._batch_started is None:  # open lazily: hold the write lock only while writing
+                    self.conn.execute("BEGIN IMMEDIATE")
+                    self._batch_started = time.monotonic()
                 self.conn.execute("SAVEPOINT unit")
                 try:
                     yield self.conn
@@ -67,7 +71,8 @@ class SQLiteStore(Store):
                     self.conn.execute("RELEASE unit")
                     raise
                 self.conn.execute("RELEASE unit")
-                self._maybe_commit_batch()
+                if time.monotonic() - self._batch_started >= self._batch_seconds:
+                    self._commit_batch()
                 return
             self.conn.execute("BEGIN IMMEDIATE")
             try:
@@ -86,22 +91,17 @@ class SQLiteStore(Store):
         documents, each of which is then still wholly its previous version.
         """
         with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            self._batch_started, self._batch_seconds = time.monotonic(), seconds
+            self._batching, self._batch_seconds = True, seconds
             try:
                 yield self
-            except BaseException:
-                self._batch_started = None
-                self.conn.execute("COMMIT")  # what was written completely is kept
-                raise
+            finally:  # what was written completely is kept, also on error
+                self._batching = False
+                self._commit_batch()
+
+    def _commit_batch(self) -> None:
+        if self._batch_started is not None:
             self._batch_started = None
             self.conn.execute("COMMIT")
-
-    def _maybe_commit_batch(self) -> None:
-        if time.monotonic() - self._batch_started >= self._batch_seconds:
-            self.conn.execute("COMMIT")
-            self.conn.execute("BEGIN IMMEDIATE")
-            self._batch_started = time.monotonic()
 
     def _ensure_collection(self, conn: sqlite3.Connection, name: str) -> None:
         conn.execute("INSERT OR IGNORE INTO collections VALUES (?, datetime('now'))", (name,))
