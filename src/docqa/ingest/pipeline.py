@@ -230,12 +230,16 @@ class Ingestor:
 
 
 def _warm_up() -> None:
-    from docqa.ingest.enrich import _idf
+    """Load parsers, tokenizer and dictionaries once, before forking, so workers inherit them."""
+    import docqa.ingest.chunkers  # noqa: F401
+    import docqa.ingest.readers  # noqa: F401
+    from docqa.ingest.enrich import enrich
     from docqa.text import count_tokens, segment_for_index
+    from docqa.types import Document
 
     count_tokens("warm up")
     segment_for_index("预热")
-    _idf()
+    enrich(Document(path="warm-up.txt", type="text", text="warm up 预热"))
 
 
 def _type_guess(path: str) -> str:
