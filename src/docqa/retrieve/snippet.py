@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 MARK_OPEN, MARK_CLOSE = "**", "**"
+_HEADING_MARKS = re.compile(r"(?:^|(?<=\s))#{1,6}(?=\s)")  # Markdown heading markers read as noise
 
 
 def _pattern(terms: list[str]) -> re.Pattern | None:
@@ -23,7 +24,7 @@ def _pattern(terms: list[str]) -> re.Pattern | None:
 def highlight(text: str, terms: list[str], width: int = 240) -> str:
     """A `width`-character window of `text` around the densest matches, matches marked."""
     pattern = _pattern(terms)
-    flat = " ".join(text.split())
+    flat = " ".join(_HEADING_MARKS.sub(" ", text).split())
     matches = list(pattern.finditer(flat)) if pattern else []
     if not matches:
         return flat[:width] + ("…" if len(flat) > width else "")
