@@ -33,7 +33,9 @@ def write_corpus(corpus: dict, folder: Path) -> int:
     total = 0
     for doc_id, doc in corpus.items():
         text = f"# {doc.get('title') or doc_id}\n\n{doc['text']}\n"
-        total += (folder / f"{doc_id}.md").write_text(text, encoding="utf-8")
+        data = text.encode("utf-8")
+        (folder / f"{doc_id}.md").write_bytes(data)
+        total += len(data)
     return total
 
 
@@ -64,12 +66,15 @@ def bm25s_run(corpus: dict, queries: dict, chinese: bool) -> dict | None:
         import jieba
 
         jieba.setLogLevel(60)
-        cut = lambda t: [w for w in jieba.cut_for_search(t) if w.strip() and any(ch.isalnum() for ch in w)]  # noqa: E731
+
+        def cut(text: str) -> list[str]:
+            return [w for w in jieba.cut_for_search(text) if w.strip() and any(ch.isalnum() for ch in w)]
+
         retriever = bm25s.BM25(k1=0.9, b=0.4)
-        vocab_docs = [cut(t) for t in texts]
-        retriever.index(bm25s.tokenization.Tokenized(*_tokenized(vocab_docs)))
+        retriever.index([cut(t) for t in texts], show_progress=False)
         q_tokens = [cut(q) for q in queries.values()]
-        results = _retrieve_tokenized(retriever, q_tokens, vocab_docs)
+        docs, scores = retriever.retrieve(q_tokens, k=100, show_progress=False)
+        results = [[j for j, sc in zip(row, srow) if sc > 0] for row, srow in zip(docs.tolist(), scores.tolist())]
     else:
         import Stemmer
 
@@ -79,28 +84,6 @@ def bm25s_run(corpus: dict, queries: dict, chinese: bool) -> dict | None:
         q = bm25s.tokenize(list(queries.values()), stopwords="en", stemmer=stemmer, show_progress=False)
         results = retriever.retrieve(q, k=100, show_progress=False, return_as="documents")
     return {qid: [ids[j] for j in row] for qid, row in zip(queries, results)}
-
-
-def _tokenized(docs: list[list[str]]):
-    vocab: dict[str, int] = {}
-    ids = [[vocab.setdefault(w, len(vocab)) for w in d] for d in docs]
-    return ids, vocab
-
-
-def _retrieve_tokenized(retriever, q_tokens, docs):
-    import numpy as np
-
-    vocab = _tokenized(docs)[1]
-    out = []
-    for tokens in q_tokens:
-        known = [w for w in tokens if w in vocab]
-        if not known:
-            out.append([])
-            continue
-        scores = retriever.get_scores(known)
-        order = np.argsort(-scores)[:100]
-        out.append([int(j) for j in order if scores[j] > 0])
-    return out
 
 
 def main(name: str) -> None:
