@@ -4,7 +4,7 @@ spans, no lost text, limits, consecutive ordinals, line ranges matching spans.""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from docqa.ingest.chunkers import chunk_document
@@ -66,6 +66,8 @@ def test_prose(text, limits):
 
 @SETTINGS
 @given(markdown(), LIMITS)
+# Bare headings merged into the next section: the overlap must not start inside them.
+@example("# the\n\n" * 6 + "# the\n# 3.14\n\n" + "a" * 50 + "\n\n# the\n\n", (32, 8))
 def test_sections(text, limits):
     document = markdown_doc(text)
     chunks = chunk_document(document, *limits)

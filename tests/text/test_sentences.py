@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docqa.text import sentence_spans, split_sentences
+from docqa.text.sentences import next_sentence_start
 
 CASES = [
     ("One. Two! Three? Four", ["One.", "Two!", "Three?", "Four"]),
@@ -57,3 +58,11 @@ def test_spans_cover_every_non_space_char_once(text):
             covered[i] = True
         last = e
     assert all(covered[i] or ch.isspace() for i, ch in enumerate(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab .!?。\n\"”)", max_size=80), st.integers(0, 80))
+def test_next_sentence_start_matches_spans(text, pos):
+    pos = min(pos, len(text))
+    starts = [s for s, _ in sentence_spans(text) if s >= pos]
+    assert next_sentence_start(text, 0, pos, len(text)) == (starts[0] if starts else None)

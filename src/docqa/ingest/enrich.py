@@ -2,15 +2,21 @@
 
 Keywords are TF-IDF: Chinese words come from jieba's dictionary (segmented with rjieba, the same
 cut as jieba about 35x faster) and weighted by jieba.analyse's own IDF table, which is what
-`jieba.analyse.extract_tags` computes; Latin words get the same TF-IDF with a flat IDF, a
-stopword list and a length prior, since no offline English IDF table ships with our dependencies.
+`jieba.analyse.extract_tags` computes; Latin words get the same TF-IDF with an IDF of
+-ln(word frequency) from wordfreq's bundled English list, so everyday words ("every", "minutes")
+rank below the document's own terms.
 """
 
 from __future__ import annotations
 
+import heapq
+import math
+import operator
 import re
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from itertools import repeat
 from pathlib import Path
 
 from docqa.text.segment import STOPWORDS, has_cjk
@@ -18,12 +24,19 @@ from docqa.types import HEADING, Document, Enrichment
 
 SUMMARY_CHARS = 300
 KEYWORDS = 10
-_SAMPLE_CHARS = 200_000  # keywords from the head of very long documents; enough to be stable
+# Keywords and the summary come from the head of a document (plus its later headings): TF-IDF
+# top terms are stable well before 20k characters, and scanning more costs time on every file.
+_SAMPLE_CHARS = 20_000
+_PARAGRAPH_CHARS = 2_000  # enough of one paragraph to judge it and cut a summary from it
 _LATIN = re.compile(r"[A-Za-z][A-Za-z\-']{2,}")
-_CJK_WORD = re.compile(r"^[\u4e00-\u9fff]{2,}$")
+_CJK_WORD = re.compile(r"[\u4e00-\u9fff]{2,}")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 _MARKUP = re.compile(r"^[#=\-*\s]+|[#=\-*\s]+$")
+_UNSEEN_EN_IDF = 14.0  # rarer than anything in the list: names, jargon (ln of ~1e-6)
 _WEB_NOISE = frozenset({"http", "https", "www", "com", "org", "html", "net"})
+_CJK_STOPWORDS = tuple(w for w in STOPWORDS if _CJK_WORD.fullmatch(w))
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
+_BLANK_LINE = re.compile(r"\n\s*\n")
 
 
 @lru_cache(maxsize=1)
@@ -43,9 +56,29 @@ def _idf() -> tuple[dict[str, float], float]:
     return table, values[len(values) // 2]
 
 
+@lru_cache(maxsize=1)
+def _english_idf() -> dict[str, float]:
+    """-ln(frequency) of English words from wordfreq's bundled 'small' list (no download), with
+    stopwords and web-address parts at 0 so they never rank."""
+    import wordfreq
+
+    table = {w: -math.log(f) for w, f in wordfreq.get_frequency_dict("en", wordlist="small").items() if f > 0}
+    table.update(dict.fromkeys(STOPWORDS | _WEB_NOISE, 0.0))
+    return table
+
+
+@lru_cache(maxsize=1)
+def _ceilings() -> tuple[float, float]:
+    """The highest IDF an English and a Chinese word can get (unseen words included)."""
+    return max(_UNSEEN_EN_IDF, *_english_idf().values()), max(_idf()[0].values())
+
+
 def enrich(document: Document) -> Enrichment:
     """Title, keywords and summary of a document."""
-    return Enrichment(title=title_of(document), keywords=keywords_of(document.text), summary=summary_of(document))
+    later = [document.text[b.start : b.end] for b in document.blocks
+             if b.kind == HEADING and b.start >= _SAMPLE_CHARS]
+    return Enrichment(title=title_of(document), keywords=keywords_of(document.text, headings=later),
+                      summary=summary_of(document))
 
 
 def title_of(document: Document) -> str:
@@ -60,56 +93,75 @@ def title_of(document: Document) -> str:
     return Path(document.path).name
 
 
-def keywords_of(text: str, top_k: int = KEYWORDS) -> list[str]:
-    """The top TF-IDF keywords of a text (Chinese and Latin words)."""
-    sample = text[:_SAMPLE_CHARS]
-    counts: Counter[str] = Counter()
-    if has_cjk(sample):
+def keywords_of(text: str, top_k: int = KEYWORDS, headings: Iterable[str] = ()) -> list[str]:
+    """The top TF-IDF keywords (sublinear tf) of the head of a text plus `headings` (Chinese and
+    Latin words)."""
+    sample = "\n".join([text[:_SAMPLE_CHARS], *headings])
+    english = Counter(_LATIN.findall(sample.lower()))
+    scored = _scored(english, _english_idf(), _UNSEEN_EN_IDF, _ceilings()[0], top_k)
+    if not sample.isascii() and has_cjk(sample):
         import rjieba
 
-        counts.update(w for w in rjieba.cut(sample, False) if _CJK_WORD.match(w) and w not in STOPWORDS)
-    counts.update(w.lower() for w in _LATIN.findall(sample) if w.lower() not in STOPWORDS and w.lower() not in _WEB_NOISE)
-    if not counts:
-        return []
-    idf, median = _idf()
-    total = sum(counts.values())
+        # Only the Chinese runs: cutting the Latin text between them would only be thrown away.
+        words = Counter(rjieba.cut("\n".join(_CJK_RUN.findall(sample)), False))
+        chinese = Counter({w: n for w, n in words.items() if _CJK_WORD.fullmatch(w)})
+        for word in _CJK_STOPWORDS:
+            chinese.pop(word, None)
+        idf, median = _idf()
+        scored = heapq.nlargest(top_k, scored + _scored(chinese, idf, median, _ceilings()[1], top_k))
+    return [word for score, word in scored if score > 0]
 
-    def weight(word: str) -> float:
-        if _CJK_WORD.match(word):
-            return idf.get(word, median)
-        return median * (0.6 + 0.1 * min(len(word), 10))  # longer Latin words are more specific
 
-    scored = sorted(counts, key=lambda w: (-(counts[w] / total) * weight(w), w))
-    return scored[:top_k]
+def _scored(counts: Counter, idf: dict[str, float], unseen: float, ceiling: float,
+            top_k: int) -> list[tuple[float, str]]:
+    """The `top_k` (tf-idf, word) pairs, tf = 1 + ln(count) so repetition alone cannot win.
+
+    Most distinct words occur once and score their bare IDF, at most `ceiling`: when the
+    repeated words already fill the top above that, the single ones need no lookup."""
+    repeated = [w for w, n in counts.items() if n > 1]
+    tf = map(operator.add, repeat(1.0), map(math.log, map(counts.__getitem__, repeated)))
+    # map() over C callables: no Python frame per word (a document has thousands of words).
+    top = heapq.nlargest(top_k, zip(map(operator.mul, tf, map(idf.get, repeated, repeat(unseen))), repeated))
+    if len(top) == top_k and top[-1][0] > ceiling:
+        return top
+    single = [w for w, n in counts.items() if n == 1]
+    return heapq.nlargest(top_k, top + list(zip(map(idf.get, single, repeat(unseen)), single)))
 
 
 def summary_of(document: Document) -> str:
-    """The first meaningful paragraph, trimmed at a sentence end to about SUMMARY_CHARS."""
-    headings = {(b.start, b.end) for b in document.blocks if b.kind == HEADING}
+    """The first meaningful paragraph of the head, trimmed at a sentence end to about SUMMARY_CHARS."""
+    headings = [(b.start, b.end) for b in document.blocks if b.kind == HEADING and b.start < _SAMPLE_CHARS]
     fallback = ""
-    for start, para in _paragraphs(document.text):
+    for start, para in _paragraphs(document.text[:_SAMPLE_CHARS]):
         if any(hs <= start < he for hs, he in headings):
             continue
-        flat = " ".join(para.split())
+        flat = " ".join(para[:_PARAGRAPH_CHARS].split())
         if _meaningful(flat):
             return _trim(flat)
         fallback = fallback or flat
     return _trim(fallback)
 
 
-def _paragraphs(text: str):
+def _paragraphs(head: str) -> Iterator[tuple[int, str]]:
+    """`(start, stripped text)` of each blank-line-separated paragraph, lazily."""
     pos = 0
-    for part in re.split(r"\n\s*\n", text[:_SAMPLE_CHARS]):
-        start = text.find(part, pos) if part else pos
-        pos = start + len(part)
-        if part.strip():
-            yield start + (len(part) - len(part.lstrip())), part.strip()
+    for m in _BLANK_LINE.finditer(head):
+        if head[pos : m.start()].strip():
+            yield _stripped(head, pos, m.start())
+        pos = m.end()
+    if head[pos:].strip():
+        yield _stripped(head, pos, len(head))
+
+
+def _stripped(head: str, start: int, end: int) -> tuple[int, str]:
+    part = head[start:end]
+    return start + len(part) - len(part.lstrip()), part.strip()
 
 
 def _meaningful(flat: str) -> bool:
     if flat.startswith(("#", "|", "```", "---", "From:", "import ", "from ", "//", "/*")):
         return False
-    letters = sum(ch.isalpha() for ch in flat)
+    letters = sum(map(str.isalpha, flat))
     return (letters >= 60 or (has_cjk(flat) and letters >= 20)) and letters / max(len(flat), 1) > 0.5
 
 

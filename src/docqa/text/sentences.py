@@ -86,6 +86,26 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     return spans
 
 
+def next_sentence_start(text: str, start: int, pos: int, end: int) -> int | None:
+    """The first start at or after `pos` of a sentence of `text[start:end]` (the first span of
+    `sentence_spans(text, start, end)` that begins there), or None; stops at the first found."""
+    first = _skip_space(text, start, end)
+    if first >= pos:
+        return first if first < end else None
+    for m in _BOUNDARY.finditer(text, start, end):
+        cut = m.end() if m.group("mark") is not None else m.start()
+        s = _skip_space(text, cut, end)
+        if s >= pos and s < end and _is_end(text, m, start, end):  # judge only what can count
+            return s
+    return None
+
+
+def _skip_space(text: str, s: int, end: int) -> int:
+    while s < end and text[s].isspace():
+        s += 1
+    return s
+
+
 def _add_stripped(text: str, s: int, e: int, spans: list[tuple[int, int]]) -> None:
     """Append `(s, e)` with leading and trailing whitespace removed, unless nothing is left."""
     while s < e and text[s].isspace():

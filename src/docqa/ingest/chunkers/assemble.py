@@ -19,6 +19,8 @@ _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 def guess_language(text: str) -> str | None:
     """A cheap guess from the script of the first 400 characters: zh, ja, ko, ru, en or None."""
     sample = text[:400]
+    if sample.isascii():
+        return "en" if _LATIN.search(sample) else None
     if _KANA.search(sample):
         return "ja"
     if _HANGUL.search(sample):

@@ -1,17 +1,18 @@
 """Token arithmetic on spans of a text: counts, decode-safe token cuts, overlap tails.
 
-Counting is the chunkers' main cost (tiktoken runs at roughly 10-18 MB/s here), so each unit
-of text is counted once and chunk sizes are sums of unit counts plus `JOIN_TOKENS` per join.
+Counting is the chunkers' main cost, so each unit of text is counted once and chunk sizes are
+sums of unit counts plus `JOIN_TOKENS` per join.  Counts come from `docqa.text.count_tokens`,
+exact and about 3x cheaper than encoding (it sums cached counts of word segments); overlap tails
+are measured the same way, word by word from the end, and encoded only when no word fits.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from functools import lru_cache
 
-from docqa.text.sentences import sentence_spans
-from docqa.text.tokens import ENCODING
+from docqa.text.sentences import next_sentence_start
+from docqa.text.tokens import _encoding, count_tokens, spaced_counts, split_words
 
 # The whitespace between two joined units tokenizes to at most about one token; counting one
 # per join keeps a chunk's summed count at or above its exact count.
@@ -19,16 +20,7 @@ JOIN_TOKENS = 1
 _SPACE = re.compile(r"\s+")
 
 
-@lru_cache(maxsize=1)
-def _encoding():
-    import tiktoken
-
-    return tiktoken.get_encoding(ENCODING)
-
-
-def ntokens(text: str) -> int:
-    """Exact cl100k token count of `text`."""
-    return len(_encoding().encode_ordinary(text)) if text else 0
+ntokens = count_tokens  # exact cl100k count, from cached word-segment counts
 
 
 def _char_boundary(data: bytes, b: int) -> int:
@@ -75,31 +67,49 @@ def _word_round(piece: str, lo: int, cut: int) -> int:
 def tail_start(text: str, start: int, end: int, tokens: int) -> int:
     """Where about the last `tokens` tokens of `text[start:end]` begin, moved forward to the
     start of a sentence (if one is near) or of a word; `end` when no such tail exists."""
-    enc = _encoding()
     lo = max(start, end - tokens * 6 - 8)
+    pos = _word_tail(text, lo, end, tokens)
+    if pos is None:
+        pos = _token_tail(text, lo, end, tokens)
+    if pos <= start or pos >= end:
+        return end  # the tail would be the whole unit (or nothing): no partial overlap
+    return _round_forward(text, lo, pos, end)
+
+
+def _word_tail(text: str, lo: int, end: int, tokens: int) -> int | None:
+    """Start of the most whole space-led words ending `text[lo:end]` that hold at most `tokens`
+    tokens (`lo` if all of it does); None when not even the last one fits (or has no space)."""
+    words = split_words(text[lo:end])
+    counts = spaced_counts(words)
+    pos, k = end, len(words) - 1
+    while k >= 1 and counts[k] <= tokens:
+        tokens -= counts[k]
+        pos -= len(words[k]) + 1
+        k -= 1
+    if k == len(words) - 1:
+        return None
+    return lo if k == 0 and counts[0] <= tokens else pos + 1
+
+
+def _token_tail(text: str, lo: int, end: int, tokens: int) -> int:
+    """Start of the last `tokens` tokens of `text[lo:end]` (`lo` if it has no more)."""
+    enc = _encoding()
     window = text[lo:end]
     ids = enc.encode_ordinary(window)
     if len(ids) <= tokens:
-        pos = lo
-    else:
-        data = window.encode("utf-8")
-        tail = len(enc.decode_bytes(ids[-tokens:]))
-        b = len(data) - tail
-        while b < len(data) and (data[b] & 0xC0) == 0x80:
-            b += 1  # forward, so the tail never grows past `tokens`
-        pos = lo + len(data[:b].decode("utf-8"))
-    if pos <= start:
-        return end  # the tail would be the whole unit: no partial overlap
-    return _round_forward(text, lo, pos, end)
+        return lo
+    data = window.encode("utf-8")
+    b = len(data) - len(enc.decode_bytes(ids[-tokens:]))
+    while b < len(data) and (data[b] & 0xC0) == 0x80:
+        b += 1  # forward, so the tail never grows past `tokens`
+    return lo + len(data[:b].decode("utf-8"))
 
 
 def _round_forward(text: str, lo: int, pos: int, end: int) -> int:
     """`pos` moved forward to a sentence start (keeping a third of the tail) or a word start."""
-    for s, _ in sentence_spans(text, lo, end):
-        if s >= pos:
-            if end - s >= (end - pos) // 3:
-                return s
-            break
+    s = next_sentence_start(text, lo, pos, end)
+    if s is not None and end - s >= (end - pos) // 3:
+        return s
     if text[pos - 1].isspace() and not text[pos].isspace():
         return pos
     m = _SPACE.search(text, pos, end)

@@ -132,9 +132,10 @@ def _join(text: str, end: int, start: int) -> int:
     return max(JOIN_TOKENS, ntokens(text[end:start]))
 
 
-def pack(text: str, units: list[Unit], limit: int, overlap: int) -> list[Unit]:
+def pack(text: str, units: list[Unit], limit: int, overlap: int, barriers: list[int] = ()) -> list[Unit]:
     """Greedily merge consecutive units into chunks of at most `limit` tokens; each chunk after
-    a cut starts about `overlap` tokens before the previous one ended."""
+    a cut starts about `overlap` tokens before the previous one ended, unless that overlap would
+    hold one of the sorted `barriers` offsets (heading starts) after its first character."""
     if not units:
         return []
     joins = [0] + [_join(text, units[i - 1][1], units[i][0]) for i in range(1, len(units))]
@@ -153,7 +154,7 @@ def pack(text: str, units: list[Unit], limit: int, overlap: int) -> list[Unit]:
             continue
         chunks.append((start, units[i - 1][1], count))
         spans.append((first, i))
-        start, count = _overlap(text, units, joins, first, i, limit, overlap)
+        start, count = _overlap(text, units, joins, (first, i), (limit, overlap), barriers)
         first = i
     chunks.append((start, units[-1][1], count))
     spans.append((first, len(units)))
@@ -180,10 +181,11 @@ def _checked(text: str, units: list[Unit], joins: list[int], chunks: list[Unit],
     return out
 
 
-def _overlap(text: str, units: list[Unit], joins: list[int], first: int, i: int, limit: int,
-             overlap: int) -> tuple[int, int]:
+def _overlap(text: str, units: list[Unit], joins: list[int], span: tuple[int, int],
+             sizes: tuple[int, int], barriers: list[int]) -> tuple[int, int]:
     """Start and count of a chunk beginning with unit `i` plus a tail of units `first..i-1`:
     whole trailing units (sentence-rounded) or the word-rounded end of the last one."""
+    (first, i), (limit, overlap) = span, sizes
     s, n = units[i][0], units[i][2]
     if overlap <= 0:
         return s, n
@@ -197,13 +199,17 @@ def _overlap(text: str, units: list[Unit], joins: list[int], first: int, i: int,
         if pos < b:
             part = ntokens(text[pos:b]) + JOIN_TOKENS
             if tail + part <= overlap + JOIN_TOKENS:
-                return _fit(pos, tail + part, s, n, limit)
-    return _fit(units[j][0], tail, s, n, limit) if j < i else (s, n)
+                return _fit(pos, tail + part, s, n, limit, barriers)
+    return _fit(units[j][0], tail, s, n, limit, barriers) if j < i else (s, n)
 
 
-def _fit(tail_from: int, tail: int, s: int, n: int, limit: int) -> tuple[int, int]:
-    """The overlapped start if the tail still fits beside the first unit, else no overlap."""
-    return (tail_from, tail + n) if tail + n <= limit else (s, n)
+def _fit(tail_from: int, tail: int, s: int, n: int, limit: int, barriers: list[int]) -> tuple[int, int]:
+    """The overlapped start if the tail still fits beside the first unit and holds no barrier
+    past its start, else no overlap."""
+    k = bisect.bisect_left(barriers, s)
+    if tail + n > limit or (k and barriers[k - 1] > tail_from):
+        return s, n
+    return tail_from, tail + n
 
 
 def pieces_for_run(
@@ -212,8 +218,9 @@ def pieces_for_run(
     """Prose pieces for one run of text (a section, a page, a whole document)."""
     atomic = fields.pop("atomic", ())
     sentences = fields.pop("sentences", True)
+    barriers = fields.pop("barriers", ())
     units = paragraph_units(document.text, start, end, limit, atomic, sentences)
-    for s, e, n in pack(document.text, units, limit, overlap):
+    for s, e, n in pack(document.text, units, limit, overlap, barriers):
         yield Piece(s, e, n, **fields)
 
 

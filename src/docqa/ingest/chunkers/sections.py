@@ -68,7 +68,10 @@ class SectionChunker(SpanChunker):
 
     def pieces(self, document: Document) -> Iterable[Piece]:
         atomic = block_spans(document)
+        # Bare headings merge into the next section: overlap must not reach back over them.
+        heads = sorted(b.start for b in document.blocks if b.kind == HEADING)
         for start, end, path in sections(document):
             yield from pieces_for_run(
-                document, start, end, self.max_tokens, self.overlap, atomic=atomic, section=path
+                document, start, end, self.max_tokens, self.overlap, atomic=atomic, section=path,
+                barriers=heads,
             )
