@@ -122,3 +122,31 @@ def test_not_a_database_is_a_clear_error(tmp_path):
     bad.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(SchemaError, match="not a usable docqa knowledge base"):
         open_store(str(bad))
+
+
+def test_failing_write_in_a_batch_leaves_old_versions(store):
+    text, chunks = _chunks(["version one of the heron"])
+    store.replace_document(_record("d1", "/a.txt"), text, chunks)
+    text2, chunks2 = _chunks(["version two of the heron"])
+    bad_text, bad = _chunks(["duplicate", "duplicate"])
+    bad[1].ordinal = 0  # same chunk id twice: the insert fails half-way through the document
+    with pytest.raises(sqlite3.IntegrityError):
+        with store.batch():
+            store.replace_document(_record("d1", "/a.txt", content_hash="h2"), text2, chunks2)
+            store.replace_document(_record("d2", "/b.txt"), bad_text, bad)
+    assert [d.document_id for d in store.list_documents()] == ["d1"]
+    assert store.get_hits([i for i, _ in store.search_text(parse_query("heron"), 5)])[0].text == "version one of the heron"
+    assert store.check()["fts_integrity"] is True
+
+
+def test_batch_commits_every_document_it_finished(tmp_path):
+    path = tmp_path / "kb.db"
+    store = SQLiteStore(path)
+    with store.batch(seconds=0.0):
+        for i in range(3):
+            text, chunks = _chunks([f"note number {i}"])
+            store.replace_document(_record(f"d{i}", f"/{i}.txt"), text, chunks)
+            other = sqlite3.connect(path)  # a second reader sees each committed document
+            assert other.execute("SELECT count(*) FROM documents").fetchone()[0] == i + 1
+            other.close()
+    store.close()

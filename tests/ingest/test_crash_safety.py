@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-FILES = 200
+FILES = 400
 TRIALS = 8
 
 
@@ -71,7 +71,7 @@ def test_sigkill_at_random_points(tmp_path):
     killed_midway, partial = 0, []
     for _ in range(TRIALS):
         proc = _ingest(kb, folder)
-        time.sleep(rng.uniform(0.35, 0.95) * full_run)
+        time.sleep(rng.uniform(0.45, 0.95) * full_run)
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             killed_midway += 1
