@@ -159,7 +159,8 @@ class SQLiteStore(Store):
             )
             conn.executemany(
                 "INSERT INTO chunks_fts (rowid, title, keywords, summary, content) VALUES (?,?,?,?,?)",
-                [(first + i, row[-2], *fts_doc, row[3] if row[-1] is None else row[-1]) for i, row in enumerate(rows)],
+                [(first + i, row[-2], fts_doc[0], fts_doc[1] if row[2] == 0 else "", row[3] if row[-1] is None else row[-1])
+                 for i, row in enumerate(rows)],
             )
 
     def record_failure(self, record: DocumentRecord) -> None:
