@@ -150,3 +150,14 @@ def test_batch_commits_every_document_it_finished(tmp_path):
             assert other.execute("SELECT count(*) FROM documents").fetchone()[0] == i + 1
             other.close()
     store.close()
+
+
+def test_boosts_do_not_depend_on_top_k(store):
+    """Keywords put query words side by side in every chunk; only the text's own match may win."""
+    text, chunks = _chunks(["the database runs in one region", "to rotate the api keys run the command"])
+    record = _record("d1", "/a.md")
+    record.keywords = ["rotate", "api", "keys"]
+    store.replace_document(record, text, chunks)
+    for k in (1, 2, 10):
+        best = store.search_text(parse_query("rotate the API keys"), k)[0][0]
+        assert store.get_hits([best])[0].text.startswith("to rotate"), k

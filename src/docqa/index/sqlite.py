@@ -208,19 +208,21 @@ class SQLiteStore(Store):
     def search_text(self, query: TextQuery, top_k: int, collection: str | None = None) -> list[tuple[str, float]]:
         if not query.terms:
             return []
-        scored = dict(self._match(" OR ".join(fts_literal(t) for t in query.terms), top_k, collection))
-        if len(query.terms) > 1:
-            # proximity: all terms within a short window earn half the boost, the exact phrase all of it
-            near = "NEAR(" + " ".join(fts_literal(t) for t in query.terms) + f", {len(query.terms) + 3})"
-            self._boost(scored, near, 1 + (query.phrase_boost - 1) / 2, top_k, collection)
+        pool = max(top_k * 3, 30)  # boosts re-order a wider pool than what is returned
+        scored = dict(self._match(" OR ".join(fts_literal(t) for t in query.terms), pool, collection))
+        if len(query.terms) > 1 and scored:
+            # Proximity in the title or text earns half the boost, the exact phrase all of it.
+            # (Not in keywords/summary: those lists put unrelated words side by side.)
+            near = "{title content} : NEAR(" + " ".join(fts_literal(t) for t in query.terms) + f", {len(query.terms) + 3})"
+            self._boost(scored, near, 1 + (query.phrase_boost - 1) / 2, pool, collection)
             if query.phrase:
-                self._boost(scored, fts_literal(query.phrase), query.phrase_boost, top_k, collection)
+                self._boost(scored, "{title content} : " + fts_literal(query.phrase), query.phrase_boost, pool, collection)
         return sorted(scored.items(), key=lambda kv: -kv[1])[:top_k]
 
-    def _boost(self, scored: dict[str, float], match: str, factor: float, top_k: int, collection: str | None) -> None:
-        for chunk_id, score in self._match(match, top_k, collection):
-            base = max(scored.get(chunk_id, 0.0), score)
-            scored[chunk_id] = max(scored.get(chunk_id, 0.0), base * factor)
+    def _boost(self, scored: dict[str, float], match: str, factor: float, pool: int, collection: str | None) -> None:
+        for chunk_id, _ in self._match(match, pool, collection):
+            if chunk_id in scored:
+                scored[chunk_id] *= factor
 
     def _match(self, match: str, top_k: int, collection: str | None) -> list[tuple[str, float]]:
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
