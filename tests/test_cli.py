@@ -90,3 +90,22 @@ def test_add_reports_failures_and_exits_1(tmp_path):
     report = json.loads(proc.stdout)
     assert [Path(p).name for p in report["added"]] == ["ok.txt"]
     assert [Path(f["path"]).name for f in report["failed"]] == ["bad.pdf"] and report["failed"][0]["reason"]
+
+
+def test_missing_path_fails_clearly(tmp_path):
+    proc = docqa(tmp_path / "kb.db", "add", str(tmp_path / "no-such-folder"), ok=False)
+    assert proc.returncode == 1 and "no such file or folder" in proc.stdout
+
+
+def test_bad_setting_is_a_config_error(tmp_path):
+    env = {**os.environ, "DOCQA_CHUNK__MAX_TOKENS": "lots"}
+    proc = subprocess.run([sys.executable, "-m", "docqa", "--kb", str(tmp_path / "kb.db"), "list"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 2 and "chunk.max_tokens" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_docqa_yml_is_read(tmp_path):
+    (tmp_path / "docqa.yml").write_text("chunk: {max_tokens: 20, overlap: 2}\nbogus: 1\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "docqa", "--kb", str(tmp_path / "kb.db"), "list"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2 and "bogus" in proc.stderr

@@ -131,6 +131,7 @@ class Ingestor:
         report = IngestReport()
         scan = self.scanner.scan(paths)
         report.skipped.extend(scan.skipped)
+        report.failed.extend((p, "missing", "no such file or folder: check the path") for p in scan.missing)
         states = self.store.file_states(collection)
         jobs = self._triage(scan.files, states, report)
         self._parse_all(jobs, states, collection, report)

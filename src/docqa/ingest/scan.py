@@ -16,6 +16,7 @@ class ScanResult:
     files: list[Path] = field(default_factory=list)
     roots: list[Path] = field(default_factory=list)  # folders walked (their vanished files get removed)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    missing: list[str] = field(default_factory=list)  # paths given that do not exist
 
 
 @dataclass(slots=True)
@@ -42,7 +43,7 @@ class Scanner:
                     seen.add(path)
                     result.files.append(path)
             else:
-                result.skipped.append((str(path), "no such file or folder"))
+                result.missing.append(str(path))
         return result
 
     def _walk(self, root: Path, result: ScanResult) -> Iterator[Path]:
