@@ -161,3 +161,15 @@ def test_boosts_do_not_depend_on_top_k(store):
     for k in (1, 2, 10):
         best = store.search_text(parse_query("rotate the API keys"), k)[0][0]
         assert store.get_hits([best])[0].text.startswith("to rotate"), k
+
+
+def test_common_terms_are_skipped_only_when_rarer_ones_remain(tmp_path):
+    store = SQLiteStore(tmp_path / "kb.db", common_term_share=0.5, min_chunks_to_prune=0)
+    texts = [f"common filler text number {i}" for i in range(9)] + ["common ocelot sighting"]
+    text, chunks = _chunks(texts)
+    store.replace_document(_record("d1", "/a.txt"), text, chunks)
+    assert store._selective_terms(["common", "ocelot"]) == ["ocelot"]
+    assert store._selective_terms(["common", "filler"]) == ["common", "filler"]  # nothing rare: keep all
+    [(best, _)] = store.search_text(parse_query("common ocelot"), 1)
+    assert store.get_hits([best])[0].text == "common ocelot sighting"
+    store.close()

