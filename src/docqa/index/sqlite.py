@@ -122,6 +122,10 @@ class SQLiteStore(Store):
 
     def _delete_rows(self, conn: sqlite3.Connection, document_id: str) -> None:
         # Remove the index entries with exactly the values they were indexed with, then the rows.
+        # Only when there are some: any write statement on the FTS table flushes its buffer.
+        if conn.execute("SELECT 1 FROM chunks WHERE document_id = ? LIMIT 1", (document_id,)).fetchone() is None:
+            conn.execute("DELETE FROM document_texts WHERE document_id = ?", (document_id,))
+            return
         conn.execute(
             "INSERT INTO chunks_fts (chunks_fts, rowid, title, keywords, summary, content) "
             "SELECT 'delete', rowid, title, keywords, summary, content FROM chunks_fts_source "
