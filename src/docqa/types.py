@@ -60,6 +60,13 @@ class Document:
             self._line_starts = starts
         return bisect.bisect_right(self._line_starts, offset)
 
+    def page_of(self, offset: int) -> int | None:
+        """Page (or slide) number holding `offset`, from the blocks' page marks."""
+        for block in self.blocks:
+            if block.page is not None and block.start <= offset < max(block.end, block.start + 1):
+                return block.page
+        return None
+
 
 @dataclass(slots=True)
 class Chunk:
