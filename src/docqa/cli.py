@@ -92,7 +92,7 @@ def _render_report(report) -> None:
     types = ", ".join(f"{t} {n}" for t, n in sorted(report.by_type.items())) or "-"
     out.print(
         f"added {len(report.added)}, updated {len(report.updated)}, unchanged {len(report.unchanged)}, "
-        f"removed {len(report.removed)}, skipped {len(report.skipped)}, failed {len(report.failed)} · "
+        f"removed {len(report.removed)}, moved {len(report.moved)}, skipped {len(report.skipped)}, failed {len(report.failed)} · "
         f"{report.chunks} chunks · {types} · {report.elapsed:.2f}s"
     )
     for path, reason in report.skipped:

@@ -67,14 +67,31 @@ def test_add_then_unchanged_then_modified_then_deleted(kb, tmp_path):
 
 def test_rename_moves_the_document(kb, tmp_path):
     docs = tmp_path / "docs"
+    write(docs / "old-name.md", "# Pelicans\n\nThe pelican flies over the harbour.\n")
+    kb.add([docs])
+    [chunk_before] = [h.chunk_id for h in kb.search("pelican")]
+    (docs / "sub").mkdir()
+    (docs / "old-name.md").rename(docs / "sub" / "new-name.md")
+    report = kb.add([docs])
+    assert [(Path(a).name, Path(b).name) for a, b in report.moved] == [("old-name.md", "new-name.md")]
+    assert not report.added and not report.removed and report.chunks == 0  # moved, not re-parsed
+    [hit] = kb.search("pelican")
+    assert Path(hit.path).name == "new-name.md" and hit.chunk_id == chunk_before
+    assert [Path(d.path).name for d in kb.documents()] == ["new-name.md"]
+    assert kb.document(docs / "sub" / "new-name.md").chunks == 1
+    check = kb.store.check()
+    assert check["integrity"] == "ok" and check["fts_integrity"] and check["fts_orphans"] == 0
+
+
+def test_rename_of_a_file_titled_by_its_name_is_reparsed(kb, tmp_path):
+    docs = tmp_path / "docs"
     write(docs / "old-name.txt", "The pelican flies over the harbour.\n")
     kb.add([docs])
     (docs / "old-name.txt").rename(docs / "new-name.txt")
     report = kb.add([docs])
     assert [Path(p).name for p in report.added] == ["new-name.txt"]
     assert [Path(p).name for p in report.removed] == ["old-name.txt"]
-    assert paths_of(kb.search("pelican")) == {"new-name.txt"}
-    assert [Path(d.path).name for d in kb.documents()] == ["new-name.txt"]
+    assert [d.title for d in kb.documents()] == ["new-name.txt"]
 
 
 def test_remove_file_and_folder(kb, tmp_path):

@@ -24,6 +24,7 @@ class FileState:
     mtime_ns: int
     content_hash: str
     status: str
+    title: str = ""
 
 
 @dataclass(slots=True)
@@ -53,6 +54,10 @@ class Store(ABC):
     @abstractmethod
     def file_states(self, collection: str) -> dict[str, FileState]:
         """Path -> FileState for every document of a collection."""
+
+    @abstractmethod
+    def move_document(self, old_id: str, new_id: str, new_path: str, size: int, mtime_ns: int) -> None:
+        """Give an indexed document a new path (a renamed file with the same content)."""
 
     @abstractmethod
     def touch(self, document_id: str, size: int, mtime_ns: int) -> None:

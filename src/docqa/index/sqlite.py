@@ -194,6 +194,13 @@ class SQLiteStore(Store):
                 count += conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount
         return count
 
+    def move_document(self, old_id: str, new_id: str, new_path: str, size: int, mtime_ns: int) -> None:
+        with self._transaction() as conn:
+            conn.execute("PRAGMA defer_foreign_keys = ON")  # rows point at the new id by commit time
+            conn.execute("UPDATE documents SET id=?, path=?, size=?, mtime_ns=? WHERE id=?", (new_id, new_path, size, mtime_ns, old_id))
+            conn.execute("UPDATE chunks SET document_id=? WHERE document_id=?", (new_id, old_id))
+            conn.execute("UPDATE document_texts SET document_id=? WHERE document_id=?", (new_id, old_id))
+
     def touch(self, document_id: str, size: int, mtime_ns: int) -> None:
         with self._transaction() as conn:
             conn.execute("UPDATE documents SET size=?, mtime_ns=? WHERE id=?", (size, mtime_ns, document_id))
@@ -201,7 +208,7 @@ class SQLiteStore(Store):
     # -- reading -------------------------------------------------------------------------
     def file_states(self, collection: str) -> dict[str, FileState]:
         rows = self.conn.execute(
-            "SELECT path, size, mtime_ns, content_hash, status FROM documents WHERE collection = ?", (collection,)
+            "SELECT path, size, mtime_ns, content_hash, status, title FROM documents WHERE collection = ?", (collection,)
         )
         return {r[0]: FileState(*r) for r in rows}
 

@@ -36,6 +36,7 @@ class IngestReport:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    moved: list[tuple[str, str]] = field(default_factory=list)  # (old path, new path): renamed, not re-parsed
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): empty files, symlinks out
     failed: list[tuple[str, str, str]] = field(default_factory=list)  # (path, kind, reason)
     chunks: int = 0
@@ -46,6 +47,7 @@ class IngestReport:
     def to_dict(self) -> dict:
         return {
             "added": self.added, "updated": self.updated, "unchanged": self.unchanged, "removed": self.removed,
+            "moved": [{"from": a, "to": b} for a, b in self.moved],
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
             "failed": [{"path": p, "kind": k, "reason": r} for p, k, r in self.failed],
             "chunks": self.chunks, "bytes_parsed": self.bytes_parsed, "by_type": dict(self.by_type),
@@ -97,7 +99,7 @@ def parse_file(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: 
         if size > opts.max_bytes:
             raise FileTooLargeError(path, f"{size / 1e6:.1f} MB is over the {opts.max_bytes / 1e6:.0f} MB limit (ingest.max_file_mb)")
         data = Path(path).read_bytes()
-        result.content_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
+        result.content_hash = _hash_bytes(data)
         if result.content_hash == old_hash:
             result.unchanged = True
             return result
@@ -133,9 +135,11 @@ class Ingestor:
         report.skipped.extend(scan.skipped)
         report.failed.extend((p, "missing", "no such file or folder: check the path") for p in scan.missing)
         states = self.store.file_states(collection)
+        found = {str(f) for f in scan.files}
         jobs = self._triage(scan.files, states, report)
+        jobs = self._moves(jobs, self._vanished(scan.roots, found, states), states, collection, report)
         self._parse_all(jobs, states, collection, report)
-        self._remove_vanished(scan.roots, {str(f) for f in scan.files}, states, collection, report)
+        self._remove_vanished(scan.roots, found, states, collection, report)
         report.elapsed = time.perf_counter() - started
         return report
 
@@ -227,11 +231,45 @@ class Ingestor:
         )
         self.store.record_failure(record)
 
+    @staticmethod
+    def _vanished(roots: list[Path], found: set[str], states: dict[str, FileState]) -> list[str]:
+        """Indexed paths under the added folders whose files are gone."""
+        return [p for p in states if p not in found and any(p.startswith(str(r) + os.sep) for r in roots) and not os.path.exists(p)]
+
+    def _moves(self, jobs: list[tuple], vanished: list[str], states: dict, collection: str, report: IngestReport) -> list[tuple]:
+        """A new file with the content of a vanished one is that file renamed: move it, don't parse it."""
+        by_hash = {states[p].content_hash: p for p in vanished
+                   if states[p].status == "ok" and states[p].title != Path(p).name}  # a file-name title must change
+        if not by_hash:
+            return jobs
+        remaining = []
+        for job in jobs:
+            path, size, mtime_ns, old_hash = job
+            old = by_hash.pop(_hash_file(path), None) if old_hash is None and size <= self.opts.max_bytes else None
+            if old is None:
+                remaining.append(job)
+                continue
+            self.store.move_document(document_id(collection, old), document_id(collection, path), path, size, mtime_ns)
+            del states[old]
+            report.moved.append((old, path))
+        return remaining
+
     def _remove_vanished(self, roots: list[Path], found: set[str], states: dict, collection: str, report: IngestReport) -> None:
-        gone = [p for p in states if p not in found and any(p.startswith(str(r) + os.sep) for r in roots) and not os.path.exists(p)]
+        gone = self._vanished(roots, found, states)
         if gone:
             self.store.delete_documents(document_id(collection, p) for p in gone)
             report.removed.extend(gone)
+
+
+def _hash_bytes(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _hash_file(path: str) -> str | None:
+    try:
+        return _hash_bytes(Path(path).read_bytes())
+    except OSError:
+        return None
 
 
 def _warm_up() -> None:
