@@ -4,6 +4,8 @@ spans, no lost text, limits, consecutive ordinals, line ranges matching spans.""
 
 from __future__ import annotations
 
+import os
+
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -12,7 +14,11 @@ from docqa.types import Document
 
 from .test_chunkers import check, markdown_doc, paged_doc, sheet_doc
 
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Derandomized: CI explores the same 100 examples per property every run, so a landing never
+# depends on luck; set DOCQA_HYPOTHESIS_EXAMPLES to hunt wider locally (new seeds each run).
+_HUNT = int(os.environ.get("DOCQA_HYPOTHESIS_EXAMPLES", "0"))
+SETTINGS = settings(max_examples=_HUNT or 100, derandomize=not _HUNT, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 WORD = st.sampled_from("the index chunk answer 3.14 v1.2 e.g. Dr. search model token a".split())
 HAN = st.text(alphabet="文档问答系统中引用检索模型数据库", min_size=1, max_size=30)
@@ -68,6 +74,7 @@ def test_prose(text, limits):
 @given(markdown(), LIMITS)
 # Bare headings merged into the next section: the overlap must not start inside them.
 @example("# the\n\n" * 6 + "# the\n# 3.14\n\n" + "a" * 50 + "\n\n# the\n\n", (32, 8))
+@example("# the\n\n" * 5 + "# the the\n\n# the the the 3.14\n\n# the the the the\n\n", (32, 8))
 def test_sections(text, limits):
     document = markdown_doc(text)
     chunks = chunk_document(document, *limits)
@@ -85,6 +92,9 @@ def _only_heading(text: str, start: int, head: int) -> bool:
 
 @SETTINGS
 @given(st.lists(prose(), min_size=1, max_size=5), LIMITS, st.sampled_from(["pdf", "pptx"]))
+# An overlap tail next to Chinese text: the summed count undercounted the join by one.
+@example(["中. \n\n中. \n\n中. \n\n中. \n\n中! the the the. 型. 答中中中中中中中. 索中中中中中中中中中中中答 the the the the the "
+          "the the the the the the 3.14 3.14 3.14 3.14 Dr. the. \n\n"], (64, 20), "pdf")
 def test_pages(pages, limits, kind):
     document = paged_doc([p.strip() or "x" for p in pages], kind)
     chunks = chunk_document(document, *limits)

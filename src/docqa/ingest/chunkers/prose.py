@@ -171,6 +171,8 @@ def _checked(text: str, units: list[Unit], joins: list[int], chunks: list[Unit],
     out: list[Unit] = []
     for (s, e, n), (a, b) in zip(chunks, spans):
         risky = sum(1 for k in range(a + 1, b) if joins[k])
+        if s < units[a][0]:  # an overlap tail: its own joins and the one to unit a are summed too
+            risky += 2
         if risky and n + 2 * risky > limit:
             exact = ntokens(text[s:e])
             if exact > limit:
@@ -204,9 +206,9 @@ def _overlap(text: str, units: list[Unit], joins: list[int], span: tuple[int, in
 
 
 def _fit(tail_from: int, tail: int, s: int, n: int, limit: int, barriers: list[int]) -> tuple[int, int]:
-    """The overlapped start if the tail still fits beside the first unit and holds no barrier
-    past its start, else no overlap."""
-    k = bisect.bisect_left(barriers, s)
+    """The overlapped start if the tail still fits beside the first unit and no barrier lies in
+    (tail start, s], else no overlap."""
+    k = bisect.bisect_right(barriers, s)  # a chunk that starts at a heading gets no overlap either
     if tail + n > limit or (k and barriers[k - 1] > tail_from):
         return s, n
     return tail_from, tail + n
