@@ -165,6 +165,7 @@ def main(names: list[str]) -> None:
     WORK.mkdir(parents=True, exist_ok=True)
     print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}")
     for name in names or list(PARTS):
+        RNG.seed(42)  # each part builds the same corpus and queries whichever parts run
         PARTS[name]()
     me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

@@ -59,6 +59,7 @@ class SQLiteStore(Store):
         self._lock = threading.RLock()
         self._batching = False
         self._total_cache: tuple[int, int] = (-1, 0)  # (PRAGMA data_version, chunk count)
+        self._df_cache: dict[str, int] = {}  # term -> chunks containing it, for _selective_terms
         self._batch_started: float | None = None  # when the open batch transaction began
         self._batch_seconds = 0.5
 
@@ -247,17 +248,27 @@ class SQLiteStore(Store):
         The proximity and phrase boosts still use every term.
         """
         total = self._chunk_total()
-        if len(terms) < 2 or total < self.min_chunks_to_prune:
+        if len(terms) < 2 or total < self.min_chunks_to_prune or self.common_term_share >= 1:
             return terms
         limit = self.common_term_share * total
-        count = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
-        rare = [t for t in terms if self.conn.execute(count, (fts_literal(t),)).fetchone()[0] <= limit]
+        rare = [t for t in terms if self._matches(t) <= limit]
         return rare or terms
+
+    def _matches(self, term: str) -> int:
+        """How many chunks contain `term` (cached until the index changes)."""
+        count = self._df_cache.get(term)
+        if count is None:
+            sql = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
+            count = self._df_cache[term] = self.conn.execute(sql, (fts_literal(term),)).fetchone()[0]
+            if len(self._df_cache) > 50_000:
+                self._df_cache.clear()
+        return count
 
     def _chunk_total(self) -> int:
         version = self.conn.execute("PRAGMA data_version").fetchone()[0]
-        if self._total_cache[0] != version:
+        if self._total_cache[0] != version:  # written since (by anyone): counts are stale
             self._total_cache = (version, self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+            self._df_cache.clear()
         return self._total_cache[1]
 
     def _boost(self, scored: dict[str, float], match: str, factor: float, pool: int, collection: str | None) -> None:
