@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 FILES = 400
-TRIALS = 8
+TRIALS = 12
 
 
 def _write_corpus(folder: Path, version: int) -> None:
@@ -32,33 +33,34 @@ def _ingest(kb: Path, folder: Path) -> subprocess.Popen:
     )
 
 
-def _check(kb: Path) -> tuple[int, int]:
-    """Assert the invariants; return how many documents are at version 1 and 2."""
+def _check(kb: Path) -> dict[int, int]:
+    """Assert the invariants; return how many documents are at each corpus version."""
     conn = sqlite3.connect(kb)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')")
-        assert conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
-        assert conn.execute("SELECT count(*) FROM chunks_fts WHERE rowid NOT IN (SELECT rowid FROM chunks)").fetchone()[0] == 0
-        versions = {1: 0, 2: 0}
+        conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
+        assert conn.execute("SELECT count(*) FROM chunks_fts_docsize WHERE id NOT IN (SELECT rowid FROM chunks)").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == conn.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()[0]
+        versions: dict[int, int] = {}
         for doc_id, count in conn.execute("SELECT id, chunk_count FROM documents"):
             texts = [r[0] for r in conn.execute("SELECT text FROM chunks WHERE document_id = ?", (doc_id,))]
             fts = [r[0] for r in conn.execute(
-                "SELECT content FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ?)", (doc_id,))]
-            assert len(texts) == count == len(fts) > 0
-            has1 = any("marker1" in t for t in texts + fts)
-            has2 = any("marker2" in t for t in texts + fts)
-            assert has1 != has2, f"document {doc_id} mixes old and new chunks"
+                "SELECT content FROM chunks_fts_source WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ?)", (doc_id,))]
             full = conn.execute("SELECT text FROM document_texts WHERE document_id = ?", (doc_id,)).fetchone()[0]
-            assert ("marker2" in full) == has2
-            versions[2 if has2 else 1] += 1
-        return versions[1], versions[2]
+            assert len(texts) == count == len(fts) > 0
+            found = set(re.findall(r"marker(\d+)", "\n".join(texts + fts + [full])))
+            assert len(found) == 1, f"document {doc_id} mixes versions {sorted(found)}"
+            version = int(found.pop())
+            versions[version] = versions.get(version, 0) + 1
+        return versions
     finally:
         conn.close()
 
 
 @pytest.mark.timeout(600)
 def test_sigkill_at_random_points(tmp_path):
+    """Every trial rewrites all files with a new version and kills the ingest part-way; after
+    each kill every document is wholly one version and the index is consistent."""
     rng = random.Random(20261202)
     folder = tmp_path / "docs"
     kb = tmp_path / "kb.db"
@@ -66,24 +68,22 @@ def test_sigkill_at_random_points(tmp_path):
     started = time.monotonic()
     assert _ingest(kb, folder).wait(timeout=300) == 0
     full_run = time.monotonic() - started  # kills are spread over the span of a whole run
-    assert _check(kb) == (FILES, 0)
-    _write_corpus(folder, 2)
-    killed_midway, partial = 0, []
-    for _ in range(TRIALS):
+    assert _check(kb) == {1: FILES}
+    partial = []
+    for version in range(2, 2 + TRIALS):
+        _write_corpus(folder, version)
         proc = _ingest(kb, folder)
-        time.sleep(rng.uniform(0.45, 0.95) * full_run)
+        time.sleep(rng.uniform(0.5, 1.0) * full_run)
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-            killed_midway += 1
         proc.wait()
-        v1, v2 = _check(kb)
-        assert v1 + v2 == FILES
-        if 0 < v2 < FILES:
-            partial.append(v2)
-        print(f"killed={proc.returncode} v1={v1} v2={v2}")
-        if v2 == FILES:
+        versions = _check(kb)
+        assert sum(versions.values()) == FILES and set(versions) <= set(range(1, version + 1))
+        if versions.get(version, 0) not in (0, FILES):
+            partial.append(versions)
+        print(f"trial {version}: exit {proc.returncode}, documents by version {versions}")
+        if len(partial) >= 2:
             break
-    assert killed_midway >= 1, "the ingest always finished before the kill; make the corpus bigger"
     assert partial, "no kill landed while documents were being written"
     assert _ingest(kb, folder).wait(timeout=300) == 0  # a final run completes the job
-    assert _check(kb) == (0, FILES)
+    assert _check(kb) == {version: FILES}
