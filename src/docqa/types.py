@@ -164,7 +164,10 @@ class Hit:
     snippet: str = ""
     symbol: str | None = None
     type: str = ""
-    bm25_rank: int | None = None
+    bm25_rank: int | None = None  # rank in the BM25 list (None: not in it)
+    dense_rank: int | None = None  # rank in the dense list (None: not in it)
+    bm25_score: float | None = None  # raw BM25 score
+    dense_score: float | None = None  # cosine similarity of query and chunk
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -184,6 +187,9 @@ class Hit:
             "symbol": self.symbol,
             "type": self.type,
             "bm25_rank": self.bm25_rank,
+            "dense_rank": self.dense_rank,
+            "bm25_score": None if self.bm25_score is None else round(self.bm25_score, 4),
+            "dense_score": None if self.dense_score is None else round(self.dense_score, 4),
             "snippet": self.snippet,
             "text": self.text,
         }

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from docqa.errors import SchemaError
-from docqa.index import SQLiteStore, open_store
+from docqa.index import ChunkFilter, SQLiteStore, open_store
 from docqa.index.migrate import migrations
 from docqa.retrieve import parse_query
 from docqa.types import Chunk, DocumentRecord
@@ -60,7 +60,7 @@ def test_search_is_collection_scoped(store):
     text, chunks = _chunks(["shared word zebra"])
     store.replace_document(_record("d1", "/a.txt", "one"), text, chunks)
     store.replace_document(_record("d2", "/b.txt", "two"), text, chunks[:])
-    ids_one = store.search_text(parse_query("zebra"), 10, "one")
+    ids_one = store.search_text(parse_query("zebra"), 10, ChunkFilter(collection="one"))
     assert [store.get_hits([i])[0].collection for i, _ in ids_one] == ["one"]
     assert len(store.search_text(parse_query("zebra"), 10)) == 2
 

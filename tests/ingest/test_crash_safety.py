@@ -1,4 +1,5 @@
-"""SIGKILL during ingestion never leaves a half-written document or a torn full-text index."""
+"""SIGKILL during ingestion never leaves a half-written document, a torn full-text index, or a
+chunk without its vector."""
 
 from __future__ import annotations
 
@@ -14,19 +15,21 @@ from pathlib import Path
 
 import pytest
 
-FILES = 400
 TRIALS = 12
+# (files, paragraphs per file, embedding provider): the full-text run is large so kills land
+# inside FTS flushes; the embedding run is smaller because the model embeds ~100 chunks/s.
+SETUPS = {"fts": (400, 250, "none"), "vectors": (100, 100, "local")}
 
 
-def _write_corpus(folder: Path, version: int) -> None:
+def _write_corpus(folder: Path, version: int, files: int, paragraphs: int) -> None:
     folder.mkdir(exist_ok=True)
-    for i in range(FILES):
-        body = "\n\n".join(f"Paragraph {p} of file {i} says marker{version} plainly." for p in range(250))
+    for i in range(files):
+        body = "\n\n".join(f"Paragraph {p} of file {i} says marker{version} plainly." for p in range(paragraphs))
         (folder / f"doc{i:03}.md").write_text(f"# Document {i}\n\n{body}\n", encoding="utf-8")
 
 
-def _ingest(kb: Path, folder: Path) -> subprocess.Popen:
-    env = {**os.environ, "DOCQA_INGEST__WORKERS": "2"}
+def _ingest(kb: Path, folder: Path, provider: str) -> subprocess.Popen:
+    env = {**os.environ, "DOCQA_INGEST__WORKERS": "2", "DOCQA_EMBED__PROVIDER": provider}
     return subprocess.Popen(
         [sys.executable, "-m", "docqa", "--kb", str(kb), "add", str(folder)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
@@ -41,6 +44,9 @@ def _check(kb: Path) -> dict[int, int]:
         conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)")
         assert conn.execute("SELECT count(*) FROM chunks_fts_docsize WHERE id NOT IN (SELECT rowid FROM chunks)").fetchone()[0] == 0
         assert conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == conn.execute("SELECT count(*) FROM chunks_fts_docsize").fetchone()[0]
+        if conn.execute("SELECT count(*) FROM embeddings").fetchone()[0]:  # every chunk has its vector, no vector is orphaned
+            assert conn.execute("SELECT count(*) FROM chunks WHERE embed_hash NOT IN (SELECT text_hash FROM embeddings)").fetchone()[0] == 0
+            assert conn.execute("SELECT count(*) FROM embeddings WHERE text_hash NOT IN (SELECT embed_hash FROM chunks)").fetchone()[0] == 0
         versions: dict[int, int] = {}
         for doc_id, count in conn.execute("SELECT id, chunk_count FROM documents"):
             texts = [r[0] for r in conn.execute("SELECT text FROM chunks WHERE document_id = ?", (doc_id,))]
@@ -58,32 +64,34 @@ def _check(kb: Path) -> dict[int, int]:
 
 
 @pytest.mark.timeout(600)
-def test_sigkill_at_random_points(tmp_path):
+@pytest.mark.parametrize("setup", SETUPS)
+def test_sigkill_at_random_points(tmp_path, setup):
     """Every trial rewrites all files with a new version and kills the ingest part-way; after
     each kill every document is wholly one version and the index is consistent."""
+    files, paragraphs, provider = SETUPS[setup]
     rng = random.Random(20261202)
     folder = tmp_path / "docs"
     kb = tmp_path / "kb.db"
-    _write_corpus(folder, 1)
+    _write_corpus(folder, 1, files, paragraphs)
     started = time.monotonic()
-    assert _ingest(kb, folder).wait(timeout=300) == 0
+    assert _ingest(kb, folder, provider).wait(timeout=300) == 0
     full_run = time.monotonic() - started  # kills are spread over the span of a whole run
-    assert _check(kb) == {1: FILES}
+    assert _check(kb) == {1: files}
     partial = []
     for version in range(2, 2 + TRIALS):
-        _write_corpus(folder, version)
-        proc = _ingest(kb, folder)
+        _write_corpus(folder, version, files, paragraphs)
+        proc = _ingest(kb, folder, provider)
         time.sleep(rng.uniform(0.5, 1.0) * full_run)
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         versions = _check(kb)
-        assert sum(versions.values()) == FILES and set(versions) <= set(range(1, version + 1))
-        if versions.get(version, 0) not in (0, FILES):
+        assert sum(versions.values()) == files and set(versions) <= set(range(1, version + 1))
+        if versions.get(version, 0) not in (0, files):
             partial.append(versions)
         print(f"trial {version}: exit {proc.returncode}, documents by version {versions}")
         if len(partial) >= 2:
             break
     assert partial, "no kill landed while documents were being written"
-    assert _ingest(kb, folder).wait(timeout=300) == 0  # a final run completes the job
-    assert _check(kb) == {version: FILES}
+    assert _ingest(kb, folder, provider).wait(timeout=300) == 0  # a final run completes the job
+    assert _check(kb) == {version: files}

@@ -14,7 +14,9 @@ from docqa.settings import Settings
 
 @pytest.fixture
 def kb(tmp_path):
-    base = KnowledgeBase(Settings(kb=str(tmp_path / "kb.db")))
+    # These tests read the index through full-text search: BM25 finds exactly the chunks holding
+    # a word (dense search ranks every chunk).  Ingest still embeds; tests/retrieve covers vectors.
+    base = KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), search={"mode": "bm25"}))
     yield base
     base.close()
 
@@ -161,7 +163,7 @@ def test_parallel_workers_match_serial(tmp_path):
         write(docs / f"f{i:02}.md", f"# File {i}\n\n" + f"Paragraph about topic{i} and the common word.\n\n" * 30)
     results = []
     for workers in (1, 2):
-        with KnowledgeBase(Settings(kb=str(tmp_path / f"kb{workers}.db"), ingest={"workers": workers})) as kb:
+        with KnowledgeBase(Settings(kb=str(tmp_path / f"kb{workers}.db"), ingest={"workers": workers}, search={"mode": "bm25"})) as kb:
             report = kb.add([docs])
             assert len(report.added) == 40
             results.append(sorted((Path(h.path).name, h.text) for h in kb.search("common word", top_k=500)))

@@ -8,9 +8,11 @@ same contract test suite runs against every backend.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from docqa.types import Chunk, DocumentRecord, Hit
 
@@ -36,12 +38,52 @@ class TextQuery:
     phrase_boost: float = 1.5
 
 
+@dataclass(frozen=True, slots=True)
+class ChunkFilter:
+    """Which chunks a search may return: by collection, path glob and file type (all optional).
+
+    `path_glob` matches the absolute path (`*` crosses folders; a relative pattern matches at any
+    depth, so `docs/*.md` finds every `.../docs/x.md`).  `types` are format families (`pdf`,
+    `markdown`, `code`, ...) or file extensions (`md`, `py`).
+    """
+
+    collection: str | None = None
+    path_glob: str | None = None
+    types: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return self.collection is None and not self.path_glob and not self.types
+
+
+@dataclass(slots=True)
+class ChunkVectors:
+    """Dense vectors written with a document: `hashes[i]` is chunk i's embedded-text hash."""
+
+    model: str | None  # the embedder fingerprint key; None when no embedder is configured
+    hashes: list[str]
+    new: dict[str, np.ndarray] = field(default_factory=dict)  # hash -> vector not yet stored
+
+
+@dataclass(slots=True)
+class EmbedInput:
+    """A stored chunk text that has no vector for some model yet (for `docqa reindex`)."""
+
+    text_hash: str
+    title: str
+    section: list[str]
+    context: str
+    text: str
+    symbol: str | None
+
+
 class Store(ABC):
     """Persistent index of one knowledge base."""
 
     @abstractmethod
-    def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk]) -> None:
-        """Insert or replace a document, its text and its chunks in one transaction."""
+    def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk], metadata: dict | None = None,
+                         vectors: ChunkVectors | None = None) -> None:
+        """Insert or replace a document, its text, its chunks and their vectors in one transaction."""
 
     @abstractmethod
     def record_failure(self, record: DocumentRecord) -> None:
@@ -68,8 +110,41 @@ class Store(ABC):
         """Documents, optionally of one collection and under one path prefix."""
 
     @abstractmethod
-    def search_text(self, query: TextQuery, top_k: int, collection: str | None = None) -> list[tuple[str, float]]:
-        """(chunk_id, score) best first; higher score is better."""
+    def search_text(self, query: TextQuery, top_k: int, where: ChunkFilter | None = None) -> list[tuple[str, float]]:
+        """(chunk_id, BM25 score) best first; higher score is better."""
+
+    @abstractmethod
+    def search_vector(self, vector: np.ndarray, model: str, top_k: int, where: ChunkFilter | None = None) -> list[tuple[str, float]]:
+        """(chunk_id, cosine similarity) best first, over the vectors of one model."""
+
+    # -- vectors ---------------------------------------------------------------------------
+    @abstractmethod
+    def known_vectors(self, model: str, hashes: Iterable[str]) -> set[str]:
+        """Which of these text hashes already have a vector of `model` (they need no embedding)."""
+
+    @abstractmethod
+    def embedder(self) -> str | None:
+        """The recorded embedder fingerprint (JSON), or None when nothing was embedded yet."""
+
+    @abstractmethod
+    def set_embedder(self, fingerprint: str | None, model: str | None) -> None:
+        """Record the embedder and drop every vector of any other model (None: no embedder)."""
+
+    @abstractmethod
+    def unembedded(self, model: str, limit: int) -> list[EmbedInput]:
+        """Up to `limit` distinct chunk texts lacking a vector of `model`."""
+
+    @abstractmethod
+    def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
+        """Store vectors of `model` by text hash (one transaction)."""
+
+    @abstractmethod
+    def fill_hashes(self, hasher: Callable[[EmbedInput], str]) -> int:
+        """Give chunks indexed before vectors existed their text hash; returns how many."""
+
+    @abstractmethod
+    def vector_count(self, model: str | None = None) -> tuple[int, int]:
+        """(chunks with a vector of `model`, all chunks)."""
 
     @abstractmethod
     def get_hits(self, chunk_ids: list[str]) -> list[Hit]:

@@ -7,12 +7,14 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+
 from docqa.errors import NotFoundError, SchemaError, StoreError
-from docqa.index.base import FileState, Store, TextQuery
+from docqa.index.base import ChunkFilter, ChunkVectors, EmbedInput, FileState, Store, TextQuery
 from docqa.index.migrate import migrate
 from docqa.text import segment_for_index
 from docqa.types import Chunk, DocumentRecord, Hit
@@ -62,6 +64,8 @@ class SQLiteStore(Store):
         self._df_cache: dict[str, int] = {}  # term -> chunks containing it, for _selective_terms
         self._batch_started: float | None = None  # when the open batch transaction began
         self._batch_seconds = 0.5
+        self._writes = 0  # own write transactions (PRAGMA data_version counts only other connections')
+        self._vectors: _VectorCache | None = None
 
     # -- writing -------------------------------------------------------------------------
     @contextmanager
@@ -82,6 +86,7 @@ class SQLiteStore(Store):
                     self._batching = False
                     self.conn.execute("ROLLBACK")
                     raise
+                self._writes += 1
                 if time.monotonic() - self._batch_started >= self._batch_seconds:
                     self._commit_batch()
                 return
@@ -92,6 +97,7 @@ class SQLiteStore(Store):
                 self.conn.execute("ROLLBACK")
                 raise
             self.conn.execute("COMMIT")
+            self._writes += 1
 
     @contextmanager
     def batch(self, seconds: float = 0.5):
@@ -121,20 +127,31 @@ class SQLiteStore(Store):
     def _ensure_collection(self, conn: sqlite3.Connection, name: str) -> None:
         conn.execute("INSERT OR IGNORE INTO collections VALUES (?, datetime('now'))", (name,))
 
-    def _delete_rows(self, conn: sqlite3.Connection, document_id: str) -> None:
+    def _delete_rows(self, conn: sqlite3.Connection, document_id: str) -> list[str]:
         # Remove the index entries with exactly the values they were indexed with, then the rows.
         # Only when there are some: any write statement on the FTS table flushes its buffer.
         if conn.execute("SELECT 1 FROM chunks WHERE document_id = ? LIMIT 1", (document_id,)).fetchone() is None:
             conn.execute("DELETE FROM document_texts WHERE document_id = ?", (document_id,))
-            return
+            return []
         conn.execute(
             "INSERT INTO chunks_fts (chunks_fts, rowid, title, keywords, summary, content) "
             "SELECT 'delete', rowid, title, keywords, summary, content FROM chunks_fts_source "
             "WHERE rowid IN (SELECT rowid FROM chunks WHERE document_id = ?)",
             (document_id,),
         )
+        old_hashes = [r[0] for r in conn.execute(
+            "SELECT DISTINCT embed_hash FROM chunks WHERE document_id = ? AND embed_hash IS NOT NULL", (document_id,))]
         conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
         conn.execute("DELETE FROM document_texts WHERE document_id = ?", (document_id,))
+        return old_hashes
+
+    @staticmethod
+    def _drop_orphan_vectors(conn: sqlite3.Connection, hashes: list[str]) -> None:
+        """Delete the vectors of texts no chunk uses any more (run after the new rows are in)."""
+        conn.executemany(
+            "DELETE FROM embeddings WHERE text_hash = ? AND NOT EXISTS (SELECT 1 FROM chunks WHERE embed_hash = ?)",
+            [(h, h) for h in hashes],
+        )
 
     def _upsert_document(self, conn: sqlite3.Connection, r: DocumentRecord, metadata: dict, chunk_count: int,
                          fts: tuple[str, str] = ("", "")) -> None:
@@ -153,27 +170,35 @@ class SQLiteStore(Store):
              json.dumps(metadata, ensure_ascii=False, default=str), *fts),
         )
 
-    def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk], metadata: dict | None = None) -> None:
+    def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk], metadata: dict | None = None,
+                         vectors: ChunkVectors | None = None) -> None:
         title = segment_for_index(record.title)
         fts_doc = (segment_for_index(" ".join(record.keywords)), segment_for_index(record.summary))
-        rows = [_chunk_row(record.document_id, record.content_hash, title, c) for c in chunks]
+        hashes = vectors.hashes if vectors is not None else [None] * len(chunks)
+        if len(hashes) != len(chunks):
+            raise ValueError(f"{len(hashes)} text hashes for {len(chunks)} chunks")
+        rows = [(*_chunk_row(record.document_id, record.content_hash, title, c), h) for c, h in zip(chunks, hashes)]
         with self._transaction() as conn:
             self._ensure_collection(conn, record.collection)
-            self._delete_rows(conn, record.document_id)
+            old_hashes = self._delete_rows(conn, record.document_id)
             self._upsert_document(conn, record, metadata or {}, len(chunks), fts_doc)
             conn.execute("INSERT INTO document_texts VALUES (?, ?)", (record.document_id, text))
             first = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM chunks").fetchone()[0]
             conn.executemany(
                 "INSERT INTO chunks (rowid, id, document_id, ordinal, text, context, char_start, char_end, section,"
-                " page_start, page_end, line_start, line_end, symbol, language, tokens, fts_title, fts_content)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " page_start, page_end, line_start, line_end, symbol, language, tokens, fts_title, fts_content, embed_hash)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [(first + i, *row) for i, row in enumerate(rows)],
             )
             conn.executemany(
                 "INSERT INTO chunks_fts (rowid, title, keywords, summary, content) VALUES (?,?,?,?,?)",
-                [(first + i, row[-2], fts_doc[0], fts_doc[1] if row[2] == 0 else "", row[3] if row[-1] is None else row[-1])
+                [(first + i, row[-3], fts_doc[0], fts_doc[1] if row[2] == 0 else "", row[3] if row[-2] is None else row[-2])
                  for i, row in enumerate(rows)],
             )
+            if vectors is not None and vectors.model and vectors.new:
+                self._insert_vectors(conn, vectors.model, vectors.new)
+            if old_hashes:
+                self._drop_orphan_vectors(conn, old_hashes)
 
     def record_failure(self, record: DocumentRecord) -> None:
         with self._transaction() as conn:
@@ -191,8 +216,9 @@ class SQLiteStore(Store):
         count = 0
         with self._transaction() as conn:
             for doc_id in document_ids:
-                self._delete_rows(conn, doc_id)
+                old_hashes = self._delete_rows(conn, doc_id)
                 count += conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount
+                self._drop_orphan_vectors(conn, old_hashes)
         return count
 
     def move_document(self, old_id: str, new_id: str, new_path: str, size: int, mtime_ns: int) -> None:
@@ -224,20 +250,29 @@ class SQLiteStore(Store):
             args += [path_prefix, len(prefix), prefix]
         return [_record(r) for r in self.conn.execute(sql + " ORDER BY collection, path", args)]
 
-    def search_text(self, query: TextQuery, top_k: int, collection: str | None = None) -> list[tuple[str, float]]:
+    def search_text(self, query: TextQuery, top_k: int, where: ChunkFilter | None = None) -> list[tuple[str, float]]:
         if not query.terms:
             return []
+        where = self._effective(where)
         pool = max(top_k * 3, 30)  # boosts re-order a wider pool than what is returned
         terms = self._selective_terms(query.terms)
-        scored = dict(self._match(" OR ".join(fts_literal(t) for t in terms), pool, collection))
+        scored = dict(self._match(" OR ".join(fts_literal(t) for t in terms), pool, where))
         if len(query.terms) > 1 and scored:
             # Proximity in the title or text earns half the boost, the exact phrase all of it.
             # (Not in keywords/summary: those lists put unrelated words side by side.)
             near = "{title content} : NEAR(" + " ".join(fts_literal(t) for t in query.terms) + f", {len(query.terms) + 3})"
-            self._boost(scored, near, 1 + (query.phrase_boost - 1) / 2, pool, collection)
+            self._boost(scored, near, 1 + (query.phrase_boost - 1) / 2, pool, where)
             if query.phrase:
-                self._boost(scored, "{title content} : " + fts_literal(query.phrase), query.phrase_boost, pool, collection)
+                self._boost(scored, "{title content} : " + fts_literal(query.phrase), query.phrase_boost, pool, where)
         return sorted(scored.items(), key=lambda kv: -kv[1])[:top_k]
+
+    def _effective(self, where: ChunkFilter | None) -> ChunkFilter | None:
+        """The filter, or None when it cannot exclude anything (a join would only cost time)."""
+        if where is None or where.empty:
+            return None
+        if not where.path_glob and not where.types and self.collections() == [where.collection]:
+            return None
+        return where
 
     def _selective_terms(self, terms: list[str]) -> list[str]:
         """Drop terms found in more than COMMON_TERM_SHARE of the chunks, when rarer ones remain.
@@ -271,30 +306,134 @@ class SQLiteStore(Store):
             self._df_cache.clear()
         return self._total_cache[1]
 
-    def _boost(self, scored: dict[str, float], match: str, factor: float, pool: int, collection: str | None) -> None:
-        for chunk_id, _ in self._match(match, pool, collection):
+    def _boost(self, scored: dict[str, float], match: str, factor: float, pool: int, where: ChunkFilter | None) -> None:
+        for chunk_id, _ in self._match(match, pool, where):
             if chunk_id in scored:
                 scored[chunk_id] *= factor
 
-    def _match(self, match: str, top_k: int, collection: str | None) -> list[tuple[str, float]]:
+    def _match(self, match: str, top_k: int, where: ChunkFilter | None) -> list[tuple[str, float]]:
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        if collection is not None and self.collections() == [collection]:
-            collection = None  # the filter would only cost a join
-        if collection is None:
+        if where is None:
             # Rank inside FTS5 alone, then look up the few winners: a join here makes SQLite
             # fetch every matching chunk row before sorting (about twice as slow at 100k chunks).
             sql = (f"SELECT c.id, -f.score FROM (SELECT rowid, bm25(chunks_fts, {weights}) AS score FROM chunks_fts"
                    " WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) f JOIN chunks c ON c.rowid = f.rowid ORDER BY f.score")
             args: list = [match, top_k]
         else:
+            clause, filter_args = _filter_sql(where)
             sql = (f"SELECT c.id, -bm25(chunks_fts, {weights}) AS score FROM chunks_fts"
                    " JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.document_id"
-                   f" WHERE chunks_fts MATCH ? AND d.collection = ? ORDER BY bm25(chunks_fts, {weights}) LIMIT ?")
-            args = [match, collection, top_k]
+                   f" WHERE chunks_fts MATCH ? AND {clause} ORDER BY bm25(chunks_fts, {weights}) LIMIT ?")
+            args = [match, *filter_args, top_k]
         try:
             return [(r[0], r[1]) for r in self.conn.execute(sql, args)]
         except sqlite3.OperationalError as exc:  # only reachable through a bug in escaping
             raise StoreError(f"full-text query failed: {exc}") from exc
+
+    # -- vectors ---------------------------------------------------------------------------
+    def search_vector(self, vector: np.ndarray, model: str, top_k: int, where: ChunkFilter | None = None) -> list[tuple[str, float]]:
+        cache = self._vector_cache(model)
+        if cache.matrix.shape[0] == 0:
+            return []
+        if cache.matrix.shape[1] != vector.shape[-1]:
+            raise StoreError(f"query vector has {vector.shape[-1]} dimensions, the index {cache.matrix.shape[1]}: run 'docqa reindex'")
+        scores = cache.matrix @ vector.astype(np.float32, copy=False)
+        where = self._effective(where)
+        if where is not None:
+            clause, args = _filter_sql(where)
+            allowed = np.fromiter((r[0] for r in self.conn.execute(
+                f"SELECT c.rowid FROM chunks c JOIN documents d ON d.id = c.document_id WHERE {clause}", args)), dtype=np.int64)
+            scores = np.where(np.isin(cache.rowids, allowed), scores, -np.inf)
+        k = min(top_k, len(scores))
+        best = np.argpartition(-scores, k - 1)[:k]
+        best = best[np.argsort(-scores[best], kind="stable")]
+        best = best[np.isfinite(scores[best])]
+        rowids = [int(r) for r in cache.rowids[best]]
+        if not rowids:
+            return []
+        ids = dict(self.conn.execute(f"SELECT rowid, id FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})", rowids))
+        return [(ids[r], float(scores[i])) for r, i in zip(rowids, best) if r in ids]
+
+    def _vector_cache(self, model: str) -> _VectorCache:
+        """All vectors of `model` as one float32 matrix, reloaded when the index changed."""
+        token = (self.conn.execute("PRAGMA data_version").fetchone()[0], self._writes)
+        cache = self._vectors
+        if cache is None or cache.model != model or cache.token != token:
+            with self._lock:
+                rows = self.conn.execute(
+                    "SELECT c.rowid, e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.text_hash = c.embed_hash",
+                    (model,)).fetchall()
+            rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            blob = b"".join(r[1] for r in rows)
+            dims = len(rows[0][1]) // 2 if rows else 0
+            matrix = np.frombuffer(blob, dtype=np.float16).reshape(len(rows), dims).astype(np.float32)
+            cache = self._vectors = _VectorCache(model, token, rowids, matrix)
+        return cache
+
+    def _insert_vectors(self, conn: sqlite3.Connection, model: str, vectors: dict[str, np.ndarray]) -> None:
+        conn.executemany(
+            "INSERT OR REPLACE INTO embeddings (model, text_hash, vector) VALUES (?, ?, ?)",
+            [(model, h, np.asarray(v, dtype=np.float16).tobytes()) for h, v in vectors.items()],
+        )
+
+    def known_vectors(self, model: str, hashes: Iterable[str]) -> set[str]:
+        hashes = list(dict.fromkeys(hashes))
+        found: set[str] = set()
+        for i in range(0, len(hashes), 500):
+            part = hashes[i : i + 500]
+            found.update(r[0] for r in self.conn.execute(
+                f"SELECT text_hash FROM embeddings WHERE model = ? AND text_hash IN ({','.join('?' * len(part))})", [model, *part]))
+        return found
+
+    def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
+        with self._transaction() as conn:
+            self._insert_vectors(conn, model, vectors)
+
+    def embedder(self) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+        return row[0] if row else None
+
+    def set_embedder(self, fingerprint: str | None, model: str | None) -> None:
+        with self._transaction() as conn:
+            if fingerprint is None:
+                conn.execute("DELETE FROM meta WHERE key = 'embedder'")
+                conn.execute("DELETE FROM embeddings")
+            else:
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('embedder', ?)", (fingerprint,))
+                conn.execute("DELETE FROM embeddings WHERE model != ?", (model,))
+
+    def unembedded(self, model: str, limit: int) -> list[EmbedInput]:
+        rows = self.conn.execute(
+            """SELECT c.embed_hash, d.title, c.section, c.context, c.text, c.symbol FROM chunks c
+               JOIN documents d ON d.id = c.document_id
+               WHERE c.embed_hash IS NOT NULL AND NOT EXISTS
+                   (SELECT 1 FROM embeddings e WHERE e.model = ? AND e.text_hash = c.embed_hash)
+               GROUP BY c.embed_hash LIMIT ?""",
+            (model, limit),
+        )
+        return [EmbedInput(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5]) for r in rows]
+
+    def fill_hashes(self, hasher: Callable[[EmbedInput], str]) -> int:
+        done = 0
+        while True:
+            rows = self.conn.execute(
+                """SELECT c.rowid, d.title, c.section, c.context, c.text, c.symbol FROM chunks c
+                   JOIN documents d ON d.id = c.document_id WHERE c.embed_hash IS NULL LIMIT 2000""").fetchall()
+            if not rows:
+                return done
+            updates = [(hasher(EmbedInput("", r[1], json.loads(r[2]), r[3], r[4], r[5])), r[0]) for r in rows]
+            with self._transaction() as conn:
+                conn.executemany("UPDATE chunks SET embed_hash = ? WHERE rowid = ?", updates)
+            done += len(rows)
+
+    def vector_count(self, model: str | None = None) -> tuple[int, int]:
+        total = self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        if model is None:
+            return 0, total
+        embedded = self.conn.execute(
+            "SELECT count(*) FROM chunks c JOIN embeddings e ON e.model = ? AND e.text_hash = c.embed_hash", (model,)
+        ).fetchone()[0]
+        return embedded, total
 
     def get_hits(self, chunk_ids: list[str]) -> list[Hit]:
         if not chunk_ids:
@@ -332,6 +471,8 @@ class SQLiteStore(Store):
             "source_bytes": one("SELECT coalesce(sum(size), 0) FROM documents"),
             "by_type": by_type,
             "index_bytes": size + (wal.stat().st_size if wal.exists() else 0),
+            "embedder": json.loads(self.embedder() or "null"),
+            "vectors": one("SELECT count(*) FROM embeddings"),
         }
 
     def check(self) -> dict:
@@ -353,6 +494,38 @@ class SQLiteStore(Store):
 
     def close(self) -> None:
         self.conn.close()
+
+
+class _VectorCache:
+    __slots__ = ("model", "token", "rowids", "matrix")
+
+    def __init__(self, model: str, token: tuple, rowids: np.ndarray, matrix: np.ndarray):
+        self.model, self.token, self.rowids, self.matrix = model, token, rowids, matrix
+
+
+def _filter_sql(where: ChunkFilter) -> tuple[str, list]:
+    """A WHERE clause over `documents d` for a filter, with its arguments."""
+    clauses, args = [], []
+    if where.collection is not None:
+        clauses.append("d.collection = ?")
+        args.append(where.collection)
+    if where.path_glob:
+        clauses.append("d.path GLOB ?")
+        args.append(path_glob_pattern(where.path_glob))
+    if where.types:
+        kinds = [t.lower().lstrip(".") for t in where.types]
+        ors = [f"d.type IN ({','.join('?' * len(kinds))})"] + ["lower(d.path) GLOB ?"] * len(kinds)
+        clauses.append("(" + " OR ".join(ors) + ")")
+        args += kinds + [f"*.{k}" for k in kinds]
+    return " AND ".join(clauses) or "1", args
+
+
+def path_glob_pattern(glob: str) -> str:
+    """A user's path glob as an SQLite GLOB over absolute paths (`**` = `*`; relative = any depth)."""
+    pattern = glob.replace("**/", "*").replace("**", "*")
+    if not pattern.startswith(("/", "*")):
+        pattern = "*/" + pattern.removeprefix("./")
+    return pattern
 
 
 def _fts_title(title: str, chunk: Chunk) -> str:

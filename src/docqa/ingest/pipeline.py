@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from docqa.embed import Embedder, embed_text, text_hash
 from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError
-from docqa.index.base import FileState, Store
+from docqa.index.base import ChunkVectors, FileState, Store
 from docqa.ingest.scan import Scanner
 from docqa.types import Chunk, DocumentRecord
 
@@ -30,6 +31,9 @@ _INLINE_MAX = 3  # parse this few files in-process: a pool costs more than it sa
 # than parsing a 2 KB file.  Groups stay small so progress and memory stay smooth.
 _GROUP_FILES = 32
 _GROUP_BYTES = 512 * 1024
+# Parsed files wait until this many chunks are pending, then are embedded in one go (the model
+# runs far better on full batches than on the one or two chunks of a small file).
+_EMBED_CHUNKS = 128
 
 
 @dataclass(slots=True)
@@ -147,9 +151,12 @@ def _groups(jobs: list[tuple]):
 class Ingestor:
     """Runs one `add` against a store."""
 
-    def __init__(self, store: Store, scanner: Scanner, opts: IngestOptions, progress: Progress | None = None):
+    def __init__(self, store: Store, scanner: Scanner, opts: IngestOptions, progress: Progress | None = None,
+                 embedder: Embedder | None = None):
         self.store, self.scanner, self.opts = store, scanner, opts
         self.progress = progress or (lambda done, total, path: None)
+        self.embedder = embedder
+        self.model = embedder.fingerprint.key if embedder else None
 
     def run(self, paths: list[Path], collection: str) -> IngestReport:
         started = time.perf_counter()
@@ -184,11 +191,51 @@ class Ingestor:
         return jobs
 
     def _parse_all(self, jobs: list[tuple], states: dict, collection: str, report: IngestReport) -> None:
-        total = len(jobs)
+        total, done = len(jobs), 0
+        pending: list[Parsed] = []
+        waiting = 0  # chunks in `pending`
         with self.store.batch():
-            for done, parsed in enumerate(self._results(jobs), start=1):
-                self._write(parsed, states.get(parsed.path), collection, report)
-                self.progress(done, total, parsed.path)
+            for parsed in self._results(jobs):
+                pending.append(parsed)
+                waiting += len(parsed.chunks)
+                if waiting >= _EMBED_CHUNKS or self.embedder is None:
+                    done = self._flush(pending, states, collection, report, done, total)
+                    pending, waiting = [], 0
+            self._flush(pending, states, collection, report, done, total)
+
+    def _flush(self, batch: list[Parsed], states: dict, collection: str, report: IngestReport, done: int, total: int) -> int:
+        """Embed what the parsed files need (one model call for all of them), then write each."""
+        vectors = self._vectors(batch)
+        for parsed in batch:
+            self._write(parsed, states.get(parsed.path), collection, report, vectors.get(parsed.path))
+            done += 1
+            self.progress(done, total, parsed.path)
+        return done
+
+    def _vectors(self, batch: list[Parsed]) -> dict[str, ChunkVectors]:
+        """Per file path: its chunks' text hashes and the vectors the index does not hold yet."""
+        out: dict[str, ChunkVectors] = {}
+        texts: dict[str, str] = {}
+        for parsed in batch:
+            if parsed.unchanged or parsed.error is not None:
+                continue
+            hashes = []
+            for chunk in parsed.chunks:
+                chunk.text = parsed.text[chunk.char_start : chunk.char_end]
+                enriched = embed_text(parsed.title, chunk.section, chunk.text, chunk.context, chunk.symbol)
+                hashes.append(h := text_hash(enriched))
+                texts.setdefault(h, enriched)
+            out[parsed.path] = ChunkVectors(self.model, hashes)
+        if self.embedder is None or not texts:
+            return out
+        known = self.store.known_vectors(self.model, texts)
+        missing = [h for h in texts if h not in known]
+        if missing:
+            matrix = self.embedder.embed_batch([texts[h] for h in missing], "passage")
+            fresh = dict(zip(missing, matrix))
+            for entry in out.values():
+                entry.new = {h: fresh[h] for h in entry.hashes if h in fresh}
+        return out
 
     def _results(self, jobs: list[tuple]):
         workers = self.opts.workers or os.cpu_count() or 1
@@ -218,7 +265,8 @@ class Ingestor:
                     future.cancel()
                 raise
 
-    def _write(self, parsed: Parsed, old: FileState | None, collection: str, report: IngestReport) -> None:
+    def _write(self, parsed: Parsed, old: FileState | None, collection: str, report: IngestReport,
+               vectors: ChunkVectors | None) -> None:
         doc_id = document_id(collection, parsed.path)
         if parsed.unchanged:
             self.store.touch(doc_id, parsed.size, parsed.mtime_ns)
@@ -227,15 +275,13 @@ class Ingestor:
         if parsed.error is not None:
             self._fail(parsed, doc_id, collection, report)
             return
-        for chunk in parsed.chunks:
-            chunk.text = parsed.text[chunk.char_start : chunk.char_end]
         record = DocumentRecord(
             document_id=doc_id, path=parsed.path, collection=collection, type=parsed.type, title=parsed.title,
             keywords=parsed.keywords, summary=parsed.summary, size=parsed.size, content_hash=parsed.content_hash,
             chunks=len(parsed.chunks), status="ok", error=None, indexed_at=_now(), mtime_ns=parsed.mtime_ns,
             language=parsed.language,
         )
-        self.store.replace_document(record, parsed.text, parsed.chunks, parsed.metadata)
+        self.store.replace_document(record, parsed.text, parsed.chunks, parsed.metadata, vectors)
         (report.updated if old else report.added).append(parsed.path)
         report.chunks += len(parsed.chunks)
         report.bytes_parsed += parsed.size

