@@ -16,3 +16,13 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"{SHARED_DATA} not present (benchmark data ships beside the repo in CI only)")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def local_embedder():
+    """The bundled offline model, loaded once for the whole run."""
+    from docqa.embed.local import LocalEmbedder
+
+    embedder = LocalEmbedder()
+    embedder.embed_query("load the model")  # a missing model fails here, with the install command
+    return embedder

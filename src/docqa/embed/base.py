@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from docqa.errors import EmbedError
 from docqa.text.sentences import sentence_spans
 
 # Bump when embed_text() changes: the fingerprint changes with it, so old vectors get re-embedded.
@@ -90,17 +91,20 @@ class Embedder(ABC):
             parts = self.windows(text) if kind == "passage" else [text]
             pieces.extend(parts)
             owner.extend([i] * len(parts))
-        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        done = 0
+        out: np.ndarray | None = None
         for start in range(0, len(pieces), self.batch_size):
             batch = pieces[start : start + self.batch_size]
             vectors = np.asarray(self._embed(batch, kind), dtype=np.float32)
-            if vectors.shape != (len(batch), self.dimensions):
-                raise ValueError(f"{self.name} returned vectors of shape {vectors.shape}, expected ({len(batch)}, {self.dimensions})")
+            if out is None:
+                out = np.zeros((len(texts), vectors.shape[-1]), dtype=np.float32)
+            if vectors.shape != (len(batch), out.shape[1]):
+                raise EmbedError(f"{self.name} returned vectors of shape {vectors.shape}, expected ({len(batch)}, {out.shape[1]})")
             np.add.at(out, owner[start : start + len(batch)], vectors)
             if progress:
                 done = owner[start + len(batch) - 1] + 1
                 progress(done, len(texts))
+        if out is None:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
         return _normalise(out)
 
     def embed_query(self, text: str) -> np.ndarray:

@@ -26,13 +26,14 @@ class LocalEmbedder(Embedder):
     """USE-multilingual-v3 (512-d) on onnxruntime; loads lazily, on first use."""
 
     name = "use-multilingual-v3"
-    version = USE_SHA256[:12]
     dimensions = 512
     batch_size = 32
-    window_chars = 500  # a sentence encoder: long passages are read as averaged windows
 
-    def __init__(self, threads: int = 0):
+    def __init__(self, threads: int = 0, window_chars: int = 500):
         self.threads = threads or (os.cpu_count() or 1)
+        # A sentence encoder: long passages are read as windows whose vectors are averaged.
+        self.window_chars = window_chars
+        self.version = f"{USE_SHA256[:12]}-w{window_chars}"
         self._session = None
         self._lock = threading.Lock()
 

@@ -155,6 +155,10 @@ class Store(ABC):
         """The full stored text of a document."""
 
     @abstractmethod
+    def text_heads(self, chunk_ids: list[str], chars: int = 300) -> dict[str, str]:
+        """The first `chars` characters of each chunk's text, by chunk id."""
+
+    @abstractmethod
     def chunk_ids(self, document_id: str) -> list[str]:
         """Chunk ids of a document in order."""
 

@@ -448,6 +448,12 @@ class SQLiteStore(Store):
             raise NotFoundError(f"no stored text for document {document_id}: run 'docqa list' to see what is indexed")
         return row[0]
 
+    def text_heads(self, chunk_ids: list[str], chars: int = 300) -> dict[str, str]:
+        if not chunk_ids:
+            return {}
+        sql = f"SELECT id, substr(text, 1, ?) FROM chunks WHERE id IN ({','.join('?' * len(chunk_ids))})"
+        return dict(self.conn.execute(sql, [chars, *chunk_ids]))
+
     def chunk_ids(self, document_id: str) -> list[str]:
         rows = self.conn.execute("SELECT id FROM chunks WHERE document_id = ? ORDER BY ordinal", (document_id,))
         return [r[0] for r in rows]

@@ -7,18 +7,26 @@ Both fusions take ranked lists of `(chunk_id, score)`, best first, and return on
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 Ranked = Sequence[tuple[str, float]]
 
 
-def rrf(lists: Sequence[Ranked], k: int = 60) -> list[tuple[str, float]]:
-    """Reciprocal rank fusion: sum over lists of 1 / (k + rank), rank counted from 1."""
+def rrf(lists: Sequence[Ranked], k: int = 60, dense_only: Collection[str] = ()) -> list[tuple[str, float]]:
+    """Reciprocal rank fusion: sum over lists of 1 / (k + rank), rank counted from 1.
+
+    A chunk in `dense_only` (one full-text search could not have matched: another language
+    than the query) counts its last list's term for every list.
+    """
     fused: dict[str, float] = {}
     for ranked in lists:
         for rank, (chunk_id, _) in enumerate(ranked, start=1):
             fused[chunk_id] = fused.get(chunk_id, 0.0) + 1.0 / (k + rank)
+    if dense_only and lists:
+        for rank, (chunk_id, _) in enumerate(lists[-1], start=1):
+            if chunk_id in dense_only:
+                fused[chunk_id] = len(lists) / (k + rank)
     return _sorted(fused)
 
 
@@ -32,10 +40,18 @@ def min_max(ranked: Ranked) -> dict[str, float]:
     return {cid: (s - low) / span if span > 0 else 1.0 for cid, s in ranked}
 
 
-def convex(bm25: Ranked, dense: Ranked, dense_weight: float) -> list[tuple[str, float]]:
-    """w * dense + (1 - w) * bm25 over min-max-normalised scores; a list a chunk is missing from gives 0."""
+def convex(bm25: Ranked, dense: Ranked, dense_weight: float, dense_only: Collection[str] = ()) -> list[tuple[str, float]]:
+    """w * dense + (1 - w) * bm25 over min-max-normalised scores; a list a chunk is missing from gives 0.
+
+    A chunk in `dense_only` is scored by its dense score alone: full-text search could not
+    have matched it (it is in another language than the query), so its absence from the BM25
+    list says nothing against it.  This is what lets a Chinese question find English text.
+    """
     b, d = min_max(bm25), min_max(dense)
     fused = {cid: (1 - dense_weight) * b.get(cid, 0.0) + dense_weight * d.get(cid, 0.0) for cid in {**b, **d}}
+    for cid in dense_only:
+        if cid in d and cid not in b:
+            fused[cid] = d[cid]
     return _sorted(fused, order=[*b, *d])
 
 

@@ -18,6 +18,7 @@ from docqa.retrieve.fusion import Calibration, convex, monotone, rrf
 from docqa.retrieve.query import parse_query
 from docqa.retrieve.snippet import highlight
 from docqa.settings import SearchSettings
+from docqa.text import script
 from docqa.types import Hit
 
 MODES = ("hybrid", "bm25", "dense")
@@ -70,7 +71,7 @@ class Retriever:
             bm25=self.store.search_text(parsed, depth, where) if mode != "dense" else [],
             dense=self._dense(query, depth, where) if mode != "bm25" else [],
         )
-        fused = self._fuse(lists, mode)[:top_k]
+        fused = self._fuse(lists, mode, query)[:top_k]
         hits = self.store.get_hits([cid for cid, _ in fused])
         self._annotate(hits, lists, mode, parsed.terms)
         low = not hits or hits[0].score < s.relevance_threshold
@@ -89,14 +90,22 @@ class Retriever:
         vector = self.embedder.embed_query(query)
         return self.store.search_vector(vector, self.model_key, depth, where)
 
-    def _fuse(self, lists: _Lists, mode: str) -> list[tuple[str, float]]:
+    def _fuse(self, lists: _Lists, mode: str, query: str) -> list[tuple[str, float]]:
         if mode == "bm25":
             return lists.bm25
-        if mode == "dense":
+        if mode == "dense" or not lists.bm25:  # no word of the query matched: dense alone decides
             return lists.dense
+        dense_only = self._other_language(lists, query)
         if self.settings.fusion == "rrf":
-            return rrf([lists.bm25, lists.dense], self.settings.rrf_k)
-        return convex(lists.bm25, lists.dense, self.settings.dense_weight)
+            return rrf([lists.bm25, lists.dense], self.settings.rrf_k, dense_only)
+        return convex(lists.bm25, lists.dense, self.settings.dense_weight, dense_only)
+
+    def _other_language(self, lists: _Lists, query: str) -> set[str]:
+        """Dense hits in another script than the query: BM25 could not have found them."""
+        seen = {cid for cid, _ in lists.bm25}
+        unseen = [cid for cid, _ in lists.dense if cid not in seen]
+        want = script(query)
+        return {cid for cid, head in self.store.text_heads(unseen).items() if script(head) != want}
 
     def _annotate(self, hits: list[Hit], lists: _Lists, mode: str, terms: list[str]) -> None:
         bm25 = {cid: (rank, score) for rank, (cid, score) in enumerate(lists.bm25, start=1)}

@@ -39,6 +39,19 @@ def has_cjk(text: str) -> bool:
     return not text.isascii() and _CJK_RUN.search(text) is not None  # isascii: a C-speed fast path
 
 
+def script(text: str) -> str:
+    """'cjk' when Chinese characters make up at least a fifth of the letters, else 'latin'.
+
+    Full-text search cannot match across the two (a Chinese query shares no term with English
+    text), which is what hybrid fusion needs to know.
+    """
+    if not has_cjk(text):
+        return "latin"
+    cjk = sum(len(run) for run in _CJK_RUN.findall(text))
+    letters = sum(ch.isalnum() for ch in text)
+    return "cjk" if cjk * 5 >= max(letters, 1) else "latin"
+
+
 def _cut(run: str) -> list[str]:
     return _rjieba().cut(run, False)
 

@@ -1,0 +1,91 @@
+"""Hybrid retrieval quality: BM25, dense, and their fusions, through docqa's own index, in one run.
+
+    python benchmarks/retrieval_hybrid.py scifact [--window 500]
+    python benchmarks/retrieval_hybrid.py cmrc2018-dev
+
+Each corpus document becomes a Markdown file, ingested with `KnowledgeBase.add` (the real
+pipeline: chunks, enriched text, embeddings in the same SQLite file).  For every query the BM25
+list and the dense list (top 100 chunks each) are taken once from the store; the fusions are
+computed from those same lists, so the rows differ only in how they fuse.  The last row runs
+`KnowledgeBase.search` with the shipped defaults end to end.  No reranker row: no cross-encoder
+ships its weights in a package usable offline here (see ../shared/models/README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from beir import evaluate, load  # noqa: E402
+from retrieval_bm25 import write_corpus  # noqa: E402
+
+from docqa.embed.local import LocalEmbedder  # noqa: E402
+from docqa.kb import KnowledgeBase  # noqa: E402
+from docqa.retrieve import convex, parse_query, rrf  # noqa: E402
+from docqa.settings import Settings  # noqa: E402
+
+WORK = Path(__file__).resolve().parent / ".work"
+DEPTH = 100
+
+
+def fold(ranked: list[tuple[str, float]], doc_of: dict[str, str]) -> list[str]:
+    """Chunk ranking -> document ranking (first occurrence)."""
+    return list(dict.fromkeys(doc_of[cid] for cid, _ in ranked))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dataset", nargs="?", default="scifact")
+    ap.add_argument("--window", type=int, default=500, help="window_chars of the local embedder")
+    args = ap.parse_args()
+    corpus, queries, qrels = load(args.dataset)
+    folder = WORK / args.dataset / "docs"
+    write_corpus(corpus, folder)
+    db = WORK / args.dataset / f"hybrid-w{args.window}.db"
+    embedder = LocalEmbedder(window_chars=args.window)
+    with KnowledgeBase(Settings(kb=str(db)), embedder=embedder) as kb:
+        started = time.perf_counter()
+        report = kb.add([folder])
+        ingest_s = time.perf_counter() - started
+        store, key = kb.store, embedder.fingerprint.key
+        doc_of = {}
+        for record in kb.documents():
+            for cid in store.chunk_ids(record.document_id):
+                doc_of[cid] = Path(record.path).stem
+        lists, embed_ms = {}, []
+        for qid, text in queries.items():
+            t = time.perf_counter()
+            vector = embedder.embed_query(text)
+            embed_ms.append((time.perf_counter() - t) * 1000)
+            lists[qid] = (store.search_text(parse_query(text), DEPTH), store.search_vector(vector, key, DEPTH))
+        runs = {
+            "bm25": {q: fold(b, doc_of) for q, (b, d) in lists.items()},
+            "dense": {q: fold(d, doc_of) for q, (b, d) in lists.items()},
+            "rrf k=60": {q: fold(rrf([b, d], 60), doc_of) for q, (b, d) in lists.items()},
+        }
+        for alpha in (0.2, 0.3, 0.4, 0.5, 0.7):
+            runs[f"convex dense {alpha}"] = {q: fold(convex(b, d, alpha), doc_of) for q, (b, d) in lists.items()}
+        default_run, latency = {}, []
+        for qid, text in queries.items():
+            t = time.perf_counter()
+            hits = kb.search(text, top_k=DEPTH)
+            latency.append((time.perf_counter() - t) * 1000)
+            default_run[qid] = list(dict.fromkeys(Path(h.path).stem for h in hits))
+        runs[f"KnowledgeBase.search defaults ({kb.settings.search.fusion}, w={kb.settings.search.dense_weight})"] = default_run
+        chunks = kb.stats()["chunks"]
+    print(f"dataset {args.dataset}: {len(corpus)} docs, {len(queries)} queries, {chunks} chunks; embedder {key}")
+    print(f"ingest with embedding: {ingest_s:.1f} s ({chunks / ingest_s:.0f} chunks/s, {len(report.added)} files added now)")
+    print(f"query embedding p50 {statistics.median(embed_ms):.1f} ms; default hybrid search (top {DEPTH}, snippets) "
+          f"p50 {statistics.median(latency):.1f} ms p95 {sorted(latency)[int(len(latency) * 0.95)]:.1f} ms")
+    print("\n| run | nDCG@10 | Recall@100 |\n|---|---|---|")
+    for name, run in runs.items():
+        m = evaluate(run, qrels)
+        print(f"| {name} | {m['ndcg@10']:.4f} | {m['recall@100']:.4f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""Fusion arithmetic and score calibration (pure functions: exact numbers)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from docqa.retrieve.fusion import Calibration, convex, min_max, monotone, rrf
+
+
+def test_rrf_sums_reciprocal_ranks():
+    fused = dict(rrf([[("a", 9.0), ("b", 5.0)], [("b", 0.9), ("c", 0.8)]], k=60))
+    assert fused["a"] == pytest.approx(1 / 61)
+    assert fused["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert fused["c"] == pytest.approx(1 / 62)
+    assert [cid for cid, _ in rrf([[("a", 9.0), ("b", 5.0)], [("b", 0.9), ("c", 0.8)]], k=60)] == ["b", "a", "c"]
+
+
+def test_rrf_k_changes_the_weight_of_top_ranks():
+    lists = [[("a", 1.0), ("b", 0.5), ("x", 0.2), ("c", 0.1)], [("y", 1.0), ("z", 0.9), ("w", 0.8), ("c", 0.7)]]
+    # Small k: a first place dominates; large k: appearing in both lists wins.
+    assert rrf(lists, k=1)[0][0] == "a"
+    assert rrf(lists, k=1000)[0][0] == "c"
+
+
+def test_ties_keep_bm25_order():
+    assert [cid for cid, _ in rrf([[("a", 1.0)], [("b", 1.0)]])] == ["a", "b"]
+    assert [cid for cid, _ in convex([("a", 3.0), ("b", 1.0)], [("b", 0.9), ("a", 0.1)], 0.5)] == ["a", "b"]
+
+
+def test_min_max():
+    assert min_max([("a", 10.0), ("b", 6.0), ("c", 2.0)]) == {"a": 1.0, "b": 0.5, "c": 0.0}
+    assert min_max([("a", 3.0), ("b", 3.0)]) == {"a": 1.0, "b": 1.0}
+    assert min_max([]) == {}
+
+
+def test_convex_weights_normalised_scores():
+    bm25 = [("a", 10.0), ("b", 6.0), ("c", 2.0)]
+    dense = [("c", 0.9), ("d", 0.5), ("a", 0.1)]
+    fused = dict(convex(bm25, dense, 0.3))
+    assert fused["a"] == pytest.approx(0.7 * 1.0 + 0.3 * 0.0)
+    assert fused["b"] == pytest.approx(0.7 * 0.5)  # missing from the dense list: 0 there
+    assert fused["c"] == pytest.approx(0.7 * 0.0 + 0.3 * 1.0)
+    assert fused["d"] == pytest.approx(0.3 * 0.5)
+    assert [cid for cid, _ in convex(bm25, dense, 0.9)][0] == "c"  # the weight decides
+    assert [cid for cid, _ in convex(bm25, dense, 0.0)] == ["a", "b", "c", "d"]
+
+
+def test_calibration_is_a_logistic_of_the_evidence():
+    cal = Calibration(cos=10.0, bm25=1.0, bias=-5.0)
+    assert cal(0.5, 0.0) == pytest.approx(0.5)
+    assert cal(0.3, math.e - 1) == pytest.approx(1 / (1 + math.exp(-(3 + 1 - 5))))
+    assert cal(None, None) == pytest.approx(1 / (1 + math.exp(5)))
+    assert 0.0 < cal(-1.0, 0.0) < cal(0.2, 0.0) < cal(0.9, 50.0) < 1.0
+
+
+def test_monotone_never_rises():
+    assert monotone([0.9, 0.95, 0.4, 0.6, 0.1]) == [0.9, 0.9, 0.4, 0.4, 0.1]
+    assert monotone([]) == []
