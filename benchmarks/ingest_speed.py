@@ -62,7 +62,8 @@ def read_and_hash(files: list[Path]) -> float:
 
 
 def timed_add(db: Path, folder: Path, **ingest) -> tuple[float, object, dict]:
-    with KnowledgeBase(Settings(kb=str(db), ingest=ingest)) as kb:
+    # Parsing and full-text indexing speed: no embedding here (hybrid_scale.py measures that).
+    with KnowledgeBase(Settings(kb=str(db), ingest=ingest, embed={"provider": "none"})) as kb:
         started = time.perf_counter()
         report = kb.add([folder])
         elapsed = time.perf_counter() - started
@@ -124,7 +125,7 @@ def part_chunks100k(target: int = 100_000) -> None:
     queries = [" ".join(RNG.choices(words, k=RNG.randint(2, 6))) for _ in range(300)]
     for label, store in (("docqa (common terms pruned)", SQLiteStore(db)),
                          ("baseline: every term scored", SQLiteStore(db, common_term_share=2.0))):
-        with KnowledgeBase(Settings(kb=str(db)), store=store) as kb:
+        with KnowledgeBase(Settings(kb=str(db), embed={"provider": "none"}), store=store) as kb:
             lat = query_latencies(kb, queries)
         print(f"BM25 latency at {stats['chunks']} chunks, top 10, {len(queries)} queries of 2-6 words, {label}: "
               f"p50 {statistics.median(lat):.1f} ms, p95 {lat[int(len(lat) * 0.95)]:.1f} ms, max {lat[-1]:.1f} ms")

@@ -93,7 +93,7 @@ def main(name: str) -> None:
     db = WORK / name / "kb.db"
     for stale in db.parent.glob("kb.db*"):
         stale.unlink()
-    with KnowledgeBase(Settings(kb=str(db))) as kb:
+    with KnowledgeBase(Settings(kb=str(db), embed={"provider": "none"}, search={"mode": "bm25"})) as kb:
         started = time.perf_counter()
         report = kb.add([folder])
         elapsed = time.perf_counter() - started

@@ -13,7 +13,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "samples"
 SEARCH_KEYS = {"chunk_id", "document_id", "path", "title", "section", "page", "line_start", "line_end",
-               "char_start", "char_end", "score", "text", "snippet"}
+               "char_start", "char_end", "score", "text", "snippet", "bm25_rank", "dense_rank", "bm25_score",
+               "dense_score", "low_relevance"}
 LIST_KEYS = {"document_id", "path", "collection", "type", "chunks", "status", "error", "size", "indexed_at"}
 
 
@@ -34,7 +35,7 @@ def kb(tmp_path_factory) -> Path:
 
 def test_help_explains_every_command():
     out = subprocess.run([sys.executable, "-m", "docqa", "--help"], capture_output=True, text=True).stdout
-    for command in ("add", "remove", "list", "search", "show", "stats"):
+    for command in ("add", "remove", "list", "search", "show", "stats", "reindex"):
         assert command in out
         sub = subprocess.run([sys.executable, "-m", "docqa", command, "--help"], capture_output=True, text=True)
         assert sub.returncode == 0 and "Usage" in sub.stdout and len(sub.stdout) > 200
@@ -48,6 +49,37 @@ def test_search_json_shape_and_location(kb):
     text = Path(top["path"]).read_text(encoding="utf-8")
     assert text[top["char_start"]:top["char_end"]] == top["text"]
     assert "acmectl keys rotate" in "\n".join(text.splitlines()[top["line_start"] - 1: top["line_end"]])
+
+
+def test_search_modes_filters_and_relevance(kb):
+    hybrid = json.loads(docqa(kb, "search", "how do I rotate the API keys", "--json").stdout)
+    assert hybrid[0]["bm25_rank"] == 1 and hybrid[0]["dense_rank"] is not None
+    assert all(0 <= h["score"] <= 1 for h in hybrid)
+    dense = json.loads(docqa(kb, "search", "密钥多久轮换一次", "--mode", "dense", "-k", "3", "--json").stdout)
+    assert all(h["bm25_rank"] is None and h["dense_rank"] == i for i, h in enumerate(dense, start=1))
+    only_code = json.loads(docqa(kb, "search", "retry with backoff", "--type", "code", "--json").stdout)
+    assert only_code and {Path(h["path"]).suffix for h in only_code} == {".py"}
+    in_faq = json.loads(docqa(kb, "search", "password", "--path", "*/faq.html", "--json").stdout)
+    assert {Path(h["path"]).name for h in in_faq} == {"faq.html"}
+    off = docqa(kb, "search", "recipe for sourdough bread with rye flour", "-k", "2")
+    assert "low relevance" in off.stderr
+    assert all(h["low_relevance"] for h in json.loads(docqa(kb, "search", "recipe for sourdough bread with rye flour", "--json").stdout))
+    bad = docqa(kb, "search", "x", "--mode", "fuzzy", ok=False)
+    assert bad.returncode == 2 and "unknown search mode" in bad.stderr
+
+
+def test_reindex_json(tmp_path):
+    path = tmp_path / "kb.db"
+    proc = subprocess.run([sys.executable, "-m", "docqa", "--kb", str(path), "add", str(SAMPLES / "handbook")],
+                          capture_output=True, text=True, env={**os.environ, "DOCQA_EMBED__PROVIDER": "none"}, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    refused = docqa(path, "search", "API keys", ok=False)  # built without vectors: the default model needs a reindex
+    assert refused.returncode == 1 and "docqa reindex" in refused.stderr
+    report = json.loads(docqa(path, "reindex", "--json").stdout)
+    chunks = json.loads(docqa(path, "stats", "--json").stdout)["chunks"]
+    assert report["embedded"] == chunks and report["embedder"].startswith("use-multilingual-v3@")
+    assert json.loads(docqa(path, "reindex", "--json").stdout)["embedded"] == 0  # nothing left to do
+    assert json.loads(docqa(path, "search", "API keys", "--json").stdout)[0]["dense_rank"] is not None
 
 
 def test_list_json_shape(kb):
