@@ -126,7 +126,8 @@ def main() -> None:
     print(f"\nalways 'answerable' accuracy: {1 - base:.3f}; always 'not found': {base:.3f}")
     print(f"out-of-domain questions ({len(off_topic)}: SciFact claims and CMRC Chinese questions asked of these "
           "articles) flagged low_relevance with the shipped constants: " + ", ".join(f"{m} {v:.1%}" for m, v in flagged.items()))
-    print("\nfitted on all questions (paste into retrieve/retriever.py CALIBRATIONS):")
+    print("\nfitted on all questions (bm25 and dense go into retrieve/retriever.py CALIBRATIONS; the shipped hybrid"
+          " score is the larger of those two, the joint hybrid fit below is the reference it is compared with):")
     for mode, w in fitted.items():
         cos = w[0] if mode in ("dense", "hybrid") else 0.0
         bm25 = w[-2] if mode in ("bm25", "hybrid") else 0.0

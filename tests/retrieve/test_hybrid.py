@@ -112,3 +112,23 @@ def test_dense_index_follows_updates_and_deletes(tmp_path, local_embedder):
         assert "notes.txt" not in names(kb.search("when are invoices paid", mode="dense"))
         stats = kb.stats()
         assert stats["vectors"] == stats["chunks"]  # no vector outlives its chunk
+
+
+def test_low_relevance_flags_questions_the_documents_do_not_answer(kb):
+    for query in ("How long are database backups kept?", "员工每年有几天年假？", "数据库多久备份一次？"):
+        result = kb.search(query)
+        assert not result.low_relevance and result[0].score >= 0.5, (query, result[0].score)
+    for query in ("recipe for sourdough bread with rye flour", "如何训练一只猫使用马桶"):
+        result = kb.search(query)
+        assert result.low_relevance and result[0].score < 0.5, (query, result[0].score)
+    assert kb.search("recipe for sourdough bread", mode="bm25").low_relevance  # no hit at all
+
+
+@pytest.mark.parametrize("threshold, expected", [(0.0, False), (0.99, True)])
+def test_threshold_is_a_setting(tmp_path, local_embedder, threshold, expected):
+    settings = Settings(kb=str(tmp_path / "kb.db"), search={"relevance_threshold": threshold})
+    with KnowledgeBase(settings, embedder=local_embedder) as kb:
+        kb.add([build(tmp_path / "docs", DOCS)])
+        result = kb.search("How long are database backups kept?")
+        assert result.low_relevance is expected and result.threshold == threshold
+        assert result.to_dict()["low_relevance"] is expected
