@@ -58,3 +58,28 @@ def test_calibration_is_a_logistic_of_the_evidence():
 def test_monotone_never_rises():
     assert monotone([0.9, 0.95, 0.4, 0.6, 0.1]) == [0.9, 0.9, 0.4, 0.4, 0.1]
     assert monotone([]) == []
+
+
+def test_other_language_hits_get_an_imputed_bm25_part():
+    bm25 = [("en1", 5.0), ("en2", 1.0)]
+    dense = [("zh1", 0.8), ("en1", 0.5), ("en2", 0.2)]
+    # Without the rule a passage BM25 could not see scores only its dense part.
+    assert dict(convex(bm25, dense, 0.3))["zh1"] == pytest.approx(0.3)
+    full = dict(convex(bm25, dense, 0.3, dense_only={"zh1"}, impute=1.0))
+    assert full["zh1"] == pytest.approx(1.0) and full["en1"] == pytest.approx(0.7 + 0.3 * 0.5)
+    half = dict(convex(bm25, dense, 0.3, dense_only={"zh1"}, impute=0.5))
+    assert half["zh1"] == pytest.approx(0.3 + 0.7 * 0.5)
+    none = dict(convex(bm25, dense, 0.3, dense_only={"zh1"}, impute=0.0))
+    assert none["zh1"] == pytest.approx(0.3)
+    assert dict(convex(bm25, dense, 0.3, dense_only={"en1"}))["en1"] == full["en1"]  # only chunks BM25 missed
+    both = dict(rrf([bm25, dense], 60, dense_only={"zh1"}))
+    assert both["zh1"] == pytest.approx(2 / 61)
+
+
+def test_coverage_counts_distinct_terms_with_inflections():
+    from docqa.retrieve.snippet import coverage
+
+    assert coverage("API keys are rotated every 90 days", ["rotate", "keys", "api"]) == 1.0
+    assert coverage("The pager is carried at night", ["hotel", "limit", "night", "business"]) == 0.25
+    assert coverage("每天凌晨进行一次全量备份", ["备份", "数据库"]) == 0.5
+    assert coverage("anything", []) == 0.0

@@ -40,18 +40,22 @@ def min_max(ranked: Ranked) -> dict[str, float]:
     return {cid: (s - low) / span if span > 0 else 1.0 for cid, s in ranked}
 
 
-def convex(bm25: Ranked, dense: Ranked, dense_weight: float, dense_only: Collection[str] = ()) -> list[tuple[str, float]]:
+def convex(bm25: Ranked, dense: Ranked, dense_weight: float, dense_only: Collection[str] = (),
+           impute: float = 1.0) -> list[tuple[str, float]]:
     """w * dense + (1 - w) * bm25 over min-max-normalised scores; a list a chunk is missing from gives 0.
 
-    A chunk in `dense_only` is scored by its dense score alone: full-text search could not
-    have matched it (it is in another language than the query), so its absence from the BM25
-    list says nothing against it.  This is what lets a Chinese question find English text.
+    A chunk in `dense_only` was out of full-text search's reach (it is in another language than
+    the query), so its absence from the BM25 list says nothing against it: its BM25 part is
+    imputed as `impute` times its dense part.  The retriever sets `impute` to how much of the
+    query the best BM25 hit leaves unmatched: when full-text search found a hit holding every
+    query term, a same-language exact match keeps the lead; when it matched only stray words,
+    a passage in the other language can win.  This is what lets a Chinese question find English text.
     """
     b, d = min_max(bm25), min_max(dense)
     fused = {cid: (1 - dense_weight) * b.get(cid, 0.0) + dense_weight * d.get(cid, 0.0) for cid in {**b, **d}}
     for cid in dense_only:
         if cid in d and cid not in b:
-            fused[cid] = d[cid]
+            fused[cid] = dense_weight * d[cid] + (1 - dense_weight) * impute * d[cid]
     return _sorted(fused, order=[*b, *d])
 
 

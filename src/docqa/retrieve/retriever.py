@@ -16,7 +16,7 @@ from docqa.errors import ConfigError
 from docqa.index.base import ChunkFilter, Store
 from docqa.retrieve.fusion import Calibration, convex, monotone, rrf
 from docqa.retrieve.query import parse_query
-from docqa.retrieve.snippet import highlight
+from docqa.retrieve.snippet import coverage, highlight
 from docqa.settings import SearchSettings
 from docqa.text import script
 from docqa.types import Hit
@@ -76,7 +76,7 @@ class Retriever:
             bm25=self.store.search_text(parsed, depth, where) if mode != "dense" else [],
             dense=self._dense(query, depth, where) if mode != "bm25" else [],
         )
-        fused = self._fuse(lists, mode, query)[:top_k]
+        fused = self._fuse(lists, mode, query, parsed.terms)[:top_k]
         hits = self.store.get_hits([cid for cid, _ in fused])
         self._annotate(hits, lists, mode, parsed.terms)
         low = not hits or hits[0].score < s.relevance_threshold
@@ -95,7 +95,7 @@ class Retriever:
         vector = self.embedder.embed_query(query)
         return self.store.search_vector(vector, self.model_key, depth, where)
 
-    def _fuse(self, lists: _Lists, mode: str, query: str) -> list[tuple[str, float]]:
+    def _fuse(self, lists: _Lists, mode: str, query: str, terms: list[str]) -> list[tuple[str, float]]:
         if mode == "bm25":
             return lists.bm25
         if mode == "dense" or not lists.bm25:  # no word of the query matched: dense alone decides
@@ -103,7 +103,11 @@ class Retriever:
         dense_only = self._other_language(lists, query)
         if self.settings.fusion == "rrf":
             return rrf([lists.bm25, lists.dense], self.settings.rrf_k, dense_only)
-        return convex(lists.bm25, lists.dense, self.settings.dense_weight, dense_only)
+        impute = 1.0
+        if dense_only:  # how much of the query did full-text search leave unmatched?
+            top = lists.bm25[0][0]
+            impute = 1.0 - coverage(self.store.text_heads([top], chars=20_000).get(top, ""), terms)
+        return convex(lists.bm25, lists.dense, self.settings.dense_weight, dense_only, impute)
 
     def _other_language(self, lists: _Lists, query: str) -> set[str]:
         """Dense hits in another script than the query: BM25 could not have found them."""

@@ -37,3 +37,12 @@ def highlight(text: str, terms: list[str], width: int = 240) -> str:
     window = flat[start : start + width]
     marked = pattern.sub(lambda m: MARK_OPEN + m.group() + MARK_CLOSE, window)
     return ("…" if start > 0 else "") + marked + ("…" if start + width < len(flat) else "")
+
+
+def coverage(text: str, terms: list[str]) -> float:
+    """Share of the distinct query terms found in `text` (inflections count, as in highlighting)."""
+    distinct = list(dict.fromkeys(t.lower() for t in terms))
+    if not distinct:
+        return 0.0
+    found = sum(1 for t in distinct if (p := _pattern([t])) is not None and p.search(text))
+    return found / len(distinct)
