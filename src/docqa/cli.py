@@ -157,9 +157,9 @@ def search(
     if not hits:
         out.print("no matches")
     elif hits.low_relevance:
-        err.print(f"[yellow]low relevance:[/] the best hit scores under {hits.threshold:.2f}; the documents may not hold this")
+        err.print(f"[yellow]low relevance:[/] the best hit scores {_two(hits[0].score)}, under {hits.threshold:.2f}: the documents may not answer this")
     for i, hit in enumerate(hits, start=1):
-        out.print(f"[bold]{i}.[/] {hit.score:.2f}  [cyan]{escape(_rel(hit.path))}[/]  {escape(location(hit))}  [dim]{hit.chunk_id}[/]")
+        out.print(f"[bold]{i}.[/] {_two(hit.score)}  [cyan]{escape(_rel(hit.path))}[/]  {escape(location(hit))}  [dim]{hit.chunk_id}[/]")
         if hit.title:
             out.print(f"   [bold]{escape(hit.title)}[/]")
         out.print("   " + _marked(hit.snippet))
@@ -237,6 +237,11 @@ def location(hit: Hit) -> str:
         parts.append(f"p. {hit.page}" if hit.page_end in (None, hit.page) else f"pp. {hit.page}–{hit.page_end}")
     parts.append(f"L{hit.line_start}" if hit.line_start == hit.line_end else f"L{hit.line_start}–{hit.line_end}")
     return ", ".join(parts)
+
+
+def _two(score: float) -> str:
+    """Two decimals, rounded down: 0.4996 must not read as 0.50 when the threshold is 0.5."""
+    return f"{int(score * 100) / 100:.2f}"
 
 
 def _marked(snippet: str) -> str:
