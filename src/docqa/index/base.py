@@ -155,6 +155,10 @@ class Store(ABC):
         """The full stored text of a document."""
 
     @abstractmethod
+    def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """(chunks containing each full-text term, all chunks): document frequencies for IDF."""
+
+    @abstractmethod
     def text_heads(self, chunk_ids: list[str], chars: int = 300) -> dict[str, str]:
         """The first `chars` characters of each chunk's text, by chunk id."""
 

@@ -448,6 +448,10 @@ class SQLiteStore(Store):
             raise NotFoundError(f"no stored text for document {document_id}: run 'docqa list' to see what is indexed")
         return row[0]
 
+    def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        total = self._chunk_total()
+        return {t: self._matches(t) for t in dict.fromkeys(terms)}, total
+
     def text_heads(self, chunk_ids: list[str], chars: int = 300) -> dict[str, str]:
         if not chunk_ids:
             return {}

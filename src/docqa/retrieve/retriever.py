@@ -9,6 +9,7 @@ documents may not hold the answer.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from docqa.embed import Embedder
@@ -104,9 +105,11 @@ class Retriever:
         if self.settings.fusion == "rrf":
             return rrf([lists.bm25, lists.dense], self.settings.rrf_k, dense_only)
         impute = 1.0
-        if dense_only:  # how much of the query did full-text search leave unmatched?
+        if dense_only:  # how much of the query's information did full-text search leave unmatched?
             top = lists.bm25[0][0]
-            impute = 1.0 - coverage(self.store.text_heads([top], chars=20_000).get(top, ""), terms)
+            counts, total = self.store.term_counts([t.lower() for t in terms])
+            idf = {t: math.log(1 + total / (1 + n)) for t, n in counts.items()}
+            impute = 1.0 - coverage(self.store.text_heads([top], chars=20_000).get(top, ""), terms, idf)
         return convex(lists.bm25, lists.dense, self.settings.dense_weight, dense_only, impute)
 
     def _other_language(self, lists: _Lists, query: str) -> set[str]:

@@ -39,10 +39,12 @@ def highlight(text: str, terms: list[str], width: int = 240) -> str:
     return ("…" if start > 0 else "") + marked + ("…" if start + width < len(flat) else "")
 
 
-def coverage(text: str, terms: list[str]) -> float:
-    """Share of the distinct query terms found in `text` (inflections count, as in highlighting)."""
+def coverage(text: str, terms: list[str], weights: dict[str, float] | None = None) -> float:
+    """Share of the distinct query terms found in `text` (inflections count, as in highlighting),
+    each term weighted by `weights` (e.g. its IDF; 1 when absent)."""
     distinct = list(dict.fromkeys(t.lower() for t in terms))
-    if not distinct:
+    total = sum((weights or {}).get(t, 1.0) for t in distinct)
+    if not distinct or total <= 0:
         return 0.0
-    found = sum(1 for t in distinct if (p := _pattern([t])) is not None and p.search(text))
-    return found / len(distinct)
+    found = sum((weights or {}).get(t, 1.0) for t in distinct if (p := _pattern([t])) is not None and p.search(text))
+    return found / total
