@@ -179,6 +179,9 @@ class Store(ABC):
         """Group many writes into fewer commits; each document stays atomic. Default: no grouping."""
         yield self
 
+    def commit_pending(self) -> None:
+        """Inside `batch()`: commit what is written so far now (before slow work such as embedding)."""
+
     def close(self) -> None:
         """Release resources."""
 

@@ -119,6 +119,10 @@ class SQLiteStore(Store):
                 self.conn.execute("PRAGMA wal_autocheckpoint=1000")
                 self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
+    def commit_pending(self) -> None:
+        with self._lock:
+            self._commit_batch()
+
     def _commit_batch(self) -> None:
         if self._batch_started is not None:
             self._batch_started = None

@@ -210,6 +210,8 @@ class Ingestor:
             self._write(parsed, states.get(parsed.path), collection, report, vectors.get(parsed.path))
             done += 1
             self.progress(done, total, parsed.path)
+        if self.embedder is not None:
+            self.store.commit_pending()  # never hold the write lock while the next batch is embedded
         return done
 
     def _vectors(self, batch: list[Parsed]) -> dict[str, ChunkVectors]:
