@@ -66,10 +66,10 @@ class KnowledgeBase:
         stored = Fingerprint.from_json(raw) if raw else None
         if stored == configured:
             return
+        if self.store.vector_count()[1] == 0:  # an empty index adopts the configured embedder
+            self.store.set_embedder(configured.to_json() if configured else None, configured.key if configured else None)
+            return
         if stored is None and configured is not None:
-            if self.store.vector_count()[1] == 0:  # an empty index adopts the configured model
-                self.store.set_embedder(configured.to_json(), configured.key)
-                return
             problem = f"its chunks have no vectors of {configured.name} yet"
         elif configured is None:
             if not writing:
