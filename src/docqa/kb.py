@@ -123,7 +123,9 @@ class KnowledgeBase:
             if progress:
                 progress(self.store.vector_count(key)[0], total)
         self.store.set_embedder(embedder.fingerprint.to_json(), key)
-        self._retriever = None
+        if self._retriever is not None:
+            self._retriever.close()
+            self._retriever = None
         return ReindexReport(key, embedded, before, total, time.perf_counter() - started)
 
     def remove(self, paths: list[str | Path], collection: str | None = None) -> list[DocumentRecord]:
@@ -181,6 +183,8 @@ class KnowledgeBase:
         return self.store.stats()
 
     def close(self) -> None:
+        if self._retriever is not None:
+            self._retriever.close()
         if self._owns_embedder and isinstance(self._embedder, Embedder):
             self._embedder.close()
         self.store.close()

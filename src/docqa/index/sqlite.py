@@ -66,6 +66,7 @@ class SQLiteStore(Store):
         self._batch_seconds = 0.5
         self._writes = 0  # own write transactions (PRAGMA data_version counts only other connections')
         self._vectors: _VectorCache | None = None
+        self._vconn: sqlite3.Connection | None = None  # vector reads: run beside a full-text query
 
     # -- writing -------------------------------------------------------------------------
     @contextmanager
@@ -335,7 +336,19 @@ class SQLiteStore(Store):
             raise StoreError(f"full-text query failed: {exc}") from exc
 
     # -- vectors ---------------------------------------------------------------------------
+    def _vector_conn(self) -> sqlite3.Connection:
+        """A second connection for dense search, so it runs in parallel with a full-text query on
+        the main one (a connection serialises its statements; WAL lets two readers run at once)."""
+        if self.path == ":memory:":
+            return self.conn
+        if self._vconn is None:
+            with self._lock:
+                if self._vconn is None:
+                    self._vconn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+        return self._vconn
+
     def search_vector(self, vector: np.ndarray, model: str, top_k: int, where: ChunkFilter | None = None) -> list[tuple[str, float]]:
+        conn = self._vector_conn()
         cache = self._vector_cache(model)
         if cache.matrix.shape[0] == 0:
             return []
@@ -345,26 +358,27 @@ class SQLiteStore(Store):
         where = self._effective(where)
         if where is not None:
             clause, args = _filter_sql(where)
-            allowed = np.fromiter((r[0] for r in self.conn.execute(
+            allowed = np.fromiter((r[0] for r in conn.execute(
                 f"SELECT c.rowid FROM chunks c JOIN documents d ON d.id = c.document_id WHERE {clause}", args)), dtype=np.int64)
             scores = np.where(np.isin(cache.rowids, allowed), scores, -np.inf)
         k = min(top_k, len(scores))
-        best = np.argpartition(-scores, k - 1)[:k]
+        best = np.argpartition(scores, len(scores) - k)[len(scores) - k :]
         best = best[np.argsort(-scores[best], kind="stable")]
         best = best[np.isfinite(scores[best])]
         rowids = [int(r) for r in cache.rowids[best]]
         if not rowids:
             return []
-        ids = dict(self.conn.execute(f"SELECT rowid, id FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})", rowids))
+        ids = dict(conn.execute(f"SELECT rowid, id FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})", rowids))
         return [(ids[r], float(scores[i])) for r, i in zip(rowids, best) if r in ids]
 
     def _vector_cache(self, model: str) -> _VectorCache:
         """All vectors of `model` as one float32 matrix, reloaded when the index changed."""
-        token = (self.conn.execute("PRAGMA data_version").fetchone()[0], self._writes)
+        conn = self._vector_conn()
+        token = (conn.execute("PRAGMA data_version").fetchone()[0], self._writes)
         cache = self._vectors
         if cache is None or cache.model != model or cache.token != token:
             with self._lock:
-                rows = self.conn.execute(
+                rows = conn.execute(
                     "SELECT c.rowid, e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.text_hash = c.embed_hash",
                     (model,)).fetchall()
             rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
@@ -507,6 +521,8 @@ class SQLiteStore(Store):
         }
 
     def close(self) -> None:
+        if self._vconn is not None:
+            self._vconn.close()
         self.conn.close()
 
 

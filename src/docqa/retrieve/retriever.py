@@ -10,6 +10,7 @@ documents may not hold the answer.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from docqa.embed import Embedder
@@ -64,6 +65,7 @@ class Retriever:
         self.settings = settings or SearchSettings()
         self.embedder = embedder
         self.model_key = model_key or (embedder.fingerprint.key if embedder else None)
+        self._executor: ThreadPoolExecutor | None = None
 
     def search(self, query: str, top_k: int | None = None, where: ChunkFilter | None = None,
                mode: str | None = None) -> SearchResults:
@@ -73,15 +75,26 @@ class Retriever:
         mode = self._mode(mode or s.mode)
         parsed = parse_query(query, s.phrase_boost)
         depth = max(s.candidates, top_k) if mode == "hybrid" else top_k
-        lists = _Lists(
+        dense = self._pool().submit(self._dense, query, depth, where) if mode != "bm25" else None
+        lists = _Lists(  # BM25 runs here while the query is embedded and matched in the other thread
             bm25=self.store.search_text(parsed, depth, where) if mode != "dense" else [],
-            dense=self._dense(query, depth, where) if mode != "bm25" else [],
+            dense=dense.result() if dense is not None else [],
         )
         fused = self._fuse(lists, mode, query, parsed.terms)[:top_k]
         hits = self.store.get_hits([cid for cid, _ in fused])
         self._annotate(hits, lists, mode, parsed.terms)
         low = not hits or hits[0].score < s.relevance_threshold
         return SearchResults(hits, query, mode, low, s.relevance_threshold)
+
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docqa-dense")
+        return self._executor
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
 
     def _mode(self, mode: str) -> str:
         if mode not in MODES:
@@ -115,7 +128,8 @@ class Retriever:
     def _other_language(self, lists: _Lists, query: str) -> set[str]:
         """Dense hits in another script than the query: BM25 could not have found them."""
         seen = {cid for cid, _ in lists.bm25}
-        unseen = [cid for cid, _ in lists.dense if cid not in seen]
+        # Only the best dense hits can be lifted into the results; checking 30 keeps this cheap.
+        unseen = [cid for cid, _ in lists.dense if cid not in seen][:30]
         want = script(query)
         return {cid for cid, head in self.store.text_heads(unseen).items() if script(head) != want}
 
