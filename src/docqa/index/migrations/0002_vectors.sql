@@ -7,12 +7,15 @@
 ALTER TABLE chunks ADD COLUMN embed_hash TEXT;
 CREATE INDEX chunks_embed_hash ON chunks(embed_hash);
 
+-- A rowid table: a 1 KB vector row fits in its leaf page; WITHOUT ROWID would push every row to
+-- an overflow page of its own (measured: 4.8 KB per vector instead of 1.1 KB).
 CREATE TABLE embeddings (
+    id         INTEGER PRIMARY KEY,
     model      TEXT NOT NULL,
     text_hash  TEXT NOT NULL,
     vector     BLOB NOT NULL,              -- float16, unit length
-    PRIMARY KEY (model, text_hash)
-) WITHOUT ROWID;
+    UNIQUE (model, text_hash)
+);
 
 CREATE TABLE meta (
     key    TEXT PRIMARY KEY,
