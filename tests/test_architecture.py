@@ -20,7 +20,7 @@ ALLOWED = {
     "retrieve": {"types", "errors", "text", "index", "embed", "settings"},
     "kb": {"types", "errors", "settings", "text", "index", "embed", "ingest", "retrieve"},
     "cli": {"types", "errors", "settings", "kb"},
-    "__init__": {"types", "errors", "settings", "kb", "ingest"},
+    "__init__": {"types", "errors", "settings", "kb", "ingest", "retrieve"},
     "__main__": {"cli"},
 }
 

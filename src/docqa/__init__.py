@@ -4,16 +4,20 @@ from docqa.errors import (
     ConfigError,
     CorruptFileError,
     DocqaError,
+    EmbedderMismatchError,
+    EmbedError,
     EmptyDocumentError,
     EncryptedFileError,
     IngestError,
+    MissingExtraError,
     NoTextLayerError,
     NotFoundError,
     StoreError,
     UnsupportedFormatError,
 )
 from docqa.ingest.pipeline import IngestReport
-from docqa.kb import KnowledgeBase
+from docqa.kb import KnowledgeBase, ReindexReport
+from docqa.retrieve import SearchResults
 from docqa.settings import Settings, load_settings
 from docqa.types import Block, Chunk, Document, DocumentRecord, Hit
 
@@ -21,6 +25,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Block", "Chunk", "ConfigError", "CorruptFileError", "DocqaError", "Document", "DocumentRecord",
-    "EmptyDocumentError", "EncryptedFileError", "Hit", "IngestError", "IngestReport", "KnowledgeBase",
-    "NoTextLayerError", "NotFoundError", "Settings", "StoreError", "UnsupportedFormatError", "load_settings",
+    "EmbedError", "EmbedderMismatchError", "EmptyDocumentError", "EncryptedFileError", "Hit", "IngestError",
+    "IngestReport", "KnowledgeBase", "MissingExtraError", "NoTextLayerError", "NotFoundError", "ReindexReport",
+    "SearchResults", "Settings", "StoreError", "UnsupportedFormatError", "load_settings",
 ]
