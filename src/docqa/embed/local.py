@@ -72,5 +72,6 @@ def _open_session(threads: int):
     opts.register_custom_ops_library(onnxruntime_extensions.get_library_path())
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")  # idle threads must not steal the CPU from search
     opts.log_severity_level = 3
     return ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])

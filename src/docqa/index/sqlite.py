@@ -16,6 +16,7 @@ import numpy as np
 from docqa.errors import NotFoundError, SchemaError, StoreError
 from docqa.index.base import ChunkFilter, ChunkVectors, EmbedInput, FileState, Store, TextQuery
 from docqa.index.migrate import migrate
+from docqa.index.vectors import VectorMatrix
 from docqa.text import segment_for_index
 from docqa.types import Chunk, DocumentRecord, Hit
 
@@ -271,12 +272,14 @@ class SQLiteStore(Store):
                 self._boost(scored, "{title content} : " + fts_literal(query.phrase), query.phrase_boost, pool, where)
         return sorted(scored.items(), key=lambda kv: -kv[1])[:top_k]
 
-    def _effective(self, where: ChunkFilter | None) -> ChunkFilter | None:
+    def _effective(self, where: ChunkFilter | None, conn: sqlite3.Connection | None = None) -> ChunkFilter | None:
         """The filter, or None when it cannot exclude anything (a join would only cost time)."""
         if where is None or where.empty:
             return None
-        if not where.path_glob and not where.types and self.collections() == [where.collection]:
-            return None
+        if not where.path_glob and not where.types:
+            names = [r[0] for r in (conn or self.conn).execute("SELECT name FROM collections")]
+            if names == [where.collection]:
+                return None
         return where
 
     def _selective_terms(self, terms: list[str]) -> list[str]:
@@ -350,29 +353,26 @@ class SQLiteStore(Store):
     def search_vector(self, vector: np.ndarray, model: str, top_k: int, where: ChunkFilter | None = None) -> list[tuple[str, float]]:
         conn = self._vector_conn()
         cache = self._vector_cache(model)
-        if cache.matrix.shape[0] == 0:
+        if cache.matrix.rows == 0:
             return []
-        if cache.matrix.shape[1] != vector.shape[-1]:
-            raise StoreError(f"query vector has {vector.shape[-1]} dimensions, the index {cache.matrix.shape[1]}: run 'docqa reindex'")
-        scores = cache.matrix @ vector.astype(np.float32, copy=False)
-        where = self._effective(where)
+        if cache.matrix.dims != vector.shape[-1]:
+            raise StoreError(f"query vector has {vector.shape[-1]} dimensions, the index {cache.matrix.dims}: run 'docqa reindex'")
+        mask = None
+        where = self._effective(where, conn)
         if where is not None:
             clause, args = _filter_sql(where)
             allowed = np.fromiter((r[0] for r in conn.execute(
                 f"SELECT c.rowid FROM chunks c JOIN documents d ON d.id = c.document_id WHERE {clause}", args)), dtype=np.int64)
-            scores = np.where(np.isin(cache.rowids, allowed), scores, -np.inf)
-        k = min(top_k, len(scores))
-        best = np.argpartition(scores, len(scores) - k)[len(scores) - k :]
-        best = best[np.argsort(-scores[best], kind="stable")]
-        best = best[np.isfinite(scores[best])]
+            mask = np.isin(cache.rowids, allowed)
+        best, scores = cache.matrix.search(vector, top_k, mask)
         rowids = [int(r) for r in cache.rowids[best]]
         if not rowids:
             return []
         ids = dict(conn.execute(f"SELECT rowid, id FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})", rowids))
-        return [(ids[r], float(scores[i])) for r, i in zip(rowids, best) if r in ids]
+        return [(ids[r], float(score)) for r, score in zip(rowids, scores) if r in ids]
 
     def _vector_cache(self, model: str) -> _VectorCache:
-        """All vectors of `model` as one float32 matrix, reloaded when the index changed."""
+        """All vectors of `model` as one matrix (see vectors.py), reloaded when the index changed."""
         conn = self._vector_conn()
         token = (conn.execute("PRAGMA data_version").fetchone()[0], self._writes)
         cache = self._vectors
@@ -384,7 +384,7 @@ class SQLiteStore(Store):
             rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
             blob = b"".join(r[1] for r in rows)
             dims = len(rows[0][1]) // 2 if rows else 0
-            matrix = np.frombuffer(blob, dtype=np.float16).reshape(len(rows), dims).astype(np.float32)
+            matrix = VectorMatrix(np.frombuffer(blob, dtype=np.float16).reshape(len(rows), dims))
             cache = self._vectors = _VectorCache(model, token, rowids, matrix)
         return cache
 
