@@ -15,6 +15,7 @@ ALLOWED = {
     "types": set(), "errors": set(), "settings": {"errors"},
     "text": {"types", "errors"},
     "embed": {"types", "errors", "text"},
+    "llm": {"errors"},
     "index": {"types", "errors", "text"},
     "ingest": {"types", "errors", "text", "index", "embed", "settings"},
     "retrieve": {"types", "errors", "text", "index", "embed", "settings"},

@@ -11,6 +11,7 @@
     │   │   └── NoTextLayerError    scanned PDF / image: needs OCR
     │   └── FileTooLargeError       over the configured size limit
     ├── EmbedError                  the embedding model or service failed (names it and what to do)
+    ├── LLMError                    the chat model failed: unreachable, refused, timed out, bad answer
     └── StoreError                  the knowledge base file itself
         ├── SchemaError             the index was written by a newer docqa or is damaged
         ├── EmbedderMismatchError   the index was embedded with another model: run `docqa reindex`
@@ -40,6 +41,10 @@ class MissingExtraError(DocqaError):
 
 class EmbedError(DocqaError):
     """The embedding model or service failed or answered nonsense."""
+
+
+class LLMError(DocqaError):
+    """The chat model could not answer (after retries where retrying made sense)."""
 
 
 class IngestError(DocqaError):

@@ -1,0 +1,6 @@
+"""Chat models: one interface, one OpenAI-compatible implementation (Ollama, llama.cpp, vLLM, DashScope, OpenAI)."""
+
+from docqa.llm.base import ChatModel, ChatResult, Delta, Message, ToolCall, Usage
+from docqa.llm.openai_compat import OpenAICompatModel
+
+__all__ = ["ChatModel", "ChatResult", "Delta", "Message", "OpenAICompatModel", "ToolCall", "Usage"]

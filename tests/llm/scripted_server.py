@@ -1,0 +1,116 @@
+"""A scripted OpenAI-compatible chat server on loopback (the one fake: the LLM boundary).
+
+Each POST /v1/chat/completions takes the next scripted reply: text, tool calls, an HTTP error,
+a delay, a token usage, a finish reason.  It streams as Server-Sent Events when the request asks
+for `stream: true`, exactly as OpenAI-compatible servers do, and records every request body.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class ScriptedServer:
+    def __init__(self, script: list[dict] | None = None):
+        self.script: list[dict] = list(script or [])
+        self.requests: list[dict] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                server.requests.append(body)
+                reply = server.script.pop(0) if server.script else {"text": "(script exhausted)"}
+                time.sleep(reply.get("delay", 0))
+                if "status" in reply:
+                    return self._json(reply["status"], reply.get("body", {"error": {"message": "scripted failure"}}))
+                if body.get("stream"):
+                    return self._stream(body, reply)
+                return self._json(200, _completion(body, reply))
+
+            def _json(self, status: int, payload: dict) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, body: dict, reply: dict) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for chunk in _chunks(body, reply):
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                    time.sleep(reply.get("chunk_delay", 0))
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
+
+        class Quiet(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request, client_address):  # a client that hung up (timeout tests)
+                pass
+
+        self.httpd = Quiet(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _calls(reply: dict) -> list[dict]:
+    return [{"id": c.get("id", f"call_{i}"), "type": "function",
+             "function": {"name": c["name"], "arguments": c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"])}}
+            for i, c in enumerate(reply.get("tool_calls", []))]
+
+
+def _finish(reply: dict) -> str:
+    return reply.get("finish_reason") or ("tool_calls" if reply.get("tool_calls") else "stop")
+
+
+def _usage(reply: dict) -> dict:
+    p, c = reply.get("usage", (10, 5))
+    return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+
+
+def _completion(body: dict, reply: dict) -> dict:
+    message = {"role": "assistant", "content": reply.get("text")}
+    if reply.get("tool_calls"):
+        message["tool_calls"] = _calls(reply)
+    return {"id": "cmpl-1", "object": "chat.completion", "created": 0, "model": body.get("model", "m"),
+            "choices": [{"index": 0, "message": message, "finish_reason": _finish(reply)}], "usage": _usage(reply)}
+
+
+def _chunks(body: dict, reply: dict):
+    base = {"id": "cmpl-1", "object": "chat.completion.chunk", "created": 0, "model": body.get("model", "m")}
+    text = reply.get("text") or ""
+    for i in range(0, len(text), 7):
+        yield {**base, "choices": [{"index": 0, "delta": {"content": text[i:i + 7]}, "finish_reason": None}]}
+    for index, call in enumerate(_calls(reply)):
+        args = call["function"]["arguments"]
+        half = len(args) // 2
+        yield {**base, "choices": [{"index": 0, "delta": {"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+               "function": {"name": call["function"]["name"], "arguments": args[:half]}}]}, "finish_reason": None}]}
+        yield {**base, "choices": [{"index": 0, "delta": {"tool_calls": [{"index": index, "function": {"arguments": args[half:]}}]},
+               "finish_reason": None}]}
+    yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": _finish(reply)}]}
+    if (body.get("stream_options") or {}).get("include_usage"):
+        yield {**base, "choices": [], "usage": _usage(reply)}
