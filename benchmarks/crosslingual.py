@@ -1,7 +1,7 @@
 """Cross-lingual retrieval through the whole index: Chinese questions over English passages and
 English questions over Chinese passages, in one mixed-language knowledge base, per search mode.
 
-    python benchmarks/crosslingual.py
+    python benchmarks/crosslingual.py [multilingual-e5-small]
 
 The knowledge base holds the 20 English target passages of embed_candidates.py (hand-made
 zh question -> en passage pairs), 12 Chinese target passages written for the reverse direction,
@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from embed_candidates import XLING  # noqa: E402
 
-from docqa.embed.local import LocalEmbedder  # noqa: E402
+from docqa.embed import make_embedder  # noqa: E402
 from docqa.kb import KnowledgeBase  # noqa: E402
 from docqa.settings import Settings  # noqa: E402
 
@@ -82,7 +82,8 @@ def main() -> None:
     db = WORK / "kb.db"
     for stale in WORK.glob("kb.db*"):
         stale.unlink()
-    with KnowledgeBase(Settings(kb=str(db)), embedder=LocalEmbedder()) as kb:
+    model = sys.argv[1] if len(sys.argv) > 1 else ""
+    with KnowledgeBase(Settings(kb=str(db), embed={"provider": "local", "model": model}), embedder=make_embedder("local", model)) as kb:
         kb.add([WORK / "docs"])
         print(f"{kb.stats()['documents']} documents; zh->en {len(XLING)} questions, en->zh {len(REVERSE)} questions")
         print("\n| direction | mode | hit@1 | MRR@10 |\n|---|---|---|---|")

@@ -1,6 +1,6 @@
 """Relevance calibration and answerability on the SQuAD 2.0 subset, for every search mode in one run.
 
-    python benchmarks/relevance.py
+    python benchmarks/relevance.py [multilingual-e5-small]
 
 Ingests the 8 articles (real pipeline, bundled embedder), asks all 3,022 questions in each
 mode (bm25, dense, hybrid) and reports:
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from docqa.embed.local import LocalEmbedder
+from docqa.embed import make_embedder
 from docqa.kb import KnowledgeBase
 from docqa.retrieve.fusion import Calibration
 from docqa.settings import Settings
@@ -98,8 +98,9 @@ def main() -> None:
     db = WORK / "kb.db"
     for stale in WORK.glob("kb.db*"):
         stale.unlink()
-    embedder = LocalEmbedder()
-    with KnowledgeBase(Settings(kb=str(db)), embedder=embedder) as kb:
+    model = sys.argv[1] if len(sys.argv) > 1 else ""
+    embedder = make_embedder("local", model)
+    with KnowledgeBase(Settings(kb=str(db), embed={"provider": "local", "model": model}), embedder=embedder) as kb:
         kb.add([DATA / "docs"])
         print(f"{len(questions)} questions, {kb.stats()['chunks']} chunks; embedder {embedder.fingerprint.key}")
         rows = {m: [] for m in MODES}

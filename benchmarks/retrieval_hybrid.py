@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from beir import evaluate, load  # noqa: E402
 from retrieval_bm25 import write_corpus  # noqa: E402
 
-from docqa.embed.local import LocalEmbedder  # noqa: E402
+from docqa.embed import make_embedder  # noqa: E402
 from docqa.kb import KnowledgeBase  # noqa: E402
 from docqa.retrieve import convex, parse_query, rrf  # noqa: E402
 from docqa.settings import Settings  # noqa: E402
@@ -41,13 +41,18 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("dataset", nargs="?", default="scifact")
     ap.add_argument("--window", type=int, default=500, help="window_chars of the local embedder")
+    ap.add_argument("--model", default="", help="local model: use-multilingual-v3 (default) or multilingual-e5-small")
     args = ap.parse_args()
     corpus, queries, qrels = load(args.dataset)
     folder = WORK / args.dataset / "docs"
     write_corpus(corpus, folder)
-    db = WORK / args.dataset / f"hybrid-w{args.window}.db"
-    embedder = LocalEmbedder(window_chars=args.window)
-    with KnowledgeBase(Settings(kb=str(db)), embedder=embedder) as kb:
+    embedder = make_embedder("local", args.model)
+    if args.model in ("", "use-multilingual-v3"):
+        embedder.window_chars = args.window
+        embedder.version = embedder.version.rsplit("-w", 1)[0] + f"-w{args.window}"
+    db = WORK / args.dataset / f"hybrid-{embedder.name}-w{embedder.window_chars}.db"
+    settings = Settings(kb=str(db), embed={"provider": "local", "model": args.model})
+    with KnowledgeBase(settings, embedder=embedder) as kb:
         started = time.perf_counter()
         report = kb.add([folder])
         ingest_s = time.perf_counter() - started

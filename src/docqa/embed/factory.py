@@ -12,9 +12,15 @@ def make_embedder(provider: str, model: str = "", base_url: str = "", api_key: s
     if provider == "none":
         return None
     if provider == "local":
-        from docqa.embed.local import LocalEmbedder
+        if model in ("", "use-multilingual-v3"):
+            from docqa.embed.local import LocalEmbedder
 
-        return LocalEmbedder()
+            return LocalEmbedder()
+        if model in ("multilingual-e5-small", "e5"):
+            from docqa.embed.e5 import E5Embedder
+
+            return E5Embedder()
+        raise ConfigError(f"unknown local embedding model {model!r}: use-multilingual-v3 (default) or multilingual-e5-small")
     if provider in ("ollama", "openai"):
         if not model:
             raise ConfigError(f"embed.model must name the {provider} embedding model (e.g. DOCQA_EMBED__MODEL=bge-m3)")
