@@ -80,7 +80,7 @@ def main() -> None:
             hits = kb.search(text, top_k=DEPTH)
             latency.append((time.perf_counter() - t) * 1000)
             default_run[qid] = list(dict.fromkeys(Path(h.path).stem for h in hits))
-        runs[f"KnowledgeBase.search defaults ({kb.settings.search.fusion}, w={kb.settings.search.dense_weight})"] = default_run
+        runs[f"KnowledgeBase.search defaults ({kb.settings.search.fusion}, w={kb.retriever.dense_weight})"] = default_run
         chunks = kb.stats()["chunks"]
     print(f"dataset {args.dataset}: {len(corpus)} docs, {len(queries)} queries, {chunks} chunks; embedder {key}")
     print(f"ingest with embedding: {ingest_s:.1f} s ({chunks / ingest_s:.0f} chunks/s, {len(report.added)} files added now)")

@@ -60,7 +60,9 @@ class SearchSettings(_Section):
     mode: Literal["hybrid", "bm25", "dense"] = Field("hybrid", description="Retrieval: BM25, dense vectors, or both fused.")
     fusion: Literal["convex", "rrf"] = Field(
         "convex", description="How hybrid fuses the two lists: convex (weighted normalised scores; measured better) or rrf.")
-    dense_weight: float = Field(0.3, ge=0.0, le=1.0, description="Weight of the dense score in convex fusion (BM25 gets the rest).")
+    dense_weight: float | None = Field(
+        None, ge=0.0, le=1.0,
+        description="Weight of the dense score in convex fusion (BM25 gets the rest); empty: the embedder's measured best (0.3 for the default model, 0.4 for e5, 0.5 for remote models).")
     rrf_k: int = Field(60, ge=1, description="The k of reciprocal rank fusion: 1 / (k + rank).")
     candidates: int = Field(100, ge=10, le=5000, description="Hits each retriever contributes before fusion.")
     relevance_threshold: float = Field(

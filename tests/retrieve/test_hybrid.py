@@ -132,3 +132,10 @@ def test_threshold_is_a_setting(tmp_path, local_embedder, threshold, expected):
         result = kb.search("How long are database backups kept?")
         assert result.low_relevance is expected and result.threshold == threshold
         assert result.to_dict()["low_relevance"] is expected
+
+
+def test_convex_weight_comes_from_the_model_unless_set(tmp_path, local_embedder):
+    with KnowledgeBase(Settings(kb=str(tmp_path / "a.db")), embedder=local_embedder) as kb:
+        assert kb.retriever.dense_weight == local_embedder.fusion_weight == 0.3
+    with KnowledgeBase(Settings(kb=str(tmp_path / "b.db"), search={"dense_weight": 0.6}), embedder=local_embedder) as kb:
+        assert kb.retriever.dense_weight == 0.6

@@ -72,6 +72,9 @@ class Embedder(ABC):
     # Longest piece of text the model reads well, in characters (0: no limit).  Longer passages
     # are cut at sentence ends into windows whose vectors are averaged.
     window_chars: int = 0
+    # Weight of this model's dense scores in convex fusion with BM25 (measured per bundled model;
+    # an unmeasured remote model gets an even split).
+    fusion_weight: float = 0.5
 
     @property
     def fingerprint(self) -> Fingerprint:

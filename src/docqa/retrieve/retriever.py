@@ -124,7 +124,14 @@ class Retriever:
             counts, total = self.store.term_counts([t.lower() for t in terms])
             idf = {t: math.log(1 + total / (1 + n)) for t, n in counts.items()}
             impute = 1.0 - coverage(self.store.text_heads([top], chars=20_000).get(top, ""), terms, idf)
-        return convex(lists.bm25, lists.dense, self.settings.dense_weight, dense_only, impute)
+        return convex(lists.bm25, lists.dense, self.dense_weight, dense_only, impute)
+
+    @property
+    def dense_weight(self) -> float:
+        """The configured convex weight, else the embedder's measured best."""
+        if self.settings.dense_weight is not None:
+            return self.settings.dense_weight
+        return self.embedder.fusion_weight if self.embedder is not None else 0.0
 
     def _other_language(self, lists: _Lists, query: str) -> set[str]:
         """Dense hits in another script than the query: BM25 could not have found them."""
