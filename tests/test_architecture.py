@@ -16,6 +16,7 @@ ALLOWED = {
     "text": {"types", "errors"},
     "embed": {"types", "errors", "text"},
     "llm": {"errors"},
+    "answer": {"types", "errors", "text", "llm", "retrieve", "index", "settings"},
     "index": {"types", "errors", "text"},
     "ingest": {"types", "errors", "text", "index", "embed", "settings"},
     "retrieve": {"types", "errors", "text", "index", "embed", "settings"},
