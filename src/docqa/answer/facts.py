@@ -17,7 +17,7 @@ _DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4,
 _UNITS = {"十": 10, "百": 100, "千": 1000}
 _BIG = {"万": 10_000, "亿": 100_000_000}
 _CN_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千万亿]+")
-_PERCENT_CN = re.compile(r"百分之\s*(\d+(?:\.\d+)?)")
+_PERCENT_CN = re.compile(r"百分之\s*([零〇一二两三四五六七八九十百千万亿]+|\d+(?:\.\d+)?)")
 _THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3})((?:,\d{3})+)(?![\d,])")
 
 _KINDS = [  # order matters: the first pattern to claim a span wins
@@ -67,8 +67,8 @@ def normalise(text: str) -> str:
         value = _cn_to_int(run)
         return run if value is None else str(value)
 
+    text = _PERCENT_CN.sub(lambda m: f"{_cn_to_int(m.group(1)) if not m.group(1)[0].isdigit() else m.group(1)}%", text)
     text = _CN_NUMBER.sub(numeral, text)
-    text = _PERCENT_CN.sub(r"\1%", text)
     return _THOUSANDS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), text)
 
 
