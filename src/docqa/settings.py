@@ -81,6 +81,18 @@ class EmbedSettings(_Section):
     window_chars: int = Field(0, ge=0, description="Split passages longer than this many characters for a remote model (0: send whole).")
 
 
+class LLMSettings(_Section):
+    provider: Literal["auto", "openai", "ollama", "none"] = Field(
+        "auto", description="Chat model: auto (base_url if set, else a local Ollama that has the model, else none), openai (any OpenAI-compatible server), ollama, or none (extractive answers).")
+    base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 (llama.cpp) or https://dashscope.aliyuncs.com/compatible-mode/v1.")
+    model: str = Field("qwen2.5:7b-instruct", description="Model name on that server.")
+    api_key: str | None = Field(None, description="Bearer key, if the server needs one.")
+    temperature: float = Field(0.2, ge=0.0, le=2.0, description="Sampling temperature.")
+    max_tokens: int = Field(1024, ge=16, description="Longest reply, in tokens.")
+    timeout: float = Field(120.0, gt=0, description="Seconds to wait for a reply.")
+    max_retries: int = Field(3, ge=0, le=10, description="Retries on 429 / 5xx / connection errors, with backoff.")
+
+
 class Settings(BaseSettings):
     """All of docqa's settings."""
 
@@ -94,6 +106,7 @@ class Settings(BaseSettings):
     chunk: ChunkSettings = Field(default_factory=ChunkSettings, description="Chunk sizes.")
     search: SearchSettings = Field(default_factory=SearchSettings, description="Retrieval: modes, fusion, relevance.")
     embed: EmbedSettings = Field(default_factory=EmbedSettings, description="The embedding model for dense retrieval.")
+    llm: LLMSettings = Field(default_factory=LLMSettings, description="The chat model that writes answers.")
 
     @classmethod
     def settings_customise_sources(

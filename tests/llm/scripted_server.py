@@ -17,6 +17,7 @@ class ScriptedServer:
     def __init__(self, script: list[dict] | None = None):
         self.script: list[dict] = list(script or [])
         self.requests: list[dict] = []
+        self.ollama_models: list[str] | None = None  # set: also answer GET /api/tags like Ollama
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -24,6 +25,11 @@ class ScriptedServer:
 
             def log_message(self, *args):
                 pass
+
+            def do_GET(self):
+                if self.path == "/api/tags" and server.ollama_models is not None:
+                    return self._json(200, {"models": [{"name": n} for n in server.ollama_models]})
+                return self._json(404, {"error": "not found"})
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
