@@ -20,8 +20,10 @@ ALLOWED = {
     "index": {"types", "errors", "text"},
     "ingest": {"types", "errors", "text", "index", "embed", "settings"},
     "retrieve": {"types", "errors", "text", "index", "embed", "settings"},
-    "kb": {"types", "errors", "settings", "text", "index", "embed", "ingest", "retrieve"},
-    "cli": {"types", "errors", "settings", "kb"},
+    "session": {"types", "errors"},
+    "kb": {"types", "errors", "settings", "text", "index", "embed", "ingest", "retrieve", "answer", "llm", "session"},
+    "evaluate": {"types", "errors", "kb"},
+    "cli": {"types", "errors", "settings", "kb", "evaluate"},
     "__init__": {"types", "errors", "settings", "kb", "ingest", "retrieve"},
     "__main__": {"cli"},
 }

@@ -9,6 +9,7 @@ from docqa.errors import (
     EmptyDocumentError,
     EncryptedFileError,
     IngestError,
+    InputError,
     MissingExtraError,
     NoTextLayerError,
     NotFoundError,
@@ -25,7 +26,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Block", "Chunk", "ConfigError", "CorruptFileError", "DocqaError", "Document", "DocumentRecord",
-    "EmbedError", "EmbedderMismatchError", "EmptyDocumentError", "EncryptedFileError", "Hit", "IngestError",
+    "EmbedError", "EmbedderMismatchError", "EmptyDocumentError", "EncryptedFileError", "Hit", "IngestError", "InputError",
     "IngestReport", "KnowledgeBase", "MissingExtraError", "NoTextLayerError", "NotFoundError", "ReindexReport",
     "SearchResults", "Settings", "StoreError", "UnsupportedFormatError", "load_settings",
 ]

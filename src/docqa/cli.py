@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import queue
 import sys
+import threading
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -14,10 +17,11 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from docqa.errors import ConfigError, DocqaError
+from docqa.errors import ConfigError, DocqaError, InputError
 from docqa.kb import KnowledgeBase
-from docqa.settings import load_settings
-from docqa.types import Hit
+from docqa.settings import config_path, lint_config, load_settings, masked, setting_sources
+from docqa import evaluate
+from docqa.types import Answer, Event, Hit
 
 app = typer.Typer(
     help="docqa: ask questions of your own documents, answered only from them, with exact citations.\n\n"
@@ -166,6 +170,177 @@ def search(
 
 
 @app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in any language; the answer comes in the same language.")],
+    collection: CollectionOption = None,
+    session: Annotated[Optional[str], typer.Option("--session", "-s", help="Continue a conversation (its id, from an earlier answer): follow-ups are understood.")] = None,
+    no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking (faster, no review rounds).")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Answer a question from the documents only, with exact citations, fact-checked.
+
+    Streams the answer, then its sources. With no chat model configured or reachable, the
+    best supporting sentences are extracted instead. Exits 1 when the run failed.
+    """
+    with _open() as kb:
+        answer = _ask(kb, question, collection=collection, session_id=session, check=False if no_check else None,
+                      stream=not as_json)
+    if as_json:
+        _print_json(answer.to_dict())
+    if answer.status == "FAILED":
+        raise typer.Exit(1)
+
+
+@app.command()
+def chat(
+    collection: CollectionOption = None,
+    session: Annotated[Optional[str], typer.Option("--session", "-s", help="Resume a conversation by its id.")] = None,
+    no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking.")] = False,
+) -> None:
+    """An interactive conversation: ask, then ask follow-ups ('/new' starts over, '/exit' or Ctrl-D ends)."""
+    with _open() as kb:
+        session_id = session
+        err.print("[dim]Ask a question ('/new' starts a new conversation, '/exit' ends). Ctrl-C stops an answer.[/]")
+        while True:
+            try:
+                question = input("\n› ").strip()
+            except (EOFError, KeyboardInterrupt):
+                break
+            if question in ("/exit", "/quit"):
+                break
+            if question == "/new":
+                session_id = None
+                continue
+            if not question:
+                continue
+            answer = _ask(kb, question, collection=collection, session_id=session_id,
+                          check=False if no_check else None, stream=True)
+            session_id = answer.session_id or session_id
+
+
+def _ask(kb: KnowledgeBase, question: str, *, stream: bool, **options) -> Answer:
+    """Run one question in a worker thread, rendering its events; Ctrl-C cancels it."""
+    events: queue.Queue = queue.Queue()
+    cancel = threading.Event()
+    result: dict = {}
+
+    def work() -> None:
+        try:
+            result["answer"] = kb.ask(question, on_event=events.put, cancel=cancel, **options)
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+            result["error"] = exc
+        finally:
+            events.put(None)
+
+    thread = threading.Thread(target=work, name="docqa-ask", daemon=True)
+    thread.start()
+    view = _AnswerView(stream)
+    try:
+        while (event := events.get()) is not None:
+            view.show(event)
+    except KeyboardInterrupt:
+        cancel.set()
+        err.print("\n[yellow]cancelled[/]")
+        thread.join()
+        raise typer.Exit(130)
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    answer = result["answer"]
+    view.finish(answer)
+    return answer
+
+
+class _AnswerView:
+    """Renders an answer's events: the text as it streams, then sources, verification, notes."""
+
+    _shown_notes: set[str] = set()
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.text = ""
+        self.status = err.status("", spinner="dots") if enabled and err.is_terminal else None
+
+    def show(self, event: Event) -> None:
+        if not self.enabled:
+            return
+        if event.type == "status" and self.status is not None:
+            self.status.update(f"[dim]{event.data.get('phase', '')}…[/]")
+            self.status.start()
+        elif event.type == "content":
+            self._stop()
+            if event.data.get("replace"):
+                if self.text:
+                    out.print("\n[dim]— revised after fact-checking —[/]")
+                self.text = ""
+            piece = event.data.get("delta", "")
+            self.text += piece
+            out.print(escape(piece), end="")
+
+    def _stop(self) -> None:
+        if self.status is not None:
+            self.status.stop()
+
+    def finish(self, answer: Answer) -> None:
+        self._stop()
+        if not self.enabled:
+            return
+        if self.text:
+            out.print()
+        for note in answer.notes:
+            if note not in self._shown_notes:  # the model choice is said once per session
+                self._shown_notes.add(note)
+                err.print(f"[yellow]note:[/] {escape(note)}")
+        if answer.status == "FAILED":
+            err.print(f"[red]failed:[/] {escape(answer.error or 'unknown error')}")
+            return
+        if answer.citations:
+            out.print("\n[bold]Sources[/]")
+            for c in answer.citations:
+                quote = " ".join(c.quote.split())
+                quote = quote if len(quote) <= 160 else quote[:157] + "…"
+                out.print(f" [cyan][{c.n}][/] {escape(c.label)}  [dim]“{escape(quote)}”[/]")
+        v = answer.verification
+        rejected = len(v.rejected_claims)
+        check = {"VERIFIED": "[green]verified[/]", "PARTIAL": f"[yellow]partly verified[/] ({rejected} claim(s) unverified)",
+                 "UNVERIFIED": "[yellow]not verified[/]"}.get(v.status, v.status)
+        if answer.mode == "extractive":
+            check = "quoted from the documents"
+        elif answer.mode == "catalog":
+            check = "from the document list"
+        err.print(f"[dim]{answer.mode} · {check} · confidence {answer.confidence} · {answer.timings.get('total', 0):.1f}s"
+                  f" · run {answer.run_id} (rate it: docqa feedback {answer.run_id} up|down) · session {answer.session_id}[/]")
+
+
+@app.command("eval")
+def eval_(
+    questions: Annotated[Path, typer.Argument(help="JSON lines: question, answers, is_impossible (+ context, or article and paragraph).")],
+    collection: CollectionOption = None,
+    no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking.")] = False,
+    limit: Annotated[Optional[int], typer.Option("--limit", "-n", help="Only the first N questions.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Ask a question set of the knowledge base and score the answers: answer accuracy, abstention,
+    citation accuracy, latency per stage (runs are not added to the log)."""
+    items = evaluate.load(questions)[: limit or None]
+    with _open() as kb:
+        with _progress(disabled=as_json) as bar:
+            task = bar.add_task("asking", total=len(items))
+            report = evaluate.run(kb, items, collection, check=not no_check,
+                                  progress=lambda done, total: bar.update(task, completed=done))
+    summary = report.summary()
+    if as_json:
+        _print_json(summary)
+        return
+    for key in ("questions", "answerable", "unanswerable", "answer_accuracy", "answered_rate", "abstention_accuracy",
+                "citation_accuracy", "overall_accuracy", "failed", "tokens_per_question", "model_calls_per_question"):
+        value = summary[key]
+        out.print(f"{key:>26}: {'-' if value is None else value}")
+    for stage, figures in summary["latency"].items():
+        out.print(f"{'latency ' + stage:>26}: mean {figures['mean_ms']} ms, p50 {figures['p50_ms']} ms, p95 {figures['p95_ms']} ms")
+
+
+@app.command()
 def show(
     target: Annotated[str, typer.Argument(help="A chunk id (from 'docqa search') or an indexed file path.")],
     collection: CollectionOption = None,
@@ -226,6 +401,139 @@ def stats(as_json: JsonOption = False) -> None:
         out.print(f"{key:>15}: {value}")
 
 
+@app.command()
+def feedback(
+    run_id: Annotated[str, typer.Argument(help="The run to rate: its id is in 'docqa log' and in 'docqa ask --json'.")],
+    rating: Annotated[str, typer.Argument(help="up or down.", metavar="up|down")],
+    comment: Annotated[Optional[str], typer.Option("--comment", "-m", help="What was right or wrong with the answer.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Rate an answer up or down, with an optional comment (answers rated down show in 'docqa log --attention')."""
+    with _open() as kb:
+        record = kb.feedback(run_id, rating, comment)
+    if as_json:
+        _print_json(record.to_dict())
+        return
+    out.print(f"recorded '{record.rating}' for run {escape(run_id)}")
+
+
+LOG_FORMATS = ("table", "jsonl", "csv", "md")
+
+
+@app.command()
+def log(
+    since: Annotated[Optional[str], typer.Option("--since", help="Only questions asked on or after this day (YYYY-MM-DD, UTC) or ISO time.")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table (default), jsonl, csv or md.")] = "table",
+    attention: Annotated[bool, typer.Option("--attention", "-a", help="Only the questions the documents answered badly: not answered, failed, low confidence, rated down — each with the reason.")] = False,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")] = None,
+    run_id: Annotated[Optional[str], typer.Option("--run", help="Print one run's full audit record as JSON instead: question, trace of stages and model calls, result, timings, feedback.")] = None,
+) -> None:
+    """The question-and-answer log, newest first, for the people who maintain the documents.
+
+    '--attention' lists the unanswered and low-confidence questions; '--format csv|jsonl|md' exports it.
+    """
+    if fmt not in LOG_FORMATS:
+        raise typer.BadParameter(f"unknown format {fmt!r}: use one of {', '.join(LOG_FORMATS)}", param_hint="--format")
+    text, rows = io.StringIO(), None  # nothing is written before the knowledge base answered
+    with _open() as kb:
+        if run_id is not None:
+            text.write(json.dumps(kb.run(run_id).to_dict(), ensure_ascii=False, indent=2) + "\n")
+        elif fmt == "table":
+            rows = kb.qa_log(since, attention)
+        else:
+            kb.export_log(text, fmt, since, attention)
+    if rows is not None and not output:
+        _log_table(rows, attention, out)
+        return
+    if rows is not None:
+        _log_table(rows, attention, Console(file=text, width=160))
+    if output:
+        output.write_text(text.getvalue(), encoding="utf-8")
+        err.print(f"wrote {escape(str(output))}")
+    else:
+        sys.stdout.write(text.getvalue())
+
+
+def _log_table(rows: list[dict], attention: bool, console: Console) -> None:
+    if not rows:
+        console.print("nothing needs attention" if attention else "no questions asked yet")
+        return
+    table = Table("time (UTC)", "status", "confidence", "question", "reason" if attention else "answer", "run", box=None)
+    colours = {"SUCCESS": "green", "FALLBACK": "yellow", "FAILED": "red", "CANCELLED": "dim", "RUNNING": "cyan"}
+    for r in rows:
+        status = f"[{colours.get(r['status'], 'white')}]{r['status']}[/]"
+        last = r["reason"] if attention else r["answer"]
+        table.add_row(r["created_at"][:16].replace("T", " "), status, r["confidence"] or "-",
+                      escape(_clip(r["question"], 60)), escape(_clip(last, 80)), f"[dim]{r['run_id']}[/]")
+    console.print(table)
+    console.print(f"{len(rows)} question(s)" + (" need attention" if attention else ""))
+
+
+def _clip(text: str | None, limit: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+config_app = typer.Typer(help="Settings: what is in effect and where it came from; check docqa.yml.", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+
+
+@config_app.command("show")
+def config_show(
+    ctx: typer.Context,
+    as_json: JsonOption = False,
+    sources: Annotated[bool, typer.Option("--sources", help="Say where each setting came from: default, docqa.yml, env DOCQA_X__Y or flag.")] = False,
+) -> None:
+    """The settings in effect, api keys masked: defaults, then docqa.yml, DOCQA_* variables and flags on top."""
+    flags = {"kb": _state.get("kb")} if _from_command_line(ctx, "kb") else {}
+    data = masked(load_settings(**flags).model_dump(mode="json"))
+    origins = setting_sources(flags, os.environ) if sources else {}
+    if as_json:
+        _print_json({"settings": data, "sources": origins} if sources else data)
+    elif sources:
+        for key, origin in origins.items():
+            value = json.dumps(_dig(data, key), ensure_ascii=False)
+            out.print(f"{key}: {escape(value)}  [dim]# {escape(origin)}[/]")
+    else:
+        import yaml
+
+        sys.stdout.write(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+
+
+@config_app.command("lint")
+def config_lint(
+    file: Annotated[Optional[Path], typer.Argument(help="The file to check (default: $DOCQA_CONFIG, else ./docqa.yml).")] = None,
+) -> None:
+    """Check docqa.yml and the DOCQA_* variables: unknown keys (with the closest valid one), bad values, keys given twice.
+
+    Prints 'FILE: key: message' per problem. Exits 1 on errors; 0 when clean or with warnings
+    only (such as agent-mode budgets docqa does not use yet); 2 when the file does not exist.
+    """
+    path = file or config_path(os.environ)
+    problems = lint_config(path, os.environ)
+    for problem in problems:
+        out.print(escape(str(problem)))
+    errors = sum(p.level == "error" for p in problems)
+    if problems:
+        out.print(f"{escape(str(path))}: {errors} error(s), {len(problems) - errors} warning(s)")
+    else:
+        out.print(f"{escape(str(path))}: ok")
+    if errors:
+        raise typer.Exit(1)
+
+
+def _from_command_line(ctx: typer.Context, name: str) -> bool:
+    """True when the app-level option was typed, not filled in from its environment variable."""
+    source = ctx.find_root().get_parameter_source(name)
+    return getattr(source, "name", "") == "COMMANDLINE"
+
+
+def _dig(data: dict, dotted: str):
+    for part in dotted.split("."):
+        data = data[part]
+    return data
+
+
 def location(hit: Hit) -> str:
     """A readable location label: section, page(s), lines."""
     parts = []
@@ -268,7 +576,7 @@ def main() -> None:
     """Entry point: map docqa errors to a clean message and exit code."""
     try:
         app()
-    except ConfigError as exc:
+    except (ConfigError, InputError) as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")
         sys.exit(2)
     except DocqaError as exc:

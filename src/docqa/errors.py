@@ -3,6 +3,7 @@
     DocqaError                      base of everything docqa raises on purpose
     ├── ConfigError                 bad settings, unknown keys, bad values
     ├── MissingExtraError           an optional dependency is not installed (names the pip command)
+    ├── InputError                  bad input from the user: a bad rating, an empty question
     ├── IngestError                 one file could not be ingested (always names the file)
     │   ├── UnsupportedFormatError  no reader for this type (legacy .doc, images, binary junk)
     │   ├── EncryptedFileError      password-protected PDF / Office file
@@ -15,7 +16,7 @@
     └── StoreError                  the knowledge base file itself
         ├── SchemaError             the index was written by a newer docqa or is damaged
         ├── EmbedderMismatchError   the index was embedded with another model: run `docqa reindex`
-        └── NotFoundError           no such document or chunk
+        └── NotFoundError           no such document, chunk, session or run
 
 Every message says what to do next.
 """
@@ -29,6 +30,10 @@ class DocqaError(Exception):
 
 class ConfigError(DocqaError):
     """Settings are invalid."""
+
+
+class InputError(DocqaError):
+    """Bad input from the user (a bad rating, an empty question); the message says what is accepted."""
 
 
 class MissingExtraError(DocqaError):
@@ -94,7 +99,7 @@ class SchemaError(StoreError):
 
 
 class NotFoundError(StoreError):
-    """No such document or chunk."""
+    """No such document, chunk, session or run."""
 
 
 class EmbedderMismatchError(StoreError):

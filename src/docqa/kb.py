@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import date, datetime, timezone
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
+from docqa.answer.pipeline import Pipeline, Sources
+from docqa.answer.run import Cancelled, RunContext
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
-from docqa.errors import EmbedderMismatchError, NotFoundError
+from docqa.errors import DocqaError, EmbedderMismatchError, InputError, NotFoundError
 from docqa.index import ChunkFilter, EmbedInput, Store, open_store
 from docqa.ingest.pipeline import IngestOptions, Ingestor, IngestReport, Progress, document_id
 from docqa.ingest.scan import Scanner
+from docqa.llm import ChatModel, Choice, choose_chat_model
 from docqa.retrieve import Retriever, SearchResults
+from docqa.session import EXPORT_FORMATS, export, needs_attention, previous_turn, qa_log
 from docqa.settings import Settings
-from docqa.types import DocumentRecord, Hit
+from docqa.types import CANCELLED, FAILED, RATINGS, Answer, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord
 
 _REINDEX_BATCH = 256
 
@@ -37,13 +47,17 @@ class ReindexReport:
 class KnowledgeBase:
     """A knowledge base: add and remove files, list documents, search chunks."""
 
-    def __init__(self, settings: Settings | None = None, store: Store | None = None, embedder: Embedder | None | bool = True):
-        """`embedder`: True builds the configured one (lazily, on first use); an instance or None overrides it."""
+    def __init__(self, settings: Settings | None = None, store: Store | None = None, embedder: Embedder | None | bool = True,
+                 chat_model: ChatModel | None = None):
+        """`embedder`: True builds the configured one (lazily, on first use); an instance or None overrides it.
+        `chat_model`: the model that writes answers (default: chosen from settings.llm)."""
         self.settings = settings or Settings()
         self.store = store or open_store(self.settings.kb)
         self._embedder = embedder
         self._owns_embedder = embedder is True
         self._retriever: Retriever | None = None
+        self._chat_model = chat_model
+        self._chat: Choice | None = None
 
     @property
     def embedder(self) -> Embedder | None:
@@ -157,6 +171,108 @@ class KnowledgeBase:
         where = ChunkFilter(collection, path_glob, tuple(types))
         return self.retriever.search(query, top_k, where, mode)
 
+    # -- answer ----------------------------------------------------------------------------
+    @property
+    def chat(self) -> Choice:
+        """The chat model answers come from (None: extractive) and why; chosen once, on first use."""
+        if self._chat is None:
+            s = self.settings.llm
+            if self._chat_model is not None:
+                self._chat = Choice(self._chat_model, f"{self._chat_model.name} (given)")
+            else:
+                self._chat = choose_chat_model(s.provider, s.base_url, s.model, s.api_key, s.temperature, s.max_tokens,
+                                               s.timeout, s.max_retries)
+        return self._chat
+
+    def ask(self, question: str, *, session_id: str | None = None, collection: str | None = None,
+            check: bool | None = None, on_event: Callable[[Event], None] | None = None,
+            cancel: threading.Event | None = None, record: bool = True) -> Answer:
+        """Answer a question from the documents, with citations, checked; recorded as a run.
+
+        Events (metadata, status, content, citations, failure, done) go to `on_event` as they
+        happen.  A follow-up in the same `session_id` is understood from the previous turn.
+        Setting `cancel` stops the run before its next model call (recorded as CANCELLED).
+        `record=False` keeps the run out of the knowledge base's log (evaluations).
+        """
+        if not question or not question.strip():
+            raise InputError("the question is empty: ask something, e.g. docqa ask \"how are backups made?\"")
+        run = RunRecord(id=_new_id(), session_id=session_id or _new_id(), question=question.strip(), created_at=_now())
+        emit = on_event or (lambda event: None)
+        emit(Event("metadata", {"session_id": run.session_id, "run_id": run.id}))
+        ctx = RunContext(emit, cancel, self.settings.llm.prompt_price, self.settings.llm.completion_price)
+        if record:
+            self.store.save_run(run)
+        previous = previous_turn(self.store.session_runs(run.session_id), self.settings.answer.history_chars) if session_id else None
+        answer = self._answer(run, ctx, previous, collection, self.settings.answer.check if check is None else check)
+        answer.run_id, answer.session_id = run.id, run.session_id
+        answer.timings["total"] = time.perf_counter() - ctx.started
+        answer.usage = ctx.usage_dict()
+        if record:
+            self._record(run, answer, ctx)
+        if answer.status != CANCELLED:
+            if answer.status == FAILED:
+                emit(Event("failure", {"code": "failed", "message": answer.error}))
+            emit(Event("done", {"status": answer.status, "run_id": run.id}))
+        return answer
+
+    def _answer(self, run: RunRecord, ctx: RunContext, previous: dict | None, collection: str | None,
+                check: bool) -> Answer:
+        try:
+            pipeline = Pipeline(self._pipeline_sources(), self.settings, self.chat.model,
+                                None if self.chat.model else self.chat.reason)
+            answer = pipeline.run(run.question, ctx, previous=previous, collection=collection, check=check)
+            answer.timings.update(ctx.timings)
+            return answer
+        except Cancelled:
+            return Answer(run.question, "", False, "pipeline", status=CANCELLED, error="cancelled")
+        except DocqaError as exc:
+            ctx.trace.append({"stage": "failed", "error": str(exc)})
+            return Answer(run.question, "", False, "pipeline", status=FAILED, error=str(exc))
+        except Exception as exc:  # never a stack trace to the user; the trace keeps the detail
+            ctx.trace.append({"stage": "failed", "error": repr(exc)})
+            return Answer(run.question, "", False, "pipeline", status=FAILED,
+                          error=f"internal error ({type(exc).__name__}): {exc}. The run's trace is kept; see 'docqa log --run {run.id}'")
+
+    def _pipeline_sources(self) -> Sources:
+        embedder = self.embedder
+        embed = (lambda texts, kind: embedder.embed_batch(texts, kind)) if embedder is not None else None
+        return Sources(
+            search=lambda q, k, c: self.search(q, k, c),
+            documents=self.documents,
+            term_counts=self.store.term_counts,
+            embed=embed,
+        )
+
+    def _record(self, run: RunRecord, answer: Answer, ctx: RunContext) -> None:
+        run.standalone = answer.retrieval.get("query") if answer.retrieval else None
+        run.mode, run.status, run.answerable = answer.mode, answer.status, answer.answerable
+        run.confidence, run.answer, run.model, run.error = answer.confidence, answer.answer, answer.model, answer.error
+        run.result = answer.to_dict()
+        run.trace, run.timings, run.usage = ctx.trace, answer.timings, answer.usage
+        run.finished_at = _now()
+        self.store.save_run(run)
+
+    def stream(self, question: str, **options) -> Iterator[Event]:
+        """`ask` as an event iterator; closing the iterator early cancels the run."""
+        events: queue.Queue = queue.Queue()
+        cancel = threading.Event()
+        done = object()
+
+        def work() -> None:
+            try:
+                self.ask(question, on_event=events.put, cancel=cancel, **options)
+            finally:
+                events.put(done)
+
+        thread = threading.Thread(target=work, name="docqa-ask", daemon=True)
+        thread.start()
+        try:
+            while (event := events.get()) is not done:
+                yield event
+        finally:
+            cancel.set()
+            thread.join()
+
     def chunk(self, chunk_id: str) -> Hit:
         """One chunk with its location."""
         hits = self.store.get_hits([chunk_id])
@@ -179,10 +295,52 @@ class KnowledgeBase:
     def document_text(self, document_id: str) -> str:
         return self.store.document_text(document_id)
 
+    # -- sessions, runs, feedback ---------------------------------------------------------
+    def session(self, session_id: str) -> SessionRecord:
+        """A conversation by id."""
+        return self.store.get_session(session_id)
+
+    def session_runs(self, session_id: str) -> list[RunRecord]:
+        """A conversation's runs, oldest first."""
+        return self.store.session_runs(session_id)
+
+    def run(self, run_id: str) -> RunRecord:
+        """One run's audit record: question, trace, published result, timings, feedback."""
+        return self.store.get_run(run_id)
+
+    def runs(self, since: str | None = None, until: str | None = None, statuses: list[str] | None = None,
+             limit: int | None = None) -> list[RunRecord]:
+        """Runs newest first; `since` (inclusive) and `until` (exclusive) are dates or ISO times."""
+        return self.store.list_runs(since=_utc_bound(since, "since"), until=_utc_bound(until, "until"),
+                                    statuses=statuses, limit=limit)
+
+    def feedback(self, run_id: str, rating: str, comment: str | None = None) -> FeedbackRecord:
+        """Rate a run 'up' or 'down', with an optional comment."""
+        rating = rating.strip().lower()
+        if rating not in RATINGS:
+            raise InputError(f"a rating is 'up' or 'down', not {rating!r}")
+        return self.store.add_feedback(run_id, rating, (comment or "").strip() or None)
+
+    def qa_log(self, since: str | None = None, attention: bool = False) -> list[dict]:
+        """The question-and-answer log, newest first; `attention`: only the runs that need a
+        maintainer's look (not answered, failed, low confidence, rated down), each with its reason."""
+        runs = self.runs(since=since)
+        return needs_attention(runs) if attention else qa_log(runs)
+
+    def export_log(self, fp: IO[str], fmt: str = "jsonl", since: str | None = None, attention: bool = False) -> int:
+        """Write the Q&A log to `fp` as jsonl, csv or md (Markdown); returns how many questions."""
+        if fmt not in EXPORT_FORMATS:
+            raise InputError(f"unknown log format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
+        rows = self.qa_log(since, attention)
+        export(rows, fmt, fp, "Questions that need attention" if attention else "Questions and answers")
+        return len(rows)
+
     def stats(self) -> dict:
         return self.store.stats()
 
     def close(self) -> None:
+        if self._chat is not None and self._chat.model is not None and self._chat_model is None:
+            self._chat.model.close()
         if self._retriever is not None:
             self._retriever.close()
         if self._owns_embedder and isinstance(self._embedder, Embedder):
@@ -196,5 +354,29 @@ class KnowledgeBase:
         self.close()
 
 
+def _utc_bound(value: str | None, name: str) -> str | None:
+    """A date or ISO time as the stored times compare (UTC text); a date stays a date."""
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise InputError(f"{name} must be a date like 2026-01-31 or an ISO time, not {value!r}") from None
+    moment = moment.replace(tzinfo=moment.tzinfo or timezone.utc)  # a time without a zone is UTC
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+
+
 def _hash_input(item: EmbedInput) -> str:
     return text_hash(embed_text(item.title, item.section, item.text, item.context, item.symbol))
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")

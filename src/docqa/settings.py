@@ -7,11 +7,16 @@ The core never reads the environment or user files itself.
 
 from __future__ import annotations
 
+import difflib
+import json
 import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from docqa.errors import ConfigError
@@ -91,6 +96,20 @@ class LLMSettings(_Section):
     max_tokens: int = Field(1024, ge=16, description="Longest reply, in tokens.")
     timeout: float = Field(120.0, gt=0, description="Seconds to wait for a reply.")
     max_retries: int = Field(3, ge=0, le=10, description="Retries on 429 / 5xx / connection errors, with backoff.")
+    context_window: int = Field(8192, ge=512, description="The model's context window, in tokens: sources that do not fit are dropped, lowest-ranked first, and reported.")
+    prompt_price: float = Field(0.0, ge=0.0, description="Price per million prompt tokens, for the cost in results (0 for local models).")
+    completion_price: float = Field(0.0, ge=0.0, description="Price per million completion tokens.")
+
+
+class AnswerSettings(_Section):
+    top_k: int = Field(6, ge=1, le=50, description="Sources given to the model (or the extractive answerer).")
+    check: bool = Field(True, description="Fact-check answers: deterministic checks, then the model's own verdict.")
+    llm_check: bool = Field(True, description="Ask the model to verify its answer against the sources (after the deterministic checks).")
+    review_rounds: int = Field(2, ge=0, le=5, description="Regenerations after a rejected answer.")
+    support_threshold: float = Field(0.5, ge=0.0, le=1.0, description="Share of a sentence's content words its best source sentence must hold to support it.")
+    extractive_sentences: int = Field(3, ge=1, le=10, description="Sentences the extractive answerer returns.")
+    abstain_threshold: float = Field(0.5, ge=0.0, le=1.0, description="The extractive answerer abstains when its best evidence scores under this.")
+    history_chars: int = Field(1200, ge=0, description="Characters of the previous turn used to understand a follow-up.")
 
 
 class Settings(BaseSettings):
@@ -107,6 +126,7 @@ class Settings(BaseSettings):
     search: SearchSettings = Field(default_factory=SearchSettings, description="Retrieval: modes, fusion, relevance.")
     embed: EmbedSettings = Field(default_factory=EmbedSettings, description="The embedding model for dense retrieval.")
     llm: LLMSettings = Field(default_factory=LLMSettings, description="The chat model that writes answers.")
+    answer: AnswerSettings = Field(default_factory=AnswerSettings, description="Answering: sources, checks, review rounds, the extractive answerer.")
 
     @classmethod
     def settings_customise_sources(
@@ -128,35 +148,335 @@ class Settings(BaseSettings):
 
 
 class _YamlSource(PydanticBaseSettingsSource):
-    """Reads `docqa.yml` from $DOCQA_CONFIG or the working directory."""
+    """Reads `docqa.yml` from $DOCQA_CONFIG or the working directory, in native or seed shape."""
 
     def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover
         return None, field_name, False
 
     def __call__(self) -> dict[str, Any]:
-        path = Path(os.environ.get("DOCQA_CONFIG", "docqa.yml"))
-        if not path.is_file():
+        config = _current_config(os.environ)
+        if config is None:
             return {}
-        import yaml
-
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-        if not isinstance(data, dict):
-            raise ConfigError(f"{path}: the top level must be a mapping of settings")
-        return data
+        fatal = [p for p in config.problems if p.fatal]
+        if fatal:
+            raise ConfigError(_invalid(fatal))
+        return config.values
 
 
 def load_settings(**overrides: Any) -> Settings:
     """Resolve settings from overrides, environment and docqa.yml; errors become ConfigError."""
-    from pydantic import ValidationError
-
     clean = {k: v for k, v in overrides.items() if v is not None}
     try:
         return Settings(**clean)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
-        raise ConfigError(f"invalid settings: {problems}") from exc
+        config = _current_config(os.environ)
+        raise ConfigError(_invalid([_explain(e, clean, os.environ, config) for e in exc.errors()])) from exc
+
+
+def _invalid(problems: list[ConfigProblem]) -> str:
+    lines = "".join(f"\n  {p}" for p in problems)
+    return f"invalid settings:{lines}\nrun 'docqa config lint' to check docqa.yml and the DOCQA_* variables"
+
+
+# --- docqa.yml: native keys (snake_case or camelCase) and the seed's shape -------------------------
+
+CONFIG_ENV = "DOCQA_CONFIG"
+_NOT_SETTINGS = {"DOCQA_CONFIG", "DOCQA_VENV"}  # DOCQA_* variables that are not settings
+_SECRETS = {"api_key"}
+# The seed's sections: key (in snake_case) -> native dotted key.
+_SEED: dict[str, dict[str, str]] = {
+    "model": {"provider": "llm.provider", "name": "llm.model", "temperature": "llm.temperature",
+              "max_tokens": "llm.max_tokens", "base_url": "llm.base_url", "api_key": "llm.api_key",
+              "timeout": "llm.timeout", "context_window": "llm.context_window"},
+    "rag": {"chunk_size": "chunk.max_tokens", "chunk_overlap": "chunk.overlap", "top_k": "answer.top_k",
+            "search_top_k": "search.top_k", "relevance_threshold": "search.relevance_threshold",
+            "mode": "search.mode"},
+    "runtime": {"review_rounds": "answer.review_rounds", "timeout_seconds": "llm.timeout"},
+    "react": {},
+}
+# Budgets of the agent mode, which has no settings yet: accepted, ignored, reported by lint.
+_AGENT_KEYS = ("max_steps", "tool_timeout_seconds", "max_wall_seconds", "max_cost_usd")
+_OPENAI_LIKE = {"dashscope", "vllm", "llamacpp", "llama.cpp", "openai-compatible"}
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One problem in docqa.yml, a DOCQA_* variable or a flag: `where: key: message`."""
+
+    where: str
+    key: str
+    message: str
+    level: Literal["error", "warning"] = "error"
+    fatal: bool = True  # loading refuses it (a key given twice is reported, but the native one wins)
+
+    def __str__(self) -> str:
+        level = "warning" if self.level == "warning" else ""
+        return ": ".join(part for part in (self.where, self.key, level, self.message) if part)
+
+
+@dataclass
+class ConfigFile:
+    """A docqa.yml translated to native keys."""
+
+    path: Path
+    values: dict[str, Any]  # nested native settings, as Settings takes them
+    written: dict[str, str]  # native dotted key -> the key as the file spells it
+    problems: list[ConfigProblem]
+
+
+def config_path(environ: Mapping[str, str]) -> Path:
+    """The settings file: $DOCQA_CONFIG, else docqa.yml in the working directory."""
+    return Path(environ.get(CONFIG_ENV) or "docqa.yml")
+
+
+def read_config(path: Path) -> ConfigFile:
+    """Parse a docqa.yml and translate it to native keys; unknown keys become problems."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of settings")
+    return _Translator(path).run(data)
+
+
+def _current_config(environ: Mapping[str, str]) -> ConfigFile | None:
+    path = config_path(environ)
+    return read_config(path) if path.is_file() else None
+
+
+class _Translator:
+    """Flattens docqa.yml to native dotted keys, remembering how the file spelled each."""
+
+    def __init__(self, path: Path):
+        self.where = str(path)
+        self.path = path
+        self.leaves: dict[str, tuple[str, Any, int]] = {}  # dotted -> (as written, value, 0 native / 1 seed)
+        self.problems: list[ConfigProblem] = []
+
+    def run(self, data: dict) -> ConfigFile:
+        for key, value in data.items():
+            name = _snake(key)
+            if name in _SEED:
+                self._seed(name, str(key), value)
+            elif name in _sections():
+                self._section(name, str(key), value)
+            elif name in Settings.model_fields:
+                self._put(name, str(key), value, 0)
+            else:
+                tops = [*Settings.model_fields, *_SEED]
+                self._unknown(str(key), _suggest(name, [*tops, *_leaves()]), tops)
+        values: dict[str, Any] = {}
+        for dotted, (_, value, _) in self.leaves.items():
+            _assign(values, dotted, value)
+        return ConfigFile(self.path, values, {d: leaf[0] for d, leaf in self.leaves.items()}, self.problems)
+
+    def _section(self, name: str, written: str, value: Any) -> None:
+        if not isinstance(value, dict):
+            self._put(name, written, value, 0)  # validation says what it should be
+            return
+        fields = list(_sections()[name].model_fields)
+        for key, item in value.items():
+            field = _snake(key)
+            if field in fields:
+                self._put(f"{name}.{field}", f"{written}.{key}", item, 0)
+            else:
+                hint = _suggest(field, fields)
+                self._unknown(f"{written}.{key}", hint and f"{name}.{hint}", fields)
+
+    def _seed(self, name: str, written: str, value: Any) -> None:
+        if not isinstance(value, dict):
+            self.problems.append(ConfigProblem(self.where, written, f"must be a mapping of {name} settings"))
+            return
+        keys = _SEED[name]
+        for key, item in value.items():
+            field, where = _snake(key), f"{written}.{key}"
+            if field in keys:
+                self._put(keys[field], where, _provider(item) if field == "provider" else item, 1)
+            elif name == "react" or (name == "runtime" and field in _AGENT_KEYS):
+                self.problems.append(
+                    ConfigProblem(self.where, where, "not used yet (agent mode); ignored", "warning", fatal=False))
+            else:
+                valid = [_camel(k) for k in (*keys, *(_AGENT_KEYS if name == "runtime" else ()))]
+                hint = _suggest(_camel(field), valid)
+                self._unknown(where, hint and f"{written}.{hint}", valid)
+
+    def _put(self, dotted: str, written: str, value: Any, rank: int) -> None:
+        first = self.leaves.get(dotted)
+        if first is None:
+            self.leaves[dotted] = (written, value, rank)
+            return
+        replace = rank < first[2]  # native keys beat the seed's; otherwise the first one stays
+        keep, drop = (written, first[0]) if replace else (first[0], written)
+        if replace:
+            self.leaves[dotted] = (written, value, rank)
+        self.problems.append(ConfigProblem(self.where, drop, f"given twice (also as {keep}); {keep} wins", fatal=False))
+
+    def _unknown(self, key: str, hint: str | None, valid: list[str]) -> None:
+        advice = f"did you mean {hint}?" if hint else f"valid keys here: {', '.join(valid)}"
+        self.problems.append(ConfigProblem(self.where, key, f"unknown key; {advice}"))
+
+
+def _snake(key: Any) -> str:
+    """maxTokens, max-tokens and max_tokens all name max_tokens."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(key)).replace("-", "_").lower()
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _provider(value: Any) -> Any:
+    """The seed's provider names: every OpenAI-compatible server goes through the openai provider."""
+    if not isinstance(value, str):
+        return value
+    value = value.strip().lower()
+    return "openai" if value in _OPENAI_LIKE else value
+
+
+def _suggest(name: str, candidates: list[str]) -> str | None:
+    found = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def _assign(values: dict, dotted: str, value: Any) -> None:
+    *parents, last = dotted.split(".")
+    for part in parents:
+        values = values.setdefault(part, {})
+        if not isinstance(values, dict):
+            return  # the section itself is not a mapping: validation reports that
+    values[last] = value
+
+
+def _sections() -> dict[str, type[BaseModel]]:
+    """The Settings fields that are sections (sub-models), by name."""
+    return {name: f.annotation for name, f in Settings.model_fields.items()
+            if isinstance(f.annotation, type) and issubclass(f.annotation, BaseModel)}
+
+
+def _leaves() -> list[str]:
+    """Every setting as a dotted key: kb, collection, chunk.max_tokens, ..."""
+    sections, leaves = _sections(), []
+    for name in Settings.model_fields:
+        leaves += [f"{name}.{field}" for field in sections[name].model_fields] if name in sections else [name]
+    return leaves
+
+
+def _leaf_of(dotted: str) -> str:
+    """The setting an error location is in: ingest.exclude.0 -> ingest.exclude."""
+    parts = dotted.split(".")
+    return ".".join(parts[:2]) if parts[0] in _sections() and len(parts) > 1 else parts[0]
+
+
+# --- lint, sources, display ------------------------------------------------------------------------
+
+def lint_config(path: Path, environ: Mapping[str, str]) -> list[ConfigProblem]:
+    """Every problem in a docqa.yml (unknown keys, keys given twice, bad values) and in DOCQA_* names."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file (give a FILE, set ${CONFIG_ENV}, or create docqa.yml here)")
+    try:
+        config = read_config(path)
+    except ConfigError as exc:
+        return [ConfigProblem(str(path), "", str(exc).removeprefix(f"{path}: ")), *env_problems(environ)]
+    return [*config.problems, *_value_problems(config), *env_problems(environ)]
+
+
+def env_problems(environ: Mapping[str, str]) -> list[ConfigProblem]:
+    """DOCQA_* variables that name no setting, with the closest valid name."""
+    valid = _env_names()
+    return [_unknown_env(name) for name in sorted(environ)
+            if name.upper().startswith("DOCQA_") and name.upper() not in {*valid, *_NOT_SETTINGS}]
+
+
+def _unknown_env(name: str) -> ConfigProblem:
+    hint = _suggest(name.upper(), _env_names())
+    return ConfigProblem("env", name, "unknown setting" + (f"; did you mean {hint}?" if hint else ""))
+
+
+def _env_names() -> list[str]:
+    return [f"DOCQA_{key}".upper() for key in (*_sections(), *(leaf.replace(".", "__") for leaf in _leaves()))]
+
+
+def _value_problems(config: ConfigFile) -> list[ConfigProblem]:
+    """The file's values checked alone (without the environment), as loading checks them."""
+    model = create_model("FileSettings", __config__=ConfigDict(extra="forbid"),
+                         **{name: (f.annotation, f) for name, f in Settings.model_fields.items()})
+    try:
+        model.model_validate(config.values)
+    except ValidationError as exc:
+        return [_value_problem(str(config.path), err, config.written) for err in exc.errors()]
+    return []
+
+
+def _value_problem(where: str, err: Any, written: Mapping[str, str]) -> ConfigProblem:
+    dotted = ".".join(str(part) for part in err["loc"])
+    leaf = _leaf_of(dotted)
+    key = written.get(leaf, leaf) + dotted[len(leaf):]
+    label = key if key == dotted else f"{key} ({dotted})"
+    return ConfigProblem(where, label, _reason(err))
+
+
+def _reason(err: Any) -> str:
+    """pydantic's reason and the offending value."""
+    value = json.dumps(err["input"], ensure_ascii=False, default=str)
+    value = value if len(value) <= 60 else value[:57] + "..."
+    return f"{err['msg'].removeprefix('Value error, ')} (got {value})"
+
+
+def _explain(err: Any, overrides: Mapping[str, Any], environ: Mapping[str, str], config: ConfigFile | None) -> ConfigProblem:
+    """One validation error, named the way its source spells it."""
+    dotted = ".".join(str(part) for part in err["loc"])
+    origin = _origin(_leaf_of(dotted), overrides, environ, config)
+    if origin.startswith("docqa.yml") and config is not None:
+        return _value_problem(str(config.path), err, config.written)
+    if origin.startswith("env ") and err["type"] == "extra_forbidden":
+        return _unknown_env(origin.removeprefix("env "))
+    return ConfigProblem(origin, dotted, _reason(err))
+
+
+def setting_sources(overrides: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, str]:
+    """Where each setting's value came from: flag, env DOCQA_X__Y, docqa.yml (path) or default."""
+    config = _current_config(environ)
+    return {leaf: _origin(leaf, overrides, environ, config) for leaf in _leaves()}
+
+
+def _origin(leaf: str, overrides: Mapping[str, Any], environ: Mapping[str, str], config: ConfigFile | None) -> str:
+    if _given(overrides, leaf):
+        return "flag"
+    if var := _env_var(leaf, environ):
+        return f"env {var}"
+    if config is not None and leaf in config.written:
+        return f"docqa.yml ({config.path.resolve()})"
+    return "default"
+
+
+def _given(values: Any, dotted: str) -> bool:
+    for part in dotted.split("."):
+        if not isinstance(values, Mapping) or values.get(part) is None:
+            return False
+        values = values[part]
+    return True
+
+
+def _env_var(leaf: str, environ: Mapping[str, str]) -> str | None:
+    """The variable that sets a setting: DOCQA_LLM__MODEL, or DOCQA_LLM holding JSON with a model key."""
+    names = {name.lower(): name for name in environ}
+    exact = names.get("docqa_" + leaf.replace(".", "__"))
+    section, _, field = leaf.partition(".")
+    whole = names.get("docqa_" + section) if field else None
+    if exact or whole is None:
+        return exact
+    try:
+        data = json.loads(environ[whole])
+    except ValueError:
+        return None
+    return whole if isinstance(data, dict) and field in data else None
+
+
+def masked(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A settings dump with secrets (api_key) shown as '***'."""
+    return {key: masked(value) if isinstance(value, Mapping) else ("***" if key in _SECRETS and value else value)
+            for key, value in data.items()}

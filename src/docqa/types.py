@@ -193,3 +193,186 @@ class Hit:
             "snippet": self.snippet,
             "text": self.text,
         }
+
+
+# -- answers ---------------------------------------------------------------------------------
+# Run statuses (a run is one question answered); CANCELLED is recorded but never sent to a client.
+SUCCESS, FALLBACK, FAILED, CANCELLED = "SUCCESS", "FALLBACK", "FAILED", "CANCELLED"
+# Verification statuses.
+VERIFIED, PARTIAL, UNVERIFIED = "VERIFIED", "PARTIAL", "UNVERIFIED"
+
+
+@dataclass(slots=True)
+class Citation:
+    """The exact place that supports a claim: a span of a chunk's document text."""
+
+    n: int  # the source number the answer cites as [n]
+    chunk_id: str
+    document_id: str
+    path: str
+    title: str
+    section: str
+    page: int | None
+    line_start: int
+    line_end: int
+    char_start: int  # offsets into the document text
+    char_end: int
+    quote: str  # document.text[char_start:char_end]
+    label: str = ""  # readable: [source: config.md §Database, L12–18]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n, "chunk_id": self.chunk_id, "document_id": self.document_id, "path": self.path,
+            "title": self.title, "section": self.section, "page": self.page, "line_start": self.line_start,
+            "line_end": self.line_end, "char_start": self.char_start, "char_end": self.char_end,
+            "quote": self.quote, "label": self.label,
+        }
+
+
+@dataclass(slots=True)
+class Claim:
+    """One sentence of an answer, the sources it cites and whether they support it."""
+
+    text: str  # the sentence without its markers
+    start: int  # span in the answer text
+    end: int
+    sources: list[int] = field(default_factory=list)  # source numbers, after invented ones are dropped
+    citations: list[Citation] = field(default_factory=list)
+    supported: bool = True
+    support: float = 0.0  # share of the claim's content words found in its best cited span
+    problems: list[str] = field(default_factory=list)  # why it is not verified
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "sources": self.sources, "supported": self.supported,
+                "support": round(self.support, 3), "problems": self.problems}
+
+
+@dataclass(slots=True)
+class Verification:
+    status: str = UNVERIFIED  # VERIFIED | PARTIAL | UNVERIFIED
+    checked_claims: int = 0
+    rejected_claims: list[dict[str, Any]] = field(default_factory=list)  # {claim, reasons}
+    rounds: int = 0  # review rounds used (regenerations after a rejection)
+    checker: str = "none"  # deterministic | deterministic+llm | none
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "checked_claims": self.checked_claims,
+                "rejected_claims": self.rejected_claims, "rounds": self.rounds, "checker": self.checker}
+
+
+@dataclass(slots=True)
+class Answer:
+    """What asking a question returns (and what `docqa ask --json` prints)."""
+
+    question: str
+    answer: str
+    answerable: bool
+    mode: str  # pipeline | extractive | catalog
+    citations: list[Citation] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
+    verification: Verification = field(default_factory=Verification)
+    confidence: str = "low"  # high | medium | low
+    key_points: list[str] = field(default_factory=list)
+    retrieval: dict[str, Any] = field(default_factory=dict)  # query, mode, hits, low_relevance, dropped
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
+    usage: dict[str, Any] = field(default_factory=dict)  # prompt_tokens, completion_tokens, calls, cost
+    model: str | None = None
+    notes: list[str] = field(default_factory=list)  # e.g. why no LLM was used, sources dropped
+    language: str = "en"
+    status: str = SUCCESS
+    run_id: str | None = None
+    session_id: str | None = None
+    error: str | None = None  # why the run FAILED (a message for people, never a stack trace)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id, "session_id": self.session_id, "status": self.status, "error": self.error,
+            "question": self.question, "answer": self.answer, "answerable": self.answerable,
+            "mode": self.mode, "model": self.model, "language": self.language,
+            "citations": [c.to_dict() for c in self.citations],
+            "claims": [c.to_dict() for c in self.claims],
+            "verification": self.verification.to_dict(), "confidence": self.confidence,
+            "key_points": self.key_points, "retrieval": self.retrieval,
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "usage": self.usage, "notes": self.notes,
+        }
+
+
+@dataclass(slots=True)
+class Event:
+    """One event of an answer's stream: metadata, status, content, citations, failure, done."""
+
+    type: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, **self.data}
+
+
+# -- sessions and runs -----------------------------------------------------------------------
+RUNNING = "RUNNING"  # a run's status until it ends with SUCCESS, FALLBACK, FAILED or CANCELLED
+RUN_STATUSES = (RUNNING, SUCCESS, FALLBACK, FAILED, CANCELLED)
+RATINGS = ("up", "down")
+
+
+@dataclass(slots=True)
+class SessionRecord:
+    """A conversation: the runs asked in it share a session id."""
+
+    id: str
+    title: str = ""
+    collection: str | None = None
+    created_at: str = ""  # ISO 8601 UTC; the store fills it in when empty
+    updated_at: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "collection": self.collection,
+                "created_at": self.created_at, "updated_at": self.updated_at}
+
+
+@dataclass(slots=True)
+class FeedbackRecord:
+    """A user's rating of one run: 'up' or 'down', with an optional comment."""
+
+    id: int
+    run_id: str
+    rating: str
+    comment: str | None
+    created_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "run_id": self.run_id, "rating": self.rating, "comment": self.comment,
+                "created_at": self.created_at}
+
+
+@dataclass(slots=True)
+class RunRecord:
+    """One question answered (the audit record): what was asked, how, what came back, and how long it took."""
+
+    id: str
+    session_id: str
+    question: str
+    standalone: str | None = None  # the follow-up question condensed into a standalone one
+    mode: str | None = None
+    status: str = RUNNING
+    answerable: bool | None = None
+    confidence: str | None = None
+    answer: str | None = None  # the answer text
+    result: dict[str, Any] | None = None  # the published result (Answer.to_dict())
+    trace: list[dict[str, Any]] = field(default_factory=list)  # stages and model calls, for audit and replay
+    timings: dict[str, float] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
+    model: str | None = None
+    error: str | None = None
+    created_at: str = ""  # ISO 8601 UTC; the store fills it in when empty
+    finished_at: str | None = None
+    feedback: list[FeedbackRecord] = field(default_factory=list)  # filled in when read back
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "session_id": self.session_id, "question": self.question, "standalone": self.standalone,
+            "mode": self.mode, "status": self.status, "answerable": self.answerable, "confidence": self.confidence,
+            "answer": self.answer, "result": self.result, "trace": self.trace, "timings": self.timings,
+            "usage": self.usage, "model": self.model, "error": self.error, "created_at": self.created_at,
+            "finished_at": self.finished_at, "feedback": [f.to_dict() for f in self.feedback],
+        }

@@ -3,6 +3,9 @@
 A store holds collections of documents.  `replace_document` is atomic: after a crash a document
 is wholly its old version or wholly its new one, chunks and full-text entries included.  The
 same contract test suite runs against every backend.
+
+It also keeps the conversations asked of those documents: sessions, their runs (one question
+answered, with its full trace, for audit and replay) and the users' feedback on runs.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from docqa.types import Chunk, DocumentRecord, Hit
+from docqa.types import Chunk, DocumentRecord, FeedbackRecord, Hit, RunRecord, SessionRecord
 
 
 @dataclass(slots=True)
@@ -173,6 +176,45 @@ class Store(ABC):
     @abstractmethod
     def collections(self) -> list[str]:
         """Names of all collections."""
+
+    # -- sessions, runs, feedback ----------------------------------------------------------
+    @abstractmethod
+    def save_session(self, session: SessionRecord) -> SessionRecord:
+        """Insert or update a session (its created_at is kept, updated_at set to now); returns it as stored."""
+
+    @abstractmethod
+    def get_session(self, session_id: str) -> SessionRecord:
+        """A session by id; NotFoundError when there is none."""
+
+    @abstractmethod
+    def delete_session(self, session_id: str) -> bool:
+        """Delete a session with its runs and their feedback; False when it did not exist."""
+
+    @abstractmethod
+    def save_run(self, run: RunRecord) -> RunRecord:
+        """Insert or update a run in one transaction, creating its session when missing and bumping
+        the session's updated_at.  A missing created_at is set to now.  Feedback is not written."""
+
+    @abstractmethod
+    def get_run(self, run_id: str) -> RunRecord:
+        """A run with its feedback (oldest first); NotFoundError when there is none."""
+
+    @abstractmethod
+    def list_runs(self, *, since: str | None = None, until: str | None = None, statuses: Iterable[str] | None = None,
+                  session_id: str | None = None, limit: int | None = None) -> list[RunRecord]:
+        """Runs with their feedback, newest first.
+
+        `since` (inclusive) and `until` (exclusive) compare with created_at as ISO 8601 text, so a
+        day `2026-01-31` or a full timestamp both work.  `statuses` keeps only runs in those.
+        """
+
+    @abstractmethod
+    def add_feedback(self, run_id: str, rating: str, comment: str | None = None) -> FeedbackRecord:
+        """Record a rating ('up' or 'down') of a run; NotFoundError when the run does not exist."""
+
+    def session_runs(self, session_id: str, limit: int | None = None) -> list[RunRecord]:
+        """A session's runs oldest first: all of them, or the last `limit`."""
+        return self.list_runs(session_id=session_id, limit=limit)[::-1]
 
     @contextmanager
     def batch(self, seconds: float = 0.5):

@@ -16,6 +16,7 @@ import numpy as np
 from docqa.errors import NotFoundError, SchemaError, StoreError
 from docqa.index.base import ChunkFilter, ChunkVectors, EmbedInput, FileState, Store, TextQuery
 from docqa.index.migrate import migrate
+from docqa.index.sqlite_sessions import SessionTables
 from docqa.index.vectors import VectorMatrix
 from docqa.text import segment_for_index
 from docqa.types import Chunk, DocumentRecord, Hit
@@ -40,8 +41,8 @@ def fts_literal(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-class SQLiteStore(Store):
-    """Embedded store in one SQLite file."""
+class SQLiteStore(SessionTables, Store):
+    """Embedded store in one SQLite file (sessions, runs and feedback: see sqlite_sessions.py)."""
 
     def __init__(self, path: str | Path, common_term_share: float = COMMON_TERM_SHARE,
                  min_chunks_to_prune: int = MIN_CHUNKS_TO_PRUNE):
@@ -65,7 +66,6 @@ class SQLiteStore(Store):
         self._df_cache: dict[str, int] = {}  # term -> chunks containing it, for _selective_terms
         self._batch_started: float | None = None  # when the open batch transaction began
         self._batch_seconds = 0.5
-        self._writes = 0  # own write transactions (PRAGMA data_version counts only other connections')
         self._vectors: _VectorCache | None = None
         self._vconn: sqlite3.Connection | None = None  # vector reads: run beside a full-text query
 
@@ -88,7 +88,6 @@ class SQLiteStore(Store):
                     self._batching = False
                     self.conn.execute("ROLLBACK")
                     raise
-                self._writes += 1
                 if time.monotonic() - self._batch_started >= self._batch_seconds:
                     self._commit_batch()
                 return
@@ -99,7 +98,6 @@ class SQLiteStore(Store):
                 self.conn.execute("ROLLBACK")
                 raise
             self.conn.execute("COMMIT")
-            self._writes += 1
 
     @contextmanager
     def batch(self, seconds: float = 0.5):
@@ -129,6 +127,20 @@ class SQLiteStore(Store):
         if self._batch_started is not None:
             self._batch_started = None
             self.conn.execute("COMMIT")
+
+    @staticmethod
+    def _bump_generation(conn: sqlite3.Connection) -> None:
+        """Mark the chunks or vectors as changed (the vector cache reloads on a new generation).
+
+        A counter rather than PRAGMA data_version: that changes on every commit, and a run or
+        feedback saved after each question must not make the next search reload every vector.
+        """
+        conn.execute("INSERT INTO meta VALUES ('generation', '1') "
+                     "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+
+    def _generation(self, conn: sqlite3.Connection) -> str | None:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return row[0] if row else None
 
     def _ensure_collection(self, conn: sqlite3.Connection, name: str) -> None:
         conn.execute("INSERT OR IGNORE INTO collections VALUES (?, datetime('now'))", (name,))
@@ -205,6 +217,7 @@ class SQLiteStore(Store):
                 self._insert_vectors(conn, vectors.model, vectors.new)
             if old_hashes:
                 self._drop_orphan_vectors(conn, old_hashes)
+            self._bump_generation(conn)
 
     def record_failure(self, record: DocumentRecord) -> None:
         with self._transaction() as conn:
@@ -225,6 +238,7 @@ class SQLiteStore(Store):
                 old_hashes = self._delete_rows(conn, doc_id)
                 count += conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount
                 self._drop_orphan_vectors(conn, old_hashes)
+            self._bump_generation(conn)
         return count
 
     def move_document(self, old_id: str, new_id: str, new_path: str, size: int, mtime_ns: int) -> None:
@@ -233,6 +247,7 @@ class SQLiteStore(Store):
             conn.execute("UPDATE documents SET id=?, path=?, size=?, mtime_ns=? WHERE id=?", (new_id, new_path, size, mtime_ns, old_id))
             conn.execute("UPDATE chunks SET document_id=? WHERE document_id=?", (new_id, old_id))
             conn.execute("UPDATE document_texts SET document_id=? WHERE document_id=?", (new_id, old_id))
+            self._bump_generation(conn)
 
     def touch(self, document_id: str, size: int, mtime_ns: int) -> None:
         with self._transaction() as conn:
@@ -374,7 +389,7 @@ class SQLiteStore(Store):
     def _vector_cache(self, model: str) -> _VectorCache:
         """All vectors of `model` as one matrix (see vectors.py), reloaded when the index changed."""
         conn = self._vector_conn()
-        token = (conn.execute("PRAGMA data_version").fetchone()[0], self._writes)
+        token = self._generation(conn)
         cache = self._vectors
         if cache is None or cache.model != model or cache.token != token:
             with self._lock:
@@ -406,6 +421,7 @@ class SQLiteStore(Store):
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         with self._transaction() as conn:
             self._insert_vectors(conn, model, vectors)
+            self._bump_generation(conn)
 
     def embedder(self) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
@@ -419,6 +435,7 @@ class SQLiteStore(Store):
             else:
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('embedder', ?)", (fingerprint,))
                 conn.execute("DELETE FROM embeddings WHERE model != ?", (model,))
+            self._bump_generation(conn)
 
     def unembedded(self, model: str, limit: int) -> list[EmbedInput]:
         rows = self.conn.execute(
@@ -442,6 +459,7 @@ class SQLiteStore(Store):
             updates = [(hasher(EmbedInput("", r[1], json.loads(r[2]), r[3], r[4], r[5])), r[0]) for r in rows]
             with self._transaction() as conn:
                 conn.executemany("UPDATE chunks SET embed_hash = ? WHERE rowid = ?", updates)
+                self._bump_generation(conn)
             done += len(rows)
 
     def vector_count(self, model: str | None = None) -> tuple[int, int]:
@@ -529,7 +547,7 @@ class SQLiteStore(Store):
 class _VectorCache:
     __slots__ = ("model", "token", "rowids", "matrix")
 
-    def __init__(self, model: str, token: tuple, rowids: np.ndarray, matrix: np.ndarray):
+    def __init__(self, model: str, token: str | None, rowids: np.ndarray, matrix: np.ndarray):
         self.model, self.token, self.rowids, self.matrix = model, token, rowids, matrix
 
 

@@ -49,6 +49,8 @@ class OpenAICompatModel(ChatModel):
             raise LLMError(f"cannot reach the chat model at {self.base_url} ({exc}): check llm.base_url and that the server runs") from exc
         except self._openai.APIStatusError as exc:
             raise LLMError(f"{self.base_url} refused the request for {self.model}: {exc.status_code} {_short(exc)}") from exc
+        except self._openai.OpenAIError as exc:  # a broken stream, an unreadable reply
+            raise LLMError(f"{self.base_url}: the reply of {self.model} could not be read: {_short(exc)}") from exc
 
     def _deltas(self, chunks) -> Iterator[Delta]:
         pending: dict[int, dict[str, str]] = {}  # tool calls arrive in pieces, by index

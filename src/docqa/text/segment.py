@@ -24,7 +24,8 @@ STOPWORDS = frozenset(
     ourselves out over own same she should so some such than that the their theirs them
     themselves then there these they this those through to too under until up very was we were
     what when where which while who whom why will with would you your yours yourself yourselves
-    的 了 是 在 和 与 及 或 也 就 都 而 之 其 这 那 有 为 以 于 上 下 中 个 吗 呢 吧 啊 什么 哪 哪些 怎么 如何 多少""".split()
+    的 了 是 在 和 与 及 或 也 就 都 而 之 其 这 那 有 为 以 于 上 下 中 个 吗 呢 吧 啊 什么 哪 哪些 怎么 如何 多少
+    多久 何时 哪里 哪儿 谁 为什么 怎样 是否 请问""".split()
 )
 
 

@@ -1,0 +1,83 @@
+"""The checker: deterministic fact checks, then the model's own verdict.
+
+Deterministic first: every number, date, version, path, identifier and quoted string of a
+claim must occur in the text of a source it cites (facts.py), and every claim must be
+supported (citer.py).  Then, when a model is available, a fact-checker prompt answers
+`VERIFIED` or `REJECTED: <claims and reasons>`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from docqa.answer.citer import Cited
+from docqa.answer.facts import missing_facts
+from docqa.answer.sources import SourceSet
+from docqa.answer.support import content_tokens, support
+from docqa.types import Claim
+
+
+@dataclass(slots=True)
+class Rejection:
+    claim: str
+    reasons: list[str]
+    by: str  # deterministic | llm
+
+    def to_dict(self) -> dict:
+        return {"claim": self.claim, "reasons": self.reasons, "by": self.by}
+
+
+@dataclass(slots=True)
+class Verdict:
+    """The model's verdict: ok True (VERIFIED), False (REJECTED), None (it did not say)."""
+
+    ok: bool | None
+    reasons: list[str] = field(default_factory=list)
+    raw: str = ""
+
+
+def check_facts(cited: Cited, sources: SourceSet) -> list[Rejection]:
+    """Claims whose facts are missing from what they cite, or that nothing supports."""
+    out = []
+    for claim in cited.claims:
+        reasons = list(claim.problems) if not claim.supported else []
+        if claim.sources:
+            text = "\n".join(sources.get(n).hit.text for n in claim.sources)
+            reasons += [f"{f.kind} {f.text!r} is not in [{', '.join(map(str, claim.sources))}]"
+                        for f in missing_facts(claim.text, text)]
+        if reasons:
+            claim.supported = False
+            claim.problems = list(dict.fromkeys([*claim.problems, *reasons]))
+            out.append(Rejection(claim.text, reasons, "deterministic"))
+    return out
+
+
+_VERDICT = re.compile(r"^\W*(VERIFIED|REJECTED)\b\W*", re.IGNORECASE)
+
+
+def parse_verdict(text: str) -> Verdict:
+    """`VERIFIED` → ok; `REJECTED: reasons` → not ok with one reason per line; else undecided."""
+    body = text.strip()
+    m = _VERDICT.match(body)
+    if m is None:
+        found = re.search(r"\b(VERIFIED|REJECTED)\b", body)
+        if found is None:
+            return Verdict(None, raw=text)
+        m = found
+    if m.group(1).upper() == "VERIFIED":
+        return Verdict(True, raw=text)
+    rest = body[m.end():]
+    reasons = [line.strip(" -*•\t") for line in rest.splitlines() if line.strip(" -*•\t")]
+    return Verdict(False, reasons or ["the fact-checker rejected the answer without reasons"], text)
+
+
+def blame(reasons: list[str], claims: list[Claim]) -> list[tuple[Claim | None, str]]:
+    """Match each of the checker's reasons to the claim it is about (None when none matches)."""
+    out = []
+    for reason in reasons:
+        rt = content_tokens(reason)
+        scored = [(support(content_tokens(c.text), rt), c) for c in claims]
+        score, claim = max(scored, key=lambda x: x[0], default=(0.0, None))
+        out.append((claim if score >= 0.5 else None, reason))
+    return out

@@ -1,0 +1,152 @@
+"""The citer: turn a model's `[n]` markers into exact, checkable citations.
+
+For each sentence of an answer: read its markers, drop those that point at no source, and find
+in each cited chunk the span (one to three consecutive sentences) that best supports it —
+character offsets into the document, lines, page.  A sentence without a marker gets the
+source that supports it best if one supports it well enough; otherwise it is flagged
+unsupported.  A marker whose source does not support the sentence while another source does
+is moved to that source (the model numbered it wrong); that is reported in the claim.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from docqa.answer.sources import SourceSet, label
+from docqa.answer.support import content_tokens, support
+from docqa.text.sentences import sentence_spans
+from docqa.types import Citation, Claim, Hit
+
+# [1]  [1, 2]  [1][2]  【1】  [Source 1]  [source: 2]  [来源1]
+MARKER = re.compile(r"\[(?:(?:source|来源)\s*:?\s*)?(\d+(?:\s*[,，、]\s*\d+)*)\]|【(\d+(?:\s*[,，、]\s*\d+)*)】", re.IGNORECASE)
+_MAX_WINDOW = 3  # sentences in a supporting span
+_NOT_FOUND = re.compile(
+    r"(do(?:es)? not (?:contain|mention|say|provide|include)|no information|not (?:found|mentioned|stated|provided) in|"
+    r"cannot be (?:found|determined)|没有(?:找到|提到|提及|相关|包含)|未(?:提及|提到|找到|包含)|无法(?:确定|回答))",
+    re.IGNORECASE,
+)
+
+
+@dataclass(slots=True)
+class Cited:
+    """The answer's claims with their citations, and the citation list in order of first use."""
+
+    claims: list[Claim]
+    citations: list[Citation]
+    invented: list[int]  # markers dropped because no such source exists
+
+    @property
+    def unsupported(self) -> list[Claim]:
+        return [c for c in self.claims if not c.supported]
+
+
+def cite(answer: str, sources: SourceSet, language: str = "en", threshold: float = 0.5) -> Cited:
+    """Claims and citations for `answer`, whose sentences cite sources as [n]."""
+    invented: list[int] = []
+    claims = []
+    for start, end, numbers in _sentences(answer):
+        text = " ".join(MARKER.sub(" ", answer[start:end]).split())
+        if not content_tokens(text):
+            continue
+        valid = [n for n in numbers if sources.get(n) is not None]
+        invented += [n for n in numbers if sources.get(n) is None]
+        claim = Claim(text, start, end, sources=valid)
+        _support(claim, sources, language, threshold)
+        claims.append(claim)
+    citations: list[Citation] = []
+    seen = set()
+    for claim in claims:
+        for c in claim.citations:
+            key = (c.n, c.char_start, c.char_end)
+            if key not in seen:
+                seen.add(key)
+                citations.append(c)
+    return Cited(claims, citations, sorted(set(invented)))
+
+
+def is_not_found_statement(text: str) -> bool:
+    """A sentence saying the documents lack something (needs no source)."""
+    return _NOT_FOUND.search(text) is not None
+
+
+def strip_markers(text: str) -> str:
+    return MARKER.sub("", text)
+
+
+def _sentences(answer: str) -> list[tuple[int, int, list[int]]]:
+    """Sentence spans with the source numbers cited in each.
+
+    A marker that opens a sentence (the model put it after the full stop: "… hours. [1]")
+    belongs to the sentence before.
+    """
+    spans = [list(s) for s in sentence_spans(answer)]
+    numbers: list[list[int]] = [[] for _ in spans]
+    for m in MARKER.finditer(answer):
+        i = next((k for k, (s, e) in enumerate(spans) if s <= m.start() < e), None)
+        if i is None:
+            continue
+        before = MARKER.sub("", answer[spans[i][0] : m.start()]).strip()
+        if not before and i > 0:
+            i -= 1
+        nums = [int(x) for x in re.split(r"[,，、\s]+", m.group(1) or m.group(2)) if x]
+        numbers[i] += [n for n in nums if n not in numbers[i]]
+    return [(s, e, numbers[i]) for i, (s, e) in enumerate(spans)]
+
+
+def _support(claim: Claim, sources: SourceSet, language: str, threshold: float) -> None:
+    """Attach the best supporting span of each cited source; re-assign or flag when unsupported."""
+    tokens = content_tokens(claim.text)
+    best = {n: _best_span(sources.get(n).hit, tokens) for n in claim.sources}
+    strong = {n: b for n, b in best.items() if b[0] >= threshold}
+    if not strong:
+        others = {s.n: _best_span(s.hit, tokens) for s in sources.sources if s.n not in best}
+        top = max(others.items(), key=lambda kv: kv[1][0], default=None)
+        if top is not None and top[1][0] >= max(threshold, 0.6):
+            if claim.sources:
+                claim.problems.append(f"cited [{', '.join(map(str, claim.sources))}] but the text is in [{top[0]}]")
+            strong = {top[0]: top[1]}
+            claim.sources = [top[0]]
+    if strong:
+        claim.support = max(b[0] for b in strong.values())
+        claim.citations = [citation_for(n, sources.get(n).hit, b[1], b[2], language) for n, b in strong.items()]
+        return
+    claim.support = max((b[0] for b in best.values()), default=0.0)
+    if is_not_found_statement(claim.text):
+        claim.supported = True  # "the documents do not say X" needs no source
+        return
+    claim.supported = False
+    if claim.sources:  # keep the weak citation so a reader can judge it
+        n, b = max(best.items(), key=lambda kv: kv[1][0])
+        claim.citations = [citation_for(n, sources.get(n).hit, b[1], b[2], language)]
+        claim.problems.append(f"[{n}] hardly supports it ({claim.support:.0%} of its words)")
+    else:
+        claim.problems.append("no source supports it")
+
+
+def _best_span(hit: Hit, tokens: set[str]) -> tuple[float, int, int]:
+    """(support, start, end) of the best 1..3-sentence window of the chunk text."""
+    spans = sentence_spans(hit.text) or [(0, len(hit.text))]
+    toks = [content_tokens(hit.text[s:e]) for s, e in spans]
+    best = (-1.0, 0, 0)
+    for i in range(len(spans)):
+        acc: set[str] = set()
+        for j in range(i, min(i + _MAX_WINDOW, len(spans))):
+            acc = acc | toks[j]
+            score = support(tokens, acc)
+            if score > best[0] + 1e-9:  # a longer window must add support
+                best = (score, spans[i][0], spans[j][1])
+    return best
+
+
+def citation_for(n: int, hit: Hit, start: int, end: int, language: str) -> Citation:
+    line_start = hit.line_start + hit.text.count("\n", 0, start)
+    line_end = hit.line_start + hit.text.count("\n", 0, max(end - 1, start))
+    page = hit.page if hit.page_end in (None, hit.page) else None
+    c = Citation(
+        n=n, chunk_id=hit.chunk_id, document_id=hit.document_id, path=hit.path, title=hit.title,
+        section=hit.section, page=hit.page, line_start=line_start, line_end=line_end,
+        char_start=hit.char_start + start, char_end=hit.char_start + end, quote=hit.text[start:end],
+    )
+    c.label = label(hit, language, line_start, line_end, page)
+    return c

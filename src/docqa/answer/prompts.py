@@ -1,0 +1,72 @@
+"""Every prompt docqa sends, in one place (English instructions; the answer follows the question's language)."""
+
+from __future__ import annotations
+
+from docqa.answer.sources import SourceSet, location
+from docqa.llm.base import Message
+
+NOT_FOUND_TOKEN = "NOT_FOUND"
+LANGUAGE_NAMES = {"en": "English", "zh": "Simplified Chinese (简体中文)"}
+
+ANSWER_SYSTEM = """You answer questions using ONLY the numbered sources the user gives you.
+Rules:
+1. Use only facts stated in the sources. Never add outside knowledge or guesses.
+2. After every sentence that states a fact, cite its source number in square brackets, like [1] or [2][3].
+3. If the sources do not contain the answer, reply with exactly one line: NOT_FOUND
+4. Write the answer in {language}.
+5. Be concise: a few sentences, or a short list. Copy numbers, names, paths and versions exactly as the sources write them.
+
+Example:
+Sources:
+[1] backup.md §Schedule, L3–4
+The database is backed up every 6 hours to S3.
+Question: How often is the database backed up?
+Answer: The database is backed up every 6 hours [1]."""
+
+CHECK_SYSTEM = """You are a strict fact-checker. You get numbered sources, a question and an answer that cites the sources as [n].
+Check every claim of the answer against the sources it cites.
+If every claim is supported by its cited sources, reply with exactly: VERIFIED
+Otherwise reply with REJECTED: followed by one line per unsupported claim, quoting the claim and saying why."""
+
+REVIEW = """A fact-check found problems in your answer:
+{problems}
+Write the answer again. Use only what the sources state, cite [n] after every claim, and leave out anything the sources do not support. If the sources do not contain the answer, reply with exactly: NOT_FOUND"""
+
+CONDENSE_SYSTEM = """Rewrite the user's follow-up question as one standalone question that can be understood without the conversation.
+Keep its language. Resolve words like "it", "that", "they", "它", "这个" from the previous turn. Output only the question."""
+
+
+def sources_block(sources: SourceSet, language: str) -> str:
+    parts = []
+    for s in sources.sources:
+        cut = " (truncated)" if s.truncated else ""
+        parts.append(f"[{s.n}] {location(s.hit, language)}{cut}\n{s.text.strip()}")
+    return "\n\n".join(parts)
+
+
+def answer_messages(question: str, sources: SourceSet, language: str) -> list[Message]:
+    system = ANSWER_SYSTEM.format(language=LANGUAGE_NAMES.get(language, language))
+    user = f"Sources:\n{sources_block(sources, language)}\n\nQuestion: {question}\nAnswer:"
+    return [Message("system", system), Message("user", user)]
+
+
+def review_messages(base: list[Message], previous: str, problems: list[str]) -> list[Message]:
+    listed = "\n".join(f"- {p}" for p in problems[:12])
+    return [*base, Message("assistant", previous), Message("user", REVIEW.format(problems=listed))]
+
+
+def check_messages(question: str, answer: str, sources: SourceSet, language: str) -> list[Message]:
+    user = f"Sources:\n{sources_block(sources, language)}\n\nQuestion: {question}\n\nAnswer to check:\n{answer}"
+    return [Message("system", CHECK_SYSTEM), Message("user", user)]
+
+
+def condense_messages(question: str, previous: dict) -> list[Message]:
+    turn = f"Previous question: {previous['question']}\nPrevious answer: {previous.get('answer_summary', '')}"
+    if previous.get("sources"):
+        turn += "\nSources used: " + ", ".join(previous["sources"])
+    return [Message("system", CONDENSE_SYSTEM), Message("user", f"{turn}\n\nFollow-up question: {question}\nStandalone question:")]
+
+
+def prompt_overhead(question: str, language: str) -> str:
+    """The text of a generation prompt without its sources (to budget the context window)."""
+    return ANSWER_SYSTEM.format(language=LANGUAGE_NAMES.get(language, language)) + question + CHECK_SYSTEM

@@ -1,0 +1,97 @@
+"""Numbered sources: the hits an answer may cite as [n], with readable location labels, fitted
+into the model's context window (lowest-ranked dropped first, and reported)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from docqa.text.tokens import count_tokens
+from docqa.types import Hit
+
+_PAGED = {"pdf", "pptx", "ppt", "odp", "epub"}
+
+
+@dataclass(slots=True)
+class Source:
+    n: int
+    hit: Hit
+    truncated: bool = False  # the text given to the model was cut to fit the context window
+    text: str = ""  # what the model sees (the chunk text, unless truncated)
+
+    def __post_init__(self) -> None:
+        if not self.text:
+            self.text = self.hit.text
+
+
+@dataclass(slots=True)
+class SourceSet:
+    sources: list[Source]
+    dropped: list[Hit] = field(default_factory=list)  # did not fit the context window
+
+    def get(self, n: int) -> Source | None:
+        return self.sources[n - 1] if 1 <= n <= len(self.sources) else None
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+
+def label(hit: Hit, language: str = "en", line_start: int | None = None, line_end: int | None = None,
+          page: int | None = None) -> str:
+    """`[source: config.md §Database, L12–18]` or `[来源: deploy.pdf 第5页]`."""
+    return f"[{'来源' if language == 'zh' else 'source'}: {location(hit, language, line_start, line_end, page)}]"
+
+
+def location(hit: Hit, language: str = "en", line_start: int | None = None, line_end: int | None = None,
+             page: int | None = None) -> str:
+    """File name, last section, and page (paged formats) or lines (everything else)."""
+    zh = language == "zh"
+    parts = [os.path.basename(hit.path)]
+    section = hit.section.split(" > ")[-1] if hit.section else ""
+    if hit.symbol:
+        section = hit.symbol
+    if section:
+        parts.append(f"§{section}")
+    first = hit.page if page is None else page
+    last = hit.page_end if page is None else page
+    a, b = line_start or hit.line_start, line_end or hit.line_end
+    if first is not None and (hit.type in _PAGED or hit.path.lower().endswith((".pdf", ".pptx"))):
+        if last not in (None, first):
+            parts.append(f"第{first}–{last}页" if zh else f"pp. {first}–{last}")
+        else:
+            parts.append(f"第{first}页" if zh else f"p. {first}")
+    else:
+        lines = f"{a}" if a == b else f"{a}–{b}"
+        parts.append(f"第{lines}行" if zh else f"L{lines}")
+    if zh:
+        return " ".join(parts)
+    return parts[0] + (" " + ", ".join(parts[1:]) if len(parts) > 1 else "")
+
+
+def fit(hits: list[Hit], budget_tokens: int) -> SourceSet:
+    """Number the hits in rank order, keeping as many as fit in `budget_tokens`.
+
+    The best hit is always kept (cut to the budget if it alone is too long, and marked
+    truncated); every later hit that does not fit is dropped — never silently: the caller
+    reports `dropped`.
+    """
+    kept: list[Source] = []
+    dropped: list[Hit] = []
+    used = 0
+    for hit in hits:
+        cost = count_tokens(hit.text) + 24  # the label line and separators
+        if used + cost <= budget_tokens:
+            kept.append(Source(len(kept) + 1, hit))
+            used += cost
+        elif not kept:
+            kept.append(Source(1, hit, truncated=True, text=_cut(hit.text, max(budget_tokens - 24, 32))))
+            used = budget_tokens
+        else:
+            dropped.append(hit)
+    return SourceSet(kept, dropped)
+
+
+def _cut(text: str, tokens: int) -> str:
+    from docqa.text.tokens import decode, encode
+
+    return decode(encode(text)[:tokens])

@@ -1,0 +1,188 @@
+"""`docqa eval`: ask a question set of a knowledge base and score the answers.
+
+A question file is JSON lines: `{"question", "answers": [...], "is_impossible": bool}` plus,
+for citation accuracy, where the gold answer is: `"context"` (the gold passage's text) or
+`"article"` (a file name) with `"paragraph"` (its 0-based paragraph after the title, the
+SQuAD layout of ../shared/data/qa/squad2-dev-subset).
+
+Scores: answer accuracy (a gold answer contained in the answer), abstention accuracy on
+unanswerable questions, citation accuracy (a cited span inside the gold passage), latency per
+stage.  For the extractive answerer the abstention threshold trades one against the other;
+`tradeoff` reports both over a range of thresholds from the same run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docqa.errors import InputError
+from docqa.kb import KnowledgeBase
+from docqa.types import Answer
+
+
+@dataclass(slots=True)
+class Item:
+    question: str
+    answers: list[str]
+    impossible: bool
+    gold: str | None = None  # the gold passage text
+    article: str | None = None
+
+
+@dataclass(slots=True)
+class Outcome:
+    item: Item
+    answered: bool
+    correct: bool
+    cited_gold: bool | None  # None: no gold passage known, or nothing cited
+    evidence: float | None
+    contains_gold: bool  # the answer text holds a gold answer (whether or not it abstained)
+    timings: dict[str, float]
+    status: str
+    tokens: int = 0
+    calls: int = 0
+
+
+@dataclass(slots=True)
+class Report:
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        answerable = [o for o in self.outcomes if not o.item.impossible]
+        impossible = [o for o in self.outcomes if o.item.impossible]
+        answered = [o for o in answerable if o.answered]
+        cited = [o for o in answered if o.cited_gold is not None]
+        return {
+            "questions": len(self.outcomes), "answerable": len(answerable), "unanswerable": len(impossible),
+            "answer_accuracy": _share(o.correct for o in answerable),
+            "answered_rate": _share(o.answered for o in answerable),
+            "abstention_accuracy": _share(not o.answered for o in impossible),
+            "citation_accuracy": _share(o.cited_gold for o in cited),
+            "overall_accuracy": _share([o.correct for o in answerable] + [not o.answered for o in impossible]),
+            "failed": sum(o.status == "FAILED" for o in self.outcomes),
+            "latency": _latency(o.timings for o in self.outcomes),
+            "tokens_per_question": round(statistics.mean(o.tokens for o in self.outcomes), 1) if self.outcomes else 0,
+            "model_calls_per_question": round(statistics.mean(o.calls for o in self.outcomes), 2) if self.outcomes else 0,
+        }
+
+    def tradeoff(self, thresholds: Iterable[float]) -> list[dict[str, float]]:
+        """Answer accuracy and abstention over abstain thresholds (extractive runs at threshold 0)."""
+        rows = []
+        for t in thresholds:
+            answerable = [o for o in self.outcomes if not o.item.impossible and o.evidence is not None]
+            impossible = [o for o in self.outcomes if o.item.impossible and o.evidence is not None]
+            rows.append({
+                "threshold": round(t, 3),
+                "answer_accuracy": _share(o.evidence >= t and o.contains_gold for o in answerable),
+                "abstention_accuracy": _share(o.evidence < t for o in impossible),
+            })
+        return rows
+
+
+def load(path: Path) -> list[Item]:
+    """Read a question file (JSON lines); errors name the file and line."""
+    items = []
+    with open(path, encoding="utf-8") as fp:
+        for number, line in enumerate(fp, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                items.append(Item(row["question"], list(row.get("answers") or []), bool(row.get("is_impossible", False)),
+                                  row.get("context"), row.get("article")))
+                if "paragraph" in row:
+                    items[-1].gold = f"\x00{row['paragraph']}"  # resolved against the indexed article
+            except (ValueError, KeyError, TypeError) as exc:
+                raise InputError(f"{path}:{number}: not a question line ({exc}); expected JSON with "
+                                 "\"question\", \"answers\" and \"is_impossible\"") from exc
+    if not items:
+        raise InputError(f"{path}: no questions in it")
+    return items
+
+
+def run(kb: KnowledgeBase, items: list[Item], collection: str | None = None, check: bool = True,
+        progress: Callable[[int, int], None] | None = None) -> Report:
+    """Ask every question (not recorded in the knowledge base's log) and score the answers."""
+    golds = _GoldPassages(kb, collection)
+    report = Report()
+    for i, item in enumerate(items, start=1):
+        answer = kb.ask(item.question, collection=collection, check=check, record=False)
+        report.outcomes.append(_score(item, answer, golds.text(item)))
+        if progress:
+            progress(i, len(items))
+    return report
+
+
+def _score(item: Item, answer: Answer, gold: str | None) -> Outcome:
+    text = _norm(answer.answer)
+    contains = any(_norm(a) in text for a in item.answers if a.strip())
+    if answer.mode == "extractive" and not answer.answerable:  # what it would have said, for the trade-off
+        contains = any(_norm(a) in _norm(" ".join(c.quote for c in answer.citations)) for a in item.answers)
+    cited = None
+    if gold is not None and answer.citations:
+        g = _norm(gold)
+        cited = any(_norm(c.quote) in g for c in answer.citations if c.quote.strip())
+    return Outcome(item, answer.answerable, answer.answerable and contains, cited,
+                   answer.retrieval.get("evidence") if answer.retrieval else None, contains, dict(answer.timings),
+                   answer.status, answer.usage.get("total_tokens", 0), answer.usage.get("model_calls", 0))
+
+
+class _GoldPassages:
+    """Gold passage texts: given inline, or paragraph N of an indexed article."""
+
+    def __init__(self, kb: KnowledgeBase, collection: str | None):
+        self.kb, self.collection = kb, collection
+        self._articles: dict[str, list[str]] = {}
+
+    def text(self, item: Item) -> str | None:
+        if item.gold is None or not item.gold.startswith("\x00"):
+            return item.gold
+        if item.article is None:
+            return None
+        paragraphs = self._paragraphs(item.article)
+        index = int(item.gold[1:])
+        return paragraphs[index] if 0 <= index < len(paragraphs) else None
+
+    def _paragraphs(self, article: str) -> list[str]:
+        if article not in self._articles:
+            record = next((r for r in self.kb.documents(self.collection) if os.path.basename(r.path) == article), None)
+            text = self.kb.document_text(record.document_id) if record else ""
+            blocks = [b.strip() for b in re.split(r"\n\s*\n", text) if b.strip()]
+            self._articles[article] = blocks[1:] if blocks and blocks[0].startswith("#") else blocks
+        return self._articles[article]
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = re.sub(r"\[(\d+(?:,\s*\d+)*)\]", " ", text)
+    return " ".join(re.sub(r"[^\w\s%.-]", " ", text).split())
+
+
+def _share(values: Iterable[bool]) -> float | None:
+    values = list(values)
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def _latency(timings: Iterable[dict[str, float]]) -> dict[str, dict[str, float]]:
+    by_stage: dict[str, list[float]] = {}
+    for t in timings:
+        for stage, seconds in t.items():
+            by_stage.setdefault(stage, []).append(seconds)
+    out = {}
+    for stage, values in by_stage.items():
+        values.sort()
+        out[stage] = {"mean_ms": round(1000 * statistics.mean(values), 1),
+                      "p50_ms": round(1000 * values[len(values) // 2], 1),
+                      "p95_ms": round(1000 * values[min(len(values) - 1, int(len(values) * 0.95))], 1)}
+    return out
+
+

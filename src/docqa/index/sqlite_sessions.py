@@ -1,0 +1,160 @@
+"""The SQLite store's conversation tables: sessions, runs (the audit trail) and feedback.
+
+A mixin of `SQLiteStore`: it writes through the store's `_transaction()`, so inside an ingest
+`batch()` a run joins the open batch transaction instead of committing it early.  Nothing here
+raises inside a transaction (input is checked first, unknown runs are found by row counts),
+because an exception there rolls back the whole open batch.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from datetime import datetime, timezone
+
+from docqa.errors import NotFoundError
+from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord
+
+_RUN_COLUMNS = ("id, session_id, question, standalone, mode, status, answerable, confidence, answer, result, trace, "
+                "timings, usage, model, error, created_at, finished_at")
+_SESSION_TITLE_CHARS = 80  # a session created by its first run is titled with that question
+
+
+def now() -> str:
+    """The current time as stored: ISO 8601 UTC with milliseconds (sorts as text)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class SessionTables:
+    """Sessions, runs and feedback in the knowledge base file (mixed into SQLiteStore)."""
+
+    conn: sqlite3.Connection  # and _transaction(), both from SQLiteStore
+
+    # -- sessions --------------------------------------------------------------------------
+    def save_session(self, session: SessionRecord) -> SessionRecord:
+        stamp = now()
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO sessions (id, title, collection, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT(id) DO UPDATE SET title = excluded.title, collection = excluded.collection,"
+                " updated_at = excluded.updated_at",
+                (session.id, session.title or "", session.collection, session.created_at or stamp, stamp),
+            )
+        return self.get_session(session.id)
+
+    def get_session(self, session_id: str) -> SessionRecord:
+        row = self.conn.execute(
+            "SELECT id, title, collection, created_at, updated_at FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no session {session_id!r}: 'docqa log' shows the session of every run")
+        return SessionRecord(*row)
+
+    def delete_session(self, session_id: str) -> bool:
+        with self._transaction() as conn:  # runs and their feedback go with it (ON DELETE CASCADE)
+            return conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+
+    # -- runs ------------------------------------------------------------------------------
+    def save_run(self, run: RunRecord) -> RunRecord:
+        if run.status not in RUN_STATUSES:
+            raise ValueError(f"unknown run status {run.status!r}: one of {', '.join(RUN_STATUSES)}")
+        if not isinstance(run.question, str) or not run.session_id:
+            raise ValueError("a run needs a question and a session id")
+        stamp = now()
+        row = _run_row(run, run.created_at or stamp)
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO sessions (id, title, collection, created_at, updated_at) VALUES (?, ?, NULL, ?, ?)"
+                " ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at",
+                (run.session_id, _title(run.question), stamp, stamp),
+            )
+            updates = ", ".join(f"{c} = excluded.{c}" for c in _RUN_COLUMNS.split(", ") if c not in ("id", "created_at"))
+            conn.execute(
+                f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({', '.join('?' * len(row))})"
+                f" ON CONFLICT(id) DO UPDATE SET {updates}",
+                row,
+            )
+        return self.get_run(run.id)
+
+    def get_run(self, run_id: str) -> RunRecord:
+        row = self.conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no run {run_id!r}: 'docqa log' lists the runs with their ids")
+        return self._with_feedback([_run(row)])[0]
+
+    def list_runs(self, *, since: str | None = None, until: str | None = None, statuses: Iterable[str] | None = None,
+                  session_id: str | None = None, limit: int | None = None) -> list[RunRecord]:
+        sql, args = f"SELECT {_RUN_COLUMNS} FROM runs WHERE 1=1", []
+        if since:
+            sql += " AND created_at >= ?"
+            args.append(since)
+        if until:
+            sql += " AND created_at < ?"
+            args.append(until)
+        if statuses is not None:
+            wanted = list(statuses)
+            sql += f" AND status IN ({','.join('?' * len(wanted))})" if wanted else " AND 0"
+            args += wanted
+        if session_id is not None:
+            sql += " AND session_id = ?"
+            args.append(session_id)
+        sql += " ORDER BY created_at DESC, rowid DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(max(limit, 0))
+        return self._with_feedback([_run(r) for r in self.conn.execute(sql, args)])
+
+    # -- feedback --------------------------------------------------------------------------
+    def add_feedback(self, run_id: str, rating: str, comment: str | None = None) -> FeedbackRecord:
+        if rating not in RATINGS:
+            raise ValueError(f"rating must be 'up' or 'down', not {rating!r}")
+        stamp = now()
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "INSERT INTO feedback (run_id, rating, comment, created_at) SELECT id, ?, ?, ? FROM runs WHERE id = ?",
+                (rating, comment, stamp, run_id),
+            )
+            added = cursor.lastrowid if cursor.rowcount else None
+        if added is None:
+            raise NotFoundError(f"no run {run_id!r} to rate: 'docqa log' lists the runs with their ids")
+        return FeedbackRecord(added, run_id, rating, comment, stamp)
+
+    def _with_feedback(self, runs: list[RunRecord]) -> list[RunRecord]:
+        """Attach each run's feedback, oldest first."""
+        by_id = {r.id: r for r in runs}
+        ids = list(by_id)
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            rows = self.conn.execute(
+                "SELECT id, run_id, rating, comment, created_at FROM feedback"
+                f" WHERE run_id IN ({','.join('?' * len(part))}) ORDER BY id", part)
+            for row in rows:
+                by_id[row[1]].feedback.append(FeedbackRecord(*row))
+        return runs
+
+
+def _title(question: str) -> str:
+    title = " ".join(question.split())
+    return title if len(title) <= _SESSION_TITLE_CHARS else title[: _SESSION_TITLE_CHARS - 1] + "…"
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _run_row(r: RunRecord, created_at: str) -> tuple:
+    answerable = None if r.answerable is None else int(bool(r.answerable))
+    result = None if r.result is None else _dumps(r.result)
+    return (r.id, r.session_id, r.question, r.standalone, r.mode, r.status, answerable, r.confidence, r.answer,
+            result, _dumps(r.trace or []), _dumps(r.timings or {}), _dumps(r.usage or {}), r.model, r.error,
+            created_at, r.finished_at)
+
+
+def _run(row: tuple) -> RunRecord:
+    fields = dict(zip(_RUN_COLUMNS.split(", "), row))
+    fields["answerable"] = None if fields["answerable"] is None else bool(fields["answerable"])
+    fields["result"] = None if fields["result"] is None else json.loads(fields["result"])
+    for name in ("trace", "timings", "usage"):
+        fields[name] = json.loads(fields[name])
+    return RunRecord(**fields)
+

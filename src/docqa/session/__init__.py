@@ -1,0 +1,12 @@
+"""Conversations and their log: the previous turn for follow-up questions, the Q&A log for maintainers.
+
+The records themselves (sessions, runs, feedback) live in the knowledge base's store.
+"""
+
+from docqa.session.history import previous_turn, trim
+from docqa.session.log import (
+    EXPORT_FORMATS, cited_paths, export, needs_attention, qa_log, render_markdown, write_csv, write_jsonl,
+)
+
+__all__ = ["EXPORT_FORMATS", "cited_paths", "export", "needs_attention", "previous_turn", "qa_log", "render_markdown",
+           "trim", "write_csv", "write_jsonl"]

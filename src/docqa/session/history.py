@@ -1,0 +1,61 @@
+"""The conversation so far, cut to size for condensing a follow-up question into a standalone one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from docqa.types import FALLBACK, SUCCESS, RunRecord
+
+MAX_SOURCES = 5
+_MARKER = re.compile(r"\s*\[\d+(?:\s*[,，]\s*\d+)*\]")  # citation markers: [1], [2, 3]
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
+_ELLIPSIS = "…"
+
+
+def previous_turn(runs: Sequence[RunRecord], max_chars: int) -> dict[str, Any] | None:
+    """The last answered turn of a session (runs oldest first), at most `max_chars` in all.
+
+    Returns {question, answer_summary, sources}: the answer trimmed to `max_chars // 2` at a
+    sentence or word boundary with its citation markers removed, and up to five distinct cited
+    paths as room allows.  Failed and cancelled runs are skipped; None when nothing was answered.
+    """
+    run = next((r for r in reversed(runs) if r.status in (SUCCESS, FALLBACK)), None)
+    if run is None or max_chars <= 0:
+        return None
+    answer = run.answer if run.answer is not None else (run.result or {}).get("answer") or ""
+    summary = trim(_MARKER.sub("", answer), max_chars // 2)
+    question = trim(run.question, max_chars - len(summary))
+    room = max_chars - len(summary) - len(question)
+    sources = []
+    for path in _cited(run.result):
+        if len(sources) == MAX_SOURCES or len(path) > room:
+            break
+        sources.append(path)
+        room -= len(path)
+    return {"question": question, "answer_summary": summary, "sources": sources}
+
+
+def trim(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters: whole sentences when they fill enough of it, else cut
+    at a word boundary (or anywhere, for text without spaces) and marked with an ellipsis."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    if limit <= len(_ELLIPSIS):
+        return text[:max(limit, 0)]
+    # One character more, so "3." of "3.5" is not taken for a sentence end.
+    ends = [m.end() for m in _SENTENCE_END.finditer(text[: limit + 1]) if m.end() <= limit]
+    if ends and ends[-1] >= limit // 3:
+        return text[: ends[-1]]
+    head = text[: limit - len(_ELLIPSIS)]
+    space = head.rfind(" ")
+    if space >= limit // 3:
+        head = head[:space]
+    return head.rstrip(" ,;:，；、") + _ELLIPSIS
+
+
+def _cited(result: dict[str, Any] | None) -> list[str]:
+    paths = [c.get("path") for c in (result or {}).get("citations") or [] if isinstance(c, dict)]
+    return list(dict.fromkeys(p for p in paths if p))

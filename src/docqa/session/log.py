@@ -1,0 +1,133 @@
+"""The question-and-answer log: one row per run, for export and for the people who keep the documents.
+
+`needs_attention` picks the questions the documents did not answer well: answers that say the
+documents do not hold it, failed runs, low-confidence answers and answers rated down.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from collections.abc import Iterable
+from typing import IO, Any
+
+from docqa.types import FAILED, FALLBACK, SUCCESS, RunRecord
+
+COLUMNS = ("run_id", "session_id", "created_at", "status", "question", "answer", "answerable", "confidence", "mode",
+           "model", "feedback_up", "feedback_down", "comments", "sources", "error")
+ATTENTION_COLUMNS = (*COLUMNS, "reason")
+TOP_SOURCES = 3
+
+
+def qa_log(runs: Iterable[RunRecord]) -> list[dict[str, Any]]:
+    """One row per run, in the order given."""
+    return [_row(run) for run in runs]
+
+
+def needs_attention(runs: Iterable[RunRecord]) -> list[dict[str, Any]]:
+    """The rows of runs that need a document maintainer's look, each with its `reason`."""
+    rows = []
+    for run in runs:
+        reasons = _reasons(run)
+        if reasons:
+            rows.append({**_row(run), "reason": "; ".join(reasons)})
+    return rows
+
+
+def _reasons(run: RunRecord) -> list[str]:
+    reasons = []
+    if run.status == FAILED:
+        reasons.append(f"failed: {run.error}" if run.error else "failed")
+    elif run.status in (SUCCESS, FALLBACK):
+        if run.answerable is False:
+            reasons.append("not answered: the documents do not seem to hold it")
+        elif run.confidence == "low":
+            reasons.append("low confidence")
+    for fb in run.feedback:
+        if fb.rating == "down":
+            reasons.append(f"rated down: {fb.comment}" if fb.comment else "rated down")
+    return reasons
+
+
+def _row(run: RunRecord) -> dict[str, Any]:
+    answer = run.answer if run.answer is not None else (run.result or {}).get("answer")
+    return {
+        "run_id": run.id, "session_id": run.session_id, "created_at": run.created_at, "status": run.status,
+        "question": run.question, "answer": answer, "answerable": run.answerable, "confidence": run.confidence,
+        "mode": run.mode, "model": run.model,
+        "feedback_up": sum(fb.rating == "up" for fb in run.feedback),
+        "feedback_down": sum(fb.rating == "down" for fb in run.feedback),
+        "comments": [fb.comment for fb in run.feedback if fb.comment],
+        "sources": cited_paths(run.result, TOP_SOURCES), "error": run.error,
+    }
+
+
+def cited_paths(result: dict[str, Any] | None, limit: int) -> list[str]:
+    """The paths a published result cites most, most cited first (ties: first cited first)."""
+    citations = (result or {}).get("citations") or []
+    counts = Counter(c.get("path") for c in citations if isinstance(c, dict) and c.get("path"))
+    return [path for path, _ in counts.most_common(limit)]
+
+
+# -- output --------------------------------------------------------------------------------
+EXPORT_FORMATS = ("jsonl", "csv", "md")
+
+
+def export(rows: list[dict[str, Any]], fmt: str, fp: IO[str], title: str = "Questions and answers") -> None:
+    """Write rows as jsonl, csv or md (Markdown); ValueError for another format."""
+    if fmt == "jsonl":
+        write_jsonl(rows, fp)
+    elif fmt == "csv":
+        write_csv(rows, fp)
+    elif fmt == "md":
+        fp.write(render_markdown(rows, title))
+    else:
+        raise ValueError(f"unknown log format {fmt!r}: one of {', '.join(EXPORT_FORMATS)}")
+
+
+def write_jsonl(rows: Iterable[dict[str, Any]], fp: IO[str]) -> None:
+    """One JSON object per line."""
+    for row in rows:
+        fp.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def write_csv(rows: list[dict[str, Any]], fp: IO[str]) -> None:
+    """CSV with a header row; lists are joined with ' | ', booleans written as true/false."""
+    columns = ATTENTION_COLUMNS if any("reason" in r for r in rows) else COLUMNS
+    writer = csv.DictWriter(fp, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _cell(row.get(k)) for k in columns})
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, list):
+        return " | ".join(str(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else value
+
+
+def render_markdown(rows: list[dict[str, Any]], title: str = "Questions and answers") -> str:
+    """A Markdown document: one section per run with its question, answer, sources and feedback."""
+    lines = [f"# {title}", "", f"{len(rows)} question(s).", ""]
+    for row in rows:
+        heading = " · ".join(str(p) for p in (row.get("created_at", "")[:16].replace("T", " "), row.get("status"),
+                                               row.get("confidence")) if p)
+        lines += [f"## {heading}", "", f"**Question:** {_inline(row.get('question'))}", ""]
+        if row.get("reason"):
+            lines += [f"**Needs attention:** {_inline(row['reason'])}", ""]
+        if row.get("answer"):
+            lines += ["**Answer:**", "", *(f"> {line}" for line in str(row["answer"]).splitlines()), ""]
+        if row.get("sources"):
+            lines += ["**Sources:** " + ", ".join(f"`{s}`" for s in row["sources"]), ""]
+        if row.get("feedback_up") or row.get("feedback_down"):
+            lines += [f"**Feedback:** {row['feedback_up']} up, {row['feedback_down']} down", ""]
+            lines += [f"- {_inline(c)}" for c in row.get("comments", [])] + ([""] if row.get("comments") else [])
+        lines += [f"<sub>run {row.get('run_id')} · session {row.get('session_id')}</sub>", ""]
+    return "\n".join(lines)
+
+
+def _inline(text: Any) -> str:
+    return " ".join(str(text or "").split())
