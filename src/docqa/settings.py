@@ -192,7 +192,7 @@ _SEED: dict[str, dict[str, str]] = {
             "search_top_k": "search.top_k", "relevance_threshold": "search.relevance_threshold",
             "mode": "search.mode"},
     "runtime": {"review_rounds": "answer.review_rounds", "timeout_seconds": "llm.timeout"},
-    "react": {},
+    "react": {},  # the seed's agent loop: every key is an agent-mode setting, reported but unused
 }
 # Budgets of the agent mode, which has no settings yet: accepted, ignored, reported by lint.
 _AGENT_KEYS = ("max_steps", "tool_timeout_seconds", "max_wall_seconds", "max_cost_usd")

@@ -53,7 +53,7 @@ def check_facts(cited: Cited, sources: SourceSet) -> list[Rejection]:
     return out
 
 
-_VERDICT = re.compile(r"^\W*(VERIFIED|REJECTED)\b\W*", re.IGNORECASE)
+_VERDICT = re.compile(r"^[\s*#>_-]*(VERIFIED|REJECTED)\b[\s*:.!_-]*", re.IGNORECASE)
 
 
 def parse_verdict(text: str) -> Verdict:
@@ -61,7 +61,7 @@ def parse_verdict(text: str) -> Verdict:
     body = text.strip()
     m = _VERDICT.match(body)
     if m is None:
-        found = re.search(r"\b(VERIFIED|REJECTED)\b", body)
+        found = re.search(r"\b(VERIFIED|REJECTED)\b[\s*:.!_-]*", body)
         if found is None:
             return Verdict(None, raw=text)
         m = found

@@ -46,7 +46,7 @@ def cite(answer: str, sources: SourceSet, language: str = "en", threshold: float
     invented: list[int] = []
     claims = []
     for start, end, numbers in _sentences(answer):
-        text = " ".join(MARKER.sub(" ", answer[start:end]).split())
+        text = " ".join(strip_markers(answer[start:end]).split())
         if not content_tokens(text):
             continue
         valid = [n for n in numbers if sources.get(n) is not None]
@@ -71,7 +71,8 @@ def is_not_found_statement(text: str) -> bool:
 
 
 def strip_markers(text: str) -> str:
-    return MARKER.sub("", text)
+    """The text without its [n] markers (and the space before each)."""
+    return re.sub(r"[ \t]*(?:" + MARKER.pattern + ")", "", text, flags=re.IGNORECASE)
 
 
 def _sentences(answer: str) -> list[tuple[int, int, list[int]]]:
@@ -128,14 +129,15 @@ def _best_span(hit: Hit, tokens: set[str]) -> tuple[float, int, int]:
     """(support, start, end) of the best 1..3-sentence window of the chunk text."""
     spans = sentence_spans(hit.text) or [(0, len(hit.text))]
     toks = [content_tokens(hit.text[s:e]) for s, e in spans]
-    best = (-1.0, 0, 0)
+    best, key = (0.0, spans[0][0], spans[0][1]), (-1.0, 0)
     for i in range(len(spans)):
         acc: set[str] = set()
         for j in range(i, min(i + _MAX_WINDOW, len(spans))):
             acc = acc | toks[j]
             score = support(tokens, acc)
-            if score > best[0] + 1e-9:  # a longer window must add support
-                best = (score, spans[i][0], spans[j][1])
+            candidate = (round(score, 6), -(spans[j][1] - spans[i][0]))  # equal support: the shorter span
+            if candidate > key:
+                best, key = (score, spans[i][0], spans[j][1]), candidate
     return best
 
 

@@ -79,5 +79,5 @@ def not_found_answer(language: str, query: str, collection: str | None, document
         text = f"文档中没有找到这个问题的答案。已检索：“{query}”（{scope}，共 {documents} 个文档）"
         return text + (f"；最接近的内容来自：{'、'.join(names)}。" if names else "。")
     scope = f"collection {collection}" if collection else "all collections"
-    text = f"The documents do not contain an answer to this question. Searched for “{query}” in {scope} ({documents} documents)"
+    text = f"The documents do not contain an answer to this question. Searched for “{query}” in {scope} ({documents} document{'s' if documents != 1 else ''})"
     return text + (f"; the closest passages were in {', '.join(names)}." if names else ".")
