@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Set up and run docqa's two main jobs on a machine that has only python3.
 
-    python3 run.py demo    # virtualenv + install, ingest samples/, search it (offline)
+    python3 run.py demo    # virtualenv + install, ingest samples/, search it, ask it questions (offline)
     python3 run.py test    # virtualenv + install with test extras, run the test suite (pytest args pass through)
 
 Standard library only: it must run before anything is installed.  When the interpreter lacks
@@ -78,6 +78,11 @@ def demo() -> None:
     sh(*docqa, "list")
     sh(*docqa, "search", "how do I rotate the API keys", "--top-k", "3")
     sh(*docqa, "search", "数据库备份多久一次", "--top-k", "2")  # finds the Chinese and the English section
+    # answers with citations: from a local chat model when one is configured or Ollama has it,
+    # else (offline, no model) by quoting the best supporting sentences
+    sh(*docqa, "ask", "How often are the API keys rotated?")
+    sh(*docqa, "ask", "数据库备份保留多少天？")
+    sh(*docqa, "ask", "What is the office Wi-Fi password?")  # not in the documents: says so
 
 
 def test(args: list[str]) -> None:

@@ -10,6 +10,7 @@ from docqa.errors import (
     EncryptedFileError,
     IngestError,
     InputError,
+    LLMError,
     MissingExtraError,
     NoTextLayerError,
     NotFoundError,
@@ -20,11 +21,13 @@ from docqa.ingest.pipeline import IngestReport
 from docqa.kb import KnowledgeBase, ReindexReport
 from docqa.retrieve import SearchResults
 from docqa.settings import Settings, load_settings
-from docqa.types import Block, Chunk, Document, DocumentRecord, Hit
+from docqa.types import (Answer, Block, Chunk, Citation, Claim, Document, DocumentRecord, Event, FeedbackRecord, Hit,
+                         RunRecord, SessionRecord, Verification)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Answer", "Citation", "Claim", "Event", "FeedbackRecord", "LLMError", "RunRecord", "SessionRecord", "Verification",
     "Block", "Chunk", "ConfigError", "CorruptFileError", "DocqaError", "Document", "DocumentRecord",
     "EmbedError", "EmbedderMismatchError", "EmptyDocumentError", "EncryptedFileError", "Hit", "IngestError", "InputError",
     "IngestReport", "KnowledgeBase", "MissingExtraError", "NoTextLayerError", "NotFoundError", "ReindexReport",

@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from docqa.errors import ConfigError, DocqaError, InputError
+from docqa.errors import ConfigError, DocqaError
 from docqa.kb import KnowledgeBase
 from docqa.settings import config_path, lint_config, load_settings, masked, setting_sources
 from docqa import evaluate
@@ -576,7 +576,7 @@ def main() -> None:
     """Entry point: map docqa errors to a clean message and exit code."""
     try:
         app()
-    except (ConfigError, InputError) as exc:
+    except ConfigError as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")
         sys.exit(2)
     except DocqaError as exc:

@@ -63,7 +63,7 @@ def test_feedback_then_attention(kb):
 def test_feedback_errors(kb):
     missing = docqa(kb, "feedback", "nope", "up", code=1)
     assert "no run 'nope'" in missing.stderr and "docqa log" in missing.stderr
-    bad = docqa(kb, "feedback", "good", "meh", code=2)
+    bad = docqa(kb, "feedback", "good", "meh", code=1)
     assert "'up' or 'down'" in bad.stderr
 
 
@@ -75,7 +75,7 @@ def test_log_table_and_since(kb):
     assert "backups" not in recent and "2 question(s)" in recent
     attention = docqa(kb, "log", "--attention").stdout
     assert "not answered" in attention and "2 question(s) need attention" in attention
-    bad = docqa(kb, "log", "--since", "last tuesday", code=2)
+    bad = docqa(kb, "log", "--since", "last tuesday", code=1)
     assert "since must be a date" in bad.stderr
     assert "unknown format" in docqa(kb, "log", "--format", "xml", code=2).stderr
 

@@ -154,7 +154,7 @@ class Pipeline:
             drafts.append(draft)
             if draft.not_found or not check:
                 break
-            problems = self._check(answer, draft, sources, ctx)
+            problems = self._check(answer, draft, sources, base, ctx)
             if not problems:
                 break
             if round_ < rounds:
@@ -172,7 +172,7 @@ class Pipeline:
                          unsupported=[c.text for c in cited.unsupported])
             return _Draft(body, cited)
 
-    def _check(self, answer: Answer, draft: _Draft, sources: SourceSet, ctx: RunContext) -> list[str]:
+    def _check(self, answer: Answer, draft: _Draft, sources: SourceSet, base: list, ctx: RunContext) -> list[str]:
         """Problems found (empty: verified).  Deterministic checks first; the model is asked only
         when they pass."""
         with ctx.stage("checking") as entry:
@@ -183,8 +183,8 @@ class Pipeline:
             if draft.rejections or not self.settings.answer.llm_check:
                 return _problems(draft.rejections)
             try:
-                reply = ctx.call(self.model, "checking", prompts.check_messages(
-                    answer.retrieval["query"], strip_unverified(draft.text), sources, answer.language), max_tokens=256, temperature=0.0)
+                reply = ctx.call(self.model, "checking", prompts.check_messages(base, strip_unverified(draft.text)),
+                                 max_tokens=256, temperature=0.0)
             except LLMError as exc:
                 answer.notes.append(f"the model's fact-check failed ({exc}); only the deterministic checks ran")
                 return []

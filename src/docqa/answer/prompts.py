@@ -23,10 +23,13 @@ The database is backed up every 6 hours to S3.
 Question: How often is the database backed up?
 Answer: The database is backed up every 6 hours [1]."""
 
-CHECK_SYSTEM = """You are a strict fact-checker. You get numbered sources, a question and an answer that cites the sources as [n].
-Check every claim of the answer against the sources it cites.
+CHECK = """Now act as a strict fact-checker of the answer below (it may be the one you wrote).
+Check every claim of it against the numbered sources above that it cites.
 If every claim is supported by its cited sources, reply with exactly: VERIFIED
-Otherwise reply with REJECTED: followed by one line per unsupported claim, quoting the claim and saying why."""
+Otherwise reply with REJECTED: followed by one line per unsupported claim, quoting the claim and saying why.
+
+Answer to check:
+{answer}"""
 
 REVIEW = """A fact-check found problems in your answer:
 {problems}
@@ -55,9 +58,10 @@ def review_messages(base: list[Message], previous: str, problems: list[str]) -> 
     return [*base, Message("assistant", previous), Message("user", REVIEW.format(problems=listed))]
 
 
-def check_messages(question: str, answer: str, sources: SourceSet, language: str) -> list[Message]:
-    user = f"Sources:\n{sources_block(sources, language)}\n\nQuestion: {question}\n\nAnswer to check:\n{answer}"
-    return [Message("system", CHECK_SYSTEM), Message("user", user)]
+def check_messages(base: list[Message], answer: str) -> list[Message]:
+    """The fact-check continues the answering conversation: the sources are already in it, so a
+    server with a prompt cache (llama.cpp, vLLM, OpenAI) does not read them again."""
+    return [*base, Message("assistant", answer), Message("user", CHECK.format(answer=answer))]
 
 
 def condense_messages(question: str, previous: dict) -> list[Message]:
@@ -69,4 +73,4 @@ def condense_messages(question: str, previous: dict) -> list[Message]:
 
 def prompt_overhead(question: str, language: str) -> str:
     """The text of a generation prompt without its sources (to budget the context window)."""
-    return ANSWER_SYSTEM.format(language=LANGUAGE_NAMES.get(language, language)) + question + CHECK_SYSTEM
+    return ANSWER_SYSTEM.format(language=LANGUAGE_NAMES.get(language, language)) + question + CHECK + REVIEW
