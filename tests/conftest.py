@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from llm.real_model import real_llm  # noqa: F401  (the real local chat model; tests/ is on sys.path)
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 

@@ -237,7 +237,7 @@ def serve(port: int, ctx: int, threads: int) -> None:
         if time.monotonic() > deadline:
             raise SystemExit(f"error: the server did not answer {root}/health within 300 s")
         time.sleep(0.25)
-    print(f"serving {MODEL_NAME} at {root}/v1 (ctx {ctx}, {threads} threads); stop with Ctrl-C", flush=True)
+    print(f"serving {MODEL_NAME} at {root}/v1 (ctx {ctx}, {threads} thread{'s' if threads != 1 else ''}); stop with Ctrl-C", flush=True)
     while not stop:
         time.sleep(0.5)
     del server
