@@ -77,13 +77,14 @@ def test_camel_case_native_keys():
     assert (s.llm.max_tokens, s.llm.base_url, s.search.relevance_threshold) == (512, "http://127.0.0.1:8080/v1", 0.25)
 
 
-def test_agent_budgets_load_and_lint_warns():
-    write("runtime: {maxSteps: 8, toolTimeoutSeconds: 20, maxWallSeconds: 300, maxCostUsd: 0.5}\n")
-    assert load_settings().answer.review_rounds == 2
+def test_seed_agent_budgets_map_to_agent_settings():
+    write("runtime: {maxSteps: 8, toolTimeoutSeconds: 20, maxWallSeconds: 300, maxCostUsd: 0.5}\n"
+          "react: {maxResultChars: 3000}\n")
+    agent = load_settings().agent
+    assert (agent.max_steps, agent.tool_timeout, agent.max_wall_seconds, agent.max_cost, agent.max_result_chars) == (
+        8, 20, 300, 0.5, 3000)
     code, out = config("lint")
-    assert code == 0
-    assert "docqa.yml: runtime.maxSteps: warning: not used yet (agent mode)" in out
-    assert "0 error(s), 4 warning(s)" in out
+    assert code == 0 and out.strip().endswith("ok")
 
 
 @pytest.mark.parametrize("yml, key, hint", [

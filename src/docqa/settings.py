@@ -112,6 +112,17 @@ class AnswerSettings(_Section):
     history_chars: int = Field(1200, ge=0, description="Characters of the previous turn used to understand a follow-up.")
 
 
+class AgentSettings(_Section):
+    max_steps: int = Field(15, ge=1, le=200, description="Model turns the agent may take before it must answer.")
+    tool_timeout: float = Field(60.0, gt=0, description="Seconds one tool call may take; longer is an error result for the model.")
+    max_wall_seconds: float = Field(600.0, gt=0, description="Wall-clock budget of one agent run, in seconds.")
+    max_tokens: int = Field(60000, ge=1000, description="Token budget (prompt + completion, summed over the run's model calls).")
+    max_cost: float = Field(0.0, ge=0.0, description="Cost budget of one run (llm prices; 0: no limit).")
+    max_result_chars: int = Field(6000, ge=500, description="Largest tool result the model sees; longer results are cut with a note on how to page.")
+    search_top_k: int = Field(5, ge=1, le=50, description="Hits search_docs returns unless the model asks for another number.")
+    check: bool = Field(True, description="Fact-check the agent's final answer (deterministic checks, then the model's verdict).")
+
+
 class Settings(BaseSettings):
     """All of docqa's settings."""
 
@@ -127,6 +138,7 @@ class Settings(BaseSettings):
     embed: EmbedSettings = Field(default_factory=EmbedSettings, description="The embedding model for dense retrieval.")
     llm: LLMSettings = Field(default_factory=LLMSettings, description="The chat model that writes answers.")
     answer: AnswerSettings = Field(default_factory=AnswerSettings, description="Answering: sources, checks, review rounds, the extractive answerer.")
+    agent: AgentSettings = Field(default_factory=AgentSettings, description="Agent mode: the model explores the documents with tools, within budgets.")
 
     @classmethod
     def settings_customise_sources(
@@ -191,11 +203,15 @@ _SEED: dict[str, dict[str, str]] = {
     "rag": {"chunk_size": "chunk.max_tokens", "chunk_overlap": "chunk.overlap", "top_k": "answer.top_k",
             "search_top_k": "search.top_k", "relevance_threshold": "search.relevance_threshold",
             "mode": "search.mode"},
-    "runtime": {"review_rounds": "answer.review_rounds", "timeout_seconds": "llm.timeout"},
-    "react": {},  # the seed's agent loop: every key is an agent-mode setting, reported but unused
+    "runtime": {"review_rounds": "answer.review_rounds", "timeout_seconds": "llm.timeout",
+                "max_steps": "agent.max_steps", "tool_timeout_seconds": "agent.tool_timeout",
+                "max_wall_seconds": "agent.max_wall_seconds", "max_cost_usd": "agent.max_cost",
+                "max_total_tokens": "agent.max_tokens"},
+    "react": {"max_steps": "agent.max_steps", "tool_timeout_seconds": "agent.tool_timeout",
+              "max_wall_seconds": "agent.max_wall_seconds", "max_cost_usd": "agent.max_cost",
+              "max_total_tokens": "agent.max_tokens", "max_result_chars": "agent.max_result_chars"},
 }
-# Budgets of the agent mode, which has no settings yet: accepted, ignored, reported by lint.
-_AGENT_KEYS = ("max_steps", "tool_timeout_seconds", "max_wall_seconds", "max_cost_usd")
+_AGENT_KEYS: tuple[str, ...] = ()  # every agent budget now has a setting
 _OPENAI_LIKE = {"dashscope", "vllm", "llamacpp", "llama.cpp", "openai-compatible"}
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from docqa.llm.base import ChatModel, ChatResult, Message, Usage
+from docqa.llm.base import ChatModel, ChatResult, Message, ToolCall, Usage
 from docqa.types import Event
 
 
@@ -54,16 +54,19 @@ class RunContext:
             self.trace.append(entry)
 
     def call(self, model: ChatModel, stage: str, messages: list[Message], on_text: Callable[[str], None] | None = None,
-             **options: Any) -> ChatResult:
-        """One model call, streamed; recorded whole (messages, reply, usage) for audit and replay."""
+             tools: list[dict] | None = None, **options: Any) -> ChatResult:
+        """One model call, streamed; recorded whole (messages, reply, tool calls, usage) for audit and replay."""
         self.check_cancelled()
         t0 = time.perf_counter()
         record: dict[str, Any] = {"stage": stage, "model_call": model.name, "messages": [m.to_openai() for m in messages]}
+        if tools:
+            record["tools"] = [t["function"]["name"] for t in tools]
         self.trace.append(record)
         text: list[str] = []
+        calls: list[ToolCall] = []
         usage, finish = Usage(), None
         try:
-            for delta in model.stream(messages, **options):
+            for delta in model.stream(messages, tools, **options):
                 if self.cancel.is_set():
                     record["cancelled"] = True
                     raise Cancelled()
@@ -71,6 +74,8 @@ class RunContext:
                     text.append(delta.text)
                     if on_text is not None:
                         on_text(delta.text)
+                if delta.tool_call is not None:
+                    calls.append(delta.tool_call)
                 if delta.usage is not None:
                     usage = usage + delta.usage
                 finish = delta.finish_reason or finish
@@ -83,9 +88,15 @@ class RunContext:
         self.usage = self.usage + usage
         record.update(reply="".join(text), finish_reason=finish,
                       usage={"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens})
-        return ChatResult("".join(text), [], usage, finish)
+        if calls:
+            record["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
+        return ChatResult("".join(text), calls, usage, finish)
+
+    @property
+    def cost(self) -> float:
+        return (self.usage.prompt_tokens * self.prices[0] + self.usage.completion_tokens * self.prices[1]) / 1e6
 
     def usage_dict(self) -> dict[str, Any]:
-        cost = (self.usage.prompt_tokens * self.prices[0] + self.usage.completion_tokens * self.prices[1]) / 1e6
+        cost = self.cost
         return {"prompt_tokens": self.usage.prompt_tokens, "completion_tokens": self.usage.completion_tokens,
                 "total_tokens": self.usage.total_tokens, "model_calls": self.calls, "cost": round(cost, 6)}
