@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from docqa.agent import AgentLoop, Control, Library
 from docqa.answer.pipeline import Pipeline, Sources
+from docqa.answer.route import is_catalog_question, wants_exploration
 from docqa.answer.run import Cancelled, RunContext
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
 from docqa.errors import DocqaError, EmbedderMismatchError, InputError, NotFoundError
@@ -186,24 +188,40 @@ class KnowledgeBase:
 
     def ask(self, question: str, *, session_id: str | None = None, collection: str | None = None,
             check: bool | None = None, on_event: Callable[[Event], None] | None = None,
-            cancel: threading.Event | None = None, record: bool = True) -> Answer:
+            cancel: threading.Event | None = None, record: bool = True, mode: str | None = None,
+            control: Control | None = None) -> Answer:
         """Answer a question from the documents, with citations, checked; recorded as a run.
 
         Events (metadata, status, content, citations, failure, done) go to `on_event` as they
         happen.  A follow-up in the same `session_id` is understood from the previous turn.
         Setting `cancel` stops the run before its next model call (recorded as CANCELLED).
         `record=False` keeps the run out of the knowledge base's log (evaluations).
+        `mode`: pipeline, agent (the model explores with tools) or auto (answer.mode; see
+        `choose_mode`).  `control` steers a running agent, queues follow-ups (each answered after
+        this one, in the same session; their answers are in `control.answers`) or cancels.
         """
+        control = control or Control()
+        if cancel is not None:
+            control.cancel = cancel
+        answer = self._ask_one(question, session_id, collection, check, on_event, control, record, mode)
+        while (follow_up := control.take_follow_up()) is not None and answer.status != CANCELLED:
+            control.answers.append(self._ask_one(follow_up, answer.session_id, collection, check, on_event, control,
+                                                 record, mode))
+        return answer
+
+    def _ask_one(self, question: str, session_id: str | None, collection: str | None, check: bool | None,
+                 on_event: Callable[[Event], None] | None, control: Control, record: bool, mode: str | None) -> Answer:
         if not question or not question.strip():
             raise InputError("the question is empty: ask something, e.g. docqa ask \"how are backups made?\"")
         run = RunRecord(id=_new_id(), session_id=session_id or _new_id(), question=question.strip(), created_at=_now())
         emit = on_event or (lambda event: None)
         emit(Event("metadata", {"session_id": run.session_id, "run_id": run.id}))
-        ctx = RunContext(emit, cancel, self.settings.llm.prompt_price, self.settings.llm.completion_price)
+        ctx = RunContext(emit, control.cancel, self.settings.llm.prompt_price, self.settings.llm.completion_price)
         if record:
             self.store.save_run(run)
         previous = previous_turn(self.store.session_runs(run.session_id), self.settings.answer.history_chars) if session_id else None
-        answer = self._answer(run, ctx, previous, collection, self.settings.answer.check if check is None else check)
+        check = self.settings.answer.check if check is None else check
+        answer = self._answer(run, ctx, previous, collection, check, self.choose_mode(run.question, mode), control)
         answer.run_id, answer.session_id = run.id, run.session_id
         answer.timings["total"] = time.perf_counter() - ctx.started
         answer.usage = ctx.usage_dict()
@@ -215,12 +233,30 @@ class KnowledgeBase:
             emit(Event("done", {"status": answer.status, "run_id": run.id}))
         return answer
 
+    def choose_mode(self, question: str, mode: str | None = None) -> str:
+        """pipeline or agent.  auto: the agent when the model supports tools and the question asks to
+        explore (list, compare, summarise across files), else the pipeline."""
+        mode = mode or self.settings.answer.mode
+        if mode not in ("pipeline", "agent", "auto"):
+            raise InputError(f"unknown answer mode {mode!r}: use pipeline, agent or auto")
+        model = self.chat.model
+        if mode == "auto":
+            explore = wants_exploration(question) and not is_catalog_question(question)
+            return "agent" if model is not None and model.supports_tools and explore else "pipeline"
+        return mode
+
     def _answer(self, run: RunRecord, ctx: RunContext, previous: dict | None, collection: str | None,
-                check: bool) -> Answer:
+                check: bool, mode: str, control: Control) -> Answer:
         try:
             pipeline = Pipeline(self._pipeline_sources(), self.settings, self.chat.model,
                                 None if self.chat.model else self.chat.reason)
-            answer = pipeline.run(run.question, ctx, previous=previous, collection=collection, check=check)
+            if mode == "agent" and self.chat.model is not None:
+                loop = AgentLoop(self._library(), self.settings, self.chat.model, pipeline)
+                answer = loop.run(run.question, ctx, control, previous, collection)
+            else:
+                answer = pipeline.run(run.question, ctx, previous=previous, collection=collection, check=check)
+                if mode == "agent":
+                    answer.notes.append("agent mode needs a chat model; the question was answered without one")
             answer.timings.update(ctx.timings)
             return answer
         except Cancelled:
@@ -242,6 +278,29 @@ class KnowledgeBase:
             term_counts=self.store.term_counts,
             embed=embed,
         )
+
+    def _library(self) -> Library:
+        return Library(
+            search=lambda q, k, c: self.search(q, k, c),
+            list_docs=lambda grep, page, size: self.list_docs(grep, page, size),
+            fetch_doc=lambda doc_id, offset, limit: self.fetch_doc(doc_id, offset, limit),
+            grep_docs=lambda pattern, glob, context: self.grep_docs(pattern, glob, context),
+            passage=self.passage,
+            documents=self.documents,
+        )
+
+    def passage(self, document_id: str, line_start: int, line_end: int) -> Hit:
+        """Lines `line_start`..`line_end` of a document as a citable passage (a Hit spanning them)."""
+        record = self.store.document_record(document_id)
+        text = self.store.document_text(document_id)
+        starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        a = max(1, min(line_start, len(starts)))
+        b = max(a, min(line_end, len(starts)))
+        char_end = starts[b] - 1 if b < len(starts) else len(text)
+        return Hit(chunk_id=f"{document_id}:L{a}-{b}", document_id=document_id, path=record.path,
+                   collection=record.collection, title=record.title, section="", page=None, page_end=None,
+                   line_start=a, line_end=b, char_start=starts[a - 1], char_end=char_end, score=0.0,
+                   text=text[starts[a - 1]:char_end], type=record.type)
 
     def _record(self, run: RunRecord, answer: Answer, ctx: RunContext) -> None:
         run.standalone = answer.retrieval.get("query") if answer.retrieval else None

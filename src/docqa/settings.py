@@ -102,6 +102,8 @@ class LLMSettings(_Section):
 
 
 class AnswerSettings(_Section):
+    mode: Literal["pipeline", "agent", "auto"] = Field(
+        "auto", description="pipeline (retrieve, generate, cite, check), agent (the model explores with tools) or auto (the agent when the model supports tools and the question asks to list, compare or summarise across files).")
     top_k: int = Field(6, ge=1, le=50, description="Sources given to the model (or the extractive answerer).")
     check: bool = Field(True, description="Fact-check answers: deterministic checks, then the model's own verdict.")
     llm_check: bool = Field(True, description="Ask the model to verify its answer against the sources (after the deterministic checks).")

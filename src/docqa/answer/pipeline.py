@@ -201,6 +201,21 @@ class Pipeline:
                     draft.rejections.append(Rejection(claim.text if claim else "", [reason], "llm"))
             return _problems(draft.rejections)
 
+    # -- for the agent: the same citer and checker on an answer written elsewhere ------------
+    def settle(self, answer: Answer, text: str, sources: SourceSet, conversation: list, results: SearchResults,
+               ctx: RunContext, check: bool = True) -> Answer:
+        """Cite and check a finished answer (no regeneration), then publish it like the pipeline does."""
+        answer.answer = text
+        ctx.emit("content", delta=text)
+        draft = self._cite(text, sources, answer.language, ctx)
+        if check and not draft.not_found and self.model is not None:
+            self._check(answer, draft, sources, conversation, ctx)
+        return self._publish(answer, draft, results, ctx, rounds=0, checked=check)
+
+    def extract_from(self, answer: Answer, results: SearchResults, ctx: RunContext) -> Answer:
+        """The extractive answer over given hits (the agent's evidence when its budget is gone)."""
+        return self._extractive(answer, results, ctx)
+
     # -- results ----------------------------------------------------------------------------
     def _publish(self, answer: Answer, draft: _Draft, hits: SearchResults, ctx: RunContext, rounds: int,
                  checked: bool) -> Answer:

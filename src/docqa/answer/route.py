@@ -24,6 +24,19 @@ _FOLLOW_UP = re.compile(
 )
 
 
+_EXPLORE = re.compile(
+    r"\b(list|compare|comparison|contrast|differences?|summari[sz]e|summary|overview|across|explore|find all|every|"
+    r"each (?:file|document|doc)|all (?:the )?(?:files|documents|docs)|which (?:files|documents|docs))\b"
+    r"|列出|列举|比较|对比|区别|异同|总结|概括|汇总|综述|所有(?:文件|文档)|哪些(?:文件|文档)|每个(?:文件|文档)|各个",
+    re.I,
+)
+
+
+def wants_exploration(question: str) -> bool:
+    """The question asks to explore: list, compare, summarise across files (agent mode's strength)."""
+    return _EXPLORE.search(question) is not None
+
+
 def language_of(question: str) -> str:
     """'zh' for a question written in Chinese, else 'en'."""
     return "zh" if script(question) == "cjk" else "en"

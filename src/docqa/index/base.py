@@ -11,7 +11,7 @@ answered, with its full trace, for audit and replay) and the users' feedback on 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -113,6 +113,10 @@ class Store(ABC):
         """Documents, optionally of one collection and under one path prefix."""
 
     @abstractmethod
+    def document_record(self, document_id: str) -> DocumentRecord:
+        """One document by id (NotFoundError when there is none)."""
+
+    @abstractmethod
     def search_text(self, query: TextQuery, top_k: int, where: ChunkFilter | None = None) -> list[tuple[str, float]]:
         """(chunk_id, BM25 score) best first; higher score is better."""
 
@@ -156,6 +160,25 @@ class Store(ABC):
     @abstractmethod
     def document_text(self, document_id: str) -> str:
         """The full stored text of a document."""
+
+    # -- browsing: documents as text ---------------------------------------------------------
+    @abstractmethod
+    def find_documents(self, path: str) -> list[DocumentRecord]:
+        """Documents (any collection) whose path is `path` or ends with `/` + `path`."""
+
+    @abstractmethod
+    def document_texts(self, where: ChunkFilter | None = None) -> Iterator[tuple[str, str, str, str]]:
+        """(document id, path, title, stored text) of every document with status ok that the filter
+        admits, ordered by path, read lazily (closing the iterator early ends the query)."""
+
+    @abstractmethod
+    def path_bounds(self, collection: str | None = None) -> tuple[str, str] | None:
+        """The smallest and largest path of the documents with status ok (None when there are none):
+        their common prefix is every path's common prefix."""
+
+    @abstractmethod
+    def page_lines(self, document_id: str) -> list[tuple[int, int]]:
+        """(page, first line) of each PDF page or slide that holds text, in page order, from its chunks."""
 
     @abstractmethod
     def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:

@@ -271,6 +271,12 @@ class SQLiteStore(SessionTables, Store):
             args += [path_prefix, len(prefix), prefix]
         return [_record(r) for r in self.conn.execute(sql + " ORDER BY collection, path", args)]
 
+    def document_record(self, document_id: str) -> DocumentRecord:
+        row = self.conn.execute(f"SELECT {_DOC_COLUMNS} FROM documents WHERE id = ?", (document_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no document {document_id!r}: document ids come from 'docqa list --json' or list_docs")
+        return _record(row)
+
     def search_text(self, query: TextQuery, top_k: int, where: ChunkFilter | None = None) -> list[tuple[str, float]]:
         if not query.terms:
             return []

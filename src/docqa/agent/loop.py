@@ -1,0 +1,261 @@
+"""The agent loop: think → tool → think → … → answer, within budgets.
+
+The model is given the tools (OpenAI tool-calling protocol; tool calls written as JSON text by
+small local models are accepted too) and decides what to search, list, read and grep.  Budgets
+(steps, wall time, tokens, cost, per-tool timeout) bound it; the same call three times stops
+it.  When a budget runs out it still answers from the evidence it gathered (status FALLBACK).
+Steering messages join after the current tool round; follow-ups are taken after the answer
+(by the caller, see kb.ask).  The final answer goes through the pipeline's citer and checker.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Any
+
+from docqa.agent.textcalls import text_tool_calls
+from docqa.agent.tools import (AnswerTool, Evidence, FetchDoc, GrepDocs, ListDocs, SearchDocs, Tool, ToolError,
+                               ToolResult, cap, parse_arguments)
+from docqa.answer.pipeline import Pipeline
+from docqa.answer.route import language_of
+from docqa.answer.run import RunContext
+from docqa.llm.base import ChatModel, Message, ToolCall
+from docqa.retrieve import SearchResults
+from docqa.settings import Settings
+from docqa.types import FALLBACK, Answer, DocumentRecord, Hit
+
+SYSTEM = """You answer questions about a collection of documents by exploring it with tools, then answering.
+Tools: search_docs (find passages), list_docs (see which documents exist), fetch_doc (read a document with line numbers), grep_docs (find exact text), answer (give the final answer and stop).
+Rules:
+1. Use only what the tools show you; never outside knowledge.
+2. Passages you read are numbered sources [n]. In the answer, put [n] after every claim.
+3. When you have enough, call answer. If the documents do not contain the answer, call answer and say so.
+4. Write the answer in {language}. You have at most {steps} steps; do not repeat a call."""
+STEER = "Steering from the user (adjust what you do next): {text}"
+REPEAT = ("You already called {name} with exactly these arguments; its result is above. Change course: "
+          "other words, another tool, or answer.")
+CUT_OFF = "Your last message was cut off by the token limit, so its tool call was not run. Make the call shorter."
+NUDGE = "Call one of the tools, or call answer with the final answer."
+FINAL = ("Your budget is used up ({reason}). Answer now, using only the sources above and citing them as [n]. "
+         "If they do not contain the answer, say so.")
+LANGUAGES = {"en": "English", "zh": "Simplified Chinese (简体中文)"}
+
+
+@dataclass(slots=True)
+class Library:
+    """What the tools need from the knowledge base (thin callables; kb builds it)."""
+
+    search: Callable[[str, int, str | None], SearchResults]
+    list_docs: Callable[[str | None, int, int], Any]
+    fetch_doc: Callable[[str, int, int], Any]
+    grep_docs: Callable[[str, str | None, int], Any]
+    passage: Callable[[str, int, int], Hit]  # a document's lines as a citable passage
+    documents: Callable[[str | None], list[DocumentRecord]]
+
+
+class Control:
+    """Steer, follow up or cancel a running agent from another thread (the Python API, chat, the API)."""
+
+    def __init__(self) -> None:
+        self.cancel = threading.Event()
+        self._steering: queue.Queue[str] = queue.Queue()
+        self._follow_ups: queue.Queue[str] = queue.Queue()
+        self.answers: list[Any] = []  # answers to the follow-ups, in order
+
+    def steer(self, text: str) -> None:
+        """Join the conversation after the current tool round; affects the next model call."""
+        self._steering.put(text)
+
+    def follow_up(self, text: str) -> None:
+        """A question to run after the current one has answered (same session)."""
+        self._follow_ups.put(text)
+
+    def stop(self) -> None:
+        self.cancel.set()
+
+    def take_steering(self) -> list[str]:
+        out = []
+        while not self._steering.empty():
+            out.append(self._steering.get_nowait())
+        return out
+
+    def take_follow_up(self) -> str | None:
+        return None if self._follow_ups.empty() else self._follow_ups.get_nowait()
+
+
+class _Budget:
+    def __init__(self, settings: Settings, ctx: RunContext):
+        self.s, self.ctx, self.started = settings.agent, ctx, time.perf_counter()
+
+    def exhausted(self, steps: int) -> str | None:
+        if steps >= self.s.max_steps:
+            return f"{self.s.max_steps} steps"
+        if time.perf_counter() - self.started >= self.s.max_wall_seconds:
+            return f"{self.s.max_wall_seconds:g} s of wall time"
+        if self.ctx.usage.total_tokens >= self.s.max_tokens:
+            return f"{self.s.max_tokens} tokens"
+        if self.s.max_cost and self.ctx.cost >= self.s.max_cost:
+            return f"a cost of {self.s.max_cost:g}"
+        return None
+
+    def hard(self, reason: str) -> bool:
+        """Budgets that forbid even one more model call."""
+        return not reason.endswith("steps") and reason != "a repeated call"
+
+
+class AgentLoop:
+    def __init__(self, library: Library, settings: Settings, model: ChatModel, pipeline: Pipeline):
+        self.lib, self.settings, self.model, self.pipeline = library, settings, model, pipeline
+
+    def run(self, question: str, ctx: RunContext, control: Control | None = None, previous: dict | None = None,
+            collection: str | None = None) -> Answer:
+        control = control or Control()
+        language = language_of(question)
+        evidence = Evidence()
+        tools = self._tools(evidence, collection)
+        messages = self._opening(question, language, previous)
+        answer = Answer(question, "", True, "agent", language=language, model=self.model.name)
+        answer.retrieval = {"query": question, "mode": "agent", "collection": collection, "hits": [], "dropped": [],
+                            "low_relevance": False}
+        final, reason = self._loop(messages, tools, ctx, control)
+        if final is None:
+            answer.status = FALLBACK
+            answer.notes.append(f"the agent's budget ran out ({reason}); it answered from the evidence it had gathered")
+            final = self._final_without_tools(messages, reason, ctx) if not _Budget(self.settings, ctx).hard(reason) else None
+        hits = sorted((s.hit for s in evidence.sources), key=lambda h: -h.score)
+        results = SearchResults(hits, question, "agent", not hits, self.settings.search.relevance_threshold)
+        answer.retrieval["hits"] = [_summary(s.n, s.hit) for s in evidence.sources]
+        if final is None:  # not even one more model call is allowed: quote the evidence
+            return self.pipeline.extract_from(answer, results, ctx)
+        return self.pipeline.settle(answer, final, evidence.source_set(), messages, results, ctx,
+                                    check=self.settings.agent.check)
+
+    # -- the loop ---------------------------------------------------------------------------
+    def _loop(self, messages: list[Message], tools: dict[str, Tool], ctx: RunContext,
+              control: Control) -> tuple[str | None, str | None]:
+        budget = _Budget(self.settings, ctx)
+        specs = [t.spec() for t in tools.values()]
+        seen: dict[str, int] = {}
+        steps = 0
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="docqa-tool") as pool:
+            while (reason := budget.exhausted(steps)) is None:
+                steps += 1
+                with ctx.stage("thinking", step=steps) as entry:
+                    reply = ctx.call(self.model, "agent", messages, tools=specs)
+                    calls = reply.tool_calls or text_tool_calls(reply.text, set(tools))
+                    entry["tool_calls"] = [c.name for c in calls]
+                if reply.text.strip():
+                    ctx.emit("status", phase="thought", text=reply.text.strip()[:500])
+                if reply.truncated and calls:
+                    messages += [Message("assistant", reply.text or None), Message("user", CUT_OFF)]
+                    continue
+                if not calls:
+                    if reply.text.strip():
+                        return reply.text.strip(), None  # it answered in plain text
+                    messages.append(Message("user", NUDGE))
+                    continue
+                structured = bool(reply.tool_calls)
+                messages.append(Message("assistant", reply.text or None, calls if structured else []))
+                for call in calls:
+                    result, repeated = self._run_call(call, tools, seen, pool, ctx)
+                    messages.append(_tool_message(call, result, structured))
+                    if repeated >= 3:
+                        return None, "a repeated call"
+                    if result.terminate:
+                        return result.data["text"], None
+                for text in control.take_steering():
+                    messages.append(Message("user", STEER.format(text=text)))
+                    ctx.trace.append({"stage": "steering", "text": text})
+                    ctx.emit("status", phase="steered", text=text)
+        return None, reason
+
+    def _run_call(self, call: ToolCall, tools: dict[str, Tool], seen: dict[str, int], pool: ThreadPoolExecutor,
+                  ctx: RunContext) -> tuple[ToolResult, int]:
+        key = call.name + "\x00" + _canonical(call.arguments)
+        seen[key] = seen.get(key, 0) + 1
+        ctx.emit("status", phase="tool_call", name=call.name, arguments=call.arguments)
+        entry: dict[str, Any] = {"stage": "tool", "name": call.name, "arguments": call.arguments}
+        t0 = time.perf_counter()
+        if seen[key] >= 2:
+            result = ToolResult(REPEAT.format(name=call.name), summary="repeated call, not run", error=True)
+        else:
+            result = self._execute(call, tools, pool)
+        result = cap(result, self.settings.agent.max_result_chars, call.name)
+        entry.update(seconds=round(time.perf_counter() - t0, 4), size=len(result.content), summary=result.summary,
+                     error=result.error, result=result.content[:4000])
+        ctx.trace.append(entry)
+        ctx.timings["tools"] = ctx.timings.get("tools", 0.0) + entry["seconds"]
+        ctx.emit("status", phase="tool_result", name=call.name, size=len(result.content), summary=result.summary,
+                 error=result.error)
+        return result, seen[key]
+
+    def _execute(self, call: ToolCall, tools: dict[str, Tool], pool: ThreadPoolExecutor) -> ToolResult:
+        tool = tools.get(call.name)
+        if tool is None:
+            return ToolResult(f"error: there is no tool {call.name!r}; use one of {', '.join(tools)}",
+                              summary="unknown tool", error=True)
+        timeout = self.settings.agent.tool_timeout
+        try:
+            args = parse_arguments(call.arguments)
+            return pool.submit(tool.run, args).result(timeout=timeout)
+        except FutureTimeout:
+            return ToolResult(f"error: {call.name} took longer than {timeout:g} s and was abandoned; try a narrower call",
+                              summary="timed out", error=True)
+        except ToolError as exc:
+            return ToolResult(f"error: {exc}", summary=str(exc)[:120], error=True)
+        except Exception as exc:  # a tool bug must not end the run; the model is told and goes on
+            return ToolResult(f"error: {call.name} failed ({type(exc).__name__}: {exc})", summary="tool failed", error=True)
+
+    def _final_without_tools(self, messages: list[Message], reason: str, ctx: RunContext) -> str | None:
+        with ctx.stage("answering"):
+            reply = ctx.call(self.model, "answering", [*messages, Message("user", FINAL.format(reason=reason))])
+        calls = text_tool_calls(reply.text, {"answer"})
+        if calls:
+            return parse_arguments(calls[0].arguments).get("text") or None
+        return reply.text.strip() or None
+
+    # -- setup ------------------------------------------------------------------------------
+    def _tools(self, evidence: Evidence, collection: str | None) -> dict[str, Tool]:
+        lib, s = self.lib, self.settings.agent
+        tools: list[Tool] = [
+            SearchDocs(lambda q, k, c: lib.search(q, k, c or collection), evidence, s.search_top_k),
+            ListDocs(lib.list_docs),
+            FetchDoc(lib.fetch_doc, lib.passage, evidence),
+            GrepDocs(lib.grep_docs),
+            AnswerTool(),
+        ]
+        return {t.name: t for t in tools}
+
+    def _opening(self, question: str, language: str, previous: dict | None) -> list[Message]:
+        system = SYSTEM.format(language=LANGUAGES.get(language, language), steps=self.settings.agent.max_steps)
+        messages = [Message("system", system)]
+        if previous:
+            turn = f"Earlier in this conversation the user asked: {previous['question']}\nThe answer was: {previous.get('answer_summary', '')}"
+            messages.append(Message("user", turn))
+        messages.append(Message("user", question))
+        return messages
+
+
+def _tool_message(call: ToolCall, result: ToolResult, structured: bool) -> Message:
+    if structured:
+        return Message("tool", result.content, tool_call_id=call.id)
+    return Message("user", f"Result of {call.name}:\n{result.content}")  # the model wrote the call as text
+
+
+def _canonical(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments or "{}"), sort_keys=True, ensure_ascii=False)
+    except ValueError:
+        return arguments.strip()
+
+
+def _summary(n: int, hit: Hit) -> dict:
+    return {"n": n, "chunk_id": hit.chunk_id, "path": hit.path, "section": hit.section, "page": hit.page,
+            "line_start": hit.line_start, "line_end": hit.line_end, "score": round(hit.score, 4)}
