@@ -26,6 +26,7 @@ from docqa.agent.tools import (AnswerTool, Evidence, FetchDoc, GrepDocs, ListDoc
 from docqa.answer.pipeline import Pipeline
 from docqa.answer.route import language_of
 from docqa.answer.run import RunContext
+from docqa.errors import LLMError
 from docqa.llm.base import ChatModel, Message, ToolCall
 from docqa.retrieve import SearchResults
 from docqa.settings import Settings
@@ -124,7 +125,10 @@ class AgentLoop:
         answer = Answer(question, "", True, "agent", language=language, model=self.model.name)
         answer.retrieval = {"query": question, "mode": "agent", "collection": collection, "hits": [], "dropped": [],
                             "low_relevance": False}
-        final, reason = self._loop(messages, tools, ctx, control)
+        try:
+            final, reason = self._loop(messages, tools, ctx, control)
+        except LLMError as exc:
+            return self._model_failed(answer, evidence, question, collection, ctx, exc)
         if final is None:
             answer.status = FALLBACK
             answer.notes.append(f"the agent's budget ran out ({reason}); it answered from the evidence it had gathered")
@@ -136,6 +140,20 @@ class AgentLoop:
             return self.pipeline.extract_from(answer, results, ctx)
         return self.pipeline.settle(answer, final, evidence.source_set(), messages, results, ctx,
                                     check=self.settings.agent.check)
+
+    def _model_failed(self, answer: Answer, evidence: Evidence, question: str, collection: str | None,
+                      ctx: RunContext, exc: LLMError) -> Answer:
+        """The model failed mid-run: quote the evidence gathered so far (or search for some)."""
+        ctx.trace.append({"stage": "fallback", "error": str(exc)})
+        answer.status = FALLBACK
+        answer.notes.append(f"the chat model failed ({exc}); the answer was extracted from the documents instead")
+        hits = [s.hit for s in evidence.sources if s.hit.score > 0] or list(self.lib.search(question, self.settings.answer.top_k, collection))
+        results = SearchResults(hits, question, "agent", not hits, self.settings.search.relevance_threshold)
+        answer.retrieval["hits"] = [_summary(i, h) for i, h in enumerate(hits, start=1)]
+        result = self.pipeline.extract_from(answer, results, ctx)
+        result.status = FALLBACK
+        ctx.emit("failure", code="llm_error", message=str(exc))
+        return result
 
     # -- the loop ---------------------------------------------------------------------------
     def _loop(self, messages: list[Message], tools: dict[str, Tool], ctx: RunContext,

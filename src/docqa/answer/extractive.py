@@ -57,22 +57,22 @@ _FRAME = frozenset("""year years name named called kind type types many much lon
 # Negation in a question or a sentence ("not", "never", "不", "没有", ...).  Chinese compounds
 # that only look negative (不同 different, 非常 very, 无线 wireless, 未来 future) do not count.
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nothing|neither|nor|without|cannot|unable|fail|fails|failed|lack|lacks|lacked)\b|n't\b"
+    r"\b(?:not|no|never|none|nothing|neither|nor|cannot)\b|n't\b"
     r"|不(?![同仅但断久少过论管如足错利])|没|未(?!来)|无(?![线论])|并非|非(?![常])", re.IGNORECASE)
 _ANTONYMS = """first last|most least|more less|more fewer|before after|increase decrease|increased decreased|
     higher lower|high low|largest smallest|larger smaller|early late|earlier later|earliest latest|oldest newest|
     internal external|inside outside|positive negative|minimum maximum|min max|true false|start end|started ended|
     began ended|enable disable|enabled disabled|allow prohibit|allowed prohibited|allow forbid|success failure|
-    succeeded failed|accept reject|accepted rejected|include exclude|included excluded|input output|upper lower|
+    succeeded failed|accept reject|accepted rejected|include exclude|included excluded|upper lower|
     best worst|better worse|stronger weaker|strongest weakest|longest shortest|rise fall|rose fell|gain loss|
     won lost|public private|direct indirect|directly indirectly|always never|common rare|open closed|
     add remove|added removed|above below|fast slow|faster slower|inner outer|major minor|majority minority|
     legal illegal|possible impossible|known unknown|dependent independent|import export|imports exports|
     supported opposed|agree disagree|cheap expensive|rich poor|hot cold|wet dry|deep shallow|wide narrow|
-    victory defeat|offense defense|domestic foreign|local remote|client server|send receive|sent received|
-    upload download|encrypt decrypt|connect disconnect|synchronous asynchronous|required optional|mandatory optional|
+    victory defeat|offense defense|domestic foreign|encrypt decrypt|connect disconnect|synchronous asynchronous|
+    required optional|mandatory optional|
     最大 最小|之前 之后|以前 以后|增加 减少|启用 禁用|允许 禁止|第一 最后|开始 结束|内部 外部|上升 下降|提高 降低|
-    最高 最低|最早 最晚|成功 失败|接受 拒绝|支持 反对|包括 排除|输入 输出|必需 可选|同步 异步"""
+    最高 最低|最早 最晚|成功 失败|接受 拒绝|支持 反对|包括 排除|必需 可选|同步 异步"""
 _OPPOSITE: dict[str, set[str]] = {}
 for _pair in _ANTONYMS.split("|"):
     _a, _b = _pair.split()

@@ -14,7 +14,7 @@ _CATALOG = [
     re.compile(r"^\s*(please\s+)?(list|show|enumerate)\b[^?]{0,20}\b(the\s+|all\s+|your\s+)*(files?|documents?|docs|sources)\b", re.I),
     re.compile(r"\bhow many (files|documents|docs)\b", re.I),
     re.compile(r"(有|存了|收录了?|包含)(哪些|什么|多少|几个)(文件|文档|资料)"),
-    re.compile(r"(列出|列举|显示)(一下)?(所有|全部)?(的)?(文件|文档|资料)"),
+    re.compile(r"(列出|列举|显示)(一下)?(所有|全部)?(的)?(文件|文档|资料)(列表|清单|名称|名字)?\s*[。？?！!]?\s*$"),
     re.compile(r"(知识库|库)里?(有|都有)(什么|哪些)"),
 ]
 _FOLLOW_UP = re.compile(

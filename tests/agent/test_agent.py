@@ -1,0 +1,244 @@
+"""Agent mode with the scripted model server on loopback and a real knowledge base: the model
+decides which tools to call; the loop runs them within budgets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from docqa.agent import Control
+from docqa.kb import KnowledgeBase
+from docqa.llm import OpenAICompatModel
+from docqa.settings import Settings
+
+from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
+
+OPS = """# Operations
+
+## Backups
+
+The database is backed up every 6 hours to object storage.
+Backups are kept for 35 days.
+
+## API keys
+
+API keys are rotated every 90 days with `acmectl keys rotate`.
+"""
+POLICY = """# Security policy
+
+Passwords must be at least 14 characters long.
+"""
+
+
+def call(name: str, **arguments) -> dict:
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+def answer(text: str) -> dict:
+    return call("answer", text=text)
+
+
+@pytest.fixture
+def make(tmp_path, local_embedder):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
+    (tmp_path / "docs" / "policy.md").write_text(POLICY, encoding="utf-8")
+    made = []
+
+    def factory(server: ScriptedServer, **agent) -> KnowledgeBase:
+        settings = Settings(kb=str(tmp_path / "kb.db"), agent={"check": False, **agent},
+                            llm={"provider": "openai", "base_url": server.base_url, "max_retries": 0, "timeout": 3})
+        kb = KnowledgeBase(settings, embedder=local_embedder,
+                           chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0))
+        if not made:
+            kb.add([tmp_path / "docs"])
+        made.append(kb)
+        return kb
+
+    yield factory
+    for kb in made:
+        kb.close()
+
+
+def doc_id(kb: KnowledgeBase, name: str) -> str:
+    return next(r.document_id for r in kb.documents() if r.path.endswith(name))
+
+
+def run(kb, question="How long are backups kept?", **kw):
+    events = []
+    result = kb.ask(question, mode="agent", on_event=events.append, **kw)
+    return result, events
+
+
+def test_search_fetch_answer(make):
+    server = ScriptedServer([call("search_docs", query="backup retention")])
+    with server:
+        kb = make(server)
+        server.script += [call("fetch_doc", doc_id=doc_id(kb, "ops.md"), offset=3, limit=4),
+                          answer("Backups are kept for 35 days [2].")]
+        result, events = run(kb)
+        requests = server.requests
+    assert result.status == "SUCCESS" and result.mode == "agent" and result.answerable
+    assert len(requests) == 3 and [t["function"]["name"] for t in requests[0]["tools"]] == [
+        "search_docs", "list_docs", "fetch_doc", "grep_docs", "answer"]
+    # the tool results went back in the OpenAI shape
+    tool_messages = [m for m in requests[2]["messages"] if m["role"] == "tool"]
+    assert len(tool_messages) == 2 and "Backups are kept for 35 days." in tool_messages[1]["content"]
+    assert "   5| Backups are kept for 35 days." in tool_messages[1]["content"] or "5|" in tool_messages[1]["content"]
+    citation = result.citations[0]
+    assert citation.quote == "Backups are kept for 35 days."
+    assert kb.document_text(citation.document_id)[citation.char_start:citation.char_end] == citation.quote
+    phases = [(e.data.get("phase"), e.data.get("name")) for e in events if e.type == "status"]
+    assert ("tool_call", "search_docs") in phases and ("tool_result", "fetch_doc") in phases
+    tool_result = next(e for e in events if e.type == "status" and e.data.get("phase") == "tool_result")
+    assert tool_result.data["size"] > 0 and "hits" in tool_result.data["summary"]
+    assert [e.type for e in events][-2:] == ["citations", "done"]
+    audit = kb.run(result.run_id)
+    assert [t["name"] for t in audit.trace if t.get("stage") == "tool"] == ["search_docs", "fetch_doc", "answer"]
+
+
+def test_step_budget_still_answers_with_fallback(make):
+    with ScriptedServer([call("search_docs", query="backups"), call("search_docs", query="retention"),
+                         {"text": "Backups are kept for 35 days [1]."}]) as server:
+        result, events = run(make(server, max_steps=2))
+        final_request = server.requests[2]
+    assert result.status == "FALLBACK" and "35 days" in result.answer and result.citations
+    assert "tools" not in final_request and "budget is used up (2 steps)" in final_request["messages"][-1]["content"]
+    assert events[-1].data["status"] == "FALLBACK"
+
+
+def test_token_budget_answers_from_evidence_without_another_call(make):
+    with ScriptedServer([{**call("search_docs", query="how long are backups kept"), "usage": (5000, 20)}]) as server:
+        result, _ = run(make(server, max_tokens=1000))
+        calls = len(server.requests)
+    assert calls == 1 and result.status == "FALLBACK" and result.mode == "extractive"
+    assert "35 days" in result.answer and any("budget ran out (1000 tokens)" in n for n in result.notes)
+
+
+def test_repeated_call_is_flagged_then_stopped(make):
+    same = call("search_docs", query="backups")
+    with ServerScript([same, same, same, {"text": "Backups are kept for 35 days [1]."}]) as server:
+        result, _ = run(make(server))
+        second_round = server.requests[2]["messages"]
+    assert "already called search_docs with exactly these arguments" in second_round[-1]["content"]
+    assert len(server.requests) == 4 and result.status == "FALLBACK" and "repeated call" in result.notes[0]
+
+
+def test_a_failing_tool_becomes_an_error_result(make):
+    with ScriptedServer([call("fetch_doc", doc_id="no-such-doc"), call("grep_docs", pattern="(unclosed"),
+                         call("search_docs", query="backups"), answer("Backups are kept for 35 days [1].")]) as server:
+        result, _ = run(make(server))
+        tool_messages = [m["content"] for m in server.requests[3]["messages"] if m["role"] == "tool"]
+    assert tool_messages[0].startswith("error:") and "no-such-doc" in tool_messages[0]
+    assert tool_messages[1].startswith("error:")
+    assert result.status == "SUCCESS" and "35 days" in result.answer
+
+
+def test_unknown_tool_and_bad_arguments_are_reported_to_the_model(make):
+    with ScriptedServer([call("delete_everything"), {"tool_calls": [{"name": "search_docs", "arguments": "{not json"}]},
+                         answer("The documents do not say.")]) as server:
+        run(make(server))
+        tool_messages = [m["content"] for m in server.requests[2]["messages"] if m["role"] == "tool"]
+    assert "there is no tool 'delete_everything'" in tool_messages[0]
+    assert "not valid JSON" in tool_messages[1]
+
+
+def test_steering_joins_after_the_tool_round(make):
+    control = Control()
+    with ScriptedServer([call("search_docs", query="backups"), answer("Passwords must be at least 14 characters [2].")]) as server:
+        kb = make(server)
+        server.script[1:1] = [call("search_docs", query="password length")]
+
+        def on_event(event):
+            if event.type == "status" and event.data.get("phase") == "tool_result" and not control.answers:
+                control.steer("Look at the security policy instead.")
+
+        result = kb.ask("What are the rules?", mode="agent", control=control, on_event=on_event)
+        second = server.requests[1]["messages"]
+    assert second[-1]["role"] == "user" and "Look at the security policy instead." in second[-1]["content"]
+    assert result.status == "SUCCESS"
+
+
+def test_follow_up_runs_after_the_answer(make):
+    control = Control()
+    with ScriptedServer([call("search_docs", query="backups"), answer("Backups are kept for 35 days [1]."),
+                         call("search_docs", query="api keys"), answer("API keys are rotated every 90 days [1].")]) as server:
+        kb = make(server)
+        queued = []
+
+        def on_event(event):
+            if event.type == "status" and event.data.get("phase") == "tool_call" and not queued:
+                queued.append(1)
+                control.follow_up("And how often are API keys rotated?")
+
+        first = kb.ask("How long are backups kept?", mode="agent", control=control, on_event=on_event)
+    assert "35 days" in first.answer and len(control.answers) == 1
+    second = control.answers[0]
+    assert "90 days" in second.answer and second.session_id == first.session_id
+    assert [r.question for r in kb.session_runs(first.session_id)] == [
+        "How long are backups kept?", "And how often are API keys rotated?"]
+
+
+def test_cancelled_run_makes_no_further_model_calls(make):
+    control = Control()
+    with ScriptedServer([call("search_docs", query="backups"), answer("never")]) as server:
+        kb = make(server)
+
+        def on_event(event):
+            if event.type == "status" and event.data.get("phase") == "tool_call":
+                control.stop()
+
+        result = kb.ask("How long are backups kept?", mode="agent", control=control, on_event=on_event)
+        calls = len(server.requests)
+    assert result.status == "CANCELLED" and calls == 1
+
+
+def test_tool_calls_written_as_text_by_small_models(make):
+    text_call = {"text": 'I will search.\n```json\n{"name": "search_docs", "arguments": {"query": "backups kept"}}\n```'}
+    with ScriptedServer([text_call, {"text": '<tool_call>{"name": "answer", "arguments": {"text": "Backups are kept for 35 days [1]."}}</tool_call>'}]) as server:
+        result, _ = run(make(server))
+        second = server.requests[1]["messages"]
+    assert second[-1]["role"] == "user" and second[-1]["content"].startswith("Result of search_docs:")
+    assert result.status == "SUCCESS" and result.citations[0].quote == "Backups are kept for 35 days."
+
+
+def test_a_tool_call_cut_off_by_the_token_limit_is_not_run(make):
+    with ScriptedServer([{**call("search_docs", query="backups"), "finish_reason": "length"},
+                         answer("The documents do not say.")]) as server:
+        _, events = run(make(server))
+        second = server.requests[1]["messages"]
+    assert "cut off by the token limit" in second[-1]["content"]
+    assert not any(e.data.get("name") == "search_docs" for e in events if e.type == "status")
+
+
+def test_final_answer_is_cited_and_checked(make):
+    with ScriptedServer([call("search_docs", query="backups"),
+                         answer("Backups are kept for 35 days [1]. Backups are copied to 3 regions [1].")]) as server:
+        result, _ = run(make(server, check=True))
+    assert result.verification.status == "PARTIAL" and "[unverified]" in result.answer
+    assert result.verification.rejected_claims[0]["claim"] == "Backups are copied to 3 regions."
+
+
+@pytest.mark.parametrize("question,mode", [
+    ("Compare the backup and key rotation policies across all documents", "agent"),
+    ("列出所有文档中提到的期限", "agent"),
+    ("How long are backups kept?", "pipeline"),
+    ("What documents do you have?", "pipeline"),  # the catalog answers that
+])
+def test_auto_mode_rule(make, question, mode):
+    with ScriptedServer([]) as server:
+        assert make(server).choose_mode(question, "auto") == mode
+
+
+class ServerScript(ScriptedServer):
+    """A ScriptedServer (alias, for readability where the script is the point)."""
+
+
+def test_tool_arguments_are_json_in_the_trace(make):
+    with ScriptedServer([call("search_docs", query="备份"), answer("Backups are kept for 35 days [1].")]) as server:
+        result, _ = run(make(server))
+    audit = kb_trace = make(server).run(result.run_id).trace
+    tool = next(t for t in kb_trace if t.get("stage") == "tool")
+    assert json.loads(tool["arguments"]) == {"query": "备份"}
+    del audit
