@@ -21,10 +21,11 @@ ALLOWED = {
     "ingest": {"types", "errors", "text", "index", "embed", "settings"},
     "retrieve": {"types", "errors", "text", "index", "embed", "settings"},
     "session": {"types", "errors"},
+    "browse": {"types", "errors", "index", "text"},
     "agent": {"types", "errors", "settings", "llm", "answer", "retrieve"},
-    "kb": {"types", "errors", "settings", "text", "index", "embed", "ingest", "retrieve", "answer", "llm", "session", "agent"},
+    "kb": {"types", "errors", "settings", "text", "index", "embed", "ingest", "retrieve", "answer", "llm", "session", "agent", "browse"},
     "evaluate": {"types", "errors", "kb"},
-    "cli": {"types", "errors", "settings", "kb", "evaluate"},
+    "cli": {"types", "errors", "settings", "kb", "evaluate", "agent"},
     "__init__": {"types", "errors", "settings", "kb", "ingest", "retrieve"},
     "__main__": {"cli"},
 }

@@ -21,6 +21,7 @@ from docqa.errors import ConfigError, DocqaError
 from docqa.kb import KnowledgeBase
 from docqa.settings import config_path, lint_config, load_settings, masked, setting_sources
 from docqa import evaluate
+from docqa.agent import Control
 from docqa.types import Answer, Event, Hit
 
 app = typer.Typer(
@@ -169,11 +170,17 @@ def search(
         out.print("   " + _marked(hit.snippet))
 
 
+ModeOption = Annotated[Optional[str], typer.Option(
+    "--mode", help="pipeline (retrieve, generate, cite, check), agent (the model explores with tools) or auto "
+    "(default: the agent when the model supports tools and the question asks to list, compare or summarise across files).")]
+
+
 @app.command()
 def ask(
     question: Annotated[str, typer.Argument(help="The question, in any language; the answer comes in the same language.")],
     collection: CollectionOption = None,
     session: Annotated[Optional[str], typer.Option("--session", "-s", help="Continue a conversation (its id, from an earlier answer): follow-ups are understood.")] = None,
+    mode: ModeOption = None,
     no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking (faster, no review rounds).")] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -184,7 +191,7 @@ def ask(
     """
     with _open() as kb:
         answer = _ask(kb, question, collection=collection, session_id=session, check=False if no_check else None,
-                      stream=not as_json)
+                      mode=mode, stream=not as_json)
     if as_json:
         _print_json(answer.to_dict())
     if answer.status == "FAILED":
@@ -195,38 +202,68 @@ def ask(
 def chat(
     collection: CollectionOption = None,
     session: Annotated[Optional[str], typer.Option("--session", "-s", help="Resume a conversation by its id.")] = None,
+    mode: ModeOption = None,
     no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking.")] = False,
 ) -> None:
-    """An interactive conversation: ask, then ask follow-ups ('/new' starts over, '/exit' or Ctrl-D ends)."""
+    """An interactive conversation with follow-ups.
+
+    While an answer is being worked on, a line you type steers the agent (it joins after the
+    current tool round); a line starting with '+' is a follow-up, asked after the answer.
+    '/new' starts a new conversation, '/exit' or Ctrl-D ends, Ctrl-C stops the current answer.
+    """
+    lines = _stdin_lines()
     with _open() as kb:
         session_id = session
-        err.print("[dim]Ask a question ('/new' starts a new conversation, '/exit' ends). Ctrl-C stops an answer.[/]")
+        err.print("[dim]Ask a question. While it works: type to steer, '+question' to follow up. "
+                  "'/new' starts over, '/exit' ends, Ctrl-C stops an answer.[/]")
+        pending: list[str] = []
         while True:
-            try:
-                question = input("\n› ").strip()
-            except (EOFError, KeyboardInterrupt):
+            if pending:
+                question = pending.pop(0)
+                out.print(f"\n[dim]› {escape(question)}[/]")
+            else:
+                out.print("\n› ", end="")
+                question = lines.get()
+            if question is None or question.strip() in ("/exit", "/quit"):
                 break
-            if question in ("/exit", "/quit"):
-                break
+            question = question.strip().lstrip("+").strip()
             if question == "/new":
                 session_id = None
                 continue
             if not question:
                 continue
-            answer = _ask(kb, question, collection=collection, session_id=session_id,
-                          check=False if no_check else None, stream=True)
+            control = Control()
+            answer = _ask(kb, question, collection=collection, session_id=session_id, mode=mode,
+                          check=False if no_check else None, stream=True, control=control,
+                          lines=lines if sys.stdin.isatty() else None,  # piped input is a list of questions
+                          on_follow_up=pending.append)
             session_id = answer.session_id or session_id
 
 
-def _ask(kb: KnowledgeBase, question: str, *, stream: bool, **options) -> Answer:
-    """Run one question in a worker thread, rendering its events; Ctrl-C cancels it."""
+def _stdin_lines() -> queue.Queue:
+    """Lines from standard input, read by a thread so they can arrive while an answer is worked on."""
+    lines: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            lines.put(line.rstrip("\n"))
+        lines.put(None)
+
+    threading.Thread(target=read, name="docqa-stdin", daemon=True).start()
+    return lines
+
+
+def _ask(kb: KnowledgeBase, question: str, *, stream: bool, control: Control | None = None,
+         lines: queue.Queue | None = None, on_follow_up=None, **options) -> Answer:
+    """Run one question in a worker thread, rendering its events; Ctrl-C cancels it.  With `lines`
+    (chat), what the user types meanwhile steers the run or queues a follow-up ('+...')."""
     events: queue.Queue = queue.Queue()
-    cancel = threading.Event()
+    control = control or Control()
     result: dict = {}
 
     def work() -> None:
         try:
-            result["answer"] = kb.ask(question, on_event=events.put, cancel=cancel, **options)
+            result["answer"] = kb.ask(question, on_event=events.put, control=control, **options)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
             result["error"] = exc
         finally:
@@ -236,12 +273,21 @@ def _ask(kb: KnowledgeBase, question: str, *, stream: bool, **options) -> Answer
     thread.start()
     view = _AnswerView(stream)
     try:
-        while (event := events.get()) is not None:
+        while True:
+            try:
+                event = events.get(timeout=0.1)
+            except queue.Empty:
+                _take_typing(lines, control, on_follow_up)
+                continue
+            if event is None:
+                break
             view.show(event)
     except KeyboardInterrupt:
-        cancel.set()
+        control.stop()
         err.print("\n[yellow]cancelled[/]")
         thread.join()
+        if lines is not None:
+            return Answer(question, "", False, "pipeline", status="CANCELLED")
         raise typer.Exit(130)
     thread.join()
     if "error" in result:
@@ -249,6 +295,22 @@ def _ask(kb: KnowledgeBase, question: str, *, stream: bool, **options) -> Answer
     answer = result["answer"]
     view.finish(answer)
     return answer
+
+
+def _take_typing(lines: queue.Queue | None, control: Control, on_follow_up) -> None:
+    """Lines typed while an answer is worked on: '+question' is a follow-up, anything else steers."""
+    while lines is not None and not lines.empty():
+        line = lines.get_nowait()
+        if line is None:
+            lines.put(None)  # end of input: let the chat loop see it after this answer
+            return
+        text = line.strip()
+        if text.startswith("+") and on_follow_up is not None:
+            on_follow_up(text[1:].strip())
+            err.print(f"[dim]follow-up queued: {escape(text[1:].strip())}[/]")
+        elif text:
+            control.steer(text)
+            err.print(f"[dim]steering: {escape(text)}[/]")
 
 
 class _AnswerView:
@@ -532,6 +594,22 @@ def _dig(data: dict, dotted: str):
     for part in dotted.split("."):
         data = data[part]
     return data
+
+
+@app.command("llms-txt")
+def llms_txt(
+    collection: CollectionOption = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of standard output.")] = None,
+) -> None:
+    """Write the documents' index in llms.txt format: a section per folder, one line per document
+    with its title, doc-id, summary and keywords (all collections unless one is given)."""
+    with _open() as kb:
+        text = kb.llms_txt(collection)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.write_text(text, encoding="utf-8")
+    err.print(f"wrote {escape(str(output))} ({text.count(chr(10) + '- ['):,} documents)")
 
 
 def location(hit: Hit) -> str:

@@ -17,6 +17,7 @@ from docqa.agent import AgentLoop, Control, Library
 from docqa.answer.pipeline import Pipeline, Sources
 from docqa.answer.route import is_catalog_question, wants_exploration
 from docqa.answer.run import Cancelled, RunContext
+from docqa.browse import DocPage, DocText, GrepResult, fetch_doc, grep_docs, list_docs, llms_txt
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
 from docqa.errors import DocqaError, EmbedderMismatchError, InputError, NotFoundError
 from docqa.index import ChunkFilter, EmbedInput, Store, open_store
@@ -353,6 +354,27 @@ class KnowledgeBase:
 
     def document_text(self, document_id: str) -> str:
         return self.store.document_text(document_id)
+
+    # -- browse: documents as text, for a model exploring with tools -------------------------
+    def list_docs(self, grep: str | None = None, page: int = 1, page_size: int = 50,
+                  collection: str | None = None) -> DocPage:
+        """The catalog, one `- [dir / title](doc-id): summary` line per document, filtered by `grep`
+        (over path, title, keywords, summary) and paged; all collections unless one is given."""
+        return list_docs(self.store, grep, page, page_size, collection)
+
+    def fetch_doc(self, doc_id: str, offset: int = 1, limit: int = 200) -> DocText:
+        """A document's text in numbered lines from line `offset`, at most `limit` lines and ~12,000
+        characters, page breaks marked; `doc_id` may also be a path or the end of one."""
+        return fetch_doc(self.store, doc_id, offset, limit)
+
+    def grep_docs(self, pattern: str, path_glob: str | None = None, context: int = 1, max_matches: int = 50,
+                  collection: str | None = None, ignore_case: bool = True) -> GrepResult:
+        """Lines matching a regular expression in every document's text, like ripgrep, with context."""
+        return grep_docs(self.store, pattern, path_glob, context, max_matches, collection, ignore_case)
+
+    def llms_txt(self, collection: str | None = None) -> str:
+        """The catalog as an llms.txt file, one section per folder (all collections unless one is given)."""
+        return llms_txt(self.store, collection)
 
     # -- sessions, runs, feedback ---------------------------------------------------------
     def session(self, session_id: str) -> SessionRecord:

@@ -88,12 +88,13 @@ def test_empty_question_is_refused(kb):
 def test_chat_understands_follow_ups_and_feedback_is_recorded(kb):
     proc = docqa(kb, "chat", stdin="How often is the database backed up?\nhow long are they kept?\n/exit\n")
     assert "6 hours" in proc.stdout and "35 days" in proc.stdout
-    runs = json.loads(docqa(kb, "log", "--format", "jsonl").stdout.splitlines()[0]) if False else None
-    del runs
+    logged = [json.loads(line) for line in docqa(kb, "log", "--format", "jsonl").stdout.splitlines()]
+    chat_runs = [r for r in logged if r["question"] in ("How often is the database backed up?", "how long are they kept?")]
+    assert len(chat_runs) == 2 and chat_runs[0]["session_id"] == chat_runs[1]["session_id"]
     last = json.loads(docqa(kb, "ask", "How long are backups kept?", "--json").stdout)
     docqa(kb, "feedback", last["run_id"], "down", "--comment", "too short")
-    attention = docqa(kb, "log", "--attention").stdout
-    assert "How long are backups kept?" in attention
+    attention = [json.loads(line) for line in docqa(kb, "log", "--attention", "--format", "jsonl").stdout.splitlines()]
+    assert any(r["run_id"] == last["run_id"] and "too short" in json.dumps(r) for r in attention)
 
 
 def test_eval_reports_accuracy_and_abstention(kb, tmp_path):

@@ -44,10 +44,10 @@ _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share o
 # (the linear score it replaces: 0.60).  Without an embedder there is no dense feature and search
 # is BM25 only, with its own relevance calibration; that model is fitted with --no-embed --fit.
 EVIDENCE_FEATURES = ("dense", "retrieval", "matched", "missing_rare", "missing_name", "contradiction")
-EVIDENCE_MODEL = {"dense": 1.79, "retrieval": 0.641, "matched": 0.144, "missing_rare": -0.631,
-                  "missing_name": -0.64, "contradiction": -2.849, "bias": -0.933}
-EVIDENCE_MODEL_NO_DENSE = {"retrieval": -0.054, "matched": 0.239, "missing_rare": -0.572, "missing_name": -0.645,
-                           "contradiction": -2.662, "bias": -0.181}
+EVIDENCE_MODEL = {"dense": 1.828, "retrieval": 0.642, "matched": 0.146, "missing_rare": -0.674,
+                  "missing_name": -0.63, "contradiction": -3.005, "bias": -0.928}
+EVIDENCE_MODEL_NO_DENSE = {"retrieval": -0.035, "matched": 0.242, "missing_rare": -0.613, "missing_name": -0.635,
+                           "contradiction": -2.791, "bias": -0.174}
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
 
 # Words that frame a question rather than name its subject: an answer seldom repeats them.
