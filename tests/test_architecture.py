@@ -25,7 +25,10 @@ ALLOWED = {
     "agent": {"types", "errors", "settings", "llm", "answer", "retrieve"},
     "kb": {"types", "errors", "settings", "text", "index", "embed", "ingest", "retrieve", "answer", "llm", "session", "agent", "browse"},
     "evaluate": {"types", "errors", "kb"},
-    "cli": {"types", "errors", "settings", "kb", "evaluate", "agent"},
+    "access": {"types", "errors"},  # who may do what (Principal, roles, collections): shared by api and mcp
+    "mcp": {"types", "errors", "settings", "kb", "access"},
+    "api": {"types", "errors", "settings", "kb", "access", "mcp"},
+    "cli": {"types", "errors", "settings", "kb", "evaluate", "agent", "mcp"},  # mcp lazily, only for 'docqa mcp'
     "__init__": {"types", "errors", "settings", "kb", "ingest", "retrieve"},
     "__main__": {"cli"},
 }

@@ -612,6 +612,82 @@ def llms_txt(
     err.print(f"wrote {escape(str(output))} ({text.count(chr(10) + '- ['):,} documents)")
 
 
+keys_app = typer.Typer(help="API keys for 'docqa serve' and MCP over HTTP (only their hashes are stored).",
+                       no_args_is_help=True)
+app.add_typer(keys_app, name="keys")
+
+
+@keys_app.command("create")
+def keys_create(
+    role: Annotated[str, typer.Option("--role", "-r", metavar="reader|editor|admin",
+                                      help="reader: search and ask; editor: also add and remove documents; admin: also manage keys.")],
+    collections: Annotated[Optional[list[str]], typer.Option("--collection", "-c", help="Only this collection (repeatable; default: every collection).")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", "-n", help="Who or what the key is for.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Create an API key and print it once: only its hash is kept, so it cannot be shown again.
+
+    The key alone goes to standard output (KEY=$(docqa keys create --role reader) works).
+    """
+    with _open() as kb:
+        record, key = kb.create_key(role, collections or [], name)
+    if as_json:
+        _print_json({**record.to_dict(), "key": key})
+        return
+    sys.stdout.write(key + "\n")
+    scope = ", ".join(record.collections) or "every collection"
+    err.print(f"created {record.role} key {record.id} ({scope}). Copy it now: it is not shown again. "
+              "Send it as 'Authorization: Bearer <key>'.")
+
+
+@keys_app.command("list")
+def keys_list(
+    show_all: Annotated[bool, typer.Option("--all", "-a", help="Also list revoked keys.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """The API keys: id, first characters, role, collections, name, created, last used (never the keys)."""
+    with _open() as kb:
+        keys = kb.list_keys(include_revoked=show_all)
+    if as_json:
+        _print_json([k.to_dict() for k in keys])
+        return
+    if not keys:
+        out.print("no API keys: the API needs none on 127.0.0.1; create one with 'docqa keys create --role reader'")
+        return
+    table = Table("id", "key", "role", "collections", "name", "created (UTC)", "last used", box=None)
+    for k in keys:
+        role = f"[dim]{k.role} (revoked)[/]" if k.revoked_at else k.role
+        table.add_row(k.id, escape(k.prefix) + "…", role, escape(", ".join(k.collections) or "all"), escape(k.name),
+                      k.created_at[:16].replace("T", " "), (k.last_used_at or "never")[:16].replace("T", " "))
+    out.print(table)
+
+
+@keys_app.command("revoke")
+def keys_revoke(
+    key_id: Annotated[str, typer.Argument(help="The key's id, from 'docqa keys list'.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Revoke an API key: it stops working at once (the record stays, for audit)."""
+    with _open() as kb:
+        record = kb.revoke_key(key_id)
+    if as_json:
+        _print_json(record.to_dict())
+        return
+    out.print(f"revoked {record.role} key {record.id} ({escape(record.prefix)}…)")
+
+
+@app.command("mcp")
+def mcp_() -> None:
+    """Run the MCP server on standard input and output, for MCP clients (Claude Desktop, Cursor, ...).
+
+    Tools: ingest_files, query_knowledge, list_knowledge, search_docs, fetch_doc. Register it in a
+    client as the command 'docqa' with the arguments '--kb PATH mcp' (see README, MCP).
+    """
+    from docqa.mcp import serve_stdio
+
+    serve_stdio(load_settings(kb=_state.get("kb")))
+
+
 def location(hit: Hit) -> str:
     """A readable location label: section, page(s), lines."""
     parts = []

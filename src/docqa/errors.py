@@ -13,6 +13,8 @@
     │   └── FileTooLargeError       over the configured size limit
     ├── EmbedError                  the embedding model or service failed (names it and what to do)
     ├── LLMError                    the chat model failed: unreachable, refused, timed out, bad answer
+    ├── AuthError                   no API key, or an unknown or revoked one (HTTP 401)
+    │   └── PermissionDeniedError   the key's role or collections do not allow this (HTTP 403)
     └── StoreError                  the knowledge base file itself
         ├── SchemaError             the index was written by a newer docqa or is damaged
         ├── EmbedderMismatchError   the index was embedded with another model: run `docqa reindex`
@@ -50,6 +52,18 @@ class EmbedError(DocqaError):
 
 class LLMError(DocqaError):
     """The chat model could not answer (after retries where retrying made sense)."""
+
+
+class AuthError(DocqaError):
+    """The caller is not authenticated: no API key, or one that is unknown or revoked."""
+
+    code = "unauthorized"
+
+
+class PermissionDeniedError(AuthError):
+    """The caller's key does not allow this: its role is too weak or the collection is not its own."""
+
+    code = "forbidden"
 
 
 class IngestError(DocqaError):

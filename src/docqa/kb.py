@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import queue
+import secrets
 import threading
 import time
 import uuid
@@ -19,17 +21,19 @@ from docqa.answer.route import is_catalog_question, wants_exploration
 from docqa.answer.run import Cancelled, RunContext
 from docqa.browse import DocPage, DocText, GrepResult, fetch_doc, grep_docs, list_docs, llms_txt
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
-from docqa.errors import DocqaError, EmbedderMismatchError, InputError, NotFoundError
+from docqa.errors import AuthError, DocqaError, EmbedderMismatchError, InputError, NotFoundError
 from docqa.index import ChunkFilter, EmbedInput, Store, open_store
+from docqa.ingest.readers import sniff_type
 from docqa.ingest.pipeline import IngestOptions, Ingestor, IngestReport, Progress, document_id
 from docqa.ingest.scan import Scanner
 from docqa.llm import ChatModel, Choice, choose_chat_model
 from docqa.retrieve import Retriever, SearchResults
 from docqa.session import EXPORT_FORMATS, export, needs_attention, previous_turn, qa_log
 from docqa.settings import Settings
-from docqa.types import CANCELLED, FAILED, RATINGS, Answer, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord
+from docqa.types import CANCELLED, FAILED, RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord
 
 _REINDEX_BATCH = 256
+API_KEY_PREFIX = "dq_"  # every API key starts with it (secret scanners can match it)
 
 
 @dataclass(slots=True)
@@ -51,16 +55,22 @@ class KnowledgeBase:
     """A knowledge base: add and remove files, list documents, search chunks."""
 
     def __init__(self, settings: Settings | None = None, store: Store | None = None, embedder: Embedder | None | bool = True,
-                 chat_model: ChatModel | None = None):
+                 chat_model: ChatModel | Choice | None = None):
         """`embedder`: True builds the configured one (lazily, on first use); an instance or None overrides it.
-        `chat_model`: the model that writes answers (default: chosen from settings.llm)."""
+        `chat_model`: the model that writes answers (default: chosen from settings.llm); a `Choice` is
+        used as made (see `sibling`)."""
         self.settings = settings or Settings()
         self.store = store or open_store(self.settings.kb)
         self._embedder = embedder
         self._owns_embedder = embedder is True
         self._retriever: Retriever | None = None
         self._chat_model = chat_model
-        self._chat: Choice | None = None
+        self._chat: Choice | None = chat_model if isinstance(chat_model, Choice) else None
+
+    def sibling(self) -> KnowledgeBase:
+        """Another KnowledgeBase on the same index, with its own connection, sharing this one's embedder
+        and chat model (one per server thread; the models load once and this one closes them)."""
+        return KnowledgeBase(self.settings, embedder=self.embedder, chat_model=self.chat)
 
     @property
     def embedder(self) -> Embedder | None:
@@ -155,6 +165,33 @@ class KnowledgeBase:
                 doomed[record.document_id] = record
         self.store.delete_documents(doomed)
         return list(doomed.values())
+
+    def remove_document(self, document_id: str) -> DocumentRecord:
+        """Remove one document by id (NotFoundError when there is none); returns what was removed."""
+        record = self.store.document_record(document_id)
+        self.store.delete_documents([document_id])
+        return record
+
+    # -- collections -----------------------------------------------------------------------
+    def collections(self) -> dict[str, int]:
+        """Every collection's name and its number of documents."""
+        return self.store.collection_sizes()
+
+    def create_collection(self, name: str) -> bool:
+        """Create an empty collection (False when it exists already)."""
+        if not name or not name.strip() or name != name.strip():
+            raise InputError(f"a collection name is a non-empty word without surrounding spaces, not {name!r}")
+        return self.store.create_collection(name)
+
+    def delete_collection(self, name: str) -> list[DocumentRecord]:
+        """Delete a collection and its documents (the files themselves are not touched)."""
+        return self.store.delete_collection(name)
+
+    @staticmethod
+    def file_type(name: str, head: bytes) -> str | None:
+        """The format family a file with this name and these first bytes would be read as; None when no
+        reader takes it (binary content of no known format, or a binary format's name on other content)."""
+        return sniff_type(Path(name), head)
 
     # -- read ------------------------------------------------------------------------------
     def documents(self, collection: str | None = None) -> list[DocumentRecord]:
@@ -416,6 +453,41 @@ class KnowledgeBase:
         export(rows, fmt, fp, "Questions that need attention" if attention else "Questions and answers")
         return len(rows)
 
+    # -- API keys (for the HTTP API and MCP over HTTP; only their hashes are stored) -----------
+    def create_key(self, role: str, collections: list[str] | tuple[str, ...] = (), name: str | None = None
+                   ) -> tuple[ApiKeyRecord, str]:
+        """A new API key: its record and the key itself, which exists only in this return value."""
+        if role not in ROLES:
+            raise InputError(f"unknown role {role!r}: use reader (search, ask), editor (also add and remove "
+                             "documents) or admin (also manage keys)")
+        names = sorted({c.strip() for c in collections if c and c.strip()})
+        key = API_KEY_PREFIX + secrets.token_urlsafe(32)  # 256 random bits
+        record = ApiKeyRecord(_new_id(), key[:len(API_KEY_PREFIX) + 8], role, names, (name or "").strip(), _now())
+        return self.store.add_key(record, _key_hash(key)), key
+
+    def list_keys(self, include_revoked: bool = False) -> list[ApiKeyRecord]:
+        """API keys, oldest first (never the keys themselves)."""
+        return self.store.list_keys(include_revoked)
+
+    def revoke_key(self, key_id: str) -> ApiKeyRecord:
+        """Revoke an API key by id: it stops working at once."""
+        return self.store.revoke_key(key_id)
+
+    def has_keys(self) -> bool:
+        """True when any API key is active (the API then requires one)."""
+        return self.store.active_keys() > 0
+
+    def authenticate_key(self, key: str) -> ApiKeyRecord:
+        """The active key record for a key (its use recorded); AuthError when unknown or revoked."""
+        key = (key or "").strip()
+        record = self.store.key_by_hash(_key_hash(key)) if key else None
+        if record is None:
+            raise AuthError("unknown API key: check it, or ask an admin for one ('docqa keys create --role reader')")
+        if record.revoked_at:
+            raise AuthError(f"API key {record.prefix}… was revoked on {record.revoked_at[:10]}: ask an admin for a new one")
+        self.store.touch_key(record)
+        return record
+
     def stats(self) -> dict:
         return self.store.stats()
 
@@ -453,6 +525,12 @@ def _utc_bound(value: str | None, name: str) -> str | None:
 
 def _hash_input(item: EmbedInput) -> str:
     return text_hash(embed_text(item.title, item.section, item.text, item.context, item.symbol))
+
+
+def _key_hash(key: str) -> str:
+    """SHA-256 of an API key.  A key is 256 random bits, so a fast unsalted hash is safe (there is no
+    dictionary to try) and lets every request find its key by an index lookup."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 def _new_id() -> str:

@@ -125,6 +125,20 @@ class AgentSettings(_Section):
     check: bool = Field(True, description="Fact-check the agent's final answer (deterministic checks, then the model's verdict).")
 
 
+class ApiSettings(_Section):
+    host: str = Field("127.0.0.1", description="Address 'docqa serve' listens on; any other than loopback needs API keys (or --insecure).")
+    port: int = Field(8000, ge=1, le=65535, description="Port 'docqa serve' listens on.")
+    workers: int = Field(4, ge=1, le=256, description="Threads that search and answer, each with its own connection to the knowledge base (writes go through one more).")
+    queue_size: int = Field(16, ge=0, le=10000, description="Requests that may wait for a free worker (and jobs for the writer); beyond that the API answers 503 with Retry-After at once.")
+    retry_after: int = Field(2, ge=1, le=3600, description="Seconds a 503 (busy) answer asks the client to wait (the Retry-After header).")
+    request_timeout: float = Field(300.0, gt=0, description="Seconds one request (a search, an answer, a stream) may take; then its run is cancelled and the client gets a timeout error.")
+    max_upload_mb: float = Field(50.0, gt=0, description="Largest upload request, in MB (413 beyond it).")
+    upload_dir: str = Field("", description="Folder uploaded files are kept in, one subfolder per collection; empty: 'uploads' beside the knowledge base file.")
+    ingest_roots: list[str] = Field(default_factory=list, description="Server folders POST /api/v1/documents:ingest may read (and everything under them); empty: server-side ingestion is off.")
+    keepalive_seconds: float = Field(15.0, gt=0, description="An SSE stream with no event for this long gets a comment line, so proxies keep it open.")
+    cors_origins: list[str] = Field(default_factory=list, description="Web origins browsers may call the API from (CORS), e.g. http://localhost:5173; empty: none.")
+
+
 class Settings(BaseSettings):
     """All of docqa's settings."""
 
@@ -141,6 +155,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings, description="The chat model that writes answers.")
     answer: AnswerSettings = Field(default_factory=AnswerSettings, description="Answering: sources, checks, review rounds, the extractive answerer.")
     agent: AgentSettings = Field(default_factory=AgentSettings, description="Agent mode: the model explores the documents with tools, within budgets.")
+    api: ApiSettings = Field(default_factory=ApiSettings, description="The HTTP API ('docqa serve'): address, workers, queue, timeouts, uploads.")
 
     @classmethod
     def settings_customise_sources(

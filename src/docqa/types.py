@@ -315,6 +315,29 @@ RUN_STATUSES = (RUNNING, SUCCESS, FALLBACK, FAILED, CANCELLED)
 RATINGS = ("up", "down")
 
 
+# -- access ----------------------------------------------------------------------------------
+ROLES = ("reader", "editor", "admin")  # API key roles, weakest first; each may do all the ones before it may
+
+
+@dataclass(slots=True)
+class ApiKeyRecord:
+    """An API key as stored: never the key itself, only its hash (kept by the store) and a prefix to recognise it."""
+
+    id: str
+    prefix: str  # the key's first characters, e.g. 'dq_Xa81fQ', shown in 'docqa keys list'
+    role: str  # reader | editor | admin
+    collections: list[str] = field(default_factory=list)  # the collections it may see; empty: all
+    name: str = ""
+    created_at: str = ""
+    last_used_at: str | None = None
+    revoked_at: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "prefix": self.prefix, "role": self.role, "collections": self.collections,
+                "name": self.name, "created_at": self.created_at, "last_used_at": self.last_used_at,
+                "revoked_at": self.revoked_at}
+
+
 @dataclass(slots=True)
 class SessionRecord:
     """A conversation: the runs asked in it share a session id."""

@@ -253,3 +253,20 @@ def test_llms_txt_command(corpus, tmp_path):
     proc = subprocess.run([*cmd, "--collection", "default", "--output", str(out)], capture_output=True, text=True,
                           env=env, timeout=120)
     assert proc.returncode == 0 and out.read_text(encoding="utf-8") == text and proc.stdout == ""
+
+
+def test_collections_are_listed_apart(tmp_path):
+    for name, text in (("a/one.md", "# One\n\nThe first collection's only page about turbines.\n"),
+                       ("b/two.md", "# Two\n\nThe second collection's page about turbines and gears.\n")):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"})) as kb:
+        kb.add([tmp_path / "a"], collection="first")
+        kb.add([tmp_path / "b"], collection="second")
+        assert kb.list_docs().total == 2 and kb.list_docs(grep="turbines").total == 2
+        only = kb.list_docs(collection="second")
+        assert only.total == 1 and only.lines[0].startswith("- [Two](")  # root: the collection's own folder
+        assert kb.list_docs(grep="gears", collection="first").total == 0
+        assert kb.grep_docs("turbines", collection="first").files[0].path == "one.md"
+        assert kb.llms_txt().startswith("# all collections (first, second)\n\n> 2 documents\n")
+        assert kb.llms_txt("first").startswith("# first\n\n> 1 document\n\n## .\n\n- [One](")

@@ -53,7 +53,9 @@ _MATCHED_CAP = 6  # more matched terms than this add no evidence
 # Words that frame a question rather than name its subject: an answer seldom repeats them.
 _FRAME = frozenset("""year years name named called kind type types many much long percentage percent number
     term word date century decade people person often far old large big
-    年 年份 名字 名称 叫 称为 类型 种类 数量 时间""".split())
+    年 年份 名字 名称 叫 叫作 叫做 称为 称作 被称为 类型 种类 数量 时间 地方 位置 定义 意思""".split())
+# A Chinese question word ("哪一年", "是谁", "多少", "什么样", "第几") is one segment with them.
+_FRAME_CJK = re.compile(r"哪|什么|谁|几|怎|何|多少|多久|多长|多大|多高|多远|多重")
 # Negation in a question or a sentence ("not", "never", "不", "没有", ...).  Chinese compounds
 # that only look negative (不同 different, 非常 very, 无线 wireless, 未来 future) do not count.
 _NEGATION = re.compile(
@@ -141,7 +143,7 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     found = [_holds(sentence, t) for t in distinct]
     idf = [weights.get(t, 1.0) for t in distinct]
     top = max(idf, default=0.0)
-    missing = [w for t, w, f in zip(distinct, idf, found) if not f and t not in _FRAME]
+    missing = [w for t, w, f in zip(distinct, idf, found) if not f and not _frames(t)]
     out = {
         "retrieval": float(retrieval),
         "matched": float(min(sum(found), _MATCHED_CAP)),
@@ -211,6 +213,10 @@ def _window(candidates: list[Sentence], best: Sentence) -> list[Sentence]:
     same = sorted((s for s in candidates if s.n == best.n), key=lambda s: s.start)
     i = next(k for k, s in enumerate(same) if s is best)
     return same[max(0, i - 1) : i + 2]
+
+
+def _frames(term: str) -> bool:
+    return term in _FRAME or (not term.isascii() and _FRAME_CJK.search(term) is not None)
 
 
 def _holds(text: str, term: str) -> bool:

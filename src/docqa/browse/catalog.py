@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import math
 import time
+from bisect import bisect_right
+from collections.abc import Callable
+from itertools import accumulate
 from dataclasses import dataclass
 
 from docqa.browse.grep import compile_pattern
@@ -45,68 +48,72 @@ def list_docs(store: Store, grep: str | None = None, page: int = 1, page_size: i
     if page < 1 or page_size < 1:
         raise InputError(f"page and page_size start at 1 (got page={page}, page_size={page_size})")
     page_size = min(page_size, MAX_PAGE_SIZE)
-    entries, failed = _entries(store, collection)
-    if grep:
-        entries = _matching(entries, grep)
-    total = len(entries)
-    pages = max(1, math.ceil(total / page_size))
-    chosen = entries[(page - 1) * page_size: page * page_size]
-    lines = [catalog_line(rel, record) for rel, record in chosen]
+    bounds = store.path_bounds(collection)
+    root = common_folder(*bounds) if bounds else ""
+    select = _selector(grep, len(root)) if grep else None
+    found = store.catalog(collection, (page - 1) * page_size, page_size, select)
+    pages = max(1, math.ceil(found.total / page_size))
+    lines = [catalog_line(relative(r.path, root), r) for r in found.records]
     first = (page - 1) * page_size + 1
-    note = _note(grep, page, pages, total, first, first + len(lines) - 1, failed)
-    return DocPage(lines, page, pages, total, note)
+    note = _note(grep, page, pages, found.total, first, first + len(lines) - 1, found.failed)
+    return DocPage(lines, page, pages, found.total, note)
 
 
-def catalog_line(rel: str, record: DocumentRecord, summary_chars: int | None = None) -> str:
+def catalog_line(rel: str, record: DocumentRecord) -> str:
     """`- [dir / dir / title](doc-id): summary`."""
     label = " / ".join([*folders(rel), title_of(record)])
-    summary = one_line(record.summary, summary_chars) if summary_chars else one_line(record.summary)
+    summary = one_line(record.summary)
     return f"- [{link_text(label)}]({record.document_id})" + (f": {summary}" if summary else "")
 
 
 def llms_txt(store: Store, collection: str | None = None) -> str:
     """The catalog as an llms.txt file: `# name`, `> N documents`, then a `## folder` section per
     folder with one `- [title](doc-id): summary (keywords: …)` line per document."""
-    entries, failed = _entries(store, collection)
+    found = store.catalog(collection)
+    root = common_folder(found.records[0].path, found.records[-1].path) if found.records else ""
     names = [collection] if collection is not None else store.collections()
     name = names[0] if len(names) == 1 else "all collections" + (f" ({', '.join(names)})" if names else "")
-    head = f"> {count(len(entries), 'document')}" + (f"; {failed:,} more failed to ingest" if failed else "")
+    head = f"> {count(found.total, 'document')}" + (f"; {found.failed:,} more failed to ingest" if found.failed else "")
     sections: dict[str, list[str]] = {}
-    for rel, record in entries:
+    for record in found.records:
         line = f"- [{link_text(title_of(record))}]({record.document_id})"
         if summary := one_line(record.summary, 300):
             line += f": {summary}"
         if record.keywords:
             line += f" (keywords: {', '.join(record.keywords)})"
-        sections.setdefault("/".join(folders(rel)), []).append(line)
+        sections.setdefault("/".join(folders(relative(record.path, root))), []).append(line)
     out = [f"# {name}", "", head]
     for folder in sorted(sections):
         out += ["", f"## {folder or '.'}", "", *sections[folder]]
     return "\n".join(out) + "\n"
 
 
-def _entries(store: Store, collection: str | None) -> tuple[list[tuple[str, DocumentRecord]], int]:
-    """(path relative to the common root, record) of the documents with status ok, by path; and
-    how many documents failed."""
-    records = store.list_documents(collection)
-    ok = sorted((r for r in records if r.status == "ok"), key=lambda r: r.path)
-    root = common_folder(ok[0].path, ok[-1].path) if ok else ""
-    return [(relative(r.path, root), r) for r in ok], len(records) - len(ok)
+def _selector(grep: str, skip: int) -> Callable[[list[str]], list[int]]:
+    """Which catalog texts `grep` matches (each text's first `skip` characters, the root, left out).
 
-
-def _matching(entries: list[tuple[str, DocumentRecord]], grep: str) -> list[tuple[str, DocumentRecord]]:
+    The texts are searched joined, in one scan: one regex call per match instead of one per
+    document.  A match that runs from one text into the next is confirmed on its own text.
+    """
     rx = compile_pattern(grep, ignore_case=True, literal_fallback=True)
-    deadline = time.monotonic() + GREP_SECONDS
-    kept = []
-    try:
-        for rel, record in entries:
-            haystack = "\n".join((rel, record.title, " ".join(record.keywords), record.summary))
-            if rx.search(haystack, timeout=max(deadline - time.monotonic(), 0.001)):
-                kept.append((rel, record))
-    except TimeoutError:
-        raise InputError(f"grep {grep!r} is too slow to run over the catalog: use a simpler pattern "
-                         "(plain words work; avoid nested repeats such as (a+)+)") from None
-    return kept
+
+    def select(texts: list[str]) -> list[int]:
+        entries = [t[skip:] for t in texts]
+        starts = list(accumulate((len(e) + 1 for e in entries), initial=0))  # entry i ends at starts[i + 1] - 1
+        joined, kept, pos = "\n".join(entries), [], 0
+        deadline = time.monotonic() + GREP_SECONDS
+        try:
+            while (m := rx.search(joined, pos, timeout=max(deadline - time.monotonic(), 0.001))) is not None:
+                i = bisect_right(starts, m.start()) - 1
+                end = starts[i + 1] - 1
+                if m.end() <= end or rx.search(joined, starts[i], end, timeout=max(deadline - time.monotonic(), 0.001)):
+                    kept.append(i)
+                pos = end + 1
+        except TimeoutError:
+            raise InputError(f"grep {grep!r} is too slow to run over the catalog: use a simpler pattern "
+                             "(plain words work; avoid nested repeats such as (a+)+)") from None
+        return kept
+
+    return select
 
 
 def _note(grep: str | None, page: int, pages: int, total: int, first: int, last: int, failed: int) -> str:

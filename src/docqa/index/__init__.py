@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from docqa.errors import ConfigError
-from docqa.index.base import ChunkFilter, ChunkVectors, EmbedInput, FileState, Store, TextQuery
+from docqa.index.base import CatalogPage, ChunkFilter, ChunkVectors, EmbedInput, FileState, Store, TextQuery
 from docqa.index.sqlite import SQLiteStore
 
 
@@ -18,4 +18,4 @@ def open_store(url: str) -> Store:
     return SQLiteStore(url)
 
 
-__all__ = ["ChunkFilter", "ChunkVectors", "EmbedInput", "FileState", "SQLiteStore", "Store", "TextQuery", "open_store"]
+__all__ = ["CatalogPage", "ChunkFilter", "ChunkVectors", "EmbedInput", "FileState", "SQLiteStore", "Store", "TextQuery", "open_store"]

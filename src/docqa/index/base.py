@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from docqa.types import Chunk, DocumentRecord, FeedbackRecord, Hit, RunRecord, SessionRecord
+from docqa.types import ApiKeyRecord, Chunk, DocumentRecord, FeedbackRecord, Hit, RunRecord, SessionRecord
 
 
 @dataclass(slots=True)
@@ -57,6 +57,15 @@ class ChunkFilter:
     @property
     def empty(self) -> bool:
         return self.collection is None and not self.path_glob and not self.types
+
+
+@dataclass(slots=True)
+class CatalogPage:
+    """A page of the documents with status ok, by path (what `Store.catalog` returns)."""
+
+    records: list[DocumentRecord]
+    total: int  # documents with status ok that the match admits
+    failed: int  # documents whose last ingest failed (never listed)
 
 
 @dataclass(slots=True)
@@ -163,6 +172,16 @@ class Store(ABC):
 
     # -- browsing: documents as text ---------------------------------------------------------
     @abstractmethod
+    def catalog(self, collection: str | None = None, offset: int = 0, limit: int | None = None,
+                select: Callable[[list[str]], list[int]] | None = None) -> CatalogPage:
+        """Documents with status ok ordered by path: `limit` of them (all when None) from `offset`.
+
+        `select`, when given, filters first: it gets the text of every such document, in path
+        order, as `"{path}\n{title}\n{keywords, space-separated}\n{summary}"`, and returns the
+        positions (ascending) of those to keep; one call, so a pattern can scan them all at once.
+        """
+
+    @abstractmethod
     def find_documents(self, path: str) -> list[DocumentRecord]:
         """Documents (any collection) whose path is `path` or ends with `/` + `path`."""
 
@@ -200,6 +219,19 @@ class Store(ABC):
     def collections(self) -> list[str]:
         """Names of all collections."""
 
+    @abstractmethod
+    def collection_sizes(self) -> dict[str, int]:
+        """Every collection's name and how many documents it holds, by name."""
+
+    @abstractmethod
+    def create_collection(self, name: str) -> bool:
+        """Create an empty collection; False when it already exists."""
+
+    @abstractmethod
+    def delete_collection(self, name: str) -> list[DocumentRecord]:
+        """Delete a collection and all its documents in one transaction; returns the documents.
+        NotFoundError when there is no such collection."""
+
     # -- sessions, runs, feedback ----------------------------------------------------------
     @abstractmethod
     def save_session(self, session: SessionRecord) -> SessionRecord:
@@ -234,6 +266,35 @@ class Store(ABC):
     @abstractmethod
     def add_feedback(self, run_id: str, rating: str, comment: str | None = None) -> FeedbackRecord:
         """Record a rating ('up' or 'down') of a run; NotFoundError when the run does not exist."""
+
+    # -- API keys (only hashes are stored) ---------------------------------------------------
+    @abstractmethod
+    def add_key(self, record: ApiKeyRecord, key_hash: str) -> ApiKeyRecord:
+        """Store a new key by its hash (the key itself is never given to the store); returns it as stored."""
+
+    @abstractmethod
+    def get_key(self, key_id: str) -> ApiKeyRecord:
+        """A key by id, revoked or not; NotFoundError when there is none."""
+
+    @abstractmethod
+    def key_by_hash(self, key_hash: str) -> ApiKeyRecord | None:
+        """The key with this hash, revoked or not; None when there is none."""
+
+    @abstractmethod
+    def list_keys(self, include_revoked: bool = False) -> list[ApiKeyRecord]:
+        """Keys, oldest first; revoked ones only when asked."""
+
+    @abstractmethod
+    def active_keys(self) -> int:
+        """How many keys are not revoked (any: the API requires a key)."""
+
+    @abstractmethod
+    def revoke_key(self, key_id: str) -> ApiKeyRecord:
+        """Mark a key revoked (kept for audit; revoking twice keeps the first time); NotFoundError when unknown."""
+
+    @abstractmethod
+    def touch_key(self, record: ApiKeyRecord) -> None:
+        """Record that a key was used now (at most about once a minute per key)."""
 
     def session_runs(self, session_id: str, limit: int | None = None) -> list[RunRecord]:
         """A session's runs oldest first: all of them, or the last `limit`."""

@@ -14,8 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from docqa.errors import NotFoundError, SchemaError, StoreError
-from docqa.index.base import ChunkFilter, ChunkVectors, EmbedInput, FileState, Store, TextQuery
+from docqa.index.base import CatalogPage, ChunkFilter, ChunkVectors, EmbedInput, FileState, Store, TextQuery
 from docqa.index.migrate import migrate
+from docqa.index.sqlite_keys import KeyTables
 from docqa.index.sqlite_sessions import SessionTables
 from docqa.index.vectors import VectorMatrix
 from docqa.text import segment_for_index
@@ -41,8 +42,8 @@ def fts_literal(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-class SQLiteStore(SessionTables, Store):
-    """Embedded store in one SQLite file (sessions, runs and feedback: see sqlite_sessions.py)."""
+class SQLiteStore(SessionTables, KeyTables, Store):
+    """Embedded store in one SQLite file (sessions, runs and feedback: sqlite_sessions.py; API keys: sqlite_keys.py)."""
 
     def __init__(self, path: str | Path, common_term_share: float = COMMON_TERM_SHARE,
                  min_chunks_to_prune: int = MIN_CHUNKS_TO_PRUNE):
@@ -490,6 +491,28 @@ class SQLiteStore(SessionTables, Store):
             raise NotFoundError(f"no stored text for document {document_id}: run 'docqa list' to see what is indexed")
         return row[0]
 
+    def catalog(self, collection: str | None = None, offset: int = 0, limit: int | None = None,
+                select: Callable[[list[str]], list[int]] | None = None) -> CatalogPage:
+        where, args = ("collection = ?", [collection]) if collection is not None else ("1", [])
+        total, ok = self.conn.execute(f"SELECT count(*), coalesce(sum(status = 'ok'), 0) FROM documents WHERE {where}",
+                                      args).fetchone()
+        page = "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
+        if select is None:  # the path index gives the order; only the page's rows are read
+            rows = self.conn.execute(f"SELECT {_DOC_COLUMNS} FROM documents WHERE status = 'ok' AND {where} "
+                                     f"ORDER BY path{page}", args).fetchall()
+            return CatalogPage([_record(r) for r in rows], ok, total - ok)
+        # Filter on the few columns a catalog line shows; full records only for the page kept.
+        rows = self.conn.execute(f"SELECT id, path, title, keywords, summary FROM documents "
+                                 f"WHERE status = 'ok' AND {where} ORDER BY path", args).fetchall()
+        kept = [rows[i][0] for i in select([f"{r[1]}\n{r[2]}\n{_keyword_text(r[3])}\n{r[4]}" for r in rows])]
+        chosen = kept[offset:] if limit is None else kept[offset:offset + limit]
+        records = []
+        for start in range(0, len(chosen), 500):
+            ids = chosen[start:start + 500]
+            records += [_record(r) for r in self.conn.execute(
+                f"SELECT {_DOC_COLUMNS} FROM documents WHERE id IN ({','.join('?' * len(ids))}) ORDER BY path", ids)]
+        return CatalogPage(records, len(kept), total - ok)
+
     def find_documents(self, path: str) -> list[DocumentRecord]:
         # A suffix cannot use the path index; one scan of the documents table takes ~2 ms at 10k.
         sql = f"SELECT {_DOC_COLUMNS} FROM documents WHERE path = ? OR substr(path, -?) = ? ORDER BY path, collection"
@@ -536,6 +559,27 @@ class SQLiteStore(SessionTables, Store):
 
     def collections(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT name FROM collections ORDER BY name")]
+
+    def collection_sizes(self) -> dict[str, int]:
+        return dict(self.conn.execute("SELECT c.name, count(d.id) FROM collections c LEFT JOIN documents d "
+                                      "ON d.collection = c.name GROUP BY c.name ORDER BY c.name"))
+
+    def create_collection(self, name: str) -> bool:
+        with self._transaction() as conn:
+            return conn.execute("INSERT OR IGNORE INTO collections VALUES (?, datetime('now'))", (name,)).rowcount > 0
+
+    def delete_collection(self, name: str) -> list[DocumentRecord]:
+        if name not in self.collections():  # checked first: nothing may raise inside a batch transaction
+            raise NotFoundError(f"no collection {name!r}: 'docqa stats' lists the collections")
+        records = self.list_documents(name)
+        with self._transaction() as conn:
+            for record in records:
+                old_hashes = self._delete_rows(conn, record.document_id)
+                conn.execute("DELETE FROM documents WHERE id = ?", (record.document_id,))
+                self._drop_orphan_vectors(conn, old_hashes)
+            conn.execute("DELETE FROM collections WHERE name = ?", (name,))
+            self._bump_generation(conn)
+        return records
 
     def stats(self) -> dict:
         one = lambda sql: self.conn.execute(sql).fetchone()[0]  # noqa: E731
@@ -625,6 +669,11 @@ def _chunk_row(document_id: str, content_hash: str, title: str, c: Chunk) -> tup
     return (chunk_id, document_id, c.ordinal, c.text, c.context, c.char_start, c.char_end,
             json.dumps(list(c.section), ensure_ascii=False), c.page_start, c.page_end, c.line_start, c.line_end,
             c.symbol, c.language, c.tokens, _fts_title(title, c), None if indexed == c.text else indexed)
+
+
+def _keyword_text(keywords_json: str) -> str:
+    """A stored JSON list of keywords as space-separated words, without decoding it (10k rows a call)."""
+    return keywords_json.strip("[]").replace('", "', " ").replace('"', "")
 
 
 def _record(r: tuple) -> DocumentRecord:

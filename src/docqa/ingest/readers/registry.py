@@ -57,6 +57,19 @@ def reader_for(path: Path, head: bytes) -> type[Reader] | None:
     return by_name or sniffed
 
 
+def sniff_type(path: Path, head: bytes) -> str | None:
+    """The format family `read_file` would read a file as, from its name and first bytes; None when no
+    reader takes it: binary bytes of no known format, a text format's name on binary bytes, or a
+    binary format's name (.pdf, .docx) on plain text (an upload check before anything is stored)."""
+    reader = reader_for(path, head)
+    binary = _encoding.looks_binary(head) or not _decodes_as_text(head)
+    if reader is None:
+        return None if binary else TextReader.type
+    if reader.priority >= SIGNATURE:
+        return reader.type if reader.sniff(head, path) or binary else None
+    return None if binary and not reader.sniff(head, path) else reader.type
+
+
 def read_file(path: Path, data: bytes | None = None) -> Document:
     """Read one file (or its bytes, when given) into a Document; raise IngestError on failure."""
     path = Path(path)

@@ -1,0 +1,110 @@
+"""Authenticating HTTP requests (the REST API and MCP over HTTP) with API keys.
+
+    bound to loopback, no active key        → every request is the local user (admin, every collection)
+    any active key, or a non-loopback bind  → every request needs a key, `Authorization: Bearer dq_…`
+                                              or `X-API-Key: dq_…`; none, unknown or revoked is 401
+    what a key may do (role, collections)   → `docqa.access` (require, scope, ...); refused is 403
+
+Once a key exists, keys are required on loopback too: behind a reverse proxy every request comes
+from 127.0.0.1, so a loopback bind does not prove the caller is local.  A server bound to any
+other address without keys refuses to start (`check_bind`) unless `--insecure`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable, Mapping
+
+from starlette.requests import Request
+
+from docqa.access import LOCAL, Principal, check_grant, manageable, require, scope
+from docqa.errors import AuthError, ConfigError, PermissionDeniedError
+from docqa.kb import KnowledgeBase
+
+_HOW = "send it as 'Authorization: Bearer dq_…' or 'X-API-Key: dq_…' (an admin creates keys: 'docqa keys create')"
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and localhost; False for 0.0.0.0, :: and every other name or address."""
+    host = host.strip().strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, insecure: bool, kb: KnowledgeBase) -> None:
+    """Refuse to serve a non-loopback address without API keys, unless `insecure` (ConfigError: what to do)."""
+    if is_loopback(host) or insecure or kb.has_keys():
+        return
+    raise ConfigError(
+        f"refusing to serve on {host} without API keys: anyone who can reach it could read and change the "
+        "knowledge base. Create one first ('docqa keys create --role admin'), serve on 127.0.0.1, or pass "
+        "--insecure when something in front of docqa already authenticates every request")
+
+
+def bearer(headers: Mapping[str, str]) -> str | None:
+    """The API key a request carries: `Authorization: Bearer …`, else `X-API-Key` (None: no key sent)."""
+    scheme, _, token = (headers.get("authorization") or "").strip().partition(" ")
+    if scheme.lower() == "bearer":
+        return token.strip()
+    key = headers.get("x-api-key")
+    return None if key is None else key.strip()
+
+
+class Access:
+    """Authenticates the requests of one server: `kb` holds the keys, `host` is the address it is bound to."""
+
+    def __init__(self, kb: KnowledgeBase, host: str = "127.0.0.1", insecure: bool = False):
+        self.kb, self.host, self.insecure = kb, host, insecure
+        self.loopback = is_loopback(host)
+
+    def authenticate(self, headers: Mapping[str, str]) -> Principal:
+        """The principal a request's headers name; AuthError (401) when a key is needed and missing or bad."""
+        key = bearer(headers)
+        if key is not None:
+            return Principal.of(self.kb.authenticate_key(key))
+        if not self.kb.has_keys() and (self.loopback or self.insecure):
+            return LOCAL
+        raise AuthError(f"this server requires an API key: {_HOW}")
+
+
+def authenticate(headers: Mapping[str, str], kb: KnowledgeBase, host: str = "127.0.0.1",
+                 insecure: bool = False) -> Principal:
+    """One request's principal (see `Access.authenticate`)."""
+    return Access(kb, host, insecure).authenticate(headers)
+
+
+# -- the HTTP side: one error shape, and a FastAPI dependency -----------------------------------------
+
+def error_status(exc: AuthError) -> int:
+    """401 for a missing or bad key, 403 for a key that may not do this."""
+    return 403 if isinstance(exc, PermissionDeniedError) else 401
+
+
+def error_body(exc: AuthError) -> dict:
+    """The API's error shape: {"error": {"code", "message"}}."""
+    return {"error": {"code": exc.code, "message": str(exc)}}
+
+
+def error_headers(exc: AuthError) -> dict[str, str]:
+    return {} if isinstance(exc, PermissionDeniedError) else {"WWW-Authenticate": 'Bearer realm="docqa"'}
+
+
+def dependency(access: Callable[..., Access]) -> Callable[..., Principal]:
+    """A FastAPI dependency that returns the request's Principal (cached on `request.state`);
+    `access(request)` finds the server's Access, e.g. `lambda request: request.app.state.access`."""
+    def principal(request: Request) -> Principal:
+        found = getattr(request.state, "principal", None)
+        if found is None:
+            found = access(request).authenticate(request.headers)
+            request.state.principal = found
+        return found
+
+    return principal
+
+
+__all__ = ["LOCAL", "Access", "Principal", "authenticate", "bearer", "check_bind", "check_grant", "dependency",
+           "error_body", "error_headers", "error_status", "is_loopback", "manageable", "require", "scope"]

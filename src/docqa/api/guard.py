@@ -1,0 +1,82 @@
+"""Refuse oversized and mistyped request bodies before any route reads them.
+
+A body larger than its limit is refused with 413 as soon as the limit is passed: at once when
+Content-Length says so, else while it streams in (the route then sees the client as gone and its
+own answer is dropped).  A body that is not JSON where JSON is expected, or not multipart where a
+file upload is expected, is refused with 415.
+"""
+
+from __future__ import annotations
+
+import json
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+JSON_LIMIT = 1024 * 1024  # questions, queries and paths; nothing legitimate comes near it
+_MULTIPART_SLACK = 64 * 1024  # part headers and boundaries around the files
+_BODY_METHODS = {"POST", "PUT", "PATCH"}
+
+
+class RequestGuard:
+    """`uploads`: the paths that take multipart file uploads, with their limit in bytes."""
+
+    def __init__(self, app: ASGIApp, uploads: dict[str, int]):
+        self.app, self.uploads = app, uploads
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in _BODY_METHODS:
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        upload = scope["path"] in self.uploads
+        limit = self.uploads[scope["path"]] + _MULTIPART_SLACK if upload else JSON_LIMIT
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            return await _refuse(send, 413, "too_large", _too_large(limit, upload))
+        has_body = (length is not None and int(length) > 0) or "chunked" in headers.get("transfer-encoding", "")
+        kind = headers.get("content-type", "").split(";")[0].strip().lower()
+        if has_body and upload and kind != "multipart/form-data":
+            return await _refuse(send, 415, "unsupported_media_type",
+                                 "upload files as multipart/form-data (field 'files', and 'collection' if wanted)")
+        if has_body and not upload and kind != "application/json" and not kind.endswith("+json"):
+            return await _refuse(send, 415, "unsupported_media_type", "send the request body as application/json")
+        await self._limited(scope, receive, send, limit, upload)
+
+    async def _limited(self, scope: Scope, receive: Receive, send: Send, limit: int, upload: bool) -> None:
+        received, refused, started = 0, False, False
+
+        async def counted() -> Message:
+            nonlocal received, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    refused = True
+                    if not started:
+                        await _refuse(send, 413, "too_large", _too_large(limit, upload))
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def guarded(message: Message) -> None:
+            nonlocal started
+            if refused:
+                return  # the 413 went out already; the route's own answer is dropped
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        await self.app(scope, counted, guarded)
+
+
+def _too_large(limit: int, upload: bool) -> str:
+    if upload:
+        return f"the upload is larger than api.max_upload_mb ({(limit - _MULTIPART_SLACK) / 1024 / 1024:g} MB)"
+    return f"the request body is larger than {limit // 1024} KB"
+
+
+async def _refuse(send: Send, status: int, code: str, message: str) -> None:
+    data = json.dumps({"error": {"code": code, "message": message}}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": data})

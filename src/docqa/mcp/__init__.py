@@ -1,0 +1,51 @@
+"""The MCP server over the same core: `docqa mcp` (stdio) and streamable HTTP mounted on the API.
+
+Tools: ingest_files, query_knowledge, list_knowledge, search_docs, fetch_doc (see server.py).
+Needs the `mcp` extra: pip install 'docqa[mcp]'.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from docqa.errors import MissingExtraError
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+_INSTALL = "pip install 'docqa[mcp]'"
+
+
+def build_server(kb: KnowledgeBase) -> MCPServer:
+    """The MCP server (not yet running) whose tools call `kb`."""
+    return _server().build_server(kb)
+
+
+def serve_stdio(settings: Settings) -> None:
+    """Serve the tools on standard input and output until the client disconnects."""
+    server = _server()
+    with KnowledgeBase(settings) as kb:
+        server.build_server(kb).run("stdio")
+
+
+def mount(app: Any, source: KnowledgeBase | Settings, **options: Any) -> MCPServer:
+    """Serve the tools over streamable HTTP at /mcp of the API app (see http.py)."""
+    _server()
+    from docqa.mcp.http import mount as mount_http
+
+    return mount_http(app, source, **options)
+
+
+def _server():
+    try:
+        from docqa.mcp import server
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] in ("mcp", "mcp_types"):
+            raise MissingExtraError("the MCP server", _INSTALL) from exc
+        raise
+    return server
+
+
+__all__ = ["build_server", "mount", "serve_stdio"]
