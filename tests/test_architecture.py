@@ -27,8 +27,8 @@ ALLOWED = {
     "evaluate": {"types", "errors", "kb"},
     "access": {"types", "errors"},  # who may do what (Principal, roles, collections): shared by api and mcp
     "mcp": {"types", "errors", "settings", "kb", "access"},
-    "api": {"types", "errors", "settings", "kb", "access", "mcp"},
-    "cli": {"types", "errors", "settings", "kb", "evaluate", "agent", "mcp"},  # mcp lazily, only for 'docqa mcp'
+    "api": {"types", "errors", "settings", "kb", "access", "mcp", "agent"},  # agent: Control, to steer live runs
+    "cli": {"types", "errors", "settings", "kb", "evaluate", "agent", "mcp", "api"},  # mcp, api lazily ('docqa mcp', 'docqa serve')
     "__init__": {"types", "errors", "settings", "kb", "ingest", "retrieve"},
     "__main__": {"cli"},
 }

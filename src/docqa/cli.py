@@ -688,6 +688,22 @@ def mcp_() -> None:
     serve_stdio(load_settings(kb=_state.get("kb")))
 
 
+@app.command()
+def serve(
+    host: Annotated[Optional[str], typer.Option("--host", help="Address to listen on (default: api.host, 127.0.0.1).")] = None,
+    port: Annotated[Optional[int], typer.Option("--port", "-p", help="Port (default: api.port, 8000).")] = None,
+    insecure: Annotated[bool, typer.Option("--insecure", help="Allow an address other than loopback without API keys (only behind something that authenticates every request).")] = False,
+) -> None:
+    """Run the HTTP API (REST + Server-Sent Events; OpenAPI docs at /docs) until stopped.
+
+    Needs the optional 'api' extra. Listens on 127.0.0.1 unless told otherwise; another address is refused without API keys (or --insecure).
+    """
+    from docqa import api  # lazily: only this command needs the [api] extra
+
+    settings = load_settings(kb=_state.get("kb"))
+    api.serve(settings, host, port, insecure)
+
+
 def location(hit: Hit) -> str:
     """A readable location label: section, page(s), lines."""
     parts = []

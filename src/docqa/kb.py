@@ -166,9 +166,12 @@ class KnowledgeBase:
         self.store.delete_documents(doomed)
         return list(doomed.values())
 
-    def remove_document(self, document_id: str) -> DocumentRecord:
-        """Remove one document by id (NotFoundError when there is none); returns what was removed."""
+    def remove_document(self, document_id: str, collections: tuple[str, ...] | list[str] = ()) -> DocumentRecord:
+        """Remove one document by id, when given only from one of `collections`; returns what was removed
+        (NotFoundError when there is no such document, or it is in another collection)."""
         record = self.store.document_record(document_id)
+        if collections and record.collection not in collections:
+            raise NotFoundError(f"no document {document_id!r} in collection {', '.join(collections)}")
         self.store.delete_documents([document_id])
         return record
 

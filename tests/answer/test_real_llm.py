@@ -88,3 +88,15 @@ def test_follow_up_is_condensed(kb):
     query = second.retrieval["query"].lower()
     assert "backup" in query or "backed up" in query or "database" in query
     assert second.answerable and "35" in second.answer
+
+
+def test_agent_mode_explores_and_answers(kb):
+    """The 1.5B model writes its tool calls as JSON text; the loop reads them, runs the tools and
+    the answer goes through the same citer and checker."""
+    answer = kb.ask("Compare how long backups are kept with how often API keys are rotated.", mode="agent")
+    assert answer.status in ("SUCCESS", "FALLBACK") and answer.mode in ("agent", "extractive")
+    tools = [t["name"] for t in kb.run(answer.run_id).trace if t.get("stage") == "tool"]
+    assert "search_docs" in tools or "grep_docs" in tools or "fetch_doc" in tools
+    assert_exact_citations(kb, answer)
+    if answer.answerable:
+        assert answer.citations

@@ -38,12 +38,16 @@ Rules:
 1. Use only what the tools show you; never outside knowledge.
 2. Passages you read are numbered sources [n]. In the answer, put [n] after every claim.
 3. When you have enough, call answer. If the documents do not contain the answer, call answer and say so.
-4. Write the answer in {language}. You have at most {steps} steps; do not repeat a call."""
+4. Write the answer in {language}. You have at most {steps} steps; do not repeat a call.
+Call one tool per message. If you cannot use the tool-calling interface, write the call as JSON alone:
+{{"name": "search_docs", "arguments": {{"query": "backup retention"}}}}
+and finish with {{"name": "answer", "arguments": {{"text": "Backups are kept for 35 days [1]."}}}}"""
 STEER = "Steering from the user (adjust what you do next): {text}"
 REPEAT = ("You already called {name} with exactly these arguments; its result is above. Change course: "
           "other words, another tool, or answer.")
 CUT_OFF = "Your last message was cut off by the token limit, so its tool call was not run. Make the call shorter."
-NUDGE = "Call one of the tools, or call answer with the final answer."
+NUDGE = ('Call one of the tools, or call answer with the final answer. As JSON alone, for example: '
+         '{"name": "search_docs", "arguments": {"query": "..."}}')
 FINAL = ("Your budget is used up ({reason}). Answer now, using only the sources above and citing them as [n]. "
          "If they do not contain the answer, say so.")
 LANGUAGES = {"en": "English", "zh": "Simplified Chinese (简体中文)"}
@@ -175,9 +179,9 @@ class AgentLoop:
                     messages += [Message("assistant", reply.text or None), Message("user", CUT_OFF)]
                     continue
                 if not calls:
-                    if reply.text.strip():
+                    if reply.text.strip() and not _looks_like_a_call(reply.text):
                         return reply.text.strip(), None  # it answered in plain text
-                    messages.append(Message("user", NUDGE))
+                    messages += [Message("assistant", reply.text or None), Message("user", NUDGE)]
                     continue
                 structured = bool(reply.tool_calls)
                 messages.append(Message("assistant", reply.text or None, calls if structured else []))
@@ -265,6 +269,12 @@ def _tool_message(call: ToolCall, result: ToolResult, structured: bool) -> Messa
     if structured:
         return Message("tool", result.content, tool_call_id=call.id)
     return Message("user", f"Result of {call.name}:\n{result.content}")  # the model wrote the call as text
+
+
+def _looks_like_a_call(text: str) -> bool:
+    """Tool-call markup that did not parse (a small model echoing <tools>, a broken JSON block)."""
+    t = text.strip()
+    return t.startswith(("<tool", "```json", "{")) or "</tool" in t or '"arguments"' in t
 
 
 def _canonical(arguments: str) -> str:

@@ -75,7 +75,12 @@ class SearchDocs(Tool):
         if not query:
             raise ValueError("query is required")
         top_k = max(1, min(int(args.get("top_k") or self.top_k), 20))
-        hits = self.search(query, top_k, args.get("collection"))
+        collection = args.get("collection") or None
+        hits = self.search(query, top_k, collection)
+        head = ""
+        if not hits and collection:  # models invent collection names ("all", "docs"): search everything
+            hits = self.search(query, top_k, None)
+            head = f"Nothing in a collection named {collection!r}; these are from all collections.\n\n" if hits else ""
         if not hits:
             return ToolResult(f"No passages match {query!r}. Try other words, or list_docs / grep_docs.", summary="0 hits")
         parts = []
@@ -83,7 +88,7 @@ class SearchDocs(Tool):
             n = self.evidence.number(hit)
             parts.append(f"[{n}] {location(hit)} (doc {hit.document_id}, score {hit.score:.2f})\n{hit.text.strip()}")
         low = getattr(hits, "low_relevance", False)
-        head = "Low relevance: these may not answer it.\n\n" if low else ""
+        head += "Low relevance: these may not answer it.\n\n" if low else ""
         return ToolResult(head + "\n\n".join(parts), summary=f"{len(hits)} hits for {query!r}",
                           data={"sources": [self.evidence.number(h) for h in hits]})
 

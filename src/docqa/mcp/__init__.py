@@ -6,6 +6,7 @@ Needs the `mcp` extra: pip install 'docqa[mcp]'.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from docqa.errors import MissingExtraError
@@ -40,12 +41,11 @@ def mount(app: Any, source: KnowledgeBase | Settings, **options: Any) -> MCPServ
 
 def _server():
     try:
-        from docqa.mcp import server
+        return importlib.import_module("docqa.mcp.server")
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.split(".")[0] in ("mcp", "mcp_types"):
             raise MissingExtraError("the MCP server", _INSTALL) from exc
         raise
-    return server
 
 
 __all__ = ["build_server", "mount", "serve_stdio"]

@@ -20,7 +20,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from docqa.access import LOCAL, Principal, require, scope
-from docqa.errors import DocqaError, NotFoundError
+from docqa.errors import DocqaError, NotFoundError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
 
 INSTRUCTIONS = (
@@ -36,7 +36,7 @@ Collection = Annotated[str | None, Field(description="Collection name; default: 
 
 def build_server(kb: KnowledgeBase) -> MCPServer:
     """An MCP server whose tools call `kb` (one KnowledgeBase for the server's lifetime)."""
-    server = MCPServer("docqa", instructions=INSTRUCTIONS, version=_version())
+    server = MCPServer("docqa", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
     ingesting = threading.Lock()  # one ingest at a time; reads run beside it
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=False))
@@ -48,13 +48,13 @@ def build_server(kb: KnowledgeBase) -> MCPServer:
         """Add files and folders to the knowledge base, incrementally: unchanged files are skipped, changed
         ones replaced, vanished ones removed. Returns the ingest report (added, updated, failed with reasons)."""
         with _tool_errors():
-            who = _caller(ctx)
+            who, remote = _caller(ctx)
             require(who, "editor")
-            if who.key_id is not None:  # these are paths on the server: reading them is more than uploading
-                require(who, "admin")
             collection = scope(who, collection)
             if missing := [p for p in paths if not os.path.exists(p)]:
                 raise ToolError(f"no such file or folder on the server: {', '.join(missing)} (give absolute paths)")
+            if remote:  # these are paths on the server: over HTTP only inside the folders it opens
+                _check_roots(paths, kb.settings.api.ingest_roots)
             with ingesting:
                 return kb.add(paths, collection).to_dict()
 
@@ -69,7 +69,7 @@ def build_server(kb: KnowledgeBase) -> MCPServer:
         citations (file, section, page, lines, exact quoted span), whether the check verified it, the
         confidence, and whether the documents hold the answer at all (answerable)."""
         with _tool_errors():
-            answer = kb.ask(question, session_id=session_id, collection=scope(_caller(ctx), collection))
+            answer = kb.ask(question, session_id=session_id, collection=scope(_caller(ctx)[0], collection))
             if answer.status == "FAILED":
                 raise ToolError(answer.error or "the question could not be answered")
             data = answer.to_dict()
@@ -86,7 +86,7 @@ def build_server(kb: KnowledgeBase) -> MCPServer:
         """The catalog of documents, one line per document: `- [folder / title](doc-id): summary`, paged,
         optionally filtered. A doc-id goes to fetch_doc."""
         with _tool_errors():
-            return kb.list_docs(grep, page, collection=scope(_caller(ctx), collection)).to_dict()
+            return kb.list_docs(grep, page, collection=scope(_caller(ctx)[0], collection)).to_dict()
 
     @server.tool(annotations=_READ)
     def search_docs(
@@ -98,7 +98,7 @@ def build_server(kb: KnowledgeBase) -> MCPServer:
         """The passages that best match a query (hybrid keyword + semantic search), best first, each with its
         file, section, page, lines, score (0..1) and text; low_relevance is true when even the best is weak."""
         with _tool_errors():
-            return kb.search(query, top_k, scope(_caller(ctx), collection)).to_dict()
+            return kb.search(query, top_k, scope(_caller(ctx)[0], collection)).to_dict()
 
     @server.tool(annotations=_READ)
     def fetch_doc(
@@ -111,7 +111,7 @@ def build_server(kb: KnowledgeBase) -> MCPServer:
         says how to read on."""
         with _tool_errors():
             text = kb.fetch_doc(doc_id, offset, limit)
-            who = _caller(ctx)
+            who = _caller(ctx)[0]
             if who.collections and not who.can_see(kb.store.document_record(text.doc_id).collection):
                 raise NotFoundError(f"no document {doc_id!r}: list_knowledge shows the documents you can read")
             return text.to_dict()
@@ -128,18 +128,32 @@ def _tool_errors() -> Iterator[None]:
         raise ToolError(str(exc)) from exc
 
 
-def _caller(ctx: Context | None) -> Principal:
-    """The principal http.py authenticated for this request; the local user over stdio or in process."""
+def _caller(ctx: Context | None) -> tuple[Principal, bool]:
+    """(principal, over HTTP): the principal http.py authenticated for this request; the local user over
+    stdio or in process."""
     try:
         request = ctx.request_context.request if ctx is not None else None
     except ValueError:  # no request context: called in process
         request = None
     if request is None:
-        return LOCAL
+        return LOCAL, False
     principal = getattr(request, "state", None) and getattr(request.state, "principal", None)
     if not isinstance(principal, Principal):  # over HTTP without http.py in front: refuse, never guess
         raise ToolError("this MCP endpoint is not behind docqa's authentication: mount it with docqa.mcp.mount")
-    return principal
+    return principal, True
+
+
+def _check_roots(paths: list[str], roots: list[str]) -> None:
+    """Over HTTP, ingest_files reads only inside api.ingest_roots (the REST API's rule for server paths)."""
+    if not roots:
+        raise PermissionDeniedError("ingest_files over HTTP reads files on the server, which is off: list the "
+                                    "folders it may read in api.ingest_roots, or upload the files through the API")
+    allowed = [os.path.realpath(r) for r in roots]
+    for path in paths:
+        real = os.path.realpath(path)
+        if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in allowed):
+            raise PermissionDeniedError(f"{path} is outside api.ingest_roots ({', '.join(roots)}): over HTTP "
+                                        "ingest_files reads only inside those folders")
 
 
 def _version() -> str:

@@ -1,0 +1,81 @@
+"""`create_app(settings)`: the FastAPI application over one knowledge base (OpenAPI docs at /docs).
+
+    request ─► ErrorBoundary ─► metrics ─► RequestGuard (413 / 415) ─► CORS ─► route
+                                                                               │ get_principal (auth) → reader / editor / admin
+                                                                               ├ reads  → WorkerPool (bounded; full → 503 + Retry-After)
+                                                                               └ writes → Writer (one thread; jobs with progress)
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+
+import anyio
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from docqa.api import errors
+from docqa.api.deps import get_principal
+from docqa.api.guard import RequestGuard
+from docqa.api.metrics import MetricsMiddleware
+from docqa.api.routes import ask, collections, documents, health, jobs, runs, search
+from docqa.api.runtime import Runtime
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings, load_settings
+
+log = logging.getLogger("docqa.api")
+ROUTERS = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, jobs.router)
+
+
+def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], KnowledgeBase] | None = None,
+               insecure: bool = False) -> FastAPI:
+    """The API over `settings.kb`.  `kb_factory` makes one KnowledgeBase per worker thread (default: the
+    configured one, then siblings sharing its models); `insecure`: a non-loopback bind without keys was allowed."""
+    settings = settings or load_settings()
+    runtime = Runtime(settings, kb_factory)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await anyio.to_thread.run_sync(runtime.start)  # opens the knowledge base and loads the models
+        _install_auth(app, runtime, insecure)
+        try:
+            yield
+        finally:
+            await anyio.to_thread.run_sync(runtime.stop)
+
+    app = FastAPI(title="docqa", version=_version(), lifespan=lifespan,
+                  description="Ask questions of your own documents, answered only from them, with exact citations. "
+                              "Errors are always `{\"error\": {\"code\", \"message\"}}`.")
+    app.state.runtime = runtime
+    errors.install(app, runtime.redact)
+    if settings.api.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=settings.api.cors_origins, allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=["Authorization", "X-API-Key", "Content-Type", "Accept"])
+    app.add_middleware(RequestGuard, uploads={documents.UPLOAD_PATH: int(settings.api.max_upload_mb * 1024 * 1024)})
+    app.add_middleware(MetricsMiddleware, metrics=runtime.metrics)
+    app.add_middleware(errors.ErrorBoundary)  # added last: the outermost of ours
+    for router in ROUTERS:
+        app.include_router(router)
+    return app
+
+
+def _install_auth(app: FastAPI, runtime: Runtime, insecure: bool) -> None:
+    """Authenticate with API keys when `docqa.api.auth` is present (see README-auth-hook.md): every
+    route depends on `get_principal`, which its dependency replaces."""
+    if importlib.util.find_spec("docqa.api.auth") is None:
+        return
+    from docqa.api import auth
+
+    app.state.access = auth.Access(runtime.make_kb(), runtime.settings.api.host, insecure)
+    app.dependency_overrides[get_principal] = auth.dependency(lambda request: request.app.state.access)
+
+
+def _version() -> str:
+    try:
+        return version("docqa")
+    except PackageNotFoundError:  # a source tree that was not installed
+        return "0"

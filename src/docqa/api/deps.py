@@ -1,0 +1,47 @@
+"""The dependencies every route takes: the server's Runtime, and who is calling (a Principal).
+
+`get_principal` is the one place authentication plugs in: by default every caller is the local
+user (admin, every collection; `docqa serve` then listens on loopback only); `create_app` replaces
+it with `docqa.api.auth`'s dependency when that module is present (see README-auth-hook.md).
+Routes never read credentials themselves: they depend on `reader`, `editor` or `admin`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fastapi import Depends
+from starlette.requests import Request
+
+from docqa.access import LOCAL, Principal, require
+from docqa.api.errors import ApiError
+from docqa.api.runtime import Runtime
+
+
+def get_principal(request: Request) -> Principal:
+    """Who is calling (replaced by the auth dependency when docqa.api.auth is installed)."""
+    return LOCAL
+
+
+def get_runtime(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    if not runtime.started:
+        raise ApiError(503, "unavailable", "the server is starting or stopping: retry in a moment",
+                       {"Retry-After": str(runtime.settings.api.retry_after)})
+    return runtime
+
+
+def role(name: str) -> Callable[..., Principal]:
+    """A dependency: the caller, refused (403) when its role is weaker than `name`."""
+
+    def check(principal: Principal = Depends(get_principal)) -> Principal:
+        require(principal, name)
+        return principal
+
+    check.__name__ = f"require_{name}"
+    return check
+
+
+reader = role("reader")
+editor = role("editor")
+admin = role("admin")

@@ -1,0 +1,171 @@
+"""The writer: one thread does every write to the knowledge base's documents (ingest, upload, remove,
+reindex, collections), in order, while the workers keep reading (SQLite allows one writer at a
+time; queueing the writes here means no request ever waits on the database's write lock).
+
+Long writes are background jobs, with progress, that clients poll (`GET /api/v1/jobs/{id}`); short
+ones are awaited by their request.  Jobs live in memory: the last `keep` finished ones are kept.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, TypeVar
+
+from docqa.api.errors import BusyError, public_message
+from docqa.errors import NotFoundError
+from docqa.kb import KnowledgeBase
+
+T = TypeVar("T")
+log = logging.getLogger("docqa.api")
+QUEUED, RUNNING, SUCCEEDED, FAILED = "queued", "running", "succeeded", "failed"
+
+
+@dataclass
+class Job:
+    """A background write and how far it got."""
+
+    id: str
+    kind: str  # upload | ingest | reindex
+    collection: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+    status: str = QUEUED
+    done: int = 0
+    total: int | None = None
+    current: str | None = None  # the file being read
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    created_at: str = ""
+    started_at: str | None = None
+    finished_at: str | None = None
+
+    def progress(self, done: int, total: int | None, current: str | None = None) -> None:
+        """The ingest and reindex progress callback."""
+        self.done, self.total, self.current = done, total, current
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "collection": self.collection, "status": self.status,
+                "progress": {"done": self.done, "total": self.total, "current": self.current},
+                "detail": self.detail, "result": self.result, "error": self.error, "created_at": self.created_at,
+                "started_at": self.started_at, "finished_at": self.finished_at}
+
+
+class Writer:
+    def __init__(self, kb: KnowledgeBase, capacity: int, retry_after: int = 2, redact: Callable[[str], str] = str,
+                 on_job: Callable[[Job], None] | None = None, keep: int = 1000):
+        self.kb, self.retry_after, self.redact, self.on_job, self.keep = kb, retry_after, redact, on_job, keep
+        self._queue: queue.Queue = queue.Queue(maxsize=max(1, capacity))
+        self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._loop, name="docqa-writer", daemon=True)
+        self.busy = False
+
+    @property
+    def queued(self) -> int:
+        return self._queue.qsize()
+
+    def full(self) -> bool:
+        return self._queue.full()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def submit(self, kind: str, work: Callable[[KnowledgeBase, Job], dict | None], collection: str | None = None,
+               detail: dict | None = None) -> Job:
+        """Queue a background job; `work(kb, job)` returns its result (and may report progress on `job`)."""
+        job = Job(_new_id(), kind, collection, detail or {}, created_at=_now())
+        self._put((job, work, Future()))
+        with self._lock:
+            self._jobs[job.id] = job
+            while len(self._jobs) > self.keep and next(iter(self._jobs.values())).status in (SUCCEEDED, FAILED):
+                self._jobs.popitem(last=False)
+        return job
+
+    def call(self, work: Callable[[KnowledgeBase], T]) -> Future[T]:
+        """Queue a short write whose request waits for it."""
+        future: Future[T] = Future()
+        self._put((None, work, future))
+        return future
+
+    def job(self, job_id: str) -> Job:
+        with self._lock:
+            job = self._jobs.get(job_id)
+        if job is None:
+            raise NotFoundError(f"no job {job_id!r}: job ids come from the answers of upload, ingest and reindex")
+        return job
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Finish the write in progress, then stop (queued jobs are dropped, marked failed)."""
+        while True:
+            try:
+                job, _, future = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            future.cancel()
+            if job is not None:
+                self._finish(job, None, "the server stopped before this job ran")
+        self._queue.put((None, None, None))
+        self._thread.join(timeout)
+
+    def _put(self, item: tuple) -> None:
+        try:
+            self._queue.put_nowait(item)
+        except queue.Full:
+            raise BusyError(self.retry_after, "the writer's queue is full") from None
+
+    def _loop(self) -> None:
+        while True:
+            job, work, future = self._queue.get()
+            if work is None:
+                return
+            if not future.set_running_or_notify_cancel():
+                continue
+            self.busy = True
+            try:
+                self._one(job, work, future)
+            finally:
+                self.busy = False
+
+    def _one(self, job: Job | None, work: Callable, future: Future) -> None:
+        if job is not None:
+            job.status, job.started_at = RUNNING, _now()
+        try:
+            result = work(self.kb, job) if job is not None else work(self.kb)
+        except Exception as exc:  # a failed job is reported on the job or to the waiting request
+            if job is None:
+                future.set_exception(exc)
+                return
+            if public_message(exc, self.redact).startswith("internal error"):
+                log.error("job %s (%s) failed", job.id, job.kind, exc_info=exc)
+            self._finish(job, None, public_message(exc, self.redact))
+            future.set_result(None)
+            return
+        if job is not None:
+            self._finish(job, result, None)
+        future.set_result(result)
+
+    def _finish(self, job: Job, result: dict | None, error: str | None) -> None:
+        job.result, job.error, job.finished_at = result, error, _now()
+        job.status = FAILED if error else SUCCEEDED
+        job.current = None
+        if self.on_job is not None:
+            self.on_job(job)
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+

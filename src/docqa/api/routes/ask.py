@@ -1,0 +1,102 @@
+"""Asking: POST /ask (JSON, or SSE with `Accept: text/event-stream`) and the seed-compatible
+POST /agents/{agent_id}/run.  The run happens on a worker; this module only wires its events out."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter, Depends, Path, Request
+from fastapi.responses import JSONResponse, Response
+
+from docqa.access import Principal, scope
+from docqa.agent import Control
+from docqa.api.deps import get_runtime, reader
+from docqa.api.errors import INTERNAL, ApiError
+from docqa.api.live import answer
+from docqa.api.routes import PREFIX, errors
+from docqa.api.runtime import Runtime
+from docqa.api.schemas import AgentRunRequest, AskRequest
+from docqa.api.sse import END, AnswerStream
+from docqa.types import CANCELLED, Answer
+
+router = APIRouter(prefix=PREFIX, tags=["ask"])
+_SSE_DOC = {200: {"description": "The answer (JSON), or its events (text/event-stream: metadata, status, content, "
+                                 "citations, failure, done)",
+                  "content": {"application/json": {}, "text/event-stream": {}}}}
+
+
+@router.post("/ask", summary="Answer a question from the documents, with citations",
+             responses={**_SSE_DOC, **errors(409, 504)})
+async def ask(body: AskRequest, request: Request, rt: Runtime = Depends(get_runtime),
+              principal: Principal = Depends(reader)) -> Response:
+    options = {"session_id": body.session_id, "collection": scope(principal, body.collection), "check": body.check,
+               "mode": body.mode}
+    return await respond(rt, request, body.question, options, stream=_wants_stream(request))
+
+
+@router.post("/agents/{agent_id}/run", summary="The seed's agent endpoint: 'default' asks every collection, "
+             "a collection's name only that one", responses={**_SSE_DOC, **errors(409, 504)})
+async def run_agent(body: AgentRunRequest, request: Request, agent_id: str = Path(min_length=1, max_length=200),
+                    rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> Response:
+    collection = scope(principal, None if agent_id == "default" else agent_id)
+    if collection is not None and collection not in await rt.read(request, lambda kb: kb.collections()):
+        raise ApiError(404, "not_found", f"no agent {agent_id!r}: use 'default' (every collection) or a collection's name")
+    options = {"session_id": body.session_id, "collection": collection, "check": None, "mode": body.mode or "agent"}
+    return await respond(rt, request, body.input, options, stream=body.stream or _wants_stream(request), seed=True)
+
+
+async def respond(rt: Runtime, request: Request, question: str, options: dict[str, Any], *, stream: bool,
+                  seed: bool = False) -> Response:
+    if stream:
+        return await _stream(rt, question, options)
+    control = Control()
+    first = await rt.read(request, lambda kb: answer(kb, rt.live, question, control, None, options, rt.metrics.run_finished),
+                          control)
+    if first.status == CANCELLED:  # cancelled through POST /runs/{id}/cancel: CANCELLED is never sent
+        raise ApiError(409, "cancelled", "the run was cancelled before it answered")
+    data = public_answer(first, rt.redact)
+    follow_ups = [public_answer(a, rt.redact) for a in control.answers if a.status != CANCELLED]
+    if follow_ups:
+        data["follow_ups"] = follow_ups
+    return JSONResponse({"output": first.answer, **data} if seed else data)
+
+
+async def _stream(rt: Runtime, question: str, options: dict[str, Any]) -> Response:
+    control, loop, channel = Control(), asyncio.get_running_loop(), asyncio.Queue()
+
+    def put(item: Any) -> None:  # from the worker thread
+        try:
+            loop.call_soon_threadsafe(channel.put_nowait, item)
+        except RuntimeError:  # the event loop is gone: the server stopped
+            control.stop()
+
+    future = rt.pool.submit(lambda kb: answer(kb, rt.live, question, control, put, options, rt.metrics.run_finished))
+    future.add_done_callback(lambda _: put(END))
+    api = rt.settings.api
+    deadline = time.monotonic() + api.request_timeout
+    try:  # errors before the first event (none expected) still get a proper status
+        first = await asyncio.wait_for(channel.get(), timeout=api.request_timeout)
+    except asyncio.TimeoutError:
+        control.stop()
+        raise ApiError(504, "timeout", "the run did not start within api.request_timeout") from None
+    if first is END:
+        future.result()  # raises what the worker raised
+    return AnswerStream(channel, future, control, api.keepalive_seconds, deadline, rt.metrics.streams,
+                        rt.redact).response(first)
+
+
+def public_answer(one: Answer, redact: Callable[[str], str]) -> dict[str, Any]:
+    """An answer as a client may see it: a run's internal error is not described, and the server's
+    paths and service URLs are taken out of its error and notes."""
+    data = one.to_dict()
+    error = data.get("error") or ""
+    data["error"] = INTERNAL if error.startswith("internal error") else (redact(error) if error else None)
+    data["notes"] = [redact(note) for note in data["notes"]]
+    return data
+
+
+def _wants_stream(request: Request) -> bool:
+    return "text/event-stream" in request.headers.get("accept", "").lower()

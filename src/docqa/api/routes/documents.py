@@ -1,0 +1,139 @@
+"""Documents: list, upload (multipart), ingest server folders, delete; reindex.  Every write runs on
+the writer; uploads and ingestion are background jobs (202 + the job, polled at /api/v1/jobs/{id})."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path as FsPath
+
+import anyio
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import JSONResponse
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException
+
+from docqa.access import Principal, scope
+from docqa.api.deps import admin, editor, get_runtime, reader
+from docqa.api.errors import ApiError
+from docqa.api.routes import PREFIX, errors
+from docqa.api.runtime import Runtime
+from docqa.api.schemas import IngestRequest
+from docqa.api.uploads import safe_name
+from docqa.errors import NotFoundError
+from docqa.kb import KnowledgeBase
+
+router = APIRouter(prefix=PREFIX, tags=["documents"])
+UPLOAD_PATH = f"{PREFIX}/documents"
+_HEAD = 8192
+_UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+    "type": "object", "required": ["files"],
+    "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"},
+                             "description": "One or more files (a safe name is made from each file name)."},
+                   "collection": {"type": "string", "minLength": 1, "maxLength": 200,
+                                  "description": "Collection (default: settings.collection)."}}}}}}}
+
+
+@router.get("/documents", summary="Indexed documents, by collection and path", responses=errors())
+async def list_documents(request: Request, collection: str | None = Query(None, min_length=1, max_length=200),
+                         offset: int = Query(0, ge=0), limit: int = Query(100, ge=1, le=1000),
+                         rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
+    if collection is not None:
+        collection = scope(principal, collection)
+    records = [r for r in await rt.read(request, lambda kb: kb.documents(collection)) if principal.can_see(r.collection)]
+    return {"documents": [r.to_dict() for r in records[offset:offset + limit]], "total": len(records),
+            "offset": offset, "limit": limit}
+
+
+@router.post("/documents", status_code=202, summary="Upload files to index (multipart/form-data)",
+             openapi_extra=_UPLOAD_BODY, responses=errors(413, 415))
+async def upload(request: Request, rt: Runtime = Depends(get_runtime), principal: Principal = Depends(editor)) -> JSONResponse:
+    try:
+        form = await request.form(max_files=100, max_fields=20, max_part_size=64 * 1024)
+    except MultiPartException as exc:
+        raise ApiError(400, "bad_multipart", f"the upload is not valid multipart/form-data: {exc.message}") from None
+    try:
+        return await _upload(form, rt, principal)
+    finally:
+        await form.close()  # the spooled temporary files
+
+
+async def _upload(form, rt: Runtime, principal: Principal) -> JSONResponse:
+    name = form.get("collection")
+    collection = scope(principal, name if isinstance(name, str) and name.strip() else None) or rt.settings.collection
+    files = [f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)]
+    if not files:
+        raise ApiError(422, "no_files", "send one or more files in the multipart field 'files'")
+    checked = [await _check(f, rt.settings.api.max_upload_mb) for f in files]
+    names = [n for n, _, _ in checked]
+    if len(set(names)) != len(names):
+        raise ApiError(422, "duplicate_names", "two files of the upload have the same name: " + ", ".join(sorted(names)))
+    if rt.writer.full():
+        raise ApiError(503, "busy", "the writer's queue is full: retry shortly", {"Retry-After": str(rt.settings.api.retry_after)})
+    paths = await anyio.to_thread.run_sync(lambda: [rt.uploads.save(collection, n, f.file) for (n, _, _), f in zip(checked, files)])
+    job = rt.writer.submit("upload", lambda kb, job: kb.add(paths, collection, progress=job.progress).to_dict(),
+                           collection, {"files": names})
+    return _accepted(job, files=[{"name": n, "size": size, "type": kind} for n, size, kind in checked])
+
+
+@router.post("/documents:ingest", status_code=202, summary="Index server files or folders under api.ingest_roots",
+             responses=errors(415))
+async def ingest(body: IngestRequest, rt: Runtime = Depends(get_runtime), principal: Principal = Depends(editor)) -> JSONResponse:
+    collection = scope(principal, body.collection) or rt.settings.collection
+    paths = [_allowed(p, rt.settings.api.ingest_roots) for p in body.paths]
+    job = rt.writer.submit("ingest", lambda kb, job: kb.add(paths, collection, progress=job.progress, include=body.include,
+                                                            exclude=body.exclude).to_dict(),
+                           collection, {"paths": [str(p) for p in paths]})
+    return _accepted(job)
+
+
+@router.delete("/documents/{document_id}", summary="Remove a document from the index (an uploaded file is deleted too)",
+               responses=errors())
+async def delete_document(request: Request, document_id: str = Path(min_length=1, max_length=200),
+                          rt: Runtime = Depends(get_runtime), principal: Principal = Depends(editor)) -> dict:
+    removed = await rt.write(request, lambda kb: kb.remove_document(document_id, principal.collections))
+    await anyio.to_thread.run_sync(rt.uploads.discard, removed.path)
+    return {"removed": removed.to_dict()}
+
+
+@router.post("/reindex", status_code=202, summary="Embed every chunk with the configured model (a background job)",
+             responses=errors())
+async def reindex(rt: Runtime = Depends(get_runtime), principal: Principal = Depends(admin)) -> JSONResponse:
+    job = rt.writer.submit("reindex", lambda kb, job: kb.reindex(progress=job.progress).to_dict())
+    return _accepted(job)
+
+
+def _accepted(job, **extra) -> JSONResponse:
+    return JSONResponse({"job": job.to_dict(), **extra}, status_code=202, headers={"Location": f"{PREFIX}/jobs/{job.id}"})
+
+
+async def _check(upload: UploadFile, max_mb: float) -> tuple[str, int, str]:
+    """(safe name, size, type) of an uploaded file; 413 too large, 415 no reader for it, 422 empty."""
+    name = safe_name(upload.filename)
+    head = await upload.read(_HEAD)
+    await upload.seek(0)
+    size = upload.size if upload.size is not None else len(head)
+    if size == 0 or not head:
+        raise ApiError(422, "empty_file", f"{name} is empty")
+    if size > max_mb * 1024 * 1024:
+        raise ApiError(413, "too_large", f"{name} is larger than api.max_upload_mb ({max_mb:g} MB)")
+    kind = KnowledgeBase.file_type(name, head)
+    if kind is None:
+        raise ApiError(415, "unsupported_type", f"{name}: not a format docqa reads (documents, text, code, "
+                                                "spreadsheets, slides, e-mail, e-books), or its content does not match its name")
+    return name, size, kind
+
+
+def _allowed(raw: str, roots: list[str]) -> FsPath:
+    """A path under one of the allow-listed roots (after resolving symlinks and '..'); 403 otherwise."""
+    if not roots:
+        raise ApiError(403, "ingest_disabled", "server-side ingestion is off: an operator lists the folders it may read "
+                                               "in api.ingest_roots; or upload the files (POST /api/v1/documents)")
+    if not os.path.isabs(raw) or "\x00" in raw:
+        raise ApiError(422, "invalid_path", f"{raw!r} is not an absolute path")
+    real = os.path.realpath(raw)
+    for root in (os.path.realpath(os.path.expanduser(r)) for r in roots):
+        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+            if not os.path.exists(real):
+                raise NotFoundError(f"{raw} does not exist")
+            return FsPath(real)
+    raise ApiError(403, "path_not_allowed", f"{raw} is not under a folder in api.ingest_roots")

@@ -1,0 +1,22 @@
+"""Background jobs (uploads, server-side ingestion, reindexing) and their progress."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Path
+
+from docqa.access import Principal
+from docqa.api.deps import get_runtime, reader
+from docqa.api.routes import PREFIX, errors
+from docqa.api.runtime import Runtime
+from docqa.errors import NotFoundError
+
+router = APIRouter(prefix=PREFIX, tags=["jobs"])
+
+
+@router.get("/jobs/{job_id}", summary="A job's status, progress and result", responses=errors())
+async def get_job(job_id: str = Path(min_length=1, max_length=64), rt: Runtime = Depends(get_runtime),
+                  principal: Principal = Depends(reader)) -> dict:
+    job = rt.writer.job(job_id)
+    if principal.collections and not principal.can_see(job.collection):
+        raise NotFoundError(f"no job {job_id!r}")  # another collection's job is not this key's to see
+    return job.to_dict()

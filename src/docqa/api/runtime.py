@@ -1,0 +1,124 @@
+"""What one running API server holds: the knowledge bases (one per thread, the models shared), the
+worker pool, the writer, the live runs, the metrics, the upload folder; and how a request waits for
+its work (a timeout from settings, a client that hangs up cancels the run)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from starlette.requests import Request
+
+from docqa.agent import Control
+from docqa.api.errors import ApiError, ClientGone
+from docqa.api.jobs import Job, Writer
+from docqa.api.live import LiveRuns
+from docqa.api.metrics import Metrics
+from docqa.api.uploads import Uploads, upload_root
+from docqa.api.workers import WorkerPool
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
+
+T = TypeVar("T")
+_POLL = 0.25  # seconds between checks that the client is still there
+
+
+class Runtime:
+    def __init__(self, settings: Settings, kb_factory: Callable[[], KnowledgeBase] | None = None):
+        self.settings = settings
+        self._factory = kb_factory
+        self._kbs: list[KnowledgeBase] = []
+        self._kb_lock = threading.Lock()
+        self.metrics = Metrics()
+        self.live = LiveRuns()
+        self.uploads = Uploads(upload_root(settings))
+        self.pool: WorkerPool | None = None
+        self.writer: Writer | None = None
+        self.started = False
+        # what error messages must not show, and what they say instead
+        self._hidden = {value: label for value, label in (
+            (str(self.uploads.root), "uploads"), (settings.embed.base_url, "the embedding server"),
+            (settings.llm.base_url, "the chat model's server"), (settings.kb, "the knowledge base"),
+            (str(settings.kb_path), "the knowledge base")) if value and len(value) > 3}
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def make_kb(self) -> KnowledgeBase:
+        """A KnowledgeBase for one thread: from the factory given, else the first one opened and then
+        its siblings (own connection, the same embedder and chat model)."""
+        with self._kb_lock:
+            if self._factory is not None:
+                kb = self._factory()
+            elif self._kbs:
+                kb = self._kbs[0].sibling()
+            else:
+                kb = KnowledgeBase(self.settings)
+                _ = (kb.embedder, kb.chat)  # load the models now, not in the first request
+            self._kbs.append(kb)
+            return kb
+
+    def start(self) -> None:
+        api = self.settings.api
+        self.writer = Writer(self.make_kb(), api.queue_size, api.retry_after, self.redact, self._job_finished)
+        self.pool = WorkerPool(api.workers, api.queue_size, self.make_kb, api.retry_after)
+        self.metrics.watch(lambda: self.pool.queued, lambda: self.pool.running, lambda: self.writer.queued,
+                           lambda: len(self.live))
+        self.writer.start()
+        self.started = True
+
+    def stop(self) -> None:
+        self.started = False
+        self.live.stop_all()
+        if self.pool is not None:
+            self.pool.shutdown()
+        if self.writer is not None:
+            self.writer.stop()
+        with self._kb_lock:
+            for kb in reversed(self._kbs):  # the first one owns the shared models: closed last
+                kb.close()
+            self._kbs.clear()
+
+    def ready(self) -> bool:
+        return self.started and self.writer is not None and self.writer.alive()
+
+    # -- waiting for work --------------------------------------------------------------------
+    async def read(self, request: Request, work: Callable[[KnowledgeBase], T], control: Control | None = None) -> T:
+        """Run `work(kb)` on a worker (BusyError at once when the pool is full) and wait for it.
+        With a `control`, a client that hangs up or a timeout cancels the run."""
+        assert self.pool is not None
+        return await self._wait(asyncio.wrap_future(self.pool.submit(work)), request, control)
+
+    async def write(self, request: Request, work: Callable[[KnowledgeBase], T]) -> T:
+        """Run a short write on the writer thread and wait for it."""
+        assert self.writer is not None
+        return await self._wait(asyncio.wrap_future(self.writer.call(work)), request, None)
+
+    async def _wait(self, future: asyncio.Future, request: Request, control: Control | None) -> T:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.api.request_timeout
+        while True:
+            left = deadline - loop.time()
+            done, _ = await asyncio.wait({future}, timeout=max(0.0, min(_POLL if control else left, left)))
+            if done:
+                return future.result()
+            if loop.time() >= deadline:
+                if control is not None:
+                    control.stop()
+                raise ApiError(504, "timeout", f"the request took longer than api.request_timeout "
+                                               f"({self.settings.api.request_timeout:g} s)" +
+                               ("; its run was cancelled" if control else ""))
+            if control is not None and await request.is_disconnected():
+                control.stop()
+                raise ClientGone()
+
+    # -- helpers ------------------------------------------------------------------------------
+    def redact(self, message: str) -> str:
+        """A message with the server's file locations and service URLs taken out."""
+        for value in sorted(self._hidden, key=len, reverse=True):
+            message = message.replace(value, self._hidden[value])
+        return message
+
+    def _job_finished(self, job: Job) -> None:
+        self.metrics.jobs.labels(job.kind, job.status).inc()
+

@@ -1,0 +1,69 @@
+"""Request bodies (and the error shape) as pydantic models: they validate input and write the OpenAPI schema."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Mode = Literal["pipeline", "agent", "auto"]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="A stable, machine-readable error code, e.g. not_found, busy, too_large.")
+    message: str = Field(description="What went wrong and what to do next, for people.")
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+class CollectionCreate(_Body):
+    name: str = Field(min_length=1, max_length=200, pattern=r"^\S(.*\S)?$", description="The collection's name.")
+
+
+class IngestRequest(_Body):
+    paths: list[str] = Field(min_length=1, max_length=100, description="Absolute paths of server files or folders, "
+                             "each under one of api.ingest_roots.")
+    collection: str | None = Field(None, min_length=1, max_length=200, description="Collection (default: settings.collection).")
+    include: list[str] | None = Field(None, max_length=100, description="Only files matching these globs.")
+    exclude: list[str] | None = Field(None, max_length=100, description="Skip files matching these globs.")
+
+
+class SearchRequest(_Body):
+    query: str = Field(min_length=1, max_length=2000, pattern=r"\S", description="What to look for (any language).")
+    top_k: int | None = Field(None, ge=1, le=100, description="Number of hits (default: search.top_k).")
+    collection: str | None = Field(None, min_length=1, max_length=200, description="Only this collection (default: all).")
+    mode: Literal["hybrid", "bm25", "dense"] | None = Field(None, description="Retrieval mode (default: search.mode).")
+    path: str | None = Field(None, min_length=1, max_length=500, description="Only files whose path matches this glob.")
+    types: list[str] = Field(default_factory=list, max_length=20, description="Only these file types or extensions.")
+
+
+class AskRequest(_Body):
+    question: str = Field(min_length=1, max_length=20000, pattern=r"\S", description="The question.")
+    session_id: str | None = Field(None, min_length=1, max_length=100, pattern=r"^[\w.-]+$",
+                                   description="Continue this conversation (a follow-up is understood from its last turn).")
+    collection: str | None = Field(None, min_length=1, max_length=200, description="Only this collection (default: all).")
+    check: bool | None = Field(None, description="Fact-check the answer (default: answer.check).")
+    mode: Mode | None = Field(None, description="pipeline, agent or auto (default: answer.mode).")
+
+
+class AgentRunRequest(_Body):
+    input: str = Field(min_length=1, max_length=20000, pattern=r"\S", description="The question (the seed's field name).")
+    session_id: str | None = Field(None, min_length=1, max_length=100, pattern=r"^[\w.-]+$",
+                                   description="Continue this conversation.")
+    stream: bool = Field(False, description="Answer as Server-Sent Events (as with Accept: text/event-stream).")
+    mode: Mode | None = Field(None, description="pipeline, agent or auto (default: agent).")
+
+
+class MessageRequest(_Body):
+    text: str = Field(min_length=1, max_length=20000, pattern=r"\S", description="The steering message or follow-up question.")
+
+
+class FeedbackRequest(_Body):
+    rating: Literal["up", "down"] = Field(description="up or down.")
+    comment: str | None = Field(None, max_length=5000, description="Why, in a few words.")

@@ -1,0 +1,52 @@
+"""`docqa serve`: check the address is safe to listen on, then run the app under uvicorn.
+
+One process: every write to SQLite goes through the app's one writer thread, so uvicorn's
+multi-process `--workers` is not used (the app's own worker threads do the parallel reading).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import ipaddress
+
+from docqa.errors import ConfigError
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
+
+
+def is_loopback(host: str) -> bool:
+    """127.0.0.0/8, ::1 and localhost."""
+    host = host.strip().strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, insecure: bool, settings: Settings) -> None:
+    """Refuse a non-loopback address unless API keys protect it (docqa.api.auth decides when present)
+    or `insecure` was asked for."""
+    if importlib.util.find_spec("docqa.api.auth") is not None:
+        from docqa.api import auth
+
+        with KnowledgeBase(settings, embedder=None) as kb:
+            auth.check_bind(host, insecure, kb)
+        return
+    if not (is_loopback(host) or insecure):
+        raise ConfigError(f"refusing to serve on {host}: anyone who can reach it could read and change the knowledge "
+                          "base. Serve on 127.0.0.1, or pass --insecure when something in front of docqa "
+                          "authenticates every request")
+
+
+def serve(settings: Settings, host: str | None = None, port: int | None = None, insecure: bool = False) -> None:
+    import uvicorn
+
+    from docqa.api.app import create_app
+
+    host, port = host or settings.api.host, port or settings.api.port
+    check_bind(host, insecure, settings)
+    settings.api.host, settings.api.port = host, port  # the app checks requests against the address it serves
+    uvicorn.run(create_app(settings, insecure=insecure), host=host, port=port, log_level="info",
+                timeout_graceful_shutdown=5, proxy_headers=False)

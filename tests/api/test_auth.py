@@ -1,0 +1,189 @@
+"""Access: API keys stored hashed, who a request is (401), what a key may do (403), and the bind check.
+
+The auth matrix (roles × operations, collection scoping) runs against `docqa.access` and the
+authenticator here, and against the HTTP app in process when `docqa.api.app` exists.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from docqa.access import LOCAL, Principal, check_grant, manageable, require, scope
+from docqa.api.auth import Access, bearer, check_bind, is_loopback
+from docqa.cli import app as cli
+from docqa.errors import AuthError, ConfigError, InputError, NotFoundError, PermissionDeniedError
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
+
+ROLES = ("reader", "editor", "admin")
+OPERATIONS = {"search": "reader", "ask": "reader", "ingest": "editor", "delete": "editor", "manage keys": "admin"}
+
+
+@pytest.fixture
+def kb(tmp_path: Path):
+    with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"})) as kb:
+        yield kb
+
+
+# -- keys are stored hashed ---------------------------------------------------------------------------
+
+def test_a_key_is_never_stored_only_its_hash(kb, tmp_path: Path):
+    record, key = kb.create_key("editor", ["ops"], "ci")
+    assert key.startswith("dq_") and len(key) >= 40 and key.startswith(record.prefix)
+    kb.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    for path in tmp_path.glob("kb.db*"):  # the database, and its WAL and shared memory if any
+        data = path.read_bytes()
+        assert key.encode() not in data and key[len(record.prefix):].encode() not in data, path.name
+    row = sqlite3.connect(tmp_path / "kb.db").execute("SELECT hash, role, collections, name FROM api_keys").fetchone()
+    assert row == (hashlib.sha256(key.encode()).hexdigest(), "editor", json.dumps(["ops"]), "ci")
+    assert "hash" not in record.to_dict() and key not in json.dumps([k.to_dict() for k in kb.list_keys()])
+
+
+def test_authenticate_revoke_and_last_use(kb):
+    record, key = kb.create_key("reader")
+    assert record.last_used_at is None
+    found = kb.authenticate_key(f"  {key} ")
+    assert (found.id, found.role, found.collections) == (record.id, "reader", [])
+    assert kb.list_keys()[0].last_used_at is not None
+    with pytest.raises(AuthError, match="unknown API key"):
+        kb.authenticate_key(key[:-1] + ("A" if key[-1] != "A" else "B"))
+    with pytest.raises(AuthError, match="unknown API key"):
+        kb.authenticate_key("")
+    kb.revoke_key(record.id)
+    with pytest.raises(AuthError, match="revoked"):
+        kb.authenticate_key(key)
+    assert kb.list_keys() == [] and kb.list_keys(include_revoked=True)[0].revoked_at
+    assert not kb.has_keys()
+    with pytest.raises(NotFoundError, match="docqa keys list"):
+        kb.revoke_key("nope")
+    with pytest.raises(InputError, match="unknown role 'owner'"):
+        kb.create_key("owner")
+
+
+def test_keys_are_distinct_and_collections_normalised(kb):
+    keys = {kb.create_key("reader", [" b ", "a", "a", ""])[1] for _ in range(20)}
+    assert len(keys) == 20
+    assert {tuple(k.collections) for k in kb.list_keys()} == {("a", "b")}
+
+
+# -- who a request is: 401 ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("headers, key", [
+    ({"authorization": "Bearer dq_abc"}, "dq_abc"),
+    ({"authorization": "bearer   dq_abc "}, "dq_abc"),
+    ({"x-api-key": "dq_abc"}, "dq_abc"),
+    ({"authorization": "Basic Zm9vOmJhcg==", "x-api-key": "dq_abc"}, "dq_abc"),
+    ({"authorization": "Bearer "}, ""),
+    ({}, None),
+])
+def test_bearer(headers, key):
+    assert bearer(headers) == key
+
+
+@pytest.mark.parametrize("host, loopback", [
+    ("127.0.0.1", True), ("127.5.0.1", True), ("localhost", True), ("::1", True), ("[::1]", True),
+    ("0.0.0.0", False), ("::", False), ("192.168.1.10", False), ("example.com", False), ("localhost.evil", False),
+])
+def test_is_loopback(host, loopback):
+    assert is_loopback(host) is loopback
+
+
+def test_loopback_without_keys_is_the_local_admin(kb):
+    assert Access(kb, "127.0.0.1").authenticate({}) == LOCAL
+    assert LOCAL.allows("admin") and LOCAL.can_see("any")
+
+
+def test_once_a_key_exists_every_request_needs_one_even_on_loopback(kb):
+    _, key = kb.create_key("reader", ["ops"])
+    access = Access(kb, "127.0.0.1")
+    with pytest.raises(AuthError, match="requires an API key") as missing:
+        access.authenticate({})
+    assert not isinstance(missing.value, PermissionDeniedError) and missing.value.code == "unauthorized"
+    with pytest.raises(AuthError, match="unknown API key"):
+        access.authenticate({"authorization": "Bearer dq_nope"})
+    who = access.authenticate({"x-api-key": key})
+    assert (who.role, who.collections) == ("reader", ("ops",)) and who.key_id
+
+
+def test_a_non_loopback_server_without_keys(kb):
+    with pytest.raises(AuthError):  # check_bind refuses to start it; were it started, nobody gets in
+        Access(kb, "0.0.0.0").authenticate({})
+    assert Access(kb, "0.0.0.0", insecure=True).authenticate({}) == LOCAL
+
+
+def test_check_bind(kb):
+    check_bind("127.0.0.1", False, kb)
+    check_bind("0.0.0.0", True, kb)
+    with pytest.raises(ConfigError, match="refusing to serve on 0.0.0.0 without API keys") as refused:
+        check_bind("0.0.0.0", False, kb)
+    assert "docqa keys create" in str(refused.value) and "--insecure" in str(refused.value)
+    kb.create_key("admin")
+    check_bind("0.0.0.0", False, kb)
+
+
+# -- what a key may do: 403 -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_role_matrix(role, operation):
+    needed = OPERATIONS[operation]
+    principal = Principal(role, (), "k1")
+    if ROLES.index(role) >= ROLES.index(needed):
+        require(principal, needed)
+    else:
+        with pytest.raises(PermissionDeniedError, match=f"you need an? {needed} key") as denied:
+            require(principal, needed)
+        assert denied.value.code == "forbidden"
+
+
+def test_collection_scoping():
+    one, two = Principal("reader", ("ops",), "k1"), Principal("editor", ("dev", "ops"), "k2")
+    assert scope(LOCAL, None) is None and scope(LOCAL, "dev") == "dev"
+    assert scope(one, None) == "ops" and scope(one, "ops") == "ops"
+    with pytest.raises(PermissionDeniedError, match="cannot use collection 'dev'"):
+        scope(one, "dev")
+    with pytest.raises(InputError, match="name one of them"):
+        scope(two, None)
+    assert scope(two, "dev") == "dev"
+    assert two.visible(["default", "dev", "ops", "hr"]) == ["dev", "ops"]
+    assert LOCAL.visible(["a", "b"]) == ["a", "b"]
+
+
+def test_a_scoped_admin_manages_only_keys_within_its_collections(kb):
+    admin = Principal("admin", ("ops",), "k0")
+    check_grant(admin, ["ops"])
+    for wanted in ([], ["dev"], ["ops", "dev"]):
+        with pytest.raises(PermissionDeniedError, match="scoped to ops"):
+            check_grant(admin, wanted)
+    with pytest.raises(PermissionDeniedError):
+        check_grant(Principal("editor"), ["ops"])
+    mine, _ = kb.create_key("reader", ["ops"])
+    kb.create_key("reader", ["dev"])
+    kb.create_key("reader")
+    assert [k.id for k in manageable(admin, kb.list_keys())] == [mine.id]
+    assert len(manageable(LOCAL, kb.list_keys())) == 3
+
+
+# -- the CLI -------------------------------------------------------------------------------------------------
+
+def test_cli_keys_create_list_revoke(tmp_path: Path):
+    runner, db = CliRunner(), str(tmp_path / "kb.db")
+    created = runner.invoke(cli, ["--kb", db, "keys", "create", "--role", "editor", "-c", "ops", "-n", "ci"])
+    assert created.exit_code == 0, created.output
+    key = created.stdout.strip()
+    assert key.startswith("dq_") and "\n" not in key and "not shown again" in created.stderr
+    listed = runner.invoke(cli, ["--kb", db, "keys", "list", "--json"])
+    rows = json.loads(listed.stdout)
+    assert [(r["role"], r["collections"], r["name"]) for r in rows] == [("editor", ["ops"], "ci")]
+    assert key not in listed.stdout and key[:11] in runner.invoke(cli, ["--kb", db, "keys", "list"]).stdout
+    revoked = runner.invoke(cli, ["--kb", db, "keys", "revoke", rows[0]["id"]])
+    assert revoked.exit_code == 0 and "revoked editor key" in revoked.stdout
+    assert json.loads(runner.invoke(cli, ["--kb", db, "keys", "list", "--json"]).stdout) == []
+    bad = runner.invoke(cli, ["--kb", db, "keys", "create", "--role", "owner"])
+    assert bad.exit_code != 0

@@ -1,0 +1,97 @@
+"""The bounded worker pool (a full queue is 503 with Retry-After at once), request timeouts, and
+concurrent reads beside the one writer (SQLite WAL) without errors."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+from fastapi.testclient import TestClient
+
+from api.conftest import ANSWER, job_done
+from api.test_errors import assert_error
+from llm.scripted_server import ScriptedServer
+
+SLOW = {"text": ANSWER, "delay": 2.0}
+
+
+async def _burst(url: str, n: int) -> list[tuple[int, float, dict]]:
+    async with httpx.AsyncClient(base_url=url, timeout=30) as c:
+        async def one(i: int):
+            started = time.monotonic()
+            r = await c.post("/api/v1/ask", json={"question": f"How long are backups kept? ({i})", "check": False})
+            return r.status_code, time.monotonic() - started, dict(r.headers) | {"body": r.json()}
+
+        return await asyncio.gather(*(one(i) for i in range(n)))
+
+
+def test_a_burst_gets_503_at_once(make_app, live):
+    with ScriptedServer([SLOW] * 4) as server:
+        url = live(make_app(server, workers=1, queue_size=1, retry_after=7)).url
+        results = asyncio.run(_burst(url, 8))
+        metrics = httpx.get(f"{url}/metrics").text
+    statuses = sorted(s for s, _, _ in results)
+    assert statuses == [200, 200] + [503] * 6  # one answering, one queued, the rest refused
+    for status, seconds, headers in results:
+        if status == 503:
+            assert seconds < 1.0 and headers["retry-after"] == "7"
+            assert headers["body"]["error"]["code"] == "busy"
+    assert len(server.requests) == 2  # refused requests never reached the model
+    assert 'route="/api/v1/ask",status="503"} 6.0' in metrics
+
+
+def test_request_timeout_cancels_the_run(make_app):
+    with ScriptedServer([{"text": ANSWER, "delay": 3}]) as server:
+        with TestClient(make_app(server, request_timeout=0.5)) as c:
+            started = time.monotonic()
+            error = assert_error(c.post("/api/v1/ask", json={"question": "How long are backups kept?"}), 504, "timeout")
+            assert time.monotonic() - started < 2.5 and "cancelled" in error["message"]
+            with c.stream("POST", "/api/v1/ask", json={"question": "And again?"}, headers={"accept": "text/event-stream"}) as r:
+                text = r.read().decode()
+    assert "event: failure" in text and '"code": "timeout"' in text and '"status": "FAILED"' in text
+
+
+def test_reads_run_beside_writes(make_app, live, docs, local_embedder):
+    """Searches and answers from 4 workers while the writer ingests and removes: no errors, no locks."""
+    for i in range(30):
+        (docs / f"note{i}.md").write_text(f"# Note {i}\n\nService {i} keeps its logs for {i + 1} days.\n", encoding="utf-8")
+    url = live(make_app(embedder=local_embedder, workers=4, queue_size=64)).url
+
+    async def load() -> list[int]:
+        async with httpx.AsyncClient(base_url=url, timeout=60) as c:
+            async def reader(i: int) -> list[int]:
+                out = []
+                for j in range(6):
+                    if j % 2:
+                        r = await c.post("/api/v1/ask", json={"question": f"How long does service {i} keep logs?"})
+                    else:
+                        r = await c.post("/api/v1/search", json={"query": f"service {i} logs"})
+                    out.append(r.status_code)
+                return out
+
+            async def writer() -> list[int]:
+                r = await c.post("/api/v1/documents:ingest", json={"paths": [str(docs)], "collection": "notes"})
+                out = [r.status_code]
+                while (job := (await c.get(r.headers["location"])).json())["status"] in ("queued", "running"):
+                    await asyncio.sleep(0.05)
+                out.append(200 if job["status"] == "succeeded" else 500)
+                out.append((await c.delete("/api/v1/collections/notes")).status_code)
+                return out
+
+            results = await asyncio.gather(writer(), *(reader(i) for i in range(8)))
+            return [s for group in results for s in group]
+
+    statuses = asyncio.run(load())
+    assert set(statuses) <= {200, 202}, statuses
+    with httpx.Client(base_url=url) as c:
+        assert "notes" not in [x["name"] for x in c.get("/api/v1/collections").json()["collections"]]
+        runs = c.get("/metrics").text
+    assert 'docqa_runs_total{status="SUCCESS"} 24.0' in runs
+    assert 'docqa_jobs_total{kind="ingest",status="succeeded"} 1.0' in runs
+
+
+def test_reindex_job(make_app, local_embedder):
+    with TestClient(make_app()) as c:  # indexed without vectors
+        r = c.post("/api/v1/reindex")
+        assert r.status_code == 202 and job_done(c, r)["result"]["embedder"] is None

@@ -1,0 +1,237 @@
+"""The MCP server, driven by the official SDK's own client: over stdio (`docqa mcp` as a real
+subprocess), in process, and over streamable HTTP on a real uvicorn on loopback with API keys."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+import uvicorn
+from fastapi import FastAPI
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from docqa.api.auth import Access
+from docqa.kb import KnowledgeBase
+from docqa.mcp import build_server, mount
+from docqa.settings import Settings
+
+TOOLS = {"ingest_files", "query_knowledge", "list_knowledge", "search_docs", "fetch_doc"}
+OFFLINE = {"DOCQA_EMBED__PROVIDER": "none", "DOCQA_LLM__PROVIDER": "none"}
+BACKUP = """# Backups
+
+Backups run every night at 02:00 with restic. They are kept for 30 days.
+
+## Restore
+
+To restore, run `restic restore latest --target /srv/restore`.
+"""
+DEPLOY = "# Deploy\n\nThe service is deployed with Ansible on Ubuntu 22.04. A deploy takes about 5 minutes.\n"
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+def _settings(tmp_path: Path, **extra) -> Settings:
+    return Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"}, **extra)
+
+
+@pytest.fixture
+def kb_path(tmp_path: Path) -> Path:
+    """A knowledge base with ops/backup.md (collection 'ops') and dev/deploy.md (collection 'dev')."""
+    for folder, name, text in (("ops", "backup.md", BACKUP), ("dev", "deploy.md", DEPLOY)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_text(text, encoding="utf-8")
+    with KnowledgeBase(_settings(tmp_path)) as kb:
+        kb.add([tmp_path / "ops"], "ops")
+        kb.add([tmp_path / "dev"], "dev")
+    return tmp_path / "kb.db"
+
+
+def _text(result) -> str:
+    return "\n".join(block.text for block in result.content if getattr(block, "text", None))
+
+
+# -- stdio: `docqa mcp` as an MCP client starts it ------------------------------------------------
+
+async def test_stdio_server_answers_and_survives_a_failing_tool(kb_path: Path, tmp_path: Path):
+    env = {**os.environ, **OFFLINE, "DOCQA_KB": str(kb_path)}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "docqa", "--kb", str(kb_path), "mcp"],
+                                   env=env, cwd=str(tmp_path))
+    with open(tmp_path / "stderr.log", "w") as errlog:
+        async with Client(params, read_timeout_seconds=60) as client:
+            assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+
+            found = await client.call_tool("search_docs", {"query": "restore backup", "top_k": 2})
+            assert not found.is_error
+            assert found.structured_content["hits"][0]["path"].endswith("backup.md")
+
+            answer = await client.call_tool("query_knowledge", {"question": "When do backups run?"})
+            assert not answer.is_error, _text(answer)
+            data = answer.structured_content
+            assert data["answerable"] is True and "02:00" in data["answer"]
+            assert data["citations"][0]["path"].endswith("backup.md") and data["run_id"]
+
+            bad = await client.call_tool("fetch_doc", {"doc_id": "no-such-document"})
+            assert bad.is_error and "no document 'no-such-document'" in _text(bad)
+
+            invalid = await client.call_tool("search_docs", {"query": "x", "top_k": 0})
+            assert invalid.is_error and "top_k" in _text(invalid)
+
+            # still serving after the failures
+            doc_id = found.structured_content["hits"][0]["document_id"]
+            page = await client.call_tool("fetch_doc", {"doc_id": doc_id, "limit": 3})
+            assert not page.is_error and "02:00" in page.structured_content["text"]
+
+            (tmp_path / "ops" / "rotate.md").write_text("# Rotation\n\nLogs rotate weekly with logrotate.\n")
+            report = await client.call_tool("ingest_files", {"paths": [str(tmp_path / "ops")], "collection": "ops"})
+            assert not report.is_error and report.structured_content["added"] == [str(tmp_path / "ops" / "rotate.md")]
+            listed = await client.call_tool("list_knowledge", {"grep": "rotation"})
+            assert listed.structured_content["total"] == 1
+
+
+# -- in process ----------------------------------------------------------------------------------
+
+async def test_tool_errors_are_results_in_process(kb_path: Path, tmp_path: Path):
+    with KnowledgeBase(_settings(tmp_path)) as kb:
+        async with Client(build_server(kb)) as client:
+            missing = await client.call_tool("ingest_files", {"paths": [str(tmp_path / "nowhere")]})
+            assert missing.is_error and "no such file or folder" in _text(missing)
+            empty = await client.call_tool("query_knowledge", {"question": "   "})
+            assert empty.is_error and "the question is empty" in _text(empty)
+            catalog = await client.call_tool("list_knowledge", {"collection": "dev"})
+            assert not catalog.is_error and catalog.structured_content["total"] == 1
+
+
+def test_missing_extra_names_the_install_command(monkeypatch):
+    import docqa.mcp as front
+    from docqa.errors import MissingExtraError
+
+    for name in [n for n in sys.modules if n.split(".")[0] in ("mcp", "mcp_types")]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if the SDK were not installed
+    monkeypatch.delitem(sys.modules, "docqa.mcp.server", raising=False)
+    with pytest.raises(MissingExtraError, match=r"docqa\[mcp\]"):
+        front._server()
+
+
+# -- streamable HTTP, mounted on an app, behind API keys --------------------------------------------
+
+class _Uvicorn:
+    """A real uvicorn on 127.0.0.1 (a free port) in a thread, running the app's lifespan."""
+
+    def __init__(self, app):
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> str:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            assert time.monotonic() < deadline and self.thread.is_alive(), "uvicorn did not start"
+            time.sleep(0.02)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}/mcp"
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@asynccontextmanager
+async def _client(url: str, key: str | None = None) -> AsyncIterator[Client]:
+    """The SDK's client over streamable HTTP, sending `key` as a bearer token."""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:  # the transport leaves a given client open
+        async with Client(streamable_http_client(url, http_client=http)) as client:
+            yield client
+
+
+@pytest.fixture
+def served(kb_path: Path, tmp_path: Path):
+    """(url, kb) of the MCP tools mounted at /mcp of an app on loopback, keys required (one exists)."""
+    kb = KnowledgeBase(_settings(tmp_path, api={"ingest_roots": [str(tmp_path / "ops")]}))
+    app = FastAPI()
+    mount(app, kb, authenticate=Access(kb, "127.0.0.1").authenticate)
+    with _Uvicorn(app) as url:
+        yield url, kb
+    kb.close()
+
+
+async def _post(url: str, headers: dict[str, str] | None = None) -> httpx2.Response:
+    """A bare JSON-RPC request, to see the HTTP status (the SDK's client turns it into an MCPError)."""
+    async with httpx2.AsyncClient() as http:
+        return await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                               headers={"Accept": "application/json, text/event-stream", **(headers or {})})
+
+
+async def test_http_needs_a_key_once_keys_exist(served):
+    url, kb = served
+    kb.create_key("admin")
+    refused = await _post(url)
+    assert refused.status_code == 401
+    assert refused.json()["error"]["code"] == "unauthorized"
+    assert "requires an API key" in refused.json()["error"]["message"]
+    assert refused.headers["www-authenticate"].startswith("Bearer")
+    assert (await _post(url, {"Authorization": "Bearer dq_wrong"})).status_code == 401
+
+
+async def test_http_reader_searches_and_asks_but_cannot_ingest(served, tmp_path: Path):
+    url, kb = served
+    _, key = kb.create_key("reader")
+    async with _client(url, key) as client:
+        assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+        hits = await client.call_tool("search_docs", {"query": "restic"})
+        assert not hits.is_error and hits.structured_content["hits"]
+        answer = await client.call_tool("query_knowledge", {"question": "How is the service deployed?"})
+        assert not answer.is_error and "Ansible" in answer.structured_content["answer"]
+        denied = await client.call_tool("ingest_files", {"paths": [str(tmp_path / "ops")], "collection": "ops"})
+        assert denied.is_error and "editor key" in _text(denied)
+
+
+async def test_http_editor_ingests_only_inside_ingest_roots(served, tmp_path: Path):
+    url, kb = served
+    _, key = kb.create_key("editor")
+    (tmp_path / "ops" / "rotate.md").write_text("# Rotation\n\nLogs rotate weekly.\n")
+    async with _client(url, key) as client:
+        report = await client.call_tool("ingest_files", {"paths": [str(tmp_path / "ops")], "collection": "ops"})
+        assert not report.is_error, _text(report)
+        outside = await client.call_tool("ingest_files", {"paths": [str(tmp_path / "dev")], "collection": "dev"})
+        assert outside.is_error and "outside api.ingest_roots" in _text(outside)
+
+
+async def test_http_collection_scoped_key_sees_only_its_collection(served):
+    url, kb = served
+    _, key = kb.create_key("reader", ["ops"])
+    deploy_id = next(d.document_id for d in kb.documents("dev"))
+    async with _client(url, key) as client:
+        hits = await client.call_tool("search_docs", {"query": "deployed Ansible restic"})
+        assert {h["collection"] for h in hits.structured_content["hits"]} == {"ops"}
+        catalog = await client.call_tool("list_knowledge", {})
+        assert catalog.structured_content["total"] == 1
+        other = await client.call_tool("search_docs", {"query": "Ansible", "collection": "dev"})
+        assert other.is_error and "cannot use collection 'dev'" in _text(other)
+        hidden = await client.call_tool("fetch_doc", {"doc_id": deploy_id})
+        assert hidden.is_error and "no document" in _text(hidden)
+        answer = await client.call_tool("query_knowledge", {"question": "How is the service deployed?"})
+        assert not answer.is_error and answer.structured_content["answerable"] is False
+
+
+async def test_http_revoked_key_is_refused(served):
+    url, kb = served
+    record, key = kb.create_key("reader")
+    async with _client(url, key) as client:
+        assert not (await client.call_tool("list_knowledge", {})).is_error
+    kb.revoke_key(record.id)
+    refused = await _post(url, {"X-API-Key": key})
+    assert refused.status_code == 401 and "revoked" in refused.json()["error"]["message"]
