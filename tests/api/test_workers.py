@@ -42,7 +42,7 @@ def test_a_burst_gets_503_at_once(make_app, live):
 
 
 def test_request_timeout_cancels_the_run(make_app):
-    with ScriptedServer([{"text": ANSWER, "delay": 3}]) as server:
+    with ScriptedServer([{"text": ANSWER, "delay": 3}] * 2) as server:
         with TestClient(make_app(server, request_timeout=0.5)) as c:
             started = time.monotonic()
             error = assert_error(c.post("/api/v1/ask", json={"question": "How long are backups kept?"}), 504, "timeout")
