@@ -43,6 +43,8 @@ def main() -> None:
     ap.add_argument("--llm", default="")
     ap.add_argument("--model", default="qwen2.5-coder-1.5b")
     ap.add_argument("--no-check", action="store_true")
+    ap.add_argument("--mode", default="pipeline", choices=["pipeline", "agent", "auto"], help="answer mode (with --llm)")
+    ap.add_argument("--top-k", type=int, default=0, help="sources given to the model (default: the setting)")
     ap.add_argument("--reuse", action="store_true", help="keep the ingested knowledge base from the last run")
     ap.add_argument("--fit", action="store_true", help="print the evidence model fitted on all the questions")
     ap.add_argument("--no-embed", action="store_true", help="no embedder: BM25-only search, evidence without the dense feature")
@@ -52,9 +54,12 @@ def main() -> None:
     if not args.reuse:
         for stale in WORK.glob("kb.db*"):
             stale.unlink()
-    llm = {"provider": "openai", "base_url": args.llm, "model": args.model, "max_tokens": 256, "context_window": 4096} \
-        if args.llm else {"provider": "none"}
-    settings = Settings(kb=str(db), llm=llm, answer={"abstain_threshold": 0.0} if not args.llm else {},
+    llm = {"provider": "openai", "base_url": args.llm, "model": args.model, "max_tokens": 256, "context_window": 4096,
+           "timeout": 900, "temperature": 0.0} if args.llm else {"provider": "none"}
+    answer = {"abstain_threshold": 0.0} if not args.llm else {}
+    if args.top_k:
+        answer["top_k"] = args.top_k
+    settings = Settings(kb=str(db), llm=llm, answer=answer,
                         **({"embed": {"provider": "none"}} if args.no_embed else {}))
     shipped = Settings().answer.abstain_threshold
     items = evaluate.load(DATA / "questions.jsonl")
@@ -85,12 +90,12 @@ def main() -> None:
                 print(f"  {done}/{total} questions, {time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
 
         try:
-            report = evaluate.run(kb, items, check=not args.no_check, progress=progress)
+            report = evaluate.run(kb, items, check=not args.no_check, progress=progress, mode=args.mode)
         finally:
             pipeline.extract = real_extract
         elapsed = time.perf_counter() - t0
     summary = report.summary()
-    label = f"pipeline with {args.model} at {args.llm}" if args.llm else "extractive (no model)"
+    label = f"{args.mode} with {args.model} at {args.llm}" if args.llm else "extractive (no model)"
     print(f"## {label}: {len(items)} questions in {elapsed:.0f}s")
     if not args.llm:
         rows = report.tradeoff([x / 100 for x in range(20, 81, 5)])

@@ -110,12 +110,12 @@ def load(path: Path) -> list[Item]:
 
 
 def run(kb: KnowledgeBase, items: list[Item], collection: str | None = None, check: bool = True,
-        progress: Callable[[int, int], None] | None = None) -> Report:
+        progress: Callable[[int, int], None] | None = None, mode: str | None = None) -> Report:
     """Ask every question (not recorded in the knowledge base's log) and score the answers."""
     golds = _GoldPassages(kb, collection)
     report = Report()
     for i, item in enumerate(items, start=1):
-        answer = kb.ask(item.question, collection=collection, check=check, record=False)
+        answer = kb.ask(item.question, collection=collection, check=check, record=False, mode=mode)
         report.outcomes.append(_score(item, answer, golds.text(item)))
         if progress:
             progress(i, len(items))

@@ -47,7 +47,7 @@ def test_request_timeout_cancels_the_run(make_app):
             started = time.monotonic()
             error = assert_error(c.post("/api/v1/ask", json={"question": "How long are backups kept?"}), 504, "timeout")
             assert time.monotonic() - started < 2.5 and "cancelled" in error["message"]
-            with c.stream("POST", "/api/v1/ask", json={"question": "And again?"}, headers={"accept": "text/event-stream"}) as r:
+            with c.stream("POST", "/api/v1/ask", json={"question": "How often is the database backed up?"}, headers={"accept": "text/event-stream"}) as r:
                 text = r.read().decode()
     assert "event: failure" in text and '"code": "timeout"' in text and '"status": "FAILED"' in text
 

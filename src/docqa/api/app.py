@@ -22,13 +22,14 @@ from docqa.api import errors
 from docqa.api.deps import get_principal
 from docqa.api.guard import RequestGuard
 from docqa.api.metrics import MetricsMiddleware
-from docqa.api.routes import ask, collections, documents, health, jobs, runs, search
+from docqa.api.routes import ask, collections, documents, health, jobs, keys, runs, search
 from docqa.api.runtime import Runtime
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings, load_settings
 
 log = logging.getLogger("docqa.api")
-ROUTERS = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, jobs.router)
+ROUTERS = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, jobs.router,
+           keys.router)
 
 
 def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], KnowledgeBase] | None = None,
@@ -60,7 +61,21 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
     app.add_middleware(errors.ErrorBoundary)  # added last: the outermost of ours
     for router in ROUTERS:
         app.include_router(router)
+    _mount_mcp(app, runtime)
     return app
+
+
+def _mount_mcp(app: FastAPI, runtime: Runtime) -> None:
+    """The MCP tools over streamable HTTP at /mcp, on the same workers, writer and keys (skipped without
+    the `mcp` extra)."""
+    if importlib.util.find_spec("mcp") is None:
+        return
+    from docqa import mcp
+
+    backend = mcp.future_backend(lambda work: runtime.pool.submit(work), lambda work: runtime.writer.call(work),
+                                 runtime.settings, runtime.redact)
+    mcp.mount(app, backend, host=runtime.settings.api.host,
+              authenticate=lambda headers: app.state.access.authenticate(headers))
 
 
 def _install_auth(app: FastAPI, runtime: Runtime, insecure: bool) -> None:

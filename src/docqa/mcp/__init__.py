@@ -7,6 +7,7 @@ Needs the `mcp` extra: pip install 'docqa[mcp]'.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from docqa.errors import MissingExtraError
@@ -16,12 +17,20 @@ from docqa.settings import Settings
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
+    from docqa.mcp.server import Backend
+
 _INSTALL = "pip install 'docqa[mcp]'"
 
 
-def build_server(kb: KnowledgeBase) -> MCPServer:
-    """The MCP server (not yet running) whose tools call `kb`."""
-    return _server().build_server(kb)
+def build_server(source: KnowledgeBase | Backend) -> MCPServer:
+    """The MCP server (not yet running) whose tools call a KnowledgeBase, directly or through a Backend."""
+    return _server().build_server(source)
+
+
+def future_backend(submit_read: Callable, submit_write: Callable, settings: Settings,
+                   redact: Callable[[str], str] = str) -> Backend:
+    """Tools' work handed to executors returning concurrent futures (the API's worker pool and writer)."""
+    return _server().FutureBackend(submit_read, submit_write, settings, redact)
 
 
 def serve_stdio(settings: Settings) -> None:
@@ -31,7 +40,7 @@ def serve_stdio(settings: Settings) -> None:
         server.build_server(kb).run("stdio")
 
 
-def mount(app: Any, source: KnowledgeBase | Settings, **options: Any) -> MCPServer:
+def mount(app: Any, source: KnowledgeBase | Settings | Backend, **options: Any) -> MCPServer:
     """Serve the tools over streamable HTTP at /mcp of the API app (see http.py)."""
     _server()
     from docqa.mcp.http import mount as mount_http
@@ -48,4 +57,4 @@ def _server():
         raise
 
 
-__all__ = ["build_server", "mount", "serve_stdio"]
+__all__ = ["build_server", "future_backend", "mount", "serve_stdio"]

@@ -21,36 +21,41 @@ from starlette.types import Receive, Scope, Send
 from docqa.access import LOCAL, Principal
 from docqa.errors import AuthError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
-from docqa.mcp.server import build_server
+from docqa.mcp.server import Backend, build_server
 from docqa.settings import Settings
 
 Authenticate = Callable[[Mapping[str, str]], Principal]
 
 
-def mount(app: Any, source: KnowledgeBase | Settings, *, authenticate: Authenticate | None = None,
+def mount(app: Any, source: KnowledgeBase | Settings | Backend, *, authenticate: Authenticate | None = None,
           host: str = "127.0.0.1", path: str = "/mcp") -> MCPServer:
     """Serve the MCP tools at `path` of a Starlette/FastAPI `app`, over streamable HTTP.
 
-    `source`: the API's KnowledgeBase (shared), or settings to open one (closed with the app).
+    `source`: where the tools' work runs: the API's worker pool and writer (a `FutureBackend`), a
+    KnowledgeBase, or settings to open one (closed with the app).
     `authenticate`: the API's; None makes every caller the local user (only for a loopback server
     without keys).  `host`: the address the server is bound to; on loopback, requests whose Host or
     Origin header is not a loopback name are refused (DNS rebinding).
     """
-    kb = source if isinstance(source, KnowledgeBase) else KnowledgeBase(source)
-    server = build_server(kb)
-    server.streamable_http_app(streamable_http_path=path, host=host)  # creates server.session_manager
-    manager = server.session_manager
+    owned = KnowledgeBase(source) if isinstance(source, Settings) else None
+    server = build_server(owned or source)
+
+    async def handle(scope: Scope, receive: Receive, send: Send) -> None:
+        await server.session_manager.handle_request(scope, receive, send)
+
     # First, so a catch-all route (the web page at /) cannot shadow it.
-    app.router.routes.insert(0, Route(path, endpoint=_Authenticated(manager.handle_request, authenticate)))
+    app.router.routes.insert(0, Route(path, endpoint=_Authenticated(handle, authenticate)))
     outer = app.router.lifespan_context
 
     @asynccontextmanager
     async def lifespan(a: Any) -> AsyncIterator[Any]:
-        async with manager.run():
+        # A session manager runs once: every start of the app (tests start one app many times) gets a new one.
+        server.streamable_http_app(streamable_http_path=path, host=host)
+        async with server.session_manager.run():
             async with outer(a) as state:
                 yield state
-        if kb is not source:
-            kb.close()
+        if owned is not None:
+            owned.close()
 
     app.router.lifespan_context = lifespan
     return server

@@ -4,16 +4,23 @@ A tool that fails returns an MCP error result (`isError`) with docqa's message (
 and what to do); the server keeps serving.  Over HTTP each call runs as the principal the
 request's API key names (`http.py` puts it on the request); over stdio the caller is the local
 user, who may do everything.
+
+Where the work runs is a `Backend`: `Direct` (one KnowledgeBase, worker threads, one write at a
+time) for stdio, or the API's worker pool and writer when mounted on the API (`FutureBackend`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, TypeVar
 
+import anyio
+import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
@@ -22,7 +29,9 @@ from pydantic import Field
 from docqa.access import LOCAL, Principal, require, scope
 from docqa.errors import DocqaError, NotFoundError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
 
+T = TypeVar("T")
 INSTRUCTIONS = (
     "docqa answers questions from the user's own documents, with citations. Use query_knowledge for a "
     "question (it retrieves, answers and checks the answer against the sources); search_docs for passages; "
@@ -34,33 +43,94 @@ _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 Collection = Annotated[str | None, Field(description="Collection name; default: every collection the caller may see.")]
 
 
-def build_server(kb: KnowledgeBase) -> MCPServer:
-    """An MCP server whose tools call `kb` (one KnowledgeBase for the server's lifetime)."""
+class Backend(Protocol):
+    """Where tool work runs: `read` and `write` call `work(kb)` off the event loop and return its result."""
+
+    settings: Settings
+
+    async def read(self, work: Callable[[KnowledgeBase], T]) -> T: ...
+
+    async def write(self, work: Callable[[KnowledgeBase], T]) -> T: ...
+
+    def redact(self, message: str) -> str: ...
+
+
+class Direct:
+    """One KnowledgeBase: reads in worker threads side by side, writes (ingest) one at a time."""
+
+    def __init__(self, kb: KnowledgeBase):
+        self.kb, self.settings = kb, kb.settings
+        self._writing = threading.Lock()
+
+    async def read(self, work: Callable[[KnowledgeBase], T]) -> T:
+        return await anyio.to_thread.run_sync(work, self.kb)
+
+    async def write(self, work: Callable[[KnowledgeBase], T]) -> T:
+        def locked(kb: KnowledgeBase) -> T:
+            with self._writing:
+                return work(kb)
+
+        return await anyio.to_thread.run_sync(locked, self.kb)
+
+    def redact(self, message: str) -> str:
+        return message
+
+
+class FutureBackend:
+    """Work handed to executors that return concurrent futures (the API's worker pool and writer).
+    An executor that refuses the work (busy) raises an exception whose message is passed on."""
+
+    def __init__(self, submit_read: Callable[[Callable[[KnowledgeBase], Any]], Future],
+                 submit_write: Callable[[Callable[[KnowledgeBase], Any]], Future], settings: Settings,
+                 redact: Callable[[str], str] = str):
+        self._read, self._write, self.settings, self._redact = submit_read, submit_write, settings, redact
+
+    async def read(self, work: Callable[[KnowledgeBase], T]) -> T:
+        return await _wait(self._read, work)
+
+    async def write(self, work: Callable[[KnowledgeBase], T]) -> T:
+        return await _wait(self._write, work)
+
+    def redact(self, message: str) -> str:
+        return self._redact(message)
+
+
+async def _wait(submit: Callable[[Callable[[KnowledgeBase], Any]], Future], work: Callable[[KnowledgeBase], T]) -> T:
+    try:
+        future = submit(work)
+    except DocqaError:
+        raise
+    except Exception as exc:  # the executor's own refusal (busy, stopping): its message is for people
+        raise DocqaError(str(exc)) from exc
+    return await asyncio.wrap_future(future)
+
+
+def build_server(source: KnowledgeBase | Backend) -> MCPServer:
+    """An MCP server whose tools call a KnowledgeBase (directly, or through the API's `Backend`)."""
+    backend: Backend = Direct(source) if isinstance(source, KnowledgeBase) else source
     server = MCPServer("docqa", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
-    ingesting = threading.Lock()  # one ingest at a time; reads run beside it
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=False))
-    def ingest_files(
-        paths: Annotated[list[str], Field(min_length=1, description="Files and folders on the server's disk (folders are walked).")],
+    async def ingest_files(
+        paths: Annotated[list[str], Field(min_length=1, max_length=100, description="Files and folders on the server's disk (folders are walked).")],
         collection: Annotated[str | None, Field(description="Collection to add to (default: the configured one).")] = None,
         ctx: Context = None,  # type: ignore[assignment]
     ) -> dict[str, Any]:
         """Add files and folders to the knowledge base, incrementally: unchanged files are skipped, changed
         ones replaced, vanished ones removed. Returns the ingest report (added, updated, failed with reasons)."""
-        with _tool_errors():
+        with _tool_errors(backend):
             who, remote = _caller(ctx)
             require(who, "editor")
             collection = scope(who, collection)
-            if missing := [p for p in paths if not os.path.exists(p)]:
-                raise ToolError(f"no such file or folder on the server: {', '.join(missing)} (give absolute paths)")
             if remote:  # these are paths on the server: over HTTP only inside the folders it opens
-                _check_roots(paths, kb.settings.api.ingest_roots)
-            with ingesting:
-                return kb.add(paths, collection).to_dict()
+                _check_roots(paths, backend.settings.api.ingest_roots)
+            if missing := [p for p in paths if not os.path.exists(p)]:
+                raise NotFoundError(f"no such file or folder on the server: {', '.join(missing)} (give absolute paths)")
+            return await backend.write(lambda kb: kb.add(paths, collection).to_dict())
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
-    def query_knowledge(
-        question: Annotated[str, Field(min_length=1, description="The question, in any language.")],
+    async def query_knowledge(
+        question: Annotated[str, Field(min_length=1, max_length=4000, description="The question, in any language.")],
         collection: Collection = None,
         session_id: Annotated[str | None, Field(description="A previous answer's session_id, to ask a follow-up in the same conversation.")] = None,
         ctx: Context = None,  # type: ignore[assignment]
@@ -68,16 +138,17 @@ def build_server(kb: KnowledgeBase) -> MCPServer:
         """Answer a question from the documents only: the answer text with [n] citation markers, the
         citations (file, section, page, lines, exact quoted span), whether the check verified it, the
         confidence, and whether the documents hold the answer at all (answerable)."""
-        with _tool_errors():
-            answer = kb.ask(question, session_id=session_id, collection=scope(_caller(ctx)[0], collection))
+        with _tool_errors(backend):
+            where = scope(_caller(ctx)[0], collection)
+            answer = await backend.read(lambda kb: kb.ask(question, session_id=session_id, collection=where))
             if answer.status == "FAILED":
-                raise ToolError(answer.error or "the question could not be answered")
+                raise DocqaError(answer.error or "the question could not be answered")
             data = answer.to_dict()
             return {key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification",
                                                "notes", "status", "run_id", "session_id")}
 
     @server.tool(annotations=_READ)
-    def list_knowledge(
+    async def list_knowledge(
         grep: Annotated[str | None, Field(description="Only documents whose path, title, keywords or summary contain this.")] = None,
         page: Annotated[int, Field(ge=1, description="Page of the catalog, from 1.")] = 1,
         collection: Collection = None,
@@ -85,23 +156,25 @@ def build_server(kb: KnowledgeBase) -> MCPServer:
     ) -> dict[str, Any]:
         """The catalog of documents, one line per document: `- [folder / title](doc-id): summary`, paged,
         optionally filtered. A doc-id goes to fetch_doc."""
-        with _tool_errors():
-            return kb.list_docs(grep, page, collection=scope(_caller(ctx)[0], collection)).to_dict()
+        with _tool_errors(backend):
+            where = scope(_caller(ctx)[0], collection)
+            return await backend.read(lambda kb: kb.list_docs(grep, page, collection=where).to_dict())
 
     @server.tool(annotations=_READ)
-    def search_docs(
-        query: Annotated[str, Field(min_length=1, description="Words or a question to look for.")],
+    async def search_docs(
+        query: Annotated[str, Field(min_length=1, max_length=2000, description="Words or a question to look for.")],
         top_k: Annotated[int | None, Field(ge=1, le=100, description="How many passages (default: the configured search.top_k).")] = None,
         collection: Collection = None,
         ctx: Context = None,  # type: ignore[assignment]
     ) -> dict[str, Any]:
         """The passages that best match a query (hybrid keyword + semantic search), best first, each with its
         file, section, page, lines, score (0..1) and text; low_relevance is true when even the best is weak."""
-        with _tool_errors():
-            return kb.search(query, top_k, scope(_caller(ctx)[0], collection)).to_dict()
+        with _tool_errors(backend):
+            where = scope(_caller(ctx)[0], collection)
+            return await backend.read(lambda kb: kb.search(query, top_k, where).to_dict())
 
     @server.tool(annotations=_READ)
-    def fetch_doc(
+    async def fetch_doc(
         doc_id: Annotated[str, Field(min_length=1, description="A doc-id from list_knowledge or search_docs (document_id), or a file path.")],
         offset: Annotated[int, Field(ge=1, description="First line to return, from 1.")] = 1,
         limit: Annotated[int, Field(ge=1, le=2000, description="Most lines to return.")] = 200,
@@ -109,23 +182,27 @@ def build_server(kb: KnowledgeBase) -> MCPServer:
     ) -> dict[str, Any]:
         """Read a document's text in numbered lines, from line `offset`, at most `limit` lines; the note
         says how to read on."""
-        with _tool_errors():
-            text = kb.fetch_doc(doc_id, offset, limit)
+        with _tool_errors(backend):
             who = _caller(ctx)[0]
-            if who.collections and not who.can_see(kb.store.document_record(text.doc_id).collection):
-                raise NotFoundError(f"no document {doc_id!r}: list_knowledge shows the documents you can read")
-            return text.to_dict()
+
+            def read(kb: KnowledgeBase) -> dict[str, Any]:
+                text = kb.fetch_doc(doc_id, offset, limit)
+                if who.collections and not who.can_see(kb.store.document_record(text.doc_id).collection):
+                    raise NotFoundError(f"no document {doc_id!r}: list_knowledge shows the documents you can read")
+                return text.to_dict()
+
+            return await backend.read(read)
 
     return server
 
 
 @contextmanager
-def _tool_errors() -> Iterator[None]:
+def _tool_errors(backend: Backend) -> Iterator[None]:
     """docqa's own errors become tool errors with their message (an isError result, never a crash)."""
     try:
         yield
     except DocqaError as exc:
-        raise ToolError(str(exc)) from exc
+        raise ToolError(backend.redact(str(exc))) from exc
 
 
 def _caller(ctx: Context | None) -> tuple[Principal, bool]:
@@ -139,21 +216,23 @@ def _caller(ctx: Context | None) -> tuple[Principal, bool]:
         return LOCAL, False
     principal = getattr(request, "state", None) and getattr(request.state, "principal", None)
     if not isinstance(principal, Principal):  # over HTTP without http.py in front: refuse, never guess
-        raise ToolError("this MCP endpoint is not behind docqa's authentication: mount it with docqa.mcp.mount")
+        raise PermissionDeniedError("this MCP endpoint is not behind docqa's authentication: mount it with docqa.mcp.mount")
     return principal, True
 
 
 def _check_roots(paths: list[str], roots: list[str]) -> None:
     """Over HTTP, ingest_files reads only inside api.ingest_roots (the REST API's rule for server paths)."""
     if not roots:
-        raise PermissionDeniedError("ingest_files over HTTP reads files on the server, which is off: list the "
-                                    "folders it may read in api.ingest_roots, or upload the files through the API")
-    allowed = [os.path.realpath(r) for r in roots]
+        raise PermissionDeniedError("ingest_files over HTTP reads files on the server, which is off: an operator "
+                                    "lists the folders it may read in api.ingest_roots; or upload the files through the API")
+    allowed = [os.path.realpath(os.path.expanduser(r)) for r in roots]
     for path in paths:
+        if not os.path.isabs(path) or "\x00" in path:
+            raise PermissionDeniedError(f"{path!r} is not an absolute path: over HTTP give absolute paths under api.ingest_roots")
         real = os.path.realpath(path)
         if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in allowed):
-            raise PermissionDeniedError(f"{path} is outside api.ingest_roots ({', '.join(roots)}): over HTTP "
-                                        "ingest_files reads only inside those folders")
+            raise PermissionDeniedError(f"{path} is not under a folder in api.ingest_roots: over HTTP ingest_files "
+                                        "reads only inside those")
 
 
 def _version() -> str:

@@ -1,0 +1,120 @@
+"""The REST resources: collections, documents, search, runs, sessions, feedback, jobs, health, metrics;
+the auth hook; `docqa serve`'s guards."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from fastapi.testclient import TestClient
+
+from docqa.errors import ConfigError, MissingExtraError
+from docqa.kb import KnowledgeBase
+
+from api.conftest import ANSWER
+from api.test_errors import assert_error
+from llm.scripted_server import ScriptedServer
+
+
+def test_collections(client):
+    assert client.get("/api/v1/collections").json() == {"collections": [{"name": "default", "documents": 2}]}
+    assert client.post("/api/v1/collections", json={"name": "team"}).status_code == 201
+    assert_error(client.post("/api/v1/collections", json={"name": "team"}), 409, "exists")
+    assert_error(client.post("/api/v1/collections", json={"name": " padded "}), 422)
+    names = [c["name"] for c in client.get("/api/v1/collections").json()["collections"]]
+    assert names == ["default", "team"]
+    assert client.delete("/api/v1/collections/default").json() == {"name": "default", "removed_documents": 2}
+    assert client.get("/api/v1/documents").json()["total"] == 0
+    assert client.post("/api/v1/search", json={"query": "backups"}).json()["hits"] == []
+
+
+def test_documents_and_search(client):
+    listed = client.get("/api/v1/documents", params={"limit": 1}).json()
+    assert listed["total"] == 2 and len(listed["documents"]) == 1 and listed["limit"] == 1
+    assert listed["documents"][0]["path"].endswith("ops.md") and listed["documents"][0]["status"] == "ok"
+    assert client.get("/api/v1/documents", params={"collection": "nope"}).json()["total"] == 0
+    found = client.post("/api/v1/search", json={"query": "备份", "top_k": 3}).json()
+    assert found["mode"] == "bm25" and found["hits"][0]["path"].endswith("运维.md")
+    only = client.post("/api/v1/search", json={"query": "backups", "path": "*.md", "types": ["markdown"]}).json()
+    assert only["hits"] and all(h["type"] == "markdown" for h in only["hits"])
+
+
+def test_runs_sessions_and_feedback(make_app):
+    with ScriptedServer([{"text": ANSWER}, {"text": "VERIFIED"}]) as server:
+        with TestClient(make_app(server)) as c:
+            answer = c.post("/api/v1/ask", json={"question": "How long are backups kept?", "session_id": "chat-1"}).json()
+            rated = c.post(f"/api/v1/runs/{answer['run_id']}/feedback", json={"rating": "down", "comment": "too short"})
+            run = c.get(f"/api/v1/runs/{answer['run_id']}").json()
+            session = c.get("/api/v1/sessions/chat-1").json()
+    assert rated.status_code == 201 and rated.json()["rating"] == "down"
+    assert run["feedback"][0]["comment"] == "too short" and run["result"]["answer"] == ANSWER
+    assert any("model_call" in step for step in run["trace"])  # the audit record keeps the model calls
+    assert session["id"] == "chat-1" and [r["id"] for r in session["runs"]] == [answer["run_id"]]
+    assert "trace" not in session["runs"][0]
+
+
+def test_health_readiness_and_metrics(client):
+    assert client.get("/healthz").json() == {"status": "ok"}
+    ready = client.get("/readyz").json()
+    assert ready["status"] == "ready" and ready["workers"] == 4 and ready["capacity"] == 20
+    client.post("/api/v1/search", json={"query": "backups"})
+    client.post("/api/v1/ask", json={"question": "How long are backups kept?"})
+    text = client.get("/metrics").text
+    for name in ("docqa_http_requests_total", "docqa_http_request_duration_seconds_bucket", "docqa_queue_depth",
+                 "docqa_workers_busy", 'docqa_runs_total{status="SUCCESS"}', "docqa_writer_queue_depth"):
+        assert name in text
+    assert 'route="/api/v1/search",status="200"' in text
+
+
+def test_not_ready_before_startup(make_app):
+    c = TestClient(make_app())  # not entered: the lifespan has not run
+    assert_error(c.get("/readyz"), 503, "not_ready")
+    assert_error(c.post("/api/v1/search", json={"query": "x"}), 503, "unavailable")
+
+
+def test_openapi_documents_every_endpoint(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in ("/api/v1/collections", "/api/v1/collections/{name}", "/api/v1/documents", "/api/v1/documents:ingest",
+                 "/api/v1/documents/{document_id}", "/api/v1/reindex", "/api/v1/search", "/api/v1/ask",
+                 "/api/v1/agents/{agent_id}/run", "/api/v1/runs/{run_id}", "/api/v1/runs/{run_id}/steer",
+                 "/api/v1/runs/{run_id}/follow-up", "/api/v1/runs/{run_id}/cancel", "/api/v1/runs/{run_id}/feedback",
+                 "/api/v1/sessions/{session_id}", "/api/v1/jobs/{job_id}", "/healthz", "/readyz", "/metrics"):
+        assert path in paths, path
+    assert "multipart/form-data" in paths["/api/v1/documents"]["post"]["requestBody"]["content"]
+    assert client.get("/docs").status_code == 200
+
+
+def test_api_keys_through_the_auth_hook(make_app, tmp_path):
+    pytest.importorskip("docqa.api.auth")
+    app = make_app()
+    with KnowledgeBase(app.state.runtime.settings, embedder=None) as kb:
+        _, reader_key = kb.create_key("reader")
+    with TestClient(app) as c:
+        error = assert_error(c.post("/api/v1/search", json={"query": "backups"}), 401)
+        assert c.post("/api/v1/search", json={"query": "x"}).headers["www-authenticate"].startswith("Bearer")
+        assert error["code"] == "unauthorized"
+        auth = {"authorization": f"Bearer {reader_key}"}
+        assert c.post("/api/v1/search", json={"query": "backups"}, headers=auth).status_code == 200
+        assert_error(c.post("/api/v1/reindex", headers=auth), 403, "forbidden")
+        assert_error(c.post("/api/v1/collections", json={"name": "x"}, headers=auth), 403, "forbidden")
+        assert c.get("/healthz").status_code == 200  # liveness needs no key
+
+
+def test_serve_refuses_other_addresses_without_keys(tmp_path):
+    from docqa.api.server import check_bind, is_loopback
+    from docqa.settings import Settings
+
+    settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"})
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost") and not is_loopback("0.0.0.0")
+    check_bind("127.0.0.1", False, settings)
+    check_bind("0.0.0.0", True, settings)
+    with pytest.raises(ConfigError, match="--insecure"):
+        check_bind("0.0.0.0", False, settings)
+
+
+def test_a_missing_extra_names_the_install_command(monkeypatch):
+    from docqa import api
+
+    monkeypatch.setitem(sys.modules, "sse_starlette", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'docqa\[api\]'"):
+        api.create_app()
