@@ -366,7 +366,9 @@ class _AnswerView:
         rejected = len(v.rejected_claims)
         check = {"VERIFIED": "[green]verified[/]", "PARTIAL": f"[yellow]partly verified[/] ({rejected} claim(s) unverified)",
                  "UNVERIFIED": "[yellow]not verified[/]"}.get(v.status, v.status)
-        if answer.mode == "extractive":
+        if not answer.answerable:
+            check = "not found in the documents"
+        elif answer.mode == "extractive":
             check = "quoted from the documents"
         elif answer.mode == "catalog":
             check = "from the document list"
