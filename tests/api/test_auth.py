@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from docqa.access import LOCAL, Principal, check_grant, manageable, require, scope
@@ -187,3 +189,110 @@ def test_cli_keys_create_list_revoke(tmp_path: Path):
     assert json.loads(runner.invoke(cli, ["--kb", db, "keys", "list", "--json"]).stdout) == []
     bad = runner.invoke(cli, ["--kb", db, "keys", "create", "--role", "owner"])
     assert bad.exit_code != 0
+
+
+# -- the auth matrix over HTTP: the real app, in process ------------------------------------------------
+
+def _requests(docs: Path, doc_id: str) -> dict[str, tuple[str, str, dict | None]]:
+    """operation -> (method, path, JSON body), one request each (see OPERATIONS for the role it needs)."""
+    return {
+        "search": ("POST", "/api/v1/search", {"query": "backups"}),
+        "ask": ("POST", "/api/v1/ask", {"question": "How long are backups kept?"}),
+        "ingest": ("POST", "/api/v1/documents:ingest", {"paths": [str(docs)]}),
+        "delete": ("DELETE", f"/api/v1/documents/{doc_id}", None),
+        "manage keys": ("POST", "/api/v1/keys", {"role": "reader", "name": "made over HTTP"}),
+    }
+
+
+def _settings(tmp_path: Path, **api) -> Settings:
+    return Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"},
+                    api={"upload_dir": str(tmp_path / "uploads"), **api})
+
+
+def _call(client, request: tuple[str, str, dict | None], key: str | None = None):
+    method, path, body = request
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return client.request(method, path, json=body, headers=headers)
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_http_role_matrix(role, make_app, tmp_path: Path, docs: Path):
+    app = make_app()
+    with KnowledgeBase(_settings(tmp_path)) as kb:
+        _, key = kb.create_key(role)
+        doc_id = kb.documents()[0].document_id
+    requests = _requests(docs, doc_id)
+    with TestClient(app) as client:
+        for operation, request in requests.items():
+            response = _call(client, request, key)
+            if ROLES.index(role) >= ROLES.index(OPERATIONS[operation]):
+                assert response.status_code < 300, (operation, response.text)
+            else:
+                assert response.status_code == 403, (operation, response.text)
+                assert response.json()["error"]["code"] == "forbidden"
+                assert re.search(f"you need an? {OPERATIONS[operation]} key", response.json()["error"]["message"])
+        for operation, request in requests.items():  # keys exist: no key, or a bad one, is 401 everywhere
+            for bad in (None, "dq_not-a-key"):
+                response = _call(client, request, bad)
+                assert response.status_code == 401, (operation, bad, response.text)
+                assert response.json()["error"]["code"] == "unauthorized"
+                assert response.headers["www-authenticate"].startswith("Bearer")
+
+
+def test_http_without_keys_on_loopback_is_the_local_admin(client):
+    assert client.get("/api/v1/whoami").json() == {"role": "admin", "collections": [], "key_id": None}
+    made = client.post("/api/v1/keys", json={"role": "editor", "collections": ["ops"]})
+    assert made.status_code == 201 and made.json()["key"].startswith("dq_")
+    assert client.get("/api/v1/whoami").status_code == 401  # the first key ends anonymous access
+    headers = {"X-API-Key": made.json()["key"]}
+    assert client.get("/api/v1/whoami", headers=headers).json()["role"] == "editor"
+
+
+def test_http_non_loopback_without_keys(tmp_path: Path, docs: Path):
+    from docqa.api import create_app
+
+    with TestClient(create_app(_settings(tmp_path, host="0.0.0.0"))) as client:
+        assert client.get("/api/v1/whoami").status_code == 401
+    with TestClient(create_app(_settings(tmp_path, host="0.0.0.0"), insecure=True)) as client:
+        assert client.get("/api/v1/whoami").json()["role"] == "admin"
+
+
+def test_serve_refuses_a_public_address_without_keys(tmp_path: Path):
+    result = CliRunner().invoke(cli, ["--kb", str(tmp_path / "kb.db"), "serve", "--host", "0.0.0.0"])
+    assert isinstance(result.exception, ConfigError) and "without API keys" in str(result.exception)
+
+
+def test_http_collection_scoping(make_app, tmp_path: Path, docs: Path):
+    app = make_app()  # docs/ is in the collection 'default'
+    with KnowledgeBase(_settings(tmp_path)) as kb:
+        _, other = kb.create_key("editor", ["other"])
+        _, both = kb.create_key("reader", ["default", "other"])
+        _, scoped_admin = kb.create_key("admin", ["other"])
+        doc_id = kb.documents()[0].document_id
+    with TestClient(app) as client:
+        def call(method, path, key, body=None):
+            return client.request(method, path, json=body, headers={"Authorization": f"Bearer {key}"})
+
+        assert call("POST", "/api/v1/search", other, {"query": "backups"}).json()["hits"] == []
+        refused = call("POST", "/api/v1/search", other, {"query": "backups", "collection": "default"})
+        assert refused.status_code == 403 and "cannot use collection 'default'" in refused.json()["error"]["message"]
+        assert call("GET", "/api/v1/documents", other).json()["total"] == 0
+        assert call("DELETE", f"/api/v1/documents/{doc_id}", other).status_code == 404  # not its collection: unseen
+        assert call("POST", "/api/v1/search", both, {"query": "backups"}).status_code == 400  # name one of them
+        assert call("POST", "/api/v1/search", both, {"query": "backups", "collection": "default"}).json()["hits"]
+        assert [c["name"] for c in call("GET", "/api/v1/collections", both).json()["collections"]] == ["default"]
+        # a scoped admin makes keys only within its collections, and sees only those
+        assert call("POST", "/api/v1/keys", scoped_admin, {"role": "reader"}).status_code == 403
+        assert call("POST", "/api/v1/keys", scoped_admin, {"role": "reader", "collections": ["default"]}).status_code == 403
+        made = call("POST", "/api/v1/keys", scoped_admin, {"role": "reader", "collections": ["other"]})
+        assert made.status_code == 201
+        listed = call("GET", "/api/v1/keys", scoped_admin).json()["keys"]
+        assert {k["collections"] == ["other"] for k in listed} == {True} and len(listed) == 3
+        others = [k for k in kb_keys(tmp_path) if k.collections != ["other"]]
+        assert call("DELETE", f"/api/v1/keys/{others[0].id}", scoped_admin).status_code == 404
+        assert call("DELETE", f"/api/v1/keys/{made.json()['id']}", scoped_admin).json()["revoked"]["revoked_at"]
+
+
+def kb_keys(tmp_path: Path):
+    with KnowledgeBase(_settings(tmp_path)) as kb:
+        return kb.list_keys()

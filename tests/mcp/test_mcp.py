@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import anyio
 import httpx2
 import pytest
 import uvicorn
@@ -19,6 +18,7 @@ from fastapi import FastAPI
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from docqa.api import create_app
 from docqa.api.auth import Access
 from docqa.kb import KnowledgeBase
 from docqa.mcp import build_server, mount
@@ -157,12 +157,17 @@ async def _client(url: str, key: str | None = None) -> AsyncIterator[Client]:
             yield client
 
 
-@pytest.fixture
-def served(kb_path: Path, tmp_path: Path):
-    """(url, kb) of the MCP tools mounted at /mcp of an app on loopback, keys required (one exists)."""
-    kb = KnowledgeBase(_settings(tmp_path, api={"ingest_roots": [str(tmp_path / "ops")]}))
-    app = FastAPI()
-    mount(app, kb, authenticate=Access(kb, "127.0.0.1").authenticate)
+@pytest.fixture(params=["api", "bare"])
+def served(request, kb_path: Path, tmp_path: Path):
+    """(url, kb) of the MCP tools at /mcp on loopback: of the API app (`create_app`: its worker pool, writer
+    and keys), or mounted on a bare FastAPI app over one KnowledgeBase; `kb` makes the keys."""
+    settings = _settings(tmp_path, api={"ingest_roots": [str(tmp_path / "ops")], "upload_dir": str(tmp_path / "up")})
+    kb = KnowledgeBase(settings)
+    if request.param == "api":
+        app = create_app(settings)
+    else:
+        app = FastAPI()
+        mount(app, kb, authenticate=Access(kb, "127.0.0.1").authenticate)
     with _Uvicorn(app) as url:
         yield url, kb
     kb.close()
@@ -235,3 +240,12 @@ async def test_http_revoked_key_is_refused(served):
     kb.revoke_key(record.id)
     refused = await _post(url, {"X-API-Key": key})
     assert refused.status_code == 401 and "revoked" in refused.json()["error"]["message"]
+
+
+async def test_http_on_loopback_without_keys_is_the_local_user(served, tmp_path: Path):
+    url, _ = served
+    async with Client(url) as client:  # the SDK's plain URL transport: no key at all
+        report = await client.call_tool("ingest_files", {"paths": [str(tmp_path / "ops")], "collection": "ops"})
+        assert not report.is_error, _text(report)
+    rebound = await _post(url, {"Host": "attacker.example"})  # a DNS-rebinding page reaching 127.0.0.1
+    assert rebound.status_code == 421  # the SDK checks Host (and Origin) on a loopback server

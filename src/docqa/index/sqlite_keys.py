@@ -63,8 +63,11 @@ class KeyTables:
         if record.last_used_at and stamp - datetime.fromisoformat(record.last_used_at) < _TOUCH_EVERY:
             return
         record.last_used_at = stamp.isoformat(timespec="milliseconds")
-        with self._transaction() as conn:
-            conn.execute("UPDATE api_keys SET last_used_at = ? WHERE id = ?", (record.last_used_at, record.id))
+        try:
+            with self._transaction() as conn:
+                conn.execute("UPDATE api_keys SET last_used_at = ? WHERE id = ?", (record.last_used_at, record.id))
+        except sqlite3.OperationalError:  # locked by a long write: a hint may wait, the request must not
+            pass
 
 
 def _key(row: tuple) -> ApiKeyRecord:
