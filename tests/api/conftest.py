@@ -52,6 +52,7 @@ def docs(tmp_path) -> Path:
 @pytest.fixture
 def make_app(tmp_path, docs):
     """make_app(server=None, embedder=None, index=True, **api): the app over a knowledge base with `docs` in it."""
+    models = []
 
     def make(server=None, embedder=None, index: bool = True, answer: dict | None = None, **api):
         settings = Settings(
@@ -60,9 +61,11 @@ def make_app(tmp_path, docs):
             llm={"provider": "openai" if server else "none", "base_url": server.base_url if server else "",
                  "timeout": 10, "max_retries": 0},
             answer={"mode": "pipeline", **(answer or {})},
-            api={"upload_dir": str(tmp_path / "uploads"), "ingest_roots": [str(docs)], **api},
+            api={"upload_dir": str(tmp_path / "uploads"), "ingest_roots": [str(docs)],
+                 "allowed_hosts": ["testserver"], **api},  # TestClient's host name
         )
         model = OpenAICompatModel(server.base_url, "scripted", timeout=10, max_retries=0) if server else None
+        models.append(model)
 
         def factory() -> KnowledgeBase:
             return KnowledgeBase(settings, embedder=embedder, chat_model=model)
@@ -72,7 +75,10 @@ def make_app(tmp_path, docs):
                 kb.add([docs])
         return create_app(settings, kb_factory=factory)
 
-    return make
+    yield make
+    for model in models:
+        if model is not None:
+            model.close()  # its connections to the scripted server
 
 
 @pytest.fixture

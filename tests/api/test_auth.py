@@ -206,7 +206,7 @@ def _requests(docs: Path, doc_id: str) -> dict[str, tuple[str, str, dict | None]
 
 def _settings(tmp_path: Path, **api) -> Settings:
     return Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"},
-                    api={"upload_dir": str(tmp_path / "uploads"), **api})
+                    api={"upload_dir": str(tmp_path / "uploads"), "allowed_hosts": ["testserver"], **api})
 
 
 def _call(client, request: tuple[str, str, dict | None], key: str | None = None):

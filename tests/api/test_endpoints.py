@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -98,6 +99,18 @@ def test_api_keys_through_the_auth_hook(make_app, tmp_path):
         assert_error(c.post("/api/v1/reindex", headers=auth), 403, "forbidden")
         assert_error(c.post("/api/v1/collections", json={"name": "x"}, headers=auth), 403, "forbidden")
         assert c.get("/healthz").status_code == 200  # liveness needs no key
+
+
+def test_loopback_server_refuses_other_host_names(make_app, live):
+    """DNS rebinding: a page on evil.example resolving to 127.0.0.1 must not reach the API as the local user."""
+    url = live(make_app(allowed_hosts=[])).url
+    port = url.rsplit(":", 1)[1]
+    assert_error(httpx.get(f"{url}/api/v1/collections", headers={"host": "evil.example"}), 421, "bad_host")
+    assert_error(httpx.get(f"{url}/api/v1/collections", headers={"host": f"evil.example:{port}"}), 421, "bad_host")
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", "[::1]"):
+        assert httpx.get(f"{url}/api/v1/collections", headers={"host": host}).status_code == 200
+    proxied = live(make_app(allowed_hosts=["docs.example.org"])).url
+    assert httpx.get(f"{proxied}/healthz", headers={"host": "docs.example.org"}).status_code == 200
 
 
 def test_serve_refuses_other_addresses_without_keys(tmp_path):

@@ -24,7 +24,8 @@ def api_schema(tmp_path_factory):
     (root / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
     (root / "docs" / "运维.md").write_text(ZH, encoding="utf-8")
     config = Settings(kb=str(root / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"},
-                      api={"upload_dir": str(root / "uploads"), "ingest_roots": [str(root / "docs")], "queue_size": 64})
+                      api={"upload_dir": str(root / "uploads"), "ingest_roots": [str(root / "docs")], "queue_size": 64,
+                           "allowed_hosts": ["testserver"]})
     with KnowledgeBase(config) as kb:
         kb.add([root / "docs"])
     yield schemathesis.openapi.from_asgi("/openapi.json", create_app(config))
@@ -48,6 +49,8 @@ CHECKS = [not_a_server_error, schemathesis.check(error_shape)]
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 def test_no_server_errors(api_schema, mode):
     operations = [result.ok() for result in api_schema.get_all_operations()]
+    # Not the key routes: a key created by the fuzzer would make every later request a 401 (test_auth covers them).
+    operations = [op for op in operations if not op.path.startswith("/api/v1/keys")]
     assert len(operations) >= 19
     tested = 0
     for operation in operations:

@@ -20,10 +20,11 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from docqa.api import errors
 from docqa.api.deps import get_principal
-from docqa.api.guard import RequestGuard
+from docqa.api.guard import HostGuard, RequestGuard
 from docqa.api.metrics import MetricsMiddleware
 from docqa.api.routes import ask, collections, documents, health, jobs, keys, runs, search
 from docqa.api.runtime import Runtime
+from docqa.api.server import is_loopback
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings, load_settings
 
@@ -57,6 +58,8 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
         app.add_middleware(CORSMiddleware, allow_origins=settings.api.cors_origins, allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=["Authorization", "X-API-Key", "Content-Type", "Accept"])
     app.add_middleware(RequestGuard, uploads={documents.UPLOAD_PATH: int(settings.api.max_upload_mb * 1024 * 1024)})
+    if is_loopback(settings.api.host):  # no keys needed there: refuse names rebound to 127.0.0.1
+        app.add_middleware(HostGuard, allowed=settings.api.allowed_hosts)
     app.add_middleware(MetricsMiddleware, metrics=runtime.metrics)
     app.add_middleware(errors.ErrorBoundary)  # added last: the outermost of ours
     for router in ROUTERS:

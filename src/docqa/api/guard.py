@@ -68,6 +68,27 @@ class RequestGuard:
         await self.app(scope, counted, guarded)
 
 
+class HostGuard:
+    """On a loopback bind, answer only requests addressed to a loopback name (or `allowed`): a web page
+    whose name an attacker rebinds to 127.0.0.1 must not reach the API as the local user."""
+
+    LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+    def __init__(self, app: ASGIApp, allowed: list[str]):
+        self.app = app
+        self.allowed = {*self.LOOPBACK, *(h.strip().lower() for h in allowed)}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and "*" not in self.allowed:
+            raw = dict(scope["headers"]).get(b"host", b"").decode("latin-1").strip().lower()
+            host = raw[1:].partition("]")[0] if raw.startswith("[") else raw.partition(":")[0]
+            if host not in self.allowed:
+                # 421 Misdirected Request, as the MCP SDK answers the same check on /mcp
+                return await _refuse(send, 421, "bad_host", "this server answers requests addressed to "
+                                     f"{', '.join(sorted(self.allowed))} only (add a proxy's name to api.allowed_hosts)")
+        await self.app(scope, receive, send)
+
+
 def _too_large(limit: int, upload: bool) -> str:
     if upload:
         return f"the upload is larger than api.max_upload_mb ({(limit - _MULTIPART_SLACK) / 1024 / 1024:g} MB)"

@@ -11,10 +11,11 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
+from starlette.requests import ClientDisconnect
 
 from docqa.access import Principal, scope
 from docqa.api.deps import admin, editor, get_runtime, reader
-from docqa.api.errors import ApiError
+from docqa.api.errors import ApiError, ClientGone
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
 from docqa.api.schemas import IngestRequest
@@ -51,6 +52,8 @@ async def upload(request: Request, rt: Runtime = Depends(get_runtime), principal
         form = await request.form(max_files=100, max_fields=20, max_part_size=64 * 1024)
     except MultiPartException as exc:
         raise ApiError(400, "bad_multipart", f"the upload is not valid multipart/form-data: {exc.message}") from None
+    except ClientDisconnect:  # gone, or cut off by the size limit (RequestGuard answered 413 already)
+        raise ClientGone() from None
     try:
         return await _upload(form, rt, principal)
     finally:
