@@ -81,7 +81,9 @@ async def phase(url: str, name: str, clients: int, seconds: float, questions: li
     errors: Counter = Counter()
     rss = [_rss(pid)]
     deadline = time.monotonic() + seconds
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    # Idle connections are dropped before uvicorn's 5 s keep-alive timeout closes them: otherwise a
+    # request sent as the server closes its idle connection fails (the usual HTTP/1.1 keep-alive race).
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients, keepalive_expiry=2.0)
 
     async def client(c: httpx.AsyncClient, seed: int) -> None:
         rng = random.Random(seed)
@@ -90,7 +92,7 @@ async def phase(url: str, name: str, clients: int, seconds: float, questions: li
             try:
                 r = await _request(c, name, rng.choice(questions))
             except httpx.HTTPError as exc:
-                errors[type(exc).__name__] += 1
+                errors[f"{type(exc).__name__} {str(exc)[:60]}".strip()] += 1
                 continue
             statuses[r.status_code] += 1
             if r.status_code < 300:

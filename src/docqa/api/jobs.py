@@ -84,11 +84,16 @@ class Writer:
                detail: dict | None = None) -> Job:
         """Queue a background job; `work(kb, job)` returns its result (and may report progress on `job`)."""
         job = Job(_new_id(), kind, collection, detail or {}, created_at=_now())
-        self._put((job, work, Future()))
-        with self._lock:
+        with self._lock:  # known before it can run
             self._jobs[job.id] = job
             while len(self._jobs) > self.keep and next(iter(self._jobs.values())).status in (SUCCEEDED, FAILED):
                 self._jobs.popitem(last=False)
+        try:
+            self._put((job, work, Future()))
+        except BusyError:
+            with self._lock:
+                del self._jobs[job.id]
+            raise
         return job
 
     def call(self, work: Callable[[KnowledgeBase], T]) -> Future[T]:

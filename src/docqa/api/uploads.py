@@ -51,7 +51,7 @@ class Uploads:
 
     def folder(self, collection: str) -> Path:
         """The collection's folder: its name when that is safe, else a safe form plus a hash of the name."""
-        safe = re.sub(r"[^\w.-]", "_", collection).strip("._") or "collection"
+        safe = re.sub(r"[^\w.-]", "_", collection).strip("._")[:64] or "collection"  # file names have limits
         if safe != collection:
             safe += "-" + hashlib.blake2b(collection.encode("utf-8"), digest_size=4).hexdigest()
         return self.root / safe
