@@ -3,6 +3,8 @@ the auth hook; `docqa serve`'s guards."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 
 import httpx
@@ -12,7 +14,7 @@ from fastapi.testclient import TestClient
 from docqa.errors import ConfigError, MissingExtraError
 from docqa.kb import KnowledgeBase
 
-from api.conftest import ANSWER
+from api.conftest import ANSWER, free_port, wait_for
 from api.test_errors import assert_error
 from llm.scripted_server import ScriptedServer
 
@@ -123,6 +125,30 @@ def test_serve_refuses_other_addresses_without_keys(tmp_path):
     check_bind("0.0.0.0", True, settings)
     with pytest.raises(ConfigError, match="--insecure"):
         check_bind("0.0.0.0", False, settings)
+
+
+def test_docqa_serve_runs_the_api(tmp_path):
+    port = free_port()
+    env = {**os.environ, "DOCQA_EMBED__PROVIDER": "none", "DOCQA_LLM__PROVIDER": "none"}
+    command = [sys.executable, "-m", "docqa", "--kb", str(tmp_path / "kb.db"), "serve", "--port", str(port)]
+    server = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        ready = wait_for(lambda: _get(f"http://127.0.0.1:{port}/readyz"), timeout=60, step=0.2)
+        assert ready.json()["status"] == "ready"
+        assert httpx.get(f"http://127.0.0.1:{port}/openapi.json").json()["info"]["title"] == "docqa"
+    finally:
+        server.terminate()
+        output = server.communicate(timeout=20)[0]
+    assert "Application startup complete" in output and "Traceback" not in output
+    refused = subprocess.run([*command[:-2], "--host", "0.0.0.0"], env=env, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "--insecure" in refused.stderr
+
+
+def _get(url: str):
+    try:
+        return httpx.get(url, timeout=2)
+    except httpx.HTTPError:
+        return None
 
 
 def test_a_missing_extra_names_the_install_command(monkeypatch):
