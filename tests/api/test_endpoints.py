@@ -116,7 +116,8 @@ def test_loopback_server_refuses_other_host_names(make_app, live):
 
 
 def test_serve_refuses_other_addresses_without_keys(tmp_path):
-    from docqa.api.server import check_bind, is_loopback
+    from docqa.api.auth import is_loopback
+    from docqa.api.server import check_bind
     from docqa.settings import Settings
 
     settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"})

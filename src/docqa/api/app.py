@@ -19,12 +19,12 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from docqa.api import errors
+from docqa.api import auth
 from docqa.api.deps import get_principal
 from docqa.api.guard import HostGuard, RequestGuard
 from docqa.api.metrics import MetricsMiddleware
 from docqa.api.routes import ask, collections, documents, health, jobs, keys, runs, search
 from docqa.api.runtime import Runtime
-from docqa.api.server import is_loopback
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings, load_settings
 
@@ -58,7 +58,7 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
         app.add_middleware(CORSMiddleware, allow_origins=settings.api.cors_origins, allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=["Authorization", "X-API-Key", "Content-Type", "Accept"])
     app.add_middleware(RequestGuard, uploads={documents.UPLOAD_PATH: int(settings.api.max_upload_mb * 1024 * 1024)})
-    if is_loopback(settings.api.host):  # no keys needed there: refuse names rebound to 127.0.0.1
+    if auth.is_loopback(settings.api.host):  # no keys needed there: refuse names rebound to 127.0.0.1
         app.add_middleware(HostGuard, allowed=settings.api.allowed_hosts)
     app.add_middleware(MetricsMiddleware, metrics=runtime.metrics)
     app.add_middleware(errors.ErrorBoundary)  # added last: the outermost of ours
@@ -82,12 +82,7 @@ def _mount_mcp(app: FastAPI, runtime: Runtime) -> None:
 
 
 def _install_auth(app: FastAPI, runtime: Runtime, insecure: bool) -> None:
-    """Authenticate with API keys when `docqa.api.auth` is present (see README-auth-hook.md): every
-    route depends on `get_principal`, which its dependency replaces."""
-    if importlib.util.find_spec("docqa.api.auth") is None:
-        return
-    from docqa.api import auth
-
+    """Authenticate with API keys: every route depends on `get_principal`, which this replaces."""
     app.state.access = auth.Access(runtime.make_kb(), runtime.settings.api.host, insecure)
     app.dependency_overrides[get_principal] = auth.dependency(lambda request: request.app.state.access)
 

@@ -13,6 +13,7 @@ other address without keys refuses to start (`check_bind`) unless `--insecure`.
 from __future__ import annotations
 
 import ipaddress
+import threading
 from collections.abc import Callable, Mapping
 
 from starlette.requests import Request
@@ -60,14 +61,17 @@ class Access:
     def __init__(self, kb: KnowledgeBase, host: str = "127.0.0.1", insecure: bool = False):
         self.kb, self.host, self.insecure = kb, host, insecure
         self.loopback = is_loopback(host)
+        self._lock = threading.Lock()  # FastAPI's threadpool calls in from many threads; one connection
+
 
     def authenticate(self, headers: Mapping[str, str]) -> Principal:
         """The principal a request's headers name; AuthError (401) when a key is needed and missing or bad."""
         key = bearer(headers)
-        if key is not None:
-            return Principal.of(self.kb.authenticate_key(key))
-        if not self.kb.has_keys() and (self.loopback or self.insecure):
-            return LOCAL
+        with self._lock:
+            if key is not None:
+                return Principal.of(self.kb.authenticate_key(key))
+            if not self.kb.has_keys() and (self.loopback or self.insecure):
+                return LOCAL
         raise AuthError(f"this server requires an API key: {_HOW}")
 
 

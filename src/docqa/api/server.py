@@ -6,38 +6,15 @@ multi-process `--workers` is not used (the app's own worker threads do the paral
 
 from __future__ import annotations
 
-import importlib.util
-import ipaddress
-
-from docqa.errors import ConfigError
+from docqa.api import auth
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
 
-def is_loopback(host: str) -> bool:
-    """127.0.0.0/8, ::1 and localhost."""
-    host = host.strip().strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def check_bind(host: str, insecure: bool, settings: Settings) -> None:
-    """Refuse a non-loopback address unless API keys protect it (docqa.api.auth decides when present)
-    or `insecure` was asked for."""
-    if importlib.util.find_spec("docqa.api.auth") is not None:
-        from docqa.api import auth
-
-        with KnowledgeBase(settings, embedder=None) as kb:
-            auth.check_bind(host, insecure, kb)
-        return
-    if not (is_loopback(host) or insecure):
-        raise ConfigError(f"refusing to serve on {host}: anyone who can reach it could read and change the knowledge "
-                          "base. Serve on 127.0.0.1, or pass --insecure when something in front of docqa "
-                          "authenticates every request")
+    """Refuse a non-loopback address unless API keys protect it or `insecure` was asked for (ConfigError)."""
+    with KnowledgeBase(settings, embedder=None) as kb:
+        auth.check_bind(host, insecure, kb)
 
 
 def serve(settings: Settings, host: str | None = None, port: int | None = None, insecure: bool = False) -> None:
