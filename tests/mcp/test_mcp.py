@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
 import httpx2
 import pytest
 import uvicorn
@@ -23,6 +24,7 @@ from docqa.api.auth import Access
 from docqa.kb import KnowledgeBase
 from docqa.mcp import build_server, mount
 from docqa.settings import Settings
+from llm.scripted_server import ScriptedServer
 
 TOOLS = {"ingest_files", "query_knowledge", "list_knowledge", "search_docs", "fetch_doc"}
 OFFLINE = {"DOCQA_EMBED__PROVIDER": "none", "DOCQA_LLM__PROVIDER": "none"}
@@ -44,7 +46,7 @@ def anyio_backend():
 
 
 def _settings(tmp_path: Path, **extra) -> Settings:
-    return Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"}, **extra)
+    return Settings(**{"kb": str(tmp_path / "kb.db"), "embed": {"provider": "none"}, "llm": {"provider": "none"}, **extra})
 
 
 @pytest.fixture
@@ -249,3 +251,52 @@ async def test_http_on_loopback_without_keys_is_the_local_user(served, tmp_path:
         assert not report.is_error, _text(report)
     rebound = await _post(url, {"Host": "attacker.example"})  # a DNS-rebinding page reaching 127.0.0.1
     assert rebound.status_code == 421  # the SDK checks Host (and Origin) on a loopback server
+
+
+# -- a cancelled call stops the answer ---------------------------------------------------------------
+
+def _slow_model_settings(tmp_path: Path, server) -> Settings:
+    return _settings(tmp_path, llm={"provider": "openai", "base_url": server.base_url, "timeout": 20, "max_retries": 0},
+                     answer={"mode": "pipeline"}, api={"upload_dir": str(tmp_path / "up")})
+
+
+def _finished(kb: KnowledgeBase):
+    runs = kb.runs()
+    return runs if runs and all(r.status != "RUNNING" for r in runs) else None
+
+
+@pytest.mark.parametrize("where", ["in process", "api over http"])
+async def test_a_cancelled_query_makes_no_further_model_calls(kb_path: Path, tmp_path: Path, where: str):
+    """The client gives up (its read timeout sends notifications/cancelled): the run is recorded
+    CANCELLED, its streamed answer is cut off and the fact-check call never happens."""
+    from mcp.shared.exceptions import MCPError
+
+    slow = {"text": "Backups run every night at 02:00 [1]. " * 10, "chunk_delay": 0.1}  # ~7 s of streaming
+    with ScriptedServer([slow, {"text": "VERIFIED"}]) as server:
+        settings = _slow_model_settings(tmp_path, server)
+        with KnowledgeBase(settings) as kb:
+            if where == "in process":
+                async with Client(build_server(kb)) as client:
+                    with pytest.raises(MCPError, match="(?i)timed out|timeout"):
+                        await client.call_tool("query_knowledge", {"question": "When do backups run?"},
+                                               read_timeout_seconds=1.5)
+            else:
+                with _Uvicorn(create_app(settings)) as url:
+                    async with _client(url) as client:
+                        with pytest.raises(MCPError, match="(?i)timed out|timeout"):
+                            await client.call_tool("query_knowledge", {"question": "When do backups run?"},
+                                                   read_timeout_seconds=1.5)
+                        runs = await _poll(lambda: _finished(kb))
+            runs = await _poll(lambda: _finished(kb))
+            await anyio.sleep(1.0)  # time for the check call a finished answer would make
+            calls = len(server.requests)
+    assert [r.status for r in runs] == ["CANCELLED"]
+    assert calls == 1
+
+
+async def _poll(probe, timeout: float = 15):
+    deadline = time.monotonic() + timeout
+    while (found := probe()) is None:
+        assert time.monotonic() < deadline, "timed out waiting"
+        await anyio.sleep(0.1)
+    return found

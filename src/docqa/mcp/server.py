@@ -63,7 +63,8 @@ class Direct:
         self._writing = threading.Lock()
 
     async def read(self, work: Callable[[KnowledgeBase], T]) -> T:
-        return await anyio.to_thread.run_sync(work, self.kb)
+        # a cancelled call does not wait for its thread (an answer stops itself once told to)
+        return await anyio.to_thread.run_sync(work, self.kb, abandon_on_cancel=True)
 
     async def write(self, work: Callable[[KnowledgeBase], T]) -> T:
         def locked(kb: KnowledgeBase) -> T:
@@ -140,7 +141,13 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         confidence, and whether the documents hold the answer at all (answerable)."""
         with _tool_errors(backend):
             where = scope(_caller(ctx)[0], collection)
-            answer = await backend.read(lambda kb: kb.ask(question, session_id=session_id, collection=where))
+            cancel = threading.Event()
+            try:
+                answer = await backend.read(lambda kb: kb.ask(question, session_id=session_id, collection=where,
+                                                              cancel=cancel))
+            except BaseException:  # the client cancelled the call or went away: no further model calls
+                cancel.set()
+                raise
             if answer.status == "FAILED":
                 raise DocqaError(answer.error or "the question could not be answered")
             data = answer.to_dict()
