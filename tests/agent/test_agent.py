@@ -212,12 +212,47 @@ def test_a_tool_call_cut_off_by_the_token_limit_is_not_run(make):
     assert not any(e.data.get("name") == "search_docs" for e in events if e.type == "status")
 
 
-def test_final_answer_is_cited_and_checked(make):
+def test_a_rejected_answer_is_reviewed_with_the_tools_then_verified(make):
+    """The final answer goes through the pipeline's checker; a rejection goes back to the agent with
+    its reasons, the agent looks again with its tools and answers again; then the model verifies it."""
     with ScriptedServer([call("search_docs", query="backups"),
-                         answer("Backups are kept for 35 days [1]. Backups are copied to 3 regions [1].")]) as server:
+                         answer("Backups are kept for 35 days [1]. Backups are copied to 3 regions [1]."),
+                         call("grep_docs", pattern="regions|copied"),
+                         answer("Backups are kept for 35 days [1]."),
+                         {"text": "VERIFIED"}]) as server:
+        result, events = run(make(server, check=True))
+        requests = server.requests
+    assert result.status == "SUCCESS" and result.answer == "Backups are kept for 35 days [1]."
+    assert result.verification.status == "VERIFIED" and result.verification.rounds == 1
+    review = next(m["content"] for m in requests[2]["messages"] if m["role"] == "user" and "fact-check" in m["content"])
+    assert "3" in review and "regions" in review  # the reason reached the agent, which then used a tool
+    assert len(requests) == 5 and "strict fact-checker" in requests[4]["messages"][-1]["content"]
+    reviewing = [e.data for e in events if e.type == "status" and e.data.get("phase") == "reviewing"]
+    assert len(reviewing) == 1 and reviewing[0]["round"] == 1
+    replaced = [e for e in events if e.type == "content" and e.data.get("replace")]
+    assert replaced and replaced[-1].data["delta"] == result.answer
+    assert [e.type for e in events][-2:] == ["citations", "done"]
+
+
+def test_two_rejections_publish_the_best_answer_with_marks(make):
+    bad = "Backups are kept for 35 days [1]. Backups are copied to {n} regions [1]."
+    with ScriptedServer([call("search_docs", query="backups"), answer(bad.format(n=3)), answer(bad.format(n=4)),
+                         answer(bad.format(n=5))]) as server:
         result, _ = run(make(server, check=True))
-    assert result.verification.status == "PARTIAL" and "[unverified]" in result.answer
-    assert result.verification.rejected_claims[0]["claim"] == "Backups are copied to 3 regions."
+        calls = len(server.requests)
+    assert calls == 4  # no fourth answer: answer.review_rounds is 2
+    assert result.verification.status == "PARTIAL" and result.verification.rounds == 2
+    assert "[unverified]" in result.answer and "5 regions" in result.answer  # the last of equally good drafts
+    assert result.verification.rejected_claims[0]["claim"] == "Backups are copied to 5 regions."
+
+
+def test_review_rounds_stay_within_the_step_budget(make):
+    bad = "Backups are copied to 3 regions [1]."
+    with ScriptedServer([call("search_docs", query="backups"), answer(bad), answer(bad + " ")]) as server:
+        result, _ = run(make(server, check=True, max_steps=3))
+        calls = len(server.requests)
+    assert calls == 3 and result.verification.status in ("PARTIAL", "UNVERIFIED")
+    assert any("budget ran out during review" in n for n in result.notes)
 
 
 @pytest.mark.parametrize("question,mode", [

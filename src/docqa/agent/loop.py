@@ -5,7 +5,9 @@ small local models are accepted too) and decides what to search, list, read and 
 (steps, wall time, tokens, cost, per-tool timeout) bound it; the same call three times stops
 it.  When a budget runs out it still answers from the evidence it gathered (status FALLBACK).
 Steering messages join after the current tool round; follow-ups are taken after the answer
-(by the caller, see kb.ask).  The final answer goes through the pipeline's citer and checker.
+(by the caller, see kb.ask).  The final answer goes through the pipeline's citer and checker;
+a rejection goes back to the agent with its reasons, and it may look again and answer again
+(at most answer.review_rounds times, within the same budgets).
 """
 
 from __future__ import annotations
@@ -50,6 +52,9 @@ NUDGE = ('Call one of the tools, or call answer with the final answer. As JSON a
          '{"name": "search_docs", "arguments": {"query": "..."}}')
 FINAL = ("Your budget is used up ({reason}). Answer now, using only the sources above and citing them as [n]. "
          "If they do not contain the answer, say so.")
+REVIEW = ("A fact-check of your answer found problems:\n{problems}\nCheck them against the documents with the "
+          "tools if you need to, then call answer again with a corrected answer that cites its sources as [n]. Leave "
+          "out what the sources do not support.")
 LANGUAGES = {"en": "English", "zh": "Simplified Chinese (简体中文)"}
 
 
@@ -96,10 +101,15 @@ class Control:
 
 
 class _Budget:
+    """What one run may spend, counted across its review rounds: steps, time, tokens, cost."""
+
     def __init__(self, settings: Settings, ctx: RunContext):
         self.s, self.ctx, self.started = settings.agent, ctx, time.perf_counter()
+        self.steps = 0
+        self.seen: dict[str, int] = {}  # tool calls made (name + canonical arguments) -> times
 
-    def exhausted(self, steps: int) -> str | None:
+    def exhausted(self) -> str | None:
+        steps = self.steps
         if steps >= self.s.max_steps:
             return f"{self.s.max_steps} steps"
         if time.perf_counter() - self.started >= self.s.max_wall_seconds:
@@ -129,21 +139,50 @@ class AgentLoop:
         answer = Answer(question, "", True, "agent", language=language, model=self.model.name)
         answer.retrieval = {"query": question, "mode": "agent", "collection": collection, "hits": [], "dropped": [],
                             "low_relevance": False}
+        budget = _Budget(self.settings, ctx)
         try:
-            final, reason = self._loop(messages, tools, ctx, control)
+            final, reason = self._loop(messages, tools, ctx, control, budget)
         except LLMError as exc:
             return self._model_failed(answer, evidence, question, collection, ctx, exc)
         if final is None:
             answer.status = FALLBACK
             answer.notes.append(f"the agent's budget ran out ({reason}); it answered from the evidence it had gathered")
-            final = self._final_without_tools(messages, reason, ctx) if not _Budget(self.settings, ctx).hard(reason) else None
-        hits = sorted((s.hit for s in evidence.sources), key=lambda h: -h.score)
-        results = SearchResults(hits, question, "agent", not hits, self.settings.search.relevance_threshold)
-        answer.retrieval["hits"] = [_summary(s.n, s.hit) for s in evidence.sources]
+            final = self._final_without_tools(messages, reason, ctx) if not budget.hard(reason) else None
         if final is None:  # not even one more model call is allowed: quote the evidence
-            return self.pipeline.extract_from(answer, results, ctx)
-        return self.pipeline.settle(answer, final, evidence.source_set(), messages, results, ctx,
-                                    check=self.settings.agent.check)
+            return self.pipeline.extract_from(answer, self._results(answer, evidence, question), ctx)
+        check = self.settings.agent.check
+        drafts = self._review(answer, final, evidence, messages, tools, ctx, control, budget, check)
+        return self.pipeline.publish_best(answer, drafts, self._results(answer, evidence, question), ctx, check)
+
+    def _review(self, answer: Answer, final: str, evidence: Evidence, messages: list[Message], tools: dict[str, Tool],
+                ctx: RunContext, control: Control, budget: _Budget, check: bool) -> list:
+        """Cite and check the answer; on rejection the agent goes on with the reasons (and its tools)
+        and answers again, at most `answer.review_rounds` times within its budget."""
+        rounds = self.settings.answer.review_rounds if check and answer.status != FALLBACK else 0
+        drafts = []
+        for round_ in range(rounds + 1):
+            draft, problems = self.pipeline.review(answer, final, evidence.source_set(), messages, ctx, check)
+            drafts.append(draft)
+            if not problems or round_ == rounds or control.cancel.is_set():
+                break
+            listed = "\n".join(f"- {p}" for p in problems[:12])
+            messages += [Message("assistant", final), Message("user", REVIEW.format(problems=listed))]
+            ctx.emit("status", phase="reviewing", round=round_ + 1, problems=problems[:12])
+            try:
+                final, reason = self._loop(messages, tools, ctx, control, budget)
+            except LLMError as exc:
+                answer.notes.append(f"the chat model failed during review ({exc}); the best checked answer is kept")
+                break
+            if final is None:
+                answer.notes.append(f"the agent's budget ran out during review ({reason}); the best checked answer is kept")
+                break
+        return drafts
+
+    def _results(self, answer: Answer, evidence: Evidence, question: str) -> SearchResults:
+        """The evidence gathered, as search results (for confidence, not-found and the extractive fallback)."""
+        hits = sorted((s.hit for s in evidence.sources), key=lambda h: -h.score)
+        answer.retrieval["hits"] = [_summary(s.n, s.hit) for s in evidence.sources]
+        return SearchResults(hits, question, "agent", not hits, self.settings.search.relevance_threshold)
 
     def _model_failed(self, answer: Answer, evidence: Evidence, question: str, collection: str | None,
                       ctx: RunContext, exc: LLMError) -> Answer:
@@ -160,16 +199,14 @@ class AgentLoop:
         return result
 
     # -- the loop ---------------------------------------------------------------------------
-    def _loop(self, messages: list[Message], tools: dict[str, Tool], ctx: RunContext,
-              control: Control) -> tuple[str | None, str | None]:
-        budget = _Budget(self.settings, ctx)
+    def _loop(self, messages: list[Message], tools: dict[str, Tool], ctx: RunContext, control: Control,
+              budget: _Budget) -> tuple[str | None, str | None]:
         specs = [t.spec() for t in tools.values()]
-        seen: dict[str, int] = {}
-        steps = 0
+        seen = budget.seen
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="docqa-tool") as pool:
-            while (reason := budget.exhausted(steps)) is None:
-                steps += 1
-                with ctx.stage("thinking", step=steps) as entry:
+            while (reason := budget.exhausted()) is None:
+                budget.steps += 1
+                with ctx.stage("thinking", step=budget.steps) as entry:
                     reply = ctx.call(self.model, "agent", messages, tools=specs)
                     calls = reply.tool_calls or text_tool_calls(reply.text, set(tools))
                     entry["tool_calls"] = [c.name for c in calls]

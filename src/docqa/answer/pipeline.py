@@ -159,8 +159,7 @@ class Pipeline:
                 break
             if round_ < rounds:
                 messages = prompts.review_messages(base, reply.text, problems)
-        best = min(drafts, key=lambda d: (len(d.rejections) + (d.llm_ok is False), -drafts.index(d)))
-        return self._publish(answer, best, hits, ctx, rounds=len(drafts) - 1, checked=check)
+        return self.publish_best(answer, drafts, hits, ctx, check)
 
     def _cite(self, text: str, sources: SourceSet, language: str, ctx: RunContext) -> _Draft:
         with ctx.stage("citing") as entry:
@@ -205,12 +204,26 @@ class Pipeline:
     def settle(self, answer: Answer, text: str, sources: SourceSet, conversation: list, results: SearchResults,
                ctx: RunContext, check: bool = True) -> Answer:
         """Cite and check a finished answer (no regeneration), then publish it like the pipeline does."""
-        answer.answer = text
-        ctx.emit("content", delta=text)
+        draft, _ = self.review(answer, text, sources, conversation, ctx, check)
+        return self.publish_best(answer, [draft], results, ctx, check)
+
+    def review(self, answer: Answer, text: str, sources: SourceSet, conversation: list, ctx: RunContext,
+               check: bool = True) -> tuple[_Draft, list[str]]:
+        """Cite and check an answer written elsewhere (the agent's): its draft, and the problems found
+        (empty: verified).  The first draft is shown as content; a later one replaces it when published."""
+        if not answer.answer:
+            answer.answer = text
+            ctx.emit("content", delta=text)
         draft = self._cite(text, sources, answer.language, ctx)
+        problems: list[str] = []
         if check and not draft.not_found and self.model is not None:
-            self._check(answer, draft, sources, conversation, ctx)
-        return self._publish(answer, draft, results, ctx, rounds=0, checked=check)
+            problems = self._check(answer, draft, sources, conversation, ctx)
+        return draft, problems
+
+    def publish_best(self, answer: Answer, drafts: list[_Draft], results: SearchResults, ctx: RunContext,
+                     checked: bool) -> Answer:
+        """Publish the draft with the fewest rejected claims (the later one on a tie)."""
+        return self._publish(answer, _best(drafts), results, ctx, rounds=len(drafts) - 1, checked=checked)
 
     def extract_from(self, answer: Answer, results: SearchResults, ctx: RunContext) -> Answer:
         """The extractive answer over given hits (the agent's evidence when its budget is gone)."""
@@ -321,6 +334,10 @@ def _confidence(hits: SearchResults, verification: Verification) -> str:
     if verification.status in (VERIFIED, PARTIAL) and not hits.low_relevance:
         return "medium"
     return "low"
+
+
+def _best(drafts: list[_Draft]) -> _Draft:
+    return min(drafts, key=lambda d: (len(d.rejections) + (d.llm_ok is False), -drafts.index(d)))
 
 
 def _problems(rejections: list[Rejection]) -> list[str]:
