@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from docqa.errors import InputError, PermissionDeniedError
-from docqa.types import ROLES, ApiKeyRecord
+from docqa.errors import InputError, NotFoundError, PermissionDeniedError
+from docqa.types import ROLES, ApiKeyRecord, RunRecord
 
 _ACTIONS = {"reader": "search and ask", "editor": "add and remove documents", "admin": "manage API keys"}
 
@@ -91,6 +91,25 @@ def manageable(principal: Principal, keys: Iterable[ApiKeyRecord]) -> list[ApiKe
         return list(keys)
     own = set(principal.collections)
     return [k for k in keys if k.collections and set(k.collections) <= own]
+
+
+def visible_run(principal: Principal, run: RunRecord) -> RunRecord:
+    """`run`, when the principal may see the collection it asked (a run over every collection: only
+    an unscoped principal); else NotFoundError, as for a run that does not exist."""
+    if not principal.can_see(run.collection):
+        raise NotFoundError(f"no run {run.id!r}: 'docqa log' lists the runs with their ids")
+    return run
+
+
+def visible_runs(principal: Principal, session_id: str, runs: Iterable[RunRecord]) -> list[RunRecord]:
+    """The runs of a conversation the principal may see; NotFoundError when it may see none of them,
+    or — for a scoped principal — when some were asked over collections it cannot see (continuing
+    that conversation would carry their answers into its own)."""
+    runs = list(runs)
+    shown = [r for r in runs if principal.can_see(r.collection)]
+    if (runs and not shown) or (principal.collections and len(shown) < len(runs)):
+        raise NotFoundError(f"no session {session_id!r}")
+    return shown
 
 
 def _a(role: str) -> str:

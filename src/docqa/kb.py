@@ -254,7 +254,8 @@ class KnowledgeBase:
                  on_event: Callable[[Event], None] | None, control: Control, record: bool, mode: str | None) -> Answer:
         if not question or not question.strip():
             raise InputError("the question is empty: ask something, e.g. docqa ask \"how are backups made?\"")
-        run = RunRecord(id=_new_id(), session_id=session_id or _new_id(), question=question.strip(), created_at=_now())
+        run = RunRecord(id=_new_id(), session_id=session_id or _new_id(), question=question.strip(),
+                        collection=collection, created_at=_now())
         emit = on_event or (lambda event: None)
         emit(Event("metadata", {"session_id": run.session_id, "run_id": run.id}))
         ctx = RunContext(emit, control.cancel, self.settings.llm.prompt_price, self.settings.llm.completion_price)

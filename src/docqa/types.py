@@ -377,6 +377,7 @@ class RunRecord:
     question: str
     standalone: str | None = None  # the follow-up question condensed into a standalone one
     mode: str | None = None
+    collection: str | None = None  # the collection asked; None: every collection
     status: str = RUNNING
     answerable: bool | None = None
     confidence: str | None = None
@@ -394,7 +395,8 @@ class RunRecord:
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id, "session_id": self.session_id, "question": self.question, "standalone": self.standalone,
-            "mode": self.mode, "status": self.status, "answerable": self.answerable, "confidence": self.confidence,
+            "mode": self.mode, "collection": self.collection, "status": self.status, "answerable": self.answerable,
+            "confidence": self.confidence,
             "answer": self.answer, "result": self.result, "trace": self.trace, "timings": self.timings,
             "usage": self.usage, "model": self.model, "error": self.error, "created_at": self.created_at,
             "finished_at": self.finished_at, "feedback": [f.to_dict() for f in self.feedback],

@@ -296,3 +296,59 @@ def test_http_collection_scoping(make_app, tmp_path: Path, docs: Path):
 def kb_keys(tmp_path: Path):
     with KnowledgeBase(_settings(tmp_path)) as kb:
         return kb.list_keys()
+
+
+def test_http_runs_and_sessions_are_seen_only_within_a_keys_collections(make_app, tmp_path: Path, docs: Path):
+    """A run asked over one collection is not visible (404, as if it did not exist) to a key scoped
+    to another: not its record, its feedback, its steering, its conversation, nor continuing it."""
+    app = make_app()  # docs/ is in the collection 'default'
+    with KnowledgeBase(_settings(tmp_path)) as kb:
+        _, mine = kb.create_key("reader", ["default"])
+        _, other = kb.create_key("reader", ["other"])
+        _, everyone = kb.create_key("reader")
+    with TestClient(app) as client:
+        def call(method, path, key, body=None):
+            return client.request(method, path, json=body, headers={"Authorization": f"Bearer {key}"})
+
+        asked = call("POST", "/api/v1/ask", mine, {"question": "How long are backups kept?", "session_id": "s-default"})
+        run_id = asked.json()["run_id"]
+        assert call("GET", f"/api/v1/runs/{run_id}", mine).json()["collection"] == "default"
+        assert call("GET", f"/api/v1/runs/{run_id}", everyone).status_code == 200
+        for method, path, body in (("GET", f"/api/v1/runs/{run_id}", None),
+                                   ("POST", f"/api/v1/runs/{run_id}/feedback", {"rating": "down"}),
+                                   ("POST", f"/api/v1/runs/{run_id}/cancel", None),
+                                   ("GET", "/api/v1/sessions/s-default", None),
+                                   ("POST", "/api/v1/ask", {"question": "and how often?", "session_id": "s-default"})):
+            refused = call(method, path, other, body)
+            assert refused.status_code == 404, (method, path, refused.text)
+            assert "backups" not in refused.text.lower()  # nothing of the run shows
+        missing = call("GET", "/api/v1/runs/no-such-run", other).json()["error"]["message"]
+        hidden = call("GET", f"/api/v1/runs/{run_id}", other).json()["error"]["message"]
+        assert hidden == missing.replace("no-such-run", run_id)  # the same answer as for no run at all
+        session = call("GET", "/api/v1/sessions/s-default", mine).json()
+        assert [r["id"] for r in session["runs"]] == [run_id] and session["runs"][0]["collection"] == "default"
+        # a run over every collection is seen only by keys that see every collection
+        wide = call("POST", "/api/v1/ask", everyone, {"question": "How long are backups kept?"}).json()["run_id"]
+        assert call("GET", f"/api/v1/runs/{wide}", everyone).status_code == 200
+        assert call("GET", f"/api/v1/runs/{wide}", mine).status_code == 404
+
+
+def test_runs_recorded_before_the_collection_column_take_it_from_their_result(tmp_path: Path):
+    from docqa.index.migrate import migrations
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE _migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
+    for number, name, sql in migrations():
+        if number < 5:
+            conn.executescript(sql)
+            conn.execute("INSERT INTO _migrations VALUES (?, ?, datetime('now'))", (number, name))
+    conn.execute("INSERT INTO sessions VALUES ('s', '', NULL, '2026-01-01', '2026-01-01')")
+    for run_id, result in (("a", {"retrieval": {"collection": "ops"}}), ("b", {"retrieval": {"collection": None}}),
+                           ("c", None)):
+        conn.execute("INSERT INTO runs (id, session_id, question, status, result, created_at) VALUES (?, 's', 'q', "
+                     "'SUCCESS', ?, '2026-01-01')", (run_id, None if result is None else json.dumps(result)))
+    conn.commit()
+    conn.close()
+    with KnowledgeBase(Settings(kb=str(path), embed={"provider": "none"}, llm={"provider": "none"})) as kb:
+        assert {r.id: r.collection for r in kb.session_runs("s")} == {"a": "ops", "b": None, "c": None}

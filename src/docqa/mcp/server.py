@@ -26,7 +26,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from docqa.access import LOCAL, Principal, require, scope
+from docqa.access import LOCAL, Principal, require, scope, visible_runs
 from docqa.errors import DocqaError, NotFoundError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
@@ -140,7 +140,10 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         citations (file, section, page, lines, exact quoted span), whether the check verified it, the
         confidence, and whether the documents hold the answer at all (answerable)."""
         with _tool_errors(backend):
-            where = scope(_caller(ctx)[0], collection)
+            who = _caller(ctx)[0]
+            where = scope(who, collection)
+            if session_id and who.collections:  # a scoped key continues only a conversation it could read
+                await backend.read(lambda kb: visible_runs(who, session_id, kb.session_runs(session_id)))
             cancel = threading.Event()
             try:
                 answer = await backend.read(lambda kb: kb.ask(question, session_id=session_id, collection=where,

@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse, Response
 
-from docqa.access import Principal, scope
+from docqa.access import Principal, scope, visible_runs
 from docqa.agent import Control
 from docqa.api.deps import get_runtime, reader
 from docqa.api.errors import INTERNAL, ApiError
@@ -34,6 +34,7 @@ async def ask(body: AskRequest, request: Request, rt: Runtime = Depends(get_runt
               principal: Principal = Depends(reader)) -> Response:
     options = {"session_id": body.session_id, "collection": scope(principal, body.collection), "check": body.check,
                "mode": body.mode}
+    await _may_continue(rt, request, principal, body.session_id)
     return await respond(rt, request, body.question, options, stream=_wants_stream(request))
 
 
@@ -45,6 +46,7 @@ async def run_agent(body: AgentRunRequest, request: Request, agent_id: str = Pat
     if collection is not None and collection not in await rt.read(request, lambda kb: kb.collections()):
         raise ApiError(404, "not_found", f"no agent {agent_id!r}: use 'default' (every collection) or a collection's name")
     options = {"session_id": body.session_id, "collection": collection, "check": None, "mode": body.mode or "agent"}
+    await _may_continue(rt, request, principal, body.session_id)
     return await respond(rt, request, body.input, options, stream=body.stream or _wants_stream(request), seed=True)
 
 
@@ -96,6 +98,13 @@ def public_answer(one: Answer, redact: Callable[[str], str]) -> dict[str, Any]:
     data["error"] = INTERNAL if error.startswith("internal error") else (redact(error) if error else None)
     data["notes"] = [redact(note) for note in data["notes"]]
     return data
+
+
+async def _may_continue(rt: Runtime, request: Request, principal: Principal, session_id: str | None) -> None:
+    """A key scoped to collections continues only a conversation it could read (404 otherwise): the
+    previous turn would carry other collections' answers into its own."""
+    if session_id and principal.collections:
+        await rt.read(request, lambda kb: visible_runs(principal, session_id, kb.session_runs(session_id)))
 
 
 def _wants_stream(request: Request) -> bool:

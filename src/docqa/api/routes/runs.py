@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from fastapi import APIRouter, Depends, Path, Request
 
-from docqa.access import Principal
+from docqa.access import Principal, visible_run, visible_runs
 from docqa.agent import Control
 from docqa.api.deps import get_runtime, reader
 from docqa.api.errors import ApiError
@@ -22,47 +22,55 @@ RunId = Path(min_length=1, max_length=64, description="A run id (from the metada
             responses=errors())
 async def get_run(request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                   principal: Principal = Depends(reader)) -> dict:
-    return (await rt.read(request, lambda kb: kb.run(run_id))).to_dict()
+    return (await rt.read(request, lambda kb: visible_run(principal, kb.run(run_id)))).to_dict()
 
 
 @router.post("/runs/{run_id}/steer", status_code=202, summary="Steer a live agent run (joins after its current tool round)",
              responses=errors(409))
 async def steer(body: MessageRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                 principal: Principal = Depends(reader)) -> dict:
-    return await _live(rt, request, run_id, "steer", lambda control: control.steer(body.text))
+    return await _live(rt, request, principal, run_id, "steer", lambda control: control.steer(body.text))
 
 
 @router.post("/runs/{run_id}/follow-up", status_code=202,
              summary="Queue a question to answer after a live run (same session, same stream)", responses=errors(409))
 async def follow_up(body: MessageRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                     principal: Principal = Depends(reader)) -> dict:
-    return await _live(rt, request, run_id, "follow_up", lambda control: control.follow_up(body.text))
+    return await _live(rt, request, principal, run_id, "follow_up", lambda control: control.follow_up(body.text))
 
 
 @router.post("/runs/{run_id}/cancel", status_code=202, summary="Cancel a live run (recorded as CANCELLED)",
              responses=errors(409))
 async def cancel(request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                  principal: Principal = Depends(reader)) -> dict:
-    return await _live(rt, request, run_id, "cancel", lambda control: control.stop())
+    return await _live(rt, request, principal, run_id, "cancel", lambda control: control.stop())
 
 
 @router.post("/runs/{run_id}/feedback", status_code=201, summary="Rate a run up or down", responses=errors())
 async def feedback(body: FeedbackRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                    principal: Principal = Depends(reader)) -> dict:
-    return (await rt.read(request, lambda kb: kb.feedback(run_id, body.rating, body.comment))).to_dict()
+    def rate(kb):
+        visible_run(principal, kb.run(run_id))
+        return kb.feedback(run_id, body.rating, body.comment)
+
+    return (await rt.read(request, rate)).to_dict()
 
 
 @router.get("/sessions/{session_id}", summary="A conversation and its runs, oldest first", responses=errors())
 async def get_session(request: Request, session_id: str = Path(min_length=1, max_length=100),
                       rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
-    session, runs = await rt.read(request, lambda kb: (kb.session(session_id), kb.session_runs(session_id)))
-    keys = ("id", "question", "standalone", "mode", "status", "answerable", "confidence", "answer", "error",
+    session, runs = await rt.read(request, lambda kb: (kb.session(session_id),
+                                                       visible_runs(principal, session_id, kb.session_runs(session_id))))
+    keys = ("id", "question", "standalone", "mode", "collection", "status", "answerable", "confidence", "answer", "error",
             "created_at", "finished_at")
     return {**session.to_dict(), "runs": [{k: v for k, v in run.to_dict().items() if k in keys} for run in runs]}
 
 
-async def _live(rt: Runtime, request: Request, run_id: str, action: str, act: Callable[[Control], None]) -> dict:
-    """Act on a live run; 409 when the run exists but is no longer live, 404 when there is no such run."""
+async def _live(rt: Runtime, request: Request, principal: Principal, run_id: str, action: str,
+                act: Callable[[Control], None]) -> dict:
+    """Act on a live run; 409 when the run exists but is no longer live, 404 when there is no such run
+    (or the caller may not see it)."""
+    await rt.read(request, lambda kb: visible_run(principal, kb.run(run_id)))
     with rt.live.lock:
         control = rt.live.get(run_id)
         if control is not None and not control.cancel.is_set():
