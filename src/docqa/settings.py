@@ -137,6 +137,8 @@ class ApiSettings(_Section):
     ingest_roots: list[str] = Field(default_factory=list, description="Server folders POST /api/v1/documents:ingest may read (and everything under them); empty: server-side ingestion is off.")
     keepalive_seconds: float = Field(15.0, gt=0, description="An SSE stream with no event for this long gets a comment line, so proxies keep it open.")
     cors_origins: list[str] = Field(default_factory=list, description="Web origins browsers may call the API from (CORS), e.g. http://localhost:5173; empty: none.")
+    rate_limit: float = Field(0.0, ge=0, description="Requests a minute each API key (or, without keys, each client address) may make; beyond it 429 with Retry-After. 0: no limit.")
+    rate_burst: int = Field(10, ge=1, le=100000, description="Requests a caller may make at once before api.rate_limit paces it.")
     allowed_hosts: list[str] = Field(default_factory=list, description="On a loopback address the API answers only requests addressed to 127.0.0.1, localhost or ::1 (a defence against DNS rebinding); add the names a reverse proxy forwards here, or '*' to accept any.")
 
 

@@ -75,6 +75,7 @@ def make_app(tmp_path, docs):
                 kb.add([docs])
         return create_app(settings, kb_factory=factory)
 
+    make.kb_path = str(tmp_path / "kb.db")
     yield make
     for model in models:
         if model is not None:

@@ -10,6 +10,8 @@ import httpx
 from fastapi.testclient import TestClient
 
 from api.conftest import ANSWER, job_done
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
 from api.test_errors import assert_error
 from llm.scripted_server import ScriptedServer
 
@@ -95,3 +97,25 @@ def test_reindex_job(make_app, local_embedder):
     with TestClient(make_app()) as c:  # indexed without vectors
         r = c.post("/api/v1/reindex")
         assert r.status_code == 202 and job_done(c, r)["result"]["embedder"] is None
+
+
+def test_a_caller_over_its_rate_limit_gets_429_others_do_not(make_app, live):
+    url = live(make_app(rate_limit=30, rate_burst=3)).url  # a request every 2 s, 3 at once
+    with KnowledgeBase(Settings(kb=make_app.kb_path, embed={"provider": "none"}, llm={"provider": "none"})) as kb:
+        _, first = kb.create_key("reader")
+        _, second = kb.create_key("reader")
+
+    def search(key: str) -> httpx.Response:
+        return httpx.post(f"{url}/api/v1/search", json={"query": "backups"}, headers={"Authorization": f"Bearer {key}"})
+
+    statuses = [search(first).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    refused = search(first)
+    error = assert_error(refused, 429, "too_many_requests")
+    assert "api.rate_limit" in error["message"] and 1 <= int(refused.headers["retry-after"]) <= 2
+    assert search(second).status_code == 200  # another key has its own budget
+    metrics = [httpx.get(f"{url}/metrics", headers={"X-API-Key": first}).status_code for _ in range(5)]
+    assert metrics == [200] * 5 and httpx.get(f"{url}/healthz").status_code == 200  # never paced
+    time.sleep(int(refused.headers["retry-after"]))
+    assert search(first).status_code == 200  # paced, not banned
+    assert 'route="/api/v1/search",status="429"} 2.0' in httpx.get(f"{url}/metrics", headers={"X-API-Key": second}).text

@@ -2,7 +2,7 @@
 
 `get_principal` is the one place authentication plugs in: by default every caller is the local
 user (admin, every collection; `docqa serve` then listens on loopback only); `create_app` replaces
-it with `docqa.api.auth`'s dependency when that module is present (see README-auth-hook.md).
+it with `docqa.api.auth`'s dependency.
 Routes never read credentials themselves: they depend on `reader`, `editor` or `admin`.
 """
 
@@ -19,7 +19,7 @@ from docqa.api.runtime import Runtime
 
 
 def get_principal(request: Request) -> Principal:
-    """Who is calling (replaced by the auth dependency when docqa.api.auth is installed)."""
+    """Who is calling (create_app replaces this with the API-key dependency)."""
     return LOCAL
 
 
@@ -31,11 +31,16 @@ def get_runtime(request: Request) -> Runtime:
     return runtime
 
 
-def role(name: str) -> Callable[..., Principal]:
-    """A dependency: the caller, refused (403) when its role is weaker than `name`."""
+def role(name: str, limited: bool = True) -> Callable[..., Principal]:
+    """A dependency: the caller, refused (403) when its role is weaker than `name`, and (429) when it
+    is over its rate limit (unless not `limited`)."""
 
-    def check(principal: Principal = Depends(get_principal)) -> Principal:
+    def check(request: Request, principal: Principal = Depends(get_principal)) -> Principal:
         require(principal, name)
+        limiter = request.app.state.runtime.limiter
+        if limited and limiter.enabled:
+            client = request.client.host if request.client else "unknown"
+            limiter.take(f"key:{principal.key_id}" if principal.key_id else f"address:{client}")
         return principal
 
     check.__name__ = f"require_{name}"
@@ -43,5 +48,6 @@ def role(name: str) -> Callable[..., Principal]:
 
 
 reader = role("reader")
+scraper = role("reader", limited=False)  # metrics: a monitor polls it, and must not be paced
 editor = role("editor")
 admin = role("admin")

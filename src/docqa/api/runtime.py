@@ -14,6 +14,7 @@ from starlette.requests import Request
 from docqa.agent import Control
 from docqa.api.errors import ApiError, ClientGone
 from docqa.api.jobs import Job, Writer
+from docqa.api.limits import RateLimiter
 from docqa.api.live import LiveRuns
 from docqa.api.metrics import Metrics
 from docqa.api.uploads import Uploads, upload_root
@@ -33,6 +34,7 @@ class Runtime:
         self._kb_lock = threading.Lock()
         self.metrics = Metrics()
         self.live = LiveRuns()
+        self.limiter = RateLimiter(settings.api.rate_limit, settings.api.rate_burst)
         self.uploads = Uploads(upload_root(settings))
         self.pool: WorkerPool | None = None
         self.writer: Writer | None = None

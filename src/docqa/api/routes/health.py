@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
 from docqa.access import Principal
-from docqa.api.deps import reader
+from docqa.api.deps import scraper
 from docqa.api.errors import body
 from docqa.api.runtime import Runtime
 
@@ -31,6 +31,6 @@ async def readyz(request: Request) -> JSONResponse:
 
 @router.get("/metrics", summary="Prometheus metrics (text exposition format)",
             response_class=Response, responses={200: {"content": {"text/plain": {}}}})
-async def metrics(request: Request, principal: Principal = Depends(reader)) -> Response:
+async def metrics(request: Request, principal: Principal = Depends(scraper)) -> Response:
     runtime: Runtime = request.app.state.runtime
     return Response(runtime.metrics.render(), media_type=runtime.metrics.content_type)
