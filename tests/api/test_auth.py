@@ -332,23 +332,3 @@ def test_http_runs_and_sessions_are_seen_only_within_a_keys_collections(make_app
         assert call("GET", f"/api/v1/runs/{wide}", everyone).status_code == 200
         assert call("GET", f"/api/v1/runs/{wide}", mine).status_code == 404
 
-
-def test_runs_recorded_before_the_collection_column_take_it_from_their_result(tmp_path: Path):
-    from docqa.index.migrate import migrations
-
-    path = tmp_path / "old.db"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE _migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
-    for number, name, sql in migrations():
-        if number < 5:
-            conn.executescript(sql)
-            conn.execute("INSERT INTO _migrations VALUES (?, ?, datetime('now'))", (number, name))
-    conn.execute("INSERT INTO sessions VALUES ('s', '', NULL, '2026-01-01', '2026-01-01')")
-    for run_id, result in (("a", {"retrieval": {"collection": "ops"}}), ("b", {"retrieval": {"collection": None}}),
-                           ("c", None)):
-        conn.execute("INSERT INTO runs (id, session_id, question, status, result, created_at) VALUES (?, 's', 'q', "
-                     "'SUCCESS', ?, '2026-01-01')", (run_id, None if result is None else json.dumps(result)))
-    conn.commit()
-    conn.close()
-    with KnowledgeBase(Settings(kb=str(path), embed={"provider": "none"}, llm={"provider": "none"})) as kb:
-        assert {r.id: r.collection for r in kb.session_runs("s")} == {"a": "ops", "b": None, "c": None}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -155,12 +156,7 @@ def test_schema_has_the_tables_and_reopening_is_idempotent(tmp_path):
 def test_an_index_from_before_sessions_is_migrated(tmp_path):
     """A knowledge base at schema 2, with a document in it, gains the tables and keeps its data."""
     path = tmp_path / "old.db"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE _migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
-    for number, name, sql in migrations():
-        if number < 3:
-            conn.executescript(sql)
-            conn.execute("INSERT INTO _migrations VALUES (?, ?, datetime('now'))", (number, name))
+    conn = _database_at(path, 2)
     conn.execute("INSERT INTO collections VALUES ('default', datetime('now'))")
     conn.execute("INSERT INTO documents (id, collection, path, type, status, indexed_at) "
                  "VALUES ('d1', 'default', '/a.txt', 'text', 'ok', 'now')")
@@ -208,3 +204,30 @@ def test_saving_runs_keeps_the_vector_cache(store):
     assert store._vectors is cache  # runs and feedback are not index changes
     store.delete_documents(["d1"])
     assert store.search_vector(vector, "m", 1) == [] and store._vectors is not cache
+
+
+def test_runs_recorded_before_the_collection_column_take_it_from_their_result(tmp_path):
+    path = tmp_path / "old.db"
+    conn = _database_at(path, 4)
+    conn.execute("INSERT INTO sessions VALUES ('s', '', NULL, '2026-01-01', '2026-01-01')")
+    for run_id, result in (("a", {"retrieval": {"collection": "ops"}}), ("b", {"retrieval": {"collection": None}}),
+                           ("c", None)):
+        conn.execute("INSERT INTO runs (id, session_id, question, status, result, created_at) VALUES (?, 's', 'q', "
+                     "'SUCCESS', ?, '2026-01-01')", (run_id, None if result is None else json.dumps(result)))
+    conn.commit()
+    conn.close()
+    with SQLiteStore(path) as store:
+        assert {r.id: r.collection for r in store.session_runs("s")} == {"a": "ops", "b": None, "c": None}
+        store.save_run(_run("d"))
+        assert store.get_run("d").collection is None
+
+
+def _database_at(path, schema: int) -> sqlite3.Connection:
+    """A knowledge base file as docqa left it at schema `schema` (an older version)."""
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE _migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
+    for number, name, sql in migrations():
+        if number <= schema:
+            conn.executescript(sql)
+            conn.execute("INSERT INTO _migrations VALUES (?, ?, datetime('now'))", (number, name))
+    return conn
