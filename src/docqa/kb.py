@@ -443,17 +443,20 @@ class KnowledgeBase:
             raise InputError(f"a rating is 'up' or 'down', not {rating!r}")
         return self.store.add_feedback(run_id, rating, (comment or "").strip() or None)
 
-    def qa_log(self, since: str | None = None, attention: bool = False) -> list[dict]:
+    def qa_log(self, since: str | None = None, attention: bool = False,
+               visible: Callable[[str | None], bool] | None = None) -> list[dict]:
         """The question-and-answer log, newest first; `attention`: only the runs that need a
-        maintainer's look (not answered, failed, low confidence, rated down), each with its reason."""
-        runs = self.runs(since=since)
+        maintainer's look (not answered, failed, low confidence, rated down), each with its reason.
+        `visible(collection)`: only the runs asked over collections it accepts (None: every run)."""
+        runs = [r for r in self.runs(since=since) if visible is None or visible(r.collection)]
         return needs_attention(runs) if attention else qa_log(runs)
 
-    def export_log(self, fp: IO[str], fmt: str = "jsonl", since: str | None = None, attention: bool = False) -> int:
+    def export_log(self, fp: IO[str], fmt: str = "jsonl", since: str | None = None, attention: bool = False,
+                   visible: Callable[[str | None], bool] | None = None, limit: int | None = None) -> int:
         """Write the Q&A log to `fp` as jsonl, csv or md (Markdown); returns how many questions."""
         if fmt not in EXPORT_FORMATS:
             raise InputError(f"unknown log format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
-        rows = self.qa_log(since, attention)
+        rows = self.qa_log(since, attention, visible)[:limit]
         export(rows, fmt, fp, "Questions that need attention" if attention else "Questions and answers")
         return len(rows)
 

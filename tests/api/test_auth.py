@@ -306,6 +306,8 @@ def test_http_runs_and_sessions_are_seen_only_within_a_keys_collections(make_app
         _, mine = kb.create_key("reader", ["default"])
         _, other = kb.create_key("reader", ["other"])
         _, everyone = kb.create_key("reader")
+        _, maintainer = kb.create_key("editor", ["default"])
+        _, other_maintainer = kb.create_key("editor", ["other"])
     with TestClient(app) as client:
         def call(method, path, key, body=None):
             return client.request(method, path, json=body, headers={"Authorization": f"Bearer {key}"})
@@ -327,6 +329,9 @@ def test_http_runs_and_sessions_are_seen_only_within_a_keys_collections(make_app
         assert hidden == missing.replace("no-such-run", run_id)  # the same answer as for no run at all
         session = call("GET", "/api/v1/sessions/s-default", mine).json()
         assert [r["id"] for r in session["runs"]] == [run_id] and session["runs"][0]["collection"] == "default"
+        assert call("GET", "/api/v1/log", mine).status_code == 403  # the log is for maintainers (editors)
+        assert [q["run_id"] for q in call("GET", "/api/v1/log", maintainer).json()["questions"]] == [run_id]
+        assert call("GET", "/api/v1/log", other_maintainer).json() == {"questions": [], "total": 0}
         # a run over every collection is seen only by keys that see every collection
         wide = call("POST", "/api/v1/ask", everyone, {"question": "How long are backups kept?"}).json()["run_id"]
         assert call("GET", f"/api/v1/runs/{wide}", everyone).status_code == 200

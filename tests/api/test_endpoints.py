@@ -49,6 +49,16 @@ def test_runs_sessions_and_feedback(make_app):
             rated = c.post(f"/api/v1/runs/{answer['run_id']}/feedback", json={"rating": "down", "comment": "too short"})
             run = c.get(f"/api/v1/runs/{answer['run_id']}").json()
             session = c.get("/api/v1/sessions/chat-1").json()
+            c.post("/api/v1/ask", json={"question": "What is the office Wi-Fi password?", "check": False})
+            log = c.get("/api/v1/log").json()
+            attention = c.get("/api/v1/log", params={"attention": "true"}).json()["questions"]
+            csv_log = c.get("/api/v1/log", params={"format": "csv", "attention": "true"})
+            later = c.get("/api/v1/log", params={"since": "2999-01-01"}).json()
+            bad_date = c.get("/api/v1/log", params={"since": "last tuesday"})
+    assert log["total"] == 2 and log["questions"][1]["question"] == "How long are backups kept?"
+    assert "rated down: too short" in {row["question"]: row["reason"] for row in attention}["How long are backups kept?"]
+    assert csv_log.headers["content-type"].startswith("text/csv") and "rated down: too short" in csv_log.text
+    assert later["total"] == 0 and bad_date.status_code == 400
     assert rated.status_code == 201 and rated.json()["rating"] == "down"
     assert run["feedback"][0]["comment"] == "too short" and run["result"]["answer"] == ANSWER
     assert any("model_call" in step for step in run["trace"])  # the audit record keeps the model calls

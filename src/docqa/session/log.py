@@ -55,7 +55,7 @@ def _row(run: RunRecord) -> dict[str, Any]:
     return {
         "run_id": run.id, "session_id": run.session_id, "created_at": run.created_at, "status": run.status,
         "question": run.question, "answer": answer, "answerable": run.answerable, "confidence": run.confidence,
-        "mode": run.mode, "model": run.model,
+        "mode": run.mode, "collection": run.collection, "model": run.model,
         "feedback_up": sum(fb.rating == "up" for fb in run.feedback),
         "feedback_down": sum(fb.rating == "down" for fb in run.feedback),
         "comments": [fb.comment for fb in run.feedback if fb.comment],
