@@ -277,3 +277,12 @@ def test_tool_arguments_are_json_in_the_trace(make):
     tool = next(t for t in kb_trace if t.get("stage") == "tool")
     assert json.loads(tool["arguments"]) == {"query": "备份"}
     del audit
+
+
+def test_an_agent_that_finds_nothing_says_so_and_is_not_answerable(make):
+    with ScriptedServer([call("search_docs", query="backup policy approval"),
+                         answer("The documents do not mention who approves the backup policy.")]) as server:
+        result, events = run(make(server, check=True), "Who approves the backup policy?")
+        calls = len(server.requests)
+    assert not result.answerable and result.answer.startswith("The documents do not contain an answer")
+    assert calls == 2 and [e.type for e in events][-2:] == ["citations", "done"]

@@ -156,6 +156,28 @@ def test_not_found_in_the_question_language(kb_factory, question, expected):
     assert events[-1].data["status"] == "SUCCESS"
 
 
+@pytest.mark.parametrize("question,reply,expected", [
+    ("Who approves the backup policy?", "The documents do not mention who approves the backup policy.",
+     "The documents do not contain an answer"),
+    ("谁批准备份策略？", "文档中没有提到谁批准备份策略。", "文档中没有找到这个问题的答案"),
+])
+def test_a_not_found_answer_in_the_models_own_words_is_not_answerable(kb_factory, question, reply, expected):
+    """A model that says the documents do not hold it, instead of writing NOT_FOUND, gets the same
+    result: answerable false, the standard answer in the question's language with what was searched."""
+    with ScriptedServer([{"text": reply}]) as server:
+        answer, _ = ask(kb_factory(server), question)
+        calls = len(server.requests)
+    assert not answer.answerable and answer.answer.startswith(expected) and question in answer.answer
+    assert answer.citations == [] and calls == 1  # nothing to fact-check
+
+
+def test_a_partial_answer_with_a_not_found_sentence_stays_answerable(kb_factory):
+    reply = "Backups are kept for 35 days [1]. The documents do not say who approves the policy."
+    with ScriptedServer([{"text": reply}, {"text": "VERIFIED"}]) as server:
+        answer, _ = ask(kb_factory(server), "How long are backups kept, and who approves the policy?")
+    assert answer.answerable and [c.n for c in answer.citations] == [1]
+
+
 @pytest.mark.parametrize("question,expected", [
     ("Which team won the 1998 football world cup?", "The documents do not contain an answer"),
     ("1998年世界杯冠军是哪支球队？", "文档中没有找到这个问题的答案"),

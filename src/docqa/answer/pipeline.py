@@ -15,7 +15,7 @@ import numpy as np
 
 from docqa.answer import prompts
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
-from docqa.answer.citer import Cited, cite, citation_for, strip_markers
+from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, strip_markers
 from docqa.answer.extractive import extract, render
 from docqa.answer.route import (catalog_answer, condense_heuristic, is_catalog_question, language_of,
                                 looks_like_follow_up, not_found_answer)
@@ -169,7 +169,10 @@ class Pipeline:
             cited = cite(body, sources, language, self.settings.answer.support_threshold)
             entry.update(claims=len(cited.claims), invented_markers=cited.invented,
                          unsupported=[c.text for c in cited.unsupported])
-            return _Draft(body, cited)
+            # "the documents do not say …" in the model's own words is NOT_FOUND too: nothing to check,
+            # and the standard answer (the question's language, what was searched, answerable false)
+            nothing_but_absence = bool(cited.claims) and all(is_not_found_statement(c.text) for c in cited.claims)
+            return _Draft(body, cited, not_found=nothing_but_absence)
 
     def _check(self, answer: Answer, draft: _Draft, sources: SourceSet, base: list, ctx: RunContext) -> list[str]:
         """Problems found (empty: verified).  Deterministic checks first; the model is asked only
