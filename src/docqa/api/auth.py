@@ -71,7 +71,7 @@ class Access:
             if key is not None:
                 return Principal.of(self.kb.authenticate_key(key))
             if not self.kb.has_keys() and (self.loopback or self.insecure):
-                return LOCAL
+                return LOCAL.over_network()
         raise AuthError(f"this server requires an API key: {_HOW}")
 
 

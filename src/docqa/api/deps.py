@@ -31,12 +31,15 @@ def get_runtime(request: Request) -> Runtime:
     return runtime
 
 
+_ACTION = {"reader": "read", "editor": "write", "admin": "keys"}  # the weakest action each role gates
+
+
 def role(name: str, limited: bool = True) -> Callable[..., Principal]:
     """A dependency: the caller, refused (403) when its role is weaker than `name`, and (429) when it
     is over its rate limit (unless not `limited`)."""
 
     def check(request: Request, principal: Principal = Depends(get_principal)) -> Principal:
-        require(principal, name)
+        require(principal, _ACTION[name])
         limiter = request.app.state.runtime.limiter
         if limited and limiter.enabled:
             client = request.client.host if request.client else "unknown"

@@ -71,7 +71,7 @@ class _Authenticated:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         try:
             # in a thread: looking a key up reads (and now and then writes) the knowledge base
-            principal = LOCAL if self.authenticate is None else await anyio.to_thread.run_sync(self.authenticate, headers)
+            principal = LOCAL.over_network() if self.authenticate is None else await anyio.to_thread.run_sync(self.authenticate, headers)
         except AuthError as exc:
             await _refuse(exc, send)
             return

@@ -121,7 +121,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         ones replaced, vanished ones removed. Returns the ingest report (added, updated, failed with reasons)."""
         with _tool_errors(backend):
             who, remote = _caller(ctx)
-            require(who, "editor")
+            require(who, "write")
             collection = scope(who, collection)
             if remote:  # these are paths on the server: over HTTP only inside the folders it opens
                 _check_roots(paths, backend.settings.api.ingest_roots)
