@@ -11,41 +11,55 @@ from docqa.settings import Settings
 SRC = Path(docqa.__file__).parent
 
 # package -> packages of ours it may import (besides itself). Leaves import nothing of ours.
+# run.control and run.context sit below answer and agent; the rest of run/ (a question's life) above agent.
 ALLOWED = {
+    "run.control": set(), "run.context": {"types", "errors", "llm", "run.control"},
+    "run": {"types", "errors", "settings", "llm", "answer", "agent", "session", "run.control", "run.context"},
     "types": set(), "errors": set(), "settings": {"errors"},
     "text": {"types", "errors"},
     "embed": {"types", "errors", "text"},
     "llm": {"errors"},
-    "answer": {"types", "errors", "text", "llm", "retrieve", "index", "settings"},
+    "answer": {"types", "errors", "text", "llm", "retrieve", "index", "settings", "run.context"},
     "index": {"types", "errors", "text"},
     "ingest": {"types", "errors", "text", "index", "embed", "settings"},
     "retrieve": {"types", "errors", "text", "index", "embed", "settings"},
     "session": {"types", "errors"},
     "browse": {"types", "errors", "index", "text"},
-    "agent": {"types", "errors", "settings", "llm", "answer", "retrieve"},
-    "kb": {"types", "errors", "settings", "text", "index", "embed", "ingest", "retrieve", "answer", "llm", "session", "agent", "browse"},
+    "agent": {"types", "errors", "settings", "llm", "answer", "retrieve", "run.context"},
+    "kb": {"types", "errors", "settings", "text", "index", "embed", "ingest", "retrieve", "answer", "llm", "session", "browse",
+           "run", "run.control"},
     "evaluate": {"types", "errors", "kb"},
     "access": {"types", "errors"},  # who may do what (Principal, roles, collections): shared by api and mcp
-    "mcp": {"types", "errors", "settings", "kb", "access"},
-    "api": {"types", "errors", "settings", "kb", "access", "mcp", "agent"},  # agent: Control, to steer live runs
-    "cli": {"types", "errors", "settings", "kb", "evaluate", "agent", "mcp", "api"},  # mcp, api lazily ('docqa mcp', 'docqa serve')
+    "mcp": {"types", "errors", "settings", "kb", "access", "run.control"},
+    "api": {"types", "errors", "settings", "kb", "access", "mcp", "run", "run.control"},  # run: the live runs' handles
+    "cli": {"types", "errors", "settings", "kb", "evaluate", "mcp", "api"},  # mcp, api lazily ('docqa mcp', 'docqa serve')
     "__init__": {"types", "errors", "settings", "kb", "ingest", "retrieve"},
     "__main__": {"cli"},
 }
 
 
+_LOW = {"run.control", "run.context"}  # modules ruled as layers of their own
+
+
+def _layer(dotted: str) -> str:
+    """A module's layer: its package, or run.control / run.context."""
+    parts = dotted.split(".")
+    two = ".".join(parts[:2])
+    return two if two in _LOW else parts[0]
+
+
 def _package(path: Path) -> str:
-    rel = path.relative_to(SRC)
-    return rel.parts[0].removesuffix(".py")
+    rel = path.relative_to(SRC).with_suffix("")
+    return _layer(".".join(rel.parts))
 
 
 def _imports(path: Path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("docqa."):
-            found.add(node.module.split(".")[1])
+            found.add(_layer(node.module.removeprefix("docqa.")))
         elif isinstance(node, ast.Import):
-            found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("docqa."))
+            found.update(_layer(a.name.removeprefix("docqa.")) for a in node.names if a.name.startswith("docqa."))
     return found
 
 

@@ -21,7 +21,6 @@ from docqa.errors import ConfigError, DocqaError
 from docqa.kb import KnowledgeBase
 from docqa.settings import config_path, lint_config, load_settings, masked, setting_sources
 from docqa import evaluate
-from docqa.agent import Control
 from docqa.types import Answer, Event, Hit
 
 app = typer.Typer(
@@ -190,8 +189,10 @@ def ask(
     best supporting sentences are extracted instead. Exits 1 when the run failed.
     """
     with _open() as kb:
-        answer = _ask(kb, question, collection=collection, session_id=session, check=False if no_check else None,
-                      mode=mode, stream=not as_json)
+        run = kb.start(question, collection=collection, session_id=session, check=False if no_check else None, mode=mode)
+        if not _show(run, stream=not as_json):
+            raise typer.Exit(130)
+    answer = run.answer
     if as_json:
         _print_json(answer.to_dict())
     if answer.status == "FAILED":
@@ -212,18 +213,14 @@ def chat(
     '/new' starts a new conversation, '/exit' or Ctrl-D ends, Ctrl-C stops the current answer.
     """
     lines = _stdin_lines()
+    typing = lines if sys.stdin.isatty() else None  # piped input is a list of questions, not steering
     with _open() as kb:
         session_id = session
         err.print("[dim]Ask a question. While it works: type to steer, '+question' to follow up. "
                   "'/new' starts over, '/exit' ends, Ctrl-C stops an answer.[/]")
-        pending: list[str] = []
         while True:
-            if pending:
-                question = pending.pop(0)
-                out.print(f"\n[dim]› {escape(question)}[/]")
-            else:
-                out.print("\n› ", end="")
-                question = lines.get()
+            out.print("\n› ", end="")
+            question = lines.get()
             if question is None or question.strip() in ("/exit", "/quit"):
                 break
             question = question.strip().lstrip("+").strip()
@@ -232,12 +229,10 @@ def chat(
                 continue
             if not question:
                 continue
-            control = Control()
-            answer = _ask(kb, question, collection=collection, session_id=session_id, mode=mode,
-                          check=False if no_check else None, stream=True, control=control,
-                          lines=lines if sys.stdin.isatty() else None,  # piped input is a list of questions
-                          on_follow_up=pending.append)
-            session_id = answer.session_id or session_id
+            run = kb.start(question, collection=collection, session_id=session_id, mode=mode,
+                           check=False if no_check else None)
+            _show(run, stream=True, lines=typing)
+            session_id = run.answers[-1].session_id if run.answers else session_id
 
 
 def _stdin_lines() -> queue.Queue:
@@ -253,51 +248,30 @@ def _stdin_lines() -> queue.Queue:
     return lines
 
 
-def _ask(kb: KnowledgeBase, question: str, *, stream: bool, control: Control | None = None,
-         lines: queue.Queue | None = None, on_follow_up=None, **options) -> Answer:
-    """Run one question in a worker thread, rendering its events; Ctrl-C cancels it.  With `lines`
-    (chat), what the user types meanwhile steers the run or queues a follow-up ('+...')."""
-    events: queue.Queue = queue.Queue()
-    control = control or Control()
-    result: dict = {}
-
-    def work() -> None:
-        try:
-            result["answer"] = kb.ask(question, on_event=events.put, control=control, **options)
-        except BaseException as exc:  # noqa: BLE001 - handed to the main thread
-            result["error"] = exc
-        finally:
-            events.put(None)
-
-    thread = threading.Thread(target=work, name="docqa-ask", daemon=True)
-    thread.start()
-    view = _AnswerView(stream)
+def _show(run, *, stream: bool, lines: queue.Queue | None = None) -> bool:
+    """Iterate a run in this thread, rendering its events (each answer's sources after its `done`);
+    between events, what the user typed (`lines`, chat) steers it or queues a follow-up.  Ctrl-C
+    cancels it (recorded CANCELLED): False then."""
+    view, asked = _AnswerView(stream), []
     try:
-        while True:
-            try:
-                event = events.get(timeout=0.1)
-            except queue.Empty:
-                _take_typing(lines, control, on_follow_up)
-                continue
-            if event is None:
-                break
+        for event in run:
+            if event.type == "metadata" and asked:  # a follow-up's answer begins
+                out.print(f"\n[dim]› {escape(asked.pop(0))}[/]")
             view.show(event)
+            if event.type == "done":
+                view.finish(run.answers[-1])
+                view = _AnswerView(stream)
+            _take_typing(lines, run, asked)
     except KeyboardInterrupt:
-        control.stop()
+        run.close()
+        view.stop()
         err.print("\n[yellow]cancelled[/]")
-        thread.join()
-        if lines is not None:
-            return Answer(question, "", False, "pipeline", status="CANCELLED")
-        raise typer.Exit(130)
-    thread.join()
-    if "error" in result:
-        raise result["error"]
-    answer = result["answer"]
-    view.finish(answer)
-    return answer
+        return False
+    view.stop()
+    return True
 
 
-def _take_typing(lines: queue.Queue | None, control: Control, on_follow_up) -> None:
+def _take_typing(lines: queue.Queue | None, run, asked: list[str]) -> None:
     """Lines typed while an answer is worked on: '+question' is a follow-up, anything else steers."""
     while lines is not None and not lines.empty():
         line = lines.get_nowait()
@@ -305,11 +279,12 @@ def _take_typing(lines: queue.Queue | None, control: Control, on_follow_up) -> N
             lines.put(None)  # end of input: let the chat loop see it after this answer
             return
         text = line.strip()
-        if text.startswith("+") and on_follow_up is not None:
-            on_follow_up(text[1:].strip())
-            err.print(f"[dim]follow-up queued: {escape(text[1:].strip())}[/]")
+        if text.startswith("+") and text[1:].strip():
+            if run.follow_up(text[1:].strip()):
+                asked.append(text[1:].strip())
+                err.print(f"[dim]follow-up queued: {escape(text[1:].strip())}[/]")
         elif text:
-            control.steer(text)
+            run.steer(text)
             err.print(f"[dim]steering: {escape(text)}[/]")
 
 
@@ -330,7 +305,7 @@ class _AnswerView:
             self.status.update(f"[dim]{event.data.get('phase', '')}…[/]")
             self.status.start()
         elif event.type == "content":
-            self._stop()
+            self.stop()
             if event.data.get("replace"):
                 if self.text:
                     out.print("\n[dim]— revised after fact-checking —[/]")
@@ -339,12 +314,12 @@ class _AnswerView:
             self.text += piece
             out.print(escape(piece), end="")
 
-    def _stop(self) -> None:
+    def stop(self) -> None:
         if self.status is not None:
             self.status.stop()
 
     def finish(self, answer: Answer) -> None:
-        self._stop()
+        self.stop()
         if not self.enabled:
             return
         if self.text:

@@ -4,33 +4,29 @@ from __future__ import annotations
 
 import hashlib
 import os
-import queue
 import secrets
-import threading
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import date, datetime, timezone
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from docqa.agent import AgentLoop, Control, Library
-from docqa.answer.pipeline import Pipeline, Sources
-from docqa.answer.route import is_catalog_question, wants_exploration
-from docqa.answer.run import Cancelled, RunContext
+from docqa.answer.library import Library
 from docqa.browse import DocPage, DocText, GrepResult, fetch_doc, grep_docs, list_docs, llms_txt
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
-from docqa.errors import AuthError, DocqaError, EmbedderMismatchError, InputError, NotFoundError
+from docqa.errors import AuthError, EmbedderMismatchError, InputError, NotFoundError
 from docqa.index import ChunkFilter, EmbedInput, Store, open_store
 from docqa.ingest.readers import sniff_type
 from docqa.ingest.pipeline import IngestOptions, Ingestor, IngestReport, Progress, document_id
 from docqa.ingest.scan import Scanner
 from docqa.llm import ChatModel, Choice, choose_chat_model
 from docqa.retrieve import Retriever, SearchResults
-from docqa.session import EXPORT_FORMATS, export, needs_attention, previous_turn, qa_log
+from docqa.run.control import Control
+from docqa.run.life import Run, Setup, choose_mode
+from docqa.session import EXPORT_FORMATS, export, needs_attention, qa_log
 from docqa.settings import Settings
-from docqa.types import CANCELLED, FAILED, RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord
+from docqa.types import RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord
 
 _REINDEX_BATCH = 256
 API_KEY_PREFIX = "dq_"  # every API key starts with it (secret scanners can match it)
@@ -227,108 +223,51 @@ class KnowledgeBase:
                                                s.timeout, s.max_retries)
         return self._chat
 
-    def ask(self, question: str, *, session_id: str | None = None, collection: str | None = None,
-            check: bool | None = None, on_event: Callable[[Event], None] | None = None,
-            cancel: threading.Event | None = None, record: bool = True, mode: str | None = None,
-            control: Control | None = None) -> Answer:
-        """Answer a question from the documents, with citations, checked; recorded as a run.
+    def start(self, question: str, *, session_id: str | None = None, collection: str | None = None,
+              check: bool | None = None, mode: str | None = None, record: bool = True,
+              control: Control | None = None, timeout: float | None = None) -> Run:
+        """Start answering a question: a `Run`, an iterator of its events (metadata, status, content,
+        citations, failure, done) and a handle to steer, follow up or cancel it (docqa.run.life).
 
-        Events (metadata, status, content, citations, failure, done) go to `on_event` as they
-        happen.  A follow-up in the same `session_id` is understood from the previous turn.
-        Setting `cancel` stops the run before its next model call (recorded as CANCELLED).
-        `record=False` keeps the run out of the knowledge base's log (evaluations).
-        `mode`: pipeline, agent (the model explores with tools) or auto (answer.mode; see
-        `choose_mode`).  `control` steers a running agent, queues follow-ups (each answered after
-        this one, in the same session; their answers are in `control.answers`) or cancels.
+        Nothing happens until it is iterated.  A follow-up in the same `session_id` is understood
+        from the previous turn.  `record=False` keeps it out of the run log (evaluations).  `mode`:
+        pipeline, agent (the model explores with tools) or auto (answer.mode; see `choose_mode`).
+        `control`: a Control made before the run (to cancel it from a thread that does not hold it).
+        `timeout`: seconds after which it stops before its next model call (recorded as CANCELLED).
         """
-        control = control or Control()
-        if cancel is not None:
-            control.cancel = cancel
-        answer = self._ask_one(question, session_id, collection, check, on_event, control, record, mode)
-        while (follow_up := control.take_follow_up()) is not None and answer.status != CANCELLED:
-            control.answers.append(self._ask_one(follow_up, answer.session_id, collection, check, on_event, control,
-                                                 record, mode))
-        return answer
+        setup = Setup(self.settings, self.library(collection), self.chat.model,
+                      None if self.chat.model else self.chat.reason, self.store.save_run, self.session_runs)
+        return Run(question, setup, session_id=session_id, mode=mode, check=check, record=record, control=control,
+                   timeout=timeout)
 
-    def _ask_one(self, question: str, session_id: str | None, collection: str | None, check: bool | None,
-                 on_event: Callable[[Event], None] | None, control: Control, record: bool, mode: str | None) -> Answer:
-        if not question or not question.strip():
-            raise InputError("the question is empty: ask something, e.g. docqa ask \"how are backups made?\"")
-        run = RunRecord(id=_new_id(), session_id=session_id or _new_id(), question=question.strip(),
-                        collection=collection, created_at=_now())
-        emit = on_event or (lambda event: None)
-        emit(Event("metadata", {"session_id": run.session_id, "run_id": run.id}))
-        ctx = RunContext(emit, control.cancel, self.settings.llm.prompt_price, self.settings.llm.completion_price)
-        if record:
-            self.store.save_run(run)
-        previous = previous_turn(self.store.session_runs(run.session_id), self.settings.answer.history_chars) if session_id else None
-        check = self.settings.answer.check if check is None else check
-        answer = self._answer(run, ctx, previous, collection, check, self.choose_mode(run.question, mode), control)
-        answer.run_id, answer.session_id = run.id, run.session_id
-        answer.timings["total"] = time.perf_counter() - ctx.started
-        answer.usage = ctx.usage_dict()
-        if record:
-            self._record(run, answer, ctx)
-        if answer.status != CANCELLED:
-            if answer.status == FAILED:
-                emit(Event("failure", {"code": "failed", "message": answer.error}))
-            emit(Event("done", {"status": answer.status, "run_id": run.id}))
-        return answer
+    def ask(self, question: str, *, on_event: Callable[[Event], None] | None = None, **options) -> Answer:
+        """Answer a question from the documents, with citations, checked; recorded as a run.
+        `start(...).wait()`, its events handed to `on_event` as they happen (options: see `start`)."""
+        run = self.start(question, **options)
+        for event in run:
+            if on_event is not None:
+                on_event(event)
+        assert run.answer is not None
+        return run.answer
 
     def choose_mode(self, question: str, mode: str | None = None) -> str:
-        """pipeline or agent.  auto: the agent when the model supports tools and the question asks to
-        explore (list, compare, summarise across files), else the pipeline."""
-        mode = mode or self.settings.answer.mode
-        if mode not in ("pipeline", "agent", "auto"):
-            raise InputError(f"unknown answer mode {mode!r}: use pipeline, agent or auto")
-        model = self.chat.model
-        if mode == "auto":
-            explore = wants_exploration(question) and not is_catalog_question(question)
-            return "agent" if model is not None and model.supports_tools and explore else "pipeline"
-        return mode
+        """pipeline or agent (see docqa.run.life.choose_mode)."""
+        return choose_mode(question, mode or self.settings.answer.mode, self.chat.model)
 
-    def _answer(self, run: RunRecord, ctx: RunContext, previous: dict | None, collection: str | None,
-                check: bool, mode: str, control: Control) -> Answer:
-        try:
-            pipeline = Pipeline(self._pipeline_sources(), self.settings, self.chat.model,
-                                None if self.chat.model else self.chat.reason)
-            if mode == "agent" and self.chat.model is not None:
-                loop = AgentLoop(self._library(), self.settings, self.chat.model, pipeline)
-                answer = loop.run(run.question, ctx, control, previous, collection)
-            else:
-                answer = pipeline.run(run.question, ctx, previous=previous, collection=collection, check=check)
-                if mode == "agent":
-                    answer.notes.append("agent mode needs a chat model; the question was answered without one")
-            answer.timings.update(ctx.timings)
-            return answer
-        except Cancelled:
-            return Answer(run.question, "", False, "pipeline", status=CANCELLED, error="cancelled")
-        except DocqaError as exc:
-            ctx.trace.append({"stage": "failed", "error": str(exc)})
-            return Answer(run.question, "", False, "pipeline", status=FAILED, error=str(exc))
-        except Exception as exc:  # never a stack trace to the user; the trace keeps the detail
-            ctx.trace.append({"stage": "failed", "error": repr(exc)})
-            return Answer(run.question, "", False, "pipeline", status=FAILED,
-                          error=f"internal error ({type(exc).__name__}): {exc}. The run's trace is kept; see 'docqa log --run {run.id}'")
-
-    def _pipeline_sources(self) -> Sources:
+    def library(self, collection: str | None = None) -> Library:
+        """What answering needs from this knowledge base, over one collection (None: all)."""
         embedder = self.embedder
         embed = (lambda texts, kind: embedder.embed_batch(texts, kind)) if embedder is not None else None
-        return Sources(
-            search=lambda q, k, c: self.search(q, k, c),
-            documents=self.documents,
+        return Library(
+            search=lambda q, k, c: self.search(q, k, c or collection),
+            documents=lambda c: self.documents(c or collection),
+            list_docs=lambda grep, page, size: self.list_docs(grep, page, size, collection=collection),
+            fetch_doc=lambda doc_id, offset, limit: self.fetch_doc(doc_id, offset, limit),
+            grep_docs=lambda pattern, glob, context: self.grep_docs(pattern, glob, context, collection=collection),
+            passage=self.passage,
             term_counts=self.store.term_counts,
             embed=embed,
-        )
-
-    def _library(self) -> Library:
-        return Library(
-            search=lambda q, k, c: self.search(q, k, c),
-            list_docs=lambda grep, page, size: self.list_docs(grep, page, size),
-            fetch_doc=lambda doc_id, offset, limit: self.fetch_doc(doc_id, offset, limit),
-            grep_docs=lambda pattern, glob, context: self.grep_docs(pattern, glob, context),
-            passage=self.passage,
-            documents=self.documents,
+            collection=collection,
         )
 
     def passage(self, document_id: str, line_start: int, line_end: int) -> Hit:
@@ -343,36 +282,6 @@ class KnowledgeBase:
                    collection=record.collection, title=record.title, section="", page=None, page_end=None,
                    line_start=a, line_end=b, char_start=starts[a - 1], char_end=char_end, score=0.0,
                    text=text[starts[a - 1]:char_end], type=record.type)
-
-    def _record(self, run: RunRecord, answer: Answer, ctx: RunContext) -> None:
-        run.standalone = answer.retrieval.get("query") if answer.retrieval else None
-        run.mode, run.status, run.answerable = answer.mode, answer.status, answer.answerable
-        run.confidence, run.answer, run.model, run.error = answer.confidence, answer.answer, answer.model, answer.error
-        run.result = answer.to_dict()
-        run.trace, run.timings, run.usage = ctx.trace, answer.timings, answer.usage
-        run.finished_at = _now()
-        self.store.save_run(run)
-
-    def stream(self, question: str, **options) -> Iterator[Event]:
-        """`ask` as an event iterator; closing the iterator early cancels the run."""
-        events: queue.Queue = queue.Queue()
-        cancel = threading.Event()
-        done = object()
-
-        def work() -> None:
-            try:
-                self.ask(question, on_event=events.put, cancel=cancel, **options)
-            finally:
-                events.put(done)
-
-        thread = threading.Thread(target=work, name="docqa-ask", daemon=True)
-        thread.start()
-        try:
-            while (event := events.get()) is not done:
-                yield event
-        finally:
-            cancel.set()
-            thread.join()
 
     def chunk(self, chunk_id: str) -> Hit:
         """One chunk with its location."""

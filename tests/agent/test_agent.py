@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from docqa.agent import Control
 from docqa.kb import KnowledgeBase
 from docqa.llm import OpenAICompatModel
 from docqa.settings import Settings
@@ -145,51 +144,44 @@ def test_unknown_tool_and_bad_arguments_are_reported_to_the_model(make):
 
 
 def test_steering_joins_after_the_tool_round(make):
-    control = Control()
     with ScriptedServer([call("search_docs", query="backups"), answer("Passwords must be at least 14 characters [2].")]) as server:
         kb = make(server)
         server.script[1:1] = [call("search_docs", query="password length")]
-
-        def on_event(event):
-            if event.type == "status" and event.data.get("phase") == "tool_result" and not control.answers:
-                control.steer("Look at the security policy instead.")
-
-        result = kb.ask("What are the rules?", mode="agent", control=control, on_event=on_event)
+        run = kb.start("What are the rules?", mode="agent")
+        for event in run:
+            if event.type == "status" and event.data.get("phase") == "tool_result" and not run.answers:
+                run.steer("Look at the security policy instead.")
+        result = run.answer
         second = server.requests[1]["messages"]
     assert second[-1]["role"] == "user" and "Look at the security policy instead." in second[-1]["content"]
     assert result.status == "SUCCESS"
 
 
 def test_follow_up_runs_after_the_answer(make):
-    control = Control()
     with ScriptedServer([call("search_docs", query="backups"), answer("Backups are kept for 35 days [1]."),
                          call("search_docs", query="api keys"), answer("API keys are rotated every 90 days [1].")]) as server:
         kb = make(server)
-        queued = []
-
-        def on_event(event):
+        run, queued = kb.start("How long are backups kept?", mode="agent"), []
+        for event in run:
             if event.type == "status" and event.data.get("phase") == "tool_call" and not queued:
-                queued.append(1)
-                control.follow_up("And how often are API keys rotated?")
-
-        first = kb.ask("How long are backups kept?", mode="agent", control=control, on_event=on_event)
-    assert "35 days" in first.answer and len(control.answers) == 1
-    second = control.answers[0]
+                queued.append(run.follow_up("And how often are API keys rotated?"))
+        first = run.answer
+    assert queued == [True]
+    assert "35 days" in first.answer and len(run.answers) == 2
+    second = run.answers[1]
     assert "90 days" in second.answer and second.session_id == first.session_id
     assert [r.question for r in kb.session_runs(first.session_id)] == [
         "How long are backups kept?", "And how often are API keys rotated?"]
 
 
 def test_cancelled_run_makes_no_further_model_calls(make):
-    control = Control()
     with ScriptedServer([call("search_docs", query="backups"), answer("never")]) as server:
         kb = make(server)
-
-        def on_event(event):
+        run = kb.start("How long are backups kept?", mode="agent")
+        for event in run:
             if event.type == "status" and event.data.get("phase") == "tool_call":
-                control.stop()
-
-        result = kb.ask("How long are backups kept?", mode="agent", control=control, on_event=on_event)
+                run.cancel()
+        result = run.answer
         calls = len(server.requests)
     assert result.status == "CANCELLED" and calls == 1
 

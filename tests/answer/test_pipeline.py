@@ -3,7 +3,6 @@ scripted OpenAI-compatible server on loopback standing in for the model."""
 
 from __future__ import annotations
 
-import threading
 
 import pytest
 
@@ -259,18 +258,15 @@ def test_unreachable_model_fails_over_cleanly(kb_factory, tmp_path):
 
 
 def test_cancel_stops_model_calls(kb_factory):
-    cancel = threading.Event()
     with ScriptedServer([{"text": "The database is backed up every 6 hours [1]. " * 8, "chunk_delay": 0.01},
                          {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
-
-        def on_event(event):
+        run, events = kb.start("How often is the database backed up?"), []
+        for event in run:
+            events.append(event)
             if event.type == "content":
-                cancel.set()
-
-        events = []
-        answer = kb.ask("How often is the database backed up?", on_event=lambda e: (events.append(e), on_event(e)),
-                        cancel=cancel)
+                run.cancel()
+        answer = run.answer
         calls = len(server.requests)
     assert answer.status == "CANCELLED" and calls == 1
     assert "done" not in [e.type for e in events]  # CANCELLED is recorded, never sent

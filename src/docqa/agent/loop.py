@@ -4,8 +4,10 @@ The model is given the tools (OpenAI tool-calling protocol; tool calls written a
 small local models are accepted too) and decides what to search, list, read and grep.  Budgets
 (steps, wall time, tokens, cost, per-tool timeout) bound it; the same call three times stops
 it.  When a budget runs out it still answers from the evidence it gathered (status FALLBACK).
-Steering messages join after the current tool round; follow-ups are taken after the answer
-(by the caller, see kb.ask).  The final answer goes through the pipeline's citer and checker;
+A generator of events (status of each step, tool call and result; the answer's content and
+citations) that returns the Answer, like the pipeline; the run (docqa.run) drives it.  Steering
+messages join after the current tool round; follow-ups are the run's, answered after this answer.
+The final answer goes through the pipeline's citer and checker;
 a rejection goes back to the agent with its reasons, and it may look again and answer again
 (at most answer.review_rounds times, within the same budgets).
 """
@@ -13,26 +15,26 @@ a rejection goes back to the agent with its reasons, and it may look again and a
 from __future__ import annotations
 
 import json
-import queue
-import threading
 import time
-from collections.abc import Callable
+from collections.abc import Generator
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
 from typing import Any
 
 from docqa.agent.textcalls import text_tool_calls
 from docqa.agent.tools import (AnswerTool, Evidence, FetchDoc, GrepDocs, ListDocs, SearchDocs, Tool, ToolError,
                                ToolResult, cap, parse_arguments)
-from docqa.answer.pipeline import Pipeline
+from docqa.answer.library import Library
+from docqa.answer.pipeline import Draft, Events, Pipeline
 from docqa.answer.route import language_of
-from docqa.answer.run import RunContext
 from docqa.errors import LLMError
 from docqa.llm.base import ChatModel, Message, ToolCall
 from docqa.retrieve import SearchResults
+from docqa.run.context import RunContext, event, status
 from docqa.settings import Settings
-from docqa.types import FALLBACK, Answer, DocumentRecord, Hit
+from docqa.types import FALLBACK, Answer, Event, Hit
+
+Loop = Generator[Event, None, tuple[str | None, str | None]]  # yields events, returns (final answer, why it stopped)
 
 SYSTEM = """You answer questions about a collection of documents by exploring it with tools, then answering.
 Tools: search_docs (find passages), list_docs (see which documents exist), fetch_doc (read a document with line numbers), grep_docs (find exact text), answer (give the final answer and stop).
@@ -56,48 +58,6 @@ REVIEW = ("A fact-check of your answer found problems:\n{problems}\nCheck them a
           "tools if you need to, then call answer again with a corrected answer that cites its sources as [n]. Leave "
           "out what the sources do not support.")
 LANGUAGES = {"en": "English", "zh": "Simplified Chinese (简体中文)"}
-
-
-@dataclass(slots=True)
-class Library:
-    """What the tools need from the knowledge base (thin callables; kb builds it)."""
-
-    search: Callable[[str, int, str | None], SearchResults]
-    list_docs: Callable[[str | None, int, int], Any]
-    fetch_doc: Callable[[str, int, int], Any]
-    grep_docs: Callable[[str, str | None, int], Any]
-    passage: Callable[[str, int, int], Hit]  # a document's lines as a citable passage
-    documents: Callable[[str | None], list[DocumentRecord]]
-
-
-class Control:
-    """Steer, follow up or cancel a running agent from another thread (the Python API, chat, the API)."""
-
-    def __init__(self) -> None:
-        self.cancel = threading.Event()
-        self._steering: queue.Queue[str] = queue.Queue()
-        self._follow_ups: queue.Queue[str] = queue.Queue()
-        self.answers: list[Any] = []  # answers to the follow-ups, in order
-
-    def steer(self, text: str) -> None:
-        """Join the conversation after the current tool round; affects the next model call."""
-        self._steering.put(text)
-
-    def follow_up(self, text: str) -> None:
-        """A question to run after the current one has answered (same session)."""
-        self._follow_ups.put(text)
-
-    def stop(self) -> None:
-        self.cancel.set()
-
-    def take_steering(self) -> list[str]:
-        out = []
-        while not self._steering.empty():
-            out.append(self._steering.get_nowait())
-        return out
-
-    def take_follow_up(self) -> str | None:
-        return None if self._follow_ups.empty() else self._follow_ups.get_nowait()
 
 
 class _Budget:
@@ -129,47 +89,46 @@ class AgentLoop:
     def __init__(self, library: Library, settings: Settings, model: ChatModel, pipeline: Pipeline):
         self.lib, self.settings, self.model, self.pipeline = library, settings, model, pipeline
 
-    def run(self, question: str, ctx: RunContext, control: Control | None = None, previous: dict | None = None,
-            collection: str | None = None) -> Answer:
-        control = control or Control()
-        language = language_of(question)
+    def run(self, question: str, ctx: RunContext, previous: dict | None = None) -> Events:
+        """Explore with the tools and answer; steering comes through `ctx.control`."""
+        language, collection = language_of(question), self.lib.collection
         evidence = Evidence()
-        tools = self._tools(evidence, collection)
+        tools = self._tools(evidence)
         messages = self._opening(question, language, previous)
         answer = Answer(question, "", True, "agent", language=language, model=self.model.name)
         answer.retrieval = {"query": question, "mode": "agent", "collection": collection, "hits": [], "dropped": [],
                             "low_relevance": False}
         budget = _Budget(self.settings, ctx)
         try:
-            final, reason = self._loop(messages, tools, ctx, control, budget)
+            final, reason = yield from self._loop(messages, tools, ctx, budget)
         except LLMError as exc:
-            return self._model_failed(answer, evidence, question, collection, ctx, exc)
+            return (yield from self._model_failed(answer, evidence, question, collection, ctx, exc))
         if final is None:
             answer.status = FALLBACK
             answer.notes.append(f"the agent's budget ran out ({reason}); it answered from the evidence it had gathered")
-            final = self._final_without_tools(messages, reason, ctx) if not budget.hard(reason) else None
+            final = (yield from self._final_without_tools(messages, reason, ctx)) if not budget.hard(reason) else None
         if final is None:  # not even one more model call is allowed: quote the evidence
-            return self.pipeline.extract_from(answer, self._results(answer, evidence, question), ctx)
+            return (yield from self.pipeline.extract_from(answer, self._results(answer, evidence, question), ctx))
         check = self.settings.agent.check
-        drafts = self._review(answer, final, evidence, messages, tools, ctx, control, budget, check)
-        return self.pipeline.publish_best(answer, drafts, self._results(answer, evidence, question), ctx, check)
+        drafts = yield from self._review(answer, final, evidence, messages, tools, ctx, budget, check)
+        return (yield from self.pipeline.publish_best(answer, drafts, self._results(answer, evidence, question), ctx, check))
 
     def _review(self, answer: Answer, final: str, evidence: Evidence, messages: list[Message], tools: dict[str, Tool],
-                ctx: RunContext, control: Control, budget: _Budget, check: bool) -> list:
+                ctx: RunContext, budget: _Budget, check: bool) -> Generator[Event, None, list[Draft]]:
         """Cite and check the answer; on rejection the agent goes on with the reasons (and its tools)
         and answers again, at most `answer.review_rounds` times within its budget."""
         rounds = self.settings.answer.review_rounds if check and answer.status != FALLBACK else 0
         drafts = []
         for round_ in range(rounds + 1):
-            draft, problems = self.pipeline.review(answer, final, evidence.source_set(), messages, ctx, check)
+            draft, problems = yield from self.pipeline.review(answer, final, evidence.source_set(), messages, ctx, check)
             drafts.append(draft)
-            if not problems or round_ == rounds or control.cancel.is_set():
+            if not problems or round_ == rounds or ctx.control.cancelled:
                 break
             listed = "\n".join(f"- {p}" for p in problems[:12])
             messages += [Message("assistant", final), Message("user", REVIEW.format(problems=listed))]
-            ctx.emit("status", phase="reviewing", round=round_ + 1, problems=problems[:12])
+            yield status("reviewing", round=round_ + 1, problems=problems[:12])
             try:
-                final, reason = self._loop(messages, tools, ctx, control, budget)
+                final, reason = yield from self._loop(messages, tools, ctx, budget)
             except LLMError as exc:
                 answer.notes.append(f"the chat model failed during review ({exc}); the best checked answer is kept")
                 break
@@ -185,33 +144,33 @@ class AgentLoop:
         return SearchResults(hits, question, "agent", not hits, self.settings.search.relevance_threshold)
 
     def _model_failed(self, answer: Answer, evidence: Evidence, question: str, collection: str | None,
-                      ctx: RunContext, exc: LLMError) -> Answer:
+                      ctx: RunContext, exc: LLMError) -> Events:
         """The model failed mid-run: quote the evidence gathered so far (or search for some)."""
         ctx.trace.append({"stage": "fallback", "error": str(exc)})
         answer.status = FALLBACK
         answer.notes.append(f"the chat model failed ({exc}); the answer was extracted from the documents instead")
-        hits = [s.hit for s in evidence.sources if s.hit.score > 0] or list(self.lib.search(question, self.settings.answer.top_k, collection))
+        hits = [s.hit for s in evidence.sources if s.hit.score > 0] or list(self.lib.search(question, self.settings.answer.top_k, None))
         results = SearchResults(hits, question, "agent", not hits, self.settings.search.relevance_threshold)
         answer.retrieval["hits"] = [_summary(i, h) for i, h in enumerate(hits, start=1)]
-        result = self.pipeline.extract_from(answer, results, ctx)
+        result = yield from self.pipeline.extract_from(answer, results, ctx)
         result.status = FALLBACK
-        ctx.emit("failure", code="llm_error", message=str(exc))
+        yield event("failure", code="llm_error", message=str(exc))
         return result
 
     # -- the loop ---------------------------------------------------------------------------
-    def _loop(self, messages: list[Message], tools: dict[str, Tool], ctx: RunContext, control: Control,
-              budget: _Budget) -> tuple[str | None, str | None]:
+    def _loop(self, messages: list[Message], tools: dict[str, Tool], ctx: RunContext, budget: _Budget) -> Loop:
         specs = [t.spec() for t in tools.values()]
         seen = budget.seen
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="docqa-tool") as pool:
             while (reason := budget.exhausted()) is None:
                 budget.steps += 1
                 with ctx.stage("thinking", step=budget.steps) as entry:
-                    reply = ctx.call(self.model, "agent", messages, tools=specs)
+                    yield status("thinking", step=budget.steps)
+                    reply = yield from ctx.call(self.model, "agent", messages, tools=specs)
                     calls = reply.tool_calls or text_tool_calls(reply.text, set(tools))
                     entry["tool_calls"] = [c.name for c in calls]
                 if reply.text.strip():
-                    ctx.emit("status", phase="thought", text=reply.text.strip()[:500])
+                    yield status("thought", text=reply.text.strip()[:500])
                 if reply.truncated and calls:
                     messages += [Message("assistant", reply.text or None), Message("user", CUT_OFF)]
                     continue
@@ -223,23 +182,20 @@ class AgentLoop:
                 structured = bool(reply.tool_calls)
                 messages.append(Message("assistant", reply.text or None, calls if structured else []))
                 for call in calls:
-                    result, repeated = self._run_call(call, tools, seen, pool, ctx)
+                    result, repeated = yield from self._run_call(call, tools, seen, pool, ctx)
                     messages.append(_tool_message(call, result, structured))
                     if repeated >= 3:
                         return None, "a repeated call"
                     if result.terminate:
                         return result.data["text"], None
-                for text in control.take_steering():
-                    messages.append(Message("user", STEER.format(text=text)))
-                    ctx.trace.append({"stage": "steering", "text": text})
-                    ctx.emit("status", phase="steered", text=text)
+                yield from _steer(messages, ctx)
         return None, reason
 
     def _run_call(self, call: ToolCall, tools: dict[str, Tool], seen: dict[str, int], pool: ThreadPoolExecutor,
-                  ctx: RunContext) -> tuple[ToolResult, int]:
+                  ctx: RunContext) -> Generator[Event, None, tuple[ToolResult, int]]:
         key = call.name + "\x00" + _canonical(call.arguments)
         seen[key] = seen.get(key, 0) + 1
-        ctx.emit("status", phase="tool_call", name=call.name, arguments=call.arguments)
+        yield status("tool_call", name=call.name, arguments=call.arguments)
         entry: dict[str, Any] = {"stage": "tool", "name": call.name, "arguments": call.arguments}
         t0 = time.perf_counter()
         if seen[key] >= 2:
@@ -251,8 +207,7 @@ class AgentLoop:
                      error=result.error, result=result.content[:4000])
         ctx.trace.append(entry)
         ctx.timings["tools"] = ctx.timings.get("tools", 0.0) + entry["seconds"]
-        ctx.emit("status", phase="tool_result", name=call.name, size=len(result.content), summary=result.summary,
-                 error=result.error)
+        yield status("tool_result", name=call.name, size=len(result.content), summary=result.summary, error=result.error)
         return result, seen[key]
 
     def _execute(self, call: ToolCall, tools: dict[str, Tool], pool: ThreadPoolExecutor) -> ToolResult:
@@ -272,19 +227,21 @@ class AgentLoop:
         except Exception as exc:  # a tool bug must not end the run; the model is told and goes on
             return ToolResult(f"error: {call.name} failed ({type(exc).__name__}: {exc})", summary="tool failed", error=True)
 
-    def _final_without_tools(self, messages: list[Message], reason: str, ctx: RunContext) -> str | None:
+    def _final_without_tools(self, messages: list[Message], reason: str,
+                             ctx: RunContext) -> Generator[Event, None, str | None]:
         with ctx.stage("answering"):
-            reply = ctx.call(self.model, "answering", [*messages, Message("user", FINAL.format(reason=reason))])
+            yield status("answering")
+            reply = yield from ctx.call(self.model, "answering", [*messages, Message("user", FINAL.format(reason=reason))])
         calls = text_tool_calls(reply.text, {"answer"})
         if calls:
             return parse_arguments(calls[0].arguments).get("text") or None
         return reply.text.strip() or None
 
     # -- setup ------------------------------------------------------------------------------
-    def _tools(self, evidence: Evidence, collection: str | None) -> dict[str, Tool]:
+    def _tools(self, evidence: Evidence) -> dict[str, Tool]:
         lib, s = self.lib, self.settings.agent
         tools: list[Tool] = [
-            SearchDocs(lambda q, k, c: lib.search(q, k, c or collection), evidence, s.search_top_k),
+            SearchDocs(lib.search, evidence, s.search_top_k),
             ListDocs(lib.list_docs),
             FetchDoc(lib.fetch_doc, lib.passage, evidence),
             GrepDocs(lib.grep_docs),
@@ -300,6 +257,14 @@ class AgentLoop:
             messages.append(Message("user", turn))
         messages.append(Message("user", question))
         return messages
+
+
+def _steer(messages: list[Message], ctx: RunContext) -> Generator[Event, None, None]:
+    """What the user said meanwhile joins the conversation (after the current tool round)."""
+    for text in ctx.control.take_steering():
+        messages.append(Message("user", STEER.format(text=text)))
+        ctx.trace.append({"stage": "steering", "text": text})
+        yield status("steered", text=text)
 
 
 def _tool_message(call: ToolCall, result: ToolResult, structured: bool) -> Message:

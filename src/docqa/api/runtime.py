@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from starlette.requests import Request
 
-from docqa.agent import Control
+from docqa.run.control import Control
 from docqa.api.errors import ApiError, ClientGone
 from docqa.api.jobs import Job, Writer
 from docqa.api.limits import RateLimiter
@@ -106,12 +106,12 @@ class Runtime:
                 return future.result()
             if loop.time() >= deadline:
                 if control is not None:
-                    control.stop()
+                    control.cancel()
                 raise ApiError(504, "timeout", f"the request took longer than api.request_timeout "
                                                f"({self.settings.api.request_timeout:g} s)" +
                                ("; its run was cancelled" if control else ""))
             if control is not None and await request.is_disconnected():
-                control.stop()
+                control.cancel()
                 raise ClientGone()
 
     # -- helpers ------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
     metadata → status* → content* → citations → failure? → done {SUCCESS | FALLBACK | FAILED}
 
-`EventOrder` is the state machine that enforces it (NEW → OPEN → TERMINAL | DISCONNECTED): an
+The run itself is iterated by a worker thread, which puts each event on this response's channel
+(crossing into asyncio is the transport's job; the answering is the run's).  `EventOrder` is the state machine that enforces it (NEW → OPEN → TERMINAL | DISCONNECTED): an
 event out of order is not sent (and is logged: it is a bug in the core).  After `done` the only
 event allowed is the `metadata` of the next answer, a follow-up queued while the run was live;
 the stream ends when the run does.  A run cancelled (by POST /runs/{id}/cancel) ends the stream
@@ -28,7 +29,7 @@ from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from docqa.agent import Control
+from docqa.run.control import Control
 from docqa.api.errors import INTERNAL
 from docqa.types import FAILED, Event
 
@@ -139,7 +140,7 @@ class AnswerStream:
             self.order.disconnect()
             raise
         finally:
-            self.control.stop()  # a no-op when the run has ended; else it stops before the next model call
+            self.control.cancel()  # a no-op when the run has ended; else it stops before the next model call
             if self.gauge is not None:
                 self.gauge.dec()
 
@@ -151,7 +152,7 @@ class AnswerStream:
             return None
 
     def _timed_out(self) -> list[ServerSentEvent]:
-        self.control.stop()
+        self.control.cancel()
         return self._fail("timeout", "the answer took longer than api.request_timeout; the run was cancelled")
 
     def _crashed(self) -> list[ServerSentEvent]:

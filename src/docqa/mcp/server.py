@@ -29,6 +29,7 @@ from pydantic import Field
 from docqa.access import LOCAL, Principal, require, scope, visible_runs
 from docqa.errors import DocqaError, NotFoundError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
+from docqa.run.control import Control
 from docqa.settings import Settings
 
 T = TypeVar("T")
@@ -144,12 +145,12 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
             where = scope(who, collection)
             if session_id and who.collections:  # a scoped key continues only a conversation it could read
                 await backend.read(lambda kb: visible_runs(who, session_id, kb.session_runs(session_id)))
-            cancel = threading.Event()
+            control = Control()  # the run is iterated in the backend's thread; this one may cancel it
             try:
-                answer = await backend.read(lambda kb: kb.ask(question, session_id=session_id, collection=where,
-                                                              cancel=cancel))
+                answer = await backend.read(lambda kb: kb.start(question, session_id=session_id, collection=where,
+                                                                control=control).wait())
             except BaseException:  # the client cancelled the call or went away: no further model calls
-                cancel.set()
+                control.cancel()
                 raise
             if answer.status == "FAILED":
                 raise DocqaError(answer.error or "the question could not be answered")

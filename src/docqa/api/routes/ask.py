@@ -1,5 +1,6 @@
 """Asking: POST /ask (JSON, or SSE with `Accept: text/event-stream`) and the seed-compatible
-POST /agents/{agent_id}/run.  The run happens on a worker; this module only wires its events out."""
+POST /agents/{agent_id}/run.  A worker iterates the run (`KnowledgeBase.start`) and hands each event on;
+this module only wires them out (JSON: the run iterated to its end)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,16 @@ from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse, Response
 
 from docqa.access import Principal, scope, visible_runs
-from docqa.agent import Control
 from docqa.api.deps import get_runtime, reader
 from docqa.api.errors import INTERNAL, ApiError
-from docqa.api.live import answer
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
 from docqa.api.schemas import AgentRunRequest, AskRequest
 from docqa.api.sse import END, AnswerStream
-from docqa.types import CANCELLED, Answer
+from docqa.kb import KnowledgeBase
+from docqa.run.control import Control
+from docqa.run.life import Run
+from docqa.types import CANCELLED, Answer, Event
 
 router = APIRouter(prefix=PREFIX, tags=["ask"])
 _SSE_DOC = {200: {"description": "The answer (JSON), or its events (text/event-stream: metadata, status, content, "
@@ -55,12 +57,12 @@ async def respond(rt: Runtime, request: Request, question: str, options: dict[st
     if stream:
         return await _stream(rt, question, options)
     control = Control()
-    first = await rt.read(request, lambda kb: answer(kb, rt.live, question, control, None, options, rt.metrics.run_finished),
-                          control)
+    run = await rt.read(request, lambda kb: _answer(kb, rt, question, options, control), control)
+    first = run.answer
     if first.status == CANCELLED:  # cancelled through POST /runs/{id}/cancel: CANCELLED is never sent
         raise ApiError(409, "cancelled", "the run was cancelled before it answered")
     data = public_answer(first, rt.redact)
-    follow_ups = [public_answer(a, rt.redact) for a in control.answers if a.status != CANCELLED]
+    follow_ups = [public_answer(a, rt.redact) for a in run.answers[1:] if a.status != CANCELLED]
     if follow_ups:
         data["follow_ups"] = follow_ups
     return JSONResponse({"output": first.answer, **data} if seed else data)
@@ -73,21 +75,39 @@ async def _stream(rt: Runtime, question: str, options: dict[str, Any]) -> Respon
         try:
             loop.call_soon_threadsafe(channel.put_nowait, item)
         except RuntimeError:  # the event loop is gone: the server stopped
-            control.stop()
+            control.cancel()
 
-    future = rt.pool.submit(lambda kb: answer(kb, rt.live, question, control, put, options, rt.metrics.run_finished))
+    future = rt.pool.submit(lambda kb: _answer(kb, rt, question, options, control, put))
     future.add_done_callback(lambda _: put(END))
     api = rt.settings.api
     deadline = time.monotonic() + api.request_timeout
     try:  # errors before the first event (none expected) still get a proper status
         first = await asyncio.wait_for(channel.get(), timeout=api.request_timeout)
     except asyncio.TimeoutError:
-        control.stop()
+        control.cancel()
         raise ApiError(504, "timeout", "the run did not start within api.request_timeout") from None
     if first is END:
         future.result()  # raises what the worker raised
     return AnswerStream(channel, future, control, api.keepalive_seconds, deadline, rt.metrics.streams,
                         rt.redact).response(first)
+
+
+def _answer(kb: KnowledgeBase, rt: Runtime, question: str, options: dict[str, Any], control: Control,
+            emit: Callable[[Event], None] | None = None) -> Run:
+    """On a worker: iterate the run (its follow-ups included), each run id live while it is answered."""
+    run = kb.start(question, control=control, **options)
+    try:
+        for event in run:
+            if event.type == "metadata":
+                rt.live.register(event.data["run_id"], run)
+            if emit is not None:
+                emit(event)
+    finally:
+        rt.live.close(run)
+        run.close()
+    for one in run.answers:
+        rt.metrics.run_finished(one)
+    return run
 
 
 def public_answer(one: Answer, redact: Callable[[str], str]) -> dict[str, Any]:

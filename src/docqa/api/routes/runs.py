@@ -11,12 +11,12 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from docqa.access import Principal, visible_run, visible_runs
-from docqa.agent import Control
 from docqa.api.deps import editor, get_runtime, reader
 from docqa.api.errors import ApiError
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
 from docqa.api.schemas import FeedbackRequest, MessageRequest
+from docqa.run.life import Run
 
 router = APIRouter(prefix=PREFIX, tags=["runs"])
 RunId = Path(min_length=1, max_length=64, description="A run id (from the metadata event or the answer).")
@@ -33,21 +33,21 @@ async def get_run(request: Request, run_id: str = RunId, rt: Runtime = Depends(g
              responses=errors(409))
 async def steer(body: MessageRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                 principal: Principal = Depends(reader)) -> dict:
-    return await _live(rt, request, principal, run_id, "steer", lambda control: control.steer(body.text))
+    return await _live(rt, request, principal, run_id, "steer", lambda run: run.steer(body.text))
 
 
 @router.post("/runs/{run_id}/follow-up", status_code=202,
              summary="Queue a question to answer after a live run (same session, same stream)", responses=errors(409))
 async def follow_up(body: MessageRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                     principal: Principal = Depends(reader)) -> dict:
-    return await _live(rt, request, principal, run_id, "follow_up", lambda control: control.follow_up(body.text))
+    return await _live(rt, request, principal, run_id, "follow_up", lambda run: run.follow_up(body.text))
 
 
 @router.post("/runs/{run_id}/cancel", status_code=202, summary="Cancel a live run (recorded as CANCELLED)",
              responses=errors(409))
 async def cancel(request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                  principal: Principal = Depends(reader)) -> dict:
-    return await _live(rt, request, principal, run_id, "cancel", lambda control: control.stop())
+    return await _live(rt, request, principal, run_id, "cancel", lambda run: run.cancel())
 
 
 @router.post("/runs/{run_id}/feedback", status_code=201, summary="Rate a run up or down", responses=errors())
@@ -94,15 +94,13 @@ async def qa_log(request: Request, since: str | None = Query(None, max_length=40
 
 
 async def _live(rt: Runtime, request: Request, principal: Principal, run_id: str, action: str,
-                act: Callable[[Control], None]) -> dict:
-    """Act on a live run; 409 when the run exists but is no longer live, 404 when there is no such run
-    (or the caller may not see it)."""
+                act: Callable[[Run], bool | None]) -> dict:
+    """Act on a live run; 409 when the run exists but is no longer live (a follow-up it no longer
+    takes included), 404 when there is no such run (or the caller may not see it)."""
     await rt.read(request, lambda kb: visible_run(principal, kb.run(run_id)))
-    with rt.live.lock:
-        control = rt.live.get(run_id)
-        if control is not None and not control.cancel.is_set():
-            act(control)
-            return {"run_id": run_id, "accepted": action}
+    run = rt.live.get(run_id)
+    if run is not None and run.live and act(run) is not False:
+        return {"run_id": run_id, "accepted": action}
     record = await rt.read(request, lambda kb: kb.run(run_id))
     raise ApiError(409, "not_running", f"run {run_id} is not running (status {record.status}): only a live run can be "
                                        "steered, followed up or cancelled")

@@ -1,48 +1,59 @@
-"""One run's bookkeeping: events, the audit trace, timings, token usage, cancellation."""
+"""One run's bookkeeping: the audit trace, timings, token usage, cancellation and time limit; and
+the model call as a generator of `content` events."""
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from docqa.llm.base import ChatModel, ChatResult, Message, ToolCall, Usage
+from docqa.run.control import Control
 from docqa.types import Event
 
 
 class Cancelled(Exception):
-    """The run was cancelled (a client went away); no further model calls are made."""
+    """The run was cancelled (or ran out of time); no further model calls are made."""
+
+
+def event(kind: str, **data: Any) -> Event:
+    return Event(kind, data)
+
+
+def status(phase: str, **data: Any) -> Event:
+    return Event("status", {"phase": phase, **data})
 
 
 class RunContext:
-    """Collects what a run did (for the audit record) and emits its events."""
+    """Collects what a run did (for the audit record); stops it when cancelled or out of time."""
 
-    def __init__(self, emit: Callable[[Event], None] | None = None, cancel: threading.Event | None = None,
-                 prompt_price: float = 0.0, completion_price: float = 0.0):
-        self._emit = emit
-        self.cancel = cancel or threading.Event()
+    def __init__(self, control: Control | None = None, prompt_price: float = 0.0, completion_price: float = 0.0,
+                 timeout: float | None = None):
+        self.control = control or Control()
         self.trace: list[dict[str, Any]] = []
         self.timings: dict[str, float] = {}
         self.usage = Usage()
         self.calls = 0
         self.prices = (prompt_price, completion_price)
         self.started = time.perf_counter()
+        self.deadline = self.started + timeout if timeout else None
 
-    def emit(self, type_: str, **data: Any) -> None:
-        if self._emit is not None:
-            self._emit(Event(type_, data))
+    @property
+    def cancelled(self) -> bool:
+        if self.deadline is not None and not self.control.cancelled and time.perf_counter() >= self.deadline:
+            self.trace.append({"stage": "time_limit", "seconds": round(time.perf_counter() - self.started, 4)})
+            self.control.cancel()
+        return self.control.cancelled
 
     def check_cancelled(self) -> None:
-        if self.cancel.is_set():
+        if self.cancelled:
             raise Cancelled()
 
     @contextmanager
     def stage(self, name: str, **detail: Any) -> Iterator[dict[str, Any]]:
-        """Time a stage, announce it, and record it in the trace (the caller may add detail)."""
+        """Time a stage and record it in the trace (the caller may add detail, and yields its status)."""
         self.check_cancelled()
-        self.emit("status", phase=name)
         entry: dict[str, Any] = {"stage": name, "at": round(time.perf_counter() - self.started, 4), **detail}
         t0 = time.perf_counter()
         try:
@@ -53,9 +64,10 @@ class RunContext:
             entry["seconds"] = round(elapsed, 4)
             self.trace.append(entry)
 
-    def call(self, model: ChatModel, stage: str, messages: list[Message], on_text: Callable[[str], None] | None = None,
-             tools: list[dict] | None = None, **options: Any) -> ChatResult:
-        """One model call, streamed; recorded whole (messages, reply, tool calls, usage) for audit and replay."""
+    def call(self, model: ChatModel, stage: str, messages: list[Message], *, stream: bool = False,
+             tools: list[dict] | None = None, **options: Any) -> Generator[Event, None, ChatResult]:
+        """One model call; with `stream`, each text delta is yielded as a `content` event as it arrives.
+        Recorded whole (messages, reply, tool calls, usage) for audit and replay: `reply = yield from ctx.call(...)`."""
         self.check_cancelled()
         t0 = time.perf_counter()
         record: dict[str, Any] = {"stage": stage, "model_call": model.name, "messages": [m.to_openai() for m in messages]}
@@ -67,18 +79,20 @@ class RunContext:
         usage, finish = Usage(), None
         try:
             for delta in model.stream(messages, tools, **options):
-                if self.cancel.is_set():
-                    record["cancelled"] = True
+                if self.cancelled:
                     raise Cancelled()
                 if delta.text:
                     text.append(delta.text)
-                    if on_text is not None:
-                        on_text(delta.text)
+                    if stream:
+                        yield Event("content", {"delta": delta.text})
                 if delta.tool_call is not None:
                     calls.append(delta.tool_call)
                 if delta.usage is not None:
                     usage = usage + delta.usage
                 finish = delta.finish_reason or finish
+        except (Cancelled, GeneratorExit, KeyboardInterrupt):
+            record["cancelled"] = True
+            raise
         except Exception as exc:
             record["error"] = str(exc)
             raise

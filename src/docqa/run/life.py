@@ -1,0 +1,221 @@
+"""A question's life, from the question to its recorded answer (and the follow-ups queued meanwhile).
+
+`Run` is what `KnowledgeBase.start` hands out: one iterator of typed events plus a handle, like
+simonw/llm's `Response`, iterated alike by the CLI, the API's workers, MCP and Python callers:
+
+    run = kb.start("How long are backups kept?")
+    for event in run:            # metadata → status… → content… → citations → failure? → done
+        ...                      # (then the next answer's metadata, when a follow-up was queued)
+    run.answer                   # the first answer; run.answers: all of them
+
+Another thread may `steer`, `follow_up` or `cancel` it meanwhile.  Cancelling (or closing the
+iterator early, or Ctrl-C inside it) stops it before its next model call and records CANCELLED;
+a cancelled run sends no `done`.  The question is routed once, here: catalog, pipeline or agent.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from docqa.agent import AgentLoop
+from docqa.answer.library import Library
+from docqa.answer.pipeline import Events, Pipeline
+from docqa.answer.route import is_catalog_question, wants_exploration
+from docqa.errors import DocqaError, InputError
+from docqa.llm.base import ChatModel
+from docqa.run.context import Cancelled, RunContext, event, status
+from docqa.run.control import Control
+from docqa.session import previous_turn
+from docqa.settings import Settings
+from docqa.types import CANCELLED, FAILED, Answer, Event, RunRecord
+
+MODES = ("pipeline", "agent", "auto")
+
+
+@dataclass(slots=True)
+class Setup:
+    """What a run needs from the knowledge base (it builds one per run)."""
+
+    settings: Settings
+    library: Library  # scoped to the caller and the run's collection
+    model: ChatModel | None  # None: extractive answers
+    model_note: str | None  # why there is no model (said in the answer's notes)
+    save: Callable[[RunRecord], None]  # the run log: save or update a run
+    history: Callable[[str], list[RunRecord]]  # a session's runs, oldest first
+
+
+def choose_mode(question: str, mode: str, model: ChatModel | None) -> str:
+    """pipeline or agent.  auto: the agent when the model supports tools and the question asks to
+    explore (list, compare, summarise across files), else the pipeline."""
+    if mode not in MODES:
+        raise InputError(f"unknown answer mode {mode!r}: use pipeline, agent or auto")
+    if mode == "auto":
+        explore = wants_exploration(question) and not is_catalog_question(question)
+        return "agent" if model is not None and model.supports_tools and explore else "pipeline"
+    return mode
+
+
+class Run:
+    """One question being answered (then its follow-ups): iterate it for its events; steer, follow
+    up or cancel it from any thread; read its answers when it has ended."""
+
+    def __init__(self, question: str, setup: Setup, *, session_id: str | None = None, mode: str | None = None,
+                 check: bool | None = None, record: bool = True, control: Control | None = None,
+                 timeout: float | None = None):
+        if not question or not question.strip():
+            raise InputError("the question is empty: ask something, e.g. docqa ask \"how are backups made?\"")
+        s = setup.settings
+        self.mode = mode or s.answer.mode
+        choose_mode(question, self.mode, setup.model)  # an unknown mode is refused now, not mid-run
+        self.setup, self.question, self.session_id = setup, question, session_id
+        self.check = s.answer.check if check is None else check
+        self.record, self.timeout = record, timeout
+        self.control = control or Control()
+        self.answers: list[Answer] = []
+        self._events = self._life()
+
+    # -- the handle ------------------------------------------------------------------------------
+    def __iter__(self) -> Iterator[Event]:
+        return self
+
+    def __next__(self) -> Event:
+        return next(self._events)
+
+    def steer(self, text: str) -> None:
+        """Tell the agent something; it joins after the current tool round."""
+        self.control.steer(text)
+
+    def follow_up(self, text: str) -> bool:
+        """Queue a question, answered after the current one in the same session and event stream;
+        False when the run has ended."""
+        if not text or not text.strip():
+            raise InputError("the follow-up question is empty")
+        return self.control.follow_up(text.strip())
+
+    def cancel(self) -> None:
+        """Stop before the next model call (from any thread); recorded as CANCELLED."""
+        self.control.cancel()
+
+    def close(self) -> None:
+        """Stop iterating: a run not finished yet is recorded as CANCELLED."""
+        self.control.cancel()
+        self._events.close()
+
+    @property
+    def live(self) -> bool:
+        return self.control.live
+
+    @property
+    def answer(self) -> Answer | None:
+        """The answer to the question asked (None until it has one)."""
+        return self.answers[0] if self.answers else None
+
+    def wait(self) -> Answer:
+        """Iterate to the end; the first answer."""
+        for _ in self:
+            pass
+        assert self.answer is not None
+        return self.answer
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- the life ----------------------------------------------------------------------------------
+    def _life(self) -> Generator[Event, None, None]:
+        question, session_id = self.question, self.session_id
+        try:
+            while question is not None:
+                answer = yield from self._one(question, session_id)
+                session_id = answer.session_id
+                question = None if answer.status == CANCELLED else self.control.next_follow_up()
+        finally:
+            self.control.close()
+
+    def _one(self, question: str, session_id: str | None) -> Events:
+        """One question: recorded RUNNING at once, answered, recorded finished."""
+        s = self.setup.settings
+        run = RunRecord(id=_new_id(), session_id=session_id or _new_id(), question=question.strip(),
+                        collection=self.setup.library.collection, created_at=_now())
+        ctx = RunContext(self.control, s.llm.prompt_price, s.llm.completion_price, self.timeout)
+        if self.record:
+            self.setup.save(run)
+        try:
+            yield event("metadata", session_id=run.session_id, run_id=run.id)
+            previous = previous_turn(self.setup.history(run.session_id), s.answer.history_chars) if session_id else None
+            answer = yield from self._answer(run, ctx, previous)
+        except BaseException:  # closed early, or Ctrl-C: recorded CANCELLED, nothing more is sent
+            self._finish(run, _cancelled(run.question), ctx)
+            raise
+        self._finish(run, answer, ctx)
+        if answer.status != CANCELLED:
+            if answer.status == FAILED:
+                yield event("failure", code="failed", message=answer.error)
+            yield event("done", status=answer.status, run_id=run.id)
+        return answer
+
+    def _answer(self, run: RunRecord, ctx: RunContext, previous: dict | None) -> Events:
+        try:
+            answer = yield from self._route(run.question, ctx, previous)
+            answer.timings.update(ctx.timings)
+            return answer
+        except Cancelled:
+            return _cancelled(run.question)
+        except DocqaError as exc:
+            ctx.trace.append({"stage": "failed", "error": str(exc)})
+            return Answer(run.question, "", False, "pipeline", status=FAILED, error=str(exc))
+        except Exception as exc:  # never a stack trace to the user; the trace keeps the detail
+            ctx.trace.append({"stage": "failed", "error": repr(exc)})
+            return Answer(run.question, "", False, "pipeline", status=FAILED,
+                          error=f"internal error ({type(exc).__name__}): {exc}. The run's trace is kept; see 'docqa log --run {run.id}'")
+
+    def _route(self, question: str, ctx: RunContext, previous: dict | None) -> Events:
+        """Route once (catalog, pipeline or agent) and answer that way."""
+        setup = self.setup
+        with ctx.stage("routing") as entry:
+            yield status("routing")
+            mode = choose_mode(question, self.mode, setup.model)
+            route = "agent" if mode == "agent" and setup.model is not None else (
+                "catalog" if is_catalog_question(question) else "retrieval")
+            entry["route"] = route
+        pipeline = Pipeline(setup.library, setup.settings, setup.model, setup.model_note)
+        if route == "agent":
+            return (yield from AgentLoop(setup.library, setup.settings, setup.model, pipeline).run(question, ctx, previous))
+        answer = yield from (pipeline.catalog(question, ctx) if route == "catalog" else
+                             pipeline.run(question, ctx, previous=previous, check=self.check))
+        if mode == "agent":
+            answer.notes.append("agent mode needs a chat model; the question was answered without one")
+        return answer
+
+    def _finish(self, run: RunRecord, answer: Answer, ctx: RunContext) -> None:
+        answer.run_id, answer.session_id = run.id, run.session_id
+        answer.timings["total"] = time.perf_counter() - ctx.started
+        answer.usage = ctx.usage_dict()
+        self.answers.append(answer)
+        if not self.record:
+            return
+        run.standalone = answer.retrieval.get("query") if answer.retrieval else None
+        run.mode, run.status, run.answerable = answer.mode, answer.status, answer.answerable
+        run.confidence, run.answer, run.model, run.error = answer.confidence, answer.answer, answer.model, answer.error
+        run.result = answer.to_dict()
+        run.trace, run.timings, run.usage = ctx.trace, answer.timings, answer.usage
+        run.finished_at = _now()
+        self.setup.save(run)
+
+
+def _cancelled(question: str) -> Answer:
+    return Answer(question, "", False, "pipeline", status=CANCELLED, error="cancelled")
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
