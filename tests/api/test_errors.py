@@ -80,7 +80,7 @@ def test_a_failed_run_does_not_describe_internals(make_app, monkeypatch):
     def explode(self, *args, **kwargs):
         raise KeyError("internal-key-name")
 
-    monkeypatch.setattr(KnowledgeBase, "_pipeline_sources", explode)
+    monkeypatch.setattr(KnowledgeBase, "search", explode)  # inside the run: retrieval
     with TestClient(make_app()) as c:
         r = c.post("/api/v1/ask", json={"question": "How long are backups kept?"})
         with c.stream("POST", "/api/v1/ask", json={"question": "again?"}, headers={"accept": "text/event-stream"}) as s:
