@@ -1,0 +1,178 @@
+"""A question's life (docqa.run), driven the way a Python caller drives it: iterate the run for its
+events, steer, follow up or cancel it through the handle.  A real knowledge base and the scripted
+OpenAI-compatible server on loopback standing in for the model."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from docqa.kb import KnowledgeBase
+from docqa.llm import OpenAICompatModel
+from docqa.settings import Settings
+
+from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
+
+OPS = """# Operations
+
+## Backups
+
+The database is backed up every 6 hours to object storage.
+Backups are kept for 35 days.
+
+## API keys
+
+API keys are rotated every 90 days with `acmectl keys rotate`.
+"""
+BACKUPS = "Backups are kept for 35 days [1]."
+
+
+@pytest.fixture
+def make(tmp_path, local_embedder):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
+    opened = []
+
+    def factory(server: ScriptedServer) -> KnowledgeBase:
+        settings = Settings(kb=str(tmp_path / "kb.db"), agent={"check": False},
+                            llm={"provider": "openai", "base_url": server.base_url, "timeout": 3, "max_retries": 0})
+        kb = KnowledgeBase(settings, embedder=local_embedder,
+                           chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0))
+        if not opened:
+            kb.add([tmp_path / "docs"])
+        opened.append(kb)
+        return kb
+
+    yield factory
+    for kb in opened:
+        kb.close()
+
+
+def kinds(events) -> list[str]:
+    """Event types with runs of the same type collapsed: metadata, status, content, …"""
+    out: list[str] = []
+    for event in events:
+        if not out or out[-1] != event.type:
+            out.append(event.type)
+    return out
+
+
+def test_a_python_caller_iterates_the_run(make):
+    with ScriptedServer([{"text": BACKUPS}, {"text": "VERIFIED"}]) as server:
+        kb = make(server)
+        run = kb.start("How long are backups kept?")
+        events = list(run)
+    assert kinds(events) == ["metadata", "status", "content", "status", "citations", "done"]
+    phases = [e.data["phase"] for e in events if e.type == "status"]
+    assert phases == ["routing", "retrieving", "generating", "citing", "checking"]
+    deltas = [e.data["delta"] for e in events if e.type == "content"]
+    assert len(deltas) > 1 and "".join(deltas) == BACKUPS  # streamed as the model wrote it
+    answer = run.answer
+    assert answer.status == "SUCCESS" and run.answers == [answer] and run.wait() is answer
+    assert events[0].data == {"session_id": answer.session_id, "run_id": answer.run_id}
+    assert events[-1].data == {"status": "SUCCESS", "run_id": answer.run_id}
+    record = kb.run(answer.run_id)
+    assert record.status == "SUCCESS" and record.answer == answer.answer and record.finished_at
+    assert [t["stage"] for t in record.trace if "model_call" not in t][:2] == ["routing", "retrieving"]
+
+
+def test_the_run_is_recorded_running_while_it_works(make):
+    with ScriptedServer([{"text": BACKUPS}, {"text": "VERIFIED"}]) as server:
+        kb = make(server)
+        with kb.start("How long are backups kept?") as run:
+            first = next(run)
+            assert first.type == "metadata" and kb.run(first.data["run_id"]).status == "RUNNING"
+            run.wait()
+    assert kb.run(first.data["run_id"]).status == "SUCCESS"
+
+
+def test_closing_the_iterator_early_records_cancelled(make):
+    with ScriptedServer([{"text": BACKUPS * 6, "chunk_delay": 0.01}, {"text": "VERIFIED"}]) as server:
+        kb = make(server)
+        run = kb.start("How long are backups kept?")
+        events = []
+        for event in run:
+            events.append(event)
+            if event.type == "content":
+                break
+        run.close()
+        calls = len(server.requests)
+    assert calls == 1 and "done" not in [e.type for e in events]
+    assert run.answer.status == "CANCELLED"
+    record = kb.run(events[0].data["run_id"])
+    assert record.status == "CANCELLED" and record.finished_at
+
+
+def test_cancel_from_another_thread_stops_before_the_next_model_call(make):
+    with ScriptedServer([{"text": BACKUPS * 6, "chunk_delay": 0.02}, {"text": "VERIFIED"}]) as server:
+        kb = make(server)
+        run = kb.start("How long are backups kept?")
+        timer = threading.Timer(0.2, run.cancel)
+        timer.start()
+        events = list(run)
+        timer.join()
+        calls = len(server.requests)
+    assert calls == 1 and run.answer.status == "CANCELLED" and events[-1].type != "done"
+    assert kb.run(run.answer.run_id).status == "CANCELLED"
+
+
+def test_a_time_limit_stops_the_run(make):
+    with ScriptedServer([{"text": BACKUPS * 6, "chunk_delay": 0.02}, {"text": "VERIFIED"}]) as server:
+        kb = make(server)
+        answer = kb.start("How long are backups kept?", timeout=0.2).wait()
+    record = kb.run(answer.run_id)
+    assert answer.status == "CANCELLED" and record.status == "CANCELLED"
+    assert any(t["stage"] == "time_limit" for t in record.trace)
+
+
+def test_a_follow_up_is_answered_after_the_run_in_the_same_stream_and_session(make):
+    script = [{"text": BACKUPS}, {"text": "How often are API keys rotated?"},  # the follow-up, made standalone
+              {"text": "API keys are rotated every 90 days [1]."}]
+    with ScriptedServer(script) as server:
+        kb = make(server)
+        run = kb.start("How long are backups kept?", check=False)
+        events, accepted = [], []
+        for event in run:
+            events.append(event)
+            if event.type == "content" and not accepted:
+                accepted.append(run.follow_up("And how often are API keys rotated?"))
+    assert accepted == [True] and not run.follow_up("too late")
+    types = [e.type for e in events]
+    done = types.index("done")
+    assert types.count("metadata") == 2 and types[done + 1] == "metadata" and types[-1] == "done"
+    first, second = run.answers
+    assert run.answer is first and "35 days" in first.answer and "90 days" in second.answer
+    assert second.session_id == first.session_id and events[done + 1].data["run_id"] == second.run_id
+    assert second.retrieval["query"] == "How often are API keys rotated?"  # understood from the previous turn
+    assert [r.question for r in kb.session_runs(first.session_id)] == [
+        "How long are backups kept?", "And how often are API keys rotated?"]
+
+
+def test_steering_reaches_the_agent(make):
+    call = {"tool_calls": [{"name": "search_docs", "arguments": {"query": "backups"}}]}
+    answer = {"tool_calls": [{"name": "answer", "arguments": {"text": BACKUPS}}]}
+    with ScriptedServer([call, answer]) as server:
+        kb = make(server)
+        run = kb.start("What are the rules?", mode="agent")
+        steered = []
+        for event in run:
+            if event.type == "status" and event.data["phase"] == "tool_call":
+                run.steer("Only the backup section, please.")
+            if event.type == "status" and event.data["phase"] == "steered":
+                steered.append(event.data["text"])
+        second = server.requests[1]["messages"]
+    assert steered == ["Only the backup section, please."]
+    assert second[-1]["role"] == "user" and "Only the backup section, please." in second[-1]["content"]
+    assert run.answer.status == "SUCCESS" and run.answer.mode == "agent"
+
+
+def test_the_question_is_routed_once(make):
+    with ScriptedServer([]) as server:
+        kb = make(server)
+        run = kb.start("What documents do you have?")
+        events = list(run)
+    assert [e.data["phase"] for e in events if e.type == "status"] == ["routing", "answering"]
+    assert run.answer.mode == "catalog" and server.requests == []
+    routing = [t for t in kb.run(run.answer.run_id).trace if t["stage"] == "routing"]
+    assert len(routing) == 1 and routing[0]["route"] == "catalog"
