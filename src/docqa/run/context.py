@@ -8,7 +8,7 @@ from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from docqa.llm.base import ChatModel, ChatResult, Message, ToolCall, Usage
+from docqa.llm.base import ChatModel, ChatResult, Message, Usage
 from docqa.run.control import Control
 from docqa.types import Event
 
@@ -74,9 +74,7 @@ class RunContext:
         if tools:
             record["tools"] = [t["function"]["name"] for t in tools]
         self.trace.append(record)
-        text: list[str] = []
-        calls: list[ToolCall] = []
-        usage, finish = Usage(), None
+        text, calls, usage, finish = [], [], Usage(), None
         try:
             for delta in model.stream(messages, tools, **options):
                 if self.cancelled:
