@@ -247,8 +247,7 @@ class KnowledgeBase:
         for event in run:
             if on_event is not None:
                 on_event(event)
-        assert run.answer is not None
-        return run.answer
+        return run.wait()
 
     def choose_mode(self, question: str, mode: str | None = None) -> str:
         """pipeline or agent (see docqa.run.life.choose_mode)."""

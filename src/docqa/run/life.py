@@ -101,7 +101,8 @@ class Run:
         self.control.cancel()
 
     def close(self) -> None:
-        """Stop iterating: a run not finished yet is recorded as CANCELLED."""
+        """Stop iterating (from the thread that iterates; `cancel` from any other): a run not
+        finished yet is recorded as CANCELLED."""
         self.control.cancel()
         self._events.close()
 
@@ -118,8 +119,9 @@ class Run:
         """Iterate to the end; the first answer."""
         for _ in self:
             pass
-        assert self.answer is not None
-        return self.answer
+        if self.answer is None:  # closed before it began: nothing was asked or recorded
+            self.answers.append(_cancelled(self.question))
+        return self.answers[0]
 
     def __enter__(self) -> Run:
         return self
