@@ -284,7 +284,7 @@ class AgentLoop:
     def _tools(self, evidence: Evidence, collection: str | None) -> dict[str, Tool]:
         lib, s = self.lib, self.settings.agent
         tools: list[Tool] = [
-            SearchDocs(lambda q, k, c: lib.search(q, k, c or collection), evidence, s.search_top_k),
+            SearchDocs(lib.search, evidence, s.search_top_k),
             ListDocs(lib.list_docs),
             FetchDoc(lib.fetch_doc, lib.passage, evidence),
             GrepDocs(lib.grep_docs),
