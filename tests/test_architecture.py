@@ -26,7 +26,7 @@ ALLOWED = {
     "session": {"types", "errors"},
     "browse": {"types", "errors", "index", "text"},
     "agent": {"types", "errors", "settings", "llm", "answer", "retrieve", "run.context"},
-    "kb": {"types", "errors", "settings", "text", "index", "embed", "ingest", "retrieve", "answer", "llm", "session", "browse",
+    "kb": {"types", "errors", "settings", "text", "index", "embed", "ingest", "retrieve", "answer", "llm", "session", "browse", "access",
            "run", "run.control"},
     "evaluate": {"types", "errors", "kb"},
     "access": {"types", "errors"},  # who may do what (Principal, roles, collections): shared by api and mcp

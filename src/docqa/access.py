@@ -164,20 +164,29 @@ def ingest_paths(principal: Principal, paths: Sequence[str | os.PathLike], roots
     if not principal.remote:
         return [Path(p) for p in paths]
     if not roots:
-        raise PermissionDeniedError("reading files on the server is off: an operator lists the folders it may read "
-                                    "in api.ingest_roots; or upload the files (POST /api/v1/documents)")
+        raise _reason(PermissionDeniedError("reading files on the server is off: an operator lists the folders it may "
+                                            "read in api.ingest_roots; or upload the files (POST /api/v1/documents)"),
+                      "ingest_disabled")
     allowed_roots = [os.path.realpath(os.path.expanduser(r)) for r in roots]
     out = []
     for raw in map(str, paths):
         if not os.path.isabs(raw) or "\x00" in raw:
-            raise PermissionDeniedError(f"{raw!r} is not an absolute path: give absolute paths under api.ingest_roots")
+            raise _reason(InputError(f"{raw!r} is not an absolute path: give absolute paths under api.ingest_roots"),
+                          "invalid_path")
         real = os.path.realpath(raw)
         if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in allowed_roots):
-            raise PermissionDeniedError(f"{raw} is not under a folder in api.ingest_roots: only those can be read")
+            raise _reason(PermissionDeniedError(f"{raw} is not under a folder in api.ingest_roots: only those can be read"),
+                          "path_not_allowed")
         if not os.path.exists(real):
             raise NotFoundError(f"{raw} does not exist on the server")
         out.append(Path(real))
     return out
+
+
+def _reason(error: Exception, reason: str) -> Exception:
+    """`error` with a finer machine-readable reason (the API's error code)."""
+    error.error_code = reason  # type: ignore[attr-defined]
+    return error
 
 
 def _outside(principal: Principal, collection: str | None) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import time
 import uuid
 from collections.abc import Callable
 from datetime import date, datetime, timezone
@@ -12,10 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from docqa.access import (LOCAL, Principal, check_grant, ingest_paths, manageable, require, scope, visible_collection,
+                          visible_run, visible_runs)
 from docqa.answer.library import Library
 from docqa.browse import DocPage, DocText, GrepResult, fetch_doc, grep_docs, list_docs, llms_txt
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
-from docqa.errors import AuthError, EmbedderMismatchError, InputError, NotFoundError
+from docqa.errors import AuthError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
 from docqa.index import ChunkFilter, EmbedInput, Store, open_store
 from docqa.ingest.readers import sniff_type
 from docqa.ingest.pipeline import IngestOptions, Ingestor, IngestReport, Progress, document_id
@@ -107,9 +110,15 @@ class KnowledgeBase:
 
     # -- ingest ----------------------------------------------------------------------------
     def add(self, paths: list[str | Path], collection: str | None = None, progress: Progress | None = None,
-            include: list[str] | None = None, exclude: list[str] | None = None) -> IngestReport:
-        """Add files and folders (recursively, incrementally) to a collection."""
+            include: list[str] | None = None, exclude: list[str] | None = None, *,
+            principal: Principal = LOCAL, received: bool = False) -> IngestReport:
+        """Add files and folders (recursively, incrementally) to a collection.  A remote principal names
+        only paths under `api.ingest_roots`, unless `received`: the paths are copies of files the caller
+        sent (an upload), not paths it named on the server's disk."""
         s = self.settings
+        collection = scope(principal, collection) or s.collection
+        require(principal, "write", collection)
+        found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, s.api.ingest_roots)
         scanner = Scanner(
             include=include if include is not None else s.ingest.include,
             exclude=[*s.ingest.exclude, *(exclude or [])],
@@ -122,13 +131,12 @@ class KnowledgeBase:
         )
         self._check_embedder(writing=True)
         ingestor = Ingestor(self.store, scanner, opts, progress, self.embedder)
-        return ingestor.run([Path(p) for p in paths], collection or s.collection)
+        return ingestor.run(found, collection)
 
-    def reindex(self, progress: Callable[[int, int], None] | None = None) -> ReindexReport:
+    def reindex(self, progress: Callable[[int, int], None] | None = None, *, principal: Principal = LOCAL) -> ReindexReport:
         """Embed every chunk with the configured model: only texts without its vector are embedded,
         committed batch by batch, so an interrupted run resumes where it stopped."""
-        import time
-
+        require(principal, "reindex")
         started = time.perf_counter()
         embedder = self.embedder
         if embedder is None:
@@ -151,9 +159,11 @@ class KnowledgeBase:
             self._retriever = None
         return ReindexReport(key, embedded, before, total, time.perf_counter() - started)
 
-    def remove(self, paths: list[str | Path], collection: str | None = None) -> list[DocumentRecord]:
+    def remove(self, paths: list[str | Path], collection: str | None = None, *,
+               principal: Principal = LOCAL) -> list[DocumentRecord]:
         """Remove documents by file path, or everything under a folder path. Returns what was removed."""
-        collection = collection or self.settings.collection
+        collection = scope(principal, collection) or self.settings.collection
+        require(principal, "write", collection)
         doomed: dict[str, DocumentRecord] = {}
         for raw in paths:
             path = os.path.abspath(raw)
@@ -162,28 +172,31 @@ class KnowledgeBase:
         self.store.delete_documents(doomed)
         return list(doomed.values())
 
-    def remove_document(self, document_id: str, collections: tuple[str, ...] | list[str] = ()) -> DocumentRecord:
-        """Remove one document by id, when given only from one of `collections`; returns what was removed
-        (NotFoundError when there is no such document, or it is in another collection)."""
-        record = self.store.document_record(document_id)
-        if collections and record.collection not in collections:
-            raise NotFoundError(f"no document {document_id!r} in collection {', '.join(collections)}")
+    def remove_document(self, document_id: str, *, principal: Principal = LOCAL) -> DocumentRecord:
+        """Remove one document by id; returns what was removed (NotFoundError when there is no such
+        document the principal can see)."""
+        require(principal, "write")
+        record = self._record_of(document_id, principal)
+        require(principal, "write", record.collection)
         self.store.delete_documents([document_id])
         return record
 
     # -- collections -----------------------------------------------------------------------
-    def collections(self) -> dict[str, int]:
-        """Every collection's name and its number of documents."""
-        return self.store.collection_sizes()
+    def collections(self, *, principal: Principal = LOCAL) -> dict[str, int]:
+        """Every collection the principal sees: its name and its number of documents."""
+        require(principal, "read")
+        return {name: n for name, n in self.store.collection_sizes().items() if principal.can_see(name)}
 
-    def create_collection(self, name: str) -> bool:
+    def create_collection(self, name: str, *, principal: Principal = LOCAL) -> bool:
         """Create an empty collection (False when it exists already)."""
         if not name or not name.strip() or name != name.strip():
             raise InputError(f"a collection name is a non-empty word without surrounding spaces, not {name!r}")
+        require(principal, "write", scope(principal, name))
         return self.store.create_collection(name)
 
-    def delete_collection(self, name: str) -> list[DocumentRecord]:
+    def delete_collection(self, name: str, *, principal: Principal = LOCAL) -> list[DocumentRecord]:
         """Delete a collection and its documents (the files themselves are not touched)."""
+        require(principal, "write", scope(principal, name))
         return self.store.delete_collection(name)
 
     @staticmethod
@@ -193,17 +206,24 @@ class KnowledgeBase:
         return sniff_type(Path(name), head)
 
     # -- read ------------------------------------------------------------------------------
-    def documents(self, collection: str | None = None) -> list[DocumentRecord]:
-        """Documents of a collection (all collections when None)."""
-        return self.store.list_documents(collection)
+    def documents(self, collection: str | None = None, *, principal: Principal = LOCAL) -> list[DocumentRecord]:
+        """Documents of a collection (every collection the principal sees when None)."""
+        require(principal, "read")
+        if collection is not None:
+            scope(principal, collection)
+        return [r for r in self.store.list_documents(collection) if principal.can_see(r.collection)]
 
     def search(self, query: str, top_k: int | None = None, collection: str | None = None, *, mode: str | None = None,
-               path_glob: str | None = None, types: list[str] | tuple[str, ...] = ()) -> SearchResults:
-        """Best chunks for a query (hybrid by default), across all collections unless one is given.
+               path_glob: str | None = None, types: list[str] | tuple[str, ...] = (),
+               principal: Principal = LOCAL) -> SearchResults:
+        """Best chunks for a query (hybrid by default), across every collection the principal sees
+        unless one is given.
 
         The result is a list of hits, best first, with `.low_relevance` set when even the best
         hit scores under `search.relevance_threshold`.
         """
+        require(principal, "read")
+        collection = scope(principal, collection)
         mode = mode or self.settings.search.mode
         if mode != "bm25" and self.embedder is not None:
             self._check_embedder(writing=False)
@@ -223,8 +243,8 @@ class KnowledgeBase:
                                                s.timeout, s.max_retries)
         return self._chat
 
-    def start(self, question: str, *, session_id: str | None = None, collection: str | None = None,
-              check: bool | None = None, mode: str | None = None, record: bool = True,
+    def start(self, question: str, *, principal: Principal = LOCAL, session_id: str | None = None,
+              collection: str | None = None, check: bool | None = None, mode: str | None = None, record: bool = True,
               control: Control | None = None, timeout: float | None = None) -> Run:
         """Start answering a question: a `Run`, an iterator of its events (metadata, status, content,
         citations, failure, done) and a handle to steer, follow up or cancel it (docqa.run.life).
@@ -235,8 +255,13 @@ class KnowledgeBase:
         `control`: a Control made before the run (to cancel it from a thread that does not hold it).
         `timeout`: seconds after which it stops before its next model call (recorded as CANCELLED).
         """
-        setup = Setup(self.settings, self.library(collection), self.chat.model,
-                      None if self.chat.model else self.chat.reason, self.store.save_run, self.session_runs)
+        require(principal, "read")
+        collection = scope(principal, collection)
+        if session_id:  # may this principal continue it?  Refused now (NotFoundError), not mid-run
+            self.session_runs(session_id, principal=principal)
+        setup = Setup(self.settings, self.library(principal, collection), self.chat.model,
+                      None if self.chat.model else self.chat.reason, self.store.save_run,
+                      lambda sid: self.session_runs(sid, principal=principal))
         return Run(question, setup, session_id=session_id, mode=mode, check=check, record=record, control=control,
                    timeout=timeout)
 
@@ -253,25 +278,28 @@ class KnowledgeBase:
         """pipeline or agent (see docqa.run.life.choose_mode)."""
         return choose_mode(question, mode or self.settings.answer.mode, self.chat.model)
 
-    def library(self, collection: str | None = None) -> Library:
-        """What answering needs from this knowledge base, over one collection (None: all)."""
+    def library(self, principal: Principal = LOCAL, collection: str | None = None) -> Library:
+        """What answering needs from this knowledge base: the principal's collections only (the run's
+        collection when one was named).  A call naming a collection outside the principal's scope is
+        refused by the same checks as every other door (for the agent's tools, an error result)."""
         embedder = self.embedder
         embed = (lambda texts, kind: embedder.embed_batch(texts, kind)) if embedder is not None else None
         return Library(
-            search=lambda q, k, c: self.search(q, k, c or collection),
-            documents=lambda c: self.documents(c or collection),
-            list_docs=lambda grep, page, size: self.list_docs(grep, page, size, collection=collection),
-            fetch_doc=lambda doc_id, offset, limit: self.fetch_doc(doc_id, offset, limit),
-            grep_docs=lambda pattern, glob, context: self.grep_docs(pattern, glob, context, collection=collection),
-            passage=self.passage,
+            search=lambda q, k, c: self.search(q, k, c or collection, principal=principal),
+            documents=lambda c: self.documents(c or collection, principal=principal),
+            list_docs=lambda grep, page, size: self.list_docs(grep, page, size, collection, principal=principal),
+            fetch_doc=lambda doc_id, offset, limit: self.fetch_doc(doc_id, offset, limit, collection, principal=principal),
+            grep_docs=lambda pattern, glob, context: self.grep_docs(pattern, glob, context, collection=collection,
+                                                                    principal=principal),
+            passage=lambda doc_id, a, b: self.passage(doc_id, a, b, principal=principal),
             term_counts=self.store.term_counts,
             embed=embed,
             collection=collection,
         )
 
-    def passage(self, document_id: str, line_start: int, line_end: int) -> Hit:
+    def passage(self, document_id: str, line_start: int, line_end: int, *, principal: Principal = LOCAL) -> Hit:
         """Lines `line_start`..`line_end` of a document as a citable passage (a Hit spanning them)."""
-        record = self.store.document_record(document_id)
+        record = self._record_of(document_id, principal)
         text = self.store.document_text(document_id)
         starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
         a = max(1, min(line_start, len(starts)))
@@ -282,110 +310,155 @@ class KnowledgeBase:
                    line_start=a, line_end=b, char_start=starts[a - 1], char_end=char_end, score=0.0,
                    text=text[starts[a - 1]:char_end], type=record.type)
 
-    def chunk(self, chunk_id: str) -> Hit:
+    def chunk(self, chunk_id: str, *, principal: Principal = LOCAL) -> Hit:
         """One chunk with its location."""
-        hits = self.store.get_hits([chunk_id])
+        require(principal, "read")
+        hits = [h for h in self.store.get_hits([chunk_id]) if principal.can_see(h.collection)]
         if not hits:
             raise NotFoundError(f"no chunk {chunk_id!r}: chunk ids come from 'docqa search'")
         return hits[0]
 
-    def document(self, path: str | Path, collection: str | None = None) -> DocumentRecord:
+    def document(self, path: str | Path, collection: str | None = None, *, principal: Principal = LOCAL) -> DocumentRecord:
         """The document indexed for a file path."""
+        require(principal, "read")
+        collection = scope(principal, collection)
         doc_id = document_id(collection or self.settings.collection, os.path.abspath(path))
         for record in self.store.list_documents(collection or self.settings.collection, path_prefix=os.path.abspath(path)):
             if record.document_id == doc_id:
                 return record
         raise NotFoundError(f"{path} is not indexed in collection {collection or self.settings.collection!r}: add it with 'docqa add'")
 
-    def document_chunks(self, document_id: str) -> list[Hit]:
+    def document_chunks(self, document_id: str, *, principal: Principal = LOCAL) -> list[Hit]:
         """All chunks of a document, in order."""
+        self._record_of(document_id, principal)
         return self.store.get_hits(self.store.chunk_ids(document_id))
 
-    def document_text(self, document_id: str) -> str:
+    def document_text(self, document_id: str, *, principal: Principal = LOCAL) -> str:
+        """A document's stored text (the text every chunk's span points into)."""
+        self._record_of(document_id, principal)
         return self.store.document_text(document_id)
+
+    def _record_of(self, document_id: str, principal: Principal) -> DocumentRecord:
+        """A document the principal may read; the same NotFoundError for another collection's as for none."""
+        require(principal, "read")
+        missing = f"no document {document_id!r}: 'docqa list' (GET /api/v1/documents) shows the documents and their ids"
+        try:
+            record = self.store.document_record(document_id)
+        except NotFoundError:
+            raise NotFoundError(missing) from None
+        visible_collection(principal, record.collection, missing)
+        return record
 
     # -- browse: documents as text, for a model exploring with tools -------------------------
     def list_docs(self, grep: str | None = None, page: int = 1, page_size: int = 50,
-                  collection: str | None = None) -> DocPage:
+                  collection: str | None = None, *, principal: Principal = LOCAL) -> DocPage:
         """The catalog, one `- [dir / title](doc-id): summary` line per document, filtered by `grep`
-        (over path, title, keywords, summary) and paged; all collections unless one is given."""
-        return list_docs(self.store, grep, page, page_size, collection)
+        (over path, title, keywords, summary) and paged; every collection the principal sees unless one is given."""
+        require(principal, "read")
+        return list_docs(self.store, grep, page, page_size, scope(principal, collection))
 
-    def fetch_doc(self, doc_id: str, offset: int = 1, limit: int = 200) -> DocText:
+    def fetch_doc(self, doc_id: str, offset: int = 1, limit: int = 200, collection: str | None = None, *,
+                  principal: Principal = LOCAL) -> DocText:
         """A document's text in numbered lines from line `offset`, at most `limit` lines and ~12,000
-        characters, page breaks marked; `doc_id` may also be a path or the end of one."""
-        return fetch_doc(self.store, doc_id, offset, limit)
+        characters, page breaks marked; `doc_id` may also be a path or the end of one.  Documents
+        the principal cannot see do not exist for it (the same error as none)."""
+        require(principal, "read")
+        if collection is not None:
+            seen: tuple[str, ...] | None = (scope(principal, collection),)  # type: ignore[assignment]
+        else:
+            seen = principal.collections or None
+        return fetch_doc(self.store, doc_id, offset, limit, collections=seen)
 
     def grep_docs(self, pattern: str, path_glob: str | None = None, context: int = 1, max_matches: int = 50,
-                  collection: str | None = None, ignore_case: bool = True) -> GrepResult:
+                  collection: str | None = None, ignore_case: bool = True, *, principal: Principal = LOCAL) -> GrepResult:
         """Lines matching a regular expression in every document's text, like ripgrep, with context."""
-        return grep_docs(self.store, pattern, path_glob, context, max_matches, collection, ignore_case)
+        require(principal, "read")
+        return grep_docs(self.store, pattern, path_glob, context, max_matches, scope(principal, collection), ignore_case)
 
-    def llms_txt(self, collection: str | None = None) -> str:
-        """The catalog as an llms.txt file, one section per folder (all collections unless one is given)."""
-        return llms_txt(self.store, collection)
+    def llms_txt(self, collection: str | None = None, *, principal: Principal = LOCAL) -> str:
+        """The catalog as an llms.txt file, one section per folder (every collection the principal sees unless one is given)."""
+        require(principal, "read")
+        return llms_txt(self.store, scope(principal, collection))
 
     # -- sessions, runs, feedback ---------------------------------------------------------
-    def session(self, session_id: str) -> SessionRecord:
-        """A conversation by id."""
-        return self.store.get_session(session_id)
+    def session(self, session_id: str, *, principal: Principal = LOCAL) -> SessionRecord:
+        """A conversation by id (NotFoundError when the principal may not see every run of it)."""
+        record = self.store.get_session(session_id)
+        self.session_runs(session_id, principal=principal)
+        return record
 
-    def session_runs(self, session_id: str) -> list[RunRecord]:
-        """A conversation's runs, oldest first."""
-        return self.store.session_runs(session_id)
+    def session_runs(self, session_id: str, *, principal: Principal = LOCAL) -> list[RunRecord]:
+        """A conversation's runs, oldest first.  The one rule for continuing a conversation: a scoped
+        principal continues only one whose every run it may see (else NotFoundError, as for none)."""
+        require(principal, "read")
+        return visible_runs(principal, session_id, self.store.session_runs(session_id))
 
-    def run(self, run_id: str) -> RunRecord:
+    def run(self, run_id: str, *, principal: Principal = LOCAL) -> RunRecord:
         """One run's audit record: question, trace, published result, timings, feedback."""
-        return self.store.get_run(run_id)
+        require(principal, "read")
+        try:
+            record = self.store.get_run(run_id)
+        except NotFoundError:
+            raise NotFoundError(f"no run {run_id!r}: 'docqa log' lists the runs with their ids") from None
+        return visible_run(principal, record)
 
     def runs(self, since: str | None = None, until: str | None = None, statuses: list[str] | None = None,
-             limit: int | None = None) -> list[RunRecord]:
-        """Runs newest first; `since` (inclusive) and `until` (exclusive) are dates or ISO times."""
-        return self.store.list_runs(since=_utc_bound(since, "since"), until=_utc_bound(until, "until"),
-                                    statuses=statuses, limit=limit)
+             limit: int | None = None, *, principal: Principal = LOCAL) -> list[RunRecord]:
+        """Runs newest first; `since` (inclusive) and `until` (exclusive) are dates or ISO times.
+        Only the runs asked over collections the principal sees (a limit counts those)."""
+        require(principal, "read")
+        runs = self.store.list_runs(since=_utc_bound(since, "since"), until=_utc_bound(until, "until"),
+                                    statuses=statuses, limit=None if principal.collections else limit)
+        return [r for r in runs if principal.can_see(r.collection)][:limit]
 
-    def feedback(self, run_id: str, rating: str, comment: str | None = None) -> FeedbackRecord:
+    def feedback(self, run_id: str, rating: str, comment: str | None = None, *,
+                 principal: Principal = LOCAL) -> FeedbackRecord:
         """Rate a run 'up' or 'down', with an optional comment."""
+        self.run(run_id, principal=principal)
         rating = rating.strip().lower()
         if rating not in RATINGS:
             raise InputError(f"a rating is 'up' or 'down', not {rating!r}")
         return self.store.add_feedback(run_id, rating, (comment or "").strip() or None)
 
-    def qa_log(self, since: str | None = None, attention: bool = False,
-               visible: Callable[[str | None], bool] | None = None) -> list[dict]:
+    def qa_log(self, since: str | None = None, attention: bool = False, *, principal: Principal = LOCAL) -> list[dict]:
         """The question-and-answer log, newest first; `attention`: only the runs that need a
         maintainer's look (not answered, failed, low confidence, rated down), each with its reason.
-        `visible(collection)`: only the runs asked over collections it accepts (None: every run)."""
-        runs = [r for r in self.runs(since=since) if visible is None or visible(r.collection)]
+        Only the runs asked over collections the principal sees."""
+        require(principal, "log")
+        runs = self.runs(since=since, principal=principal)
         return needs_attention(runs) if attention else qa_log(runs)
 
     def export_log(self, fp: IO[str], fmt: str = "jsonl", since: str | None = None, attention: bool = False,
-                   visible: Callable[[str | None], bool] | None = None, limit: int | None = None) -> int:
+                   limit: int | None = None, *, principal: Principal = LOCAL) -> int:
         """Write the Q&A log to `fp` as jsonl, csv or md (Markdown); returns how many questions."""
         if fmt not in EXPORT_FORMATS:
             raise InputError(f"unknown log format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
-        rows = self.qa_log(since, attention, visible)[:limit]
+        rows = self.qa_log(since, attention, principal=principal)[:limit]
         export(rows, fmt, fp, "Questions that need attention" if attention else "Questions and answers")
         return len(rows)
 
     # -- API keys (for the HTTP API and MCP over HTTP; only their hashes are stored) -----------
-    def create_key(self, role: str, collections: list[str] | tuple[str, ...] = (), name: str | None = None
-                   ) -> tuple[ApiKeyRecord, str]:
+    def create_key(self, role: str, collections: list[str] | tuple[str, ...] = (), name: str | None = None, *,
+                   principal: Principal = LOCAL) -> tuple[ApiKeyRecord, str]:
         """A new API key: its record and the key itself, which exists only in this return value."""
         if role not in ROLES:
             raise InputError(f"unknown role {role!r}: use reader (search, ask), editor (also add and remove "
                              "documents) or admin (also manage keys)")
         names = sorted({c.strip() for c in collections if c and c.strip()})
+        check_grant(principal, names)
         key = API_KEY_PREFIX + secrets.token_urlsafe(32)  # 256 random bits
         record = ApiKeyRecord(_new_id(), key[:len(API_KEY_PREFIX) + 8], role, names, (name or "").strip(), _now())
         return self.store.add_key(record, _key_hash(key)), key
 
-    def list_keys(self, include_revoked: bool = False) -> list[ApiKeyRecord]:
-        """API keys, oldest first (never the keys themselves)."""
-        return self.store.list_keys(include_revoked)
+    def list_keys(self, include_revoked: bool = False, *, principal: Principal = LOCAL) -> list[ApiKeyRecord]:
+        """API keys the principal may manage, oldest first (never the keys themselves)."""
+        return manageable(principal, self.store.list_keys(include_revoked))
 
-    def revoke_key(self, key_id: str) -> ApiKeyRecord:
-        """Revoke an API key by id: it stops working at once."""
+    def revoke_key(self, key_id: str, *, principal: Principal = LOCAL) -> ApiKeyRecord:
+        """Revoke an API key by id: it stops working at once (NotFoundError for a key the principal
+        may not manage, as for none)."""
+        if not any(k.id == key_id for k in self.list_keys(include_revoked=True, principal=principal)):
+            raise NotFoundError(f"no API key {key_id!r}: 'docqa keys list' shows the keys and their ids")
         return self.store.revoke_key(key_id)
 
     def has_keys(self) -> bool:
@@ -403,7 +476,12 @@ class KnowledgeBase:
         self.store.touch_key(record)
         return record
 
-    def stats(self) -> dict:
+    def stats(self, *, principal: Principal = LOCAL) -> dict:
+        """Counts and sizes of the whole knowledge base (every collection: an unscoped principal only)."""
+        require(principal, "read")
+        if principal.collections:
+            raise PermissionDeniedError(f"the statistics cover every collection: this key is scoped to "
+                                        f"{', '.join(principal.collections)}")
         return self.store.stats()
 
     def close(self) -> None:

@@ -78,9 +78,9 @@ class SearchDocs(Tool):
         collection = args.get("collection") or None
         hits = self.search(query, top_k, collection)
         head = ""
-        if not hits and collection:  # models invent collection names ("all", "docs"): search everything
+        if not hits and collection:  # models invent collection names ("all", "docs"): search what this run may
             hits = self.search(query, top_k, None)
-            head = f"Nothing in a collection named {collection!r}; these are from all collections.\n\n" if hits else ""
+            head = f"Nothing in a collection named {collection!r}; these are from the collections this question may use.\n\n" if hits else ""
         if not hits:
             return ToolResult(f"No passages match {query!r}. Try other words, or list_docs / grep_docs.", summary="0 hits")
         parts = []

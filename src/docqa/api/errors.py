@@ -89,6 +89,7 @@ def classify(exc: BaseException) -> tuple[int, str, dict[str, str]]:
     for cls in type(exc).__mro__:
         if cls in _DOCQA:
             status, code = _DOCQA[cls]  # type: ignore[index]
+            code = getattr(exc, "error_code", None) or code  # a finer code the core gave (e.g. path_not_allowed)
             return status, code, {"WWW-Authenticate": 'Bearer realm="docqa"'} if status == 401 else {}
     if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
         return 503, "busy", {"Retry-After": "1"}

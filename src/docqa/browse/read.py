@@ -8,6 +8,7 @@ two pages), shown as `--- page 5 ---` lines.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from docqa.browse.paths import count, title_of
@@ -42,12 +43,14 @@ class DocText:
         return "\n\n".join(part for part in (head, self.text, self.note) if part)
 
 
-def fetch_doc(store: Store, doc_id: str, offset: int = 1, limit: int = 200, max_chars: int = MAX_CHARS) -> DocText:
+def fetch_doc(store: Store, doc_id: str, offset: int = 1, limit: int = 200, max_chars: int = MAX_CHARS,
+              collections: Collection[str] | None = None) -> DocText:
     """Up to `limit` lines (and `max_chars` characters) of a document from line `offset` (1-based).
-    `doc_id` may also be a path: absolute, or the end of exactly one document's path."""
+    `doc_id` may also be a path: absolute, or the end of exactly one document's path.  Given
+    `collections`, only their documents exist."""
     if offset < 1 or limit < 1:
         raise InputError(f"offset (the first line, from 1) and limit (lines) must be at least 1, not {offset} and {limit}")
-    record = resolve(store, doc_id)
+    record = resolve(store, doc_id, collections)
     try:
         text = store.document_text(record.document_id)
     except NotFoundError:
@@ -73,18 +76,22 @@ def fetch_doc(store: Store, doc_id: str, offset: int = 1, limit: int = 200, max_
     return doc
 
 
-def resolve(store: Store, ref: str) -> DocumentRecord:
-    """A document by id, or by path (absolute, or the end of exactly one document's path)."""
+def resolve(store: Store, ref: str, collections: Collection[str] | None = None) -> DocumentRecord:
+    """A document by id, or by path (absolute, or the end of exactly one document's path); given
+    `collections`, the documents of others are not there at all (the same NotFoundError, the same
+    ambiguity count), so nothing about them can be learnt."""
     ref = ref.strip()
     if ref.startswith("(") and ref.endswith(")"):  # copied with a catalog line's parentheses
         ref = ref[1:-1].strip()
     if not ref:
         raise InputError("doc_id is empty: give a doc-id from list_docs or search_docs, or a document's path")
     try:
-        return store.document_record(ref)
+        record = store.document_record(ref)
+        if collections is None or record.collection in collections:
+            return record
     except NotFoundError:
         pass
-    found = store.find_documents(ref.removeprefix("./"))
+    found = [r for r in store.find_documents(ref.removeprefix("./")) if collections is None or r.collection in collections]
     if len(found) > 1:
         exact = [r for r in found if r.path in (ref, os.path.abspath(ref))]
         if len(exact) == 1:

@@ -26,7 +26,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from docqa.access import LOCAL, Principal, require, scope, visible_runs
+from docqa.access import LOCAL, Principal
 from docqa.errors import DocqaError, NotFoundError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
 from docqa.run.control import Control
@@ -121,14 +121,11 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         """Add files and folders to the knowledge base, incrementally: unchanged files are skipped, changed
         ones replaced, vanished ones removed. Returns the ingest report (added, updated, failed with reasons)."""
         with _tool_errors(backend):
-            who, remote = _caller(ctx)
-            require(who, "write")
-            collection = scope(who, collection)
-            if remote:  # these are paths on the server: over HTTP only inside the folders it opens
-                _check_roots(paths, backend.settings.api.ingest_roots)
-            if missing := [p for p in paths if not os.path.exists(p)]:
+            who = _caller(ctx)
+            # a remote caller's paths are checked by the core (inside api.ingest_roots) before anything is read
+            if not who.remote and (missing := [p for p in paths if not os.path.exists(p)]):
                 raise NotFoundError(f"no such file or folder on the server: {', '.join(missing)} (give absolute paths)")
-            return await backend.write(lambda kb: kb.add(paths, collection).to_dict())
+            return await backend.write(lambda kb: kb.add(paths, collection, principal=who).to_dict())
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
     async def query_knowledge(
@@ -141,14 +138,11 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         citations (file, section, page, lines, exact quoted span), whether the check verified it, the
         confidence, and whether the documents hold the answer at all (answerable)."""
         with _tool_errors(backend):
-            who = _caller(ctx)[0]
-            where = scope(who, collection)
-            if session_id and who.collections:  # a scoped key continues only a conversation it could read
-                await backend.read(lambda kb: visible_runs(who, session_id, kb.session_runs(session_id)))
+            who = _caller(ctx)
             control = Control()  # the run is iterated in the backend's thread; this one may cancel it
             try:
-                answer = await backend.read(lambda kb: kb.start(question, session_id=session_id, collection=where,
-                                                                control=control).wait())
+                answer = await backend.read(lambda kb: kb.start(question, session_id=session_id, collection=collection,
+                                                                control=control, principal=who).wait())
             except BaseException:  # the client cancelled the call or went away: no further model calls
                 control.cancel()
                 raise
@@ -168,8 +162,8 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         """The catalog of documents, one line per document: `- [folder / title](doc-id): summary`, paged,
         optionally filtered. A doc-id goes to fetch_doc."""
         with _tool_errors(backend):
-            where = scope(_caller(ctx)[0], collection)
-            return await backend.read(lambda kb: kb.list_docs(grep, page, collection=where).to_dict())
+            who = _caller(ctx)
+            return await backend.read(lambda kb: kb.list_docs(grep, page, collection=collection, principal=who).to_dict())
 
     @server.tool(annotations=_READ)
     async def search_docs(
@@ -181,8 +175,8 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         """The passages that best match a query (hybrid keyword + semantic search), best first, each with its
         file, section, page, lines, score (0..1) and text; low_relevance is true when even the best is weak."""
         with _tool_errors(backend):
-            where = scope(_caller(ctx)[0], collection)
-            return await backend.read(lambda kb: kb.search(query, top_k, where).to_dict())
+            who = _caller(ctx)
+            return await backend.read(lambda kb: kb.search(query, top_k, collection, principal=who).to_dict())
 
     @server.tool(annotations=_READ)
     async def fetch_doc(
@@ -194,15 +188,8 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         """Read a document's text in numbered lines, from line `offset`, at most `limit` lines; the note
         says how to read on."""
         with _tool_errors(backend):
-            who = _caller(ctx)[0]
-
-            def read(kb: KnowledgeBase) -> dict[str, Any]:
-                text = kb.fetch_doc(doc_id, offset, limit)
-                if who.collections and not who.can_see(kb.store.document_record(text.doc_id).collection):
-                    raise NotFoundError(f"no document {doc_id!r}: list_knowledge shows the documents you can read")
-                return text.to_dict()
-
-            return await backend.read(read)
+            who = _caller(ctx)
+            return await backend.read(lambda kb: kb.fetch_doc(doc_id, offset, limit, principal=who).to_dict())
 
     return server
 
@@ -216,34 +203,18 @@ def _tool_errors(backend: Backend) -> Iterator[None]:
         raise ToolError(backend.redact(str(exc))) from exc
 
 
-def _caller(ctx: Context | None) -> tuple[Principal, bool]:
-    """(principal, over HTTP): the principal http.py authenticated for this request; the local user over
-    stdio or in process."""
+def _caller(ctx: Context | None) -> Principal:
+    """The principal http.py authenticated for this request (remote); the local owner over stdio or in process."""
     try:
         request = ctx.request_context.request if ctx is not None else None
     except ValueError:  # no request context: called in process
         request = None
     if request is None:
-        return LOCAL, False
+        return LOCAL
     principal = getattr(request, "state", None) and getattr(request.state, "principal", None)
     if not isinstance(principal, Principal):  # over HTTP without http.py in front: refuse, never guess
         raise PermissionDeniedError("this MCP endpoint is not behind docqa's authentication: mount it with docqa.mcp.mount")
-    return principal, True
-
-
-def _check_roots(paths: list[str], roots: list[str]) -> None:
-    """Over HTTP, ingest_files reads only inside api.ingest_roots (the REST API's rule for server paths)."""
-    if not roots:
-        raise PermissionDeniedError("ingest_files over HTTP reads files on the server, which is off: an operator "
-                                    "lists the folders it may read in api.ingest_roots; or upload the files through the API")
-    allowed = [os.path.realpath(os.path.expanduser(r)) for r in roots]
-    for path in paths:
-        if not os.path.isabs(path) or "\x00" in path:
-            raise PermissionDeniedError(f"{path!r} is not an absolute path: over HTTP give absolute paths under api.ingest_roots")
-        real = os.path.realpath(path)
-        if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in allowed):
-            raise PermissionDeniedError(f"{path} is not under a folder in api.ingest_roots: over HTTP ingest_files "
-                                        "reads only inside those")
+    return principal
 
 
 def _version() -> str:

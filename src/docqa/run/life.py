@@ -143,6 +143,7 @@ class Run:
     def _one(self, question: str, session_id: str | None) -> Events:
         """One question: recorded RUNNING at once, answered, recorded finished."""
         s = self.setup.settings
+        history = self.setup.history(session_id) if session_id else []  # the conversation so far
         run = RunRecord(id=_new_id(), session_id=session_id or _new_id(), question=question.strip(),
                         collection=self.setup.library.collection, created_at=_now())
         ctx = RunContext(self.control, s.llm.prompt_price, s.llm.completion_price, self.timeout)
@@ -150,7 +151,7 @@ class Run:
             self.setup.save(run)
         try:
             yield event("metadata", session_id=run.session_id, run_id=run.id)
-            previous = previous_turn(self.setup.history(run.session_id), s.answer.history_chars) if session_id else None
+            previous = previous_turn(history, s.answer.history_chars) if history else None
             answer = yield from self._answer(run, ctx, previous)
         except BaseException:  # closed early, or Ctrl-C: recorded CANCELLED, nothing more is sent
             self._finish(run, _cancelled(run.question), ctx)

@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import JSONResponse, Response
 
-from docqa.access import Principal, scope, visible_runs
+from docqa.access import Principal
 from docqa.api.deps import get_runtime, reader
 from docqa.api.errors import INTERNAL, ApiError
 from docqa.api.routes import PREFIX, errors
@@ -34,8 +34,8 @@ _SSE_DOC = {200: {"description": "The answer (JSON), or its events (text/event-s
              responses={**_SSE_DOC, **errors(409, 504)})
 async def ask(body: AskRequest, request: Request, rt: Runtime = Depends(get_runtime),
               principal: Principal = Depends(reader)) -> Response:
-    options = {"session_id": body.session_id, "collection": scope(principal, body.collection), "check": body.check,
-               "mode": body.mode}
+    options = {"session_id": body.session_id, "collection": body.collection, "check": body.check,
+               "mode": body.mode, "principal": principal}
     await _may_continue(rt, request, principal, body.session_id)
     return await respond(rt, request, body.question, options, stream=_wants_stream(request))
 
@@ -44,10 +44,11 @@ async def ask(body: AskRequest, request: Request, rt: Runtime = Depends(get_runt
              "a collection's name only that one", responses={**_SSE_DOC, **errors(409, 504)})
 async def run_agent(body: AgentRunRequest, request: Request, agent_id: str = Path(min_length=1, max_length=200),
                     rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> Response:
-    collection = scope(principal, None if agent_id == "default" else agent_id)
-    if collection is not None and collection not in await rt.read(request, lambda kb: kb.collections()):
+    collection = None if agent_id == "default" else agent_id
+    if collection is not None and collection not in await rt.read(request, lambda kb: kb.collections(principal=principal)):
         raise ApiError(404, "not_found", f"no agent {agent_id!r}: use 'default' (every collection) or a collection's name")
-    options = {"session_id": body.session_id, "collection": collection, "check": None, "mode": body.mode or "agent"}
+    options = {"session_id": body.session_id, "collection": collection, "check": None, "mode": body.mode or "agent",
+               "principal": principal}
     await _may_continue(rt, request, principal, body.session_id)
     return await respond(rt, request, body.input, options, stream=body.stream or _wants_stream(request), seed=True)
 
@@ -121,10 +122,9 @@ def public_answer(one: Answer, redact: Callable[[str], str]) -> dict[str, Any]:
 
 
 async def _may_continue(rt: Runtime, request: Request, principal: Principal, session_id: str | None) -> None:
-    """A key scoped to collections continues only a conversation it could read (404 otherwise): the
-    previous turn would carry other collections' answers into its own."""
-    if session_id and principal.collections:
-        await rt.read(request, lambda kb: visible_runs(principal, session_id, kb.session_runs(session_id)))
+    """Refused before the stream starts (404) when the core says the principal may not continue it."""
+    if session_id:
+        await rt.read(request, lambda kb: kb.session_runs(session_id, principal=principal))
 
 
 def _wants_stream(request: Request) -> bool:

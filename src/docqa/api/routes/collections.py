@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 from fastapi import APIRouter, Depends, Path, Request
 
-from docqa.access import Principal, scope
+from docqa.access import Principal
 from docqa.api.deps import editor, get_runtime, reader
 from docqa.api.errors import ApiError
 from docqa.api.routes import PREFIX, errors
@@ -19,15 +19,15 @@ NamePath = Path(min_length=1, max_length=200, description="The collection's name
 @router.get("/collections", summary="Collections and their numbers of documents", responses=errors())
 async def list_collections(request: Request, rt: Runtime = Depends(get_runtime),
                            principal: Principal = Depends(reader)) -> dict:
-    sizes = await rt.read(request, lambda kb: kb.collections())
-    return {"collections": [{"name": n, "documents": sizes[n]} for n in principal.visible(sizes)]}
+    sizes = await rt.read(request, lambda kb: kb.collections(principal=principal))
+    return {"collections": [{"name": n, "documents": size} for n, size in sizes.items()]}
 
 
 @router.post("/collections", status_code=201, summary="Create an empty collection", responses=errors(409))
 async def create_collection(body: CollectionCreate, request: Request, rt: Runtime = Depends(get_runtime),
                             principal: Principal = Depends(editor)) -> dict:
-    name = scope(principal, body.name)
-    if not await rt.write(request, lambda kb: kb.create_collection(name)):
+    name = body.name
+    if not await rt.write(request, lambda kb: kb.create_collection(name, principal=principal)):
         raise ApiError(409, "exists", f"collection {name!r} exists already")
     return {"name": name, "documents": 0}
 
@@ -36,7 +36,6 @@ async def create_collection(body: CollectionCreate, request: Request, rt: Runtim
                responses=errors())
 async def delete_collection(request: Request, name: str = NamePath, rt: Runtime = Depends(get_runtime),
                             principal: Principal = Depends(editor)) -> dict:
-    name = scope(principal, name)
-    removed = await rt.write(request, lambda kb: kb.delete_collection(name))
+    removed = await rt.write(request, lambda kb: kb.delete_collection(name, principal=principal))
     await anyio.to_thread.run_sync(rt.uploads.drop_collection, name)
     return {"name": name, "removed_documents": len(removed)}

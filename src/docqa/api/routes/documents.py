@@ -3,9 +3,6 @@ the writer; uploads and ingestion are background jobs (202 + the job, polled at 
 
 from __future__ import annotations
 
-import os
-from pathlib import Path as FsPath
-
 import anyio
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
@@ -13,14 +10,13 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 from starlette.requests import ClientDisconnect
 
-from docqa.access import Principal, scope
+from docqa.access import Principal, ingest_paths, require, scope
 from docqa.api.deps import admin, editor, get_runtime, reader
 from docqa.api.errors import ApiError, ClientGone
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
 from docqa.api.schemas import IngestRequest
 from docqa.api.uploads import safe_name
-from docqa.errors import NotFoundError
 from docqa.kb import KnowledgeBase
 
 router = APIRouter(prefix=PREFIX, tags=["documents"])
@@ -38,9 +34,7 @@ _UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-da
 async def list_documents(request: Request, collection: str | None = Query(None, min_length=1, max_length=200),
                          offset: int = Query(0, ge=0), limit: int = Query(100, ge=1, le=1000),
                          rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
-    if collection is not None:
-        collection = scope(principal, collection)
-    records = [r for r in await rt.read(request, lambda kb: kb.documents(collection)) if principal.can_see(r.collection)]
+    records = await rt.read(request, lambda kb: kb.documents(collection, principal=principal))
     return {"documents": [r.to_dict() for r in records[offset:offset + limit]], "total": len(records),
             "offset": offset, "limit": limit}
 
@@ -73,7 +67,8 @@ async def _upload(form, rt: Runtime, principal: Principal) -> JSONResponse:
     if rt.writer.full():
         raise ApiError(503, "busy", "the writer's queue is full: retry shortly", {"Retry-After": str(rt.settings.api.retry_after)})
     paths = await anyio.to_thread.run_sync(lambda: [rt.uploads.save(collection, n, f.file) for (n, _, _), f in zip(checked, files)])
-    job = rt.writer.submit("upload", lambda kb, job: kb.add(paths, collection, progress=job.progress).to_dict(),
+    job = rt.writer.submit("upload", lambda kb, job: kb.add(paths, collection, progress=job.progress, principal=principal,
+                                                            received=True).to_dict(),
                            collection, {"files": names})
     return _accepted(job, files=[{"name": n, "size": size, "type": kind} for n, size, kind in checked])
 
@@ -82,9 +77,10 @@ async def _upload(form, rt: Runtime, principal: Principal) -> JSONResponse:
              responses=errors(415))
 async def ingest(body: IngestRequest, rt: Runtime = Depends(get_runtime), principal: Principal = Depends(editor)) -> JSONResponse:
     collection = scope(principal, body.collection) or rt.settings.collection
-    paths = [_allowed(p, rt.settings.api.ingest_roots) for p in body.paths]
+    require(principal, "write", collection)
+    paths = ingest_paths(principal, body.paths, rt.settings.api.ingest_roots)  # refused now, not in the job
     job = rt.writer.submit("ingest", lambda kb, job: kb.add(paths, collection, progress=job.progress, include=body.include,
-                                                            exclude=body.exclude).to_dict(),
+                                                            exclude=body.exclude, principal=principal).to_dict(),
                            collection, {"paths": [str(p) for p in paths]})
     return _accepted(job)
 
@@ -93,7 +89,7 @@ async def ingest(body: IngestRequest, rt: Runtime = Depends(get_runtime), princi
                responses=errors())
 async def delete_document(request: Request, document_id: str = Path(min_length=1, max_length=200),
                           rt: Runtime = Depends(get_runtime), principal: Principal = Depends(editor)) -> dict:
-    removed = await rt.write(request, lambda kb: kb.remove_document(document_id, principal.collections))
+    removed = await rt.write(request, lambda kb: kb.remove_document(document_id, principal=principal))
     await anyio.to_thread.run_sync(rt.uploads.discard, removed.path)
     return {"removed": removed.to_dict()}
 
@@ -101,7 +97,8 @@ async def delete_document(request: Request, document_id: str = Path(min_length=1
 @router.post("/reindex", status_code=202, summary="Embed every chunk with the configured model (a background job)",
              responses=errors())
 async def reindex(rt: Runtime = Depends(get_runtime), principal: Principal = Depends(admin)) -> JSONResponse:
-    job = rt.writer.submit("reindex", lambda kb, job: kb.reindex(progress=job.progress).to_dict())
+    require(principal, "reindex")  # refused now, not in the job
+    job = rt.writer.submit("reindex", lambda kb, job: kb.reindex(progress=job.progress, principal=principal).to_dict())
     return _accepted(job)
 
 
@@ -124,19 +121,3 @@ async def _check(upload: UploadFile, max_mb: float) -> tuple[str, int, str]:
         raise ApiError(415, "unsupported_type", f"{name}: not a format docqa reads (documents, text, code, "
                                                 "spreadsheets, slides, e-mail, e-books), or its content does not match its name")
     return name, size, kind
-
-
-def _allowed(raw: str, roots: list[str]) -> FsPath:
-    """A path under one of the allow-listed roots (after resolving symlinks and '..'); 403 otherwise."""
-    if not roots:
-        raise ApiError(403, "ingest_disabled", "server-side ingestion is off: an operator lists the folders it may read "
-                                               "in api.ingest_roots; or upload the files (POST /api/v1/documents)")
-    if not os.path.isabs(raw) or "\x00" in raw:
-        raise ApiError(422, "invalid_path", f"{raw!r} is not an absolute path")
-    real = os.path.realpath(raw)
-    for root in (os.path.realpath(os.path.expanduser(r)) for r in roots):
-        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
-            if not os.path.exists(real):
-                raise NotFoundError(f"{raw} does not exist")
-            return FsPath(real)
-    raise ApiError(403, "path_not_allowed", f"{raw} is not under a folder in api.ingest_roots")

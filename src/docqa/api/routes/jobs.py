@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Path
 
-from docqa.access import Principal
+from docqa.access import Principal, visible_collection
 from docqa.api.deps import get_runtime, reader
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
@@ -17,6 +17,6 @@ router = APIRouter(prefix=PREFIX, tags=["jobs"])
 async def get_job(job_id: str = Path(min_length=1, max_length=64), rt: Runtime = Depends(get_runtime),
                   principal: Principal = Depends(reader)) -> dict:
     job = rt.writer.job(job_id)
-    if principal.collections and not principal.can_see(job.collection):
-        raise NotFoundError(f"no job {job_id!r}")  # another collection's job is not this key's to see
+    # another collection's job (a reindex covers every collection) is not this key's to see
+    visible_collection(principal, job.collection, f"no job {job_id!r}")
     return job.to_dict()

@@ -8,11 +8,10 @@ from typing import Literal
 from fastapi import APIRouter, Depends, Path, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from docqa.access import Principal, check_grant, manageable
+from docqa.access import Principal
 from docqa.api.deps import admin, get_principal, get_runtime
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
-from docqa.errors import NotFoundError
 
 router = APIRouter(prefix=PREFIX, tags=["keys"])
 
@@ -35,25 +34,20 @@ async def whoami(principal: Principal = Depends(get_principal)) -> dict:
 @router.get("/keys", summary="API keys (never the keys themselves)", responses=errors())
 async def list_keys(request: Request, include_revoked: bool = False, rt: Runtime = Depends(get_runtime),
                     principal: Principal = Depends(admin)) -> dict:
-    keys = await rt.read(request, lambda kb: kb.list_keys(include_revoked))
-    return {"keys": [k.to_dict() for k in manageable(principal, keys)]}
+    keys = await rt.read(request, lambda kb: kb.list_keys(include_revoked, principal=principal))
+    return {"keys": [k.to_dict() for k in keys]}
 
 
 @router.post("/keys", status_code=201, summary="Create an API key: the key is in this response only", responses=errors())
 async def create_key(body: KeyCreate, request: Request, rt: Runtime = Depends(get_runtime),
                      principal: Principal = Depends(admin)) -> dict:
-    check_grant(principal, body.collections)
-    record, key = await rt.write(request, lambda kb: kb.create_key(body.role, body.collections, body.name))
+    record, key = await rt.write(request, lambda kb: kb.create_key(body.role, body.collections, body.name,
+                                                                   principal=principal))
     return {**record.to_dict(), "key": key}
 
 
 @router.delete("/keys/{key_id}", summary="Revoke an API key (it stops working at once)", responses=errors())
 async def revoke_key(request: Request, key_id: str = Path(min_length=1, max_length=100),
                      rt: Runtime = Depends(get_runtime), principal: Principal = Depends(admin)) -> dict:
-    def revoke(kb) -> dict:
-        # an unknown key, or one outside a scoped admin's collections: the same 404
-        if not manageable(principal, [k for k in kb.list_keys(include_revoked=True) if k.id == key_id]):
-            raise NotFoundError(f"no API key {key_id!r}: GET {PREFIX}/keys lists the keys you manage")
-        return kb.revoke_key(key_id).to_dict()
-
-    return {"revoked": await rt.write(request, revoke)}
+    revoked = await rt.write(request, lambda kb: kb.revoke_key(key_id, principal=principal))
+    return {"revoked": revoked.to_dict()}

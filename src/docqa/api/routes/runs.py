@@ -10,7 +10,7 @@ from typing import Literal
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from docqa.access import Principal, visible_run, visible_runs
+from docqa.access import Principal
 from docqa.api.deps import editor, get_runtime, reader
 from docqa.api.errors import ApiError
 from docqa.api.routes import PREFIX, errors
@@ -26,7 +26,7 @@ RunId = Path(min_length=1, max_length=64, description="A run id (from the metada
             responses=errors())
 async def get_run(request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                   principal: Principal = Depends(reader)) -> dict:
-    return (await rt.read(request, lambda kb: visible_run(principal, kb.run(run_id)))).to_dict()
+    return (await rt.read(request, lambda kb: kb.run(run_id, principal=principal))).to_dict()
 
 
 @router.post("/runs/{run_id}/steer", status_code=202, summary="Steer a live agent run (joins after its current tool round)",
@@ -53,18 +53,14 @@ async def cancel(request: Request, run_id: str = RunId, rt: Runtime = Depends(ge
 @router.post("/runs/{run_id}/feedback", status_code=201, summary="Rate a run up or down", responses=errors())
 async def feedback(body: FeedbackRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                    principal: Principal = Depends(reader)) -> dict:
-    def rate(kb):
-        visible_run(principal, kb.run(run_id))
-        return kb.feedback(run_id, body.rating, body.comment)
-
-    return (await rt.read(request, rate)).to_dict()
+    return (await rt.read(request, lambda kb: kb.feedback(run_id, body.rating, body.comment, principal=principal))).to_dict()
 
 
 @router.get("/sessions/{session_id}", summary="A conversation and its runs, oldest first", responses=errors())
 async def get_session(request: Request, session_id: str = Path(min_length=1, max_length=100),
                       rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
-    session, runs = await rt.read(request, lambda kb: (kb.session(session_id),
-                                                       visible_runs(principal, session_id, kb.session_runs(session_id))))
+    session, runs = await rt.read(request, lambda kb: (kb.session(session_id, principal=principal),
+                                                       kb.session_runs(session_id, principal=principal)))
     keys = ("id", "question", "standalone", "mode", "collection", "status", "answerable", "confidence", "answer", "error",
             "created_at", "finished_at")
     return {**session.to_dict(), "runs": [{k: v for k, v in run.to_dict().items() if k in keys} for run in runs]}
@@ -82,12 +78,12 @@ async def qa_log(request: Request, since: str | None = Query(None, max_length=40
                  limit: int = Query(1000, ge=1, le=100_000), rt: Runtime = Depends(get_runtime),
                  principal: Principal = Depends(editor)) -> Response:
     if format == "json":
-        rows = await rt.read(request, lambda kb: kb.qa_log(since, attention, principal.can_see)[:limit])
+        rows = await rt.read(request, lambda kb: kb.qa_log(since, attention, principal=principal)[:limit])
         return JSONResponse({"questions": rows, "total": len(rows)})
 
     def export(kb) -> str:
         out = io.StringIO()
-        kb.export_log(out, format, since, attention, principal.can_see, limit)
+        kb.export_log(out, format, since, attention, limit, principal=principal)
         return out.getvalue()
 
     return PlainTextResponse(await rt.read(request, export), media_type=_LOG_MEDIA[format])
@@ -97,7 +93,7 @@ async def _live(rt: Runtime, request: Request, principal: Principal, run_id: str
                 act: Callable[[Run], bool | None]) -> dict:
     """Act on a live run; 409 when the run exists but is no longer live (a follow-up it no longer
     takes included), 404 when there is no such run (or the caller may not see it)."""
-    await rt.read(request, lambda kb: visible_run(principal, kb.run(run_id)))
+    await rt.read(request, lambda kb: kb.run(run_id, principal=principal))
     run = rt.live.get(run_id)
     if run is not None and run.live and act(run) is not False:
         return {"run_id": run_id, "accepted": action}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 
-from docqa.access import Principal, scope
+from docqa.access import Principal
 from docqa.api.deps import get_runtime, reader
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
@@ -17,7 +17,6 @@ router = APIRouter(prefix=PREFIX, tags=["search"])
              responses=errors(409, 504))
 async def search(body: SearchRequest, request: Request, rt: Runtime = Depends(get_runtime),
                  principal: Principal = Depends(reader)) -> dict:
-    collection = scope(principal, body.collection)
-    results = await rt.read(request, lambda kb: kb.search(body.query, body.top_k, collection, mode=body.mode,
-                                                          path_glob=body.path, types=body.types))
+    results = await rt.read(request, lambda kb: kb.search(body.query, body.top_k, body.collection, mode=body.mode,
+                                                          path_glob=body.path, types=body.types, principal=principal))
     return results.to_dict()
