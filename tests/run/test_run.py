@@ -176,3 +176,21 @@ def test_the_question_is_routed_once(make):
     assert run.answer.mode == "catalog" and server.requests == []
     routing = [t for t in kb.run(run.answer.run_id).trace if t["stage"] == "routing"]
     assert len(routing) == 1 and routing[0]["route"] == "catalog"
+
+
+def test_the_run_answers_within_the_principal_scope(make):
+    from docqa.access import Principal
+    from docqa.errors import PermissionDeniedError
+
+    search = {"tool_calls": [{"name": "search_docs", "arguments": {"query": "backups", "collection": "secret"}}]}
+    answer = {"tool_calls": [{"name": "answer", "arguments": {"text": "The documents do not say."}}]}
+    reader = Principal("reader", ("default",), "key-1")
+    with ScriptedServer([search, answer]) as server:
+        kb = make(server)
+        with pytest.raises(PermissionDeniedError):
+            kb.start("How long are backups kept?", principal=reader, collection="secret")
+        run = kb.start("How long are backups kept?", principal=reader, mode="agent")
+        run.wait()
+        tool_result = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")["content"]
+    assert tool_result.startswith("error:") and "secret" in tool_result  # refused in the core, told to the model
+    assert kb.run(run.answer.run_id).collection == "default"
