@@ -31,26 +31,25 @@ def get_runtime(request: Request) -> Runtime:
     return runtime
 
 
-_ACTION = {"reader": "read", "editor": "write", "admin": "keys"}  # the weakest action each role gates
-
-
-def role(name: str, limited: bool = True) -> Callable[..., Principal]:
-    """A dependency: the caller, refused (403) when its role is weaker than `name`, and (429) when it
-    is over its rate limit (unless not `limited`)."""
+def may(action: str, limited: bool = True) -> Callable[..., Principal]:
+    """A dependency: the caller, refused (403) when the policy does not allow it `action` at all, and (429)
+    when it is over its rate limit (unless not `limited`).  The core checks again, per collection."""
 
     def check(request: Request, principal: Principal = Depends(get_principal)) -> Principal:
-        require(principal, _ACTION[name])
+        require(principal, action)  # asked of the core's one policy (docqa.access); the route decides nothing
         limiter = request.app.state.runtime.limiter
         if limited and limiter.enabled:
             client = request.client.host if request.client else "unknown"
             limiter.take(f"key:{principal.key_id}" if principal.key_id else f"address:{client}")
         return principal
 
-    check.__name__ = f"require_{name}"
+    check.__name__ = f"may_{action}"
     return check
 
 
-reader = role("reader")
-scraper = role("reader", limited=False)  # metrics: a monitor polls it, and must not be paced
-editor = role("editor")
-admin = role("admin")
+reader = may("read")
+scraper = may("read", limited=False)  # metrics: a monitor polls it, and must not be paced
+editor = may("write")
+logger = may("log")
+reindexer = may("reindex")
+admin = may("keys")

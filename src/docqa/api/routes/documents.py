@@ -11,7 +11,7 @@ from starlette.formparsers import MultiPartException
 from starlette.requests import ClientDisconnect
 
 from docqa.access import Principal, ingest_paths, require, scope
-from docqa.api.deps import admin, editor, get_runtime, reader
+from docqa.api.deps import editor, get_runtime, reader, reindexer
 from docqa.api.errors import ApiError, ClientGone
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
@@ -96,8 +96,7 @@ async def delete_document(request: Request, document_id: str = Path(min_length=1
 
 @router.post("/reindex", status_code=202, summary="Embed every chunk with the configured model (a background job)",
              responses=errors())
-async def reindex(rt: Runtime = Depends(get_runtime), principal: Principal = Depends(admin)) -> JSONResponse:
-    require(principal, "reindex")  # refused now, not in the job
+async def reindex(rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reindexer)) -> JSONResponse:
     job = rt.writer.submit("reindex", lambda kb, job: kb.reindex(progress=job.progress, principal=principal).to_dict())
     return _accepted(job)
 

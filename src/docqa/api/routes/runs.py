@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from docqa.access import Principal
-from docqa.api.deps import editor, get_runtime, reader
+from docqa.api.deps import get_runtime, logger, reader
 from docqa.api.errors import ApiError
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
@@ -76,7 +76,7 @@ async def qa_log(request: Request, since: str | None = Query(None, max_length=40
                  attention: bool = Query(False, description="Only questions not answered, failed, low confidence or rated down, each with its reason."),
                  format: Literal["json", "jsonl", "csv", "md"] = Query("json"),
                  limit: int = Query(1000, ge=1, le=100_000), rt: Runtime = Depends(get_runtime),
-                 principal: Principal = Depends(editor)) -> Response:
+                 principal: Principal = Depends(logger)) -> Response:
     if format == "json":
         rows = await rt.read(request, lambda kb: kb.qa_log(since, attention, principal=principal)[:limit])
         return JSONResponse({"questions": rows, "total": len(rows)})
