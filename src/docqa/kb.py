@@ -22,7 +22,7 @@ from docqa.answer.run import Cancelled, RunContext
 from docqa.browse import DocPage, DocText, GrepResult, fetch_doc, grep_docs, list_docs, llms_txt
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
 from docqa.errors import AuthError, DocqaError, EmbedderMismatchError, InputError, NotFoundError
-from docqa.index import ChunkFilter, EmbedInput, Store, open_store
+from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.ingest.readers import sniff_type
 from docqa.ingest.pipeline import IngestOptions, Ingestor, IngestReport, Progress, document_id
 from docqa.ingest.scan import Scanner
@@ -54,7 +54,7 @@ class ReindexReport:
 class KnowledgeBase:
     """A knowledge base: add and remove files, list documents, search chunks."""
 
-    def __init__(self, settings: Settings | None = None, store: Store | None = None, embedder: Embedder | None | bool = True,
+    def __init__(self, settings: Settings | None = None, store: Stores | None = None, embedder: Embedder | None | bool = True,
                  chat_model: ChatModel | Choice | None = None):
         """`embedder`: True builds the configured one (lazily, on first use); an instance or None overrides it.
         `chat_model`: the model that writes answers (default: chosen from settings.llm); a `Choice` is
@@ -89,12 +89,12 @@ class KnowledgeBase:
     def _check_embedder(self, writing: bool) -> None:
         """Refuse to mix vectors of two models: the index records which one made its vectors."""
         configured = self.embedder.fingerprint if self.embedder else None
-        raw = self.store.embedder()
+        raw = self.store.vectors.embedder()
         stored = Fingerprint.from_json(raw) if raw else None
         if stored == configured:
             return
-        if self.store.vector_count()[1] == 0:  # an empty index adopts the configured embedder
-            self.store.set_embedder(configured.to_json() if configured else None, configured.key if configured else None)
+        if self.store.vectors.vector_count()[1] == 0:  # an empty index adopts the configured embedder
+            self.store.vectors.set_embedder(configured.to_json() if configured else None, configured.key if configured else None)
             return
         if stored is None and configured is not None:
             problem = f"its chunks have no vectors of {configured.name} yet"
@@ -136,20 +136,20 @@ class KnowledgeBase:
         started = time.perf_counter()
         embedder = self.embedder
         if embedder is None:
-            self.store.set_embedder(None, None)
-            return ReindexReport(None, 0, 0, self.store.vector_count()[1], time.perf_counter() - started)
+            self.store.vectors.set_embedder(None, None)
+            return ReindexReport(None, 0, 0, self.store.vectors.vector_count()[1], time.perf_counter() - started)
         key = embedder.fingerprint.key
-        self.store.fill_hashes(_hash_input)
-        before, total = self.store.vector_count(key)
+        self.store.vectors.fill_hashes(_hash_input)
+        before, total = self.store.vectors.vector_count(key)
         embedded = 0
-        while batch := self.store.unembedded(key, _REINDEX_BATCH):
+        while batch := self.store.vectors.unembedded(key, _REINDEX_BATCH):
             texts = [embed_text(b.title, b.section, b.text, b.context, b.symbol) for b in batch]
             vectors = embedder.embed_batch(texts, "passage")
-            self.store.put_vectors(key, {b.text_hash: v for b, v in zip(batch, vectors)})
+            self.store.vectors.put_vectors(key, {b.text_hash: v for b, v in zip(batch, vectors)})
             embedded += len(batch)
             if progress:
-                progress(self.store.vector_count(key)[0], total)
-        self.store.set_embedder(embedder.fingerprint.to_json(), key)
+                progress(self.store.vectors.vector_count(key)[0], total)
+        self.store.vectors.set_embedder(embedder.fingerprint.to_json(), key)
         if self._retriever is not None:
             self._retriever.close()
             self._retriever = None
@@ -161,34 +161,34 @@ class KnowledgeBase:
         doomed: dict[str, DocumentRecord] = {}
         for raw in paths:
             path = os.path.abspath(raw)
-            for record in self.store.list_documents(collection, path_prefix=path):
+            for record in self.store.documents.list_documents(collection, path_prefix=path):
                 doomed[record.document_id] = record
-        self.store.delete_documents(doomed)
+        self.store.documents.delete_documents(doomed)
         return list(doomed.values())
 
     def remove_document(self, document_id: str, collections: tuple[str, ...] | list[str] = ()) -> DocumentRecord:
         """Remove one document by id, when given only from one of `collections`; returns what was removed
         (NotFoundError when there is no such document, or it is in another collection)."""
-        record = self.store.document_record(document_id)
+        record = self.store.documents.document_record(document_id)
         if collections and record.collection not in collections:
             raise NotFoundError(f"no document {document_id!r} in collection {', '.join(collections)}")
-        self.store.delete_documents([document_id])
+        self.store.documents.delete_documents([document_id])
         return record
 
     # -- collections -----------------------------------------------------------------------
     def collections(self) -> dict[str, int]:
         """Every collection's name and its number of documents."""
-        return self.store.collection_sizes()
+        return self.store.documents.collection_sizes()
 
     def create_collection(self, name: str) -> bool:
         """Create an empty collection (False when it exists already)."""
         if not name or not name.strip() or name != name.strip():
             raise InputError(f"a collection name is a non-empty word without surrounding spaces, not {name!r}")
-        return self.store.create_collection(name)
+        return self.store.documents.create_collection(name)
 
     def delete_collection(self, name: str) -> list[DocumentRecord]:
         """Delete a collection and its documents (the files themselves are not touched)."""
-        return self.store.delete_collection(name)
+        return self.store.documents.delete_collection(name)
 
     @staticmethod
     def file_type(name: str, head: bytes) -> str | None:
@@ -199,7 +199,7 @@ class KnowledgeBase:
     # -- read ------------------------------------------------------------------------------
     def documents(self, collection: str | None = None) -> list[DocumentRecord]:
         """Documents of a collection (all collections when None)."""
-        return self.store.list_documents(collection)
+        return self.store.documents.list_documents(collection)
 
     def search(self, query: str, top_k: int | None = None, collection: str | None = None, *, mode: str | None = None,
                path_glob: str | None = None, types: list[str] | tuple[str, ...] = ()) -> SearchResults:
@@ -260,8 +260,8 @@ class KnowledgeBase:
         emit(Event("metadata", {"session_id": run.session_id, "run_id": run.id}))
         ctx = RunContext(emit, control.cancel, self.settings.llm.prompt_price, self.settings.llm.completion_price)
         if record:
-            self.store.save_run(run)
-        previous = previous_turn(self.store.session_runs(run.session_id), self.settings.answer.history_chars) if session_id else None
+            self.store.runlog.save_run(run)
+        previous = previous_turn(self.store.runlog.session_runs(run.session_id), self.settings.answer.history_chars) if session_id else None
         check = self.settings.answer.check if check is None else check
         answer = self._answer(run, ctx, previous, collection, check, self.choose_mode(run.question, mode), control)
         answer.run_id, answer.session_id = run.id, run.session_id
@@ -317,7 +317,7 @@ class KnowledgeBase:
         return Sources(
             search=lambda q, k, c: self.search(q, k, c),
             documents=self.documents,
-            term_counts=self.store.term_counts,
+            term_counts=self.store.fulltext.term_counts,
             embed=embed,
         )
 
@@ -333,8 +333,8 @@ class KnowledgeBase:
 
     def passage(self, document_id: str, line_start: int, line_end: int) -> Hit:
         """Lines `line_start`..`line_end` of a document as a citable passage (a Hit spanning them)."""
-        record = self.store.document_record(document_id)
-        text = self.store.document_text(document_id)
+        record = self.store.documents.document_record(document_id)
+        text = self.store.documents.document_text(document_id)
         starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
         a = max(1, min(line_start, len(starts)))
         b = max(a, min(line_end, len(starts)))
@@ -351,7 +351,7 @@ class KnowledgeBase:
         run.result = answer.to_dict()
         run.trace, run.timings, run.usage = ctx.trace, answer.timings, answer.usage
         run.finished_at = _now()
-        self.store.save_run(run)
+        self.store.runlog.save_run(run)
 
     def stream(self, question: str, **options) -> Iterator[Event]:
         """`ask` as an event iterator; closing the iterator early cancels the run."""
@@ -376,7 +376,7 @@ class KnowledgeBase:
 
     def chunk(self, chunk_id: str) -> Hit:
         """One chunk with its location."""
-        hits = self.store.get_hits([chunk_id])
+        hits = self.store.documents.get_hits([chunk_id])
         if not hits:
             raise NotFoundError(f"no chunk {chunk_id!r}: chunk ids come from 'docqa search'")
         return hits[0]
@@ -384,56 +384,56 @@ class KnowledgeBase:
     def document(self, path: str | Path, collection: str | None = None) -> DocumentRecord:
         """The document indexed for a file path."""
         doc_id = document_id(collection or self.settings.collection, os.path.abspath(path))
-        for record in self.store.list_documents(collection or self.settings.collection, path_prefix=os.path.abspath(path)):
+        for record in self.store.documents.list_documents(collection or self.settings.collection, path_prefix=os.path.abspath(path)):
             if record.document_id == doc_id:
                 return record
         raise NotFoundError(f"{path} is not indexed in collection {collection or self.settings.collection!r}: add it with 'docqa add'")
 
     def document_chunks(self, document_id: str) -> list[Hit]:
         """All chunks of a document, in order."""
-        return self.store.get_hits(self.store.chunk_ids(document_id))
+        return self.store.documents.get_hits(self.store.documents.chunk_ids(document_id))
 
     def document_text(self, document_id: str) -> str:
-        return self.store.document_text(document_id)
+        return self.store.documents.document_text(document_id)
 
     # -- browse: documents as text, for a model exploring with tools -------------------------
     def list_docs(self, grep: str | None = None, page: int = 1, page_size: int = 50,
                   collection: str | None = None) -> DocPage:
         """The catalog, one `- [dir / title](doc-id): summary` line per document, filtered by `grep`
         (over path, title, keywords, summary) and paged; all collections unless one is given."""
-        return list_docs(self.store, grep, page, page_size, collection)
+        return list_docs(self.store.documents, grep, page, page_size, collection)
 
     def fetch_doc(self, doc_id: str, offset: int = 1, limit: int = 200) -> DocText:
         """A document's text in numbered lines from line `offset`, at most `limit` lines and ~12,000
         characters, page breaks marked; `doc_id` may also be a path or the end of one."""
-        return fetch_doc(self.store, doc_id, offset, limit)
+        return fetch_doc(self.store.documents, doc_id, offset, limit)
 
     def grep_docs(self, pattern: str, path_glob: str | None = None, context: int = 1, max_matches: int = 50,
                   collection: str | None = None, ignore_case: bool = True) -> GrepResult:
         """Lines matching a regular expression in every document's text, like ripgrep, with context."""
-        return grep_docs(self.store, pattern, path_glob, context, max_matches, collection, ignore_case)
+        return grep_docs(self.store.documents, pattern, path_glob, context, max_matches, collection, ignore_case)
 
     def llms_txt(self, collection: str | None = None) -> str:
         """The catalog as an llms.txt file, one section per folder (all collections unless one is given)."""
-        return llms_txt(self.store, collection)
+        return llms_txt(self.store.documents, collection)
 
     # -- sessions, runs, feedback ---------------------------------------------------------
     def session(self, session_id: str) -> SessionRecord:
         """A conversation by id."""
-        return self.store.get_session(session_id)
+        return self.store.runlog.get_session(session_id)
 
     def session_runs(self, session_id: str) -> list[RunRecord]:
         """A conversation's runs, oldest first."""
-        return self.store.session_runs(session_id)
+        return self.store.runlog.session_runs(session_id)
 
     def run(self, run_id: str) -> RunRecord:
         """One run's audit record: question, trace, published result, timings, feedback."""
-        return self.store.get_run(run_id)
+        return self.store.runlog.get_run(run_id)
 
     def runs(self, since: str | None = None, until: str | None = None, statuses: list[str] | None = None,
              limit: int | None = None) -> list[RunRecord]:
         """Runs newest first; `since` (inclusive) and `until` (exclusive) are dates or ISO times."""
-        return self.store.list_runs(since=_utc_bound(since, "since"), until=_utc_bound(until, "until"),
+        return self.store.runlog.list_runs(since=_utc_bound(since, "since"), until=_utc_bound(until, "until"),
                                     statuses=statuses, limit=limit)
 
     def feedback(self, run_id: str, rating: str, comment: str | None = None) -> FeedbackRecord:
@@ -441,7 +441,7 @@ class KnowledgeBase:
         rating = rating.strip().lower()
         if rating not in RATINGS:
             raise InputError(f"a rating is 'up' or 'down', not {rating!r}")
-        return self.store.add_feedback(run_id, rating, (comment or "").strip() or None)
+        return self.store.runlog.add_feedback(run_id, rating, (comment or "").strip() or None)
 
     def qa_log(self, since: str | None = None, attention: bool = False,
                visible: Callable[[str | None], bool] | None = None) -> list[dict]:
@@ -470,29 +470,29 @@ class KnowledgeBase:
         names = sorted({c.strip() for c in collections if c and c.strip()})
         key = API_KEY_PREFIX + secrets.token_urlsafe(32)  # 256 random bits
         record = ApiKeyRecord(_new_id(), key[:len(API_KEY_PREFIX) + 8], role, names, (name or "").strip(), _now())
-        return self.store.add_key(record, _key_hash(key)), key
+        return self.store.keys.add_key(record, _key_hash(key)), key
 
     def list_keys(self, include_revoked: bool = False) -> list[ApiKeyRecord]:
         """API keys, oldest first (never the keys themselves)."""
-        return self.store.list_keys(include_revoked)
+        return self.store.keys.list_keys(include_revoked)
 
     def revoke_key(self, key_id: str) -> ApiKeyRecord:
         """Revoke an API key by id: it stops working at once."""
-        return self.store.revoke_key(key_id)
+        return self.store.keys.revoke_key(key_id)
 
     def has_keys(self) -> bool:
         """True when any API key is active (the API then requires one)."""
-        return self.store.active_keys() > 0
+        return self.store.keys.active_keys() > 0
 
     def authenticate_key(self, key: str) -> ApiKeyRecord:
         """The active key record for a key (its use recorded); AuthError when unknown or revoked."""
         key = (key or "").strip()
-        record = self.store.key_by_hash(_key_hash(key)) if key else None
+        record = self.store.keys.key_by_hash(_key_hash(key)) if key else None
         if record is None:
             raise AuthError("unknown API key: check it, or ask an admin for one ('docqa keys create --role reader')")
         if record.revoked_at:
             raise AuthError(f"API key {record.prefix}… was revoked on {record.revoked_at[:10]}: ask an admin for a new one")
-        self.store.touch_key(record)
+        self.store.keys.touch_key(record)
         return record
 
     def stats(self) -> dict:

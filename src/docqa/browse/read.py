@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from docqa.browse.paths import count, title_of
 from docqa.errors import InputError, NotFoundError
-from docqa.index import Store
+from docqa.store import DocumentStore
 from docqa.types import DocumentRecord
 
 MAX_CHARS = 12_000  # one call's text, cut at a line boundary
@@ -42,7 +42,7 @@ class DocText:
         return "\n\n".join(part for part in (head, self.text, self.note) if part)
 
 
-def fetch_doc(store: Store, doc_id: str, offset: int = 1, limit: int = 200, max_chars: int = MAX_CHARS) -> DocText:
+def fetch_doc(store: DocumentStore, doc_id: str, offset: int = 1, limit: int = 200, max_chars: int = MAX_CHARS) -> DocText:
     """Up to `limit` lines (and `max_chars` characters) of a document from line `offset` (1-based).
     `doc_id` may also be a path: absolute, or the end of exactly one document's path."""
     if offset < 1 or limit < 1:
@@ -73,7 +73,7 @@ def fetch_doc(store: Store, doc_id: str, offset: int = 1, limit: int = 200, max_
     return doc
 
 
-def resolve(store: Store, ref: str) -> DocumentRecord:
+def resolve(store: DocumentStore, ref: str) -> DocumentRecord:
     """A document by id, or by path (absolute, or the end of exactly one document's path)."""
     ref = ref.strip()
     if ref.startswith("(") and ref.endswith(")"):  # copied with a catalog line's parentheses

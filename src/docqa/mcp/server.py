@@ -197,7 +197,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
 
             def read(kb: KnowledgeBase) -> dict[str, Any]:
                 text = kb.fetch_doc(doc_id, offset, limit)
-                if who.collections and not who.can_see(kb.store.document_record(text.doc_id).collection):
+                if who.collections and not who.can_see(kb.store.documents.document_record(text.doc_id).collection):
                     raise NotFoundError(f"no document {doc_id!r}: list_knowledge shows the documents you can read")
                 return text.to_dict()
 
