@@ -6,7 +6,7 @@ import pytest
 
 from docqa.errors import NotFoundError
 from docqa.retrieve import parse_query
-from docqa.store import ChunkFilter
+from docqa.store import ChunkFilter, DocumentStore
 from docqa.types import Chunk
 from store.backends import chunks, record
 
@@ -77,6 +77,7 @@ def test_file_states_move_and_touch(stores):
     assert (docs.file_states("default")["/a.txt"].size, docs.file_states("default")["/a.txt"].mtime_ns) == (11, 123)
     docs.move_document("d1", "d2", "/b.txt", 12, 456)
     assert list(docs.file_states("default")) == ["/b.txt"] and docs.file_states("other") == {}
+    assert DocumentStore.file_states(docs, "default") == docs.file_states("default")  # a backend's override agrees
     assert docs.document_text("d2") == text and [h.path for h in docs.get_hits(docs.chunk_ids("d2"))] == ["/b.txt"]
     with pytest.raises(NotFoundError):
         docs.document_record("d1")
@@ -97,7 +98,7 @@ def test_collections(stores):
     docs = stores.documents
     assert docs.create_collection("empty") is True and docs.create_collection("empty") is False
     docs.replace_document(record("d1", "/a.txt", "full"), "x", [])
-    assert docs.collections() == ["empty", "full"]
+    assert docs.collections() == ["empty", "full"] == DocumentStore.collections(docs)  # a backend's override agrees
     assert docs.collection_sizes() == {"empty": 0, "full": 1}
     assert [r.document_id for r in docs.delete_collection("full")] == ["d1"]
     assert docs.collections() == ["empty"] and docs.list_documents() == []

@@ -51,6 +51,9 @@ class SQLiteKeys(KeyStore):
         rows = self.conn.execute(f"SELECT {_KEY_COLUMNS} FROM api_keys{where} ORDER BY created_at, id")
         return [_key(row) for row in rows]
 
+    def active_keys(self) -> int:  # the base's, by a count (asked on every keyless request)
+        return self.conn.execute("SELECT count(*) FROM api_keys WHERE revoked_at IS NULL").fetchone()[0]
+
     def revoke_key(self, key_id: str) -> ApiKeyRecord:
         with self.db.transaction() as conn:
             conn.execute("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", (now(), key_id))
