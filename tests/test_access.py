@@ -222,7 +222,8 @@ async def test_one_policy_through_core_rest_and_mcp(tmp_path: Path):
             _, key = kb.create_key(case.role, list(case.scope))
             who = Principal.of(kb.authenticate_key(key))  # the principal every door builds from this key
             try:
-                _core(kb, who, case, ids, tmp_path)
+                done = _core(kb, who, case, ids, tmp_path)
+                assert getattr(done, "status", "SUCCESS") != "FAILED", done.error  # an answer that failed is no 'ok'
                 core, message = "ok", ""
             except DocqaError as exc:
                 core, message = _kind(exc), str(exc)

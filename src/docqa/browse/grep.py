@@ -16,7 +16,7 @@ import regex
 
 from docqa.browse.paths import common_folder, count, folders, link_text, relative
 from docqa.errors import InputError
-from docqa.index import ChunkFilter, Store
+from docqa.store import ChunkFilter, DocumentStore
 
 MAX_LINE_CHARS = 10_000  # longer lines (minified code, data dumps) are not matched
 SHOWN_LINE_CHARS = 300  # a shown line is cut to this many characters around its match
@@ -144,7 +144,7 @@ class _Scan:
         return found
 
 
-def grep_docs(store: Store, pattern: str, path_glob: str | None = None, context: int = 1, max_matches: int = 50,
+def grep_docs(store: DocumentStore, pattern: str, path_glob: str | None = None, context: int = 1, max_matches: int = 50,
               collection: str | None = None, ignore_case: bool = True, budget: float = TIME_BUDGET) -> GrepResult:
     """Lines matching `pattern` in the documents' stored text, like `rg`: the first `max_matches`
     matching lines, grouped by document in path order, with `context` lines around each."""
