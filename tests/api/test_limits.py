@@ -3,6 +3,7 @@ the Retry-After that is enough; on a clock the test moves (the `limits` library 
 
 from __future__ import annotations
 
+import sys
 import time
 
 import pytest
@@ -96,3 +97,14 @@ def test_idle_callers_are_forgotten(clock, monkeypatch):
     limiter.take("i")  # now: b, c, d forgotten, in the storage too
     assert {"b", "c", "d"}.isdisjoint(limiter._callers)
     assert not any(caller in key for key in limiter._strategy.storage.events for caller in ("/b/", "/c/", "/d/"))
+
+
+def test_without_the_library_the_error_names_the_install_command(monkeypatch):
+    from docqa.api import INSTALL
+    from docqa.errors import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "limits", None)
+    RateLimiter(0, 10)  # off: never imported
+    with pytest.raises(MissingExtraError, match="api.rate_limit") as caught:
+        RateLimiter(30, 3)
+    assert caught.value.install == INSTALL
