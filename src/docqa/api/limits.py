@@ -7,6 +7,9 @@ other callers are not affected.  Health, readiness and metrics are never limited
 The two settings describe a token bucket; `limits` keeps it as two moving windows per caller, in
 memory: the burst within the time one request's budget takes to come back (60 / rate_limit s), and
 the rate itself over a minute (or over the time a whole burst takes to come back, when longer).
+Where they differ: 60 / rate_limit s after a burst the bucket has one request back, the window the
+whole burst (the minute's budget still caps it); and a minute holds rate_limit requests, where a
+full bucket allows rate_burst more.
 """
 
 from __future__ import annotations
