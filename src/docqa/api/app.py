@@ -1,9 +1,9 @@
 """`create_app(settings)`: the FastAPI application over one knowledge base (OpenAPI docs at /docs).
 
-    request ─► ErrorBoundary ─► metrics ─► RequestGuard (413 / 415) ─► CORS ─► route
-                                                                               │ get_principal (auth) → reader / editor / admin
-                                                                               ├ reads  → WorkerPool (bounded; full → 503 + Retry-After)
-                                                                               └ writes → Writer (one thread; jobs with progress)
+    request ─► ErrorBoundary ─► metrics ─► HostGuard (421) ─► RequestGuard (413 / 415) ─► CORS ─► route
+                                                                                               │ get_principal (auth) → reader / editor / admin
+                                                                                               ├ reads  → WorkerPool (bounded; full → 503 + Retry-After)
+                                                                                               └ writes → Writer (one thread; jobs with progress)
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
                            allow_headers=["Authorization", "X-API-Key", "Content-Type", "Accept"])
     app.add_middleware(RequestGuard, uploads={documents.UPLOAD_PATH: int(settings.api.max_upload_mb * 1024 * 1024)})
     if auth.is_loopback(settings.api.host):  # no keys needed there: refuse names rebound to 127.0.0.1
-        app.add_middleware(HostGuard, allowed=settings.api.allowed_hosts)
+        app.add_middleware(HostGuard, allowed=settings.api.allowed_hosts, bind=settings.api.host)
     app.add_middleware(MetricsMiddleware, metrics=runtime.metrics)
     app.add_middleware(errors.ErrorBoundary)  # added last: the outermost of ours
     for router in ROUTERS:
