@@ -6,32 +6,10 @@ import bisect
 import re
 
 from docqa.ingest.chunkers.base import Piece
+from docqa.text.language import guess_language
 from docqa.types import PAGE, Chunk, Document
 
 _NON_SPACE = re.compile(r"\S")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_HANGUL = re.compile(r"[\uac00-\ud7af]")
-_LATIN = re.compile(r"[A-Za-z]+")
-_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
-
-
-def guess_language(text: str) -> str | None:
-    """A cheap guess from the script of the first 400 characters: zh, ja, ko, ru, en or None."""
-    sample = text[:400]
-    if sample.isascii():
-        return "en" if _LATIN.search(sample) else None
-    if _KANA.search(sample):
-        return "ja"
-    if _HANGUL.search(sample):
-        return "ko"
-    han = len(_HAN.findall(sample))
-    words = len(_LATIN.findall(sample))
-    if han and han >= words:
-        return "zh"
-    if len(_CYRILLIC.findall(sample)) > words:
-        return "ru"
-    return "en" if words else None
 
 
 class _Pages:
