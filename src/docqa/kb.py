@@ -20,6 +20,7 @@ from docqa.answer.pipeline import Pipeline, Sources
 from docqa.answer.route import is_catalog_question, wants_exploration
 from docqa.answer.run import Cancelled, RunContext
 from docqa.browse import DocPage, DocText, GrepResult, fetch_doc, grep_docs, list_docs, llms_txt
+from docqa.clock import now
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
 from docqa.errors import AuthError, DocqaError, EmbedderMismatchError, InputError, NotFoundError
 from docqa.index import ChunkFilter, EmbedInput, Store, open_store
@@ -255,7 +256,7 @@ class KnowledgeBase:
         if not question or not question.strip():
             raise InputError("the question is empty: ask something, e.g. docqa ask \"how are backups made?\"")
         run = RunRecord(id=_new_id(), session_id=session_id or _new_id(), question=question.strip(),
-                        collection=collection, created_at=_now())
+                        collection=collection, created_at=now())
         emit = on_event or (lambda event: None)
         emit(Event("metadata", {"session_id": run.session_id, "run_id": run.id}))
         ctx = RunContext(emit, control.cancel, self.settings.llm.prompt_price, self.settings.llm.completion_price)
@@ -350,7 +351,7 @@ class KnowledgeBase:
         run.confidence, run.answer, run.model, run.error = answer.confidence, answer.answer, answer.model, answer.error
         run.result = answer.to_dict()
         run.trace, run.timings, run.usage = ctx.trace, answer.timings, answer.usage
-        run.finished_at = _now()
+        run.finished_at = now()
         self.store.save_run(run)
 
     def stream(self, question: str, **options) -> Iterator[Event]:
@@ -469,7 +470,7 @@ class KnowledgeBase:
                              "documents) or admin (also manage keys)")
         names = sorted({c.strip() for c in collections if c and c.strip()})
         key = API_KEY_PREFIX + secrets.token_urlsafe(32)  # 256 random bits
-        record = ApiKeyRecord(_new_id(), key[:len(API_KEY_PREFIX) + 8], role, names, (name or "").strip(), _now())
+        record = ApiKeyRecord(_new_id(), key[:len(API_KEY_PREFIX) + 8], role, names, (name or "").strip(), now())
         return self.store.add_key(record, _key_hash(key)), key
 
     def list_keys(self, include_revoked: bool = False) -> list[ApiKeyRecord]:
@@ -544,5 +545,3 @@ def _new_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
+from docqa.clock import now
 from docqa.errors import NotFoundError
-from docqa.index.sqlite_sessions import now
 from docqa.types import ROLES, ApiKeyRecord
 
 _KEY_COLUMNS = "id, prefix, role, collections, name, created_at, last_used_at, revoked_at"
@@ -59,10 +59,10 @@ class KeyTables:
         return self.get_key(key_id)  # NotFoundError when there is no such key
 
     def touch_key(self, record: ApiKeyRecord) -> None:
-        stamp = datetime.now(timezone.utc)
-        if record.last_used_at and stamp - datetime.fromisoformat(record.last_used_at) < _TOUCH_EVERY:
+        stamp = now()
+        if record.last_used_at and datetime.fromisoformat(stamp) - datetime.fromisoformat(record.last_used_at) < _TOUCH_EVERY:
             return
-        record.last_used_at = stamp.isoformat(timespec="milliseconds")
+        record.last_used_at = stamp
         try:
             with self._transaction() as conn:
                 conn.execute("UPDATE api_keys SET last_used_at = ? WHERE id = ?", (record.last_used_at, record.id))

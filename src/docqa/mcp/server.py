@@ -30,6 +30,7 @@ from docqa.access import LOCAL, Principal, require, scope, visible_runs
 from docqa.errors import DocqaError, NotFoundError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
+from docqa.version import __version__
 
 T = TypeVar("T")
 INSTRUCTIONS = (
@@ -109,7 +110,7 @@ async def _wait(submit: Callable[[Callable[[KnowledgeBase], Any]], Future], work
 def build_server(source: KnowledgeBase | Backend) -> MCPServer:
     """An MCP server whose tools call a KnowledgeBase (directly, or through the API's `Backend`)."""
     backend: Backend = Direct(source) if isinstance(source, KnowledgeBase) else source
-    server = MCPServer("docqa", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
+    server = MCPServer("docqa", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=False))
     async def ingest_files(
@@ -243,12 +244,3 @@ def _check_roots(paths: list[str], roots: list[str]) -> None:
         if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in allowed):
             raise PermissionDeniedError(f"{path} is not under a folder in api.ingest_roots: over HTTP ingest_files "
                                         "reads only inside those")
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("docqa")
-    except PackageNotFoundError:
-        return "0"
