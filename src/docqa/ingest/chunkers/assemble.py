@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from docqa.ingest.chunkers.base import Piece
+from docqa.ingest.chunkers.units import Piece, pieces_for_run
 from docqa.text.language import guess_language
 from docqa.types import PAGE, Chunk, Document
 
@@ -29,8 +29,6 @@ class _Pages:
 
 def _gap_pieces(document: Document, start: int, end: int, piece: Piece | None, limit: int) -> list[Piece]:
     """Prose pieces for text that no piece covered (a safety net; strategies rarely leave any)."""
-    from docqa.ingest.chunkers.prose import pieces_for_run
-
     section = piece.section if piece is not None else ()
     return list(pieces_for_run(document, start, end, limit, 0, section=section))
 
