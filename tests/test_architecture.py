@@ -305,7 +305,7 @@ def test_checker_reports_the_whole_circle_and_skips_type_checking(tmp_path):
 def test_checker_applies_the_direction_to_lazy_and_type_only_imports():
     edges = [Edge("docqa.text.segment", "docqa.kb", 3, False), Edge("docqa.llm.base", "docqa.answer", 9, True),
              Edge("docqa.answer.pipeline", "docqa", 5, False), Edge("docqa.cli", "docqa", 7, False),
-             Edge("docqa.kb", "docqa.text.segment", 1, False)]
+             Edge("docqa.kb", "docqa.index.base", 1, False)]
     problems, _ = direction_problems(edges)
     assert problems == ["docqa.answer.pipeline (line 5) -> docqa: answer may not import __init__",
                         "docqa.llm.base (line 9) -> docqa.answer: llm may not import answer",
