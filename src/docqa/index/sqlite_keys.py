@@ -60,7 +60,8 @@ class KeyTables:
 
     def touch_key(self, record: ApiKeyRecord) -> None:
         stamp = now()
-        if record.last_used_at and datetime.fromisoformat(stamp) - datetime.fromisoformat(record.last_used_at) < _TOUCH_EVERY:
+        last = record.last_used_at
+        if last and datetime.fromisoformat(stamp) - datetime.fromisoformat(last) < _TOUCH_EVERY:
             return
         record.last_used_at = stamp
         try:
