@@ -23,8 +23,7 @@ from docqa.retrieve import SearchResults
 from docqa.settings import Settings, load_settings
 from docqa.types import (Answer, Block, Chunk, Citation, Claim, Document, DocumentRecord, Event, FeedbackRecord, Hit,
                          RunRecord, SessionRecord, Verification)
-
-__version__ = "0.1.0"
+from docqa.version import __version__
 
 __all__ = [
     "Answer", "Citation", "Claim", "Event", "FeedbackRecord", "LLMError", "RunRecord", "SessionRecord", "Verification",

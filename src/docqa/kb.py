@@ -22,6 +22,7 @@ from docqa.answer.pipeline import Pipeline, Sources
 from docqa.answer.route import is_catalog_question, wants_exploration
 from docqa.answer.run import Cancelled, RunContext
 from docqa.browse import DocPage, DocText, GrepResult, fetch_doc, grep_docs, list_docs, llms_txt
+from docqa.clock import now
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
 from docqa.errors import AuthError, DocqaError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
@@ -278,7 +279,7 @@ class KnowledgeBase:
             raise InputError("the question is empty: ask something, e.g. docqa ask \"how are backups made?\"")
         history = self.session_runs(session_id, principal=principal) if session_id else []  # may it continue?
         run = RunRecord(id=_new_id(), session_id=session_id or _new_id(), question=question.strip(),
-                        collection=collection, created_at=_now())
+                        collection=collection, created_at=now())
         emit = on_event or (lambda event: None)
         emit(Event("metadata", {"session_id": run.session_id, "run_id": run.id}))
         ctx = RunContext(emit, control.cancel, self.settings.llm.prompt_price, self.settings.llm.completion_price)
@@ -377,7 +378,7 @@ class KnowledgeBase:
         run.confidence, run.answer, run.model, run.error = answer.confidence, answer.answer, answer.model, answer.error
         run.result = answer.to_dict()
         run.trace, run.timings, run.usage = ctx.trace, answer.timings, answer.usage
-        run.finished_at = _now()
+        run.finished_at = now()
         self.store.runlog.save_run(run)
 
     def stream(self, question: str, **options) -> Iterator[Event]:
@@ -538,7 +539,7 @@ class KnowledgeBase:
         names = sorted({c.strip() for c in collections if c and c.strip()})
         check_grant(principal, names)
         key = API_KEY_PREFIX + secrets.token_urlsafe(32)  # 256 random bits
-        record = ApiKeyRecord(_new_id(), key[:len(API_KEY_PREFIX) + 8], role, names, (name or "").strip(), _now())
+        record = ApiKeyRecord(_new_id(), key[:len(API_KEY_PREFIX) + 8], role, names, (name or "").strip(), now())
         return self.store.keys.add_key(record, _key_hash(key)), key
 
     def list_keys(self, include_revoked: bool = False, *, principal: Principal = LOCAL) -> list[ApiKeyRecord]:
@@ -621,5 +622,3 @@ def _new_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")

@@ -7,7 +7,6 @@ timings, usage) and announced as events (status, content, citations).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -24,6 +23,7 @@ from docqa.answer.sources import SourceSet, fit
 from docqa.errors import LLMError
 from docqa.llm.base import ChatModel
 from docqa.retrieve import SearchResults
+from docqa.retrieve.weights import term_weights
 from docqa.settings import Settings
 from docqa.text.segment import query_terms
 from docqa.text.tokens import count_tokens
@@ -278,7 +278,7 @@ class Pipeline:
         with ctx.stage("extracting") as entry:
             sources = fit(list(hits), 10**9)
             terms = query_terms(answer.retrieval["query"])
-            result = extract(answer.retrieval["query"], sources, _idf(self.kb.term_counts, terms), self.kb.embed,
+            result = extract(answer.retrieval["query"], sources, term_weights(self.kb.term_counts, terms), self.kb.embed,
                              s.extractive_sentences, s.abstain_threshold)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained)
         answer.retrieval["evidence"] = round(result.evidence, 4)
@@ -345,11 +345,6 @@ def _best(drafts: list[_Draft]) -> _Draft:
 
 def _problems(rejections: list[Rejection]) -> list[str]:
     return [f"{r.claim!r}: {'; '.join(r.reasons)}" if r.claim else "; ".join(r.reasons) for r in rejections]
-
-
-def _idf(term_counts: Callable[[list[str]], tuple[dict[str, int], int]], terms: list[str]) -> dict[str, float]:
-    counts, total = term_counts(terms)
-    return {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in counts.items()}
 
 
 def _one_line(text: str) -> str:

@@ -85,9 +85,7 @@ def _windows(per_minute: float, burst: int) -> tuple[RateLimitItem, ...]:
     try:  # imported only when rate limits are on (~70 ms)
         from limits import RateLimitItemPerSecond
     except ImportError as exc:  # an install from before it joined the [api] extra
-        from docqa.api import INSTALL
-
-        raise MissingExtraError("Rate limits (api.rate_limit)", INSTALL) from exc
+        raise MissingExtraError("Rate limits (api.rate_limit)", "pip install 'docqa[api]'") from exc
 
     pace = max(1, math.ceil(60 / per_minute))  # a request's budget comes back in 60 / per_minute s
     steady = max(60, math.ceil(burst * 60 / per_minute))  # long enough to hold a whole burst

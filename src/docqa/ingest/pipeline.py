@@ -16,9 +16,9 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
+from docqa.clock import now
 from docqa.embed import Embedder, embed_text, text_hash
 from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError
 from docqa.store import ChunkVectors, FileState, Stores
@@ -280,7 +280,7 @@ class Ingestor:
         record = DocumentRecord(
             document_id=doc_id, path=parsed.path, collection=collection, type=parsed.type, title=parsed.title,
             keywords=parsed.keywords, summary=parsed.summary, size=parsed.size, content_hash=parsed.content_hash,
-            chunks=len(parsed.chunks), status="ok", error=None, indexed_at=_now(), mtime_ns=parsed.mtime_ns,
+            chunks=len(parsed.chunks), status="ok", error=None, indexed_at=now("seconds"), mtime_ns=parsed.mtime_ns,
             language=parsed.language,
         )
         self.store.documents.replace_document(record, parsed.text, parsed.chunks, parsed.metadata, vectors)
@@ -298,7 +298,7 @@ class Ingestor:
         record = DocumentRecord(
             document_id=doc_id, path=parsed.path, collection=collection, type=_type_guess(parsed.path), title="",
             keywords=[], summary="", size=parsed.size, content_hash=parsed.content_hash, chunks=0, status="error",
-            error=f"{err.kind}: {err.reason}", indexed_at=_now(), mtime_ns=parsed.mtime_ns,
+            error=f"{err.kind}: {err.reason}", indexed_at=now("seconds"), mtime_ns=parsed.mtime_ns,
         )
         self.store.documents.record_failure(record)
 
@@ -360,5 +360,3 @@ def _type_guess(path: str) -> str:
     return Path(path).suffix.lower().lstrip(".") or "unknown"
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -9,7 +9,6 @@ documents may not hold the answer.
 
 from __future__ import annotations
 
-import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -19,6 +18,7 @@ from docqa.store import ChunkFilter, Stores
 from docqa.retrieve.fusion import Calibration, convex, monotone, rrf
 from docqa.retrieve.query import parse_query
 from docqa.retrieve.snippet import coverage, highlight
+from docqa.retrieve.weights import term_weights
 from docqa.settings import SearchSettings
 from docqa.text import script
 from docqa.types import Hit
@@ -121,8 +121,7 @@ class Retriever:
         impute = 1.0
         if dense_only:  # how much of the query's information did full-text search leave unmatched?
             top = lists.bm25[0][0]
-            counts, total = self.store.fulltext.term_counts([t.lower() for t in terms])
-            idf = {t: math.log(1 + total / (1 + n)) for t, n in counts.items()}
+            idf = term_weights(self.store.fulltext.term_counts, [t.lower() for t in terms])
             impute = 1.0 - coverage(self.store.documents.text_heads([top], chars=20_000).get(top, ""), terms, idf)
         return convex(lists.bm25, lists.dense, self.dense_weight, dense_only, impute)
 

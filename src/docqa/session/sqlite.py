@@ -12,9 +12,9 @@ import json
 import sqlite3
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from datetime import datetime, timezone
 from typing import Protocol
 
+from docqa.clock import now
 from docqa.errors import NotFoundError
 from docqa.session.store import RunLog
 from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord
@@ -22,11 +22,6 @@ from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, Sessio
 _RUN_COLUMNS = ("id, session_id, question, standalone, mode, status, answerable, confidence, answer, result, trace, "
                 "timings, usage, model, error, created_at, finished_at, collection")
 _SESSION_TITLE_CHARS = 80  # a session created by its first run is titled with that question
-
-
-def now() -> str:
-    """The current time as stored: ISO 8601 UTC with milliseconds (sorts as text)."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 class Database(Protocol):

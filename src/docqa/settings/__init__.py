@@ -24,13 +24,12 @@ from docqa.settings.model import (
     IngestSettings,
     LLMSettings,
     SearchSettings,
-    Settings,
     default_kb_path,
     masked,
 )
 from docqa.settings.origin import setting_sources
 from docqa.settings.seed import CONFIG_ENV, ConfigFile, ConfigProblem, config_path, read_config
-from docqa.settings.source import load_settings
+from docqa.settings.source import Settings, load_settings
 
 __all__ = [
     "APP_NAME", "CONFIG_ENV", "AgentSettings", "AnswerSettings", "ApiSettings", "ChunkSettings", "ConfigFile",

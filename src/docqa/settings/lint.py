@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import ConfigDict, ValidationError, create_model
 
 from docqa.errors import ConfigError
-from docqa.settings.model import Settings
+from docqa.settings.model import SettingsModel
 from docqa.settings.origin import env_names, unknown_env, value_problem
 from docqa.settings.seed import CONFIG_ENV, ConfigFile, ConfigProblem, read_config
 
@@ -37,7 +37,7 @@ def env_problems(environ: Mapping[str, str]) -> list[ConfigProblem]:
 def _value_problems(config: ConfigFile) -> list[ConfigProblem]:
     """The file's values checked alone (without the environment), as loading checks them."""
     model = create_model("FileSettings", __config__=ConfigDict(extra="forbid"),
-                         **{name: (f.annotation, f) for name, f in Settings.model_fields.items()})
+                         **{name: (f.annotation, f) for name, f in SettingsModel.model_fields.items()})
     try:
         model.model_validate(config.values)
     except ValidationError as exc:

@@ -1,4 +1,4 @@
-"""The settings model: `Settings` and its sections, one per package (`settings.chunk.max_tokens`).
+"""The settings model: the fields of `Settings` (SettingsModel) and its sections, one per package (`settings.chunk.max_tokens`).
 
 Sources, strongest first: explicit values (command-line flags), `DOCQA_*` environment variables
 (nested keys joined by `__`, e.g. `DOCQA_CHUNK__MAX_TOKENS=256`), `docqa.yml`, defaults.
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 APP_NAME = "docqa"
 SECRETS = {"api_key"}
@@ -145,8 +145,8 @@ class ApiSettings(_Section):
 
 
 
-class Settings(BaseSettings):
-    """All of docqa's settings."""
+class SettingsModel(BaseSettings):
+    """All of docqa's settings, as fields (`docqa.settings.Settings` adds where they are read from)."""
 
     model_config = SettingsConfigDict(
         env_prefix="DOCQA_", env_nested_delimiter="__", extra="forbid", validate_default=True
@@ -163,19 +163,6 @@ class Settings(BaseSettings):
     agent: AgentSettings = Field(default_factory=AgentSettings, description="Agent mode: the model explores the documents with tools, within budgets.")
     api: ApiSettings = Field(default_factory=ApiSettings, description="The HTTP API ('docqa serve'): address, workers, queue, timeouts, uploads.")
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        from docqa.settings.source import YamlSource  # it reads this module: imported when used
-
-        return (init_settings, env_settings, YamlSource(settings_cls))
-
     @property
     def kb_path(self) -> Path:
         kb = self.kb
@@ -186,14 +173,14 @@ class Settings(BaseSettings):
 
 def sections() -> dict[str, type[BaseModel]]:
     """The Settings fields that are sections (sub-models), by name."""
-    return {name: f.annotation for name, f in Settings.model_fields.items()
+    return {name: f.annotation for name, f in SettingsModel.model_fields.items()
             if isinstance(f.annotation, type) and issubclass(f.annotation, BaseModel)}
 
 
 def leaves() -> list[str]:
     """Every setting as a dotted key: kb, collection, chunk.max_tokens, ..."""
     found, result = sections(), []
-    for name in Settings.model_fields:
+    for name in SettingsModel.model_fields:
         result += [f"{name}.{field}" for field in found[name].model_fields] if name in found else [name]
     return result
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from docqa.errors import ConfigError
-from docqa.settings.model import Settings, leaves, sections
+from docqa.settings.model import SettingsModel, leaves, sections
 
 CONFIG_ENV = "DOCQA_CONFIG"
 
@@ -105,10 +105,10 @@ class _Translator:
                 self._seed(name, str(key), value)
             elif name in sections():
                 self._section(name, str(key), value)
-            elif name in Settings.model_fields:
+            elif name in SettingsModel.model_fields:
                 self._put(name, str(key), value, 0)
             else:
-                tops = [*Settings.model_fields, *_SEED]
+                tops = [*SettingsModel.model_fields, *_SEED]
                 self._unknown(str(key), suggest(name, [*tops, *leaves()]), tops)
         values: dict[str, Any] = {}
         for dotted, (_, value, _) in self.leaves.items():

@@ -17,10 +17,10 @@ import os
 from typing import Any
 
 from pydantic import ValidationError
-from pydantic_settings import PydanticBaseSettingsSource
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from docqa.errors import ConfigError
-from docqa.settings.model import Settings
+from docqa.settings.model import SettingsModel
 from docqa.settings.origin import explain
 from docqa.settings.seed import ConfigProblem, current_config
 
@@ -39,6 +39,21 @@ class YamlSource(PydanticBaseSettingsSource):
         if fatal:
             raise ConfigError(invalid(fatal))
         return config.values
+
+
+class Settings(SettingsModel):
+    """All of docqa's settings, read from flags, DOCQA_* variables, docqa.yml and defaults (strongest first)."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, YamlSource(settings_cls))
 
 
 def load_settings(**overrides: Any) -> Settings:

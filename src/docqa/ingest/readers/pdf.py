@@ -18,12 +18,13 @@ import pypdfium2.raw as pdfium_c
 
 from docqa.errors import CorruptFileError, EncryptedFileError, NoTextLayerError
 from docqa.ingest.readers.base import Reader, TextBuilder, sane_title
+from docqa.text.language import WIDE
 from docqa.types import PAGE, Document
 
 # pdfium is not thread-safe: one document at a time per process.
 _PDFIUM_LOCK = threading.Lock()
 _MIN_PAGE_CHARS = 5  # a page with fewer non-blank characters counts as having no text
-_CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
+_CJK = re.compile(f"[{WIDE}]")  # East Asian text wraps at any character
 _WORD_END = re.compile(r"[A-Za-z\u00c0-\u024f][-\u00ad\x02]$")
 
 

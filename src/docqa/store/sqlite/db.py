@@ -14,13 +14,9 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+from docqa.clock import now
 from docqa.errors import SchemaError
 from docqa.store.sqlite.migrate import migrate
-
-
-def now() -> str:
-    """The current time as stored: ISO 8601 UTC with milliseconds (sorts as text)."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 class SQLiteDB:

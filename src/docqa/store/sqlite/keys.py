@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
+from docqa.clock import now
 from docqa.errors import NotFoundError
 from docqa.store.keys import KeyStore
-from docqa.store.sqlite.db import SQLiteDB, now
+from docqa.store.sqlite.db import SQLiteDB
 from docqa.types import ROLES, ApiKeyRecord
 
 _KEY_COLUMNS = "id, prefix, role, collections, name, created_at, last_used_at, revoked_at"
@@ -60,10 +61,11 @@ class SQLiteKeys(KeyStore):
         return self.get_key(key_id)  # NotFoundError when there is no such key
 
     def touch_key(self, record: ApiKeyRecord) -> None:
-        stamp = datetime.now(timezone.utc)
-        if record.last_used_at and stamp - datetime.fromisoformat(record.last_used_at) < _TOUCH_EVERY:
+        stamp = now()
+        last = record.last_used_at
+        if last and datetime.fromisoformat(stamp) - datetime.fromisoformat(last) < _TOUCH_EVERY:
             return
-        record.last_used_at = stamp.isoformat(timespec="milliseconds")
+        record.last_used_at = stamp
         try:
             with self.db.transaction() as conn:
                 conn.execute("UPDATE api_keys SET last_used_at = ? WHERE id = ?", (record.last_used_at, record.id))
