@@ -8,6 +8,8 @@ moment of a shared machine hits both alike; the tables show the median and the m
 
 - import: `python -X importtime -c "import docqa.cli"`: the sum of the cumulative times of the
   top-level imports, and how many modules were imported;
+- the bundled embedding model's load (`LocalEmbedder._load`: onnxruntime, the tokenizer op's
+  library, the session), in process, its module already imported;
 - `docqa --help`, `docqa --version` (new tree only: the baseline has no --version);
 - `docqa search "how do I rotate the API keys"` and `docqa ask "How often are the API keys
   rotated?"` on a knowledge base built from samples/ (ask is extractive when no chat model
@@ -72,6 +74,7 @@ def main() -> None:
             total, modules = tree.importtime()
             rows.setdefault("import docqa.cli (importtime sum)", {}).setdefault(tree.name, []).append(total)
             counts.setdefault(tree.name, []).append(modules)
+            rows.setdefault("load the embedding model (in process)", {}).setdefault(tree.name, []).append(tree.model_load())
             for label, argv in commands.items():
                 rows.setdefault(label, {}).setdefault(tree.name, []).append(tree.timed(*argv))
         rows.setdefault("docqa --version", {}).setdefault("new", []).append(trees["new"].timed("--version"))
@@ -117,6 +120,17 @@ class Tree:
         entries = re.findall(r"^import time:\s+\d+ \|\s+(\d+) \|( *)\S", proc.stderr, re.M)
         top = sum(int(cumulative) for cumulative, indent in entries if len(indent) == 1)
         return top / 1e6, len(entries)
+
+
+    def model_load(self) -> float:
+        """Seconds to open the bundled embedding model's session, its module already imported."""
+        code = ("import time\nfrom docqa.embed.local import LocalEmbedder\nembedder = LocalEmbedder()\n"
+                "started = time.perf_counter()\nembedder._load()\nprint(time.perf_counter() - started)")
+        proc = subprocess.run([sys.executable, "-c", code], env=self.env, cwd=self.work, capture_output=True, text=True,
+                              timeout=600)
+        if proc.returncode != 0:
+            raise SystemExit(f"{self.name}: loading the embedding model failed:\n{proc.stderr}")
+        return float(proc.stdout.split()[-1])
 
 
 def _served(tree: Tree, kb: Path, n: int) -> list[float]:
