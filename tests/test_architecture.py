@@ -56,7 +56,7 @@ ALLOWED: dict[str, set[str]] = {
     # Front ends: parse, authenticate, call the kb, render.  "__init__" = `from docqa import ...`.
     "mcp": BOTTOM | {"kb", "access", "settings", "version"},
     "api": BOTTOM | {"kb", "access", "settings", "version", "clock", "mcp", "__init__"},  # mcp: mounted at /mcp
-    "cli": BOTTOM | {"kb", "settings", "evaluate", "mcp", "__init__"},  # mcp: 'docqa mcp'
+    "cli": BOTTOM | {"kb", "settings", "evaluate", "mcp", "__init__", "version"},  # mcp: 'docqa mcp'
     "__init__": BOTTOM | {"kb", "ingest", "retrieve", "settings", "version"},
     "__main__": {"cli"},
 }

@@ -9,7 +9,7 @@ import queue
 import sys
 import threading
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.console import Console
@@ -18,11 +18,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from docqa.errors import ConfigError, DocqaError
-from docqa.kb import KnowledgeBase
 from docqa.settings import config_path, lint_config, load_settings, masked, setting_sources
-from docqa import evaluate
-from docqa.agent import Control
 from docqa.types import Answer, Event, Hit
+
+if TYPE_CHECKING:  # the rest is imported where it is used: 'docqa --help' must not load numpy or the readers
+    from docqa.agent import Control
+    from docqa.kb import KnowledgeBase
 
 app = typer.Typer(
     help="docqa: ask questions of your own documents, answered only from them, with exact citations.\n\n"
@@ -40,12 +41,25 @@ CollectionOption = Annotated[Optional[str], typer.Option("--collection", "-c", h
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable shape, see README).")]
 
 
+def _version(value: bool) -> None:
+    if value:
+        from docqa.version import __version__
+
+        out.print(f"docqa {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _main(kb: KbOption = None) -> None:
+def _main(
+    kb: KbOption = None,
+    _show_version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
     _state["kb"] = kb
 
 
 def _open() -> KnowledgeBase:
+    from docqa.kb import KnowledgeBase
+
     settings = load_settings(kb=_state.get("kb"))
     return KnowledgeBase(settings)
 
@@ -211,6 +225,8 @@ def chat(
     current tool round); a line starting with '+' is a follow-up, asked after the answer.
     '/new' starts a new conversation, '/exit' or Ctrl-D ends, Ctrl-C stops the current answer.
     """
+    from docqa.agent import Control
+
     lines = _stdin_lines()
     with _open() as kb:
         session_id = session
@@ -257,6 +273,8 @@ def _ask(kb: KnowledgeBase, question: str, *, stream: bool, control: Control | N
          lines: queue.Queue | None = None, on_follow_up=None, **options) -> Answer:
     """Run one question in a worker thread, rendering its events; Ctrl-C cancels it.  With `lines`
     (chat), what the user types meanwhile steers the run or queues a follow-up ('+...')."""
+    from docqa.agent import Control
+
     events: queue.Queue = queue.Queue()
     control = control or Control()
     result: dict = {}
@@ -386,6 +404,8 @@ def eval_(
 ) -> None:
     """Ask a question set of the knowledge base and score the answers: answer accuracy, abstention,
     citation accuracy, latency per stage (runs are not added to the log)."""
+    from docqa import evaluate
+
     items = evaluate.load(questions)[: limit or None]
     with _open() as kb:
         with _progress(disabled=as_json) as bar:
