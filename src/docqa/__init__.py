@@ -31,12 +31,11 @@ if typing.TYPE_CHECKING:
     from docqa.retrieve import SearchResults
     from docqa.settings import Settings, load_settings
 
-from docqa.version import __version__
-
 # Imported on first use (PEP 562): `import docqa.cli` must not load the readers, numpy or onnxruntime.
 _LAZY = {
     "IngestReport": "docqa.ingest.pipeline", "KnowledgeBase": "docqa.kb", "ReindexReport": "docqa.kb",
     "SearchResults": "docqa.retrieve", "Settings": "docqa.settings", "load_settings": "docqa.settings",
+    "__version__": "docqa.version",  # package metadata: read only when asked (importlib.metadata costs ~20 ms)
 }
 
 __all__ = [

@@ -13,7 +13,6 @@ The core never reads the environment or user files itself.
 
 from __future__ import annotations
 
-from docqa.settings.lint import env_problems, lint_config
 from docqa.settings.model import (
     APP_NAME,
     AgentSettings,
@@ -30,6 +29,16 @@ from docqa.settings.model import (
 from docqa.settings.origin import setting_sources
 from docqa.settings.seed import CONFIG_ENV, ConfigFile, ConfigProblem, config_path, read_config
 from docqa.settings.source import Settings, load_settings
+
+
+def __getattr__(name: str):
+    # 'docqa config lint' only: not loaded with the settings every command needs (start-up time)
+    if name in ("env_problems", "lint_config"):
+        from docqa.settings import lint
+
+        return getattr(lint, name)
+    raise AttributeError(f"module 'docqa.settings' has no attribute {name!r}")
+
 
 __all__ = [
     "APP_NAME", "CONFIG_ENV", "AgentSettings", "AnswerSettings", "ApiSettings", "ChunkSettings", "ConfigFile",
