@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from docqa.index import SQLiteStore
+from docqa.store import SQLiteStores
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
@@ -123,8 +123,8 @@ def part_chunks100k(target: int = 100_000) -> None:
     print(f"100k chunks: {stats['chunks']} chunks from {len(report.added)} files, {nbytes / 1e6:.0f} MB, ingest {elapsed:.1f} s "
           f"({nbytes / 1e6 / elapsed:.1f} MB/s, {stats['chunks'] / elapsed:.0f} chunks/s), index {stats['index_bytes'] / 1e6:.0f} MB")
     queries = [" ".join(RNG.choices(words, k=RNG.randint(2, 6))) for _ in range(300)]
-    for label, store in (("docqa (common terms pruned)", SQLiteStore(db)),
-                         ("baseline: every term scored", SQLiteStore(db, common_term_share=2.0))):
+    for label, store in (("docqa (common terms pruned)", SQLiteStores(db)),
+                         ("baseline: every term scored", SQLiteStores(db, common_term_share=2.0))):
         with KnowledgeBase(Settings(kb=str(db), embed={"provider": "none"}), store=store) as kb:
             lat = query_latencies(kb, queries)
         print(f"BM25 latency at {stats['chunks']} chunks, top 10, {len(queries)} queries of 2-6 words, {label}: "

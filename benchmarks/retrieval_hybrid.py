@@ -59,14 +59,14 @@ def main() -> None:
         store, key = kb.store, embedder.fingerprint.key
         doc_of = {}
         for record in kb.documents():
-            for cid in store.chunk_ids(record.document_id):
+            for cid in store.documents.chunk_ids(record.document_id):
                 doc_of[cid] = Path(record.path).stem
         lists, embed_ms = {}, []
         for qid, text in queries.items():
             t = time.perf_counter()
             vector = embedder.embed_query(text)
             embed_ms.append((time.perf_counter() - t) * 1000)
-            lists[qid] = (store.search_text(parse_query(text), DEPTH), store.search_vector(vector, key, DEPTH))
+            lists[qid] = (store.fulltext.search_text(parse_query(text), DEPTH), store.vectors.search_vector(vector, key, DEPTH))
         runs = {
             "bm25": {q: fold(b, doc_of) for q, (b, d) in lists.items()},
             "dense": {q: fold(d, doc_of) for q, (b, d) in lists.items()},

@@ -222,7 +222,8 @@ async def test_one_policy_through_core_rest_and_mcp(tmp_path: Path):
             _, key = kb.create_key(case.role, list(case.scope))
             who = Principal.of(kb.authenticate_key(key))  # the principal every door builds from this key
             try:
-                _core(kb, who, case, ids, tmp_path)
+                done = _core(kb, who, case, ids, tmp_path)
+                assert getattr(done, "status", "SUCCESS") != "FAILED", done.error  # an answer that failed is no 'ok'
                 core, message = "ok", ""
             except DocqaError as exc:
                 core, message = _kind(exc), str(exc)
@@ -304,3 +305,31 @@ async def test_agent_with_a_greedy_model_sees_nothing_outside_its_scope(tmp_path
                         ("the log", log), ("what the model was sent", to_model)):
         assert not _leaks(text, tmp_path), f"collection dev leaked into {where}"
     assert "02:00" in record.answer
+
+
+def test_not_yours_and_not_there_read_the_same(tmp_path: Path):
+    """A caller cannot probe: another collection's document, run or session gets the very error of one
+    that does not exist (by id, by path suffix, by absolute path)."""
+    ids = _fill(tmp_path)
+    with KnowledgeBase(_settings(tmp_path)) as kb:
+        dev_run = kb.ask("How is the service deployed?", collection="dev")
+        who = Principal("reader", ("ops",), "k1", remote=True)
+
+        def error(call, *args, by: Principal = who) -> str:
+            with pytest.raises(NotFoundError) as caught:
+                call(*args, principal=by)
+            return str(caught.value)
+
+        for real, fake in ((ids["dev"], "0123456789abcdef"), ("deploy.md", "nothing.md"),
+                           (str(tmp_path / "dev" / "deploy.md"), str(tmp_path / "dev" / "nothing.md"))):
+            assert error(kb.fetch_doc, real).replace(real, "X") == error(kb.fetch_doc, fake).replace(fake, "X")
+        editor = Principal("editor", ("ops",), "k3", remote=True)
+        for call, by in ((kb.document_text, who), (kb.document_chunks, who), (kb.remove_document, editor)):
+            assert (error(call, ids["dev"], by=by).replace(ids["dev"], "X")
+                    == error(call, "0123456789abcdef", by=by).replace("0123456789abcdef", "X"))
+        assert error(kb.run, dev_run.run_id).replace(dev_run.run_id, "X") == error(kb.run, "nope").replace("nope", "X")
+        assert error(kb.session, dev_run.session_id).replace(dev_run.session_id, "X") == \
+            error(kb.session, "nope").replace("nope", "X")
+        with pytest.raises(NotFoundError):  # continuing another collection's conversation
+            kb.ask("and how long does it take?", session_id=dev_run.session_id, principal=who)
+        assert kb.qa_log(principal=Principal("editor", ("ops",), "k2")) == []  # the dev question is not in its log

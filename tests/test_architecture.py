@@ -1,78 +1,321 @@
-"""Meta-tests: imports point one way (DESIGN §2), __all__ is honest, settings are documented."""
+"""Meta-tests: imports point one way and never in a circle (DESIGN §2), __all__ is honest,
+settings are documented.
+
+How imports are read (`import_graph`), the same for both checks:
+
+- Every import counts, wherever it is: module level, inside a function, under an `if`.  A lazy
+  import still ties two modules together; deferring it changes start-up time, not layering.
+- `import a.b.c` is an edge to module a.b.c.  `from a.b import c` is an edge to a.b.c when that
+  is a module, else to a.b (its `__init__`).  Python also runs the parent packages' `__init__`
+  first, but that does not count: otherwise every package whose `__init__` re-exports its
+  submodules would be a circle with each of them.
+- `from docqa import X` counts as importing `docqa/__init__` (the public API, which loads
+  everything) as well as X when X is a module: only front ends may (package `__init__` below).
+- Relative imports are resolved against the importing module's package, so they count too.
+- Imports under `if TYPE_CHECKING:` never run: they count for the direction (a type from a
+  higher layer is still a dependency on it) but not for circles.
+
+Direction: ALLOWED below is the whole rule, one line per package: the packages of ours it may
+import besides itself.  EXCEPTIONS lists the edges that break the target direction today, each
+with its reason; the test fails when one is no longer needed, so the list only shrinks.
+"""
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
 
 import docqa
 from docqa.settings import Settings
 
 SRC = Path(docqa.__file__).parent
+ROOT = "docqa"
 
-# package -> packages of ours it may import (besides itself). Leaves import nothing of ours.
-# run.control and run.context sit below answer and agent; the rest of run/ (a question's life) above agent.
-ALLOWED = {
-    "run.control": set(), "run.context": {"types", "errors", "llm", "run.control"},
-    "run": {"types", "errors", "settings", "llm", "answer", "agent", "session", "run.control", "run.context"},
-    "types": set(), "errors": set(), "settings": {"errors"},
-    "text": {"types", "errors"},
-    "embed": {"types", "errors", "text"},
+# Bottom to top.  Leaves (types, errors, clock, version) import nothing of ours; access, llm and
+# settings import nothing above them.  Target (DESIGN §2): front ends (cli, api, mcp, web) → kb
+# → run → agent → answer → retrieve → store, embed, text; ingest → store, embed, text.
+BOTTOM = {"types", "errors"}
+ALLOWED: dict[str, set[str]] = {
+    "types": set(), "errors": set(), "clock": set(), "version": set(),
+    "settings": {"errors"},
+    "access": {"types", "errors"},  # Principal and the one policy, decided in the core
     "llm": {"errors"},
-    "answer": {"types", "errors", "text", "llm", "retrieve", "index", "settings", "run.context"},
-    "index": {"types", "errors", "text"},
-    "ingest": {"types", "errors", "text", "index", "embed", "settings"},
-    "retrieve": {"types", "errors", "text", "index", "embed", "settings"},
-    "session": {"types", "errors"},
-    "browse": {"types", "errors", "index", "text"},
-    "agent": {"types", "errors", "settings", "llm", "answer", "retrieve", "run.context"},
-    "kb": {"types", "errors", "settings", "text", "index", "embed", "ingest", "retrieve", "answer", "llm", "session", "browse", "access",
-           "run", "run.control"},
-    "evaluate": {"types", "errors", "kb"},
-    "access": {"types", "errors"},  # who may do what (Principal, roles, collections): shared by api and mcp
-    "mcp": {"types", "errors", "settings", "kb", "access", "run.control"},
-    "api": {"types", "errors", "settings", "kb", "access", "mcp", "run", "run.control"},  # run: the live runs' handles
-    "cli": {"types", "errors", "settings", "kb", "evaluate", "mcp", "api"},  # mcp, api lazily ('docqa mcp', 'docqa serve')
-    "__init__": {"types", "errors", "settings", "kb", "ingest", "retrieve"},
+    "text": BOTTOM,
+    "embed": BOTTOM | {"text"},
+    "store": BOTTOM | {"text", "clock", "session"},  # session: the RunLog, which session/ owns
+    "session": BOTTOM | {"clock"},
+    "ingest": BOTTOM | {"text", "store", "embed", "clock"},
+    "retrieve": BOTTOM | {"text", "store", "embed", "settings"},
+    "browse": BOTTOM | {"store"},
+    # a question's life: run.control and run.context sit below answer and agent, the rest of run/ above agent
+    "run.control": set(),
+    "run.context": BOTTOM | {"llm", "run.control"},
+    "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "run.context"},
+    "agent": BOTTOM | {"answer", "retrieve", "llm", "settings", "run.context"},
+    "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "run.control", "run.context"},
+    "kb": BOTTOM | {"access", "run", "run.control", "answer", "retrieve", "ingest", "store", "embed", "browse", "session",
+                    "llm", "settings", "clock"},
+    "evaluate": BOTTOM | {"kb"},
+    # Front ends: parse, authenticate, call the kb, render.  "__init__" = `from docqa import ...`.
+    "mcp": BOTTOM | {"kb", "access", "settings", "version", "run.control"},  # run.control: cancel a call's run
+    "api": BOTTOM | {"kb", "access", "settings", "version", "clock", "mcp", "__init__", "run",
+                     "run.control"},  # mcp: mounted at /mcp; run: the live runs' handles
+    "cli": BOTTOM | {"kb", "run", "settings", "evaluate", "mcp", "api", "__init__", "version"},  # a front end may start another: 'docqa mcp', 'docqa serve'
+    "__init__": BOTTOM | {"kb", "ingest", "retrieve", "settings", "version"},
     "__main__": {"cli"},
 }
 
-
-_LOW = {"run.control", "run.context"}  # modules ruled as layers of their own
-
-
-def _layer(dotted: str) -> str:
-    """A module's layer: its package, or run.control / run.context."""
-    parts = dotted.split(".")
-    two = ".".join(parts[:2])
-    return two if two in _LOW else parts[0]
+# (importer, imported) -> why.  The lead empties this; each entry goes when its import does.
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
-def _package(path: Path) -> str:
-    rel = path.relative_to(SRC).with_suffix("")
-    return _layer(".".join(rel.parts))
+@dataclass(frozen=True)
+class Edge:
+    source: str  # module name, e.g. "docqa.ingest.chunkers.base"
+    target: str
+    line: int
+    type_only: bool  # under `if TYPE_CHECKING:`
+
+    def __str__(self) -> str:
+        return f"{self.source} (line {self.line}) -> {self.target}"
 
 
-def _imports(path: Path) -> set[str]:
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("docqa."):
-            found.add(_layer(node.module.removeprefix("docqa.")))
-        elif isinstance(node, ast.Import):
-            found.update(_layer(a.name.removeprefix("docqa.")) for a in node.names if a.name.startswith("docqa."))
+def modules(src: Path = SRC) -> dict[str, Path]:
+    """Every module of the package by dotted name (a package's name is its __init__)."""
+    found = {}
+    for path in sorted(src.rglob("*.py")):
+        parts = (ROOT, *path.relative_to(src).with_suffix("").parts)
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
 
 
+class _Imports(ast.NodeVisitor):
+    """Collects the edges of one module, noting which sit under `if TYPE_CHECKING:`."""
+
+    def __init__(self, name: str, is_package: bool, known: dict[str, Path]):
+        self.name, self.known, self.edges = name, known, []
+        self.package = name if is_package else name.rpartition(".")[0]
+        self.type_only = False
+
+    def visit_If(self, node: ast.If) -> None:
+        test = node.test
+        checking = (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+            isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        if not checking:
+            return self.generic_visit(node)
+        before, self.type_only = self.type_only, True
+        for child in node.body:
+            self.visit(child)
+        self.type_only = before
+        for child in node.orelse:
+            self.visit(child)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self._add(alias.name, node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        if node.level:  # relative: resolve against this module's package
+            base = self.package.split(".")
+            base = base[: len(base) - (node.level - 1)]
+            module = ".".join(base + ([module] if module else []))
+        if module != ROOT and not module.startswith(ROOT + "."):
+            return
+        if module == ROOT:
+            self._add(ROOT, node)  # the public API's __init__, whatever is taken from it
+        for alias in node.names:
+            sub = f"{module}.{alias.name}"
+            self._add(sub if sub in self.known else module, node)
+
+    def _add(self, name: str, node: ast.AST) -> None:
+        if name != ROOT and not name.startswith(ROOT + "."):
+            return
+        while name not in self.known and "." in name:  # `import docqa.x.attr` names a module's attribute
+            name = name.rpartition(".")[0]
+        if name != self.name:
+            self.edges.append(Edge(self.name, name, node.lineno, self.type_only))
+
+
+def import_graph(src: Path = SRC) -> list[Edge]:
+    """Every import of one of our modules by another, resolved as described at the top."""
+    known = modules(src)
+    edges: list[Edge] = []
+    for name, path in known.items():
+        visitor = _Imports(name, path.name == "__init__.py", known)
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        edges.extend(visitor.edges)
+    return edges
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components with more than one member."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def cycle_path(graph: dict[str, set[str]], component: list[str]) -> list[str]:
+    """One shortest circle through the component's first member: [a, b, ..., a]."""
+    start, members = component[0], set(component)
+    parents: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for v in frontier:
+            for w in sorted(graph.get(v, set()) & members):
+                if w == start:  # walk back from v to start, then close the circle
+                    path = [v]
+                    while path[-1] != start:
+                        path.append(parents[path[-1]])
+                    return [*reversed(path), start]
+                if w not in parents:
+                    parents[w] = v
+                    following.append(w)
+        frontier = following
+    raise AssertionError(f"no circle through {start}")  # cannot happen in a component
+
+
+def circles(edges: list[Edge]) -> list[str]:
+    """Each import circle between modules as 'a -> b -> a' (imports under TYPE_CHECKING left out)."""
+    graph: dict[str, set[str]] = {}
+    for e in edges:
+        if not e.type_only:
+            graph.setdefault(e.source, set()).add(e.target)
+    found = []
+    for component in strongly_connected(graph):
+        path = cycle_path(graph, component)
+        rest = sorted(set(component) - set(path))
+        found.append(" -> ".join(path) + (f"  (same circle group: {', '.join(rest)})" if rest else ""))
+    return found
+
+
+LAYERS = {"run.control", "run.context"}  # modules ruled as layers of their own
+
+
+def package(module: str) -> str:
+    """The top-level package a module belongs to ("__init__" for docqa itself), or one of LAYERS."""
+    parts = module.split(".")
+    if ".".join(parts[1:3]) in LAYERS:
+        return ".".join(parts[1:3])
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def direction_problems(edges: list[Edge]) -> tuple[list[str], set[tuple[str, str]]]:
+    """Imports outside ALLOWED and not excepted, and the excepted edges actually used."""
+    problems, used = [], set()
+    for e in edges:
+        a, b = package(e.source), package(e.target)
+        if a == b:
+            continue
+        if a not in ALLOWED:
+            problems.append(f"package {a!r} has no entry in ALLOWED")
+        elif b not in ALLOWED[a]:
+            if (a, b) in EXCEPTIONS:
+                used.add((a, b))
+            else:
+                problems.append(f"{e}: {a} may not import {b}")
+    return sorted(set(problems)), used
+
+
+# --- the checks ---
+
+def test_no_import_circles():
+    found = circles(import_graph())
+    assert not found, "import circles:\n" + "\n".join(found)
+
+
 def test_imports_point_one_way():
-    problems = []
-    for path in SRC.rglob("*.py"):
-        package = _package(path)
-        allowed = ALLOWED.get(package)
-        assert allowed is not None, f"{package} has no entry in the import rules"
-        bad = _imports(path) - allowed - {package}
-        if bad:
-            problems.append(f"{path.relative_to(SRC)} imports {sorted(bad)}")
-    assert not problems, problems
+    problems, _ = direction_problems(import_graph())
+    assert not problems, "\n".join(problems)
+
+
+def test_every_exception_is_still_needed():
+    _, used = direction_problems(import_graph())
+    assert set(EXCEPTIONS) == used, f"no longer needed, remove from EXCEPTIONS: {sorted(set(EXCEPTIONS) - used)}"
+
+
+def test_the_rules_point_one_way():
+    """ALLOWED plus EXCEPTIONS is itself free of circles, so following it cannot build one."""
+    graph = {a: set(bs) for a, bs in ALLOWED.items()}
+    for a, b in EXCEPTIONS:
+        graph.setdefault(a, set()).add(b)
+    assert not strongly_connected(graph)
+
+
+# --- the checker checks itself on small trees ---
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    src = tmp_path / ROOT
+    for name, text in {"__init__.py": "", **files}.items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(text, encoding="utf-8")
+    return src
+
+
+def test_checker_sees_lazy_relative_and_top_level_imports(tmp_path):
+    src = _tree(tmp_path, {
+        "low.py": "def f():\n    from docqa import high  # lazy, and through docqa/__init__\n",
+        "high.py": "from . import low\n",
+        "pkg/__init__.py": "from docqa.pkg.a import A\n",
+        "pkg/a.py": "from ..pkg import b\nA = 1\n",
+        "pkg/b.py": "import docqa.low.f\n",
+    })
+    edges = {(e.source, e.target) for e in import_graph(src)}
+    assert {("docqa.low", "docqa"), ("docqa.low", "docqa.high"), ("docqa.high", "docqa.low"),
+            ("docqa.pkg", "docqa.pkg.a"), ("docqa.pkg.a", "docqa.pkg.b"), ("docqa.pkg.b", "docqa.low")} <= edges
+    assert circles(import_graph(src)) == ["docqa.high -> docqa.low -> docqa.high"]
+
+
+def test_checker_reports_the_whole_circle_and_skips_type_checking(tmp_path):
+    src = _tree(tmp_path, {
+        "a.py": "import docqa.b\n",
+        "b.py": "from docqa.c import x\n",
+        "c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from docqa.d import D\nfrom docqa import a\nx = 1\n",
+        "d.py": "import docqa.c\n",
+    })
+    edges = import_graph(src)
+    assert circles(edges) == ["docqa.a -> docqa.b -> docqa.c -> docqa.a"]
+    assert [e.type_only for e in edges if e.target == "docqa.d"] == [True]
+
+
+def test_checker_applies_the_direction_to_lazy_and_type_only_imports():
+    edges = [Edge("docqa.text.segment", "docqa.kb", 3, False), Edge("docqa.llm.base", "docqa.answer", 9, True),
+             Edge("docqa.answer.pipeline", "docqa", 5, False), Edge("docqa.cli", "docqa", 7, False),
+             Edge("docqa.kb", "docqa.store.base", 1, False)]
+    problems, _ = direction_problems(edges)
+    assert problems == ["docqa.answer.pipeline (line 5) -> docqa: answer may not import __init__",
+                        "docqa.llm.base (line 9) -> docqa.answer: llm may not import answer",
+                        "docqa.text.segment (line 3) -> docqa.kb: text may not import kb"]
 
 
 def test_all_matches_public_names():

@@ -191,3 +191,16 @@ def test_lint_missing_file_exits_2(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "docqa", "config", "lint", "nope.yml"],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert proc.returncode == 2 and "nope.yml: no such file" in proc.stderr
+
+
+def test_allowed_hosts_takes_the_patterns_the_host_check_takes():
+    assert load_settings(api={"allowed_hosts": ["*", "docs.example.org", "*.example.org"]}).api.allowed_hosts
+    with pytest.raises(ConfigError, match=r"api.allowed_hosts.*'\*.example.org' \(its subdomains\)"):
+        load_settings(api={"allowed_hosts": ["docs*.example.org"]})
+
+
+def test_settings_all_matches_public_names():
+    import docqa.settings as package
+
+    modules = {"lint", "model", "origin", "seed", "source", "annotations"}
+    assert set(package.__all__) == {n for n in dir(package) if not n.startswith("_")} - modules

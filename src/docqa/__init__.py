@@ -1,5 +1,10 @@
 """docqa: local-first document question answering with exact citations."""
 
+from __future__ import annotations
+
+import importlib
+import typing
+
 from docqa.errors import (
     ConfigError,
     CorruptFileError,
@@ -17,14 +22,21 @@ from docqa.errors import (
     StoreError,
     UnsupportedFormatError,
 )
-from docqa.ingest.pipeline import IngestReport
-from docqa.kb import KnowledgeBase, ReindexReport
-from docqa.retrieve import SearchResults
-from docqa.settings import Settings, load_settings
 from docqa.types import (Answer, Block, Chunk, Citation, Claim, Document, DocumentRecord, Event, FeedbackRecord, Hit,
                          RunRecord, SessionRecord, Verification)
 
-__version__ = "0.1.0"
+if typing.TYPE_CHECKING:
+    from docqa.ingest.pipeline import IngestReport
+    from docqa.kb import KnowledgeBase, ReindexReport
+    from docqa.retrieve import SearchResults
+    from docqa.settings import Settings, load_settings
+
+# Imported on first use (PEP 562): `import docqa.cli` must not load the readers, numpy or onnxruntime.
+_LAZY = {
+    "IngestReport": "docqa.ingest.pipeline", "KnowledgeBase": "docqa.kb", "ReindexReport": "docqa.kb",
+    "SearchResults": "docqa.retrieve", "Settings": "docqa.settings", "load_settings": "docqa.settings",
+    "__version__": "docqa.version",  # package metadata: read only when asked (importlib.metadata costs ~20 ms)
+}
 
 __all__ = [
     "Answer", "Citation", "Claim", "Event", "FeedbackRecord", "LLMError", "RunRecord", "SessionRecord", "Verification",
@@ -33,3 +45,16 @@ __all__ = [
     "IngestReport", "KnowledgeBase", "MissingExtraError", "NoTextLayerError", "NotFoundError", "ReindexReport",
     "SearchResults", "Settings", "StoreError", "UnsupportedFormatError", "load_settings",
 ]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'docqa' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -153,7 +153,7 @@ def visible_runs(principal: Principal, session_id: str, runs: Iterable[RunRecord
     runs = list(runs)
     shown = [r for r in runs if principal.can_see(r.collection)]
     if (runs and not shown) or (principal.collections and len(shown) < len(runs)):
-        raise NotFoundError(f"no session {session_id!r}")
+        raise NotFoundError(f"no session {session_id!r}: 'docqa log' shows the session of every run")
     return shown
 
 

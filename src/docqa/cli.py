@@ -9,7 +9,7 @@ import queue
 import sys
 import threading
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.console import Console
@@ -18,10 +18,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from docqa.errors import ConfigError, DocqaError
-from docqa.kb import KnowledgeBase
 from docqa.settings import config_path, lint_config, load_settings, masked, setting_sources
-from docqa import evaluate
 from docqa.types import Answer, Event, Hit
+
+if TYPE_CHECKING:  # the rest is imported where it is used: 'docqa --help' must not load numpy or the readers
+    from docqa.kb import KnowledgeBase
+    from docqa.run import Run
 
 app = typer.Typer(
     help="docqa: ask questions of your own documents, answered only from them, with exact citations.\n\n"
@@ -39,12 +41,25 @@ CollectionOption = Annotated[Optional[str], typer.Option("--collection", "-c", h
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable shape, see README).")]
 
 
+def _version(value: bool) -> None:
+    if value:
+        from docqa.version import __version__
+
+        out.print(f"docqa {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _main(kb: KbOption = None) -> None:
+def _main(
+    kb: KbOption = None,
+    _show_version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
     _state["kb"] = kb
 
 
 def _open() -> KnowledgeBase:
+    from docqa.kb import KnowledgeBase
+
     settings = load_settings(kb=_state.get("kb"))
     return KnowledgeBase(settings)
 
@@ -248,7 +263,7 @@ def _stdin_lines() -> queue.Queue:
     return lines
 
 
-def _show(run, *, stream: bool, lines: queue.Queue | None = None) -> bool:
+def _show(run: Run, *, stream: bool, lines: queue.Queue | None = None) -> bool:
     """Iterate a run in this thread, rendering its events (each answer's sources after its `done`);
     between events, what the user typed (`lines`, chat) steers it or queues a follow-up.  Ctrl-C
     cancels it (recorded CANCELLED): False then."""
@@ -271,7 +286,7 @@ def _show(run, *, stream: bool, lines: queue.Queue | None = None) -> bool:
     return True
 
 
-def _take_typing(lines: queue.Queue | None, run, asked: list[str]) -> None:
+def _take_typing(lines: queue.Queue | None, run: Run, asked: list[str]) -> None:
     """Lines typed while an answer is worked on: '+question' is a follow-up, anything else steers."""
     while lines is not None and not lines.empty():
         line = lines.get_nowait()
@@ -361,6 +376,8 @@ def eval_(
 ) -> None:
     """Ask a question set of the knowledge base and score the answers: answer accuracy, abstention,
     citation accuracy, latency per stage (runs are not added to the log)."""
+    from docqa import evaluate
+
     items = evaluate.load(questions)[: limit or None]
     with _open() as kb:
         with _progress(disabled=as_json) as bar:

@@ -17,9 +17,10 @@ from docqa.access import (LOCAL, Principal, check_grant, ingest_paths, manageabl
                           visible_run, visible_runs)
 from docqa.answer.library import Library
 from docqa.browse import DocPage, DocText, GrepResult, fetch_doc, grep_docs, list_docs, llms_txt
+from docqa.clock import now
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
 from docqa.errors import AuthError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
-from docqa.index import ChunkFilter, EmbedInput, Store, open_store
+from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.ingest.readers import sniff_type
 from docqa.ingest.pipeline import IngestOptions, Ingestor, IngestReport, Progress, document_id
 from docqa.ingest.scan import Scanner
@@ -53,7 +54,7 @@ class ReindexReport:
 class KnowledgeBase:
     """A knowledge base: add and remove files, list documents, search chunks."""
 
-    def __init__(self, settings: Settings | None = None, store: Store | None = None, embedder: Embedder | None | bool = True,
+    def __init__(self, settings: Settings | None = None, store: Stores | None = None, embedder: Embedder | None | bool = True,
                  chat_model: ChatModel | Choice | None = None):
         """`embedder`: True builds the configured one (lazily, on first use); an instance or None overrides it.
         `chat_model`: the model that writes answers (default: chosen from settings.llm); a `Choice` is
@@ -88,12 +89,12 @@ class KnowledgeBase:
     def _check_embedder(self, writing: bool) -> None:
         """Refuse to mix vectors of two models: the index records which one made its vectors."""
         configured = self.embedder.fingerprint if self.embedder else None
-        raw = self.store.embedder()
+        raw = self.store.vectors.embedder()
         stored = Fingerprint.from_json(raw) if raw else None
         if stored == configured:
             return
-        if self.store.vector_count()[1] == 0:  # an empty index adopts the configured embedder
-            self.store.set_embedder(configured.to_json() if configured else None, configured.key if configured else None)
+        if self.store.vectors.vector_count()[1] == 0:  # an empty index adopts the configured embedder
+            self.store.vectors.set_embedder(configured.to_json() if configured else None, configured.key if configured else None)
             return
         if stored is None and configured is not None:
             problem = f"its chunks have no vectors of {configured.name} yet"
@@ -140,20 +141,20 @@ class KnowledgeBase:
         started = time.perf_counter()
         embedder = self.embedder
         if embedder is None:
-            self.store.set_embedder(None, None)
-            return ReindexReport(None, 0, 0, self.store.vector_count()[1], time.perf_counter() - started)
+            self.store.vectors.set_embedder(None, None)
+            return ReindexReport(None, 0, 0, self.store.vectors.vector_count()[1], time.perf_counter() - started)
         key = embedder.fingerprint.key
-        self.store.fill_hashes(_hash_input)
-        before, total = self.store.vector_count(key)
+        self.store.vectors.fill_hashes(_hash_input)
+        before, total = self.store.vectors.vector_count(key)
         embedded = 0
-        while batch := self.store.unembedded(key, _REINDEX_BATCH):
+        while batch := self.store.vectors.unembedded(key, _REINDEX_BATCH):
             texts = [embed_text(b.title, b.section, b.text, b.context, b.symbol) for b in batch]
             vectors = embedder.embed_batch(texts, "passage")
-            self.store.put_vectors(key, {b.text_hash: v for b, v in zip(batch, vectors)})
+            self.store.vectors.put_vectors(key, {b.text_hash: v for b, v in zip(batch, vectors)})
             embedded += len(batch)
             if progress:
-                progress(self.store.vector_count(key)[0], total)
-        self.store.set_embedder(embedder.fingerprint.to_json(), key)
+                progress(self.store.vectors.vector_count(key)[0], total)
+        self.store.vectors.set_embedder(embedder.fingerprint.to_json(), key)
         if self._retriever is not None:
             self._retriever.close()
             self._retriever = None
@@ -167,9 +168,9 @@ class KnowledgeBase:
         doomed: dict[str, DocumentRecord] = {}
         for raw in paths:
             path = os.path.abspath(raw)
-            for record in self.store.list_documents(collection, path_prefix=path):
+            for record in self.store.documents.list_documents(collection, path_prefix=path):
                 doomed[record.document_id] = record
-        self.store.delete_documents(doomed)
+        self.store.documents.delete_documents(doomed)
         return list(doomed.values())
 
     def remove_document(self, document_id: str, *, principal: Principal = LOCAL) -> DocumentRecord:
@@ -178,26 +179,26 @@ class KnowledgeBase:
         require(principal, "write")
         record = self._record_of(document_id, principal)
         require(principal, "write", record.collection)
-        self.store.delete_documents([document_id])
+        self.store.documents.delete_documents([document_id])
         return record
 
     # -- collections -----------------------------------------------------------------------
     def collections(self, *, principal: Principal = LOCAL) -> dict[str, int]:
         """Every collection the principal sees: its name and its number of documents."""
         require(principal, "read")
-        return {name: n for name, n in self.store.collection_sizes().items() if principal.can_see(name)}
+        return {name: n for name, n in self.store.documents.collection_sizes().items() if principal.can_see(name)}
 
     def create_collection(self, name: str, *, principal: Principal = LOCAL) -> bool:
         """Create an empty collection (False when it exists already)."""
         if not name or not name.strip() or name != name.strip():
             raise InputError(f"a collection name is a non-empty word without surrounding spaces, not {name!r}")
         require(principal, "write", scope(principal, name))
-        return self.store.create_collection(name)
+        return self.store.documents.create_collection(name)
 
     def delete_collection(self, name: str, *, principal: Principal = LOCAL) -> list[DocumentRecord]:
         """Delete a collection and its documents (the files themselves are not touched)."""
         require(principal, "write", scope(principal, name))
-        return self.store.delete_collection(name)
+        return self.store.documents.delete_collection(name)
 
     @staticmethod
     def file_type(name: str, head: bytes) -> str | None:
@@ -211,7 +212,7 @@ class KnowledgeBase:
         require(principal, "read")
         if collection is not None:
             scope(principal, collection)
-        return [r for r in self.store.list_documents(collection) if principal.can_see(r.collection)]
+        return [r for r in self.store.documents.list_documents(collection) if principal.can_see(r.collection)]
 
     def search(self, query: str, top_k: int | None = None, collection: str | None = None, *, mode: str | None = None,
                path_glob: str | None = None, types: list[str] | tuple[str, ...] = (),
@@ -260,7 +261,7 @@ class KnowledgeBase:
         if session_id:  # may this principal continue it?  Refused now (NotFoundError), not mid-run
             self.session_runs(session_id, principal=principal)
         setup = Setup(self.settings, self.library(principal, collection), self.chat.model,
-                      None if self.chat.model else self.chat.reason, self.store.save_run,
+                      None if self.chat.model else self.chat.reason, self.store.runlog.save_run,
                       lambda sid: self.session_runs(sid, principal=principal))
         return Run(question, setup, session_id=session_id, mode=mode, check=check, record=record, control=control,
                    timeout=timeout)
@@ -292,7 +293,7 @@ class KnowledgeBase:
             grep_docs=lambda pattern, glob, context: self.grep_docs(pattern, glob, context, collection=collection,
                                                                     principal=principal),
             passage=lambda doc_id, a, b: self.passage(doc_id, a, b, principal=principal),
-            term_counts=self.store.term_counts,
+            term_counts=self.store.fulltext.term_counts,
             embed=embed,
             collection=collection,
         )
@@ -300,7 +301,7 @@ class KnowledgeBase:
     def passage(self, document_id: str, line_start: int, line_end: int, *, principal: Principal = LOCAL) -> Hit:
         """Lines `line_start`..`line_end` of a document as a citable passage (a Hit spanning them)."""
         record = self._record_of(document_id, principal)
-        text = self.store.document_text(document_id)
+        text = self.store.documents.document_text(document_id)
         starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
         a = max(1, min(line_start, len(starts)))
         b = max(a, min(line_end, len(starts)))
@@ -313,7 +314,7 @@ class KnowledgeBase:
     def chunk(self, chunk_id: str, *, principal: Principal = LOCAL) -> Hit:
         """One chunk with its location."""
         require(principal, "read")
-        hits = [h for h in self.store.get_hits([chunk_id]) if principal.can_see(h.collection)]
+        hits = [h for h in self.store.documents.get_hits([chunk_id]) if principal.can_see(h.collection)]
         if not hits:
             raise NotFoundError(f"no chunk {chunk_id!r}: chunk ids come from 'docqa search'")
         return hits[0]
@@ -323,7 +324,7 @@ class KnowledgeBase:
         require(principal, "read")
         collection = scope(principal, collection)
         doc_id = document_id(collection or self.settings.collection, os.path.abspath(path))
-        for record in self.store.list_documents(collection or self.settings.collection, path_prefix=os.path.abspath(path)):
+        for record in self.store.documents.list_documents(collection or self.settings.collection, path_prefix=os.path.abspath(path)):
             if record.document_id == doc_id:
                 return record
         raise NotFoundError(f"{path} is not indexed in collection {collection or self.settings.collection!r}: add it with 'docqa add'")
@@ -331,19 +332,19 @@ class KnowledgeBase:
     def document_chunks(self, document_id: str, *, principal: Principal = LOCAL) -> list[Hit]:
         """All chunks of a document, in order."""
         self._record_of(document_id, principal)
-        return self.store.get_hits(self.store.chunk_ids(document_id))
+        return self.store.documents.get_hits(self.store.documents.chunk_ids(document_id))
 
     def document_text(self, document_id: str, *, principal: Principal = LOCAL) -> str:
         """A document's stored text (the text every chunk's span points into)."""
         self._record_of(document_id, principal)
-        return self.store.document_text(document_id)
+        return self.store.documents.document_text(document_id)
 
     def _record_of(self, document_id: str, principal: Principal) -> DocumentRecord:
         """A document the principal may read; the same NotFoundError for another collection's as for none."""
         require(principal, "read")
         missing = f"no document {document_id!r}: 'docqa list' (GET /api/v1/documents) shows the documents and their ids"
         try:
-            record = self.store.document_record(document_id)
+            record = self.store.documents.document_record(document_id)
         except NotFoundError:
             raise NotFoundError(missing) from None
         visible_collection(principal, record.collection, missing)
@@ -355,7 +356,7 @@ class KnowledgeBase:
         """The catalog, one `- [dir / title](doc-id): summary` line per document, filtered by `grep`
         (over path, title, keywords, summary) and paged; every collection the principal sees unless one is given."""
         require(principal, "read")
-        return list_docs(self.store, grep, page, page_size, scope(principal, collection))
+        return list_docs(self.store.documents, grep, page, page_size, scope(principal, collection))
 
     def fetch_doc(self, doc_id: str, offset: int = 1, limit: int = 200, collection: str | None = None, *,
                   principal: Principal = LOCAL) -> DocText:
@@ -367,23 +368,23 @@ class KnowledgeBase:
             seen: tuple[str, ...] | None = (scope(principal, collection),)  # type: ignore[assignment]
         else:
             seen = principal.collections or None
-        return fetch_doc(self.store, doc_id, offset, limit, collections=seen)
+        return fetch_doc(self.store.documents, doc_id, offset, limit, collections=seen)
 
     def grep_docs(self, pattern: str, path_glob: str | None = None, context: int = 1, max_matches: int = 50,
                   collection: str | None = None, ignore_case: bool = True, *, principal: Principal = LOCAL) -> GrepResult:
         """Lines matching a regular expression in every document's text, like ripgrep, with context."""
         require(principal, "read")
-        return grep_docs(self.store, pattern, path_glob, context, max_matches, scope(principal, collection), ignore_case)
+        return grep_docs(self.store.documents, pattern, path_glob, context, max_matches, scope(principal, collection), ignore_case)
 
     def llms_txt(self, collection: str | None = None, *, principal: Principal = LOCAL) -> str:
         """The catalog as an llms.txt file, one section per folder (every collection the principal sees unless one is given)."""
         require(principal, "read")
-        return llms_txt(self.store, scope(principal, collection))
+        return llms_txt(self.store.documents, scope(principal, collection))
 
     # -- sessions, runs, feedback ---------------------------------------------------------
     def session(self, session_id: str, *, principal: Principal = LOCAL) -> SessionRecord:
         """A conversation by id (NotFoundError when the principal may not see every run of it)."""
-        record = self.store.get_session(session_id)
+        record = self.store.runlog.get_session(session_id)
         self.session_runs(session_id, principal=principal)
         return record
 
@@ -391,13 +392,13 @@ class KnowledgeBase:
         """A conversation's runs, oldest first.  The one rule for continuing a conversation: a scoped
         principal continues only one whose every run it may see (else NotFoundError, as for none)."""
         require(principal, "read")
-        return visible_runs(principal, session_id, self.store.session_runs(session_id))
+        return visible_runs(principal, session_id, self.store.runlog.session_runs(session_id))
 
     def run(self, run_id: str, *, principal: Principal = LOCAL) -> RunRecord:
         """One run's audit record: question, trace, published result, timings, feedback."""
         require(principal, "read")
         try:
-            record = self.store.get_run(run_id)
+            record = self.store.runlog.get_run(run_id)
         except NotFoundError:
             raise NotFoundError(f"no run {run_id!r}: 'docqa log' lists the runs with their ids") from None
         return visible_run(principal, record)
@@ -407,7 +408,7 @@ class KnowledgeBase:
         """Runs newest first; `since` (inclusive) and `until` (exclusive) are dates or ISO times.
         Only the runs asked over collections the principal sees (a limit counts those)."""
         require(principal, "read")
-        runs = self.store.list_runs(since=_utc_bound(since, "since"), until=_utc_bound(until, "until"),
+        runs = self.store.runlog.list_runs(since=_utc_bound(since, "since"), until=_utc_bound(until, "until"),
                                     statuses=statuses, limit=None if principal.collections else limit)
         return [r for r in runs if principal.can_see(r.collection)][:limit]
 
@@ -418,7 +419,7 @@ class KnowledgeBase:
         rating = rating.strip().lower()
         if rating not in RATINGS:
             raise InputError(f"a rating is 'up' or 'down', not {rating!r}")
-        return self.store.add_feedback(run_id, rating, (comment or "").strip() or None)
+        return self.store.runlog.add_feedback(run_id, rating, (comment or "").strip() or None)
 
     def qa_log(self, since: str | None = None, attention: bool = False, *, principal: Principal = LOCAL) -> list[dict]:
         """The question-and-answer log, newest first; `attention`: only the runs that need a
@@ -447,33 +448,33 @@ class KnowledgeBase:
         names = sorted({c.strip() for c in collections if c and c.strip()})
         check_grant(principal, names)
         key = API_KEY_PREFIX + secrets.token_urlsafe(32)  # 256 random bits
-        record = ApiKeyRecord(_new_id(), key[:len(API_KEY_PREFIX) + 8], role, names, (name or "").strip(), _now())
-        return self.store.add_key(record, _key_hash(key)), key
+        record = ApiKeyRecord(_new_id(), key[:len(API_KEY_PREFIX) + 8], role, names, (name or "").strip(), now())
+        return self.store.keys.add_key(record, _key_hash(key)), key
 
     def list_keys(self, include_revoked: bool = False, *, principal: Principal = LOCAL) -> list[ApiKeyRecord]:
         """API keys the principal may manage, oldest first (never the keys themselves)."""
-        return manageable(principal, self.store.list_keys(include_revoked))
+        return manageable(principal, self.store.keys.list_keys(include_revoked))
 
     def revoke_key(self, key_id: str, *, principal: Principal = LOCAL) -> ApiKeyRecord:
         """Revoke an API key by id: it stops working at once (NotFoundError for a key the principal
         may not manage, as for none)."""
         if not any(k.id == key_id for k in self.list_keys(include_revoked=True, principal=principal)):
             raise NotFoundError(f"no API key {key_id!r}: 'docqa keys list' shows the keys and their ids")
-        return self.store.revoke_key(key_id)
+        return self.store.keys.revoke_key(key_id)
 
     def has_keys(self) -> bool:
         """True when any API key is active (the API then requires one)."""
-        return self.store.active_keys() > 0
+        return self.store.keys.active_keys() > 0
 
     def authenticate_key(self, key: str) -> ApiKeyRecord:
         """The active key record for a key (its use recorded); AuthError when unknown or revoked."""
         key = (key or "").strip()
-        record = self.store.key_by_hash(_key_hash(key)) if key else None
+        record = self.store.keys.key_by_hash(_key_hash(key)) if key else None
         if record is None:
             raise AuthError("unknown API key: check it, or ask an admin for one ('docqa keys create --role reader')")
         if record.revoked_at:
             raise AuthError(f"API key {record.prefix}… was revoked on {record.revoked_at[:10]}: ask an admin for a new one")
-        self.store.touch_key(record)
+        self.store.keys.touch_key(record)
         return record
 
     def stats(self, *, principal: Principal = LOCAL) -> dict:
@@ -530,5 +531,3 @@ def _new_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")

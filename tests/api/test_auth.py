@@ -38,7 +38,7 @@ def kb(tmp_path: Path):
 def test_a_key_is_never_stored_only_its_hash(kb, tmp_path: Path):
     record, key = kb.create_key("editor", ["ops"], "ci")
     assert key.startswith("dq_") and len(key) >= 40 and key.startswith(record.prefix)
-    kb.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    kb.store.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     for path in tmp_path.glob("kb.db*"):  # the database, and its WAL and shared memory if any
         data = path.read_bytes()
         assert key.encode() not in data and key[len(record.prefix):].encode() not in data, path.name

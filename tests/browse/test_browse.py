@@ -74,7 +74,7 @@ def test_list_docs_lines_are_llms_txt_style_and_ordered_by_path(corpus):
     assert any(line.startswith("- [guide / zh / 运维手册](") for line in page.lines)
     assert any(line.startswith("- [long.txt](") for line in page.lines)  # top level: no folders, file name as title
     ids = [re.search(r"\]\(([0-9a-f]{16})\)", line).group(1) for line in page.lines]
-    paths = [kb.store.document_record(i).path for i in ids]
+    paths = [kb.store.documents.document_record(i).path for i in ids]
     assert paths == sorted(paths)
     assert "showing all 11 documents" in page.note and "1 document failed to ingest" in page.note
 

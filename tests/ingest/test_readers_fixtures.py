@@ -130,6 +130,22 @@ def test_eml_body_and_attachment(tmp_path: Path) -> None:
     assert doc.metadata["attachments"] == ["notes.txt"]
 
 
+def test_eml_binary_attachment_is_read_by_the_registry(tmp_path: Path) -> None:
+    """A non-text attachment goes back through read_file (the registry hands it to the reader)."""
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "a@example.org", "b@example.org", "Figures"
+    message.set_content("See the table.")
+    message.add_attachment(b"region,revenue\nnorth,42 zorblax\n", maintype="application", subtype="octet-stream",
+                           filename="figures.csv")
+    path = tmp_path / "m.eml"
+    path.write_bytes(bytes(message))
+    doc = read_file(path)
+    assert "Attachment: figures.csv" in spans(doc, HEADING) and "42 zorblax" in doc.text
+    assert doc.metadata["attachments"] == ["figures.csv"]
+
+
 def test_pdf_pages(tmp_path: Path) -> None:
     doc = read_file(make_pdf(tmp_path / "two.pdf", ["First page says hello.", "Second page says bye."]))
     assert doc.type == "pdf" and doc.metadata["pages"] == 2

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from docqa.index import SQLiteStore
+from docqa.store import SQLiteStores
 from docqa.types import FAILED, SUCCESS, RunRecord
 
 
@@ -29,17 +29,17 @@ def docqa(kb: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess:
 @pytest.fixture
 def kb(tmp_path) -> Path:
     path = tmp_path / "kb.db"
-    with SQLiteStore(path) as store:
-        store.save_run(RunRecord(
+    with SQLiteStores(path) as store:
+        store.runlog.save_run(RunRecord(
             id="good", session_id="s1", question="How often are backups made?", status=SUCCESS, mode="pipeline",
             answerable=True, confidence="high", answer="Every night at 02:00 [1].",
             result={"answer": "Every night at 02:00 [1].", "citations": [{"n": 1, "path": "/docs/ops.md"}]},
             trace=[{"stage": "retrieve", "hits": 3}], timings={"total": 1.2}, created_at="2026-01-30T09:00:00.000+00:00"))
-        store.save_run(RunRecord(
+        store.runlog.save_run(RunRecord(
             id="unknown", session_id="s1", question="What is the office wifi password?", status=SUCCESS,
             mode="pipeline", answerable=False, confidence="low", answer="The documents do not say.",
             created_at="2026-01-31T09:00:00.000+00:00"))
-        store.save_run(RunRecord(
+        store.runlog.save_run(RunRecord(
             id="broken", session_id="s2", question="Who approves releases?", status=FAILED,
             error="the chat model did not answer", created_at="2026-01-31T10:00:00.000+00:00"))
     return path

@@ -28,7 +28,8 @@ from docqa.answer.facts import normalise
 from docqa.answer.sources import SourceSet
 from docqa.answer.support import content_tokens, jaccard
 from docqa.retrieve.snippet import coverage
-from docqa.text.segment import STOPWORDS, has_cjk, query_terms, query_words
+from docqa.text.language import HAN, has_cjk
+from docqa.text.segment import STOPWORDS, query_terms, query_words
 from docqa.text.sentences import sentence_spans
 
 # Ranking weights of a candidate sentence.
@@ -81,7 +82,7 @@ for _pair in _ANTONYMS.split("|"):
     _OPPOSITE.setdefault(_a, set()).add(_b)
     _OPPOSITE.setdefault(_b, set()).add(_a)
 # Words of alphabetic scripts and numbers (a Chinese run is not one): candidates for names.
-_LETTERS = r"[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_LETTERS = rf"[^\W{HAN}]"
 _TOKEN = re.compile(rf"{_LETTERS}+(?:[.'_-]{_LETTERS}+)*")
 _INITIALS = re.compile(r"[A-Z][\w'-]*")
 _HEADING = re.compile(r"\s*#{1,6}\s[^\n]*\s*")

@@ -8,8 +8,7 @@ with the same citation structure.  What a run does is recorded in its RunContext
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 
 from docqa.answer import prompts
@@ -22,6 +21,7 @@ from docqa.answer.sources import SourceSet, fit
 from docqa.errors import LLMError
 from docqa.llm.base import ChatModel, ChatResult
 from docqa.retrieve import SearchResults
+from docqa.retrieve.weights import term_weights
 from docqa.run.context import RunContext, event, status
 from docqa.settings import Settings
 from docqa.text.segment import query_terms
@@ -255,7 +255,7 @@ class Pipeline:
             yield status("extracting")
             sources = fit(list(hits), 10**9)
             terms = query_terms(answer.retrieval["query"])
-            result = extract(answer.retrieval["query"], sources, _idf(lib.term_counts, terms), lib.embed,
+            result = extract(answer.retrieval["query"], sources, term_weights(lib.term_counts, terms), lib.embed,
                              s.extractive_sentences, s.abstain_threshold)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained)
         answer.retrieval["evidence"] = round(result.evidence, 4)
@@ -344,11 +344,6 @@ def _best(drafts: list[Draft]) -> Draft:
 
 def _problems(rejections: list[Rejection]) -> list[str]:
     return [f"{r.claim!r}: {'; '.join(r.reasons)}" if r.claim else "; ".join(r.reasons) for r in rejections]
-
-
-def _idf(term_counts: Callable[[list[str]], tuple[dict[str, int], int]], terms: list[str]) -> dict[str, float]:
-    counts, total = term_counts(terms)
-    return {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in counts.items()}
 
 
 def _one_line(text: str) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import re
 
-from docqa.text.segment import has_cjk, query_terms, script
+from docqa.text.language import has_cjk, language_of  # noqa: F401  (language_of: callers import it from here)
+from docqa.text.segment import query_terms
 from docqa.types import DocumentRecord
 
 _CATALOG = [
@@ -35,11 +36,6 @@ _EXPLORE = re.compile(
 def wants_exploration(question: str) -> bool:
     """The question asks to explore: list, compare, summarise across files (agent mode's strength)."""
     return _EXPLORE.search(question) is not None
-
-
-def language_of(question: str) -> str:
-    """'zh' for a question written in Chinese, else 'en'."""
-    return "zh" if script(question) == "cjk" else "en"
 
 
 def is_catalog_question(question: str) -> bool:

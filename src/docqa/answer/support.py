@@ -12,10 +12,10 @@ import re
 from collections.abc import Iterable
 
 from docqa.answer.facts import normalise
+from docqa.text.language import HAN_RUN
 from docqa.text.segment import STOPWORDS
 
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*|\d+(?:\.\d+)?%?")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _CJK_STOP = frozenset("的了是在和与及或也就都而之其这那有为以于个吗呢吧啊")
 
 
@@ -28,7 +28,7 @@ def content_tokens(text: str) -> set[str]:
         if not word or word in STOPWORDS or (len(word) < 2 and not word.isdigit()):
             continue
         out.add(word[: max(4, len(word) - 2)] if word.isalpha() and len(word) > 5 else word)
-    for m in _CJK.finditer(norm):
+    for m in HAN_RUN.finditer(norm):
         run = "".join(ch for ch in m.group() if ch not in _CJK_STOP) if len(m.group()) > 2 else m.group()
         if len(run) == 1:
             out.add(run)

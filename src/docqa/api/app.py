@@ -1,9 +1,9 @@
 """`create_app(settings)`: the FastAPI application over one knowledge base (OpenAPI docs at /docs).
 
-    request ─► ErrorBoundary ─► metrics ─► RequestGuard (413 / 415) ─► CORS ─► route
-                                                                               │ get_principal (auth) → reader / editor / admin
-                                                                               ├ reads  → WorkerPool (bounded; full → 503 + Retry-After)
-                                                                               └ writes → Writer (one thread; jobs with progress)
+    request ─► ErrorBoundary ─► metrics ─► HostGuard (421) ─► RequestGuard (413 / 415) ─► CORS ─► route
+                                                                                               │ get_principal (auth) → reader / editor / admin
+                                                                                               ├ reads  → WorkerPool (bounded; full → 503 + Retry-After)
+                                                                                               └ writes → Writer (one thread; jobs with progress)
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import importlib.util
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from importlib.metadata import PackageNotFoundError, version
 
 import anyio
 from fastapi import FastAPI
@@ -27,6 +26,7 @@ from docqa.api.routes import ask, collections, documents, health, jobs, keys, ru
 from docqa.api.runtime import Runtime
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings, load_settings
+from docqa.version import __version__
 
 log = logging.getLogger("docqa.api")
 ROUTERS = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, jobs.router,
@@ -49,7 +49,7 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
         finally:
             await anyio.to_thread.run_sync(runtime.stop)
 
-    app = FastAPI(title="docqa", version=_version(), lifespan=lifespan,
+    app = FastAPI(title="docqa", version=__version__, lifespan=lifespan,
                   description="Ask questions of your own documents, answered only from them, with exact citations. "
                               "Errors are always `{\"error\": {\"code\", \"message\"}}`.")
     app.state.runtime = runtime
@@ -59,7 +59,7 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
                            allow_headers=["Authorization", "X-API-Key", "Content-Type", "Accept"])
     app.add_middleware(RequestGuard, uploads={documents.UPLOAD_PATH: int(settings.api.max_upload_mb * 1024 * 1024)})
     if auth.is_loopback(settings.api.host):  # no keys needed there: refuse names rebound to 127.0.0.1
-        app.add_middleware(HostGuard, allowed=settings.api.allowed_hosts)
+        app.add_middleware(HostGuard, allowed=settings.api.allowed_hosts, bind=settings.api.host)
     app.add_middleware(MetricsMiddleware, metrics=runtime.metrics)
     app.add_middleware(errors.ErrorBoundary)  # added last: the outermost of ours
     for router in ROUTERS:
@@ -85,10 +85,3 @@ def _install_auth(app: FastAPI, runtime: Runtime, insecure: bool) -> None:
     """Authenticate with API keys: every route depends on `get_principal`, which this replaces."""
     app.state.access = auth.Access(runtime.make_kb(), runtime.settings.api.host, insecure)
     app.dependency_overrides[get_principal] = auth.dependency(lambda request: request.app.state.access)
-
-
-def _version() -> str:
-    try:
-        return version("docqa")
-    except PackageNotFoundError:  # a source tree that was not installed
-        return "0"

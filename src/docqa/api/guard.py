@@ -1,4 +1,5 @@
-"""Refuse oversized and mistyped request bodies before any route reads them.
+"""Refuse oversized and mistyped request bodies before any route reads them, and (on a loopback
+bind) requests addressed to a name other than the server's own.
 
 A body larger than its limit is refused with 413 as soon as the limit is passed: at once when
 Content-Length says so, else while it streams in (the route then sees the client as gone and its
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 JSON_LIMIT = 1024 * 1024  # questions, queries and paths; nothing legitimate comes near it
@@ -68,25 +70,50 @@ class RequestGuard:
         await self.app(scope, counted, guarded)
 
 
-class HostGuard:
-    """On a loopback bind, answer only requests addressed to a loopback name (or `allowed`): a web page
-    whose name an attacker rebinds to 127.0.0.1 must not reach the API as the local user."""
+class HostGuard(TrustedHostMiddleware):
+    """On a loopback bind, answer only requests addressed to a loopback name, the bind address or `allowed`:
+    a web page whose name an attacker rebinds to 127.0.0.1 must not reach the API as the local user.
 
-    LOOPBACK = ("127.0.0.1", "localhost", "::1")
+    Starlette's TrustedHostMiddleware parses the Host header and matches it ('*' accepts any name,
+    '*.example.org' its subdomains); only its refusal is ours: 421 in the API's one error shape, as the
+    MCP SDK answers the same check on /mcp, where Starlette would answer a plain-text 400.
+    """
 
-    def __init__(self, app: ASGIApp, allowed: list[str]):
-        self.app = app
-        self.allowed = {*self.LOOPBACK, *(h.strip().lower() for h in allowed)}
+    LOOPBACK = ("127.0.0.1", "localhost", "[::1]")  # Starlette keeps an IPv6 literal's brackets
+
+    def __init__(self, app: ASGIApp, allowed: list[str], bind: str = "127.0.0.1"):
+        names = dict.fromkeys(_host_name(h) for h in (*self.LOOPBACK, bind, *allowed) if h.strip())
+        super().__init__(self._admit, allowed_hosts=list(names), www_redirect=False)
+        self.inner = app
+        self.refusal = ("this server answers requests addressed to "
+                        f"{', '.join(sorted(names))} only (add a proxy's name to api.allowed_hosts)")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and "*" not in self.allowed:
-            raw = dict(scope["headers"]).get(b"host", b"").decode("latin-1").strip().lower()
-            host = raw[1:].partition("]")[0] if raw.startswith("[") else raw.partition(":")[0]
-            if host not in self.allowed:
-                # 421 Misdirected Request, as the MCP SDK answers the same check on /mcp
-                return await _refuse(send, 421, "bad_host", "this server answers requests addressed to "
-                                     f"{', '.join(sorted(self.allowed))} only (add a proxy's name to api.allowed_hosts)")
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            return await self.inner(scope, receive, send)
+        await super().__call__(scope, receive, _Refusal(send, self.refusal))
+
+    async def _admit(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # an admitted request answers through the original `send`: only a refusal reaches _Refusal
+        await self.inner(scope, receive, send.send if isinstance(send, _Refusal) else send)
+
+
+class _Refusal:
+    """The `send` TrustedHostMiddleware refuses through: its plain-text 400 becomes our JSON 421."""
+
+    def __init__(self, send: Send, message: str):
+        self.send, self.message = send, message
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            await _refuse(self.send, 421, "bad_host", self.message)
+        # its body ("Invalid host header") is dropped: _refuse sent ours
+
+
+def _host_name(host: str) -> str:
+    """A name as Starlette compares it: lower case, an IPv6 literal in brackets."""
+    host = host.strip().lower()
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def _too_large(limit: int, upload: bool) -> str:

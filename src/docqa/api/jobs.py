@@ -16,10 +16,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from docqa.api.errors import BusyError, public_message
+from docqa.clock import now
 from docqa.errors import NotFoundError
 from docqa.kb import KnowledgeBase
 
@@ -83,7 +83,7 @@ class Writer:
     def submit(self, kind: str, work: Callable[[KnowledgeBase, Job], dict | None], collection: str | None = None,
                detail: dict | None = None) -> Job:
         """Queue a background job; `work(kb, job)` returns its result (and may report progress on `job`)."""
-        job = Job(_new_id(), kind, collection, detail or {}, created_at=_now())
+        job = Job(_new_id(), kind, collection, detail or {}, created_at=now())
         with self._lock:  # known before it can run
             self._jobs[job.id] = job
             while len(self._jobs) > self.keep and next(iter(self._jobs.values())).status in (SUCCEEDED, FAILED):
@@ -143,7 +143,7 @@ class Writer:
 
     def _one(self, job: Job | None, work: Callable, future: Future) -> None:
         if job is not None:
-            job.status, job.started_at = RUNNING, _now()
+            job.status, job.started_at = RUNNING, now()
         try:
             result = work(self.kb, job) if job is not None else work(self.kb)
         except Exception as exc:  # a failed job is reported on the job or to the waiting request
@@ -160,7 +160,7 @@ class Writer:
         future.set_result(result)
 
     def _finish(self, job: Job, result: dict | None, error: str | None) -> None:
-        job.result, job.error, job.finished_at = result, error, _now()
+        job.result, job.error, job.finished_at = result, error, now()
         job.status = FAILED if error else SUCCEEDED
         job.current = None
         if self.on_job is not None:
@@ -171,6 +171,4 @@ def _new_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 

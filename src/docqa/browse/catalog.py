@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from docqa.browse.grep import compile_pattern
 from docqa.browse.paths import common_folder, count, folders, link_text, one_line, relative, title_of
 from docqa.errors import InputError
-from docqa.index import Store
+from docqa.store import DocumentStore
 from docqa.types import DocumentRecord
 
 MAX_PAGE_SIZE = 500
@@ -41,7 +41,7 @@ class DocPage:
         return "\n".join([*self.lines, "", self.note]) if self.lines else self.note
 
 
-def list_docs(store: Store, grep: str | None = None, page: int = 1, page_size: int = 50,
+def list_docs(store: DocumentStore, grep: str | None = None, page: int = 1, page_size: int = 50,
               collection: str | None = None) -> DocPage:
     """The documents with status ok, ordered by path, filtered by `grep` (a case-insensitive regex,
     or plain text when it is not one) over path, title, keywords and summary, one page of them."""
@@ -66,7 +66,7 @@ def catalog_line(rel: str, record: DocumentRecord) -> str:
     return f"- [{link_text(label)}]({record.document_id})" + (f": {summary}" if summary else "")
 
 
-def llms_txt(store: Store, collection: str | None = None) -> str:
+def llms_txt(store: DocumentStore, collection: str | None = None) -> str:
     """The catalog as an llms.txt file: `# name`, `> N documents`, then a `## folder` section per
     folder with one `- [title](doc-id): summary (keywords: …)` line per document."""
     found = store.catalog(collection)

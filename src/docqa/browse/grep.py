@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-
-import regex
+from typing import TYPE_CHECKING
 
 from docqa.browse.paths import common_folder, count, folders, link_text, relative
 from docqa.errors import InputError
-from docqa.index import ChunkFilter, Store
+from docqa.store import ChunkFilter, DocumentStore
+
+if TYPE_CHECKING:  # regex is imported when a pattern is compiled
+    import regex
 
 MAX_LINE_CHARS = 10_000  # longer lines (minified code, data dumps) are not matched
 SHOWN_LINE_CHARS = 300  # a shown line is cut to this many characters around its match
@@ -29,6 +31,8 @@ MAX_MATCHES = 1_000
 def compile_pattern(pattern: str, ignore_case: bool = True, literal_fallback: bool = False) -> regex.Pattern:
     """A pattern compiled line-wise (`^`/`$` at line ends); a bad one is an InputError, or with
     `literal_fallback` is matched as plain text."""
+    import regex
+
     flags = regex.MULTILINE | (regex.IGNORECASE if ignore_case else 0)
     try:
         return regex.compile(pattern, flags)
@@ -144,7 +148,7 @@ class _Scan:
         return found
 
 
-def grep_docs(store: Store, pattern: str, path_glob: str | None = None, context: int = 1, max_matches: int = 50,
+def grep_docs(store: DocumentStore, pattern: str, path_glob: str | None = None, context: int = 1, max_matches: int = 50,
               collection: str | None = None, ignore_case: bool = True, budget: float = TIME_BUDGET) -> GrepResult:
     """Lines matching `pattern` in the documents' stored text, like `rg`: the first `max_matches`
     matching lines, grouped by document in path order, with `context` lines around each."""

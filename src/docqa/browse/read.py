@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from docqa.browse.paths import count, title_of
 from docqa.errors import InputError, NotFoundError
-from docqa.index import Store
+from docqa.store import DocumentStore
 from docqa.types import DocumentRecord
 
 MAX_CHARS = 12_000  # one call's text, cut at a line boundary
@@ -43,7 +43,7 @@ class DocText:
         return "\n\n".join(part for part in (head, self.text, self.note) if part)
 
 
-def fetch_doc(store: Store, doc_id: str, offset: int = 1, limit: int = 200, max_chars: int = MAX_CHARS,
+def fetch_doc(store: DocumentStore, doc_id: str, offset: int = 1, limit: int = 200, max_chars: int = MAX_CHARS,
               collections: Collection[str] | None = None) -> DocText:
     """Up to `limit` lines (and `max_chars` characters) of a document from line `offset` (1-based).
     `doc_id` may also be a path: absolute, or the end of exactly one document's path.  Given
@@ -76,7 +76,7 @@ def fetch_doc(store: Store, doc_id: str, offset: int = 1, limit: int = 200, max_
     return doc
 
 
-def resolve(store: Store, ref: str, collections: Collection[str] | None = None) -> DocumentRecord:
+def resolve(store: DocumentStore, ref: str, collections: Collection[str] | None = None) -> DocumentRecord:
     """A document by id, or by path (absolute, or the end of exactly one document's path); given
     `collections`, the documents of others are not there at all (the same NotFoundError, the same
     ambiguity count), so nothing about them can be learnt."""

@@ -9,8 +9,11 @@ passages and the reverse.  The file's sha256 is checked on load.
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
+import importlib.util
 import os
 import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -54,7 +57,7 @@ class LocalEmbedder(Embedder):
 def _open_session(threads: int):
     try:
         import onnxruntime as ort
-        import onnxruntime_extensions
+        custom_ops = _custom_ops_library()
     except ImportError as exc:  # pragma: no cover - core dependencies
         raise MissingExtraError("the local embedder", "pip install onnxruntime onnxruntime-extensions") from exc
     from importlib.resources import files
@@ -70,9 +73,23 @@ def _open_session(threads: int):
     if hashlib.sha256(data).hexdigest() != USE_SHA256:
         raise MissingExtraError(f"the local embedder ({model} is not the expected file: sha256 mismatch)", f"pip install --force-reinstall {INSTALL_HINT[12:]}")
     opts = ort.SessionOptions()
-    opts.register_custom_ops_library(onnxruntime_extensions.get_library_path())
+    opts.register_custom_ops_library(custom_ops)
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")  # idle threads must not steal the CPU from search
     opts.log_severity_level = 3
     return ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
+
+
+def _custom_ops_library() -> str:
+    """The onnxruntime-extensions shared library (the tokenizer op), found without importing its
+    Python package: that package imports all of `onnx` (a second of startup) to offer what we never use."""
+    spec = importlib.util.find_spec("onnxruntime_extensions")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = Path(folder) / f"_extensions_pydll{suffix}"
+            if path.is_file():
+                return str(path)
+    import onnxruntime_extensions  # an unusual layout: let the package say where its library is
+
+    return onnxruntime_extensions.get_library_path()

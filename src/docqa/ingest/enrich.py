@@ -19,7 +19,8 @@ from functools import lru_cache
 from itertools import repeat
 from pathlib import Path
 
-from docqa.text.segment import STOPWORDS, has_cjk
+from docqa.text.language import HAN, HAN_RUN, has_cjk
+from docqa.text.segment import STOPWORDS
 from docqa.types import HEADING, Document, Enrichment
 
 SUMMARY_CHARS = 300
@@ -29,8 +30,7 @@ KEYWORDS = 10
 _SAMPLE_CHARS = 20_000
 _PARAGRAPH_CHARS = 2_000  # enough of one paragraph to judge it and cut a summary from it
 _LATIN = re.compile(r"[A-Za-z][A-Za-z\-']{2,}")
-_CJK_WORD = re.compile(r"[\u4e00-\u9fff]{2,}")
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_CJK_WORD = re.compile(f"[{HAN}]{{2,}}")
 _MARKUP = re.compile(r"^[#=\-*\s]+|[#=\-*\s]+$")
 _UNSEEN_EN_IDF = 14.0  # rarer than anything in the list: names, jargon (ln of ~1e-6)
 _WEB_NOISE = frozenset({"http", "https", "www", "com", "org", "html", "net"})
@@ -103,7 +103,7 @@ def keywords_of(text: str, top_k: int = KEYWORDS, headings: Iterable[str] = ()) 
         import rjieba
 
         # Only the Chinese runs: cutting the Latin text between them would only be thrown away.
-        words = Counter(rjieba.cut("\n".join(_CJK_RUN.findall(sample)), False))
+        words = Counter(rjieba.cut("\n".join(HAN_RUN.findall(sample)), False))
         chinese = Counter({w: n for w, n in words.items() if _CJK_WORD.fullmatch(w)})
         for word in _CJK_STOPWORDS:
             chinese.pop(word, None)

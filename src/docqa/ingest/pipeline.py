@@ -16,12 +16,12 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
+from docqa.clock import now
 from docqa.embed import Embedder, embed_text, text_hash
 from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError
-from docqa.index.base import ChunkVectors, FileState, Store
+from docqa.store import ChunkVectors, FileState, Stores
 from docqa.ingest.scan import Scanner
 from docqa.types import Chunk, DocumentRecord
 
@@ -151,7 +151,7 @@ def _groups(jobs: list[tuple]):
 class Ingestor:
     """Runs one `add` against a store."""
 
-    def __init__(self, store: Store, scanner: Scanner, opts: IngestOptions, progress: Progress | None = None,
+    def __init__(self, store: Stores, scanner: Scanner, opts: IngestOptions, progress: Progress | None = None,
                  embedder: Embedder | None = None):
         self.store, self.scanner, self.opts = store, scanner, opts
         self.progress = progress or (lambda done, total, path: None)
@@ -164,7 +164,7 @@ class Ingestor:
         scan = self.scanner.scan(paths)
         report.skipped.extend(scan.skipped)
         report.failed.extend((p, "missing", "no such file or folder: check the path") for p in scan.missing)
-        states = self.store.file_states(collection)
+        states = self.store.documents.file_states(collection)
         found = {str(f) for f in scan.files}
         jobs = self._triage(scan.files, states, report)
         jobs = self._moves(jobs, self._vanished(scan.roots, found, states), states, collection, report)
@@ -230,7 +230,7 @@ class Ingestor:
             out[parsed.path] = ChunkVectors(self.model, hashes)
         if self.embedder is None or not texts:
             return out
-        known = self.store.known_vectors(self.model, texts)
+        known = self.store.vectors.known_vectors(self.model, texts)
         missing = [h for h in texts if h not in known]
         if missing:
             matrix = self.embedder.embed_batch([texts[h] for h in missing], "passage")
@@ -271,7 +271,7 @@ class Ingestor:
                vectors: ChunkVectors | None) -> None:
         doc_id = document_id(collection, parsed.path)
         if parsed.unchanged:
-            self.store.touch(doc_id, parsed.size, parsed.mtime_ns)
+            self.store.documents.touch(doc_id, parsed.size, parsed.mtime_ns)
             report.unchanged.append(parsed.path)
             return
         if parsed.error is not None:
@@ -280,10 +280,10 @@ class Ingestor:
         record = DocumentRecord(
             document_id=doc_id, path=parsed.path, collection=collection, type=parsed.type, title=parsed.title,
             keywords=parsed.keywords, summary=parsed.summary, size=parsed.size, content_hash=parsed.content_hash,
-            chunks=len(parsed.chunks), status="ok", error=None, indexed_at=_now(), mtime_ns=parsed.mtime_ns,
+            chunks=len(parsed.chunks), status="ok", error=None, indexed_at=now("seconds"), mtime_ns=parsed.mtime_ns,
             language=parsed.language,
         )
-        self.store.replace_document(record, parsed.text, parsed.chunks, parsed.metadata, vectors)
+        self.store.documents.replace_document(record, parsed.text, parsed.chunks, parsed.metadata, vectors)
         (report.updated if old else report.added).append(parsed.path)
         report.chunks += len(parsed.chunks)
         report.bytes_parsed += parsed.size
@@ -298,9 +298,9 @@ class Ingestor:
         record = DocumentRecord(
             document_id=doc_id, path=parsed.path, collection=collection, type=_type_guess(parsed.path), title="",
             keywords=[], summary="", size=parsed.size, content_hash=parsed.content_hash, chunks=0, status="error",
-            error=f"{err.kind}: {err.reason}", indexed_at=_now(), mtime_ns=parsed.mtime_ns,
+            error=f"{err.kind}: {err.reason}", indexed_at=now("seconds"), mtime_ns=parsed.mtime_ns,
         )
-        self.store.record_failure(record)
+        self.store.documents.record_failure(record)
 
     @staticmethod
     def _vanished(roots: list[Path], found: set[str], states: dict[str, FileState]) -> list[str]:
@@ -320,7 +320,7 @@ class Ingestor:
             if old is None:
                 remaining.append(job)
                 continue
-            self.store.move_document(document_id(collection, old), document_id(collection, path), path, size, mtime_ns)
+            self.store.documents.move_document(document_id(collection, old), document_id(collection, path), path, size, mtime_ns)
             del states[old]
             report.moved.append((old, path))
         return remaining
@@ -328,7 +328,7 @@ class Ingestor:
     def _remove_vanished(self, roots: list[Path], found: set[str], states: dict, collection: str, report: IngestReport) -> None:
         gone = self._vanished(roots, found, states)
         if gone:
-            self.store.delete_documents(document_id(collection, p) for p in gone)
+            self.store.documents.delete_documents(document_id(collection, p) for p in gone)
             report.removed.extend(gone)
 
 
@@ -360,5 +360,3 @@ def _type_guess(path: str) -> str:
     return Path(path).suffix.lower().lstrip(".") or "unknown"
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")

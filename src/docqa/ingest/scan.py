@@ -7,8 +7,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:  # pathspec is imported when a folder is walked
+    import pathspec
 
 
 @dataclass(slots=True)
@@ -47,6 +49,8 @@ class Scanner:
         return result
 
     def _walk(self, root: Path, result: ScanResult) -> Iterator[Path]:
+        import pathspec
+
         include = pathspec.GitIgnoreSpec.from_lines(self.include) if self.include else None
         exclude = pathspec.GitIgnoreSpec.from_lines(self.exclude)
         ignores: list[tuple[Path, pathspec.GitIgnoreSpec]] = []

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import httpx
-
 from docqa.errors import ConfigError
 from docqa.llm.base import ChatModel
 from docqa.llm.openai_compat import OpenAICompatModel
@@ -49,6 +47,8 @@ def choose_chat_model(provider: str, base_url: str, model: str, api_key: str | N
 
 def ollama_models(url: str, timeout: float = 1.5) -> set[str] | None:
     """Names of the models a local Ollama has, or None when nothing answers like Ollama there."""
+    import httpx  # only when asking Ollama: it is slow to import
+
     try:
         response = httpx.get(url.rstrip("/") + "/api/tags", timeout=timeout)
         data = response.json() if response.status_code == 200 else None

@@ -31,6 +31,7 @@ from docqa.errors import DocqaError, NotFoundError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
 from docqa.run.control import Control
 from docqa.settings import Settings
+from docqa.version import __version__
 
 T = TypeVar("T")
 INSTRUCTIONS = (
@@ -110,7 +111,7 @@ async def _wait(submit: Callable[[Callable[[KnowledgeBase], Any]], Future], work
 def build_server(source: KnowledgeBase | Backend) -> MCPServer:
     """An MCP server whose tools call a KnowledgeBase (directly, or through the API's `Backend`)."""
     backend: Backend = Direct(source) if isinstance(source, KnowledgeBase) else source
-    server = MCPServer("docqa", instructions=INSTRUCTIONS, version=_version(), log_level="WARNING")
+    server = MCPServer("docqa", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=False))
     async def ingest_files(
@@ -215,12 +216,3 @@ def _caller(ctx: Context | None) -> Principal:
     if not isinstance(principal, Principal):  # over HTTP without http.py in front: refuse, never guess
         raise PermissionDeniedError("this MCP endpoint is not behind docqa's authentication: mount it with docqa.mcp.mount")
     return principal
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("docqa")
-    except PackageNotFoundError:
-        return "0"

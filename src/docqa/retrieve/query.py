@@ -3,7 +3,7 @@ phrase to boost.  The store quotes every term, so no input can raise an FTS synt
 
 from __future__ import annotations
 
-from docqa.index.base import TextQuery
+from docqa.store.fulltext import TextQuery
 from docqa.text import query_terms, query_words
 
 

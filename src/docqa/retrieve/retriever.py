@@ -9,16 +9,16 @@ documents may not hold the answer.
 
 from __future__ import annotations
 
-import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from docqa.embed import Embedder
 from docqa.errors import ConfigError
-from docqa.index.base import ChunkFilter, Store
+from docqa.store import ChunkFilter, Stores
 from docqa.retrieve.fusion import Calibration, convex, monotone, rrf
 from docqa.retrieve.query import parse_query
 from docqa.retrieve.snippet import coverage, highlight
+from docqa.retrieve.weights import term_weights
 from docqa.settings import SearchSettings
 from docqa.text import script
 from docqa.types import Hit
@@ -60,7 +60,7 @@ class _Lists:
 class Retriever:
     """Searches one store, with an embedder for dense and hybrid modes (None: BM25 only)."""
 
-    def __init__(self, store: Store, settings: SearchSettings | None = None, embedder: Embedder | None = None,
+    def __init__(self, store: Stores, settings: SearchSettings | None = None, embedder: Embedder | None = None,
                  model_key: str | None = None):
         self.store = store
         self.settings = settings or SearchSettings()
@@ -78,11 +78,11 @@ class Retriever:
         depth = max(s.candidates, top_k) if mode == "hybrid" else top_k
         dense = self._pool().submit(self._dense, query, depth, where) if mode != "bm25" else None
         lists = _Lists(  # BM25 runs here while the query is embedded and matched in the other thread
-            bm25=self.store.search_text(parsed, depth, where) if mode != "dense" else [],
+            bm25=self.store.fulltext.search_text(parsed, depth, where) if mode != "dense" else [],
             dense=dense.result() if dense is not None else [],
         )
         fused = self._fuse(lists, mode, query, parsed.terms)[:top_k]
-        hits = self.store.get_hits([cid for cid, _ in fused])
+        hits = self.store.documents.get_hits([cid for cid, _ in fused])
         self._annotate(hits, lists, mode, parsed.terms)
         low = not hits or hits[0].score < s.relevance_threshold
         return SearchResults(hits, query, mode, low, s.relevance_threshold)
@@ -108,7 +108,7 @@ class Retriever:
 
     def _dense(self, query: str, depth: int, where: ChunkFilter | None) -> list[tuple[str, float]]:
         vector = self.embedder.embed_query(query)
-        return self.store.search_vector(vector, self.model_key, depth, where)
+        return self.store.vectors.search_vector(vector, self.model_key, depth, where)
 
     def _fuse(self, lists: _Lists, mode: str, query: str, terms: list[str]) -> list[tuple[str, float]]:
         if mode == "bm25":
@@ -121,9 +121,8 @@ class Retriever:
         impute = 1.0
         if dense_only:  # how much of the query's information did full-text search leave unmatched?
             top = lists.bm25[0][0]
-            counts, total = self.store.term_counts([t.lower() for t in terms])
-            idf = {t: math.log(1 + total / (1 + n)) for t, n in counts.items()}
-            impute = 1.0 - coverage(self.store.text_heads([top], chars=20_000).get(top, ""), terms, idf)
+            idf = term_weights(self.store.fulltext.term_counts, [t.lower() for t in terms])
+            impute = 1.0 - coverage(self.store.documents.text_heads([top], chars=20_000).get(top, ""), terms, idf)
         return convex(lists.bm25, lists.dense, self.dense_weight, dense_only, impute)
 
     @property
@@ -139,7 +138,7 @@ class Retriever:
         # Only the best dense hits can be lifted into the results; checking 30 keeps this cheap.
         unseen = [cid for cid, _ in lists.dense if cid not in seen][:30]
         want = script(query)
-        return {cid for cid, head in self.store.text_heads(unseen).items() if script(head) != want}
+        return {cid for cid, head in self.store.documents.text_heads(unseen).items() if script(head) != want}
 
     def _annotate(self, hits: list[Hit], lists: _Lists, mode: str, terms: list[str]) -> None:
         bm25 = {cid: (rank, score) for rank, (cid, score) in enumerate(lists.bm25, start=1)}

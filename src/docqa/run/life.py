@@ -19,12 +19,12 @@ import time
 import uuid
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
 from docqa.agent import AgentLoop
 from docqa.answer.library import Library
 from docqa.answer.pipeline import Events, Pipeline
 from docqa.answer.route import is_catalog_question, wants_exploration
+from docqa.clock import now
 from docqa.errors import DocqaError, InputError
 from docqa.llm.base import ChatModel
 from docqa.run.context import Cancelled, RunContext, event, status
@@ -145,7 +145,7 @@ class Run:
         s = self.setup.settings
         history = self.setup.history(session_id) if session_id else []  # the conversation so far
         run = RunRecord(id=_new_id(), session_id=session_id or _new_id(), question=question.strip(),
-                        collection=self.setup.library.collection, created_at=_now())
+                        collection=self.setup.library.collection, created_at=now())
         ctx = RunContext(self.control, s.llm.prompt_price, s.llm.completion_price, self.timeout)
         if self.record:
             self.setup.save(run)
@@ -208,7 +208,7 @@ class Run:
         run.confidence, run.answer, run.model, run.error = answer.confidence, answer.answer, answer.model, answer.error
         run.result = answer.to_dict()
         run.trace, run.timings, run.usage = ctx.trace, answer.timings, answer.usage
-        run.finished_at = _now()
+        run.finished_at = now()
         self.setup.save(run)
 
 
@@ -219,6 +219,3 @@ def _cancelled(question: str) -> Answer:
 def _new_id() -> str:
     return uuid.uuid4().hex[:16]
 
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")

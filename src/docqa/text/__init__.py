@@ -1,8 +1,10 @@
-"""Text services: token counting, Chinese-aware segmentation for full-text search, sentences."""
+"""Text services: scripts and languages, token counting, Chinese-aware segmentation for full-text search,
+sentences."""
 
-from docqa.text.segment import has_cjk, query_terms, query_words, script, segment_for_index
+from docqa.text.language import guess_language, has_cjk, language_of, script
+from docqa.text.segment import query_terms, query_words, segment_for_index
 from docqa.text.sentences import sentence_spans, split_sentences
 from docqa.text.tokens import count_tokens, encode, decode
 
-__all__ = ["count_tokens", "encode", "decode", "has_cjk", "query_terms", "query_words", "script", "segment_for_index",
-           "sentence_spans", "split_sentences"]
+__all__ = ["count_tokens", "encode", "decode", "guess_language", "has_cjk", "language_of", "query_terms", "query_words",
+           "script", "segment_for_index", "sentence_spans", "split_sentences"]

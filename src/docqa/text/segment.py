@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-# CJK Unified Ideographs (+ Ext A, compatibility) — the runs jieba must segment.
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_WORD = re.compile(r"[\w\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", re.UNICODE)
+from docqa.text.language import HAN, HAN_RUN, has_cjk
+
+_WORD = re.compile(rf"[\w{HAN}]+", re.UNICODE)
 
 # Words too common to help ranking; dropped from queries (kept if nothing else is left).
 STOPWORDS = frozenset(
@@ -36,23 +36,6 @@ def _rjieba():
     return rjieba
 
 
-def has_cjk(text: str) -> bool:
-    return not text.isascii() and _CJK_RUN.search(text) is not None  # isascii: a C-speed fast path
-
-
-def script(text: str) -> str:
-    """'cjk' when Chinese characters make up at least a fifth of the letters, else 'latin'.
-
-    Full-text search cannot match across the two (a Chinese query shares no term with English
-    text), which is what hybrid fusion needs to know.
-    """
-    if not has_cjk(text):
-        return "latin"
-    cjk = sum(len(run) for run in _CJK_RUN.findall(text))
-    letters = sum(ch.isalnum() for ch in text)
-    return "cjk" if cjk * 5 >= max(letters, 1) else "latin"
-
-
 def _cut(run: str) -> list[str]:
     return _rjieba().cut(run, False)
 
@@ -61,7 +44,7 @@ def segment_for_index(text: str) -> str:
     """`text` with every Chinese run split into words separated by spaces."""
     if not has_cjk(text):
         return text
-    return _CJK_RUN.sub(lambda m: " " + " ".join(_cut(m.group())) + " ", text)
+    return HAN_RUN.sub(lambda m: " " + " ".join(_cut(m.group())) + " ", text)
 
 
 def query_words(query: str) -> list[str]:

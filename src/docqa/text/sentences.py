@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from docqa.text.language import CJK_PUNCTUATION, HAN
+
 _CLOSERS = "\"'”’»)]}）】」』》〉〕"
 _CJK_MARKS = frozenset("。！？；｡")
 # One match = a run of sentence marks plus its closers, or a blank line.
@@ -19,7 +21,7 @@ _BOUNDARY = re.compile(
     r"(?P<mark>[.!?…。！？；｡‼⁇⁈⁉]+)[%s]*|\n[^\S\n]*\n" % re.escape(_CLOSERS)
 )
 _SPACE = re.compile(r"\s+")
-_CJK_CHAR = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+_CJK_CHAR = re.compile(f"[{HAN}{CJK_PUNCTUATION}]")
 
 ABBREVIATIONS = frozenset(
     """e.g i.e etc vs cf al approx dr mr mrs ms prof sr jr st mt inc ltd co corp no nos fig figs

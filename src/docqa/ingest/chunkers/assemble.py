@@ -5,33 +5,11 @@ from __future__ import annotations
 import bisect
 import re
 
-from docqa.ingest.chunkers.base import Piece
+from docqa.ingest.chunkers.units import Piece, pieces_for_run
+from docqa.text.language import guess_language
 from docqa.types import PAGE, Chunk, Document
 
 _NON_SPACE = re.compile(r"\S")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_HANGUL = re.compile(r"[\uac00-\ud7af]")
-_LATIN = re.compile(r"[A-Za-z]+")
-_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
-
-
-def guess_language(text: str) -> str | None:
-    """A cheap guess from the script of the first 400 characters: zh, ja, ko, ru, en or None."""
-    sample = text[:400]
-    if sample.isascii():
-        return "en" if _LATIN.search(sample) else None
-    if _KANA.search(sample):
-        return "ja"
-    if _HANGUL.search(sample):
-        return "ko"
-    han = len(_HAN.findall(sample))
-    words = len(_LATIN.findall(sample))
-    if han and han >= words:
-        return "zh"
-    if len(_CYRILLIC.findall(sample)) > words:
-        return "ru"
-    return "en" if words else None
 
 
 class _Pages:
@@ -51,8 +29,6 @@ class _Pages:
 
 def _gap_pieces(document: Document, start: int, end: int, piece: Piece | None, limit: int) -> list[Piece]:
     """Prose pieces for text that no piece covered (a safety net; strategies rarely leave any)."""
-    from docqa.ingest.chunkers.prose import pieces_for_run
-
     section = piece.section if piece is not None else ()
     return list(pieces_for_run(document, start, end, limit, 0, section=section))
 

@@ -9,21 +9,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from docqa.ingest.chunkers.assemble import assemble
+from docqa.ingest.chunkers.units import Piece
 from docqa.types import Chunk, Document
-
-
-@dataclass(slots=True)
-class Piece:
-    """A chunk before stamping: a span of the text, its token count and its location."""
-
-    start: int
-    end: int
-    tokens: int
-    section: tuple[str, ...] = ()
-    symbol: str | None = None
-    context: str = ""
 
 
 class Chunker(ABC):
@@ -54,6 +43,4 @@ class SpanChunker(Chunker):
         """Pieces in document order; gaps between them may only hold whitespace."""
 
     def chunk(self, document: Document) -> list[Chunk]:
-        from docqa.ingest.chunkers.assemble import assemble
-
         return assemble(document, list(self.pieces(document)), self.max_tokens, self.overlap)

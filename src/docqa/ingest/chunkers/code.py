@@ -1,7 +1,7 @@
 """Source code by definition: a function or class is never cut unless it alone is too long.
 
 Language front ends (`code_py` with `ast`, `code_ts` with tree-sitter) turn a file into a tree
-of `Node`s that partition its lines; this module plans the pieces:
+of `Node`s (code_nodes.py) that partition its lines; this module plans the pieces:
 
 - a definition that fits is one chunk (symbol = its qualified name); leading comments are
   attached to it when they still fit;
@@ -17,39 +17,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from docqa.ingest.chunkers.base import Piece, SpanChunker
+from docqa.ingest.chunkers.code_nodes import FUNCTION, STATEMENT, Node
+from docqa.ingest.chunkers.code_py import python_nodes
+from docqa.ingest.chunkers.code_ts import supports, tree_sitter_nodes
 from docqa.ingest.chunkers.measure import ntokens
-from docqa.ingest.chunkers.prose import LineChunker, pack, paragraph_units
+from docqa.ingest.chunkers.prose import LineChunker
+from docqa.ingest.chunkers.units import pack, paragraph_units
 from docqa.types import Document
 
-FUNCTION, CONTAINER, STATEMENT = "function", "container", "statement"
 _NON_SPACE = re.compile(r"\S")
-
-
-@dataclass(slots=True)
-class Node:
-    """A line-aligned span of source: `start` includes attached comments, `core` does not."""
-
-    start: int
-    core: int
-    end: int
-    kind: str = STATEMENT
-    symbol: str | None = None
-    children: list[Node] = field(default_factory=list)  # members, or a function's statements
-
-
-def line_spans(text: str) -> list[int]:
-    """Offsets of every line start, plus `len(text) + 1` as a sentinel."""
-    starts = [0]
-    find = text.find
-    i = find("\n")
-    while i != -1:
-        starts.append(i + 1)
-        i = find("\n", i + 1)
-    starts.append(len(text) + 1)
-    return starts
 
 
 def trim_lines(text: str, start: int, end: int) -> tuple[int, int]:
@@ -127,11 +105,7 @@ Extractor = Callable[[str, str], "list[Node] | None"]
 def _extractor(language: str | None) -> Extractor | None:
     """The front end for a language, or None when there is none."""
     if language == "python":
-        from docqa.ingest.chunkers.code_py import python_nodes
-
         return lambda text, _: python_nodes(text)
-    from docqa.ingest.chunkers.code_ts import supports, tree_sitter_nodes
-
     return tree_sitter_nodes if supports(language) else None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from docqa.ingest.chunkers.code import CONTAINER, FUNCTION, Node, line_spans
+from docqa.ingest.chunkers.code_nodes import CONTAINER, FUNCTION, Node, line_spans
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 

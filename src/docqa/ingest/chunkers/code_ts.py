@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from docqa.ingest.chunkers.code import CONTAINER, FUNCTION, STATEMENT, Node, line_spans
+from docqa.ingest.chunkers.code_nodes import CONTAINER, FUNCTION, STATEMENT, Node, line_spans
 
 
 @dataclass(frozen=True)

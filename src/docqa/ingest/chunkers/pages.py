@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from docqa.ingest.chunkers.base import Piece, SpanChunker
-from docqa.ingest.chunkers.prose import ProseChunker, block_spans, pieces_for_run
+from docqa.ingest.chunkers.prose import ProseChunker
+from docqa.ingest.chunkers.units import block_spans, pieces_for_run
 from docqa.types import PAGE, Document
 
 

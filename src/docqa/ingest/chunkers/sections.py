@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 
 from docqa.ingest.chunkers.base import Piece, SpanChunker
-from docqa.ingest.chunkers.prose import block_spans, pieces_for_run
+from docqa.ingest.chunkers.units import block_spans, pieces_for_run
 from docqa.types import HEADING, Document
 
 _MARKUP_LINE = re.compile(r"^[\s=\-`:'\"~^_*+#<>.]*$")

@@ -14,7 +14,8 @@ from collections.abc import Iterable
 
 from docqa.ingest.chunkers.base import Piece, SpanChunker
 from docqa.ingest.chunkers.measure import ntokens
-from docqa.ingest.chunkers.prose import ProseChunker, pack, paragraph_units
+from docqa.ingest.chunkers.prose import ProseChunker
+from docqa.ingest.chunkers.units import pack, paragraph_units
 from docqa.types import HEADER_ROW, ROW, Block, Document
 
 

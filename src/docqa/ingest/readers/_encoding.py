@@ -11,8 +11,6 @@ from __future__ import annotations
 import codecs
 import re
 
-import charset_normalizer
-
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16 LE: it starts with the same two bytes
     (codecs.BOM_UTF32_BE, "utf-32"),
@@ -90,6 +88,8 @@ def decode(data: bytes, declared: str | None = None) -> tuple[str, str]:
 
 def detect(data: bytes) -> str:
     """Best codec for non-UTF-8 bytes, preferring windows-1252 over other single-byte guesses."""
+    import charset_normalizer  # only for bytes that are not UTF-8
+
     sample = data[:_DETECT_BYTES]
     best = charset_normalizer.from_bytes(sample).best()
     guess = codecs.lookup(best.encoding).name if best else None

@@ -10,11 +10,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
 from docqa.errors import EmptyDocumentError, IngestError, NoTextLayerError
 from docqa.types import HEADING, PARAGRAPH, Block, Document
+
+# read_file's signature: a path (its name picks the reader) and the bytes -> a Document.
+ReadFile = Callable[[Path, bytes], Document]
 
 
 class Reader(ABC):
@@ -22,6 +26,10 @@ class Reader(ABC):
 
     Subclasses set `type` (the format family recorded on the document), `extensions` (lower
     case, with the dot) and, when the format has a signature, override `sniff`.
+
+    `read_nested` reads a file embedded in this one (an e-mail attachment) as `read_file` would;
+    the registry passes its own `read_file`, so no reader imports the registry.  None: embedded
+    files are not read.
     """
 
     type: ClassVar[str]
@@ -29,6 +37,9 @@ class Reader(ABC):
     # Higher wins when several readers sniff the same bytes positive; >= 10 marks a binary
     # signature that beats the extension (see registry.py), lower a weak, text-based sniff.
     priority: ClassVar[int] = 0
+
+    def __init__(self, read_nested: ReadFile | None = None) -> None:
+        self.read_nested = read_nested
 
     @abstractmethod
     def read(self, path: Path, data: bytes) -> Document:

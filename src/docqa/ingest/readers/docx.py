@@ -10,14 +10,15 @@ import io
 import re
 import zipfile
 from pathlib import Path
-
-import docx
-from docx.opc.exceptions import OpcError
-from lxml import etree
+from typing import TYPE_CHECKING
 
 from docqa.errors import CorruptFileError
 from docqa.ingest.readers.base import Reader, TextBuilder, collapse_spaces, sane_title
 from docqa.types import HEADING, PARAGRAPH, TABLE, Document
+
+if TYPE_CHECKING:  # python-docx and lxml are imported when a .docx is read
+    import docx
+    from lxml import etree
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 W_P, W_R, W_T, W_TBL, W_TR, W_TC = (W + t for t in ("p", "r", "t", "tbl", "tr", "tc"))
@@ -84,6 +85,10 @@ class DocxReader(Reader):
         return head.startswith(b"PK\x03\x04") and b"word/" in head
 
     def read(self, path: Path, data: bytes) -> Document:
+        import docx
+        from docx.opc.exceptions import OpcError
+        from lxml import etree
+
         try:
             document = docx.Document(io.BytesIO(data))
             levels = style_levels(document.styles.element)

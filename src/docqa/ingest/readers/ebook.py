@@ -6,20 +6,17 @@ import io
 import re
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 from xml.parsers.expat import ExpatError
-
-from ebooklib import epub
-from odf import teletype
-from odf.element import Element
-from odf.namespaces import DCNS, TABLENS, TEXTNS
-from odf.opendocument import load as load_odf
-from odf.table import TableRow
-from striprtf.striprtf import rtf_to_text
 
 from docqa.errors import CorruptFileError
 from docqa.ingest.readers.base import Reader, TextBuilder, collapse_spaces, first_heading, sane_title
 from docqa.ingest.readers.html import add_html, decode_html
 from docqa.types import HEADING, PARAGRAPH, TABLE, Document
+
+if TYPE_CHECKING:  # EbookLib, odfpy and striprtf are imported when a file of theirs is read
+    from ebooklib import epub
+    from odf.element import Element
 
 _ZIP_ERRORS = (zipfile.BadZipFile, KeyError, ValueError, OSError, ExpatError, AttributeError)
 
@@ -43,6 +40,8 @@ class EpubReader(Reader):
         return _zip_mimetype(head).startswith(b"application/epub+zip")
 
     def read(self, path: Path, data: bytes) -> Document:
+        from ebooklib import epub
+
         try:
             book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": True})
         except (epub.EpubException, *_ZIP_ERRORS) as exc:
@@ -87,6 +86,9 @@ class OdtReader(Reader):
         return _zip_mimetype(head).startswith(b"application/vnd.oasis.opendocument.text")
 
     def read(self, path: Path, data: bytes) -> Document:
+        from odf.namespaces import DCNS
+        from odf.opendocument import load as load_odf
+
         try:
             document = load_odf(io.BytesIO(data))
             builder = TextBuilder()
@@ -100,6 +102,9 @@ class OdtReader(Reader):
 
     def walk(self, element: Element, builder: TextBuilder) -> None:
         """Add headings, paragraphs and tables below `element` in document order."""
+        from odf import teletype
+        from odf.namespaces import TABLENS, TEXTNS
+
         for child in element.childNodes:
             namespace, name = _qname(child)
             if namespace == TEXTNS and name == "h":
@@ -115,6 +120,10 @@ class OdtReader(Reader):
 
 def odf_table_rows(table: Element) -> list[str]:
     """Rows of a table:table (header rows and row groups included), cells joined by " | "."""
+    from odf import teletype
+    from odf.namespaces import TABLENS
+    from odf.table import TableRow
+
     lines = []
     for row in table.getElementsByType(TableRow):
         cells = []
@@ -145,6 +154,8 @@ class RtfReader(Reader):
         return head.startswith(b"{\\rtf")
 
     def read(self, path: Path, data: bytes) -> Document:
+        from striprtf.striprtf import rtf_to_text
+
         match = _ANSICPG.search(data[:4096])
         codepage = f"cp{match.group(1).decode()}" if match else "cp1252"
         try:

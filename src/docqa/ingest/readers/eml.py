@@ -90,12 +90,11 @@ class EmlReader(Reader):
                 add_text_part(builder, part)
                 continue
             payload = part.get_payload(decode=True)
-            if not payload or len(payload) > _MAX_ATTACHMENT or part.get_content_maintype() == "message":
+            if (not payload or len(payload) > _MAX_ATTACHMENT or part.get_content_maintype() == "message"
+                    or self.read_nested is None):
                 continue
-            from docqa.ingest.readers.registry import read_file  # the registry imports this module
-
             try:
-                document = read_file(Path(name), payload)
+                document = self.read_nested(Path(name), payload)
             except IngestError:
                 continue  # unreadable attachments are listed in metadata only
             builder.add(f"Attachment: {name}", HEADING, level=1)

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from typing import TYPE_CHECKING
 
 from docqa.ingest.readers import _encoding
 from docqa.ingest.readers.base import Reader, TextBuilder, collapse_spaces
 from docqa.types import CODE, HEADING, PARAGRAPH, TABLE, Document
+
+if TYPE_CHECKING:  # selectolax is imported when a page is parsed
+    from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 _DROP = "script, style, noscript, template, svg, math, iframe, object, embed, canvas, select, " \
         "[hidden], [aria-hidden=true]"
@@ -117,6 +119,8 @@ def add_html(markup: str, builder: TextBuilder, xhtml: bool = False) -> str | No
     """Append the readable text of an HTML page to `builder`; return its title (or None)."""
     if xhtml:
         markup = _XHTML_EMPTY.sub(r"<\1\2></\1>", markup)  # <title/> would swallow the page
+    from selectolax.lexbor import LexborHTMLParser
+
     tree = LexborHTMLParser(markup)
     title_node = tree.css_first("head title") or tree.css_first("title")
     title = collapse_spaces(_WHITESPACE.sub(" ", title_node.text())) if title_node else ""

@@ -10,8 +10,6 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-import olefile
-
 from docqa.errors import CorruptFileError, EncryptedFileError, UnsupportedFormatError
 from docqa.ingest.readers.base import Reader
 from docqa.types import Document
@@ -57,6 +55,8 @@ class OleReader(Reader):
 
 def ole_streams(path: Path, data: bytes) -> set[str]:
     """Lower-case names of the top-level streams of an OLE container."""
+    import olefile
+
     try:
         with olefile.OleFileIO(io.BytesIO(data)) as ole:
             return {"/".join(entry).lower() for entry in ole.listdir(streams=True, storages=False)}

@@ -12,18 +12,20 @@ import statistics
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-
-import pypdfium2 as pdfium
-import pypdfium2.raw as pdfium_c
+from typing import TYPE_CHECKING
 
 from docqa.errors import CorruptFileError, EncryptedFileError, NoTextLayerError
 from docqa.ingest.readers.base import Reader, TextBuilder, sane_title
+from docqa.text.language import WIDE
 from docqa.types import PAGE, Document
+
+if TYPE_CHECKING:  # pypdfium2 is imported when a PDF is read
+    import pypdfium2 as pdfium
 
 # pdfium is not thread-safe: one document at a time per process.
 _PDFIUM_LOCK = threading.Lock()
 _MIN_PAGE_CHARS = 5  # a page with fewer non-blank characters counts as having no text
-_CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
+_CJK = re.compile(f"[{WIDE}]")  # East Asian text wraps at any character
 _WORD_END = re.compile(r"[A-Za-z\u00c0-\u024f][-\u00ad\x02]$")
 
 
@@ -58,6 +60,8 @@ class PdfReader(Reader):
                 pdf.close()
 
     def _read(self, path: Path, pdf: pdfium.PdfDocument) -> Document:
+        import pypdfium2 as pdfium
+
         builder = TextBuilder()
         pages, bad_pages = len(pdf), []
         text_pages = 0
@@ -83,6 +87,9 @@ class PdfReader(Reader):
 
 def open_pdf(path: Path, data: bytes) -> pdfium.PdfDocument:
     """Open with pdfium; map its load errors onto the IngestError tree."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
     try:
         return pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
@@ -96,6 +103,8 @@ def open_pdf(path: Path, data: bytes) -> pdfium.PdfDocument:
 
 def pdf_metadata(pdf: pdfium.PdfDocument) -> dict[str, str]:
     """Title (when sane), author, creator and producer from the document information."""
+    import pypdfium2 as pdfium
+
     try:
         info = pdf.get_metadata_dict(skip_empty=True)
     except (pdfium.PdfiumError, UnicodeDecodeError):
@@ -121,6 +130,8 @@ def page_text(pdf: pdfium.PdfDocument, index: int) -> str:
 
 def page_lines(textpage: pdfium.PdfTextPage, raw: str) -> list[Line]:
     """Split pdfium's text into lines and measure each line's first and last character."""
+    import pypdfium2 as pdfium
+
     lines, index = [], 0
     raw_lines = raw.split("\r\n")
     if len(raw) != textpage.count_chars():

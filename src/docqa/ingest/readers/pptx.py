@@ -7,11 +7,6 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import pptx
-from lxml import etree
-from pptx.enum.shapes import MSO_SHAPE_TYPE
-from pptx.exc import PackageNotFoundError
-
 from docqa.errors import CorruptFileError
 from docqa.ingest.readers.base import Reader, TextBuilder, clean_extracted, collapse_spaces, sane_title
 from docqa.types import HEADING, PAGE, Document
@@ -19,6 +14,8 @@ from docqa.types import HEADING, PAGE, Document
 
 def shape_texts(shapes, skip: int | None = None) -> Iterator[str]:
     """Text of shapes in z-order: text frames, tables as " | " rows, groups recursively."""
+    from pptx.enum.shapes import MSO_SHAPE_TYPE  # python-pptx is imported when a .pptx is read
+
     for shape in shapes:
         if skip is not None and shape.shape_id == skip:
             continue
@@ -61,6 +58,10 @@ class PptxReader(Reader):
         return head.startswith(b"PK\x03\x04") and b"ppt/" in head
 
     def read(self, path: Path, data: bytes) -> Document:
+        import pptx
+        from lxml import etree
+        from pptx.exc import PackageNotFoundError
+
         try:
             deck = pptx.Presentation(io.BytesIO(data))
             builder = TextBuilder()

@@ -87,7 +87,7 @@ def read_file(path: Path, data: bytes | None = None) -> Document:
             suffix = path.suffix or "no extension"
             raise UnsupportedFormatError(str(path), f"unsupported file type (binary): {path.name} ({suffix})")
         reader = TextReader
-    instance = _INSTANCES.get(reader) or _INSTANCES.setdefault(reader, reader())
+    instance = _INSTANCES.get(reader) or _INSTANCES.setdefault(reader, reader(read_file))
     try:
         return instance.read(path, data)
     except IngestError:

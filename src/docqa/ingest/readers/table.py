@@ -15,9 +15,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import openpyxl
-from openpyxl.utils.exceptions import InvalidFileException
-
 from docqa.errors import CorruptFileError, UnsupportedFormatError
 from docqa.ingest.readers import _encoding
 from docqa.ingest.readers.base import Reader, TextBuilder, sane_title
@@ -110,6 +107,9 @@ class XlsxReader(Reader):
         return head.startswith(b"PK\x03\x04") and b"xl/" in head
 
     def read(self, path: Path, data: bytes) -> Document:
+        import openpyxl  # imported when a workbook is read: it is slow to import
+        from openpyxl.utils.exceptions import InvalidFileException
+
         try:
             book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
         except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as exc:

@@ -10,15 +10,15 @@ import json
 import re
 from itertools import accumulate
 from pathlib import Path
-from typing import ClassVar
-
-import yaml
-from markdown_it import MarkdownIt
+from typing import TYPE_CHECKING, ClassVar
 
 from docqa.errors import CorruptFileError, EmptyDocumentError, UnsupportedFormatError
 from docqa.ingest.readers import _encoding
 from docqa.ingest.readers.base import Reader, clean_source, collapse_spaces
 from docqa.types import HEADING, Block, Document
+
+if TYPE_CHECKING:  # markdown-it and PyYAML are imported when a file of theirs is read
+    from markdown_it import MarkdownIt
 
 
 def decode_source(path: Path, data: bytes) -> tuple[str, str]:
@@ -86,6 +86,8 @@ class MarkdownReader(Reader):
     @classmethod
     def parser(cls) -> MarkdownIt:
         if cls._parser is None:
+            from markdown_it import MarkdownIt
+
             rules = ["heading", "lheading", "fence", "code", "list", "blockquote", "html_block", "hr"]
             md = MarkdownIt("zero").enable(rules)
             md.core.ruler.disable(["inline"])  # headings need only the block structure: 2x faster
@@ -238,9 +240,6 @@ class JsonReader(Reader):
         return Document(path=str(path), type=self.type, text=text, metadata={"encoding": encoding})
 
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 class YamlReader(Reader):
     """YAML: the source as text, after checking that every document in it parses."""
 
@@ -248,9 +247,11 @@ class YamlReader(Reader):
     extensions = (".yml", ".yaml")
 
     def read(self, path: Path, data: bytes) -> Document:
+        import yaml
+
         text, encoding = decode_source(path, data)
         try:
-            for _ in yaml.compose_all(text, Loader=_YAML_LOADER):
+            for _ in yaml.compose_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
                 pass
         except yaml.YAMLError as exc:
             reason = " ".join(str(exc).split())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from docqa.index.vectors import INT8_MIN_ROWS, VectorMatrix
+from docqa.store.matrix import INT8_MIN_ROWS, VectorMatrix
 
 
 def _unit(rng, n, d=64):

@@ -11,7 +11,7 @@ from docqa.errors import SchemaError
 def migrations() -> list[tuple[int, str, str]]:
     """(number, name, sql) of every bundled migration, in order."""
     found = []
-    for entry in resources.files("docqa.index").joinpath("migrations").iterdir():
+    for entry in resources.files("docqa.store").joinpath("migrations").iterdir():
         if entry.name.endswith(".sql"):
             number, _, rest = entry.name.partition("_")
             found.append((int(number), rest.removesuffix(".sql"), entry.read_text(encoding="utf-8")))

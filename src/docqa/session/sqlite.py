@@ -1,9 +1,9 @@
-"""The SQLite store's conversation tables: sessions, runs (the audit trail) and feedback.
+"""SQLiteRunLog: sessions, runs (the audit trail) and feedback in the knowledge base's SQLite file.
 
-A mixin of `SQLiteStore`: it writes through the store's `_transaction()`, so inside an ingest
-`batch()` a run joins the open batch transaction instead of committing it early.  Nothing here
-raises inside a transaction (input is checked first, unknown runs are found by row counts),
-because an exception there rolls back the whole open batch.
+It writes through the knowledge base's shared transaction helper (`docqa.store.sqlite.db.SQLiteDB`,
+which hands it out), so inside an ingest `batch()` a run joins the open batch transaction instead
+of committing it early.  Nothing here raises inside a transaction (input is checked first,
+unknown runs are found by row counts), because an exception there rolls back the whole open batch.
 """
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from contextlib import AbstractContextManager
+from typing import Protocol
 
+from docqa.clock import now
 from docqa.errors import NotFoundError
+from docqa.session.store import RunLog
 from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord
 
 _RUN_COLUMNS = ("id, session_id, question, standalone, mode, status, answerable, confidence, answer, result, trace, "
@@ -21,20 +24,24 @@ _RUN_COLUMNS = ("id, session_id, question, standalone, mode, status, answerable,
 _SESSION_TITLE_CHARS = 80  # a session created by its first run is titled with that question
 
 
-def now() -> str:
-    """The current time as stored: ISO 8601 UTC with milliseconds (sorts as text)."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+class Database(Protocol):
+    """What the run log needs of the knowledge base's SQLite file (docqa.store.sqlite.db.SQLiteDB)."""
+
+    conn: sqlite3.Connection
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
 
-class SessionTables:
-    """Sessions, runs and feedback in the knowledge base file (mixed into SQLiteStore)."""
+class SQLiteRunLog(RunLog):
+    """Sessions, runs and feedback in the knowledge base file."""
 
-    conn: sqlite3.Connection  # and _transaction(), both from SQLiteStore
+    def __init__(self, db: Database):
+        self.db, self.conn = db, db.conn
 
     # -- sessions --------------------------------------------------------------------------
     def save_session(self, session: SessionRecord) -> SessionRecord:
         stamp = now()
-        with self._transaction() as conn:
+        with self.db.transaction() as conn:
             conn.execute(
                 "INSERT INTO sessions (id, title, collection, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
                 " ON CONFLICT(id) DO UPDATE SET title = excluded.title, collection = excluded.collection,"
@@ -51,7 +58,7 @@ class SessionTables:
         return SessionRecord(*row)
 
     def delete_session(self, session_id: str) -> bool:
-        with self._transaction() as conn:  # runs and their feedback go with it (ON DELETE CASCADE)
+        with self.db.transaction() as conn:  # runs and their feedback go with it (ON DELETE CASCADE)
             return conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
 
     # -- runs ------------------------------------------------------------------------------
@@ -62,7 +69,7 @@ class SessionTables:
             raise ValueError("a run needs a question and a session id")
         stamp = now()
         row = _run_row(run, run.created_at or stamp)
-        with self._transaction() as conn:
+        with self.db.transaction() as conn:
             conn.execute(
                 "INSERT INTO sessions (id, title, collection, created_at, updated_at) VALUES (?, ?, NULL, ?, ?)"
                 " ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at",
@@ -109,7 +116,7 @@ class SessionTables:
         if rating not in RATINGS:
             raise ValueError(f"rating must be 'up' or 'down', not {rating!r}")
         stamp = now()
-        with self._transaction() as conn:
+        with self.db.transaction() as conn:
             cursor = conn.execute(
                 "INSERT INTO feedback (run_id, rating, comment, created_at) SELECT id, ?, ?, ? FROM runs WHERE id = ?",
                 (rating, comment, stamp, run_id),

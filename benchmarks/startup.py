@@ -1,0 +1,189 @@
+"""Start-up cost of the `docqa` command, against a baseline checkout measured in the same run.
+
+    git worktree add /tmp/baseline-main 857175e        # the tree to compare with
+    python benchmarks/startup.py --baseline /tmp/baseline-main/src [--reps 7]
+
+Each figure is a fresh interpreter, the baseline and the new tree taking turns, so a busy
+moment of a shared machine hits both alike; the tables show the median and the minimum.
+
+- import: `python -X importtime -c "import docqa.cli"`: the sum of the cumulative times of the
+  top-level imports, and how many modules were imported;
+- the bundled embedding model's load (`LocalEmbedder._load`: onnxruntime, the tokenizer op's
+  library, the session), in process, its module already imported;
+- `docqa --help`, `docqa --version` (new tree only: the baseline has no --version);
+- `docqa search "how do I rotate the API keys"` and `docqa ask "How often are the API keys
+  rotated?"` on a knowledge base built from samples/ (ask is extractive when no chat model
+  answers; the script prints the mode);
+- the same search answered by a running `docqa serve` (POST /api/v1/search over loopback with
+  httpx, one client, after a warm-up request), the floor a command line could approach.
+
+Bytecode is cached (as for an installed package): PYTHONDONTWRITEBYTECODE is unset in the child
+processes and their .pyc files go to a scratch PYTHONPYCACHEPREFIX, warmed before timing.
+`--source` keeps the environment as it is instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+NEW = HERE.parent / "src"
+SAMPLES = HERE.parent / "samples"
+QUERY = "how do I rotate the API keys"
+QUESTION = "How often are the API keys rotated?"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline", required=True, help="src folder of the tree to compare with")
+    parser.add_argument("--new", default=str(NEW), help="src folder of the tree measured (default: this one)")
+    parser.add_argument("--reps", type=int, default=7, help="runs of each command per tree")
+    parser.add_argument("--source", action="store_true", help="do not cache bytecode (keep the environment)")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="docqa-startup-"))
+    trees = {name: Tree(name, src, work, args.source) for name, src in (("baseline", args.baseline), ("new", args.new))}
+    kb = work / "demo.db"
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; work in {work}")
+    trees["new"].run("--kb", str(kb), "add", str(SAMPLES))
+    for tree in trees.values():  # warm the bytecode cache and the page cache
+        tree.run("--kb", str(kb), "search", QUERY)
+        mode = re.search(r'"mode": "(\w+)"', tree.run("--kb", str(kb), "ask", QUESTION, "--json").stdout)
+        print(f"{tree.name}: ask answered in mode {mode.group(1) if mode else '?'}")
+
+    rows: dict[str, dict[str, list[float]]] = {}
+    counts: dict[str, list[int]] = {}
+    commands = {
+        "docqa --help": ("--help",),
+        "docqa search": ("--kb", str(kb), "search", QUERY),
+        "docqa ask (extractive)": ("--kb", str(kb), "ask", QUESTION),
+    }
+    for rep in range(args.reps):
+        for tree in (trees["baseline"], trees["new"]) if rep % 2 == 0 else (trees["new"], trees["baseline"]):
+            total, modules = tree.importtime()
+            rows.setdefault("import docqa.cli (importtime sum)", {}).setdefault(tree.name, []).append(total)
+            counts.setdefault(tree.name, []).append(modules)
+            rows.setdefault("load the embedding model (in process)", {}).setdefault(tree.name, []).append(tree.model_load())
+            for label, argv in commands.items():
+                rows.setdefault(label, {}).setdefault(tree.name, []).append(tree.timed(*argv))
+        rows.setdefault("docqa --version", {}).setdefault("new", []).append(trees["new"].timed("--version"))
+        print(f"rep {rep + 1}/{args.reps} done, load average {os.getloadavg()[0]:.2f}", flush=True)
+    served = _served(trees["new"], kb, args.reps * 3)
+    print(f"load average at the end {os.getloadavg()[0]:.2f}\n")
+    _report(rows, counts, served)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+@dataclass
+class Tree:
+    """A source tree to run `docqa` from, in a fresh interpreter each time (cwd: the scratch folder)."""
+
+    name: str
+    src: str
+    work: Path
+    source: bool
+
+    def __post_init__(self) -> None:
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+        self.env["PYTHONPATH"] = str(Path(self.src).resolve())
+        if not self.source:
+            self.env.pop("PYTHONDONTWRITEBYTECODE", None)
+            self.env["PYTHONPYCACHEPREFIX"] = str(self.work / "pycache")
+
+    def run(self, *argv: str) -> subprocess.CompletedProcess:
+        proc = subprocess.run([sys.executable, "-m", "docqa", *argv], env=self.env, cwd=self.work,
+                              capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            raise SystemExit(f"{self.name}: docqa {' '.join(argv)} failed:\n{proc.stderr}")
+        return proc
+
+    def timed(self, *argv: str) -> float:
+        started = time.perf_counter()
+        self.run(*argv)
+        return time.perf_counter() - started
+
+    def importtime(self) -> tuple[float, int]:
+        """(seconds of imports under `import docqa.cli`, modules imported), from -X importtime."""
+        proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import docqa.cli"], env=self.env,
+                              cwd=self.work, capture_output=True, text=True, timeout=600)
+        entries = re.findall(r"^import time:\s+\d+ \|\s+(\d+) \|( *)\S", proc.stderr, re.M)
+        top = sum(int(cumulative) for cumulative, indent in entries if len(indent) == 1)
+        return top / 1e6, len(entries)
+
+
+    def model_load(self) -> float:
+        """Seconds to open the bundled embedding model's session, its module already imported."""
+        code = ("import time\nfrom docqa.embed.local import LocalEmbedder\nembedder = LocalEmbedder()\n"
+                "started = time.perf_counter()\nembedder._load()\nprint(time.perf_counter() - started)")
+        proc = subprocess.run([sys.executable, "-c", code], env=self.env, cwd=self.work, capture_output=True, text=True,
+                              timeout=600)
+        if proc.returncode != 0:
+            raise SystemExit(f"{self.name}: loading the embedding model failed:\n{proc.stderr}")
+        return float(proc.stdout.split()[-1])
+
+
+def _served(tree: Tree, kb: Path, n: int) -> list[float]:
+    """Seconds per POST /api/v1/search to a running `docqa serve`, after one warm-up request."""
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "docqa", "--kb", str(kb), "serve", "--port", str(port)],
+                              env=tree.env, cwd=tree.work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=base, timeout=60) as client:
+            for _ in range(300):
+                try:
+                    if client.get("/readyz").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                time.sleep(0.1)
+            client.post("/api/v1/search", json={"query": QUERY}).raise_for_status()  # loads the model
+            times = []
+            for _ in range(n):
+                started = time.perf_counter()
+                client.post("/api/v1/search", json={"query": QUERY}).raise_for_status()
+                times.append(time.perf_counter() - started)
+        return times
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _report(rows: dict[str, dict[str, list[float]]], counts: dict[str, list[int]], served: list[float]) -> None:
+    print("| measure | baseline median (min) | new median (min) | change of the median |")
+    print("|---|---:|---:|---:|")
+    for label, by_tree in rows.items():
+        cells = [_cell(by_tree.get(name)) for name in ("baseline", "new")]
+        base, new = by_tree.get("baseline"), by_tree.get("new")
+        change = f"{statistics.median(new) / statistics.median(base) - 1:+.0%}" if base and new else "–"
+        print(f"| {label} | {cells[0]} | {cells[1]} | {change} |")
+    print(f"| modules imported by `import docqa.cli` | {statistics.median(counts['baseline']):.0f} | "
+          f"{statistics.median(counts['new']):.0f} | |")
+    print(f"| search answered by `docqa serve` (POST /api/v1/search, {len(served)} requests) | | {_cell(served, ms=True)} | |")
+
+
+def _cell(values: list[float] | None, ms: bool = False) -> str:
+    if not values:
+        return "–"
+    if ms:
+        return f"{statistics.median(values) * 1000:.1f} ms ({min(values) * 1000:.1f})"
+    return f"{statistics.median(values):.2f} s ({min(values):.2f})"
+
+
+if __name__ == "__main__":
+    main()

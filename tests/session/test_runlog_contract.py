@@ -1,0 +1,129 @@
+"""The RunLog contract: sessions, runs and feedback, on every backend (tests/store/backends.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from docqa.errors import NotFoundError
+from docqa.types import FAILED, FALLBACK, RUNNING, SUCCESS, RunRecord, SessionRecord
+from store.backends import stores  # noqa: F401  (the fixture: a fresh knowledge base per backend)
+
+
+def _run(run_id: str, session_id: str = "s1", status: str = SUCCESS, created_at: str = "", **extra) -> RunRecord:
+    return RunRecord(id=run_id, session_id=session_id, question=f"question {run_id}?", status=status,
+                     created_at=created_at, **extra)
+
+
+def test_run_round_trip_keeps_json_fields(stores):
+    run = _run(
+        "r1", standalone="what is 密钥轮换?", mode="pipeline", answerable=True, confidence="high",
+        answer="Rotate them every 90 days [1].",
+        result={"answer": "Rotate them every 90 days [1].", "citations": [{"n": 1, "path": "/docs/ops.md"}]},
+        trace=[{"stage": "retrieve", "hits": 5}, {"stage": "generate", "model": "m", "messages": [{"role": "user"}]}],
+        timings={"retrieve": 0.012, "total": 1.5}, usage={"prompt_tokens": 900, "completion_tokens": 40},
+        model="qwen2.5:7b", finished_at="2026-01-31T10:00:01.000+00:00",
+    )
+    saved = stores.runlog.save_run(run)
+    assert saved.created_at  # filled in by the store
+    got = stores.runlog.get_run("r1")
+    assert got == saved
+    assert got.result["citations"][0]["path"] == "/docs/ops.md"
+    assert got.trace[1]["messages"] == [{"role": "user"}]
+    assert got.timings == {"retrieve": 0.012, "total": 1.5} and got.usage["prompt_tokens"] == 900
+    assert got.answerable is True and got.standalone == "what is 密钥轮换?" and got.feedback == []
+    assert got.to_dict()["result"] == run.result
+
+
+def test_upsert_updates_a_running_run(stores):
+    first = stores.runlog.save_run(_run("r1", status=RUNNING))
+    assert first.status == RUNNING and first.answerable is None and first.result is None
+    first.status, first.answerable, first.answer, first.result = FALLBACK, False, "not found", {"answer": "not found"}
+    first.finished_at = "2026-01-31T10:00:05.000+00:00"
+    second = stores.runlog.save_run(first)
+    assert second.status == FALLBACK and second.answerable is False and second.result == {"answer": "not found"}
+    assert second.created_at == first.created_at and second.finished_at == first.finished_at
+    assert len(stores.runlog.list_runs()) == 1
+
+
+def test_created_at_is_kept_on_update(stores):
+    saved = stores.runlog.save_run(_run("r1", status=RUNNING, created_at="2026-01-01T00:00:00.000+00:00"))
+    saved.created_at = ""  # a caller that forgot it must not move the run in time
+    assert stores.runlog.save_run(saved).created_at == "2026-01-01T00:00:00.000+00:00"
+
+
+def test_session_is_created_and_bumped_by_runs(stores):
+    stores.runlog.save_run(_run("r1", session_id="chat"))
+    session = stores.runlog.get_session("chat")
+    assert session.title == "question r1?" and session.created_at == session.updated_at
+    stores.runlog.save_run(_run("r2", session_id="chat"))
+    later = stores.runlog.get_session("chat")
+    assert later.created_at == session.created_at and later.updated_at >= session.updated_at
+    assert [r.id for r in stores.runlog.session_runs("chat")] == ["r1", "r2"]
+
+
+def test_save_session_upserts(stores):
+    created = stores.runlog.save_session(SessionRecord(id="s", title="Backups", collection="ops"))
+    assert created.created_at and created.updated_at and created.collection == "ops"
+    renamed = stores.runlog.save_session(SessionRecord(id="s", title="Backups and restores", collection="ops"))
+    assert renamed.title == "Backups and restores" and renamed.created_at == created.created_at
+    assert renamed.updated_at >= created.updated_at
+
+
+def test_session_runs_oldest_first_and_limited(stores):
+    for i in range(5):
+        stores.runlog.save_run(_run(f"r{i}", created_at=f"2026-01-0{i + 1}T00:00:00.000+00:00"))
+    stores.runlog.save_run(_run("other", session_id="s2"))
+    assert [r.id for r in stores.runlog.session_runs("s1")] == ["r0", "r1", "r2", "r3", "r4"]
+    assert [r.id for r in stores.runlog.session_runs("s1", limit=2)] == ["r3", "r4"]  # the last two, oldest first
+
+
+def test_feedback_is_attached_in_order(stores):
+    stores.runlog.save_run(_run("r1"))
+    up = stores.runlog.add_feedback("r1", "up")
+    down = stores.runlog.add_feedback("r1", "down", "the retention period is wrong")
+    assert up.id < down.id and down.run_id == "r1" and down.created_at
+    got = stores.runlog.get_run("r1")
+    assert [(f.rating, f.comment) for f in got.feedback] == [("up", None), ("down", "the retention period is wrong")]
+    assert [len(r.feedback) for r in stores.runlog.list_runs()] == [2]
+    assert got.to_dict()["feedback"][1]["rating"] == "down"
+
+
+def test_unknown_ids_are_not_found_errors_naming_the_log(stores):
+    with pytest.raises(NotFoundError, match="docqa log"):
+        stores.runlog.get_run("nope")
+    with pytest.raises(NotFoundError, match="docqa log"):
+        stores.runlog.add_feedback("nope", "up")
+    with pytest.raises(NotFoundError, match="no session"):
+        stores.runlog.get_session("nope")
+    with pytest.raises(ValueError, match="up' or 'down"):
+        stores.runlog.add_feedback("nope", "meh")
+    with pytest.raises(ValueError, match="status"):
+        stores.runlog.save_run(_run("r1", status="DONE"))
+
+
+def test_delete_session_cascades_to_runs_and_feedback(stores):
+    stores.runlog.save_run(_run("r1"))
+    stores.runlog.save_run(_run("r2", session_id="keep"))
+    stores.runlog.add_feedback("r1", "down")
+    assert stores.runlog.delete_session("s1") is True and stores.runlog.delete_session("s1") is False
+    assert [r.id for r in stores.runlog.list_runs()] == ["r2"]
+    with pytest.raises(NotFoundError):
+        stores.runlog.get_run("r1")
+    with pytest.raises(NotFoundError):
+        stores.runlog.add_feedback("r1", "up")  # (that no feedback row is left: test_runlog_sqlite.py)
+
+
+def test_list_runs_filters(stores):
+    days = {"a": "2026-01-01T09:00:00.000+00:00", "b": "2026-01-02T09:00:00.000+00:00",
+            "c": "2026-01-03T09:00:00.000+00:00", "d": "2026-01-03T18:00:00.000+00:00"}
+    statuses = {"a": SUCCESS, "b": FAILED, "c": FALLBACK, "d": SUCCESS}
+    for run_id, created in days.items():
+        stores.runlog.save_run(_run(run_id, session_id="x" if run_id == "d" else "s1", status=statuses[run_id], created_at=created))
+    ids = lambda **kw: [r.id for r in stores.runlog.list_runs(**kw)]  # noqa: E731
+    assert ids() == ["d", "c", "b", "a"]  # newest first
+    assert ids(since="2026-01-02") == ["d", "c", "b"]
+    assert ids(since="2026-01-02", until="2026-01-03") == ["b"]
+    assert ids(statuses=[SUCCESS, FAILED]) == ["d", "b", "a"]
+    assert ids(statuses=[]) == []
+    assert ids(session_id="s1", limit=2) == ["c", "b"]
+    assert ids(limit=1) == ["d"]

@@ -1,0 +1,3 @@
+"""Every contract test gets `stores`: a fresh knowledge base, once per backend."""
+
+from store.backends import stores  # noqa: F401
