@@ -10,7 +10,8 @@ from collections.abc import Iterable
 
 from docqa.ingest.chunkers.base import Piece, SpanChunker
 from docqa.ingest.chunkers.prose import ProseChunker
-from docqa.ingest.chunkers.units import block_spans, pieces_for_run
+from docqa.ingest.chunkers.table import pieces_with_tables
+from docqa.ingest.chunkers.units import block_spans
 from docqa.types import PAGE, Document
 
 
@@ -24,6 +25,6 @@ class PageChunker(SpanChunker):
             return
         atomic = block_spans(document)
         for page in pages:
-            yield from pieces_for_run(
+            yield from pieces_with_tables(
                 document, page.start, page.end, self.max_tokens, self.overlap, atomic=atomic
             )

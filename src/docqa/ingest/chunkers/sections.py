@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterable
 
 from docqa.ingest.chunkers.base import Piece, SpanChunker
-from docqa.ingest.chunkers.units import block_spans, pieces_for_run
+from docqa.ingest.chunkers.table import pieces_with_tables
+from docqa.ingest.chunkers.units import block_spans
 from docqa.types import HEADING, Document
 
 _MARKUP_LINE = re.compile(r"^[\s=\-`:'\"~^_*+#<>.]*$")
@@ -71,7 +72,7 @@ class SectionChunker(SpanChunker):
         # Bare headings merge into the next section: overlap must not reach back over them.
         heads = sorted(b.start for b in document.blocks if b.kind == HEADING)
         for start, end, path in sections(document):
-            yield from pieces_for_run(
+            yield from pieces_with_tables(
                 document, start, end, self.max_tokens, self.overlap, atomic=atomic, section=path,
                 barriers=heads,
             )
