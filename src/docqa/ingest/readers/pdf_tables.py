@@ -1,0 +1,133 @@
+"""Ruled tables in PDF pages through pdfplumber, found only where pdfium sees ruling lines.
+
+pdfplumber (pdfminer.six) is slow: a full layout pass costs about 0.1 s a page.  Its default
+table finder needs ruling lines anyway, so a page is handed to it only when pdfium counts at
+least `_MIN_PATHS` path objects on it (a cheap check), at most `_MAX_PAGES` pages per file and
+within `_BUDGET_S` seconds per file; past those the rest of the file stays prose.  A table
+whose cells hold many lines each (rules missing between rows) is dropped: prose reads better.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from docqa.ingest.readers.base import clean_extracted
+from docqa.types import HEADER_ROW, TABLE, Block
+
+if TYPE_CHECKING:
+    import pypdfium2 as pdfium
+
+log = logging.getLogger(__name__)
+
+_MIN_PATHS = 8  # a ruled table has at least a few rules; most text pages have none or one
+_MAX_PAGES = 40
+_BUDGET_S = 8.0
+_MAX_LINES_PER_CELL = 1.5  # mean lines per non-empty cell above this: rows were merged
+
+
+@dataclass(slots=True)
+class PdfTable:
+    """One table: its box in PDF points (y grows upwards) and its rows as " | " lines."""
+
+    left: float
+    bottom: float
+    right: float
+    top: float
+    rows: list[str]
+
+    def holds(self, left: float, bottom: float, right: float, top: float) -> bool:
+        """True when a text line's middle lies inside the box."""
+        y, x = (bottom + top) / 2, (left + right) / 2
+        return self.bottom <= y <= self.top and self.left <= x <= self.right
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.rows)
+
+
+def candidate_pages(pdf: pdfium.PdfDocument) -> list[int]:
+    """0-based indexes of pages with enough path objects to hold a ruled table."""
+    import pypdfium2.raw as pdfium_c
+
+    out = []
+    for index in range(len(pdf)):
+        page = pdf[index]
+        try:
+            count = 0
+            for _ in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=2):
+                count += 1
+                if count >= _MIN_PATHS:
+                    out.append(index)
+                    break
+        finally:
+            page.close()
+    return out
+
+
+def find_tables(pdf: pdfium.PdfDocument, data: bytes) -> dict[int, list[PdfTable]]:
+    """Tables per 0-based page index; {} when pdfplumber finds none or fails (prose stays)."""
+    pages = candidate_pages(pdf)[:_MAX_PAGES]
+    if not pages:
+        return {}
+    try:
+        import pdfplumber
+    except ImportError:  # a core dependency; without it tables stay prose
+        return {}
+    found: dict[int, list[PdfTable]] = {}
+    start = time.perf_counter()
+    try:
+        with pdfplumber.open(io.BytesIO(data)) as doc:
+            for index in pages:
+                if time.perf_counter() - start > _BUDGET_S or index >= len(doc.pages):
+                    break
+                tables = page_tables(doc.pages[index])
+                if tables:
+                    found[index] = tables
+    except Exception as exc:  # noqa: BLE001 - pdfminer raises anything on odd files; tables are optional
+        log.debug("pdf tables skipped: %s", exc)
+    return found
+
+
+def page_tables(page) -> list[PdfTable]:
+    """pdfplumber's ruled tables of one page that look like real tables, in PDF coordinates."""
+    x0, _, _, y1 = (float(v) for v in page.mediabox)
+    out = []
+    for table in page.find_tables():
+        rows = table.extract()
+        if not _looks_tabular(rows):
+            continue
+        lines = [" | ".join(" ".join((c or "").split()) for c in row) for row in rows]
+        lines = [line.rstrip(" |") for line in lines if line.replace("|", "").strip()]
+        left, top, right, bottom = table.bbox
+        out.append(PdfTable(x0 + left, y1 - bottom, x0 + right, y1 - top, lines))
+    return out
+
+
+def _looks_tabular(rows: list[list[str | None]]) -> bool:
+    """Two rows and two columns at least, and cells that are not whole paragraphs."""
+    cells = [c for row in rows for c in row if c and c.strip()]
+    if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2 or not cells:
+        return False
+    return sum(c.strip().count("\n") + 1 for c in cells) / len(cells) <= _MAX_LINES_PER_CELL
+
+
+def mark_tables(page_text: str, page: Block, tables: list[PdfTable], blocks: list[Block]) -> None:
+    """Add TABLE and HEADER_ROW blocks for the tables written into a page (`page_text` as read,
+    `page` its block in the document)."""
+    if not tables:
+        return
+    text = clean_extracted(page_text)
+    pos = 0
+    for table in tables:
+        body = table.text
+        at = text.find(body, pos) if body else -1
+        if at == -1:
+            continue
+        start = page.start + at
+        blocks.append(Block(start, start + len(body), TABLE, page=page.page))
+        blocks.append(Block(start, start + len(table.rows[0]), HEADER_ROW, page=page.page))
+        pos = at + len(body)
