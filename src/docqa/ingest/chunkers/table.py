@@ -78,20 +78,26 @@ def table_header(document: Document, table: Block) -> str:
     return text[table.start : table.end if nl == -1 else nl]
 
 
-def table_pieces(document: Document, table: Block, limit: int, **fields) -> Iterable[Piece]:
-    """Row groups of one table, each with the header as context (as RowChunker does)."""
+def table_pieces(document: Document, table: Block, limit: int, lead: Piece | None = None,
+                 **fields) -> Iterable[Piece]:
+    """Row groups of one table, each with the header as context (as RowChunker does); `lead`
+    (the short text before it: a title, a caption) joins the first group when it fits."""
     header = table_header(document, table)
     budget = limit - max(0, min(ntokens(header), limit // 2))
     units = _each_line(document.text, table.start, table.end, budget)
+    if lead is not None:
+        units.insert(0, (lead.start, lead.end, lead.tokens))
     for s, e, n in pack(document.text, units, budget, 0):
-        yield Piece(s, e, n, context=header, **fields)
+        if lead is not None and e <= lead.end:  # the lead did not fit beside the first rows
+            yield lead
+        else:
+            yield Piece(s, e, n, context=header, **fields)
 
 
 def pieces_with_tables(document: Document, start: int, end: int, limit: int, overlap: int,
                        **fields) -> Iterable[Piece]:
     """Prose pieces for `text[start:end]`, but each TABLE block in it that is longer than
     `limit` tokens becomes row groups with its header as context."""
-    fields.pop("context", None)
     long_tables = [b for b in sorted(document.blocks, key=lambda b: b.start)
                    if b.kind == TABLE and start <= b.start < end and b.end <= end
                    and ntokens(document.text[b.start : b.end]) > limit]
@@ -99,8 +105,10 @@ def pieces_with_tables(document: Document, start: int, end: int, limit: int, ove
     for table in long_tables:
         if table.start < pos:  # nested inside a table already split
             continue
-        yield from pieces_for_run(document, pos, table.start, limit, overlap, **fields)
+        prose = list(pieces_for_run(document, pos, table.start, limit, overlap, **fields))
+        lead = prose.pop() if prose and prose[-1].tokens <= limit // 4 else None
+        yield from prose
         keep = {k: v for k, v in fields.items() if k in ("section", "symbol")}
-        yield from table_pieces(document, table, limit, **keep)
+        yield from table_pieces(document, table, limit, lead, **keep)
         pos = table.end
     yield from pieces_for_run(document, pos, end, limit, overlap, **fields)
