@@ -107,15 +107,19 @@ def test_every_row_group_carries_the_header(table_file):
         assert {c.page_start for c in holding} == {1} and {c.page_end for c in holding} == {1}
 
 
+def filler_text() -> str:
+    """Other text, so the table words are rare in the index as they are in a real one (each
+    table word would otherwise also match the few other chunks of its document)."""
+    return "\n\n".join(f"Note {i}: the {CITIES[i % 10]} office opens at {8 + i % 3} and closes late."
+                       for i in range(120))
+
+
 @pytest.fixture(scope="module")
 def table_kb(tmp_path_factory):
     folder = tmp_path_factory.mktemp("table-kb")
     for kind, write in WRITERS.items():
         write(folder / f"stock.{kind}")
-    # Other text, so the table words are rare in the index as they are in a real one (each
-    # table word is also a document keyword, on every chunk of its document).
-    filler = [f"Note {i}: the {CITIES[i % 10]} office opens at {8 + i % 3} and closes late." for i in range(120)]
-    (folder / "notes.txt").write_text("\n\n".join(filler), encoding="utf-8")
+    (folder / "notes.txt").write_text(filler_text(), encoding="utf-8")
     settings = Settings(kb=str(folder / "kb.db"), embed={"provider": "none"},
                         chunk={"max_tokens": MAX_TOKENS, "overlap": 8})
     kb = KnowledgeBase(settings)
