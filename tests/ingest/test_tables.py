@@ -137,3 +137,25 @@ def test_a_cell_question_finds_its_row(table_kb, kind):
         if not hits or f"{word} | {city} | {price}" not in hits[0].text:
             misses.append(word)
     assert not misses, f"{kind}: rows not found first: {misses}"
+
+
+def test_shared_chinese_pdf_table_is_a_table(shared_data):
+    path = shared_data / "docs" / "multiformat" / "zh" / "cmrc2018-trial-zh-CN.pdf"
+    doc = read_file(path, path.read_bytes())
+    tables = [b for b in doc.blocks if b.kind == TABLE]
+    assert len(tables) == 1 and tables[0].page == 3
+    lines = doc.text[tables[0].start:tables[0].end].split("\n")
+    assert lines[0] == "条目 | 编号 | 字数" and "温泉关 | TRIAL_890 | 541" in lines
+    assert doc.text.count("TRIAL_890") == 1  # not repeated as prose
+
+
+@pytest.mark.parametrize("name", ["office/docx-tables.docx", "office/fake-power-point-table.pptx",
+                                  "zh/cmrc2018-trial-zh-CN.pdf", "zh/cmrc2018-trial-zh-CN.docx"])
+def test_shared_table_rows_keep_their_header(shared_data, name):
+    path = shared_data / "docs" / "multiformat" / name
+    doc = read_file(path, path.read_bytes())
+    chunks = chunk_document(doc, max_tokens=32, overlap=4)  # small: the tables split into row groups
+    for table in (b for b in doc.blocks if b.kind == TABLE):
+        header = doc.text[table.start:table.end].split("\n")[0]
+        inside = [c for c in chunks if c.char_start < table.end and c.char_end > table.start]
+        assert inside and all(header in c.text or header in c.context for c in inside), name
