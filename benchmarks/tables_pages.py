@@ -167,6 +167,13 @@ def cost_part(repeat: int = 3) -> dict:
             row["read_s"] = type(exc).__name__
         if pdf_tables is not None and isinstance(row["read_s"], float):
             import pypdfium2 as pdfium
+
+            from docqa.ingest.readers import pdf as pdf_module
+            found, pdf_module.find_tables = pdf_module.find_tables, lambda *_: {}
+            try:
+                row["read_no_tables_s"] = min(_timed(lambda: PdfReader().read(path, data)) for _ in range(repeat))
+            finally:
+                pdf_module.find_tables = found
             pdf = pdfium.PdfDocument(data)
             row["candidate_pages"] = len(pdf_tables.candidate_pages(pdf))
             row["tables_s"] = min(_timed(lambda: pdf_tables.find_tables(pdf, data)) for _ in range(repeat))
