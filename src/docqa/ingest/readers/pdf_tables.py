@@ -44,9 +44,11 @@ class PdfTable:
     rows: list[str]
 
     def holds(self, left: float, bottom: float, right: float, top: float) -> bool:
-        """True when a text line's middle lies inside the box."""
-        y, x = (bottom + top) / 2, (left + right) / 2
-        return self.bottom <= y <= self.top and self.left <= x <= self.right
+        """True when a text line lies inside the box: its middle height, and all its width (a line
+        that runs on into the next column stays prose, so none of its text is lost)."""
+        y = (bottom + top) / 2
+        return (self.bottom <= y <= self.top and self.left - _THIN <= left
+                and right <= self.right + _THIN)
 
     @property
     def text(self) -> str:
