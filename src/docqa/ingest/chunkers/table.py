@@ -15,6 +15,7 @@ first line), so every group of a long table can be found by a header word and a 
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 
 from docqa.ingest.chunkers.base import Piece, SpanChunker
@@ -94,17 +95,23 @@ def table_pieces(document: Document, table: Block, limit: int, lead: Piece | Non
             yield Piece(s, e, n, context=header, **fields)
 
 
+def long_tables(document: Document, limit: int) -> list[Block]:
+    """The document's TABLE blocks longer than `limit` tokens, in order (outer tables only)."""
+    out: list[Block] = []
+    for block in sorted((b for b in document.blocks if b.kind == TABLE), key=lambda b: b.start):
+        if (not out or block.start >= out[-1].end) and ntokens(document.text[block.start : block.end]) > limit:
+            out.append(block)
+    return out
+
+
 def pieces_with_tables(document: Document, start: int, end: int, limit: int, overlap: int,
-                       **fields) -> Iterable[Piece]:
-    """Prose pieces for `text[start:end]`, but each TABLE block in it that is longer than
-    `limit` tokens becomes row groups with its header as context."""
-    long_tables = [b for b in sorted(document.blocks, key=lambda b: b.start)
-                   if b.kind == TABLE and start <= b.start < end and b.end <= end
-                   and ntokens(document.text[b.start : b.end]) > limit]
+                       tables: list[Block] = (), **fields) -> Iterable[Piece]:
+    """Prose pieces for `text[start:end]`, but each of the `long_tables` in it becomes row groups
+    with its header as context."""
     pos = start
-    for table in long_tables:
-        if table.start < pos:  # nested inside a table already split
-            continue
+    for table in tables[bisect.bisect_left(tables, start, key=lambda t: t.start):]:
+        if table.start >= end or table.end > end:
+            break
         prose = list(pieces_for_run(document, pos, table.start, limit, overlap, **fields))
         lead = prose.pop() if prose and prose[-1].tokens <= limit // 4 else None
         yield from prose
