@@ -138,9 +138,12 @@ def page_tables(page) -> list[PdfTable]:
 
 
 def _looks_tabular(rows: list[list[str | None]]) -> bool:
-    """Two rows and two columns at least, and cells that are not whole paragraphs."""
+    """Two rows and two columns at least, cells that are not whole paragraphs, and text pdfminer
+    could map (a "(cid:NN)" glyph: pdfium's prose reads better)."""
     cells = [c for row in rows for c in row if c and c.strip()]
     if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2 or not cells:
+        return False
+    if any("(cid:" in c for c in cells):
         return False
     return sum(c.strip().count("\n") + 1 for c in cells) / len(cells) <= _MAX_LINES_PER_CELL
 
