@@ -159,3 +159,29 @@ def test_shared_table_rows_keep_their_header(shared_data, name):
         header = doc.text[table.start:table.end].split("\n")[0]
         inside = [c for c in chunks if c.char_start < table.end and c.char_end > table.start]
         assert inside and all(header in c.text or header in c.context for c in inside), name
+
+
+@pytest.mark.parametrize(("rows", "tabular"), [
+    ([["a", "b"], ["1", "2"]], True),
+    ([["only one column"], ["x"]], False),
+    ([["Name", "Size"]], False),
+    ([["F/M\nM\nF\nF", "M\n-\n-\nF"], ["x", "y"]], False),  # rows merged: rules missing
+    ([["Type", "(cid:55)"], ["a", "b"]], False),  # glyphs pdfminer could not map
+])
+def test_pdf_table_filter(rows, tabular):
+    from docqa.ingest.readers.pdf_tables import _looks_tabular
+
+    assert _looks_tabular(rows) is tabular
+
+
+def test_pdfplumber_runs_only_on_pages_with_a_grid(tmp_path):
+    import pypdfium2 as pdfium
+
+    from docqa.ingest.readers.pdf_tables import candidate_pages
+
+    from .fixtures import make_pdf
+
+    plain = make_pdf(tmp_path / "plain.pdf", ["Just prose. " * 40, "", "More prose."])  # "" draws a box
+    ruled = write_pdf(tmp_path / "ruled.pdf")
+    assert candidate_pages(pdfium.PdfDocument(str(plain))) == []
+    assert candidate_pages(pdfium.PdfDocument(str(ruled))) == [0]
