@@ -17,7 +17,7 @@ HEADING = "heading"  # level 1..6; text is the heading's title
 PARAGRAPH = "paragraph"
 CODE = "code"  # a fenced/preformatted block inside prose
 TABLE = "table"  # a whole table rendered as text (e.g. Markdown pipe table, docx table)
-HEADER_ROW = "header_row"  # spreadsheet/CSV header row (repeated in every row-group chunk)
+HEADER_ROW = "header_row"  # header row of a sheet/CSV or of a TABLE (repeated in every row-group chunk)
 ROW = "row"  # spreadsheet/CSV data row
 PAGE = "page"  # a whole PDF page / slide / sheet boundary marker when no finer structure exists
 

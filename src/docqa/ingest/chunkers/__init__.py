@@ -2,12 +2,14 @@
 
 | types | chunker | strategy |
 |---|---|---|
-| markdown, rst, html, docx, odt, epub, eml | SectionChunker | heading sections, prose inside |
-| pdf, pptx | PageChunker | per page / slide, prose inside |
+| markdown, rst, html, docx, odt, epub, eml | SectionChunker | heading sections, prose inside (1) |
+| pdf, pptx | PageChunker | per page / slide, prose inside (1) |
 | csv, xlsx | RowChunker | row groups per sheet, header as context |
 | code | CodeChunker | functions and classes (ast / tree-sitter) |
 | json, yaml | LineChunker | blank-line blocks, then lines |
 | text, rtf, anything else | ProseChunker | paragraphs merged, split at sentences |
+
+(1) A TABLE block longer than a chunk becomes row groups with its header as context (table.py).
 
 Sizes: `chunk.tokens` is the sum of the exact cl100k counts of the units a chunk was built
 from (paragraphs, sentences, lines, statements) plus one per join; a chunk made of one unit

@@ -10,7 +10,8 @@ from collections.abc import Iterable
 
 from docqa.ingest.chunkers.base import Piece, SpanChunker
 from docqa.ingest.chunkers.prose import ProseChunker
-from docqa.ingest.chunkers.units import block_spans, pieces_for_run
+from docqa.ingest.chunkers.table import long_tables, pieces_with_tables
+from docqa.ingest.chunkers.units import block_spans
 from docqa.types import PAGE, Document
 
 
@@ -23,7 +24,8 @@ class PageChunker(SpanChunker):
             yield from ProseChunker(self.max_tokens, self.overlap).pieces(document)
             return
         atomic = block_spans(document)
+        tables = long_tables(document, self.max_tokens)
         for page in pages:
-            yield from pieces_for_run(
-                document, page.start, page.end, self.max_tokens, self.overlap, atomic=atomic
+            yield from pieces_with_tables(
+                document, page.start, page.end, self.max_tokens, self.overlap, tables, atomic=atomic
             )

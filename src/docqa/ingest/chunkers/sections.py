@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterable
 
 from docqa.ingest.chunkers.base import Piece, SpanChunker
-from docqa.ingest.chunkers.units import block_spans, pieces_for_run
+from docqa.ingest.chunkers.table import long_tables, pieces_with_tables
+from docqa.ingest.chunkers.units import block_spans
 from docqa.types import HEADING, Document
 
 _MARKUP_LINE = re.compile(r"^[\s=\-`:'\"~^_*+#<>.]*$")
@@ -70,8 +71,9 @@ class SectionChunker(SpanChunker):
         atomic = block_spans(document)
         # Bare headings merge into the next section: overlap must not reach back over them.
         heads = sorted(b.start for b in document.blocks if b.kind == HEADING)
+        tables = long_tables(document, self.max_tokens)
         for start, end, path in sections(document):
-            yield from pieces_for_run(
-                document, start, end, self.max_tokens, self.overlap, atomic=atomic, section=path,
+            yield from pieces_with_tables(
+                document, start, end, self.max_tokens, self.overlap, tables, atomic=atomic, section=path,
                 barriers=heads,
             )

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from docqa.errors import EmptyDocumentError, IngestError, NoTextLayerError
-from docqa.types import HEADING, PARAGRAPH, Block, Document
+from docqa.types import HEADER_ROW, HEADING, PARAGRAPH, TABLE, Block, Document
 
 # read_file's signature: a path (its name picks the reader) and the bytes -> a Document.
 ReadFile = Callable[[Path, bytes], Document]
@@ -104,6 +104,16 @@ class TextBuilder:
         self._length += len(text)
         self.blocks.append(block)
         return block
+
+    def add_table(self, rows: list[str], header_rows: int = 1, sep: str = "\n\n", **fields: Any) -> Block | None:
+        """Append a table, one row per line, as a TABLE block with its first `header_rows` lines
+        marked HEADER_ROW (the table chunker repeats them in every row group)."""
+        rows = [row for row in (clean_extracted(r) for r in rows) if row]
+        table = self.add("\n".join(rows), TABLE, sep=sep, **fields)
+        if table is not None and header_rows > 0 and len(rows) > 1:
+            header = "\n".join(rows[:header_rows])
+            self.blocks.append(Block(table.start, min(table.start + len(header), table.end), HEADER_ROW, **fields))
+        return table
 
     def mark(self, start: int, kind: str, **fields: Any) -> Block:
         """Record a Block from `start` to the current end (e.g. a whole page or table)."""

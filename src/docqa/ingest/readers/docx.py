@@ -117,7 +117,7 @@ def walk(container: etree._Element, builder: TextBuilder, levels: dict[str, int]
             level = paragraph_level(child, levels)
             builder.add(run_text(child), HEADING if level else PARAGRAPH, level=level)
         elif child.tag == W_TBL:
-            builder.add("\n".join(table_lines(child)), TABLE)
+            builder.add_table(table_lines(child))
         elif child.tag in _WRAPPERS:
             walk(child, builder, levels)
 

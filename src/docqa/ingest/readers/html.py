@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from docqa.ingest.readers import _encoding
 from docqa.ingest.readers.base import Reader, TextBuilder, collapse_spaces
-from docqa.types import CODE, HEADING, PARAGRAPH, TABLE, Document
+from docqa.types import CODE, HEADING, PARAGRAPH, Document
 
 if TYPE_CHECKING:  # selectolax is imported when a page is parsed
     from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -88,18 +88,26 @@ class _Walker:
         if is_layout_table(table):
             self.visit(table, depth + 1)
             return
-        rows = []
+        rows, heads = [], 0
         for row in table.css("tr"):
-            cells = [collapse_spaces(_WHITESPACE.sub(" ", c.text(deep=True, separator=" ")))
-                     for c in row.iter() if c.tag in ("td", "th")]
-            while cells and not cells[-1]:
-                cells.pop()
-            if cells:
-                rows.append(" | ".join(cells))
+            cells = [c for c in row.iter() if c.tag in ("td", "th")]
+            texts = [collapse_spaces(_WHITESPACE.sub(" ", c.text(deep=True, separator=" "))) for c in cells]
+            while texts and not texts[-1]:
+                texts.pop()
+            if texts:
+                if heads == len(rows) and _is_header_row(row, cells):
+                    heads += 1
+                rows.append(" | ".join(texts))
         caption = table.css_first("caption")
         if caption is not None:
             self.builder.add(collapse_spaces(caption.text(deep=True)), PARAGRAPH)
-        self.builder.add("\n".join(rows), TABLE)
+        self.builder.add_table(rows, header_rows=min(max(heads, 1), 3))
+
+
+def _is_header_row(row: LexborNode, cells: list[LexborNode]) -> bool:
+    """A row of <th> cells only, or a row inside <thead>."""
+    parent = row.parent
+    return all(c.tag == "th" for c in cells) or (parent is not None and parent.tag == "thead")
 
 
 def is_layout_table(table: LexborNode) -> bool:

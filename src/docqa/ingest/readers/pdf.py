@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from docqa.errors import CorruptFileError, EncryptedFileError, NoTextLayerError
 from docqa.ingest.readers.base import Reader, TextBuilder, sane_title
+from docqa.ingest.readers.pdf_tables import PdfTable, find_tables, mark_tables
 from docqa.text.language import WIDE
 from docqa.types import PAGE, Document
 
@@ -38,6 +39,7 @@ class Line:
     right: float = 0.0
     bottom: float = 0.0
     top: float = 0.0
+    table: bool = False  # a whole table (rows as " | " lines) that replaced the lines inside its box
 
 
 class PdfReader(Reader):
@@ -55,11 +57,11 @@ class PdfReader(Reader):
         with _PDFIUM_LOCK:
             pdf = open_pdf(path, data)
             try:
-                return self._read(path, pdf)
+                return self._read(path, pdf, find_tables(pdf, data))
             finally:
                 pdf.close()
 
-    def _read(self, path: Path, pdf: pdfium.PdfDocument) -> Document:
+    def _read(self, path: Path, pdf: pdfium.PdfDocument, tables: dict[int, list[PdfTable]]) -> Document:
         import pypdfium2 as pdfium
 
         builder = TextBuilder()
@@ -67,13 +69,15 @@ class PdfReader(Reader):
         text_pages = 0
         for number in range(1, pages + 1):
             try:
-                text = page_text(pdf, number - 1)
+                text = page_text(pdf, number - 1, tables.get(number - 1, ()))
             except pdfium.PdfiumError:
                 bad_pages.append(number)
                 text = ""
             if sum(not c.isspace() for c in text[:200]) >= _MIN_PAGE_CHARS:
                 text_pages += 1
-            if builder.add(text, PAGE, page=number) is None:
+            if (block := builder.add(text, PAGE, page=number)) is not None:
+                mark_tables(text, block, tables.get(number - 1, []), builder.blocks)
+            else:
                 builder.mark(len(builder), PAGE, page=number)  # keep page numbers consecutive
         if not text_pages:
             raise NoTextLayerError(str(path), "no text layer: needs OCR (scanned or image-only PDF)")
@@ -116,8 +120,9 @@ def pdf_metadata(pdf: pdfium.PdfDocument) -> dict[str, str]:
     return out
 
 
-def page_text(pdf: pdfium.PdfDocument, index: int) -> str:
-    """The text of one page: wrapped lines joined, paragraphs separated by blank lines."""
+def page_text(pdf: pdfium.PdfDocument, index: int, tables: list[PdfTable] = ()) -> str:
+    """The text of one page: wrapped lines joined, paragraphs separated by blank lines, each
+    table's lines replaced by its rows."""
     page = pdf[index]
     textpage = page.get_textpage()
     try:
@@ -125,7 +130,22 @@ def page_text(pdf: pdfium.PdfDocument, index: int) -> str:
     finally:
         textpage.close()
         page.close()
-    return join_lines(lines)
+    return join_lines(place_tables(lines, tables) if tables else lines)
+
+
+def place_tables(lines: list[Line], tables: list[PdfTable]) -> list[Line]:
+    """The lines with those inside a table's box replaced by one table line where the first stood."""
+    out: list[Line] = []
+    placed: set[int] = set()
+    for line in lines:
+        inside = next((i for i, t in enumerate(tables) if line.top > line.bottom
+                       and t.holds(line.left, line.bottom, line.right, line.top)), None)
+        if inside is None:
+            out.append(line)
+        elif inside not in placed:
+            placed.add(inside)
+            out.append(Line(tables[inside].text, table=True))
+    return out
 
 
 def page_lines(textpage: pdfium.PdfTextPage, raw: str) -> list[Line]:
@@ -172,7 +192,7 @@ def join_lines(lines: list[Line]) -> str:
             blank = prev is not None
             continue
         if prev is not None:
-            if blank or (step and prev.bottom - line.bottom > 1.6 * step):
+            if blank or line.table or prev.table or (step and prev.bottom - line.bottom > 1.6 * step):
                 parts.append("\n\n")
             else:
                 _join_soft(parts, prev, line, margin)

@@ -12,8 +12,8 @@ from docqa.ingest.readers.base import Reader, TextBuilder, clean_extracted, coll
 from docqa.types import HEADING, PAGE, Document
 
 
-def shape_texts(shapes, skip: int | None = None) -> Iterator[str]:
-    """Text of shapes in z-order: text frames, tables as " | " rows, groups recursively."""
+def shape_texts(shapes, skip: int | None = None) -> Iterator[str | list[str]]:
+    """Text of shapes in z-order: text frames (str), tables (a list of " | " rows), groups recursively."""
     from pptx.enum.shapes import MSO_SHAPE_TYPE  # python-pptx is imported when a .pptx is read
 
     for shape in shapes:
@@ -30,7 +30,7 @@ def shape_texts(shapes, skip: int | None = None) -> Iterator[str]:
                     cells.pop()
                 if cells:
                     rows.append(" | ".join(cells))
-            yield "\n".join(rows)
+            yield rows
         elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
             yield shape.text_frame.text.replace("\x0b", "\n")
 
@@ -83,13 +83,16 @@ class PptxReader(Reader):
 def add_slide(builder: TextBuilder, number: int, slide) -> None:
     """Append one slide as a PAGE block (an empty span when the slide has no text)."""
     title, title_id = slide_title(slide)
-    parts = [clean_extracted(t) for t in shape_texts(slide.shapes, skip=title_id)]
+    parts = [p if isinstance(p, list) else clean_extracted(p) for p in shape_texts(slide.shapes, skip=title_id)]
     if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
         parts.append(clean_extracted(slide.notes_slide.notes_text_frame.text))
-    body = "\n\n".join(p for p in parts if p)
     start = len(builder) + (2 if len(builder) else 0)
     heading = builder.add(title, HEADING, level=1, page=number) if title else None
-    builder.add(body, page=number)
+    for part in (p for p in parts if p):
+        if isinstance(part, list):  # a table: its first row is repeated in every row group
+            builder.add_table(part, page=number)
+        else:
+            builder.add(part, page=number)
     if len(builder) > start or heading:
         builder.mark(start, PAGE, page=number)
     else:
