@@ -8,6 +8,8 @@ import os
 import queue
 import sys
 import threading
+import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -118,6 +120,73 @@ def _render_report(report) -> None:
         out.print(f"  [yellow]skipped[/] {escape(path)}: {escape(reason)}")
     for path, kind, reason in report.failed:
         out.print(f"  [red]failed[/]  {escape(path)}: {escape(reason)}")
+
+
+@app.command()
+def watch(
+    paths: Annotated[list[Path], typer.Argument(help="Folders to keep in step with the index (watched recursively).")],
+    collection: CollectionOption = None,
+    include: Annotated[Optional[list[str]], typer.Option("--include", "-i", help="Only files matching this glob (repeatable), e.g. '*.md'.")] = None,
+    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip files matching this glob (repeatable), e.g. 'drafts/**'.")] = None,
+    debounce: Annotated[int, typer.Option("--debounce", min=20, max=10_000, help="Milliseconds without a change that end a batch.")] = 200,
+) -> None:
+    """Keep the index in step with folders until Ctrl-C: created, changed, deleted, renamed and moved files.
+
+    Starts with one 'docqa add' of the folders (what changed while nothing watched), then syncs each
+    burst of changes as one batch and prints one line for it. The same rules as 'add' (globs,
+    .gitignore, hidden files); a file that cannot be read right now is kept, never taken for deleted.
+    """
+    from docqa.ingest.watch import Watcher
+
+    with _open() as kb:
+        watcher = Watcher(lambda targets: kb.add(targets, collection, include=include, exclude=exclude), paths,
+                          kb.scanner(include, exclude), quiet_ms=debounce)
+        stop = threading.Event()
+        out.print(f"watching {', '.join(escape(_rel(str(r))) for r in watcher.roots)} "
+                  f"(collection {escape(collection or kb.settings.collection)}); Ctrl-C to stop")
+        with _stopped_by_signals(stop):
+            watcher.run(stop, _render_batch)
+    out.print("stopped")
+
+
+@contextmanager
+def _stopped_by_signals(stop: threading.Event):
+    """Ctrl-C or SIGTERM sets `stop` (the batch under way finishes first); a second one interrupts."""
+    import signal
+
+    pid = os.getpid()
+
+    def handle(signum, frame) -> None:
+        if os.getpid() != pid:  # a forked parser process: what the signal would do by default
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+        elif stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _render_batch(batch) -> None:
+    c = batch.counts()
+    head = f"{time.strftime('%H:%M:%S')} " + ("resync" if batch.number == 0 else f"batch {batch.number}")
+    if batch.error:
+        out.print(f"{head}: [red]error[/] {escape(batch.error)} (still watching)")
+        return
+    line = f"{head}: added {c['added']}, updated {c['updated']}, removed {c['removed']}, moved {c['moved']}, failed {c['failed']}"
+    line += "".join(f", {k} {c[k]}" for k in ("skipped", "unreadable") if c[k])
+    line += f" · {c['unchanged']} unchanged · {batch.latency:.2f}s" if batch.number == 0 else \
+        f" · searchable {batch.latency:.2f}s after the last change"
+    out.print(line)
+    for path, _, reason in batch.report.failed if batch.report else []:
+        out.print(f"  [red]failed[/]  {escape(path)}: {escape(reason)}")
+    for path, reason in batch.unreadable:
+        out.print(f"  [yellow]kept[/]    {escape(path)}: {escape(reason)}")
 
 
 @app.command()

@@ -123,12 +123,7 @@ class KnowledgeBase:
         collection = scope(principal, collection) or s.collection
         require(principal, "write", collection)
         found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, s.api.ingest_roots)
-        scanner = Scanner(
-            include=include if include is not None else s.ingest.include,
-            exclude=[*s.ingest.exclude, *(exclude or [])],
-            gitignore=s.ingest.gitignore,
-            hidden=s.ingest.hidden,
-        )
+        scanner = self.scanner(include, exclude)
         opts = IngestOptions(
             max_tokens=s.chunk.max_tokens, overlap=s.chunk.overlap,
             max_bytes=int(s.ingest.max_file_mb * 1024 * 1024), workers=s.ingest.workers,
@@ -136,6 +131,12 @@ class KnowledgeBase:
         self._check_embedder(writing=True)
         ingestor = Ingestor(self.store, scanner, opts, progress, self.embedder)
         return ingestor.run(found, collection)
+
+    def scanner(self, include: list[str] | None = None, exclude: list[str] | None = None) -> Scanner:
+        """The rules `add` walks folders with: settings.ingest, `include` instead of its globs, `exclude` added to its."""
+        s = self.settings.ingest
+        return Scanner(include=include if include is not None else s.include, exclude=[*s.exclude, *(exclude or [])],
+                       gitignore=s.gitignore, hidden=s.hidden)
 
     def reindex(self, progress: Callable[[int, int], None] | None = None, *, principal: Principal = LOCAL) -> ReindexReport:
         """Embed every chunk with the configured model: only texts without its vector are embedded,
