@@ -185,7 +185,7 @@ class _Rules:
         rel = "/".join(parts)
         if self.exclude.match_file(rel):
             return False
-        if self.include is not None and path.exists() and not self.include.match_file(rel):
+        if self.include is not None and os.path.exists(path) and not self.include.match_file(rel):
             return False  # a path that is gone may have been a folder: include globs name files
         return not (self.rules.gitignore and self._git_ignored(root, parts))
 
