@@ -136,11 +136,8 @@ def watch(
     burst of changes as one batch and prints one line for it. The same rules as 'add' (globs,
     .gitignore, hidden files); a file that cannot be read right now is kept, never taken for deleted.
     """
-    from docqa.ingest.watch import Watcher
-
     with _open() as kb:
-        watcher = Watcher(lambda targets: kb.add(targets, collection, include=include, exclude=exclude), paths,
-                          kb.scanner(include, exclude), quiet_ms=debounce)
+        watcher = kb.watcher(paths, collection, include, exclude, quiet_ms=debounce)
         stop = threading.Event()
         out.print(f"watching {', '.join(escape(_rel(str(r))) for r in watcher.roots)} "
                   f"(collection {escape(collection or kb.settings.collection)}); Ctrl-C to stop")
@@ -784,6 +781,8 @@ def serve(
     host: Annotated[Optional[str], typer.Option("--host", help="Address to listen on (default: api.host, 127.0.0.1).")] = None,
     port: Annotated[Optional[int], typer.Option("--port", "-p", help="Port (default: api.port, 8000).")] = None,
     insecure: Annotated[bool, typer.Option("--insecure", help="Allow an address other than loopback without API keys (only behind something that authenticates every request).")] = False,
+    watch: Annotated[Optional[list[Path]], typer.Option("--watch", help="Keep this folder in step while serving, as 'docqa watch' does (repeatable); a job of kind watch shows it.")] = None,
+    watch_collection: Annotated[Optional[str], typer.Option("--watch-collection", help="The collection --watch adds to (default: 'default').")] = None,
 ) -> None:
     """Run the HTTP API (REST + Server-Sent Events; OpenAPI docs at /docs) until stopped.
 
@@ -792,7 +791,7 @@ def serve(
     from docqa import api  # lazily: only this command needs the [api] extra
 
     settings = load_settings(kb=_state.get("kb"))
-    api.serve(settings, host, port, insecure)
+    api.serve(settings, host, port, insecure, [str(p) for p in watch or []], watch_collection)
 
 
 def location(hit: Hit) -> str:

@@ -54,6 +54,7 @@ class Batch:
     latency: float = 0.0  # seconds from the last change (about one quiet period before the batch) to searchable
     roots: int = 0  # folders synced whole (a deletion, a folder, a rename...)
     files: int = 0  # files synced alone
+    exception: Exception | None = None  # what `error` says, for a front end that words it for its clients
 
     def counts(self) -> dict[str, int]:
         r = self.report or IngestReport()
@@ -158,6 +159,7 @@ class Watcher:
             try:
                 batch.report = self.sync(targets)
             except Exception as exc:  # a batch that fails is reported; the next change tries again
+                batch.exception = exc
                 batch.error = str(exc) if isinstance(exc, DocqaError) else f"{type(exc).__name__}: {exc}"
         quiet = self.quiet_ms / 1000 if number else 0.0
         batch.latency = time.perf_counter() - seen + quiet
