@@ -41,8 +41,8 @@ def test_watched_folder_is_a_job_and_changes_become_searchable(tmp_path):
         assert job["result"]["last"]["added"] == 1 and job["detail"]["paths"] == [str(folder)]
         (folder / "otters.md").write_text("# Otters\n\notters hold hands while sleeping\n", encoding="utf-8")
         wait_for(lambda: _paths(c, "otters") == {"otters.md"}, timeout=20)
-        job = c.get(url).json()
-        assert job["progress"]["done"] >= 2 and job["result"]["totals"]["added"] == 2
+        job = wait_for(lambda: (j := c.get(url).json())["result"]["totals"]["added"] == 2 and j)  # counted after its commit
+        assert job["progress"]["done"] >= 2 and job["result"]["last"]["latency_s"] > 0
         assert {d["collection"] for d in c.get("/api/v1/documents").json()["documents"]} == {"notes"}
         (folder / "otters.md").unlink()
         wait_for(lambda: not _paths(c, "otters"), timeout=20)
