@@ -169,6 +169,9 @@ def _stopped_by_signals(stop: threading.Event):
             signal.signal(sig, handler)
 
 
+_LISTED = 10  # failed files listed under a batch's line
+
+
 def _render_batch(batch) -> None:
     c = batch.counts()
     head = f"{time.strftime('%H:%M:%S')} " + ("resync" if batch.number == 0 else f"batch {batch.number}")
@@ -180,8 +183,11 @@ def _render_batch(batch) -> None:
     line += f" · {c['unchanged']} unchanged · {batch.latency:.2f}s" if batch.number == 0 else \
         f" · searchable {batch.latency:.2f}s after the last change"
     out.print(line)
-    for path, _, reason in batch.report.failed if batch.report else []:
+    failed = batch.report.failed if batch.report else []
+    for path, _, reason in failed[:_LISTED]:
         out.print(f"  [red]failed[/]  {escape(path)}: {escape(reason)}")
+    if len(failed) > _LISTED:
+        out.print(f"  … and {len(failed) - _LISTED} more failed: 'docqa list' shows each with its reason")
     for path, reason in batch.unreadable:
         out.print(f"  [yellow]kept[/]    {escape(path)}: {escape(reason)}")
 

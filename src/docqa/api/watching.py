@@ -33,7 +33,8 @@ class Watching:
     def __init__(self, spec: WatchSpec, writer: Writer, kb: KnowledgeBase, redact=str):
         """`kb`: whose settings give the rules (globs, .gitignore, hidden); InputError for a path that is no folder."""
         self.spec, self.writer, self.redact = spec, writer, redact
-        self.watcher = kb.watcher(list(spec.paths), spec.collection, sync=self._sync)
+        self.collection = spec.collection or kb.settings.collection  # named, so a key scoped to it sees the job
+        self.watcher = kb.watcher(list(spec.paths), self.collection, sync=self._sync)
         self.stopping = threading.Event()
         self.job: Job | None = None
         self._totals: Counter = Counter()
@@ -41,10 +42,10 @@ class Watching:
 
     def start(self) -> Job:
         roots = [str(r) for r in self.watcher.roots]
-        self.job = self.writer.track("watch", self.spec.collection, {"paths": roots})
+        self.job = self.writer.track("watch", self.collection, {"paths": roots})
         self._thread.start()
-        log.info("watching %s (collection %s): job %s at /api/v1/jobs/%s", ", ".join(roots),
-                 self.spec.collection or "default", self.job.id, self.job.id)
+        log.info("watching %s (collection %s): job %s at /api/v1/jobs/%s", ", ".join(roots), self.collection,
+                 self.job.id, self.job.id)
         return self.job
 
     def stop(self, timeout: float = 30.0) -> None:
@@ -53,7 +54,7 @@ class Watching:
         self._thread.join(timeout)
 
     def _sync(self, targets: list[Path]):
-        collection = self.spec.collection
+        collection = self.collection
         while True:
             try:
                 return self.writer.call(lambda kb: kb.add(targets, collection)).result()
