@@ -110,6 +110,19 @@ def test_create_modify_rename_delete_are_picked_up(tmp_path, settings, reader):
     assert all(0 < b.latency < DEADLINE for b in watch.batches[1:])
 
 
+def test_an_atomic_save_updates_the_document(tmp_path, settings, reader):
+    """Editors save by writing a temporary file and renaming it over the original."""
+    docs = tmp_path / "docs"
+    write(docs / "plan.md", "# Plan\n\nfirst we build a raft\n")
+    with Running(settings, [docs]) as watch:
+        write(docs / "plan.md.tmp~", "# Plan\n\nthen we sail the catamaran\n")
+        os.replace(docs / "plan.md.tmp~", docs / "plan.md")
+        # the temporary file may be seen (and indexed) for one batch if a batch closes between the two steps
+        wait_for(lambda: found(reader, "catamaran") == {"plan.md"} and indexed(reader) == {"plan.md"})
+        wait_for(lambda: watch.total("updated") == 1)
+        assert not found(reader, "raft")
+
+
 def test_a_burst_of_saves_is_one_batch(tmp_path, settings, reader):
     docs = tmp_path / "docs"
     docs.mkdir()
