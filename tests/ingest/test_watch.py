@@ -50,7 +50,8 @@ class Running:
         with KnowledgeBase(self.settings, embedder=None) as kb:
             def sync(targets: list[Path]):
                 if self.fail_on and any(t.name == self.fail_on for t in targets):
-                    raise RuntimeError("the disk hiccuped")  # the caller's sync failing, as a full disk would
+                    self.fail_on = None  # once: the caller's sync failing, as a full disk would
+                    raise RuntimeError("the disk hiccuped")
                 return kb.add(targets, include=self.include, exclude=self.exclude)
 
             Watcher(sync, self.roots, kb.scanner(self.include, self.exclude), quiet_ms=100).run(self.stop, self.batches.append)
@@ -203,6 +204,7 @@ def test_a_broken_file_is_reported_and_the_watch_goes_on(tmp_path, settings, rea
         wait_for(lambda: any(b.error for b in watch.batches))
         write(docs / "after.md", "# After\n\nnumbats\n")
         wait_for(lambda: found(reader, "numbats") == {"after.md"})
+        wait_for(lambda: found(reader, "quokkas") == {"boom.md"})  # the failed batch's file went with the next one
     assert [b for b in watch.batches if b.error][0].error == "RuntimeError: the disk hiccuped"
 
 

@@ -94,14 +94,15 @@ class Watcher:
         missing = [str(r) for r in self.roots if not r.is_dir()]
         if missing:
             raise InputError(f"not a folder: {', '.join(missing)} (docqa watch keeps folders in step; "
-                                     "add single files with 'docqa add')")
+                             "add single files with 'docqa add')")
 
     def run(self, stop: threading.Event, on_batch: Callable[[Batch], None]) -> int:
         """Resync, then one batch per burst of changes until `stop` is set; returns the batches run
-        (the resync included).  An error in a batch is reported in it and the watch goes on."""
+        (the resync included).  An error in a batch is reported in it and the watch goes on; what that
+        batch had to sync joins the next one."""
         import watchfiles
 
-        batches = 0
+        batches, retry = 0, Plan()
         for changes in watchfiles.watch(*self.roots, watch_filter=None, debounce=self.max_wait_ms, step=self.quiet_ms,
                                         stop_event=stop, rust_timeout=_IDLE_MS, yield_on_timeout=True,
                                         raise_interrupt=False, ignore_permission_denied=True):
@@ -112,11 +113,24 @@ class Watcher:
                 plan = self.plan(path for _, path in changes)
                 if not plan.files and not plan.roots and not plan.unreadable:
                     continue
-            on_batch(self._apply(plan, batches, seen))
+                self._carry(plan, retry)
+            batch = self._apply(plan, batches, seen)
+            retry = plan if batch.error else Plan()
+            on_batch(batch)
             batches += 1
             if stop.is_set():
                 break
         return batches
+
+    def _carry(self, plan: Plan, failed: Plan) -> None:
+        """What a failed batch had to sync, judged again now (a file may have gone since)."""
+        plan.roots |= failed.roots
+        for path in failed.files:
+            self._place(plan, self._root_of(path), path)
+
+    def _root_of(self, path: Path) -> Path | None:
+        """The watched folder holding `path` (the innermost, when folders are nested)."""
+        return next((r for r in self.roots if path == r or r in path.parents), None)
 
     def plan(self, paths: Iterable[str]) -> Plan:
         """The sync that covers these changed paths (see the module's docstring)."""
@@ -124,7 +138,7 @@ class Watcher:
         judge = _Rules(self.rules)
         for raw in set(paths):
             path = Path(raw)
-            root = next((r for r in self.roots if path == r or r in path.parents), None)
+            root = self._root_of(path)
             if root is None:
                 continue
             if path.name == ".gitignore" and self.rules.gitignore:
@@ -158,7 +172,7 @@ class Watcher:
         if targets:
             try:
                 batch.report = self.sync(targets)
-            except Exception as exc:  # a batch that fails is reported; the next change tries again
+            except Exception as exc:  # a batch that fails is reported; the next batch tries its paths again
                 batch.exception = exc
                 batch.error = str(exc) if isinstance(exc, DocqaError) else f"{type(exc).__name__}: {exc}"
         quiet = self.quiet_ms / 1000 if number else 0.0
