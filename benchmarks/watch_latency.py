@@ -9,13 +9,16 @@ saves a file with a new unique word, then polls `kb.search(word)` (BM25: the chu
 row and its vector are written in one transaction, so the word is findable exactly when the save
 is indexed) every 5 ms until it is found.  Each save waits for the one before it.
 
-Cases: a small text file (a new file each save: created) and a 1 MB Markdown file (the same file
-edited each save: one paragraph changes, so with embeddings only the changed chunks are embedded).
+Cases: a small text file (a new file each save: created); a 1 MB Markdown file (the same file
+edited each save: one paragraph changes, so with embeddings only the changed chunks are embedded);
+a rename in a folder of 300 files (each "save" renames one: the whole folder is synced, so the
+pipeline sees both ends and moves the document; polled with `kb.document(new path)`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import statistics
@@ -24,6 +27,7 @@ import threading
 import time
 from pathlib import Path
 
+from docqa.errors import NotFoundError
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
@@ -55,6 +59,8 @@ def run_case(name: str, embed: str, saves: int, quiet_ms: int) -> dict:
     big = big_markdown() if name == "large" else []
     if big:
         (docs / "big.md").write_text("# Big\n\n" + "\n".join(big), encoding="utf-8")
+    for i in range(300 if name == "rename" else 0):
+        (docs / f"doc{i}.md").write_text(f"# Document {i}\n\n" + " ".join(RNG.choices(WORDS, k=200)) + "\n", encoding="utf-8")
     batches, stop, ready = [], threading.Event(), threading.Event()
 
     def watch() -> None:
@@ -71,19 +77,32 @@ def run_case(name: str, embed: str, saves: int, quiet_ms: int) -> dict:
         for i in range(saves):
             word = f"zq{i}x{RNG.randint(10**6, 10**7)}"
             saved = _save(docs, name, big, word, i)
-            while not reader.search(word, top_k=1, mode="bm25"):
+            while not _found(reader, name, docs, word, i):
                 time.sleep(0.005)
             latencies.append(time.perf_counter() - saved)
     stop.set()
     thread.join(60)
     changes = [b for b in batches[1:] if b.report is not None]
+    if name == "rename":  # each a move, none re-parsed
+        assert sum(len(b.report.moved) for b in changes) == saves and not any(b.report.added for b in changes)
     return {"case": name, "embed": embed, "saves": saves, "resync_s": resync, "batches": len(changes),
             "median": statistics.median(latencies), "p95": _p95(latencies), "max": max(latencies),
             "ingest_median": statistics.median(b.latency - quiet_ms / 1000 for b in changes)}
 
 
+def _found(reader: KnowledgeBase, name: str, docs: Path, word: str, i: int) -> bool:
+    if name != "rename":
+        return bool(reader.search(word, top_k=1, mode="bm25"))
+    try:
+        return reader.document(docs / f"renamed{i}.md").status == "ok"
+    except NotFoundError:
+        return False
+
+
 def _save(docs: Path, name: str, big: list[str], word: str, i: int) -> float:
-    if name == "small":
+    if name == "rename":
+        os.rename(docs / f"doc{i}.md", docs / f"renamed{i}.md")
+    elif name == "small":
         (docs / f"note{i}.txt").write_text(f"Note {i}\n\nToday the {word} arrived at the harbor.\n", encoding="utf-8")
     else:
         big[len(big) // 2] = f"The edited paragraph now mentions {word} once.\n"
@@ -98,7 +117,7 @@ def _p95(values: list[float]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("cases", nargs="*", default=["small", "large"])
+    parser.add_argument("cases", nargs="*", default=["small", "large", "rename"])
     parser.add_argument("--saves", type=int, default=20)
     parser.add_argument("--embed", choices=["none", "local", "both"], default="both")
     parser.add_argument("--debounce", type=int, default=200, help="the quiet period in ms (docqa watch --debounce)")
@@ -109,7 +128,7 @@ def main() -> None:
     for embed in embeds:
         for case in args.cases:
             r = run_case(case, embed, args.saves, args.debounce)
-            label = "small .txt (created)" if case == "small" else "1 MB .md (edited)"
+            label = {"small": "small .txt (created)", "large": "1 MB .md (edited)", "rename": "rename in 300 files"}[case]
             print(f"| {label} | {embed} | {args.debounce} ms | {r['saves']} | {r['median']:.2f} s | {r['p95']:.2f} s | {r['max']:.2f} s | "
                   f"{r['ingest_median']:.2f} s | {r['resync_s']:.1f} s |", flush=True)
     shutil.rmtree(WORK, ignore_errors=True)
