@@ -29,7 +29,7 @@ from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.ingest.readers import sniff_type
 from docqa.ingest.pipeline import IngestOptions, Ingestor, IngestReport, Progress, document_id
 from docqa.ingest.scan import Scanner
-from docqa.ingest.watch import QUIET_MS, Batch, Watcher
+from docqa.ingest.watch import QUIET_MS, Batch, Watcher  # noqa: F401  (Batch: what a watcher reports, for the front ends)
 from docqa.llm import ChatModel, Choice, choose_chat_model
 from docqa.retrieve import Retriever, SearchResults
 from docqa.session import EXPORT_FORMATS, export, needs_attention, previous_turn, qa_log
