@@ -179,7 +179,7 @@ class Archive:
         name = Path(self.path).name
         files = [m for m in self.seen if not m.skipped]
         builder = TextBuilder()
-        builder.add(f"{name}: an archive of {len(files):,} files")
+        builder.add(f"{name}: an archive of {len(files):,} file{'' if len(files) == 1 else 's'}")
         prefix = self.path + SEPARATOR
         lines = [f"{m.path.removeprefix(prefix)} ({m.size:,} bytes)" for m in files]
         if lines:

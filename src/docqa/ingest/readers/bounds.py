@@ -92,6 +92,8 @@ class Budget:
 
 
 def _too_large(path: str, size: int, compressed: int) -> FileTooLargeError:
+    if size >= max_bytes():
+        return FileTooLargeError(path, f"holds more than {max_bytes() / 1e6:,.1f} MB once decompressed: over the limit "
+                                       "(ingest.max_file_mb)")
     return FileTooLargeError(path, f"expands past {size / 1e6:,.1f} MB from {compressed / 1e3:,.1f} KB compressed: "
-                                   f"refused as a possible decompression bomb (limits: ingest.max_file_mb, "
-                                   f"{MAX_RATIO}:1 expansion)")
+                                   f"refused as a possible decompression bomb (over {MAX_RATIO}:1)")
