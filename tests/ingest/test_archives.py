@@ -297,3 +297,23 @@ def test_cli_adds_a_folder_with_a_zip(tmp_path):
     listed = json.loads(docqa("list", "--json").stdout)
     assert {Path(d["path"]).name for d in listed} >= {"manuals.zip", "readme.txt.gz"}
     assert any(d["path"].endswith("manuals.zip!/install/guide.md") for d in listed)
+
+
+def test_citations_show_the_member_path(tmp_path, local_embedder):
+    from docqa.llm import OpenAICompatModel
+
+    from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
+
+    archive = make_zip(tmp_path / "docs" / "manuals.zip", {"install/guide.md": GUIDE, "faq.md": FAQ})
+    replies = [{"text": "Run the flamingo installer twice, then reboot [1].", "usage": (300, 20)}, {"text": "VERIFIED"}]
+    with ScriptedServer(replies) as server:
+        settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "openai", "base_url": server.base_url,
+                                                             "timeout": 3, "max_retries": 0})
+        model = OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0)
+        with KnowledgeBase(settings, embedder=local_embedder, chat_model=model) as kb:
+            kb.add([tmp_path / "docs"])
+            answer = kb.ask("How do I run the flamingo installer?")
+            [citation] = answer.citations
+            assert citation.path == f"{archive}!/install/guide.md" and "guide.md" in citation.label
+            text = kb.document_text(citation.document_id)
+            assert text[citation.char_start:citation.char_end] == citation.quote
