@@ -161,6 +161,7 @@ def test_archive_changes_are_followed(kb, tmp_path):
 
     again = kb.add([docs])  # unchanged archive: skipped by size and mtime, nothing read
     assert again.unchanged == [str(archive)] and not again.added and not again.updated and again.chunks == 0
+    assert not again.removed and len(kb.documents()) == 4
 
     rewrite(archive, make_zip, {"guide.md": GUIDE.replace("flamingo", "heron"), "faq.md": FAQ,
                                 "new.md": "# New\n\nThe quokka smiles.\n"})
@@ -172,6 +173,8 @@ def test_archive_changes_are_followed(kb, tmp_path):
     assert hit_paths(kb, "quokka")[0] == f"{archive}!/new.md" and hit_paths(kb, "dodo") == []
     assert kb.store.check()["fts_orphans"] == 0
 
+    rewrite(archive, make_zip, {"guide.md": GUIDE, "faq.md": FAQ, "new.md": "# New\n\nThe quokka smiles.\n"})
+    kb.add([docs])
     archive.unlink()
     gone = kb.add([docs])
     assert set(gone.removed) == {str(archive), f"{archive}!/guide.md", f"{archive}!/faq.md", f"{archive}!/new.md"}
@@ -317,3 +320,12 @@ def test_citations_show_the_member_path(tmp_path, local_embedder):
             assert citation.path == f"{archive}!/install/guide.md" and "guide.md" in citation.label
             text = kb.document_text(citation.document_id)
             assert text[citation.char_start:citation.char_end] == citation.quote
+
+
+def test_an_emptied_archive_removes_its_members(kb, tmp_path):
+    archive = make_zip(tmp_path / "docs" / "m.zip", {"guide.md": GUIDE, "faq.md": FAQ})
+    kb.add([tmp_path / "docs"])
+    rewrite(archive, make_zip, {})
+    report = kb.add([tmp_path / "docs"])
+    assert set(report.removed) == {f"{archive}!/guide.md", f"{archive}!/faq.md"} and not report.failed
+    assert [r.path for r in kb.documents()] == [str(archive)] and hit_paths(kb, "flamingo") == []

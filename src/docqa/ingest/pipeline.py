@@ -30,7 +30,7 @@ from docqa.ingest.archives import parse_archive, skipped_lines, sort_members
 from docqa.ingest.readers import bounds
 from docqa.ingest.readers.archive import archive_of, is_archive_name
 from docqa.ingest.scan import Scanner
-from docqa.types import Chunk, DocumentRecord
+from docqa.types import Chunk, Document, DocumentRecord
 
 Progress = Callable[[int, int, str], None]  # (done, total, path)
 _INLINE_MAX = 3  # parse this few files in-process: a pool costs more than it saves
@@ -128,7 +128,7 @@ def parse_file(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: 
     return result
 
 
-def _parse_bytes(result: Parsed, data: bytes, opts: IngestOptions, doc=None) -> None:
+def _parse_bytes(result: Parsed, data: bytes, opts: IngestOptions, doc: Document | None = None) -> None:
     """Read (unless `doc` is given), chunk and enrich one document into `result`."""
     from docqa.ingest.chunkers import chunk_document
     from docqa.ingest.enrich import enrich
@@ -386,7 +386,6 @@ def _warm_up() -> None:
     import docqa.ingest.readers  # noqa: F401
     from docqa.ingest.enrich import enrich
     from docqa.text import count_tokens, segment_for_index
-    from docqa.types import Document
 
     count_tokens("warm up")
     segment_for_index("预热")

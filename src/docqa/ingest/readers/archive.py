@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docqa.errors import CorruptFileError, EmptyDocumentError, EncryptedFileError, FileTooLargeError, IngestError
+from docqa.errors import CorruptFileError, EncryptedFileError, FileTooLargeError, IngestError
 from docqa.ingest.readers import bounds
 from docqa.ingest.readers.base import Reader, TextBuilder
 from docqa.ingest.readers.compressed import compression_of, decompress
@@ -60,7 +60,7 @@ def safe_name(raw: str) -> str:
     parts = [p for p in _CONTROL.sub("?", raw).replace("\\", "/").split("/") if p not in ("", ".", "..")]
     if parts and _DRIVE.fullmatch(parts[0]):
         parts = parts[1:]
-    return "/".join(parts)
+    return "/".join(parts) or "(unnamed)"
 
 
 def _escapes_only(text: str) -> bool:
@@ -150,7 +150,7 @@ class Archive:
             plain = decompress(Path(self.path), plain, cap=self.budget.bytes_left)
         try:
             archive = tarfile.open(fileobj=io.BytesIO(plain), mode="r:")
-            infos = self._tar_files(archive)
+            infos = self._tar_files(archive, self.path)
         except tarfile.TarError as exc:
             raise CorruptFileError(self.path, f"not a readable tar archive: {exc}") from exc
         bounds.check_declared(self.path, [(i.size, i.size) for i in infos if i.isreg()])
@@ -164,14 +164,14 @@ class Archive:
             yield Member(path, info.size, stream.read(info.size) if stream else b"")
 
     @staticmethod
-    def _tar_files(archive: tarfile.TarFile) -> list[tarfile.TarInfo]:
+    def _tar_files(archive: tarfile.TarFile, path: str) -> list[tarfile.TarInfo]:
         """Regular files and links (reported, never followed); headers only, counted as they come."""
         infos = []
         for info in archive:
             if info.isreg() or info.issym() or info.islnk():
                 infos.append(info)
                 if len(infos) > bounds.MAX_MEMBERS:
-                    raise FileTooLargeError(archive.name or "archive", f"over {bounds.MAX_MEMBERS:,} files in the archive")
+                    raise FileTooLargeError(path, f"over {bounds.MAX_MEMBERS:,} files in the archive")
         return infos
 
     def document(self) -> Document:
@@ -182,10 +182,8 @@ class Archive:
         builder.add(f"{name}: an archive of {len(files):,} file{'' if len(files) == 1 else 's'}")
         prefix = self.path + SEPARATOR
         lines = [f"{m.path.removeprefix(prefix)} ({m.size:,} bytes)" for m in files]
-        if lines:
+        if lines:  # an emptied archive still has its document: its old members are removed with it
             builder.add("\n".join(lines))
-        else:
-            raise EmptyDocumentError(self.path, "the archive holds no files")
         return builder.document(Path(self.path), "archive", title=name,
                                 metadata={"archive_members": len(files)})
 
