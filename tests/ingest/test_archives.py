@@ -9,6 +9,7 @@ import io
 import json
 import lzma
 import os
+import sqlite3
 import subprocess
 import sys
 import tarfile
@@ -329,3 +330,20 @@ def test_an_emptied_archive_removes_its_members(kb, tmp_path):
     report = kb.add([tmp_path / "docs"])
     assert set(report.removed) == {f"{archive}!/guide.md", f"{archive}!/faq.md"} and not report.failed
     assert [r.path for r in kb.documents()] == [str(archive)] and hit_paths(kb, "flamingo") == []
+
+
+def test_an_update_cut_short_is_finished_by_the_next_add(kb, tmp_path):
+    """Members are written before the archive's own document: after a crash between the two, the
+    archive's row still holds the old hash, so the next add reads the archive again."""
+    docs = tmp_path / "docs"
+    archive = make_zip(docs / "m.zip", {"guide.md": GUIDE, "faq.md": FAQ})
+    kb.add([docs])
+    rewrite(archive, make_zip, {"guide.md": GUIDE.replace("flamingo", "heron"), "faq.md": FAQ})
+    kb.add([docs])
+    conn = sqlite3.connect(kb.store.path)  # the state a crash before the archive's row leaves
+    with conn:
+        conn.execute("UPDATE documents SET content_hash = 'old', size = 1 WHERE path = ?", (str(archive),))
+    conn.close()
+    report = kb.add([docs])
+    assert report.updated == [str(archive)] and set(report.unchanged) == {f"{archive}!/guide.md", f"{archive}!/faq.md"}
+    assert hit_paths(kb, "heron") == [f"{archive}!/guide.md"]
