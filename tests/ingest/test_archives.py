@@ -347,3 +347,14 @@ def test_an_update_cut_short_is_finished_by_the_next_add(kb, tmp_path):
     report = kb.add([docs])
     assert report.updated == [str(archive)] and set(report.unchanged) == {f"{archive}!/guide.md", f"{archive}!/faq.md"}
     assert hit_paths(kb, "heron") == [f"{archive}!/guide.md"]
+
+
+def test_a_tar_zst_archive(kb, tmp_path):
+    pytest.importorskip("zstandard")  # a pinned dependency; missing only in an environment not reinstalled
+    plain = make_tar(tmp_path / "plain.tar", {"install/guide.md": GUIDE})
+    archive = tmp_path / "docs" / "manuals.tar.zst"
+    archive.parent.mkdir()
+    archive.write_bytes(_zstd(plain.read_bytes()))
+    report = kb.add([tmp_path / "docs"])
+    assert set(report.added) == {str(archive), f"{archive}!/install/guide.md"}
+    assert hit_paths(kb, "flamingo")[0] == f"{archive}!/install/guide.md"
