@@ -27,6 +27,7 @@ from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_h
 from docqa.errors import AuthError, DocqaError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.ingest.readers import sniff_type
+from docqa.ingest.readers.archive import is_archive_name
 from docqa.ingest.pipeline import IngestOptions, Ingestor, IngestReport, Progress, document_id
 from docqa.ingest.scan import Scanner
 from docqa.ingest.watch import QUIET_MS, Batch, Watcher  # noqa: F401  (Batch: what a watcher reports, for the front ends)
@@ -182,8 +183,9 @@ class KnowledgeBase:
         doomed: dict[str, DocumentRecord] = {}
         for raw in paths:
             path = os.path.abspath(raw)
-            for record in self.store.documents.list_documents(collection, path_prefix=path):
-                doomed[record.document_id] = record
+            for prefix in (path, path + "!") if is_archive_name(path) else (path,):  # an archive's members: a.zip!/…
+                for record in self.store.documents.list_documents(collection, path_prefix=prefix):
+                    doomed[record.document_id] = record
         self.store.documents.delete_documents(doomed)
         return list(doomed.values())
 
