@@ -22,6 +22,8 @@ from docqa.clock import now
 from docqa.embed import Embedder, embed_text, text_hash
 from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError
 from docqa.store import ChunkVectors, FileState, Stores
+from docqa.ingest.ocr import OcrOptions
+from docqa.ingest.ocr import configure as configure_ocr
 from docqa.ingest.scan import Scanner
 from docqa.types import Chunk, DocumentRecord
 
@@ -89,6 +91,7 @@ class IngestOptions:
     overlap: int = 50
     max_bytes: int = 200 * 1024 * 1024
     workers: int = 0
+    ocr: OcrOptions = field(default_factory=OcrOptions)
 
 
 def document_id(collection: str, path: str) -> str:
@@ -102,6 +105,7 @@ def parse_file(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: 
     from docqa.ingest.enrich import enrich
     from docqa.ingest.readers import read_file
 
+    configure_ocr(opts.ocr)  # worker processes do not share the parent's settings
     result = Parsed(path=path, size=size, mtime_ns=mtime_ns)
     try:
         if size > opts.max_bytes:
