@@ -1,0 +1,162 @@
+"""OCR accuracy and speed: generated pictures with known text, and a PDF without a text layer.
+
+    pip install -e '.[ocr]' paperang-p2-fonts-cjk==0.1.0     # or: python3 run.py test (the test extra has both)
+    python benchmarks/ocr.py [--pages 6] [--shared ../shared/data]
+
+Accuracy is 1 - CER: the Levenshtein distance between the known text and what OCR read, over
+the known text's length, with all whitespace removed from both (line breaks and the spaces
+between words are layout, not content).  Each language is drawn in WenQuanYi Micro Hei (from the
+`paperang-p2-fonts-cjk` wheel) at two sizes, as a page of text lines on white.
+
+Speed: pages per second through `read_file` (the reader docqa uses: decode, recognise, build the
+document), one process, after a warm-up page that loads the models; for the PDF, pages of a PDF
+whose pages are pictures of text (no text layer), rendered at `ingest.ocr_dpi` and recognised.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from importlib.resources import files
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+
+from docqa.ingest.readers import read_file  # noqa: E402
+
+ENGLISH = [
+    "The committee approved the budget for the new library on Tuesday.",
+    "Invoices must be paid within thirty days of the delivery date.",
+    "Backups run every night at 02:30 and are kept for 90 days.",
+    "Replace the filter cartridge when the warning light turns amber.",
+    "Quarterly revenue grew by 4.7 percent to 12.3 million euros.",
+    "Please send the signed contract to the legal department by Friday.",
+    "The server restarts automatically after a security update.",
+    "Store the samples below 8 degrees and away from direct sunlight.",
+]
+CHINESE = [
+    "知识库问答系统可以在本地运行，不需要联网。",
+    "请在每月五日之前提交上个月的报销单据。",
+    "扫描的合同经过文字识别以后也能被搜索到。",
+    "会议室的投影仪需要提前一天在系统中预约。",
+    "新员工入职培训包括安全规范和信息保密制度。",
+    "本季度的销售额比去年同期增长了百分之七。",
+    "数据每天凌晨两点自动备份，保存九十天。",
+    "如果设备出现故障，请先关闭电源再联系维修。",
+]
+
+
+def font_path() -> str:
+    return str(files("paperang_p2_fonts_cjk") / "fonts" / "wqy-microhei.ttc")
+
+
+def draw(lines: list[str], size: int, width: int = 1654):
+    """A page-wide white picture (A4 width at 200 DPI) with the lines in black."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    face = ImageFont.truetype(font_path(), size)
+    height = int(len(lines) * size * 1.8 + 2 * size)
+    image = Image.new("RGB", (width, height), "white")
+    pen = ImageDraw.Draw(image)
+    for number, line in enumerate(lines):
+        pen.text((size * 2, size + int(number * size * 1.8)), line, font=face, fill="black")
+    return image
+
+
+def levenshtein(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def accuracy(truth: str, read: str) -> float:
+    truth, read = "".join(truth.split()), "".join(read.split())
+    return 1 - levenshtein(truth, read) / len(truth)
+
+
+def accuracy_rows(folder: Path) -> list[tuple[str, int, float, float]]:
+    """(language, font px, 1 - CER, seconds) for each language and size."""
+    rows = []
+    for language, lines in (("English", ENGLISH), ("Chinese", CHINESE)):
+        for size in (20, 32):
+            path = folder / f"{language}-{size}.png"
+            draw(lines, size).save(path)
+            started = time.perf_counter()
+            doc = read_file(path)
+            rows.append((language, size, accuracy("".join(lines), doc.text), time.perf_counter() - started))
+    return rows
+
+
+def scanned_pdf(folder: Path, pages: int) -> Path:
+    """A PDF whose pages are pictures of text: English and Chinese lines, 20 px, A4."""
+    from fpdf import FPDF
+
+    picture = folder / "page.png"
+    draw(ENGLISH + CHINESE + ENGLISH + CHINESE, 24).save(picture)
+    pdf = FPDF()
+    for _ in range(pages):
+        pdf.add_page()
+        pdf.image(str(picture), x=0, y=10, w=210)
+    path = folder / "scanned.pdf"
+    pdf.output(str(path))
+    return path
+
+
+def pages_per_second(path: Path, pages: int) -> tuple[float, float]:
+    """(pages/s, 1 - CER of the first page) reading `path` once."""
+    started = time.perf_counter()
+    doc = read_file(path)
+    elapsed = time.perf_counter() - started
+    first = next(b for b in doc.blocks if b.page == 1)
+    truth = "".join(ENGLISH + CHINESE + ENGLISH + CHINESE)
+    return pages / elapsed, accuracy(truth, doc.text[first.start:first.end])
+
+
+def image_rate(folder: Path, count: int) -> float:
+    """Pictures per second: `count` page pictures (English and Chinese, 24 px) read one by one."""
+    path = folder / "page-image.png"
+    draw(ENGLISH + CHINESE + ENGLISH + CHINESE, 24).save(path)
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        read_file(path)
+        times.append(time.perf_counter() - started)
+    return 1 / statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pages", type=int, default=6, help="pages in the scanned PDF")
+    parser.add_argument("--shared", type=Path, default=HERE.parent.parent / "shared" / "data")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        draw(["warm up 预热"], 32).save(folder / "warm.png")
+        started = time.perf_counter()
+        read_file(folder / "warm.png")
+        print(f"first page (loads the models): {time.perf_counter() - started:.2f} s\n")
+        print("| text | font px | 1 − CER | seconds |\n|---|---|---|---|")
+        for language, size, score, seconds in accuracy_rows(folder):
+            print(f"| {language}, 8 lines | {size} | {score:.3f} | {seconds:.2f} |")
+        print(f"\npage pictures (1654 px wide, 32 lines, 24 px): {image_rate(folder, 3):.2f} pages/s")
+        rate, score = pages_per_second(scanned_pdf(folder, args.pages), args.pages)
+        print(f"PDF without a text layer, {args.pages} pages at 200 DPI: {rate:.2f} pages/s, "
+              f"1 − CER (page 1) {score:.3f}")
+    edge = args.shared / "docs" / "multiformat" / "edge"
+    for name in ("chi_sim_image.jpeg", "single_table.pdf"):
+        if (edge / name).is_file():
+            started = time.perf_counter()
+            doc = read_file(edge / name)
+            print(f"{name}: {time.perf_counter() - started:.2f} s, {len(doc.text)} characters")
+
+
+if __name__ == "__main__":
+    main()
