@@ -16,6 +16,8 @@ whose pages are pictures of text (no text layer), rendered at `ingest.ocr_dpi` a
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -156,6 +158,8 @@ def main() -> None:
             started = time.perf_counter()
             doc = read_file(edge / name)
             print(f"{name}: {time.perf_counter() - started:.2f} s, {len(doc.text)} characters")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS of this process: {peak:.0f} MB; load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

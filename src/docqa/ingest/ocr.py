@@ -34,13 +34,14 @@ if TYPE_CHECKING:  # Pillow and pypdfium2 are imported when a page is recognised
     from docqa.ingest.readers.base import TextBuilder
 
 INSTALL = "pip install 'docqa[ocr]'"
-ENGINE = "rapidocr 3.10.0, PP-OCRv6 small (det + rec), PP-OCRv4 orientation classifier"
+ENGINE = "rapidocr 3.10.0, PP-OCRv6 small (det + rec)"
 MODELS = {"Det": "PP-OCRv6_det_small.onnx", "Rec": "PP-OCRv6_rec_small.onnx",
-          "Cls": "ch_ppocr_mobile_v2.0_cls_mobile.onnx"}
-# Detection runs on the image scaled so its long side is at most this; rapidocr's default
-# ("short side at least 736") blows a small picture up sixfold and spends seconds on nothing,
-# and 1280 loses 20 px text on a page-wide picture (1 - CER 0.69 against 1.00 at 2000).
-_DET_SIDE = 2000
+          "Cls": "ch_ppocr_mobile_v2.0_cls_mobile.onnx"}  # Cls is off; its path keeps it from ever downloading
+# Detection runs on the picture scaled so its long side is at most this (recognition still reads
+# crops of the picture at up to 2000 px): rapidocr's default ("short side at least 736") blows a
+# small picture up sixfold and spends seconds on nothing; 1280 reads 20 px text as well as 2000
+# and needs less memory (benchmarks/ocr.py).
+_DET_SIDE = 1280
 _BLANK_RANGE = 24  # a page whose grey levels span less than this holds no ink: not recognised
 _PARAGRAPH_GAP = 1.2  # a gap between rows taller than this many row heights starts a paragraph
 LINE_FIELDS = ("start", "end", "page", "left", "top", "right", "bottom", "score")
@@ -112,7 +113,9 @@ def _load_engine() -> Any:
             params: dict[str, Any] = {f"{k}.model_path": str(models / v) for k, v in MODELS.items()}
             # a worker process shares the cores with its siblings: one thread each
             threads = 1 if multiprocessing.parent_process() is not None else -1
-            params.update({"Global.log_level": "warning", "Det.limit_type": "max",
+            # no orientation classifier: it turned upright lines over (1 - CER 0.90 against 1.00
+            # on the benchmark's 32 px English page); pages scanned upside down are rare
+            params.update({"Global.log_level": "warning", "Global.use_cls": False, "Det.limit_type": "max",
                            "Det.limit_side_len": _DET_SIDE,
                            "EngineConfig.onnxruntime.intra_op_num_threads": threads})
             _engine = RapidOCR(params=params)
