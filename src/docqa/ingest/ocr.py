@@ -42,6 +42,7 @@ MODELS = {"Det": "PP-OCRv6_det_small.onnx", "Rec": "PP-OCRv6_rec_small.onnx",
 # small picture up sixfold and spends seconds on nothing; 1280 reads 20 px text as well as 2000
 # and needs less memory (benchmarks/ocr.py).
 _DET_SIDE = 1280
+_MAX_RENDER = 2500  # px, long side of a rendered PDF page (an A4 page at 200 DPI is 2339)
 _BLANK_RANGE = 24  # a page whose grey levels span less than this holds no ink: not recognised
 _PARAGRAPH_GAP = 1.2  # a gap between rows taller than this many row heights starts a paragraph
 LINE_FIELDS = ("start", "end", "page", "left", "top", "right", "bottom", "score")
@@ -212,8 +213,9 @@ class PageOcr:
                 self.left_out.append(index + 1)
             return False
         page = pdf[index]
-        try:
-            image = page.render(scale=self.options.dpi / 72).to_pil()
+        try:  # a poster-sized page is rendered no larger than recognition would read it
+            scale = min(self.options.dpi / 72, _MAX_RENDER / max(*page.get_size(), 1.0))
+            image = page.render(scale=scale).to_pil()
         finally:
             page.close()
         return self.add_image(builder, image, index + 1)
