@@ -157,6 +157,24 @@ def image_rate(folder: Path, count: int) -> tuple[float, float]:
     return 1 / statistics.median(times), statistics.median(cpus)
 
 
+def pipeline_rate(folder: Path, count: int) -> tuple[float, int]:
+    """(pages/s, chunks) of `docqa add` on `count` page pictures with two worker processes (BM25 only)."""
+    from docqa.kb import KnowledgeBase
+    from docqa.settings import Settings
+
+    pictures = folder / "pictures"
+    pictures.mkdir()
+    for number in range(count):  # each picture different, so none is skipped as a duplicate
+        draw([f"Picture number {number}."] + ENGLISH + CHINESE, 24).save(pictures / f"p{number}.png")
+    settings = Settings(kb=str(folder / "kb.db"), ingest={"workers": 2}, embed={"provider": "none"})
+    with KnowledgeBase(settings) as kb:
+        started = time.perf_counter()
+        report = kb.add([pictures])
+        elapsed = time.perf_counter() - started
+    assert len(report.added) == count, report.failed
+    return count / elapsed, report.chunks
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pages", type=int, default=4, help="pages in the scanned PDF")
@@ -176,6 +194,8 @@ def main() -> None:
         rate, cpu, score = pages_per_second(scanned_pdf(folder, args.pages), args.pages)
         print(f"PDF without a text layer, {args.pages} pages at 200 DPI: {rate:.2f} pages/s, "
               f"{cpu:.1f} CPU s/page, 1 − CER (page 1) {score:.3f}")
+        rate, chunks = pipeline_rate(folder, args.pages)
+        print(f"docqa add, {args.pages} page pictures (17 lines), 2 workers: {rate:.2f} pages/s, {chunks} chunks")
     edge = args.shared / "docs" / "multiformat" / "edge"
     for name in ("chi_sim_image.jpeg", "single_table.pdf"):
         if (edge / name).is_file():

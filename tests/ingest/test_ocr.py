@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from docqa.errors import CorruptFileError, MissingExtraError, NoTextLayerError
+from docqa.errors import CorruptFileError, FileTooLargeError, MissingExtraError, NoTextLayerError
 from docqa.ingest import ocr
 from docqa.ingest.readers import read_file
 from docqa.kb import KnowledgeBase
@@ -123,6 +123,27 @@ def test_ocr_page_cap_leaves_pages_out_and_says_so(tmp_path: Path) -> None:
     assert meta["pages"] == [1, 2] and meta["left_out"] == [3]
     assert "ingest.ocr_max_pages" in meta["left_out_reason"]
     assert [b.page for b in doc.blocks if b.kind == PAGE] == [1, 2, 3]
+
+
+@needs_ocr
+def test_tiff_frames_are_pages(tmp_path: Path) -> None:
+    from PIL import Image
+
+    first = Image.open(draw(tmp_path / "a.png", ["First frame says tangerine."]))
+    second = Image.open(draw(tmp_path / "b.png", ["Second frame says lighthouse."]))
+    first.save(tmp_path / "two.tiff", save_all=True, append_images=[second])
+    doc = read_file(tmp_path / "two.tiff")
+    pages = {b.page: doc.text[b.start:b.end] for b in doc.blocks if b.kind == PAGE}
+    assert "tangerine" in pages[1] and "lighthouse" in pages[2] and doc.metadata["pages"] == 2
+
+
+@needs_ocr
+def test_huge_picture_is_refused_before_decoding(tmp_path: Path) -> None:
+    from PIL import Image
+
+    Image.new("1", (8000, 8000), 1).save(tmp_path / "huge.png")
+    with pytest.raises(FileTooLargeError, match="huge.png: image of 8000×8000 pixels is over the 60 megapixel"):
+        read_file(tmp_path / "huge.png")
 
 
 @needs_ocr
