@@ -200,3 +200,12 @@ def test_shared_scans_become_searchable(shared_data: Path, tmp_path: Path) -> No
             hits = kb.search(query, top_k=5)
             assert hits and Path(hits[0].path).name == name, (query, [h.path for h in hits])
             assert hits[0].page == 1
+
+
+def test_page_text_reads_rows_left_to_right_and_keeps_each_line_span() -> None:
+    line = ocr.OcrLine
+    lines = [line("cell two", (0.5, 0.10, 0.7, 0.14), 0.9), line("Cell one", (0.1, 0.11, 0.3, 0.15), 0.9),
+             line("next row", (0.1, 0.16, 0.4, 0.20), 0.9), line("far below", (0.1, 0.40, 0.4, 0.44), 0.9)]
+    text, spans = ocr.page_text(lines)
+    assert text == "Cell one cell two\nnext row\n\nfar below"
+    assert [text[s:e] for s, e, _ in spans] == ["Cell one", "cell two", "next row", "far below"]

@@ -124,7 +124,7 @@ def _load_engine() -> Any:
 
 
 def recognise(image: Image) -> list[OcrLine]:
-    """The lines of text on one image, in reading order (rows top to bottom, left to right)."""
+    """The lines of text on one image, as the engine found them (`reading_order` sorts them)."""
     image = image.convert("RGB")
     low, high = image.convert("L").getextrema()
     if high - low < _BLANK_RANGE:
@@ -141,7 +141,7 @@ def recognise(image: Image) -> list[OcrLine]:
         xs, ys = [float(p[0]) for p in quad], [float(p[1]) for p in quad]
         box = (_frac(min(xs), width), _frac(min(ys), height), _frac(max(xs), width), _frac(max(ys), height))
         lines.append(OcrLine(text, box, round(float(score), 3)))
-    return [line for row in reading_order(lines) for line in row]
+    return lines
 
 
 def _frac(value: float, size: int) -> float:
@@ -161,21 +161,18 @@ def reading_order(lines: list[OcrLine]) -> list[list[OcrLine]]:
 
 
 def page_text(lines: list[OcrLine]) -> tuple[str, list[tuple[int, int, OcrLine]]]:
-    """A page's text from its lines (rows on their own line, a blank line at a large gap) and each line's span."""
+    """A page's text (a row per line, a blank line at a large gap) and each OCR line's span in it."""
     parts: list[str] = []
     spans: list[tuple[int, int, OcrLine]] = []
-    length, prev = 0, None
-    for line in lines:
-        if prev is not None:
-            same_row = prev.box[1] <= (line.box[1] + line.box[3]) / 2 <= prev.box[3]
-            gap = line.box[1] - prev.box[3]
-            sep = " " if same_row else "\n\n" if gap > _PARAGRAPH_GAP * (prev.box[3] - prev.box[1]) else "\n"
-            parts.append(sep)
-            length += len(sep)
-        parts.append(line.text)
-        spans.append((length, length + len(line.text), line))
-        length += len(line.text)
-        prev = line
+    length, bottom = 0, None
+    for row in reading_order(lines):
+        top, height = min(ln.box[1] for ln in row), max(ln.box[3] - ln.box[1] for ln in row)
+        for number, line in enumerate(row):
+            sep = " " if number else "" if bottom is None else "\n\n" if top - bottom > _PARAGRAPH_GAP * height else "\n"
+            parts.extend((sep, line.text))
+            spans.append((length + len(sep), length + len(sep) + len(line.text), line))
+            length += len(sep) + len(line.text)
+        bottom = max(ln.box[3] for ln in row)
     return "".join(parts), spans
 
 
