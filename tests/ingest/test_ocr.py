@@ -209,3 +209,24 @@ def test_page_text_reads_rows_left_to_right_and_keeps_each_line_span() -> None:
     text, spans = ocr.page_text(lines)
     assert text == "Cell one cell two\nnext row\n\nfar below"
     assert [text[s:e] for s, e, _ in spans] == ["Cell one", "cell two", "next row", "far below"]
+
+
+def test_ocr_on_without_the_extra_stops_adding_with_the_install_command(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(ocr, "installed", lambda: False)
+    with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), ingest={"ocr": "on"})) as kb:
+        with pytest.raises(MissingExtraError, match=r"(?s)ingest.ocr: on.*pip install 'docqa\[ocr\]'"):
+            kb.add([tmp_path])
+
+
+@needs_ocr
+def test_worker_processes_read_pictures_with_the_settings(tmp_path: Path) -> None:
+    """More files than the in-process threshold: forked workers get the OCR options with the ingest options."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for number, word in enumerate(["tangerine", "lighthouse", "harbour", "meadow"]):
+        draw(folder / f"p{number}.png", [f"The {word} note."], size=24)
+    settings = Settings(kb=str(tmp_path / "kb.db"), search={"mode": "bm25"}, ingest={"workers": 2, "ocr_max_pages": 1})
+    with KnowledgeBase(settings) as kb:
+        report = kb.add([folder])
+        assert len(report.added) == 4, report.failed
+        assert Path(kb.search("lighthouse", top_k=3)[0].path).name == "p1.png"
