@@ -28,6 +28,8 @@ from docqa.errors import AuthError, DocqaError, EmbedderMismatchError, InputErro
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.ingest.readers import sniff_type
 from docqa.ingest.readers.archive import is_archive_name
+from docqa.ingest.ocr import OcrOptions
+from docqa.ingest.ocr import check as check_ocr
 from docqa.ingest.pipeline import IngestOptions, Ingestor, IngestReport, Progress, document_id
 from docqa.ingest.scan import Scanner
 from docqa.ingest.watch import QUIET_MS, Batch, Watcher  # noqa: F401  (Batch: what a watcher reports, for the front ends)
@@ -129,7 +131,9 @@ class KnowledgeBase:
         opts = IngestOptions(
             max_tokens=s.chunk.max_tokens, overlap=s.chunk.overlap,
             max_bytes=int(s.ingest.max_file_mb * 1024 * 1024), workers=s.ingest.workers,
+            ocr=OcrOptions(mode=s.ingest.ocr, dpi=s.ingest.ocr_dpi, max_pages=s.ingest.ocr_max_pages),
         )
+        check_ocr(opts.ocr)  # ingest.ocr: on without the extra stops here, naming the install command
         self._check_embedder(writing=True)
         ingestor = Ingestor(self.store, scanner, opts, progress, self.embedder)
         return ingestor.run(found, collection)

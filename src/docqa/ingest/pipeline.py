@@ -29,6 +29,8 @@ from docqa.store import ChunkVectors, FileState, Stores
 from docqa.ingest.archives import parse_archive, skipped_lines, sort_members
 from docqa.ingest.readers import bounds
 from docqa.ingest.readers.archive import archive_of, is_archive_name
+from docqa.ingest.ocr import OcrOptions
+from docqa.ingest.ocr import configure as configure_ocr
 from docqa.ingest.scan import Scanner
 from docqa.types import Chunk, Document, DocumentRecord
 
@@ -97,6 +99,7 @@ class IngestOptions:
     overlap: int = 50
     max_bytes: int = 200 * 1024 * 1024
     workers: int = 0
+    ocr: OcrOptions = field(default_factory=OcrOptions)
 
 
 def document_id(collection: str, path: str) -> str:
@@ -106,6 +109,7 @@ def document_id(collection: str, path: str) -> str:
 
 def parse_file(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: IngestOptions) -> Parsed:
     """Read, hash, parse, chunk and enrich one file (runs in a worker process)."""
+    configure_ocr(opts.ocr)  # worker processes do not share the parent's settings
     result = Parsed(path=path, size=size, mtime_ns=mtime_ns)
     try:
         if size > opts.max_bytes:
