@@ -35,7 +35,7 @@ def kb(tmp_path_factory) -> Path:
 
 def test_help_explains_every_command():
     out = subprocess.run([sys.executable, "-m", "docqa", "--help"], capture_output=True, text=True).stdout
-    for command in ("add", "remove", "list", "search", "show", "stats", "reindex"):
+    for command in ("add", "watch", "remove", "list", "search", "show", "stats", "reindex"):
         assert command in out
         sub = subprocess.run([sys.executable, "-m", "docqa", command, "--help"], capture_output=True, text=True)
         assert sub.returncode == 0 and "Usage" in sub.stdout and len(sub.stdout) > 200

@@ -8,6 +8,8 @@ import os
 import queue
 import sys
 import threading
+import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -118,6 +120,76 @@ def _render_report(report) -> None:
         out.print(f"  [yellow]skipped[/] {escape(path)}: {escape(reason)}")
     for path, kind, reason in report.failed:
         out.print(f"  [red]failed[/]  {escape(path)}: {escape(reason)}")
+
+
+@app.command()
+def watch(
+    paths: Annotated[list[Path], typer.Argument(help="Folders to keep in step with the index (watched recursively).")],
+    collection: CollectionOption = None,
+    include: Annotated[Optional[list[str]], typer.Option("--include", "-i", help="Only files matching this glob (repeatable), e.g. '*.md'.")] = None,
+    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip files matching this glob (repeatable), e.g. 'drafts/**'.")] = None,
+    debounce: Annotated[int, typer.Option("--debounce", min=20, max=10_000, help="Milliseconds without a change that end a batch.")] = 200,
+) -> None:
+    """Keep the index in step with folders until Ctrl-C: created, changed, deleted, renamed and moved files.
+
+    Starts with one 'docqa add' of the folders (what changed while nothing watched), then syncs each
+    burst of changes as one batch and prints one line for it. The same rules as 'add' (globs,
+    .gitignore, hidden files); a file that cannot be read right now is kept, never taken for deleted.
+    """
+    with _open() as kb:
+        watcher = kb.watcher(paths, collection, include, exclude, quiet_ms=debounce)
+        stop = threading.Event()
+        out.print(f"watching {', '.join(escape(_rel(str(r))) for r in watcher.roots)} "
+                  f"(collection {escape(collection or kb.settings.collection)}); Ctrl-C to stop")
+        with _stopped_by_signals(stop):
+            watcher.run(stop, _render_batch)
+    out.print("stopped")
+
+
+@contextmanager
+def _stopped_by_signals(stop: threading.Event):
+    """Ctrl-C or SIGTERM sets `stop` (the batch under way finishes first); a second one interrupts."""
+    import signal
+
+    pid = os.getpid()
+
+    def handle(signum, frame) -> None:
+        if os.getpid() != pid:  # a forked parser process: what the signal would do by default
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+        elif stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+_LISTED = 10  # failed files listed under a batch's line
+
+
+def _render_batch(batch) -> None:
+    c = batch.counts()
+    head = f"{time.strftime('%H:%M:%S')} " + ("resync" if batch.number == 0 else f"batch {batch.number}")
+    if batch.error:
+        out.print(f"{head}: [red]error[/] {escape(batch.error)} (still watching)")
+        return
+    line = f"{head}: added {c['added']}, updated {c['updated']}, removed {c['removed']}, moved {c['moved']}, failed {c['failed']}"
+    line += "".join(f", {k} {c[k]}" for k in ("skipped", "unreadable") if c[k])
+    line += f" · {c['unchanged']} unchanged · {batch.latency:.2f}s" if batch.number == 0 else \
+        f" · searchable {batch.latency:.2f}s after the last change"
+    out.print(line)
+    failed = batch.report.failed if batch.report else []
+    for path, _, reason in failed[:_LISTED]:
+        out.print(f"  [red]failed[/]  {escape(path)}: {escape(reason)}")
+    if len(failed) > _LISTED:
+        out.print(f"  … and {len(failed) - _LISTED} more failed: 'docqa list' shows each with its reason")
+    for path, reason in batch.unreadable:
+        out.print(f"  [yellow]kept[/]    {escape(path)}: {escape(reason)}")
 
 
 @app.command()
@@ -687,6 +759,8 @@ def serve(
     host: Annotated[Optional[str], typer.Option("--host", help="Address to listen on (default: api.host, 127.0.0.1).")] = None,
     port: Annotated[Optional[int], typer.Option("--port", "-p", help="Port (default: api.port, 8000).")] = None,
     insecure: Annotated[bool, typer.Option("--insecure", help="Allow an address other than loopback without API keys (only behind something that authenticates every request).")] = False,
+    watch: Annotated[Optional[list[Path]], typer.Option("--watch", help="Keep this folder in step while serving, as 'docqa watch' does (repeatable); a job of kind watch shows it.")] = None,
+    watch_collection: Annotated[Optional[str], typer.Option("--watch-collection", help="The collection --watch adds to (default: 'default').")] = None,
 ) -> None:
     """Run the HTTP API (REST + Server-Sent Events; OpenAPI docs at /docs) until stopped.
 
@@ -695,7 +769,7 @@ def serve(
     from docqa import api  # lazily: only this command needs the [api] extra
 
     settings = load_settings(kb=_state.get("kb"))
-    api.serve(settings, host, port, insecure)
+    api.serve(settings, host, port, insecure, [str(p) for p in watch or []], watch_collection)
 
 
 def location(hit: Hit) -> str:

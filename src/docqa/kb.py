@@ -22,8 +22,12 @@ from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_h
 from docqa.errors import AuthError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.ingest.readers import sniff_type
+from docqa.ingest.readers.archive import is_archive_name
+from docqa.ingest.ocr import OcrOptions
+from docqa.ingest.ocr import check as check_ocr
 from docqa.ingest.pipeline import IngestOptions, Ingestor, IngestReport, Progress, document_id
 from docqa.ingest.scan import Scanner
+from docqa.ingest.watch import QUIET_MS, Batch, Watcher  # noqa: F401  (Batch: what a watcher reports, for the front ends)
 from docqa.llm import ChatModel, Choice, choose_chat_model
 from docqa.retrieve import Retriever, SearchResults
 from docqa.run.control import Control
@@ -120,19 +124,31 @@ class KnowledgeBase:
         collection = scope(principal, collection) or s.collection
         require(principal, "write", collection)
         found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, s.api.ingest_roots)
-        scanner = Scanner(
-            include=include if include is not None else s.ingest.include,
-            exclude=[*s.ingest.exclude, *(exclude or [])],
-            gitignore=s.ingest.gitignore,
-            hidden=s.ingest.hidden,
-        )
+        scanner = self.scanner(include, exclude)
         opts = IngestOptions(
             max_tokens=s.chunk.max_tokens, overlap=s.chunk.overlap,
             max_bytes=int(s.ingest.max_file_mb * 1024 * 1024), workers=s.ingest.workers,
+            ocr=OcrOptions(mode=s.ingest.ocr, dpi=s.ingest.ocr_dpi, max_pages=s.ingest.ocr_max_pages),
         )
+        check_ocr(opts.ocr)  # ingest.ocr: on without the extra stops here, naming the install command
         self._check_embedder(writing=True)
         ingestor = Ingestor(self.store, scanner, opts, progress, self.embedder)
         return ingestor.run(found, collection)
+
+    def scanner(self, include: list[str] | None = None, exclude: list[str] | None = None) -> Scanner:
+        """The rules `add` walks folders with: settings.ingest, `include` instead of its globs, `exclude` added to its."""
+        s = self.settings.ingest
+        return Scanner(include=include if include is not None else s.include, exclude=[*s.exclude, *(exclude or [])],
+                       gitignore=s.gitignore, hidden=s.hidden)
+
+    def watcher(self, roots: list[str | Path], collection: str | None = None, include: list[str] | None = None,
+                exclude: list[str] | None = None, *, sync: Callable[[list[Path]], IngestReport] | None = None,
+                quiet_ms: int = QUIET_MS) -> Watcher:
+        """A Watcher keeping folders in step with this index (`run(stop, on_batch)`, one `Batch` each): every
+        batch is one incremental `add` of what changed, with add's rules; `sync` replaces that add (the
+        API server queues it on its one writer)."""
+        sync = sync or (lambda targets: self.add(targets, collection, include=include, exclude=exclude))
+        return Watcher(sync, roots, self.scanner(include, exclude), quiet_ms)
 
     def reindex(self, progress: Callable[[int, int], None] | None = None, *, principal: Principal = LOCAL) -> ReindexReport:
         """Embed every chunk with the configured model: only texts without its vector are embedded,
@@ -168,8 +184,9 @@ class KnowledgeBase:
         doomed: dict[str, DocumentRecord] = {}
         for raw in paths:
             path = os.path.abspath(raw)
-            for record in self.store.documents.list_documents(collection, path_prefix=path):
-                doomed[record.document_id] = record
+            for prefix in (path, path + "!") if is_archive_name(path) else (path,):  # an archive's members: a.zip!/…
+                for record in self.store.documents.list_documents(collection, path_prefix=prefix):
+                    doomed[record.document_id] = record
         self.store.documents.delete_documents(doomed)
         return list(doomed.values())
 

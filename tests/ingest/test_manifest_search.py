@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from docqa.ingest import ocr
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
@@ -44,6 +45,8 @@ def test_every_row_behaves_as_the_manifest_says(ingested):
         elif expected.startswith("error:"):
             word = next(w for w in expected_kind if w in expected)
             assert failed.get(name) == expected_kind[word], f"{name}: {failed.get(name)}"
+        elif expected.startswith("no-text:") and ocr.installed():
+            assert name in ok, f"{name} should be read with OCR: {failed.get(name)}"
         elif expected.startswith("no-text:"):
             assert failed.get(name) == "no-text", name
         elif expected.startswith("unsupported:"):
@@ -57,7 +60,8 @@ def test_every_phrase_is_found_by_search(ingested):
     folder, rows, kb, _ = ingested
     missing = []
     for row in rows:
-        if not row["expected"].startswith("ingests"):
+        read_by_ocr = row["expected"].startswith("no-text") and ocr.installed() and row["phrase"]
+        if not (row["expected"].startswith("ingests") or read_by_ocr):
             continue
         phrase = row["phrase"]
         chinese = bool(re.search(r"[\u4e00-\u9fff]", phrase))

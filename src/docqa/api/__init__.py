@@ -8,7 +8,7 @@ with the command that installs it.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from docqa.errors import MissingExtraError
@@ -31,20 +31,21 @@ def require() -> None:
 
 
 def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], KnowledgeBase] | None = None,
-               insecure: bool = False) -> FastAPI:
-    """The FastAPI application (see docqa.api.app.create_app)."""
+               insecure: bool = False, watch: Sequence[str] = (), watch_collection: str | None = None) -> FastAPI:
+    """The FastAPI application (see docqa.api.app.create_app); `watch`: folders kept in step while it runs."""
     require()
     from docqa.api.app import create_app as build
 
-    return build(settings, kb_factory=kb_factory, insecure=insecure)
+    return build(settings, kb_factory=kb_factory, insecure=insecure, watch=watch, watch_collection=watch_collection)
 
 
-def serve(settings: Settings, host: str | None = None, port: int | None = None, insecure: bool = False) -> None:
+def serve(settings: Settings, host: str | None = None, port: int | None = None, insecure: bool = False,
+          watch: Sequence[str] = (), watch_collection: str | None = None) -> None:
     """Run the API under uvicorn until stopped (see docqa.api.server.serve)."""
     require()
     from docqa.api.server import serve as run
 
-    run(settings, host, port, insecure)
+    run(settings, host, port, insecure, watch, watch_collection)
 
 
 __all__ = ["INSTALL", "create_app", "require", "serve"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 import anyio
@@ -24,6 +24,7 @@ from docqa.api.guard import HostGuard, RequestGuard
 from docqa.api.metrics import MetricsMiddleware
 from docqa.api.routes import ask, collections, documents, health, jobs, keys, runs, search
 from docqa.api.runtime import Runtime
+from docqa.api.watching import WatchSpec
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings, load_settings
 from docqa.version import __version__
@@ -34,11 +35,12 @@ ROUTERS = (health.router, collections.router, documents.router, search.router, a
 
 
 def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], KnowledgeBase] | None = None,
-               insecure: bool = False) -> FastAPI:
+               insecure: bool = False, watch: Sequence[str] = (), watch_collection: str | None = None) -> FastAPI:
     """The API over `settings.kb`.  `kb_factory` makes one KnowledgeBase per worker thread (default: the
-    configured one, then siblings sharing its models); `insecure`: a non-loopback bind without keys was allowed."""
+    configured one, then siblings sharing its models); `insecure`: a non-loopback bind without keys was allowed;
+    `watch`: folders kept in step while it runs, into `watch_collection` (a job of kind "watch")."""
     settings = settings or load_settings()
-    runtime = Runtime(settings, kb_factory)
+    runtime = Runtime(settings, kb_factory, WatchSpec(tuple(map(str, watch)), watch_collection))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -83,17 +83,26 @@ class Writer:
     def submit(self, kind: str, work: Callable[[KnowledgeBase, Job], dict | None], collection: str | None = None,
                detail: dict | None = None) -> Job:
         """Queue a background job; `work(kb, job)` returns its result (and may report progress on `job`)."""
-        job = Job(_new_id(), kind, collection, detail or {}, created_at=now())
-        with self._lock:  # known before it can run
-            self._jobs[job.id] = job
-            while len(self._jobs) > self.keep and next(iter(self._jobs.values())).status in (SUCCEEDED, FAILED):
-                self._jobs.popitem(last=False)
+        job = self._register(Job(_new_id(), kind, collection, detail or {}, created_at=now()))  # known before it can run
         try:
             self._put((job, work, Future()))
         except BusyError:
             with self._lock:
                 del self._jobs[job.id]
             raise
+        return job
+
+    def track(self, kind: str, collection: str | None = None, detail: dict | None = None) -> Job:
+        """A job that runs elsewhere (a folder watch) and writes through `call`: running from now until `finish`."""
+        return self._register(Job(_new_id(), kind, collection, detail or {}, status=RUNNING, created_at=now(),
+                                  started_at=now()))
+
+    def _register(self, job: Job) -> Job:
+        with self._lock:
+            self._jobs[job.id] = job
+            ended = [key for key, old in self._jobs.items() if old.status in (SUCCEEDED, FAILED)]
+            for key in ended[:max(0, len(self._jobs) - self.keep)]:  # the oldest ended ones; a long job stays
+                del self._jobs[key]
         return job
 
     def call(self, work: Callable[[KnowledgeBase], T]) -> Future[T]:
@@ -118,7 +127,7 @@ class Writer:
                 break
             future.cancel()
             if job is not None:
-                self._finish(job, None, "the server stopped before this job ran")
+                self.finish(job, None, "the server stopped before this job ran")
         self._queue.put((None, None, None))
         self._thread.join(timeout)
 
@@ -152,14 +161,15 @@ class Writer:
                 return
             if public_message(exc, self.redact).startswith("internal error"):
                 log.error("job %s (%s) failed", job.id, job.kind, exc_info=exc)
-            self._finish(job, None, public_message(exc, self.redact))
+            self.finish(job, None, public_message(exc, self.redact))
             future.set_result(None)
             return
         if job is not None:
-            self._finish(job, result, None)
+            self.finish(job, result, None)
         future.set_result(result)
 
-    def _finish(self, job: Job, result: dict | None, error: str | None) -> None:
+    def finish(self, job: Job, result: dict | None, error: str | None) -> None:
+        """The job ended: with its result, or failed with `error` (a message a client may read)."""
         job.result, job.error, job.finished_at = result, error, now()
         job.status = FAILED if error else SUCCEEDED
         job.current = None

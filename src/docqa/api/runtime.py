@@ -18,6 +18,7 @@ from docqa.api.limits import RateLimiter
 from docqa.api.live import LiveRuns
 from docqa.api.metrics import Metrics
 from docqa.api.uploads import Uploads, upload_root
+from docqa.api.watching import WatchSpec, Watching
 from docqa.api.workers import WorkerPool
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
@@ -27,8 +28,11 @@ _POLL = 0.25  # seconds between checks that the client is still there
 
 
 class Runtime:
-    def __init__(self, settings: Settings, kb_factory: Callable[[], KnowledgeBase] | None = None):
+    def __init__(self, settings: Settings, kb_factory: Callable[[], KnowledgeBase] | None = None,
+                 watch: WatchSpec | None = None):
         self.settings = settings
+        self.watch = watch
+        self.watching: Watching | None = None
         self._factory = kb_factory
         self._kbs: list[KnowledgeBase] = []
         self._kb_lock = threading.Lock()
@@ -67,11 +71,16 @@ class Runtime:
         self.metrics.watch(lambda: self.pool.queued, lambda: self.pool.running, lambda: self.writer.queued,
                            lambda: len(self.live))
         self.writer.start()
+        if self.watch is not None and self.watch.paths:
+            self.watching = Watching(self.watch, self.writer, self.writer.kb, self.redact)
+            self.watching.start()
         self.started = True
 
     def stop(self) -> None:
         self.started = False
         self.live.stop_all()
+        if self.watching is not None:  # before the writer: its last batch still gets written
+            self.watching.stop()
         if self.pool is not None:
             self.pool.shutdown()
         if self.writer is not None:

@@ -4,6 +4,10 @@ A file whose size and mtime match the index is skipped without being read; one w
 hash matches is skipped without being parsed; anything else is parsed and its document replaced
 in one transaction.  Folders that are added again are synced: documents whose files vanished
 from them are removed.  One bad file never stops the batch; the report lists every failure.
+
+An archive (.zip, .tar, .tar.gz ...) is one file and many documents: each member is a document at
+`<archive>!/<member>`, and the archive's own document (the list of its members) is written after
+them, so a crash midway leaves the archive's old hash and the next run reads it again.
 """
 
 from __future__ import annotations
@@ -22,8 +26,13 @@ from docqa.clock import now
 from docqa.embed import Embedder, embed_text, text_hash
 from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError
 from docqa.store import ChunkVectors, FileState, Stores
+from docqa.ingest.archives import parse_archive, skipped_lines, sort_members
+from docqa.ingest.readers import bounds
+from docqa.ingest.readers.archive import archive_of, is_archive_name
+from docqa.ingest.ocr import OcrOptions
+from docqa.ingest.ocr import configure as configure_ocr
 from docqa.ingest.scan import Scanner
-from docqa.types import Chunk, DocumentRecord
+from docqa.types import Chunk, Document, DocumentRecord
 
 Progress = Callable[[int, int, str], None]  # (done, total, path)
 _INLINE_MAX = 3  # parse this few files in-process: a pool costs more than it saves
@@ -81,6 +90,7 @@ class Parsed:
     summary: str = ""
     metadata: dict = field(default_factory=dict)
     error: IngestError | None = None
+    members: list[Parsed] | None = None  # an archive's members, each a document of its own
 
 
 @dataclass(slots=True)
@@ -89,6 +99,7 @@ class IngestOptions:
     overlap: int = 50
     max_bytes: int = 200 * 1024 * 1024
     workers: int = 0
+    ocr: OcrOptions = field(default_factory=OcrOptions)
 
 
 def document_id(collection: str, path: str) -> str:
@@ -98,10 +109,7 @@ def document_id(collection: str, path: str) -> str:
 
 def parse_file(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: IngestOptions) -> Parsed:
     """Read, hash, parse, chunk and enrich one file (runs in a worker process)."""
-    from docqa.ingest.chunkers import chunk_document
-    from docqa.ingest.enrich import enrich
-    from docqa.ingest.readers import read_file
-
+    configure_ocr(opts.ocr)  # worker processes do not share the parent's settings
     result = Parsed(path=path, size=size, mtime_ns=mtime_ns)
     try:
         if size > opts.max_bytes:
@@ -111,15 +119,10 @@ def parse_file(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: 
         if result.content_hash == old_hash:
             result.unchanged = True
             return result
-        doc = read_file(Path(path), data)
-        result.chunks = chunk_document(doc, opts.max_tokens, opts.overlap)
-        if not result.chunks:
-            raise EmptyDocumentError(path, "no text extracted")
-        meta = enrich(doc)
-        for chunk in result.chunks:  # the spans suffice: halves what goes back to the parent process
-            chunk.text = ""
-        result.type, result.language, result.text, result.metadata = doc.type, doc.language, doc.text, doc.metadata
-        result.title, result.keywords, result.summary = meta.title, meta.keywords, meta.summary
+        if is_archive_name(path):  # one file, many documents
+            parse_archive(result, data, opts, _parse_bytes)
+        else:
+            _parse_bytes(result, data, opts)
     except IngestError as exc:
         result.error = exc
     except OSError as exc:
@@ -127,6 +130,25 @@ def parse_file(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: 
     except Exception as exc:  # a reader bug must not kill the batch; report it with the file
         result.error = IngestError(path, f"unexpected {type(exc).__name__} while parsing: {exc}")
     return result
+
+
+def _parse_bytes(result: Parsed, data: bytes, opts: IngestOptions, doc: Document | None = None) -> None:
+    """Read (unless `doc` is given), chunk and enrich one document into `result`."""
+    from docqa.ingest.chunkers import chunk_document
+    from docqa.ingest.enrich import enrich
+    from docqa.ingest.readers import read_file
+
+    if doc is None:
+        with bounds.limit(opts.max_bytes):
+            doc = read_file(Path(result.path), data)
+    result.chunks = chunk_document(doc, opts.max_tokens, opts.overlap)
+    if not result.chunks:
+        raise EmptyDocumentError(result.path, "no text extracted")
+    meta = enrich(doc)
+    for chunk in result.chunks:  # the spans suffice: halves what goes back to the parent process
+        chunk.text = ""
+    result.type, result.language, result.text, result.metadata = doc.type, doc.language, doc.text, doc.metadata
+    result.title, result.keywords, result.summary = meta.title, meta.keywords, meta.summary
 
 
 def parse_files(jobs: list[tuple], opts: IngestOptions) -> list[Parsed]:
@@ -196,8 +218,9 @@ class Ingestor:
         waiting = 0  # chunks in `pending`
         with self.store.batch():
             for parsed in self._results(jobs):
-                pending.append(parsed)
-                waiting += len(parsed.chunks)
+                expanded = self._expand(parsed, states, collection, report)
+                pending.extend(expanded)
+                waiting += sum(len(p.chunks) for p in expanded)
                 if waiting >= _EMBED_CHUNKS or self.embedder is None:
                     done = self._flush(pending, states, collection, report, done, total)
                     pending, waiting = [], 0
@@ -208,8 +231,9 @@ class Ingestor:
         vectors = self._vectors(batch)
         for parsed in batch:
             self._write(parsed, states.get(parsed.path), collection, report, vectors.get(parsed.path))
-            done += 1
-            self.progress(done, total, parsed.path)
+            if archive_of(parsed.path) is None:  # an archive's members are part of its one step
+                done += 1
+                self.progress(done, total, parsed.path)
         if self.embedder is not None:
             self.store.commit_pending()  # never hold the write lock while the next batch is embedded
         return done
@@ -238,6 +262,21 @@ class Ingestor:
             for entry in out.values():
                 entry.new = {h: fresh[h] for h in entry.hashes if h in fresh}
         return out
+
+    def _expand(self, parsed: Parsed, states: dict, collection: str, report: IngestReport) -> list[Parsed]:
+        """What to write for one parsed file: itself, or an archive's members then the archive, last
+        (see archives.py).  Members gone from the archive, or no longer readable, are removed now."""
+        members, parsed.members = parsed.members, None
+        if members is None or parsed.error is not None:  # a file, or an unreadable archive (members kept)
+            return [parsed]
+        keep, skipped, gone = sort_members(parsed.path, members, states)
+        report.skipped.extend(skipped_lines(parsed.path, skipped))
+        if gone:
+            self.store.documents.delete_documents(document_id(collection, p) for p in gone)
+            report.removed.extend(gone)
+            for path in gone:
+                del states[path]
+        return [*keep, parsed]
 
     def _results(self, jobs: list[tuple]):
         workers = self.opts.workers or os.cpu_count() or 1
@@ -305,18 +344,20 @@ class Ingestor:
     @staticmethod
     def _vanished(roots: list[Path], found: set[str], states: dict[str, FileState]) -> list[str]:
         """Indexed paths under the added folders whose files are gone."""
-        return [p for p in states if p not in found and any(p.startswith(str(r) + os.sep) for r in roots) and not os.path.exists(p)]
+        return [p for p in states if p not in found and archive_of(p) not in found  # members go with their archive
+                and any(p.startswith(str(r) + os.sep) for r in roots) and not os.path.exists(archive_of(p) or p)]
 
     def _moves(self, jobs: list[tuple], vanished: list[str], states: dict, collection: str, report: IngestReport) -> list[tuple]:
         """A new file with the content of a vanished one is that file renamed: move it, don't parse it."""
-        by_hash = {states[p].content_hash: p for p in vanished
-                   if states[p].status == "ok" and states[p].title != Path(p).name}  # a file-name title must change
+        by_hash = {states[p].content_hash: p for p in vanished  # a file-name title must change; an archive is re-read
+                   if states[p].status == "ok" and states[p].title != Path(p).name and not is_archive_name(p)}
         if not by_hash:
             return jobs
         remaining = []
         for job in jobs:
             path, size, mtime_ns, old_hash = job
-            old = by_hash.pop(_hash_file(path), None) if old_hash is None and size <= self.opts.max_bytes else None
+            movable = old_hash is None and size <= self.opts.max_bytes and not is_archive_name(path)
+            old = by_hash.pop(_hash_file(path), None) if movable else None
             if old is None:
                 remaining.append(job)
                 continue
@@ -349,7 +390,6 @@ def _warm_up() -> None:
     import docqa.ingest.readers  # noqa: F401
     from docqa.ingest.enrich import enrich
     from docqa.text import count_tokens, segment_for_index
-    from docqa.types import Document
 
     count_tokens("warm up")
     segment_for_index("预热")

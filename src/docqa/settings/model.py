@@ -38,6 +38,14 @@ class IngestSettings(_Section):
     hidden: bool = Field(False, description="Also ingest hidden files and folders (names starting with '.').")
     workers: int = Field(0, ge=0, description="Parser processes; 0 means one per CPU core.")
     max_file_mb: float = Field(200.0, gt=0, description="Files larger than this are refused.")
+    ocr: Literal["auto", "on", "off"] = Field(
+        "auto", description="OCR for images and PDF pages without a text layer: auto (when pip install 'docqa[ocr]' is done; "
+        "else such files are reported with that command), on (required: adding stops with the install command when it is "
+        "missing), off (never; images are reported as needing OCR).")
+    ocr_dpi: int = Field(200, ge=72, le=600, description="Resolution PDF pages without a text layer are rendered at for OCR.")
+    ocr_max_pages: int = Field(
+        50, ge=1, description="Pages OCR reads per file (PDF pages without text, image frames); the rest are left out "
+        "and listed in the document's metadata.")
 
 
 class ChunkSettings(_Section):

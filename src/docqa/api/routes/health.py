@@ -26,7 +26,8 @@ async def readyz(request: Request) -> JSONResponse:
         return JSONResponse(body("not_ready", "the server is starting or stopping"), status_code=503)
     pool, writer = runtime.pool, runtime.writer
     return JSONResponse({"status": "ready", "workers": pool.workers, "busy": pool.running, "queued": pool.queued,
-                         "capacity": pool.capacity, "writer_queue": writer.queued, "live_runs": len(runtime.live)})
+                         "capacity": pool.capacity, "writer_queue": writer.queued, "live_runs": len(runtime.live),
+                         "watch_job": runtime.watching.job.id if runtime.watching else None})
 
 
 @router.get("/metrics", summary="Prometheus metrics (text exposition format)",

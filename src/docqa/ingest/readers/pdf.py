@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docqa.errors import CorruptFileError, EncryptedFileError, NoTextLayerError
+from docqa.ingest.ocr import PageOcr
 from docqa.ingest.readers.base import Reader, TextBuilder, sane_title
 from docqa.ingest.readers.pdf_tables import PdfTable, find_tables, mark_tables
 from docqa.text.language import WIDE
@@ -67,6 +68,7 @@ class PdfReader(Reader):
         builder = TextBuilder()
         pages, bad_pages = len(pdf), []
         text_pages = 0
+        ocr = PageOcr()
         for number in range(1, pages + 1):
             try:
                 text = page_text(pdf, number - 1, tables.get(number - 1, ()))
@@ -75,16 +77,22 @@ class PdfReader(Reader):
                 text = ""
             if sum(not c.isspace() for c in text[:200]) >= _MIN_PAGE_CHARS:
                 text_pages += 1
+            elif ocr.add_pdf_page(builder, pdf, number - 1):  # no text layer: OCR it
+                text_pages += 1
+                continue
             if (block := builder.add(text, PAGE, page=number)) is not None:
                 mark_tables(text, block, tables.get(number - 1, []), builder.blocks)
             else:
                 builder.mark(len(builder), PAGE, page=number)  # keep page numbers consecutive
         if not text_pages:
-            raise NoTextLayerError(str(path), "no text layer: needs OCR (scanned or image-only PDF)")
+            why = "OCR found no text" if ocr.pages else ocr.reason or "OCR page cap reached"
+            raise NoTextLayerError(str(path), f"no text layer: {why} (scanned or image-only PDF)")
         meta = pdf_metadata(pdf)
         metadata = {"pages": pages, **{k: v for k, v in meta.items() if k != "title"}}
         if bad_pages:
             metadata["unreadable_pages"] = bad_pages
+        if ocr_meta := ocr.metadata():
+            metadata["ocr"] = ocr_meta
         return builder.document(path, self.type, empty=NoTextLayerError,
                                 title=meta.get("title"), metadata=metadata)
 

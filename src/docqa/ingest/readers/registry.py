@@ -12,8 +12,10 @@ from pathlib import Path
 
 from docqa.errors import CorruptFileError, EmptyDocumentError, IngestError, UnsupportedFormatError
 from docqa.ingest.readers import _encoding
+from docqa.ingest.readers.archive import ArchiveReader
 from docqa.ingest.readers.base import Reader
 from docqa.ingest.readers.code import CodeReader
+from docqa.ingest.readers.compressed import CompressedReader
 from docqa.ingest.readers.docx import DocxReader
 from docqa.ingest.readers.ebook import EpubReader, OdtReader, RtfReader
 from docqa.ingest.readers.eml import EmlReader
@@ -30,7 +32,7 @@ SIGNATURE = 10  # priority of readers whose sniff checks magic bytes
 HEAD_BYTES = 8192
 
 READERS: list[type[Reader]] = [
-    PdfReader, OleReader, ImageReader, DocxReader, PptxReader, XlsxReader, EpubReader,
+    PdfReader, OleReader, ImageReader, CompressedReader, ArchiveReader, DocxReader, PptxReader, XlsxReader, EpubReader,
     OdtReader, RtfReader, HtmlReader, EmlReader, MarkdownReader, RstReader, CodeReader,
     JsonReader, YamlReader, CsvReader, TextReader,
 ]
