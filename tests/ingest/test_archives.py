@@ -207,7 +207,7 @@ def test_dotdot_and_absolute_member_names_are_only_names(kb, tmp_path):
 
 
 def test_members_no_reader_takes_are_skipped_and_counted(kb, tmp_path):
-    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4
+    png = _blank_png()  # a real picture with no text: skipped with or without OCR
     few = make_zip(tmp_path / "few" / "a.zip", {"guide.md": GUIDE, "photo.png": png, "blob.bin": bytes(range(256)) * 8})
     report = kb.add([few])
     assert set(report.added) == {f"{few}!/guide.md", str(few)} and not report.failed
@@ -358,3 +358,16 @@ def test_a_tar_zst_archive(kb, tmp_path):
     report = kb.add([tmp_path / "docs"])
     assert set(report.added) == {str(archive), f"{archive}!/install/guide.md"}
     assert hit_paths(kb, "flamingo")[0] == f"{archive}!/install/guide.md"
+
+
+def _blank_png(size: int = 32) -> bytes:
+    """A valid white PNG, built with the standard library."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\x00" + b"\xff" * size for _ in range(size))
+    header = struct.pack(">IIBBBBB", size, size, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
