@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docqa.errors import NoTextLayerError
+from docqa.errors import ImageWithoutOcrError
 from docqa.ingest.readers.base import Reader
 from docqa.types import Document
 
@@ -29,4 +29,4 @@ class ImageReader(Reader):
         return head.startswith(_MAGIC)
 
     def read(self, path: Path, data: bytes) -> Document:
-        raise NoTextLayerError(str(path), "image with no text layer: needs OCR (not enabled)")
+        raise ImageWithoutOcrError(str(path), "image with no text layer: needs OCR (not enabled)")
