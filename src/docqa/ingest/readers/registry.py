@@ -111,12 +111,15 @@ def _reader_by_content(path: Path, data: bytes) -> type[Reader]:
     head = data[:HEAD_BYTES]
     reader = reader_for(path, head)
     text = _encoding.bom_encoding(head) is not None or (not _encoding.looks_binary(head) and _decodes_as_text(head))
-    if reader is not None and reader.priority >= SIGNATURE and text and not reader.sniff(head, path):
-        reader = max((r for r in READERS if r.sniff(head, path)), key=lambda r: r.priority, default=TextReader)
-    if (reader is None and not text) or (
-            (reader is None or reader.priority < SIGNATURE) and _encoding.looks_binary_throughout(data)):
-        suffix = path.suffix or "no extension"
-        raise UnsupportedFormatError(str(path), f"unsupported file type (binary): {path.name} ({suffix})")
+    if reader is None or reader.priority < SIGNATURE or not reader.sniff(head, path):
+        binary = not text or _encoding.looks_binary_throughout(data)
+        if reader is not None and reader.priority >= SIGNATURE:
+            # a binary format's name without its signature: plain text is read as what it is
+            return reader if binary else max((r for r in READERS if r.sniff(head, path)),
+                                             key=lambda r: r.priority, default=TextReader)
+        if binary:
+            suffix = path.suffix or "no extension"
+            raise UnsupportedFormatError(str(path), f"unsupported file type (binary): {path.name} ({suffix})")
     return reader or TextReader
 
 
