@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from docqa.ingest.scan import path_state, safe_path
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
@@ -107,6 +106,8 @@ def test_a_file_name_that_is_not_utf8_is_indexed_under_a_safe_name(kb, tmp_path)
 def test_gone_and_unreadable_are_told_apart_by_errno(tmp_path):
     """path_state on real paths: ENOENT and ENOTDIR (a path under a regular file) prove a path is
     gone; ELOOP (a path through a symlink loop) does not, so its documents would be kept."""
+    from docqa.ingest.scan import path_state, safe_path
+
     (tmp_path / "file").write_text("x")
     (tmp_path / "a").symlink_to("b")
     (tmp_path / "b").symlink_to("a")
