@@ -29,7 +29,8 @@ from docqa.clock import now
 from docqa.embed import Embedder, embed_text, text_hash
 from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError, UnreadableFileError
 from docqa.store import ChunkVectors, FileState, Stores
-from docqa.ingest.scan import GONE, ScanResult, Scanner, path_state, safe_path
+from docqa.ingest.scan import GONE, Scanner, safe_path
+from docqa.ingest.sync import absent_paths
 from docqa.types import Chunk, DocumentRecord
 
 Progress = Callable[[int, int, str], None]  # (done, total, path)
@@ -184,7 +185,8 @@ class Ingestor:
             for path, reason in scan.skipped:
                 self._skip(path, 0, 0, "", "not-read", reason, states.get(path), collection, report)
         jobs = self._triage(scan.files, states, report)
-        gone, pruned = self._absent(scan, found, states, report)
+        gone, pruned, unreadable = absent_paths(scan, found, states)
+        report.unreadable.extend(unreadable)
         jobs = self._moves(jobs, gone, states, collection, report)
         self._parse_all(jobs, states, collection, report)
         doomed = [p for p in gone + pruned if p in states]  # a moved document left `states`
@@ -216,40 +218,6 @@ class Ingestor:
                     continue
             jobs.append((str(file), st.st_size, st.st_mtime_ns, old.content_hash if old and old.status == "ok" else None))
         return jobs
-
-    def _absent(self, scan: ScanResult, found: set[str], states: dict[str, FileState],
-                report: IngestReport) -> tuple[list[str], list[str]]:
-        """Indexed paths under the added folders that the scan did not find: (gone, now excluded).
-        Those under an unreadable folder, or that cannot be checked now, are kept and reported."""
-        roots = [safe_path(r) + os.sep for r in scan.roots]
-        blocked = [p for p, _ in scan.unreadable]
-        kept: Counter = Counter()
-        gone, pruned = [], []
-        for path in states:
-            if path in found or not any(path.startswith(r) for r in roots):
-                continue
-            if hit := next((b for b in blocked if path == b or path.startswith(b + os.sep)), None):
-                kept[hit] += 1
-                continue
-            state, reason = path_state(path)
-            if state == "unreadable":
-                report.unreadable.append((path, reason, 1))
-            (gone if state == "gone" else pruned if state == "present" else []).append(path)
-        report.unreadable.extend((p, r, kept[p]) for p, r in scan.unreadable)
-        return self._keep_emptied_roots(scan.roots, gone, report), pruned
-
-    @staticmethod
-    def _keep_emptied_roots(roots: list[Path], gone: list[str], report: IngestReport) -> list[str]:
-        """An added folder that is empty now while the index holds its files is more likely an
-        unmounted drive than a deliberate wipe: keep its documents and say so."""
-        for root in roots:
-            prefix = safe_path(root) + os.sep
-            under = [p for p in gone if p.startswith(prefix)]
-            if under and _is_empty(root):
-                gone = [p for p in gone if not p.startswith(prefix)]
-                report.unreadable.append((safe_path(root), "the folder is empty now (an unmounted drive?); "
-                                          "'docqa remove' it to drop its documents", len(under)))
-        return gone
 
     def _parse_all(self, jobs: list[tuple], states: dict, collection: str, report: IngestReport) -> None:
         total, done = len(jobs), 0
@@ -430,14 +398,6 @@ def _warm_up() -> None:
     count_tokens("warm up")
     segment_for_index("预热")
     enrich(Document(path="warm-up.txt", type="text", text="warm up 预热"))
-
-
-def _is_empty(folder: Path) -> bool:
-    try:
-        with os.scandir(folder) as entries:
-            return next(entries, None) is None
-    except OSError:
-        return False
 
 
 def _type_guess(path: str) -> str:
