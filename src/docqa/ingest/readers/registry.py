@@ -64,9 +64,13 @@ def reader_for(path: Path, head: bytes) -> type[Reader] | None:
 def readers_fingerprint() -> str:
     """Changes when the set of readers or docqa's version does: files skipped or failed under other
     readers are read again rather than taken as "still skipped"."""
-    from docqa.version import __version__
+    from importlib.metadata import PackageNotFoundError, version  # ingest sits below docqa.version
 
-    parts = [__version__, *(f"{r.__name__}:{r.type}:{','.join(r.extensions)}" for r in READERS)]
+    try:
+        release = version("docqa")
+    except PackageNotFoundError:
+        release = "0+unknown"
+    parts = [release, *(f"{r.__name__}:{r.type}:{','.join(r.extensions)}" for r in READERS)]
     return hashlib.blake2b("\n".join(parts).encode(), digest_size=8).hexdigest()
 
 
