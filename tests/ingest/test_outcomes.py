@@ -245,3 +245,24 @@ def test_failures_count_once_then_as_still_failing(kb, tmp_path):
     stats = kb.stats()
     assert (stats["documents"], stats["failed"], stats["skipped"]) == (1, 1, 1)
     assert stat.S_ISREG(os.stat(docs / "bad.pdf").st_mode)
+
+
+def test_an_unreadable_path_given_by_name_says_so_not_no_such_file():
+    """A real EACCES (see as_unprivileged_user): a file inside a folder the user may not enter."""
+    base = Path(tempfile.mkdtemp(prefix="docqa-eacces-"))
+    try:
+        os.chmod(base, 0o755)
+        write(base / "locked" / "inside.txt", "the ibis\n")
+        if os.geteuid() == 0:
+            for path in [base, *base.rglob("*")]:
+                os.chown(path, 65534, 65534)
+        with as_unprivileged_user(), open_kb(base / "kb.db") as kb:
+            os.chmod(base / "locked", 0)
+            try:
+                report = kb.add([base / "locked" / "inside.txt"])
+            finally:
+                os.chmod(base / "locked", 0o755)
+        assert report.failed == [] and report.added == []
+        assert report.unreadable == [(str(base / "locked" / "inside.txt"), os.strerror(errno.EACCES), 0)]
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
