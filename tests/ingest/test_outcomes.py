@@ -8,6 +8,7 @@ import errno
 import os
 import random
 import shutil
+import socket
 import sqlite3
 import stat
 import tempfile
@@ -53,15 +54,20 @@ def test_loops_fifos_sockets_and_dangling_links_are_skipped_and_the_batch_goes_o
     os.mkfifo(docs / "pipe")
     (docs / "sub").mkdir()
     (docs / "sub" / "deeper").symlink_to("..")  # a folder loop through a symlinked folder
-    report = kb.add([docs])
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(docs / "sock"))
+    try:
+        report = kb.add([docs])
+    finally:
+        server.close()
     assert names(report.added) == ["good.md"] and not report.failed
     reasons = {os.path.basename(p): r for p, r in report.skipped}
     assert "symlink loop" in reasons["loop_a"] and "symlink loop" in reasons["loop_b"]
     assert "dangling" in reasons["dangling.txt"] and "FIFO" in reasons["pipe"]
-    assert "symlink to a folder" in reasons["deeper"]
+    assert "symlink to a folder" in reasons["deeper"] and "a socket, not a regular file" == reasons["sock"]
     assert found(kb, "heron") == ["good.md"]
     again = kb.add([docs])  # recorded: nothing is read again, nothing is listed again
-    assert (again.unchanged, again.skipped, len(again.still_skipped)) == ([str(docs / "good.md")], [], 5)
+    assert (again.unchanged, again.skipped, len(again.still_skipped)) == ([str(docs / "good.md")], [], 6)
 
 
 def test_a_fifo_or_a_dangling_link_given_by_name_says_what_it_is(kb, tmp_path):
