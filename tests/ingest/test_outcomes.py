@@ -282,3 +282,14 @@ def test_skipped_files_are_not_counted_as_failed_in_the_catalog(kb, tmp_path):
     kb.add([docs])
     assert "> 1 document; 1 more failed to ingest" in kb.llms_txt()
     assert kb.collections() == {"default": 1}
+
+
+def test_a_raised_limit_reads_again_what_the_old_one_refused(tmp_path):
+    docs = tmp_path / "docs"
+    write(docs / "big.txt", "the godwit flies far\n" * 200)  # 4 KB
+    settings = {"kb": str(tmp_path / "kb.db"), "embed": {"provider": "none"}, "search": {"mode": "bm25"}}
+    with KnowledgeBase(Settings(**settings, ingest={"max_file_mb": 0.001})) as kb:
+        assert [k for _, k, _ in kb.add([docs]).failed] == ["too-large"]
+        assert kb.add([docs]).still_failing == [str(docs / "big.txt")]
+    with KnowledgeBase(Settings(**settings, ingest={"max_file_mb": 1})) as kb:
+        assert kb.add([docs]).updated == [str(docs / "big.txt")]  # its failure record is replaced

@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docqa.clock import now
@@ -176,7 +176,7 @@ class Ingestor:
 
         started = time.perf_counter()
         report = IngestReport()
-        self.readers = readers_fingerprint()
+        self.readers = readers_fingerprint(repr(replace(self.opts, workers=0)))  # a new limit retries what it refused
         scan = self.scanner.scan(paths)
         report.failed.extend((p, "missing", "no such file or folder: check the path") for p in scan.missing)
         states = self.store.documents.file_states(collection)

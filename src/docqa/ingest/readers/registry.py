@@ -61,16 +61,16 @@ def reader_for(path: Path, head: bytes) -> type[Reader] | None:
     return by_name or sniffed
 
 
-def readers_fingerprint() -> str:
-    """Changes when the set of readers or docqa's version does: files skipped or failed under other
-    readers are read again rather than taken as "still skipped"."""
+def readers_fingerprint(options: str = "") -> str:
+    """Changes when the set of readers, docqa's version or the ingest `options` do: files skipped or
+    failed under other readers or limits are read again rather than taken as "still skipped"."""
     from importlib.metadata import PackageNotFoundError, version  # ingest sits below docqa.version
 
     try:
         release = version("docqa")
     except PackageNotFoundError:
         release = "0+unknown"
-    parts = [release, *(f"{r.__name__}:{r.type}:{','.join(r.extensions)}" for r in READERS)]
+    parts = [release, options, *(f"{r.__name__}:{r.type}:{','.join(r.extensions)}" for r in READERS)]
     return hashlib.blake2b("\n".join(parts).encode(), digest_size=8).hexdigest()
 
 
