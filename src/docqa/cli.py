@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -81,8 +82,10 @@ def add(
 ) -> None:
     """Add or update files; unchanged files are skipped, changed ones replaced, vanished ones removed.
 
-    Respects .gitignore, skips hidden files, never follows symlinks out of a folder. Exits 1
-    when some files failed (each is listed with its reason); the rest are still indexed.
+    Respects .gitignore, skips hidden files, never follows symlinks out of a folder. Files docqa
+    does not read (binary, images without OCR, FIFOs...) are skipped with their reason; a path that
+    cannot be read now keeps its documents. Exits 1 when a file failed in this run (each is listed
+    with its reason; the rest is still indexed); files failing as before are counted, not listed.
     """
     with _open() as kb:
         if workers is not None:
@@ -110,6 +113,10 @@ def _progress(disabled: bool) -> Progress:
 
 
 def _render_report(report) -> None:
+    if not (report.added or report.updated or report.removed or report.moved or report.skipped
+            or report.failed or report.unreadable):
+        out.print(f"unchanged: {len(report.unchanged)}{_still(report)} · {report.elapsed:.2f}s")
+        return
     types = ", ".join(f"{t} {n}" for t, n in sorted(report.by_type.items())) or "-"
     out.print(
         f"added {len(report.added)}, updated {len(report.updated)}, unchanged {len(report.unchanged)}, "
@@ -120,6 +127,18 @@ def _render_report(report) -> None:
         out.print(f"  [yellow]skipped[/] {escape(path)}: {escape(reason)}")
     for path, kind, reason in report.failed:
         out.print(f"  [red]failed[/]  {escape(path)}: {escape(reason)}")
+    for path, reason, kept in report.unreadable:
+        out.print(f"  [yellow]unreadable now[/] {escape(path)}: {escape(reason)}" + (f" — kept {kept} document(s)" if kept else ""))
+    if still := _still(report):
+        out.print(still.removeprefix("; "))
+
+
+def _still(report) -> str:
+    """'; still skipped: N; still failing: M — docqa list --failed' (empty when there are none)."""
+    parts = [f"still skipped: {len(report.still_skipped)}"] if report.still_skipped else []
+    parts += [f"still failing: {len(report.still_failing)}"] if report.still_failing else []
+    hint = " — docqa list --failed" if report.still_failing else " — docqa list --skipped" if parts else ""
+    return "".join(f"; {p}" for p in parts) + hint
 
 
 @app.command()
@@ -210,19 +229,29 @@ def remove(
 
 
 @app.command("list")
-def list_(collection: CollectionOption = None, as_json: JsonOption = False) -> None:
-    """List indexed documents: path, type, chunks, size, indexed at, status or error."""
+def list_(
+    collection: CollectionOption = None,
+    failed: Annotated[bool, typer.Option("--failed", help="Only files that failed, with the error.")] = False,
+    skipped: Annotated[bool, typer.Option("--skipped", help="Only files skipped (not read), with the reason.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """List documents: path, type, chunks, size, indexed at, status or error (failed ones too; skipped ones with --skipped)."""
     with _open() as kb:
         records = kb.documents(collection)
+    wanted = ({"error"} if failed else set()) | ({"skipped"} if skipped else set()) or {"ok", "error"}
+    shown = [r for r in records if r.status in wanted]
     if as_json:
-        _print_json([r.to_dict() for r in records])
+        _print_json([r.to_dict() for r in shown])
         return
     table = Table("path", "type", "chunks", "size", "indexed at", "status", box=None)
-    for r in records:
-        status = "ok" if r.status == "ok" else f"[red]{escape(r.error or r.status)}[/]"
+    colour = {"error": "red", "skipped": "yellow"}
+    for r in shown:
+        status = "ok" if r.status == "ok" else f"[{colour.get(r.status, 'red')}]{escape(r.error or r.status)}[/]"
         table.add_row(escape(_rel(r.path)), r.type, str(r.chunks), _size(r.size), r.indexed_at, status)
     out.print(table)
-    out.print(f"{len(records)} document(s)")
+    counts = Counter(r.status for r in records)
+    out.print(f"{counts['ok']} document(s) indexed · {counts['error']} failed (docqa list --failed) · "
+              f"{counts['skipped']} skipped (docqa list --skipped)")
 
 
 @app.command()

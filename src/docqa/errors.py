@@ -5,12 +5,14 @@
     ├── MissingExtraError           an optional dependency is not installed (names the pip command)
     ├── InputError                  bad input from the user: a bad rating, an empty question
     ├── IngestError                 one file could not be ingested (always names the file)
-    │   ├── UnsupportedFormatError  no reader for this type (legacy .doc, images, binary junk)
+    │   ├── UnsupportedFormatError  no reader for this type (legacy .doc, images, binary junk): skipped
     │   ├── EncryptedFileError      password-protected PDF / Office file
     │   ├── CorruptFileError        truncated or malformed file
     │   ├── EmptyDocumentError      the file holds no text at all
     │   │   └── NoTextLayerError    scanned PDF / image: needs OCR
-    │   └── FileTooLargeError       over the configured size limit
+    │   │       └── ImageWithoutOcrError  an image while OCR is off: skipped
+    │   ├── FileTooLargeError       over the configured size limit
+    │   └── UnreadableFileError     cannot be read right now (permissions, I/O): its indexed version stays
     ├── EmbedError                  the embedding model or service failed (names it and what to do)
     ├── LLMError                    the chat model failed: unreachable, refused, timed out, bad answer
     ├── AuthError                   no API key, or an unknown or revoked one (HTTP 401)
@@ -70,6 +72,7 @@ class IngestError(DocqaError):
     """A file could not be ingested. `reason` is the short, user-facing cause."""
 
     kind = "error"
+    skip = False  # True: not a file docqa reads (reported "skipped", not "failed")
 
     def __init__(self, path: str, reason: str):
         super().__init__(f"{path}: {reason}")
@@ -82,6 +85,7 @@ class IngestError(DocqaError):
 
 class UnsupportedFormatError(IngestError):
     kind = "unsupported"
+    skip = True
 
 
 class EncryptedFileError(IngestError):
@@ -94,14 +98,24 @@ class CorruptFileError(IngestError):
 
 class EmptyDocumentError(IngestError):
     kind = "empty"
+    skip = True  # nothing to index is not a failure to read
 
 
 class NoTextLayerError(EmptyDocumentError):
     kind = "no-text"
+    skip = False  # a scanned PDF is a document docqa should read: it needs OCR
+
+
+class ImageWithoutOcrError(NoTextLayerError):
+    skip = True  # a picture is not a document unless OCR is on
 
 
 class FileTooLargeError(IngestError):
     kind = "too-large"
+
+
+class UnreadableFileError(IngestError):
+    kind = "unreadable"
 
 
 class StoreError(DocqaError):

@@ -202,3 +202,15 @@ def _write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
 
+
+def blank_png(size: int = 32) -> bytes:
+    """A valid white PNG with no text, built with the standard library (skipped with OCR or without)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\x00" + b"\xff" * size for _ in range(size))
+    header = struct.pack(">IIBBBBB", size, size, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")

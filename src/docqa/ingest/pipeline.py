@@ -2,8 +2,15 @@
 
 A file whose size and mtime match the index is skipped without being read; one whose content
 hash matches is skipped without being parsed; anything else is parsed and its document replaced
-in one transaction.  Folders that are added again are synced: documents whose files vanished
-from them are removed.  One bad file never stops the batch; the report lists every failure.
+in one transaction.  Folders that are added again are synced: documents whose files are gone
+(ENOENT, checked) or now excluded are removed; those a folder holds that cannot be read right now
+(EACCES, EIO, a stale or unmounted drive) are kept and reported, never taken for deleted.
+
+Outcomes are honest: a file docqa does not read (unsupported or binary, an image without OCR, an
+empty file, a FIFO, a symlink out of the folder) is *skipped* with its reason; *failed* means a
+file docqa should read and could not.  Both are recorded in the store, with the readers that
+judged them, so a re-run with nothing changed reads none of them again and reports them only as
+"still skipped" / "still failing".  One bad file never stops the batch.
 
 An archive (.zip, .tar, .tar.gz ...) is one file and many documents: each member is a document at
 `<archive>!/<member>`, and the archive's own document (the list of its members) is written after
@@ -19,19 +26,20 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docqa.clock import now
 from docqa.embed import Embedder, embed_text, text_hash
-from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError
+from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError, UnreadableFileError
 from docqa.store import ChunkVectors, FileState, Stores
 from docqa.ingest.archives import parse_archive, skipped_lines, sort_members
 from docqa.ingest.readers import bounds
 from docqa.ingest.readers.archive import archive_of, is_archive_name
 from docqa.ingest.ocr import OcrOptions
 from docqa.ingest.ocr import configure as configure_ocr
-from docqa.ingest.scan import Scanner
+from docqa.ingest.scan import GONE, Scanner, safe_path
+from docqa.ingest.sync import absent_paths
 from docqa.types import Chunk, Document, DocumentRecord
 
 Progress = Callable[[int, int, str], None]  # (done, total, path)
@@ -54,8 +62,11 @@ class IngestReport:
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     moved: list[tuple[str, str]] = field(default_factory=list)  # (old path, new path): renamed, not re-parsed
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): empty files, symlinks out
-    failed: list[tuple[str, str, str]] = field(default_factory=list)  # (path, kind, reason)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): not read, newly so
+    failed: list[tuple[str, str, str]] = field(default_factory=list)  # (path, kind, reason): newly failed
+    still_skipped: list[str] = field(default_factory=list)  # skipped before, for the same reason
+    still_failing: list[str] = field(default_factory=list)  # failed before, with the same error
+    unreadable: list[tuple[str, str, int]] = field(default_factory=list)  # (path, reason, documents kept)
     chunks: int = 0
     bytes_parsed: int = 0
     by_type: Counter = field(default_factory=Counter)
@@ -67,6 +78,8 @@ class IngestReport:
             "moved": [{"from": a, "to": b} for a, b in self.moved],
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
             "failed": [{"path": p, "kind": k, "reason": r} for p, k, r in self.failed],
+            "still_skipped": self.still_skipped, "still_failing": self.still_failing,
+            "unreadable": [{"path": p, "reason": r, "kept": n} for p, r, n in self.unreadable],
             "chunks": self.chunks, "bytes_parsed": self.bytes_parsed, "by_type": dict(self.by_type),
             "elapsed_s": round(self.elapsed, 3),
         }
@@ -103,14 +116,14 @@ class IngestOptions:
 
 
 def document_id(collection: str, path: str) -> str:
-    """Stable id of a (collection, path) pair."""
-    return hashlib.blake2b(f"{collection}\0{path}".encode(), digest_size=8).hexdigest()
+    """Stable id of a (collection, path) pair (the path's file-system bytes: any name hashes)."""
+    return hashlib.blake2b(f"{collection}\0".encode() + os.fsencode(path), digest_size=8).hexdigest()
 
 
 def parse_file(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: IngestOptions) -> Parsed:
     """Read, hash, parse, chunk and enrich one file (runs in a worker process)."""
     configure_ocr(opts.ocr)  # worker processes do not share the parent's settings
-    result = Parsed(path=path, size=size, mtime_ns=mtime_ns)
+    result = Parsed(path=safe_path(path), size=size, mtime_ns=mtime_ns)  # the stored, printable form
     try:
         if size > opts.max_bytes:
             raise FileTooLargeError(path, f"{size / 1e6:.1f} MB is over the {opts.max_bytes / 1e6:.0f} MB limit (ingest.max_file_mb)")
@@ -126,7 +139,7 @@ def parse_file(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: 
     except IngestError as exc:
         result.error = exc
     except OSError as exc:
-        result.error = IngestError(path, f"cannot read the file: {exc.strerror or exc}")
+        result.error = UnreadableFileError(result.path, f"cannot read the file now: {exc.strerror or exc}")
     except Exception as exc:  # a reader bug must not kill the batch; report it with the file
         result.error = IngestError(path, f"unexpected {type(exc).__name__} while parsing: {exc}")
     return result
@@ -181,35 +194,51 @@ class Ingestor:
         self.model = embedder.fingerprint.key if embedder else None
 
     def run(self, paths: list[Path], collection: str) -> IngestReport:
+        from docqa.ingest.readers.registry import readers_fingerprint
+
         started = time.perf_counter()
         report = IngestReport()
+        self.readers = readers_fingerprint(repr(replace(self.opts, workers=0)))  # a new limit retries what it refused
         scan = self.scanner.scan(paths)
-        report.skipped.extend(scan.skipped)
         report.failed.extend((p, "missing", "no such file or folder: check the path") for p in scan.missing)
         states = self.store.documents.file_states(collection)
-        found = {str(f) for f in scan.files}
+        found = {safe_path(f) for f in scan.files} | {p for p, _ in scan.skipped}
+        with self.store.batch():
+            for path, reason in scan.skipped:
+                self._skip(path, 0, 0, "", "not-read", reason, states.get(path), collection, report)
         jobs = self._triage(scan.files, states, report)
-        jobs = self._moves(jobs, self._vanished(scan.roots, found, states), states, collection, report)
+        gone, pruned, unreadable = absent_paths(scan, found, states)
+        report.unreadable.extend(unreadable)
+        jobs = self._moves(jobs, gone, states, collection, report)
         self._parse_all(jobs, states, collection, report)
-        self._remove_vanished(scan.roots, found, states, collection, report)
+        doomed = [p for p in gone + pruned if p in states]  # a moved document left `states`
+        if doomed:
+            self.store.documents.delete_documents(document_id(collection, p) for p in doomed)
+            report.removed.extend(doomed)
         report.elapsed = time.perf_counter() - started
         return report
 
     def _triage(self, files: list[Path], states: dict[str, FileState], report: IngestReport) -> list[tuple]:
-        """Skip files whose size and mtime are unchanged; the rest become parse jobs."""
+        """Skip files whose size and mtime are unchanged (and skipped or failed ones the same readers
+        judged, unless they could not be read); the rest become parse jobs."""
         jobs = []
         for file in files:
+            key = safe_path(file)
+            old = states.get(key)
             try:
                 st = file.stat()
             except OSError as exc:
-                report.failed.append((str(file), "error", f"cannot read the file: {exc.strerror}"))
+                if exc.errno not in GONE:  # gone since the scan: the vanished check decides
+                    report.unreadable.append((key, exc.strerror or str(exc), int(bool(old and old.status == "ok"))))
                 continue
-            key = str(file)
-            old = states.get(key)
-            if old and old.status == "ok" and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns:
-                report.unchanged.append(key)
-                continue
-            jobs.append((key, st.st_size, st.st_mtime_ns, old.content_hash if old and old.status == "ok" else None))
+            if old and old.size == st.st_size and old.mtime_ns == st.st_mtime_ns:
+                if old.status == "ok":
+                    report.unchanged.append(key)
+                    continue
+                if old.readers == self.readers and not (old.error or "").startswith(UnreadableFileError.kind):
+                    (report.still_failing if old.status == "error" else report.still_skipped).append(key)
+                    continue
+            jobs.append((str(file), st.st_size, st.st_mtime_ns, old.content_hash if old and old.status == "ok" else None))
         return jobs
 
     def _parse_all(self, jobs: list[tuple], states: dict, collection: str, report: IngestReport) -> None:
@@ -314,7 +343,7 @@ class Ingestor:
             report.unchanged.append(parsed.path)
             return
         if parsed.error is not None:
-            self._fail(parsed, doc_id, collection, report)
+            self._fail(parsed, old, doc_id, collection, report)
             return
         record = DocumentRecord(
             document_id=doc_id, path=parsed.path, collection=collection, type=parsed.type, title=parsed.title,
@@ -328,24 +357,43 @@ class Ingestor:
         report.bytes_parsed += parsed.size
         report.by_type[parsed.type] += 1
 
-    def _fail(self, parsed: Parsed, doc_id: str, collection: str, report: IngestReport) -> None:
+    def _fail(self, parsed: Parsed, old: FileState | None, doc_id: str, collection: str, report: IngestReport) -> None:
+        """A file that was skipped, failed, or could not be read now (its indexed version stays)."""
         err = parsed.error
-        if isinstance(err, EmptyDocumentError) and parsed.size == 0:
-            report.skipped.append((parsed.path, "empty file"))
+        if err.skip:
+            self._skip(parsed.path, parsed.size, parsed.mtime_ns, parsed.content_hash, err.kind, err.reason, old,
+                       collection, report)
             return
-        report.failed.append((parsed.path, err.kind, err.reason))
+        error = f"{err.kind}: {err.reason}"
+        if isinstance(err, UnreadableFileError):
+            report.unreadable.append((parsed.path, err.reason, int(bool(old and old.status == "ok"))))
+        elif old and old.status == "error" and old.error == error:
+            report.still_failing.append(parsed.path)
+        else:
+            report.failed.append((parsed.path, err.kind, err.reason))
         record = DocumentRecord(
             document_id=doc_id, path=parsed.path, collection=collection, type=_type_guess(parsed.path), title="",
             keywords=[], summary="", size=parsed.size, content_hash=parsed.content_hash, chunks=0, status="error",
-            error=f"{err.kind}: {err.reason}", indexed_at=now("seconds"), mtime_ns=parsed.mtime_ns,
+            error=error, indexed_at=now("seconds"), mtime_ns=parsed.mtime_ns,
         )
-        self.store.documents.record_failure(record)
+        self.store.documents.record_failure(record, {"readers": self.readers})
 
-    @staticmethod
-    def _vanished(roots: list[Path], found: set[str], states: dict[str, FileState]) -> list[str]:
-        """Indexed paths under the added folders whose files are gone."""
-        return [p for p in states if p not in found and archive_of(p) not in found  # members go with their archive
-                and any(p.startswith(str(r) + os.sep) for r in roots) and not os.path.exists(archive_of(p) or p)]
+    def _skip(self, path: str, size: int, mtime_ns: int, content_hash: str, kind: str, reason: str,
+              old: FileState | None, collection: str, report: IngestReport) -> None:
+        """Record a file docqa does not read; whatever it held before leaves the index (an emptied file)."""
+        error = f"{kind}: {reason}"
+        if old and old.status == "skipped" and old.error == error:
+            report.still_skipped.append(path)
+            if (old.size, old.mtime_ns, old.readers) == (size, mtime_ns, self.readers):
+                return
+        else:
+            report.skipped.append((path, reason))
+        record = DocumentRecord(
+            document_id=document_id(collection, path), path=path, collection=collection, type=_type_guess(path),
+            title="", keywords=[], summary="", size=size, content_hash=content_hash, chunks=0, status="skipped",
+            error=error, indexed_at=now("seconds"), mtime_ns=mtime_ns,
+        )
+        self.store.documents.replace_document(record, "", [], {"readers": self.readers})
 
     def _moves(self, jobs: list[tuple], vanished: list[str], states: dict, collection: str, report: IngestReport) -> list[tuple]:
         """A new file with the content of a vanished one is that file renamed: move it, don't parse it."""
@@ -361,16 +409,11 @@ class Ingestor:
             if old is None:
                 remaining.append(job)
                 continue
-            self.store.documents.move_document(document_id(collection, old), document_id(collection, path), path, size, mtime_ns)
+            key = safe_path(path)
+            self.store.documents.move_document(document_id(collection, old), document_id(collection, key), key, size, mtime_ns)
             del states[old]
-            report.moved.append((old, path))
+            report.moved.append((old, key))
         return remaining
-
-    def _remove_vanished(self, roots: list[Path], found: set[str], states: dict, collection: str, report: IngestReport) -> None:
-        gone = self._vanished(roots, found, states)
-        if gone:
-            self.store.documents.delete_documents(document_id(collection, p) for p in gone)
-            report.removed.extend(gone)
 
 
 def _hash_bytes(data: bytes) -> str:

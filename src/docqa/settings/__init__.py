@@ -40,6 +40,10 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'docqa.settings' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), "env_problems", "lint_config"})
+
+
 __all__ = [
     "APP_NAME", "CONFIG_ENV", "AgentSettings", "AnswerSettings", "ApiSettings", "ChunkSettings", "ConfigFile",
     "ConfigProblem", "EmbedSettings", "IngestSettings", "LLMSettings", "SearchSettings", "Settings", "config_path",

@@ -24,8 +24,10 @@ class FileState:
     size: int
     mtime_ns: int
     content_hash: str
-    status: str
+    status: str  # ok | error | skipped
     title: str = ""
+    error: str | None = None  # "kind: reason" of a failed or skipped file
+    readers: str = ""  # fingerprint of the readers that failed or skipped it (registry.readers_fingerprint)
 
 
 class DocumentStore(Catalog):
@@ -39,8 +41,9 @@ class DocumentStore(Catalog):
         their new vectors in one transaction; creates the collection when missing."""
 
     @abstractmethod
-    def record_failure(self, record: DocumentRecord) -> None:
-        """Remember a file that failed to ingest; an older good version keeps its chunks."""
+    def record_failure(self, record: DocumentRecord, metadata: dict | None = None) -> None:
+        """Remember a file that failed to ingest; an older good version keeps its chunks.
+        `metadata` keys are merged into the document's metadata."""
 
     @abstractmethod
     def delete_documents(self, document_ids: Iterable[str]) -> int:
@@ -103,5 +106,5 @@ class DocumentStore(Catalog):
 
     def file_states(self, collection: str) -> dict[str, FileState]:
         """Path -> FileState for every document of a collection."""
-        return {r.path: FileState(r.path, r.size, r.mtime_ns, r.content_hash, r.status, r.title)
+        return {r.path: FileState(r.path, r.size, r.mtime_ns, r.content_hash, r.status, r.title, r.error)
                 for r in self.list_documents(collection)}

@@ -54,6 +54,25 @@ def looks_binary(data: bytes) -> bool:
     return b"\x00" in data[:8192] and bom_encoding(data) is None
 
 
+# Bytes plain text does not hold (NUL and C0 controls but tab, newlines, form feed and ESC).
+_CONTROLS = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])
+_WINDOW, _WINDOWS = 4096, 32
+
+
+def looks_binary_throughout(data: bytes) -> bool:
+    """More than 1 % control bytes in windows sampled across the whole file (a text head does not
+    make a text file: 12 KB of prose followed by 1 MB of random bytes is binary)."""
+    if bom_encoding(data) is not None:
+        return False
+    if len(data) <= _WINDOW * _WINDOWS:
+        sample = data
+    else:
+        step = (len(data) - _WINDOW) // (_WINDOWS - 1)
+        sample = b"".join(data[i * step : i * step + _WINDOW] for i in range(_WINDOWS))
+    controls = len(sample) - len(sample.translate(None, _CONTROLS))
+    return controls > len(sample) // 100
+
+
 def looks_western(text: str) -> bool:
     """True when the non-ASCII characters are the Western European ones, sparsely spread."""
     extra = [c for c in text if ord(c) > 127]

@@ -1,7 +1,7 @@
 """Images: recognised by their magic bytes and read with OCR (the `ocr` extra), page 1 each.
 
 A multi-frame TIFF or GIF gives one page per frame, up to the OCR page cap.  Without the extra,
-or with `ingest.ocr: off`, an image raises NoTextLayerError with the reason and the install
+or with `ingest.ocr: off`, an image raises ImageWithoutOcrError (skipped) with the reason and the install
 command.
 """
 
@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docqa.errors import CorruptFileError, FileTooLargeError, NoTextLayerError, UnsupportedFormatError
+from docqa.errors import CorruptFileError, FileTooLargeError, ImageWithoutOcrError, UnsupportedFormatError
 from docqa.ingest.ocr import PageOcr
 from docqa.ingest.readers.base import Reader, TextBuilder
 from docqa.types import Document
@@ -44,7 +44,7 @@ class ImageReader(Reader):
     def read(self, path: Path, data: bytes) -> Document:
         ocr = PageOcr()
         if ocr.reason:
-            raise NoTextLayerError(str(path), f"image with no text layer: {ocr.reason}")
+            raise ImageWithoutOcrError(str(path), f"image with no text layer: {ocr.reason}")
         builder = TextBuilder()
         image = open_image(path, data)
         frames = getattr(image, "n_frames", 1)
@@ -52,7 +52,7 @@ class ImageReader(Reader):
             if ocr.may_start(number):
                 ocr.add_image(builder, frame(path, image, number - 1), number)
         if not len(builder):
-            raise NoTextLayerError(str(path), "image: OCR found no text")
+            raise ImageWithoutOcrError(str(path), "image: OCR found no text")  # a picture, not a document: skipped
         return builder.document(path, self.type, metadata={"pages": frames, "ocr": ocr.metadata()})
 
 

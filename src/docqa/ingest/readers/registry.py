@@ -3,11 +3,15 @@
 A reader whose `sniff` recognises a binary signature (priority >= SIGNATURE) wins over the
 extension: a `.xlsx` that is really an encrypted OLE container goes to the OLE reader.  A weak
 sniff (HTML markup, e-mail headers, a shebang) decides only when the extension is unknown.
-Unknown extensions whose bytes decode as text are read as plain text.
+Unknown extensions whose bytes decode as text are read as plain text, and so are text bytes
+under a binary format's extension whose signature is absent (a Graphviz `.dot` is not a Word
+template).  A text format is refused when binary bytes show up anywhere in the file, not only
+in its first 8 KB.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from docqa.errors import CorruptFileError, EmptyDocumentError, IngestError, UnsupportedFormatError
@@ -59,6 +63,19 @@ def reader_for(path: Path, head: bytes) -> type[Reader] | None:
     return by_name or sniffed
 
 
+def readers_fingerprint(options: str = "") -> str:
+    """Changes when the set of readers, docqa's version or the ingest `options` do: files skipped or
+    failed under other readers or limits are read again rather than taken as "still skipped"."""
+    from importlib.metadata import PackageNotFoundError, version  # ingest sits below docqa.version
+
+    try:
+        release = version("docqa")
+    except PackageNotFoundError:
+        release = "0+unknown"
+    parts = [release, options, *(f"{r.__name__}:{r.type}:{','.join(r.extensions)}" for r in READERS)]
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=8).hexdigest()
+
+
 def sniff_type(path: Path, head: bytes) -> str | None:
     """The format family `read_file` would read a file as, from its name and first bytes; None when no
     reader takes it: binary bytes of no known format, a text format's name on binary bytes, or a
@@ -82,13 +99,7 @@ def read_file(path: Path, data: bytes | None = None) -> Document:
             raise IngestError(str(path), f"cannot read the file: {exc.strerror or exc}") from exc
     if not data:
         raise EmptyDocumentError(str(path), "empty file")
-    head = data[:HEAD_BYTES]
-    reader = reader_for(path, head)
-    if reader is None:
-        if _encoding.looks_binary(head) or not _decodes_as_text(head):
-            suffix = path.suffix or "no extension"
-            raise UnsupportedFormatError(str(path), f"unsupported file type (binary): {path.name} ({suffix})")
-        reader = TextReader
+    reader = _reader_by_content(path, data)
     instance = _INSTANCES.get(reader) or _INSTANCES.setdefault(reader, reader(read_file))
     try:
         return instance.read(path, data)
@@ -99,6 +110,23 @@ def read_file(path: Path, data: bytes | None = None) -> Document:
     except Exception as exc:  # a library bug on odd input must not escape raw
         raise CorruptFileError(str(path), f"could not parse {reader.type.upper()}: "
                                      f"{type(exc).__name__}: {str(exc)[:200]}") from exc
+
+
+def _reader_by_content(path: Path, data: bytes) -> type[Reader]:
+    """The reader for these bytes; UnsupportedFormatError for binary bytes no text reader should take."""
+    head = data[:HEAD_BYTES]
+    reader = reader_for(path, head)
+    text = _encoding.bom_encoding(head) is not None or (not _encoding.looks_binary(head) and _decodes_as_text(head))
+    if reader is None or reader.priority < SIGNATURE or not reader.sniff(head, path):
+        binary = not text or _encoding.looks_binary_throughout(data)
+        if reader is not None and reader.priority >= SIGNATURE:
+            # a binary format's name without its signature: plain text is read as what it is
+            return reader if binary else max((r for r in READERS if r.sniff(head, path)),
+                                             key=lambda r: r.priority, default=TextReader)
+        if binary:
+            suffix = path.suffix or "no extension"
+            raise UnsupportedFormatError(str(path), f"unsupported file type (binary): {path.name} ({suffix})")
+    return reader or TextReader
 
 
 def _decodes_as_text(head: bytes) -> bool:

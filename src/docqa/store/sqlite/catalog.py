@@ -20,8 +20,8 @@ class SQLiteCatalog(Catalog):
     def catalog(self, collection: str | None = None, offset: int = 0, limit: int | None = None,
                 select: Callable[[list[str]], list[int]] | None = None) -> CatalogPage:
         where, args = ("collection = ?", [collection]) if collection is not None else ("1", [])
-        total, ok = self.conn.execute(f"SELECT count(*), coalesce(sum(status = 'ok'), 0) FROM documents WHERE {where}",
-                                      args).fetchone()
+        total, ok = self.conn.execute(f"SELECT coalesce(sum(status != 'skipped'), 0), coalesce(sum(status = 'ok'), 0) "
+                                      f"FROM documents WHERE {where}", args).fetchone()  # skipped files are not failures
         page = "" if limit is None else f" LIMIT {int(limit)} OFFSET {int(offset)}"
         if select is None:  # the path index gives the order; only the page's rows are read
             rows = self.conn.execute(f"SELECT {DOC_COLUMNS} FROM documents WHERE status = 'ok' AND {where} "

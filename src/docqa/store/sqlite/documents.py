@@ -59,17 +59,19 @@ class SQLiteDocuments(SQLiteCatalog, DocumentStore):
                 drop_orphan_vectors(conn, old_hashes)
             self.db.bump_generation(conn)
 
-    def record_failure(self, record: DocumentRecord) -> None:
+    def record_failure(self, record: DocumentRecord, metadata: dict | None = None) -> None:
         with self.db.transaction() as conn:
             _ensure_collection(conn, record.collection)
             exists = conn.execute("SELECT 1 FROM documents WHERE id = ?", (record.document_id,)).fetchone()
             if exists:  # keep the last good version searchable; flag it
                 conn.execute(
-                    "UPDATE documents SET status='error', error=?, size=?, mtime_ns=?, indexed_at=? WHERE id=?",
-                    (record.error, record.size, record.mtime_ns, record.indexed_at, record.document_id),
+                    "UPDATE documents SET status='error', error=?, size=?, mtime_ns=?, indexed_at=?,"
+                    " metadata=json_patch(metadata, ?) WHERE id=?",
+                    (record.error, record.size, record.mtime_ns, record.indexed_at,
+                     json.dumps(metadata or {}, ensure_ascii=False), record.document_id),
                 )
             else:
-                _upsert_document(conn, record, {}, 0)
+                _upsert_document(conn, record, metadata or {}, 0)
 
     def delete_documents(self, document_ids: Iterable[str]) -> int:
         count = 0
@@ -109,7 +111,9 @@ class SQLiteDocuments(SQLiteCatalog, DocumentStore):
     # -- reading -------------------------------------------------------------------------
     def file_states(self, collection: str) -> dict[str, FileState]:  # the base's, without decoding keywords
         rows = self.conn.execute(
-            "SELECT path, size, mtime_ns, content_hash, status, title FROM documents WHERE collection = ?", (collection,)
+            "SELECT path, size, mtime_ns, content_hash, status, title, error,"
+            " CASE WHEN status = 'ok' THEN '' ELSE coalesce(json_extract(metadata, '$.readers'), '') END"
+            " FROM documents WHERE collection = ?", (collection,)
         )
         return {r[0]: FileState(*r) for r in rows}
 
@@ -164,7 +168,7 @@ class SQLiteDocuments(SQLiteCatalog, DocumentStore):
 
     def collection_sizes(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT c.name, count(d.id) FROM collections c LEFT JOIN documents d "
-                                      "ON d.collection = c.name GROUP BY c.name ORDER BY c.name"))
+                                      "ON d.collection = c.name AND d.status = 'ok' GROUP BY c.name ORDER BY c.name"))
 
 
 def _ensure_collection(conn: sqlite3.Connection, name: str) -> None:
