@@ -10,7 +10,10 @@
     │   ├── CorruptFileError        truncated or malformed file
     │   ├── EmptyDocumentError      the file holds no text at all
     │   │   └── NoTextLayerError    scanned PDF / image: needs OCR
-    │   └── FileTooLargeError       over the configured size limit
+    │   ├── FileTooLargeError       over the configured size limit
+    │   │   └── ZipBombError        a zip-based file unpacks to more than the ingest limits allow
+    │   ├── ParseTimeoutError       parsing took longer than ingest.parse_timeout (the worker was stopped)
+    │   └── WorkerKilledError       the parsing process died (memory cap, OOM killer, crash)
     ├── EmbedError                  the embedding model or service failed (names it and what to do)
     ├── LLMError                    the chat model failed: unreachable, refused, timed out, bad answer
     ├── AuthError                   no API key, or an unknown or revoked one (HTTP 401)
@@ -102,6 +105,18 @@ class NoTextLayerError(EmptyDocumentError):
 
 class FileTooLargeError(IngestError):
     kind = "too-large"
+
+
+class ZipBombError(FileTooLargeError):
+    """Refused from the zip's central directory, before any member was inflated."""
+
+
+class ParseTimeoutError(IngestError):
+    kind = "timeout"
+
+
+class WorkerKilledError(IngestError):
+    kind = "killed"
 
 
 class StoreError(DocqaError):
