@@ -28,6 +28,7 @@ from docqa.errors import AuthError, DocqaError, EmbedderMismatchError, InputErro
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.ingest.readers import sniff_type
 from docqa.ingest.pipeline import IngestOptions, Ingestor, IngestReport, Progress, document_id
+from docqa.ingest.readers.zipguard import ZipLimits
 from docqa.ingest.scan import Scanner
 from docqa.llm import ChatModel, Choice, choose_chat_model
 from docqa.retrieve import Retriever, SearchResults
@@ -132,6 +133,10 @@ class KnowledgeBase:
         opts = IngestOptions(
             max_tokens=s.chunk.max_tokens, overlap=s.chunk.overlap,
             max_bytes=int(s.ingest.max_file_mb * 1024 * 1024), workers=s.ingest.workers,
+            parse_timeout=s.ingest.parse_timeout, worker_memory=s.ingest.worker_memory_mb * 1024 * 1024,
+            zip_limits=ZipLimits(max_unpacked=int(s.ingest.max_unpacked_mb * 1024 * 1024),
+                                 max_member=int(s.ingest.max_member_mb * 1024 * 1024),
+                                 max_members=s.ingest.max_members, max_ratio=s.ingest.max_ratio),
         )
         self._check_embedder(writing=True)
         ingestor = Ingestor(self.store, scanner, opts, progress, self.embedder)
