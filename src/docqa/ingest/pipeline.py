@@ -23,7 +23,7 @@ from docqa.embed import Embedder, embed_text, text_hash
 from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError
 from docqa.store import ChunkVectors, FileState, Stores
 from docqa.ingest.pool import ParsePool
-from docqa.ingest.readers.zipguard import ZipLimits, set_limits
+from docqa.ingest.readers.zipguard import ZipLimits, applied
 from docqa.ingest.scan import Scanner
 from docqa.types import Chunk, DocumentRecord
 
@@ -108,12 +108,16 @@ def document_id(collection: str, path: str) -> str:
 
 def parse_file(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: IngestOptions) -> Parsed:
     """Read, hash, parse, chunk and enrich one file (runs in a worker process)."""
+    with applied(opts.zip_limits):
+        return _parse(path, size, mtime_ns, old_hash, opts)
+
+
+def _parse(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: IngestOptions) -> Parsed:
     from docqa.ingest.chunkers import chunk_document
     from docqa.ingest.enrich import enrich
     from docqa.ingest.readers import read_file
 
     result = Parsed(path=path, size=size, mtime_ns=mtime_ns)
-    set_limits(opts.zip_limits)
     try:
         if size > opts.max_bytes:
             raise FileTooLargeError(path, f"{size / 1e6:.1f} MB is over the {opts.max_bytes / 1e6:.0f} MB limit (ingest.max_file_mb)")

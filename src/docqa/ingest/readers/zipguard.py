@@ -9,8 +9,9 @@ openpyxl, odfpy and EbookLib all use) never inflates a member past its declared 
 there and fails the CRC check.  So a member that lies is cut off at a size already checked here.
 `read_member` is the bounded read for code that inflates members itself (the archive reader).
 
-The limits are settings (`ingest.max_unpacked_mb`, ...); the worker process sets them once with
-`set_limits` from the options it was given, and the readers call `check_zip(data, path)`.
+The limits are settings (`ingest.max_unpacked_mb`, ...): the pipeline applies them around each
+parse (`with applied(limits):`), and the readers call `check_zip(data, path)`, which need not
+know the settings (nested readers, an e-mail's attachment, get the same limits).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from __future__ import annotations
 import io
 import os
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from docqa.errors import CorruptFileError, ZipBombError
@@ -42,10 +45,15 @@ class ZipLimits:
 _limits = ZipLimits()
 
 
-def set_limits(limits: ZipLimits) -> None:
-    """Set the limits this process applies (the ingest worker calls it with the configured ones)."""
+@contextmanager
+def applied(limits: ZipLimits) -> Iterator[None]:
+    """Apply `limits` to the zip checks made inside the block (the ingest pipeline's, per file)."""
     global _limits
-    _limits = limits
+    before, _limits = _limits, limits
+    try:
+        yield
+    finally:
+        _limits = before
 
 
 def current_limits() -> ZipLimits:
@@ -118,4 +126,4 @@ def _mb(size: int | float) -> str:
     return f"{size / MB:,.1f} MB" if size < 10 * MB else f"{size / MB:,.0f} MB"
 
 
-__all__ = ["ZipLimits", "check_members", "check_zip", "current_limits", "read_member", "set_limits"]
+__all__ = ["ZipLimits", "applied", "check_members", "check_zip", "current_limits", "read_member"]
