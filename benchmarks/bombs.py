@@ -1,0 +1,150 @@
+"""Zip bombs and hostile files: peak memory and time to refuse, before and after the limits (issue 15).
+
+    python benchmarks/bombs.py make DIR                   # write the bombs (a few seconds)
+    python benchmarks/bombs.py run FILE                   # ingest one file in-process; prints one JSON line
+    python benchmarks/bombs.py compare DIR --base SRC --after SRC [--timeout 90] [--as-gb 4]
+
+`compare` runs `run` for every bomb in a fresh process under each source tree (PYTHONPATH),
+each capped by `prlimit --as` and a timeout so the baseline cannot take the machine down, and
+prints a markdown table: peak RSS (GNU time), wall time, what the report said.  Embedding is off
+(embed.provider none): the figures are the parse alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+MB = 1024 * 1024
+# (seed builder, member, text before which the repeated unit goes, the unit): 100 MB of real XML.
+DOCX = ("docx", "word/document.xml", b"<w:sectPr", b"<w:p><w:r><w:t>All work and no play makes a dull bomb.</w:t></w:r></w:p>")
+ODT = ("odt", "content.xml", b"</office:text>", b"<text:p>All work and no play makes a dull bomb.</text:p>")
+EPUB = ("epub", "EPUB/chap1.xhtml", b"</body>", b"<p>All work and no play makes a dull bomb.</p>")
+XLSX = ("xlsx", "xl/worksheets/sheet1.xml", b"</sheetData>",
+        b'<row><c t="inlineStr"><is><t>All work and no play makes a dull bomb.</t></is></c></row>')
+PPTX = ("pptx", "ppt/slides/slide1.xml", b"</p:txBody>", b"<a:p><a:r><a:t>All work and no play makes a dull bomb.</a:t></a:r></a:p>")
+
+
+def seed(kind: str, folder: Path) -> Path:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from ingest import fixtures
+
+    path = folder / f"seed.{kind}"
+    builders = {
+        "docx": lambda: fixtures.make_docx(path, [(0, "seed")]),
+        "odt": lambda: fixtures.make_odt(path, [(0, "seed")]),
+        "epub": lambda: fixtures.make_epub(path, "Seed", [("One", "seed")]),
+        "xlsx": lambda: fixtures.make_xlsx(path, {"S": [["seed"]]}),
+        "pptx": lambda: fixtures.make_pptx(path, [("Seed", "seed")]),
+    }
+    return builders[kind]()
+
+
+def bomb(spec: tuple, folder: Path, megabytes: int) -> Path:
+    """The seed file with one member grown to `megabytes` MB of valid, repetitive XML."""
+    kind, member, marker, unit = spec
+    src = seed(kind, folder)
+    dest = folder / f"bomb-{megabytes}mb.{kind}"
+    with zipfile.ZipFile(src) as old, zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            body = old.read(info)
+            if info.filename != member:
+                new.writestr(info, body)
+                continue
+            head, tail = body.split(marker, 1) if marker in body else (body, b"")
+            big = zipfile.ZipInfo(member)
+            big.compress_type = zipfile.ZIP_DEFLATED
+            block = unit * (MB // len(unit))
+            with new.open(big, "w", force_zip64=True) as out:
+                out.write(head)
+                for _ in range(megabytes):
+                    out.write(block)
+                out.write(marker + tail)
+    src.unlink()
+    return dest
+
+
+def make(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    made = [bomb(spec, folder, 100) for spec in (EPUB, ODT, DOCX, XLSX, PPTX)]
+    made.append(bomb(DOCX, folder, 1024))  # the issue's "3 MB .docx expanding to 1 GB"
+    return made
+
+
+def run(path: Path) -> dict:
+    """Ingest one file with the source tree on PYTHONPATH; time and memory of the add alone."""
+    from docqa.kb import KnowledgeBase
+    from docqa.settings import Settings
+
+    with tempfile.TemporaryDirectory() as tmp:
+        kb = KnowledgeBase(Settings(kb=f"{tmp}/kb.db", embed={"provider": "none"}, search={"mode": "bm25"}))
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+        started = time.perf_counter()
+        report = kb.add([path])
+        seconds = time.perf_counter() - started
+        kb.close()
+    peak = max(resource.getrusage(who).ru_maxrss // 1024 for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    outcome = (f"failed {report.failed[0][1]}: {report.failed[0][2]}" if report.failed
+               else f"accepted, {report.chunks} chunks")
+    return {"file": path.name, "seconds": round(seconds, 2), "rss_before_mb": before, "peak_mb": peak, "outcome": outcome}
+
+
+def measure(path: Path, src: str, timeout: int, as_gb: float) -> dict:
+    """`run` in a capped child process: `prlimit --as` and a timeout; GNU time for the peak RSS."""
+    with tempfile.NamedTemporaryFile(suffix=".time") as stats:
+        cmd = ["/usr/bin/time", "-f", "%M %e", "-o", stats.name, "prlimit", f"--as={int(as_gb * 1024**3)}",
+               "timeout", "-s", "KILL", str(timeout), sys.executable, __file__, "run", str(path)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin"})
+        peak_kb, wall = Path(stats.name).read_text().split()[-2:]
+    line = proc.stdout.strip().splitlines()[-1:] if proc.returncode == 0 else []
+    result = json.loads(line[0]) if line else {"file": path.name, "seconds": None, "rss_before_mb": None,
+                                               "outcome": _killed(proc, timeout, as_gb)}
+    result.update(peak_mb=int(peak_kb) // 1024, wall_s=float(wall))
+    return result
+
+
+def _killed(proc: subprocess.CompletedProcess, timeout: int, as_gb: float) -> str:
+    if proc.returncode in (-9, 137):
+        return f"killed at the {timeout} s timeout"
+    last = (proc.stderr.strip().splitlines() or ["?"])[-1]
+    return f"died (exit {proc.returncode}) under the {as_gb:g} GB address-space cap: {last[:120]}"
+
+
+def compare(folder: Path, base: str, after: str, timeout: int, as_gb: float) -> None:
+    print("| bomb | packed | before: peak RSS, time, outcome | after: peak RSS (above start), time, outcome |")
+    print("|---|---|---|---|")
+    for path in sorted(folder.glob("bomb-*")):
+        old, new = measure(path, base, timeout, as_gb), measure(path, after, timeout, as_gb)
+        above = new["peak_mb"] - (new["rss_before_mb"] or 0)
+        print(f"| {path.name} | {path.stat().st_size // 1024} KB | {old['peak_mb']} MB, {old['wall_s']:.1f} s, "
+              f"{old['outcome'][:90]} | {new['peak_mb']} MB (+{above}), {new['seconds']} s, {new['outcome'][:90]} |",
+              flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=("make", "run", "compare"))
+    parser.add_argument("path", type=Path)
+    parser.add_argument("--base", default="")
+    parser.add_argument("--after", default=str(Path(__file__).resolve().parents[1] / "src"))
+    parser.add_argument("--timeout", type=int, default=90)
+    parser.add_argument("--as-gb", type=float, default=4.0)
+    args = parser.parse_args()
+    if args.command == "make":
+        for path in make(args.path):
+            print(path, path.stat().st_size // 1024, "KB")
+    elif args.command == "run":
+        print(json.dumps(run(args.path)))
+    else:
+        compare(args.path, args.base, args.after, args.timeout, args.as_gb)
+
+
+if __name__ == "__main__":
+    main()
