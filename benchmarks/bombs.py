@@ -3,6 +3,7 @@
     python benchmarks/bombs.py make DIR                   # write the bombs (a few seconds)
     python benchmarks/bombs.py run FILE                   # ingest one file in-process; prints one JSON line
     python benchmarks/bombs.py compare DIR --base SRC --after SRC [--timeout 90] [--as-gb 4]
+    python benchmarks/bombs.py kill DIR                   # SIGKILL a parse worker mid-batch: what is lost
 
 `compare` runs `run` for every bomb in a fresh process under each source tree (PYTHONPATH),
 each capped by RLIMIT_AS (as `prlimit --as` does) and a timeout so the baseline cannot take the
@@ -99,6 +100,43 @@ def run(path: Path) -> dict:
     return {"file": path.name, "seconds": round(seconds, 2), "rss_before_mb": before, "peak_mb": peak, "outcome": outcome}
 
 
+def kill_one_worker(folder: Path) -> dict:
+    """Ingest a folder (20 small files and 20 MB of text) with 2 workers; SIGKILL one worker 0.5 s after the workers start,
+    as the OOM killer would.  Prints what the batch made of it."""
+    import multiprocessing
+    import os
+    import random
+    import signal
+    import threading
+
+    from docqa.kb import KnowledgeBase
+    from docqa.settings import Settings
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in range(20):
+        (folder / f"note{n:02}.txt").write_text(f"Note {n} about the marmalade harbour.\n")
+    words, rng = "alpha beta gamma delta omega river stone cloud".split(), random.Random(7)
+    (folder / "big.txt").write_text("\n\n".join(" ".join(rng.choices(words, k=60)) for _ in range(52_000)))
+
+    def killer() -> None:
+        for _ in range(600):
+            if children := multiprocessing.active_children():
+                time.sleep(0.5)  # the workers are parsing now
+                os.kill(children[0].pid, signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+    with tempfile.TemporaryDirectory() as tmp, KnowledgeBase(Settings(
+            kb=f"{tmp}/kb.db", embed={"provider": "none"}, ingest={"workers": 2})) as kb:
+        threading.Thread(target=killer, daemon=True).start()
+        try:
+            report = kb.add([folder])
+        except Exception as exc:  # noqa: BLE001 — the baseline's BrokenProcessPool is the figure
+            return {"outcome": f"batch aborted: {type(exc).__name__}: {exc}"[:160], "indexed": 0}
+    return {"outcome": f"failed: {[(Path(p).name, k, r) for p, k, r in report.failed]}"[:300],
+            "indexed": len(report.added)}
+
+
 def measure(path: Path, src: str, timeout: int, as_gb: float) -> dict:
     """`run` in a child process capped by RLIMIT_AS and a timeout; its peak RSS (and its workers')
     sampled from /proc every 0.1 s, so a run killed at the timeout still reports its peak."""
@@ -158,7 +196,7 @@ def compare(folder: Path, base: str, after: str, timeout: int, as_gb: float) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("make", "run", "compare"))
+    parser.add_argument("command", choices=("make", "run", "compare", "kill"))
     parser.add_argument("path", type=Path)
     parser.add_argument("--base", default="")
     parser.add_argument("--after", default=str(Path(__file__).resolve().parents[1] / "src"))
@@ -168,6 +206,8 @@ def main() -> None:
     if args.command == "make":
         for path in make(args.path):
             print(path, path.stat().st_size // 1024, "KB")
+    elif args.command == "kill":
+        print(json.dumps(kill_one_worker(args.path)))
     elif args.command == "run":
         print(json.dumps(run(args.path)))
     else:
