@@ -29,8 +29,7 @@ from typing import Any
 from docqa.errors import IngestError, ParseTimeoutError, WorkerKilledError
 
 Job = tuple  # (path, size, mtime_ns, old_hash): a job's first item names its file
-_PREFETCH = 2  # groups a worker may hold: the next one is ready when it finishes the current one
-_NOTHING = object()
+_PREFETCH = 3  # groups a worker may hold: the next ones are ready when it finishes the current one
 
 
 @dataclass(slots=True)
@@ -91,21 +90,31 @@ class ParsePool:
         ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy],
                          timeout=max(0.0, nearest) if nearest != float("inf") else None))
         for worker in busy:
-            result = _NOTHING
-            if worker.conn in ready and worker.conn.poll():
-                try:
-                    result = worker.conn.recv()
-                    self._answered(worker)
-                except (EOFError, OSError):
-                    result = self._replace(worker, retry, None)
-            elif worker.process.sentinel in ready or worker.conn in ready:
-                result = self._replace(worker, retry, None)
+            if worker.conn in ready or worker.process.sentinel in ready:
+                yield from self._drain(worker, retry)
             elif time.monotonic() >= worker.deadline:
-                result = self._replace(worker, retry, "timeout")
-            if result is not _NOTHING:
-                paused = time.monotonic()
-                yield result
-                self._shift(time.monotonic() - paused)
+                yield from self._give(self._replace(worker, retry, "timeout"))
+
+    def _drain(self, worker: _Worker, retry: deque) -> Iterator[Any]:
+        """Every answer the worker has sent so far; then, if it died with work left, its file in progress."""
+        while worker.jobs and worker.conn.poll():
+            try:
+                result = worker.conn.recv()
+            except (EOFError, OSError):
+                break  # it died: the pipe is closed
+            self._answered(worker)
+            yield from self._give(result)
+        else:
+            if not worker.jobs or worker.process.exitcode is None:
+                return  # alive: its next answers come with the next wait
+        yield from self._give(self._replace(worker, retry, None))
+
+    def _give(self, result: Any) -> Iterator[Any]:
+        """Yield one result; the consumer's time with it does not count against any worker's clock."""
+        paused = time.monotonic()
+        yield result
+        for worker in self.workers:
+            worker.deadline += time.monotonic() - paused
 
     def _answered(self, worker: _Worker) -> None:
         worker.jobs.popleft()
@@ -116,11 +125,6 @@ class ParsePool:
 
     def _deadline(self) -> float:
         return time.monotonic() + self.timeout if self.timeout > 0 else float("inf")
-
-    def _shift(self, pause: float) -> None:
-        """The consumer held the results for `pause` seconds: no worker's clock ran for that time."""
-        for worker in self.workers:
-            worker.deadline += pause
 
     def _replace(self, worker: _Worker, retry: deque, why: str | None) -> Any:
         """Stop a dead or overrunning worker; its file in progress fails, its other jobs go back."""
