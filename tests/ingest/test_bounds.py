@@ -214,3 +214,23 @@ def test_a_file_over_the_memory_cap_fails_alone(tmp_path, big_text):
     [(path, kind, reason)] = report.failed
     assert Path(path).name == "m-big.txt" and "ingest.worker_memory_mb" in reason, reason
     print(kind, reason)
+
+
+def die_on_boom(job: tuple) -> str:
+    """The work of the pool test below: a job named 'boom' kills its own worker, mid-group."""
+    if job[0] == "boom":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return job[0]
+
+
+def test_a_worker_that_dies_mid_group_costs_only_that_job():
+    from docqa.ingest.pool import ParsePool
+
+    pool = ParsePool(die_on_boom, lambda job, error: error, workers=2, timeout=30, memory_bytes=0,
+                     context=multiprocessing.get_context("fork"))
+    groups = [[("a",), ("b",), ("boom",), ("c",), ("d",)], [("e",)], [("boom",)], [("f",), ("g",)]]
+    results = list(pool.run(groups))
+    errors = [r for r in results if not isinstance(r, str)]
+    assert sorted(r for r in results if isinstance(r, str)) == ["a", "b", "c", "d", "e", "f", "g"]
+    assert [(e.path, e.kind) for e in errors] == [("boom", "killed"), ("boom", "killed")]
+    assert not multiprocessing.active_children() or all(c.name != "docqa-parse" for c in multiprocessing.active_children())

@@ -61,9 +61,10 @@ class ParsePool:
             while True:
                 self._assign(source, retry)
                 busy = [w for w in self.workers if w.jobs]
-                if not busy:
+                if busy:
+                    yield from self._collect(busy, retry)
+                elif not retry:
                     return
-                yield from self._collect(busy, retry)
         finally:
             self.close()
 
@@ -75,14 +76,24 @@ class ParsePool:
                 if group is None:
                     return
                 worker = worker or self._start()
-                self._send(worker, group)
+                if not self._send(worker, group):
+                    retry.appendleft(group)
+                    break
 
-    def _send(self, worker: _Worker, group: list[Job]) -> None:
+    def _send(self, worker: _Worker, group: list[Job]) -> bool:
+        """Hand a worker a group; False when it has died meanwhile (an idle one is dropped at once)."""
+        try:
+            worker.conn.send(group)
+        except OSError:
+            if not worker.jobs:  # nothing lost; a busy one is failed by the next wait
+                _stop(worker)
+                self.workers.remove(worker)
+            return False
         if not worker.jobs:
             worker.deadline = self._deadline()
-        worker.conn.send(group)
         worker.jobs.extend(group)
         worker.groups.append(len(group))
+        return True
 
     def _collect(self, busy: list[_Worker], retry: deque) -> Iterator[Any]:
         """Wait for the first answers (or deaths, or the nearest deadline) and handle them."""
@@ -113,8 +124,9 @@ class ParsePool:
         """Yield one result; the consumer's time with it does not count against any worker's clock."""
         paused = time.monotonic()
         yield result
+        held = time.monotonic() - paused
         for worker in self.workers:
-            worker.deadline += time.monotonic() - paused
+            worker.deadline += held
 
     def _answered(self, worker: _Worker) -> None:
         worker.jobs.popleft()
