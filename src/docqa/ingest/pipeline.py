@@ -139,7 +139,7 @@ def _parse(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: Inge
         result.error = exc
     except OSError as exc:
         result.error = IngestError(path, f"cannot read the file: {exc.strerror or exc}")
-    except MemoryError:  # the worker's address-space cap (RLIMIT_AS) was reached
+    except MemoryError:  # the worker's memory cap (RLIMIT_DATA, pool.py) was reached
         result = Parsed(path=path, size=size, mtime_ns=mtime_ns, content_hash=result.content_hash)
         result.error = FileTooLargeError(path, f"parsing needed more memory than the {opts.worker_memory // 2**20} MB "
                                                "a parsing process may use (ingest.worker_memory_mb)")

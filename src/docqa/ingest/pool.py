@@ -2,7 +2,8 @@
 
 `concurrent.futures.ProcessPoolExecutor` cannot do this: when one worker dies every pending
 future fails with `BrokenProcessPool` (the whole batch, 0 indexed), and it can neither stop one
-task that hangs nor say which file a dead worker was parsing.  Here each worker is a forked
+task that hangs nor say which file a dead worker was parsing.  (pebble and loky, which can time
+tasks out, are not installed, and they too would fail a whole group of small files at once.)  Here each worker is a forked
 process on its own pipe: the parent sends it groups of jobs, the worker answers file by file,
 so the parent always knows the one file in progress.  That file has `timeout` seconds from the
 moment its predecessor's answer arrived (time the consumer spends between results is not
@@ -10,8 +11,8 @@ counted); past it the worker is killed.  A worker that dies (SIGKILL from the me
 OOM killer, a crash in a C library) or is killed is replaced; the file it was parsing is
 reported failed with the reason, and the rest of its jobs go to the next free worker.
 
-Each worker caps its own address space (`RLIMIT_AS`) at what it inherited plus `memory_bytes`,
-so an allocation past the cap fails in that worker (a MemoryError, or its death) and not in the
+Each worker caps its own memory (`RLIMIT_DATA`) at what it inherited plus `memory_bytes`, so an
+allocation past the cap fails in that worker (a MemoryError, or its death) and not in the
 machine.  The limits come from `ingest.parse_timeout` and `ingest.worker_memory_mb`.
 """
 
@@ -214,17 +215,21 @@ def _receive(conn: Connection) -> list[Job] | None:
 
 
 def cap_memory(extra_bytes: int) -> None:
-    """Cap this process's address space at its current size plus `extra_bytes` (0: no cap)."""
+    """Cap this process's data memory at what it has now plus `extra_bytes` (0: no cap).
+
+    RLIMIT_DATA (Linux 4.7+: heap and private writable mappings) rather than RLIMIT_AS: address
+    space that libraries only reserve (glibc's per-thread arenas, ONNX Runtime) does not count,
+    memory actually written does.  The inherited size is the fork's (models the parent loaded)."""
     try:
         import resource
 
-        with open("/proc/self/statm") as statm:
-            current = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (ImportError, OSError, ValueError):
+        with open("/proc/self/status") as status:
+            current = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmData:"))
+    except (ImportError, OSError, ValueError, StopIteration):
         return  # not Linux: no cheap way to know the inherited size; the timeout still applies
     if extra_bytes > 0:
         limit = current + extra_bytes
-        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        _soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
         if hard != resource.RLIM_INFINITY:
             limit = min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))

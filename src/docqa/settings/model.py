@@ -48,7 +48,7 @@ class IngestSettings(_Section):
     parse_timeout: float = Field(
         300.0, ge=0, description="Seconds one file may take to parse in a worker process; past it the worker is stopped and the file reported failed (0: no limit).")
     worker_memory_mb: int = Field(
-        2048, ge=0, description="Memory (address space, MB) a parser process may add to what it started with; a file that needs more is reported failed (0: no cap).")
+        2048, ge=0, description="Memory (MB) a parser process may add to what it started with; a file that needs more is reported failed (0: no cap).")
 
 
 class ChunkSettings(_Section):
