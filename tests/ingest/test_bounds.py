@@ -213,7 +213,6 @@ def test_a_file_over_the_memory_cap_fails_alone(tmp_path, big_text):
     assert ok_names(report) == {"a1.txt", "z1.txt", "z2.txt", "z3.txt"}
     [(path, kind, reason)] = report.failed
     assert Path(path).name == "m-big.txt" and "ingest.worker_memory_mb" in reason, reason
-    print(kind, reason)
 
 
 def die_on_boom(job: tuple) -> str:
