@@ -12,6 +12,9 @@
     │   │   └── NoTextLayerError    scanned PDF / image: needs OCR
     │   │       └── ImageWithoutOcrError  an image while OCR is off: skipped
     │   ├── FileTooLargeError       over the configured size limit
+    │   │   └── ZipBombError        a zip-based file unpacks to more than the ingest limits allow
+    │   ├── ParseTimeoutError       parsing took longer than ingest.parse_timeout (the worker was stopped)
+    │   ├── WorkerKilledError       the parsing process died (memory cap, OOM killer, crash)
     │   └── UnreadableFileError     cannot be read right now (permissions, I/O): its indexed version stays
     ├── EmbedError                  the embedding model or service failed (names it and what to do)
     ├── LLMError                    the chat model failed: unreachable, refused, timed out, bad answer
@@ -116,6 +119,18 @@ class FileTooLargeError(IngestError):
 
 class UnreadableFileError(IngestError):
     kind = "unreadable"
+
+
+class ZipBombError(FileTooLargeError):
+    """Refused from the zip's central directory, before any member was inflated."""
+
+
+class ParseTimeoutError(IngestError):
+    kind = "timeout"
+
+
+class WorkerKilledError(IngestError):
+    kind = "killed"
 
 
 class StoreError(DocqaError):

@@ -26,6 +26,7 @@ from docqa.ingest.readers.archive import is_archive_name
 from docqa.ingest.ocr import OcrOptions
 from docqa.ingest.ocr import check as check_ocr
 from docqa.ingest.pipeline import IngestOptions, Ingestor, IngestReport, Progress, document_id
+from docqa.ingest.readers.zipguard import ZipLimits
 from docqa.ingest.scan import Scanner
 from docqa.ingest.watch import QUIET_MS, Batch, Watcher  # noqa: F401  (Batch: what a watcher reports, for the front ends)
 from docqa.llm import ChatModel, Choice, choose_chat_model
@@ -129,6 +130,10 @@ class KnowledgeBase:
             max_tokens=s.chunk.max_tokens, overlap=s.chunk.overlap,
             max_bytes=int(s.ingest.max_file_mb * 1024 * 1024), workers=s.ingest.workers,
             ocr=OcrOptions(mode=s.ingest.ocr, dpi=s.ingest.ocr_dpi, max_pages=s.ingest.ocr_max_pages),
+            parse_timeout=s.ingest.parse_timeout, worker_memory=s.ingest.worker_memory_mb * 1024 * 1024,
+            zip_limits=ZipLimits(max_unpacked=int(s.ingest.max_unpacked_mb * 1024 * 1024),
+                                 max_member=int(s.ingest.max_member_mb * 1024 * 1024),
+                                 max_members=s.ingest.max_members, max_ratio=s.ingest.max_ratio),
         )
         check_ocr(opts.ocr)  # ingest.ocr: on without the extra stops here, naming the install command
         self._check_embedder(writing=True)

@@ -128,3 +128,22 @@ def test_uploads_over_real_http(make_app, live):
         assert r.status_code == 202 and job_done(c, r)["status"] == "succeeded"
         big = c.post("/api/v1/documents", files=[("files", ("big.md", b"a" * (51 * 1024 * 1024), "text/markdown"))])
         assert_error(big, 413, "too_large")
+
+
+def test_an_uploaded_zip_bomb_is_refused_before_it_is_unpacked(client):
+    import io
+    import resource
+    import zipfile
+
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as docx:
+        with docx.open("word/document.xml", "w", force_zip64=True) as member:
+            for _ in range(120):
+                member.write(b"\0" * 2**20)  # 120 MB of zeros in ~120 KB
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    r = upload(client, ("bomb.docx", packed.getvalue(), "application/octet-stream"))
+    job = job_done(client, r)
+    [failed] = job["result"]["failed"]
+    assert failed["kind"] == "too-large" and "word/document.xml" in failed["reason"]
+    assert "ingest.max_member_mb" in failed["reason"]
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 100 * 1024  # KB: never unpacked

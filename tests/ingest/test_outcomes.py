@@ -281,7 +281,7 @@ def test_an_unreadable_path_given_by_name_says_so_not_no_such_file():
 def test_skipped_files_are_not_counted_as_failed_in_the_catalog(kb, tmp_path):
     docs = tmp_path / "docs"
     write(docs / "a.md", "# A\n\nThe rail calls.\n")
-    (docs / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    (docs / "pic.png").write_bytes(blank_png())
     (docs / "bad.pdf").write_bytes(b"%PDF-1.4 truncated")
     kb.add([docs])
     assert "> 1 document; 1 more failed to ingest" in kb.llms_txt()

@@ -25,8 +25,8 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from docqa.clock import now
@@ -41,11 +41,18 @@ from docqa.ingest.ocr import configure as configure_ocr
 from docqa.ingest.scan import GONE, Scanner, safe_path
 from docqa.ingest.sync import absent_paths
 from docqa.types import Chunk, Document, DocumentRecord
+from docqa.ingest.pool import ParsePool
+from docqa.ingest.readers.zipguard import ZipLimits, applied
 
 Progress = Callable[[int, int, str], None]  # (done, total, path)
-_INLINE_MAX = 3  # parse this few files in-process: a pool costs more than it saves
-# Small files travel to workers in groups: one task per file costs ~2 ms of round trip, more
-# than parsing a 2 KB file.  Groups stay small so progress and memory stay smooth.
+# Parse this few small files in-process: a pool costs more than it saves.  Everything else goes
+# to worker processes, where each file has a time limit and a memory cap (pool.py); the zip
+# guard refuses bombs in-process too.
+_INLINE_MAX = 3
+_INLINE_BYTES = 1024 * 1024
+# Small files travel to workers in groups: one message per file costs ~2 ms of round trip, more
+# than parsing a 2 KB file.  Groups stay small so progress and memory stay smooth.  A worker
+# answers file by file, so a worker killed mid-group costs only the file it was parsing.
 _GROUP_FILES = 32
 _GROUP_BYTES = 512 * 1024
 # Parsed files wait until this many chunks are pending, then are embedded in one go (the model
@@ -113,6 +120,9 @@ class IngestOptions:
     max_bytes: int = 200 * 1024 * 1024
     workers: int = 0
     ocr: OcrOptions = field(default_factory=OcrOptions)
+    parse_timeout: float = 300.0  # seconds per file in a worker process (0: none)
+    worker_memory: int = 2048 * 1024 * 1024  # bytes a worker process may grow by (0: no cap)
+    zip_limits: ZipLimits = field(default_factory=ZipLimits)
 
 
 def document_id(collection: str, path: str) -> str:
@@ -122,6 +132,11 @@ def document_id(collection: str, path: str) -> str:
 
 def parse_file(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: IngestOptions) -> Parsed:
     """Read, hash, parse, chunk and enrich one file (runs in a worker process)."""
+    with applied(opts.zip_limits):
+        return _parse(path, size, mtime_ns, old_hash, opts)
+
+
+def _parse(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: IngestOptions) -> Parsed:
     configure_ocr(opts.ocr)  # worker processes do not share the parent's settings
     result = Parsed(path=safe_path(path), size=size, mtime_ns=mtime_ns)  # the stored, printable form
     try:
@@ -140,6 +155,10 @@ def parse_file(path: str, size: int, mtime_ns: int, old_hash: str | None, opts: 
         result.error = exc
     except OSError as exc:
         result.error = UnreadableFileError(result.path, f"cannot read the file now: {exc.strerror or exc}")
+    except MemoryError:  # the worker's memory cap (RLIMIT_DATA, pool.py) was reached
+        result = Parsed(path=result.path, size=size, mtime_ns=mtime_ns, content_hash=result.content_hash)
+        result.error = FileTooLargeError(path, f"parsing needed more memory than the {opts.worker_memory // 2**20} MB "
+                                               "a parsing process may use (ingest.worker_memory_mb)")
     except Exception as exc:  # a reader bug must not kill the batch; report it with the file
         result.error = IngestError(path, f"unexpected {type(exc).__name__} while parsing: {exc}")
     return result
@@ -164,9 +183,15 @@ def _parse_bytes(result: Parsed, data: bytes, opts: IngestOptions, doc: Document
     result.title, result.keywords, result.summary = meta.title, meta.keywords, meta.summary
 
 
-def parse_files(jobs: list[tuple], opts: IngestOptions) -> list[Parsed]:
-    """parse_file over a group of small files: one round trip to a worker instead of many."""
-    return [parse_file(*job, opts) for job in jobs]
+
+def parse_job(job: tuple, opts: IngestOptions) -> Parsed:
+    """parse_file on one (path, size, mtime_ns, old_hash) job: what a pool worker runs."""
+    return parse_file(*job, opts)
+
+
+def failed_job(job: tuple, error: IngestError) -> Parsed:
+    """The result of a job whose worker was killed or stopped while parsing it."""
+    return Parsed(path=safe_path(job[0]), size=job[1], mtime_ns=job[2], error=error)
 
 
 def _groups(jobs: list[tuple]):
@@ -309,31 +334,15 @@ class Ingestor:
 
     def _results(self, jobs: list[tuple]):
         workers = self.opts.workers or os.cpu_count() or 1
-        if workers == 1 or len(jobs) <= _INLINE_MAX:
+        if len(jobs) <= _INLINE_MAX and sum(job[1] for job in jobs) <= _INLINE_BYTES:
             for job in jobs:
                 yield parse_file(*job, self.opts)
             return
         _warm_up()  # forked workers inherit the loaded tokenizer and dictionaries
         context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            pending: set[Future] = set()
-            queue = _groups(jobs)
-            window = workers * 4  # bounded in-flight work keeps memory flat on huge folders
-            try:
-                while True:
-                    for group in queue:
-                        pending.add(pool.submit(parse_files, group, self.opts))
-                        if len(pending) >= window:
-                            break
-                    if not pending:
-                        return
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        yield from future.result()
-            except BaseException:
-                for future in pending:
-                    future.cancel()
-                raise
+        pool = ParsePool(partial(parse_job, opts=self.opts), failed_job, workers=min(workers, len(jobs)),
+                         timeout=self.opts.parse_timeout, memory_bytes=self.opts.worker_memory, context=context)
+        yield from pool.run(_groups(jobs))
 
     def _write(self, parsed: Parsed, old: FileState | None, collection: str, report: IngestReport,
                vectors: ChunkVectors | None) -> None:

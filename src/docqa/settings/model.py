@@ -46,6 +46,17 @@ class IngestSettings(_Section):
     ocr_max_pages: int = Field(
         50, ge=1, description="Pages OCR reads per file (PDF pages without text, image frames); the rest are left out "
         "and listed in the document's metadata.")
+    max_unpacked_mb: float = Field(
+        200.0, gt=0, description="A zip-based file (DOCX, XLSX, PPTX, ODT, EPUB, .zip) whose members unpack to more than this in all is refused, from its directory, before anything is unpacked.")
+    max_member_mb: float = Field(
+        100.0, gt=0, description="A zip-based file with one member that unpacks to more than this is refused (a 100 MB XML part takes gigabytes to parse).")
+    max_members: int = Field(10_000, ge=1, description="A zip-based file with more members than this is refused.")
+    max_ratio: float = Field(
+        100.0, gt=1, description="A zip member over 1 MB that unpacks to more than this many times its packed size is refused as a zip bomb (real documents: under 20).")
+    parse_timeout: float = Field(
+        300.0, ge=0, description="Seconds one file may take to parse in a worker process; past it the worker is stopped and the file reported failed (0: no limit).")
+    worker_memory_mb: int = Field(
+        2048, ge=0, description="Memory (MB) a parser process may add to what it started with; a file that needs more is reported failed (0: no cap).")
 
 
 class ChunkSettings(_Section):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from docqa.errors import CorruptFileError
 from docqa.ingest.readers.base import Reader, TextBuilder, collapse_spaces, sane_title
+from docqa.ingest.readers.zipguard import check_zip
 from docqa.types import HEADING, PARAGRAPH, TABLE, Document
 
 if TYPE_CHECKING:  # python-docx and lxml are imported when a .docx is read
@@ -90,6 +91,7 @@ class DocxReader(Reader):
         from lxml import etree
 
         try:
+            check_zip(data, path)
             document = docx.Document(io.BytesIO(data))
             levels = style_levels(document.styles.element)
             builder = TextBuilder()

@@ -12,6 +12,7 @@ from xml.parsers.expat import ExpatError
 from docqa.errors import CorruptFileError
 from docqa.ingest.readers.base import Reader, TextBuilder, collapse_spaces, first_heading, sane_title
 from docqa.ingest.readers.html import add_html, decode_html
+from docqa.ingest.readers.zipguard import check_zip
 from docqa.types import HEADING, PARAGRAPH, TABLE, Document
 
 if TYPE_CHECKING:  # EbookLib, odfpy and striprtf are imported when a file of theirs is read
@@ -43,6 +44,7 @@ class EpubReader(Reader):
         from ebooklib import epub
 
         try:
+            check_zip(data, path)
             book = epub.read_epub(io.BytesIO(data), options={"ignore_ncx": True})
         except (epub.EpubException, *_ZIP_ERRORS) as exc:
             raise CorruptFileError(str(path), f"could not parse EPUB: {exc}") from exc
@@ -90,6 +92,7 @@ class OdtReader(Reader):
         from odf.opendocument import load as load_odf
 
         try:
+            check_zip(data, path)
             document = load_odf(io.BytesIO(data))
             builder = TextBuilder()
             self.walk(document.text, builder)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from docqa.errors import CorruptFileError
 from docqa.ingest.readers.base import Reader, TextBuilder, clean_extracted, collapse_spaces, sane_title
+from docqa.ingest.readers.zipguard import check_zip
 from docqa.types import HEADING, PAGE, Document
 
 
@@ -63,6 +64,7 @@ class PptxReader(Reader):
         from pptx.exc import PackageNotFoundError
 
         try:
+            check_zip(data, path)
             deck = pptx.Presentation(io.BytesIO(data))
             builder = TextBuilder()
             for number, slide in enumerate(deck.slides, 1):

@@ -18,6 +18,7 @@ from typing import Any
 from docqa.errors import CorruptFileError, UnsupportedFormatError
 from docqa.ingest.readers import _encoding
 from docqa.ingest.readers.base import Reader, TextBuilder, sane_title
+from docqa.ingest.readers.zipguard import check_zip
 from docqa.types import HEADER_ROW, HEADING, ROW, Document
 
 _SNIFF_BYTES = 16 * 1024
@@ -111,6 +112,7 @@ class XlsxReader(Reader):
         from openpyxl.utils.exceptions import InvalidFileException
 
         try:
+            check_zip(data, path)
             book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
         except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as exc:
             raise CorruptFileError(str(path), f"could not parse XLSX: {exc}") from exc

@@ -1,0 +1,244 @@
+"""A supervised pool of parser processes: a killed or hung parse costs only its own file.
+
+`concurrent.futures.ProcessPoolExecutor` cannot do this: when one worker dies every pending
+future fails with `BrokenProcessPool` (the whole batch, 0 indexed), and it can neither stop one
+task that hangs nor say which file a dead worker was parsing.  (pebble and loky, which can time
+tasks out, are not installed, and they too would fail a whole group of small files at once.)  Here each worker is a forked
+process on its own pipe: the parent sends it groups of jobs, the worker answers file by file,
+so the parent always knows the one file in progress.  That file has `timeout` seconds from the
+moment its predecessor's answer arrived (time the consumer spends between results is not
+counted); past it the worker is killed.  A worker that dies (SIGKILL from the memory cap or the
+OOM killer, a crash in a C library) or is killed is replaced; the file it was parsing is
+reported failed with the reason, and the rest of its jobs go to the next free worker.
+
+Each worker caps its own memory (`RLIMIT_DATA`) at what it inherited plus `memory_bytes`, so an
+allocation past the cap fails in that worker (a MemoryError, or its death) and not in the
+machine.  The limits come from `ingest.parse_timeout` and `ingest.worker_memory_mb`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from docqa.errors import IngestError, ParseTimeoutError, WorkerKilledError
+
+Job = tuple  # (path, size, mtime_ns, old_hash): a job's first item names its file
+_PREFETCH = 3  # groups a worker may hold: the next ones are ready when it finishes the current one
+
+
+@dataclass(slots=True)
+class _Worker:
+    process: Any
+    conn: Connection
+    jobs: deque = field(default_factory=deque)  # sent, not answered yet; jobs[0] is in progress
+    groups: deque = field(default_factory=deque)  # per group sent and not finished: answers still due
+    deadline: float = 0.0
+
+
+class ParsePool:
+    """Runs `work(job)` for every job in worker processes; yields each result as it comes.
+
+    `fail(job, error)` makes the result for a job whose worker died or overran its time.
+    `context` is a multiprocessing context (fork where available: workers inherit loaded models).
+    """
+
+    def __init__(self, work: Callable[[Job], Any], fail: Callable[[Job, IngestError], Any], *, workers: int,
+                 timeout: float, memory_bytes: int, context: Any):
+        self.work, self.fail, self.size = work, fail, max(1, workers)
+        self.timeout, self.memory_bytes, self.context = timeout, memory_bytes, context
+        self.workers: list[_Worker] = []
+
+    def run(self, groups: Iterable[list[Job]]) -> Iterator[Any]:
+        """Parse every group; results come back in completion order, one per job."""
+        source, retry = iter(groups), deque()
+        try:
+            while True:
+                self._assign(source, retry)
+                busy = [w for w in self.workers if w.jobs]
+                if busy:
+                    yield from self._collect(busy, retry)
+                elif not retry:
+                    return
+        finally:
+            self.close()
+
+    def _assign(self, source: Iterator[list[Job]], retry: deque) -> None:
+        """Give every worker with room a group; start workers while there is work and room for them."""
+        for worker in [*self.workers, *[None] * (self.size - len(self.workers))]:
+            while worker is None or len(worker.groups) < _PREFETCH:
+                group = retry.popleft() if retry else next(source, None)
+                if group is None:
+                    return
+                worker = worker or self._start()
+                if not self._send(worker, group):
+                    retry.appendleft(group)
+                    break
+
+    def _send(self, worker: _Worker, group: list[Job]) -> bool:
+        """Hand a worker a group; False when it has died meanwhile (an idle one is dropped at once)."""
+        try:
+            worker.conn.send(group)
+        except OSError:
+            if not worker.jobs:  # nothing lost; a busy one is failed by the next wait
+                _stop(worker)
+                self.workers.remove(worker)
+            return False
+        if not worker.jobs:
+            worker.deadline = self._deadline()
+        worker.jobs.extend(group)
+        worker.groups.append(len(group))
+        return True
+
+    def _collect(self, busy: list[_Worker], retry: deque) -> Iterator[Any]:
+        """Wait for the first answers (or deaths, or the nearest deadline) and handle them."""
+        nearest = min(w.deadline for w in busy) - time.monotonic()
+        ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy],
+                         timeout=max(0.0, nearest) if nearest != float("inf") else None))
+        for worker in busy:
+            if worker.conn in ready or worker.process.sentinel in ready:
+                yield from self._drain(worker, retry)
+            elif time.monotonic() >= worker.deadline:
+                yield from self._give(self._replace(worker, retry, "timeout"))
+
+    def _drain(self, worker: _Worker, retry: deque) -> Iterator[Any]:
+        """Every answer the worker has sent so far; then, if it died with work left, its file in progress."""
+        while worker.jobs and worker.conn.poll():
+            try:
+                result = worker.conn.recv()
+            except (EOFError, OSError):
+                break  # it died: the pipe is closed
+            self._answered(worker)
+            yield from self._give(result)
+        else:
+            if not worker.jobs or worker.process.exitcode is None:
+                return  # alive: its next answers come with the next wait
+        yield from self._give(self._replace(worker, retry, None))
+
+    def _give(self, result: Any) -> Iterator[Any]:
+        """Yield one result; the consumer's time with it does not count against any worker's clock."""
+        paused = time.monotonic()
+        yield result
+        held = time.monotonic() - paused
+        for worker in self.workers:
+            worker.deadline += held
+
+    def _answered(self, worker: _Worker) -> None:
+        worker.jobs.popleft()
+        worker.groups[0] -= 1
+        if not worker.groups[0]:
+            worker.groups.popleft()
+        worker.deadline = self._deadline()
+
+    def _deadline(self) -> float:
+        return time.monotonic() + self.timeout if self.timeout > 0 else float("inf")
+
+    def _replace(self, worker: _Worker, retry: deque, why: str | None) -> Any:
+        """Stop a dead or overrunning worker; its file in progress fails, its other jobs go back."""
+        job, rest = worker.jobs[0], list(worker.jobs)[1:]
+        _stop(worker)
+        self.workers.remove(worker)
+        if rest:
+            retry.appendleft(rest)
+        if why == "timeout":
+            error = ParseTimeoutError(job[0], f"took longer than {self.timeout:g} s to parse; it was stopped "
+                                              "(ingest.parse_timeout)")
+        else:
+            error = WorkerKilledError(job[0], _death(worker.process.exitcode, self.memory_bytes))
+        return self.fail(job, error)
+
+    def _start(self) -> _Worker:
+        parent, child = self.context.Pipe()
+        process = self.context.Process(target=_serve, args=(child, self.work, self.memory_bytes),
+                                       name="docqa-parse", daemon=True)
+        process.start()
+        child.close()
+        worker = _Worker(process, parent)
+        self.workers.append(worker)
+        return worker
+
+    def close(self) -> None:
+        """Stop every worker (idle ones are told to exit; busy ones are killed)."""
+        for worker in self.workers:
+            if not worker.jobs:
+                try:
+                    worker.conn.send(None)
+                except OSError:
+                    pass
+        for worker in self.workers:
+            worker.process.join(timeout=1 if not worker.jobs else 0)
+            _stop(worker)
+        self.workers = []
+
+
+def _stop(worker: _Worker) -> None:
+    if worker.process.exitcode is None:
+        worker.process.kill()
+    worker.process.join()
+    worker.conn.close()
+
+
+_OUT_OF_MEMORY = 86  # a worker's exit code when its memory cap was reached outside the parse
+
+
+def _death(exitcode: int | None, memory_bytes: int) -> str:
+    """Why a worker died, for the failed file's reason."""
+    if exitcode is not None and exitcode < 0:
+        if -exitcode == signal.SIGKILL:
+            return (f"the parsing process was killed (SIGKILL) while reading this file: it may need more than "
+                    f"the {memory_bytes // 2**20} MB of ingest.worker_memory_mb, or the system ran out of memory")
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"the parsing process crashed ({name}) while reading this file"
+    if exitcode == _OUT_OF_MEMORY:
+        return (f"parsing needed more memory than the {memory_bytes // 2**20} MB a parsing process may use "
+                "(ingest.worker_memory_mb)")
+    return f"the parsing process exited (code {exitcode}) while reading this file"
+
+
+def _serve(conn: Connection, work: Callable[[Job], Any], memory_bytes: int) -> None:
+    """A worker's loop: receive a group of jobs, answer each job as soon as it is done."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    cap_memory(memory_bytes)
+    while (group := _receive(conn)) is not None:
+        for job in group:
+            try:
+                conn.send(work(job))
+            except MemoryError:  # past the cap outside the parse itself (e.g. sending the result back)
+                os._exit(_OUT_OF_MEMORY)
+
+
+def _receive(conn: Connection) -> list[Job] | None:
+    try:
+        return conn.recv()
+    except (EOFError, OSError):
+        return None
+
+
+def cap_memory(extra_bytes: int) -> None:
+    """Cap this process's data memory at what it has now plus `extra_bytes` (0: no cap).
+
+    RLIMIT_DATA (Linux 4.7+: heap and private writable mappings) rather than RLIMIT_AS: address
+    space that libraries only reserve (glibc's per-thread arenas, ONNX Runtime) does not count,
+    memory actually written does.  The inherited size is the fork's (models the parent loaded)."""
+    try:
+        import resource
+
+        with open("/proc/self/status") as status:
+            current = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmData:"))
+    except (ImportError, OSError, ValueError, StopIteration):
+        return  # not Linux: no cheap way to know the inherited size; the timeout still applies
+    if extra_bytes > 0:
+        limit = current + extra_bytes
+        _soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))

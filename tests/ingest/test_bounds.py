@@ -1,0 +1,235 @@
+"""Bounded work for every file: zip bombs refused before unpacking, a hung parse stopped, a killed
+worker costing only its own file.  Every hostile file is real and built here; nothing is mocked."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import resource
+import signal
+import struct
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from docqa.errors import CorruptFileError, ZipBombError
+from docqa.ingest.readers import read_file
+from docqa.ingest.readers.zipguard import ZipLimits, check_zip, read_member
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
+from .fixtures import make_docx, make_epub, make_odt, make_pptx, make_xlsx
+
+MB = 1024 * 1024
+ZEROS = b"\0" * MB
+XML_RUN = b"<w:p><w:r><w:t>bomb</w:t></w:r></w:p>" * (MB // 38)
+
+
+def rewrite_member(src: Path, dest: Path, member: str, megabytes: int, block: bytes = ZEROS) -> Path:
+    """`src` with `member` replaced by `megabytes` MB of `block` (deflated: ~1 KB per MB of zeros)."""
+    with zipfile.ZipFile(src) as old, zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            if info.filename != member:
+                new.writestr(info, old.read(info))
+                continue
+            info = zipfile.ZipInfo(member)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with new.open(info, "w", force_zip64=True) as out:
+                for _ in range(megabytes):
+                    out.write(block)
+    return dest
+
+
+def add_members(src: Path, dest: Path, count: int) -> Path:
+    with zipfile.ZipFile(src) as old, zipfile.ZipFile(dest, "w", zipfile.ZIP_STORED) as new:
+        for info in old.infolist():
+            new.writestr(info, old.read(info))
+        for n in range(count):
+            new.writestr(f"customXml/item{n}.xml", b"")
+    return dest
+
+
+def bombs(tmp: Path) -> dict[Path, str]:
+    """One bomb per zip-based format: {path: what the refusal must name}."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    docx = make_docx(tmp / "seed.docx", [(0, "seed")])
+    epub = make_epub(tmp / "seed.epub", "Seed", [("One", "seed")])
+    return {
+        rewrite_member(docx, tmp / "zeros.docx", "word/document.xml", 300): "ingest.max_member_mb",
+        rewrite_member(make_odt(tmp / "seed.odt", [(0, "seed")]), tmp / "zeros.odt", "content.xml", 300):
+            "ingest.max_member_mb",
+        rewrite_member(epub, tmp / "xml.epub", "EPUB/chap1.xhtml", 60, XML_RUN): "ingest.max_ratio",
+        rewrite_member(make_xlsx(tmp / "seed.xlsx", {"S": [["a"]]}), tmp / "xml.xlsx", "xl/worksheets/sheet1.xml",
+                       60, XML_RUN): "ingest.max_ratio",
+        add_members(make_pptx(tmp / "seed.pptx", [("Seed", "seed")]), tmp / "many.pptx", 10_001):
+            "ingest.max_members",
+    }
+
+
+@pytest.fixture(scope="module")
+def bomb_files(tmp_path_factory) -> dict[Path, str]:
+    return bombs(tmp_path_factory.mktemp("bombs"))
+
+
+def test_each_bomb_is_refused_from_its_directory_quickly(bomb_files):
+    for path, setting in bomb_files.items():
+        assert path.stat().st_size < 1300 * 1024, path  # the whole point: small packed, huge unpacked
+        started = time.perf_counter()
+        with pytest.raises(ZipBombError) as caught:
+            read_file(path)
+        assert time.perf_counter() - started < 2, path
+        message = str(caught.value)
+        assert str(path) in message and setting in message and "member" in message, message
+
+
+def test_bombs_in_a_folder_fail_alone_and_fast(bomb_files, tmp_path):
+    folder = next(iter(bomb_files)).parent
+    (folder / "good.txt").write_text("The lighthouse keeper counts seventeen gulls.\n")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
+    with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, search={"mode": "bm25"})) as kb:
+        report = kb.add([folder])
+        assert [Path(h.path).name for h in kb.search("lighthouse keeper")] == ["good.txt"]
+    assert time.perf_counter() - started < 20
+    failed = {Path(p).name: (kind, reason) for p, kind, reason in report.failed}
+    assert {name for name in failed} == {p.name for p in bomb_files}
+    assert all(kind == "too-large" and "ingest.max_" in reason for kind, reason in failed.values())
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 300 * 1024  # KB: nothing unpacked here
+
+
+def test_the_limits_are_settings(tmp_path):
+    docx = make_docx(tmp_path / "real.docx", [(0, "An ordinary paragraph about harbours.")])
+    with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"},
+                                ingest={"max_unpacked_mb": 0.01})) as kb:
+        report = kb.add([docx])
+    [(path, kind, reason)] = report.failed
+    assert kind == "too-large" and "ingest.max_unpacked_mb" in reason and "raise it" in reason
+
+
+@pytest.mark.shared
+def test_real_fixtures_pass_the_default_limits(shared_data):
+    zips = [p for p in (shared_data / "docs" / "multiformat").rglob("*") if p.is_file() and zipfile.is_zipfile(p)]
+    assert zips
+    for path in zips:
+        check_zip(path)  # raises on refusal
+
+
+def test_a_member_that_lies_about_its_size_is_cut_off(tmp_path):
+    """The directory says 1 KB; the data inflates to 50 MB: zipfile stops at 1 KB and fails the CRC."""
+    docx = rewrite_member(make_docx(tmp_path / "seed.docx", [(0, "seed")]), tmp_path / "lying.docx",
+                          "word/document.xml", 50, XML_RUN)
+    data = bytearray(docx.read_bytes())
+    for signature, offset in ((b"PK\x01\x02", 24), (b"PK\x03\x04", 22)):
+        start = 0
+        while (start := data.find(signature, start)) >= 0:
+            name_len = struct.unpack_from("<H", data, start + (28 if signature == b"PK\x01\x02" else 26))[0]
+            head = 46 if signature == b"PK\x01\x02" else 30
+            if data[start + head:start + head + name_len] == b"word/document.xml":
+                struct.pack_into("<I", data, start + offset, 1024)
+            start += 4
+    docx.write_bytes(bytes(data))
+    with pytest.raises(CorruptFileError):
+        read_file(docx)
+    with zipfile.ZipFile(docx) as archive, pytest.raises(zipfile.BadZipFile):
+        read_member(archive, "word/document.xml", docx)
+
+
+def test_read_member_stops_at_the_member_limit(tmp_path):
+    archive_path = tmp_path / "a.zip"
+    with zipfile.ZipFile(archive_path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("big.txt", ZEROS * 3)
+    with zipfile.ZipFile(archive_path) as archive:
+        assert len(read_member(archive, "big.txt", archive_path, ZipLimits(max_member=4 * MB, max_ratio=10**6))) == 3 * MB
+        with pytest.raises(ZipBombError, match="ingest.max_member_mb"):
+            read_member(archive, "big.txt", archive_path, ZipLimits(max_member=2 * MB, max_ratio=10**6))
+
+
+# --- worker processes: time limit, memory cap, death -------------------------------------------
+
+@pytest.fixture(scope="module")
+def big_text(tmp_path_factory) -> Path:
+    """20 MB of real prose-like text: about 1.7 s to parse and chunk here, some 100 MB of memory."""
+    rng = random.Random(7)
+    words = "alpha beta gamma delta omega river stone cloud lantern harbour".split()
+    lines = (" ".join(rng.choices(words, k=60)) for _ in range(20 * 2600))
+    path = tmp_path_factory.mktemp("big") / "big.txt"
+    path.write_text("\n\n".join(lines))
+    return path
+
+
+def small_files(folder: Path, names: list[str]) -> None:
+    for name in names:
+        (folder / name).write_text(f"The note {name} mentions the word marmalade.\n")
+
+
+def ingest(tmp_path: Path, folder: Path, progress=None, **ingest_settings):
+    settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, search={"mode": "bm25"},
+                        ingest={"workers": 1, **ingest_settings})
+    with KnowledgeBase(settings) as kb:
+        return kb.add([folder], progress=progress)
+
+
+def ok_names(report) -> set[str]:
+    return {Path(p).name for p in report.added}
+
+
+def test_a_hung_parse_is_stopped_at_the_time_limit(tmp_path, big_text):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    small_files(folder, ["a1.txt", "a2.txt", "z1.txt", "z2.txt"])
+    os.link(big_text, folder / "m-slow.txt")
+    report = ingest(tmp_path, folder, parse_timeout=0.6)
+    assert ok_names(report) == {"a1.txt", "a2.txt", "z1.txt", "z2.txt"}
+    [(path, kind, reason)] = report.failed
+    assert Path(path).name == "m-slow.txt" and kind == "timeout" and "ingest.parse_timeout" in reason
+
+
+def test_a_killed_worker_costs_only_its_file(tmp_path, big_text):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    small_files(folder, ["a1.txt", "a2.txt", "a3.txt", "z1.txt", "z2.txt"])
+    os.link(big_text, folder / "m-slow.txt")
+
+    def kill_when_the_slow_file_is_next(done: int, total: int, path: str) -> None:
+        if Path(path).name == "a3.txt":  # the worker now parses m-slow.txt (its next job)
+            for child in multiprocessing.active_children():
+                if child.name == "docqa-parse":
+                    os.kill(child.pid, signal.SIGKILL)  # as the OOM killer would
+
+    report = ingest(tmp_path, folder, progress=kill_when_the_slow_file_is_next)
+    assert ok_names(report) == {"a1.txt", "a2.txt", "a3.txt", "z1.txt", "z2.txt"}
+    [(path, kind, reason)] = report.failed
+    assert Path(path).name == "m-slow.txt" and kind == "killed" and "SIGKILL" in reason
+
+
+def test_a_file_over_the_memory_cap_fails_alone(tmp_path, big_text):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    small_files(folder, ["a1.txt", "z1.txt", "z2.txt", "z3.txt"])
+    os.link(big_text, folder / "m-big.txt")
+    report = ingest(tmp_path, folder, worker_memory_mb=40)
+    assert ok_names(report) == {"a1.txt", "z1.txt", "z2.txt", "z3.txt"}
+    [(path, kind, reason)] = report.failed
+    assert Path(path).name == "m-big.txt" and "ingest.worker_memory_mb" in reason, reason
+
+
+def die_on_boom(job: tuple) -> str:
+    """The work of the pool test below: a job named 'boom' kills its own worker, mid-group."""
+    if job[0] == "boom":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return job[0]
+
+
+def test_a_worker_that_dies_mid_group_costs_only_that_job():
+    from docqa.ingest.pool import ParsePool
+
+    pool = ParsePool(die_on_boom, lambda job, error: error, workers=2, timeout=30, memory_bytes=0,
+                     context=multiprocessing.get_context("fork"))
+    groups = [[("a",), ("b",), ("boom",), ("c",), ("d",)], [("e",)], [("boom",)], [("f",), ("g",)]]
+    results = list(pool.run(groups))
+    errors = [r for r in results if not isinstance(r, str)]
+    assert sorted(r for r in results if isinstance(r, str)) == ["a", "b", "c", "d", "e", "f", "g"]
+    assert [(e.path, e.kind) for e in errors] == [("boom", "killed"), ("boom", "killed")]
+    assert not multiprocessing.active_children() or all(c.name != "docqa-parse" for c in multiprocessing.active_children())
