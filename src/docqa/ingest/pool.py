@@ -201,7 +201,8 @@ def _death(exitcode: int | None, memory_bytes: int) -> str:
     if exitcode == _OUT_OF_MEMORY:
         return (f"parsing needed more memory than the {memory_bytes // 2**20} MB a parsing process may use "
                 "(ingest.worker_memory_mb)")
-    return f"the parsing process exited (code {exitcode}) while reading this file"
+    return (f"the parsing process exited (code {exitcode}) while reading this file: it may have needed more than "
+            f"the {memory_bytes // 2**20} MB of ingest.worker_memory_mb")
 
 
 def _serve(conn: Connection, work: Callable[[Job], Any], memory_bytes: int) -> None:
