@@ -11,30 +11,27 @@ from collections.abc import Callable
 from datetime import date, datetime, timezone
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from docqa.access import (LOCAL, Principal, check_grant, ingest_paths, manageable, require, scope, visible_collection,
                           visible_run, visible_runs)
-from docqa.answer.library import Library
-from docqa.browse import DocPage, DocText, GrepResult, fetch_doc, grep_docs, list_docs, llms_txt
 from docqa.clock import now
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
 from docqa.errors import AuthError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
-from docqa.ingest.readers import sniff_type
-from docqa.ingest.readers.archive import is_archive_name
-from docqa.ingest.ocr import OcrOptions
-from docqa.ingest.ocr import check as check_ocr
-from docqa.ingest.pipeline import IngestOptions, Ingestor, IngestReport, Progress, document_id
-from docqa.ingest.readers.zipguard import ZipLimits
-from docqa.ingest.scan import Scanner
-from docqa.ingest.watch import QUIET_MS, Batch, Watcher  # noqa: F401  (Batch: what a watcher reports, for the front ends)
 from docqa.llm import ChatModel, Choice, choose_chat_model
 from docqa.retrieve import Retriever, SearchResults
-from docqa.run.control import Control
-from docqa.run.life import Run, Setup, choose_mode
-from docqa.session import EXPORT_FORMATS, export, needs_attention, qa_log
 from docqa.settings import Settings
+# Ingest, browsing, answering and the log are imported where they are used: a command that only
+# searches should not pay for the readers, the agent or the exporters at start-up (tests/test_startup.py).
+if TYPE_CHECKING:
+    from docqa.answer.library import Library
+    from docqa.browse import DocPage, DocText, GrepResult
+    from docqa.ingest.pipeline import IngestReport, Progress
+    from docqa.ingest.scan import Scanner
+    from docqa.ingest.watch import Batch, Watcher  # noqa: F401  (Batch: what a watcher reports, for the front ends)
+    from docqa.run.control import Control
+    from docqa.run.life import Run
 from docqa.types import RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord
 
 _REINDEX_BATCH = 256
@@ -125,35 +122,49 @@ class KnowledgeBase:
         collection = scope(principal, collection) or s.collection
         require(principal, "write", collection)
         found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, s.api.ingest_roots)
-        scanner = self.scanner(include, exclude)
-        opts = IngestOptions(
-            max_tokens=s.chunk.max_tokens, overlap=s.chunk.overlap,
-            max_bytes=int(s.ingest.max_file_mb * 1024 * 1024), workers=s.ingest.workers,
-            ocr=OcrOptions(mode=s.ingest.ocr, dpi=s.ingest.ocr_dpi, max_pages=s.ingest.ocr_max_pages),
-            parse_timeout=s.ingest.parse_timeout, worker_memory=s.ingest.worker_memory_mb * 1024 * 1024,
-            zip_limits=ZipLimits(max_unpacked=int(s.ingest.max_unpacked_mb * 1024 * 1024),
-                                 max_member=int(s.ingest.max_member_mb * 1024 * 1024),
-                                 max_members=s.ingest.max_members, max_ratio=s.ingest.max_ratio),
-        )
+        from docqa.ingest.ocr import check as check_ocr
+        from docqa.ingest.pipeline import Ingestor
+
+        opts = self._ingest_options()
         check_ocr(opts.ocr)  # ingest.ocr: on without the extra stops here, naming the install command
         self._check_embedder(writing=True)
-        ingestor = Ingestor(self.store, scanner, opts, progress, self.embedder)
+        ingestor = Ingestor(self.store, self.scanner(include, exclude), opts, progress, self.embedder)
         return ingestor.run(found, collection)
+
+    def _ingest_options(self):
+        """settings.chunk and settings.ingest as the ingest pipeline takes them."""
+        from docqa.ingest.ocr import OcrOptions
+        from docqa.ingest.pipeline import IngestOptions
+        from docqa.ingest.readers.zipguard import ZipLimits
+
+        s, mb = self.settings, 1024 * 1024
+        return IngestOptions(
+            max_tokens=s.chunk.max_tokens, overlap=s.chunk.overlap,
+            max_bytes=int(s.ingest.max_file_mb * mb), workers=s.ingest.workers,
+            ocr=OcrOptions(mode=s.ingest.ocr, dpi=s.ingest.ocr_dpi, max_pages=s.ingest.ocr_max_pages),
+            parse_timeout=s.ingest.parse_timeout, worker_memory=s.ingest.worker_memory_mb * mb,
+            zip_limits=ZipLimits(max_unpacked=int(s.ingest.max_unpacked_mb * mb), max_member=int(s.ingest.max_member_mb * mb),
+                                 max_members=s.ingest.max_members, max_ratio=s.ingest.max_ratio),
+        )
 
     def scanner(self, include: list[str] | None = None, exclude: list[str] | None = None) -> Scanner:
         """The rules `add` walks folders with: settings.ingest, `include` instead of its globs, `exclude` added to its."""
+        from docqa.ingest.scan import Scanner
+
         s = self.settings.ingest
         return Scanner(include=include if include is not None else s.include, exclude=[*s.exclude, *(exclude or [])],
                        gitignore=s.gitignore, hidden=s.hidden)
 
     def watcher(self, roots: list[str | Path], collection: str | None = None, include: list[str] | None = None,
                 exclude: list[str] | None = None, *, sync: Callable[[list[Path]], IngestReport] | None = None,
-                quiet_ms: int = QUIET_MS) -> Watcher:
+                quiet_ms: int | None = None) -> Watcher:
         """A Watcher keeping folders in step with this index (`run(stop, on_batch)`, one `Batch` each): every
         batch is one incremental `add` of what changed, with add's rules; `sync` replaces that add (the
         API server queues it on its one writer)."""
+        from docqa.ingest.watch import QUIET_MS, Watcher
+
         sync = sync or (lambda targets: self.add(targets, collection, include=include, exclude=exclude))
-        return Watcher(sync, roots, self.scanner(include, exclude), quiet_ms)
+        return Watcher(sync, roots, self.scanner(include, exclude), QUIET_MS if quiet_ms is None else quiet_ms)
 
     def reindex(self, progress: Callable[[int, int], None] | None = None, *, principal: Principal = LOCAL) -> ReindexReport:
         """Embed every chunk with the configured model: only texts without its vector are embedded,
@@ -184,6 +195,8 @@ class KnowledgeBase:
     def remove(self, paths: list[str | Path], collection: str | None = None, *,
                principal: Principal = LOCAL) -> list[DocumentRecord]:
         """Remove documents by file path, or everything under a folder path. Returns what was removed."""
+        from docqa.ingest.readers.archive import is_archive_name
+
         collection = scope(principal, collection) or self.settings.collection
         require(principal, "write", collection)
         doomed: dict[str, DocumentRecord] = {}
@@ -226,6 +239,8 @@ class KnowledgeBase:
     def file_type(name: str, head: bytes) -> str | None:
         """The format family a file with this name and these first bytes would be read as; None when no
         reader takes it (binary content of no known format, or a binary format's name on other content)."""
+        from docqa.ingest.readers import sniff_type
+
         return sniff_type(Path(name), head)
 
     # -- read ------------------------------------------------------------------------------
@@ -282,6 +297,8 @@ class KnowledgeBase:
         collection = scope(principal, collection)
         if session_id:  # may this principal continue it?  Refused now (NotFoundError), not mid-run
             self.session_runs(session_id, principal=principal)
+        from docqa.run.life import Run, Setup
+
         setup = Setup(self.settings, self.library(principal, collection), self.chat.model,
                       None if self.chat.model else self.chat.reason, self.store.runlog.save_run,
                       lambda sid: self.session_runs(sid, principal=principal))
@@ -299,6 +316,8 @@ class KnowledgeBase:
 
     def choose_mode(self, question: str, mode: str | None = None) -> str:
         """pipeline or agent (see docqa.run.life.choose_mode)."""
+        from docqa.run.life import choose_mode
+
         return choose_mode(question, mode or self.settings.answer.mode, self.chat.model)
 
     def library(self, principal: Principal = LOCAL, collection: str | None = None) -> Library:
@@ -307,6 +326,8 @@ class KnowledgeBase:
         refused by the same checks as every other door (for the agent's tools, an error result)."""
         embedder = self.embedder
         embed = (lambda texts, kind: embedder.embed_batch(texts, kind)) if embedder is not None else None
+        from docqa.answer.library import Library
+
         return Library(
             search=lambda q, k, c: self.search(q, k, c or collection, principal=principal),
             documents=lambda c: self.documents(c or collection, principal=principal),
@@ -345,6 +366,8 @@ class KnowledgeBase:
         """The document indexed for a file path."""
         require(principal, "read")
         collection = scope(principal, collection)
+        from docqa.ingest.pipeline import document_id
+
         doc_id = document_id(collection or self.settings.collection, os.path.abspath(path))
         for record in self.store.documents.list_documents(collection or self.settings.collection, path_prefix=os.path.abspath(path)):
             if record.document_id == doc_id:
@@ -378,6 +401,8 @@ class KnowledgeBase:
         """The catalog, one `- [dir / title](doc-id): summary` line per document, filtered by `grep`
         (over path, title, keywords, summary) and paged; every collection the principal sees unless one is given."""
         require(principal, "read")
+        from docqa.browse import list_docs
+
         return list_docs(self.store.documents, grep, page, page_size, scope(principal, collection))
 
     def fetch_doc(self, doc_id: str, offset: int = 1, limit: int = 200, collection: str | None = None, *,
@@ -390,17 +415,23 @@ class KnowledgeBase:
             seen: tuple[str, ...] | None = (scope(principal, collection),)  # type: ignore[assignment]
         else:
             seen = principal.collections or None
+        from docqa.browse import fetch_doc
+
         return fetch_doc(self.store.documents, doc_id, offset, limit, collections=seen)
 
     def grep_docs(self, pattern: str, path_glob: str | None = None, context: int = 1, max_matches: int = 50,
                   collection: str | None = None, ignore_case: bool = True, *, principal: Principal = LOCAL) -> GrepResult:
         """Lines matching a regular expression in every document's text, like ripgrep, with context."""
         require(principal, "read")
+        from docqa.browse import grep_docs
+
         return grep_docs(self.store.documents, pattern, path_glob, context, max_matches, scope(principal, collection), ignore_case)
 
     def llms_txt(self, collection: str | None = None, *, principal: Principal = LOCAL) -> str:
         """The catalog as an llms.txt file, one section per folder (every collection the principal sees unless one is given)."""
         require(principal, "read")
+        from docqa.browse import llms_txt
+
         return llms_txt(self.store.documents, scope(principal, collection))
 
     # -- sessions, runs, feedback ---------------------------------------------------------
@@ -449,11 +480,15 @@ class KnowledgeBase:
         Only the runs asked over collections the principal sees."""
         require(principal, "log")
         runs = self.runs(since=since, principal=principal)
+        from docqa.session import needs_attention, qa_log
+
         return needs_attention(runs) if attention else qa_log(runs)
 
     def export_log(self, fp: IO[str], fmt: str = "jsonl", since: str | None = None, attention: bool = False,
                    limit: int | None = None, *, principal: Principal = LOCAL) -> int:
         """Write the Q&A log to `fp` as jsonl, csv or md (Markdown); returns how many questions."""
+        from docqa.session import EXPORT_FORMATS, export
+
         if fmt not in EXPORT_FORMATS:
             raise InputError(f"unknown log format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
         rows = self.qa_log(since, attention, principal=principal)[:limit]

@@ -13,10 +13,14 @@ import threading
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docqa.api.errors import BusyError, public_message
 from docqa.api.jobs import Job, Writer
-from docqa.kb import Batch, KnowledgeBase
+from docqa.kb import KnowledgeBase
+
+if TYPE_CHECKING:
+    from docqa.kb import Batch
 
 log = logging.getLogger("docqa.api")
 
