@@ -27,6 +27,7 @@ from docqa.api.runtime import Runtime
 from docqa.api.watching import WatchSpec
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings, load_settings
+from docqa import web
 from docqa.version import __version__
 
 log = logging.getLogger("docqa.api")
@@ -67,6 +68,7 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
     for router in ROUTERS:
         app.include_router(router)
     _mount_mcp(app, runtime)
+    web.mount(app)  # the page at / and its assets at /static
     return app
 
 
