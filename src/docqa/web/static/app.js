@@ -52,18 +52,19 @@ async function showNotFound(turn, runId) {
   if (result.answerable !== false) return;
   const retrieval = result.retrieval || {};
   const hits = retrieval.hits || [];
+  const hitButton = (hit) => el("button", {
+    type: "button", class: "hit",
+    onclick: async () => {
+      const id = await documentIdOf(hit.path);
+      if (id) openSource({ ...hit, document_id: id });
+      else showError("That document is no longer listed.");
+    },
+  }, (hit.path || "").split("/").pop() + (hit.section ? ` § ${hit.section}` : "") +
+    (hit.line_start ? ` L${hit.line_start}–${hit.line_end}` : ""));
   const panel = el("div", { class: "not-found" },
     el("p", {}, "Searched for: ", el("q", { class: "query" }, retrieval.query || record.question)),
     hits.length ? el("p", {}, "Closest passages:") : el("p", { class: "muted" }, "No passage came close."),
-    el("ul", { class: "hits" }, hits.map((hit) => el("li", {}, el("button", {
-      type: "button", class: "hit",
-      onclick: async () => {
-        const id = await documentIdOf(hit.path);
-        if (id) openSource({ ...hit, document_id: id });
-        else showError("That document is no longer listed.");
-      },
-    }, `${(hit.path || "").split("/").pop()}${hit.section ? " § " + hit.section : ""}` +
-      (hit.line_start ? ` L${hit.line_start}–${hit.line_end}` : "")))));
+    el("ul", { class: "hits" }, hits.map((hit) => el("li", {}, hitButton(hit)))));
   turn.node.querySelector(".answer").after(panel);
 }
 

@@ -1,0 +1,84 @@
+"""The page in a real browser (Debian's chromium under Playwright) against the real app under uvicorn on
+loopback, with extractive answers (no model): ask, see the answer stream in with its steps and chips, open
+the cited span, follow up in the same session, see what a not-found answer searched, and a key scoped to
+one collection sees only it."""
+
+from __future__ import annotations
+
+import httpx
+
+from api.conftest import LiveServer  # tests/ is on sys.path (rootdir conftest)
+from docqa.kb import KnowledgeBase
+
+
+def _ask(page, question: str) -> None:
+    box = page.locator("#question")
+    box.fill(question)
+    box.press("Enter")
+
+
+def test_ask_stream_cite_view_and_follow_up(page, web_app):
+    with LiveServer(web_app) as server:
+        page.goto(server.url + "/")
+        page.wait_for_selector("#collection option[value='A']", state="attached")
+        box = page.locator("#question")
+        box.fill("How long are backups kept?")
+        box.press("Shift+Enter")  # a new line, not a question
+        assert page.locator(".turn").count() == 0 and box.input_value() == "How long are backups kept?\n"
+        box.press("Enter")
+        turn = page.locator(".turn").first
+        turn.locator(".answer .chip").first.wait_for()
+        page.wait_for_selector(".turn:not(.running)")
+        assert "35 days" in turn.locator(".answer").inner_text()
+        assert turn.locator(".step").count() >= 2  # routing, retrieving, extracting
+        assert turn.locator(".step-label").first.text_content() == "Routing the question"
+        assert turn.locator("details.steps").get_attribute("open") is None  # folded away when done
+        order = turn.evaluate("t => [...t.children].map(c => c.className)")
+        assert order.index("answer") < order.index("steps")  # the answer on top
+
+        turn.locator(".chip").first.click()
+        mark = page.locator("#viewer-body mark.hl")
+        mark.first.wait_for()
+        assert page.locator("#viewer").is_visible()
+        assert mark.first.inner_text() == "Backups are kept for 35 days."
+        cited = page.locator("#viewer-body .line.cited")
+        assert cited.count() == 1 and cited.get_attribute("data-line") == "6"
+        meta = page.locator("#viewer-meta").inner_text()
+        assert "a.md" in meta and "Backups" in meta and "L6" in meta
+        assert mark.first.evaluate("m => { const r = m.getBoundingClientRect(), v = "
+                                   "document.getElementById('viewer-body').getBoundingClientRect();"
+                                   " return r.top >= v.top && r.bottom <= v.bottom; }")
+
+        _ask(page, "How often are API keys rotated?")
+        page.wait_for_function("document.querySelectorAll('.turn:not(.running)').length === 2")
+        sessions = page.locator(".turn").evaluate_all("ts => ts.map(t => t.dataset.sessionId)")
+        assert len(sessions) == 2 and sessions[0] == sessions[1]
+        runs = httpx.get(f"{server.url}/api/v1/sessions/{sessions[0]}").json()
+        assert len(runs["runs"]) == 2
+
+        page.locator("#new-conversation").click()
+        assert page.locator(".turn").count() == 0 and not page.locator("#viewer").is_visible()
+        _ask(page, "Which colour is the office door?")
+        query = page.locator(".not-found .query")
+        query.wait_for()
+        assert query.inner_text() == "Which colour is the office door?"
+        assert page.locator(".turn").first.get_attribute("data-session-id") != sessions[0]  # a new conversation
+
+
+def test_a_key_scoped_to_a_sees_only_a(page, web_app, web_settings):
+    with KnowledgeBase(web_settings) as kb:
+        _, key = kb.create_key("reader", ["A"], "reader of A")
+    with LiveServer(web_app) as server:
+        page.goto(server.url + "/")
+        form = page.locator("#key-form")
+        form.wait_for()  # the collections call got a 401: the page asks for a key
+        page.locator("#key-input").fill(key)
+        page.locator("#key-input").press("Enter")
+        page.wait_for_selector("#collection option[value='A']", state="attached")
+        options = page.locator("#collection option").evaluate_all("os => os.map(o => o.value)")
+        assert options == ["", "A"] and not form.is_visible()
+        assert page.evaluate("sessionStorage.getItem('docqa.key')") == key
+        _ask(page, "How long are backups kept?")
+        page.locator(".turn .chip").first.wait_for()
+        page.locator(".turn .chip").first.click()
+        page.locator("#viewer-body mark.hl").first.wait_for()
