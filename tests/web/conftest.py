@@ -72,3 +72,24 @@ def page(browser):
     page.set_default_timeout(10_000)
     yield page
     context.close()
+
+
+@pytest.fixture
+def agent_app(web_settings):
+    """agent_app(server): the app answering with the scripted OpenAI-compatible model."""
+    from docqa.llm import OpenAICompatModel
+
+    models = []
+
+    def make(server):
+        settings = web_settings.model_copy(update={
+            "llm": web_settings.llm.model_copy(update={"provider": "openai", "base_url": server.base_url, "timeout": 10,
+                                                       "max_retries": 0}),
+            "agent": web_settings.agent.model_copy(update={"check": False})})
+        model = OpenAICompatModel(server.base_url, "scripted", timeout=10, max_retries=0)
+        models.append(model)
+        return create_app(settings, kb_factory=lambda: KnowledgeBase(settings, chat_model=model))
+
+    yield make
+    for model in models:
+        model.close()

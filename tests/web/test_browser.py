@@ -6,9 +6,13 @@ one collection sees only it."""
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from api.conftest import LiveServer  # tests/ is on sys.path (rootdir conftest)
+from llm.scripted_server import ScriptedServer
 from docqa.kb import KnowledgeBase
+
+expect = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[test])").expect
 
 
 def _ask(page, question: str) -> None:
@@ -50,7 +54,7 @@ def test_ask_stream_cite_view_and_follow_up(page, web_app):
                                    " return r.top >= v.top && r.bottom <= v.bottom; }")
 
         _ask(page, "How often are API keys rotated?")
-        page.wait_for_function("document.querySelectorAll('.turn:not(.running)').length === 2")
+        expect(page.locator(".turn:not(.running)")).to_have_count(2)
         sessions = page.locator(".turn").evaluate_all("ts => ts.map(t => t.dataset.sessionId)")
         assert len(sessions) == 2 and sessions[0] == sessions[1]
         runs = httpx.get(f"{server.url}/api/v1/sessions/{sessions[0]}").json()
@@ -82,3 +86,45 @@ def test_a_key_scoped_to_a_sees_only_a(page, web_app, web_settings):
         page.locator(".turn .chip").first.wait_for()
         page.locator(".turn .chip").first.click()
         page.locator("#viewer-body mark.hl").first.wait_for()
+
+
+def _call(name: str, delay: float = 0.0, **arguments) -> dict:
+    return {"tool_calls": [{"name": name, "arguments": arguments}], "delay": delay}
+
+
+def test_agent_steps_show_each_tool_call_and_fold_when_done(page, agent_app):
+    script = [_call("search_docs", query="backup retention"),
+              _call("answer", delay=1.0, text="Backups are kept for 35 days [1].")]
+    with ScriptedServer(script) as model, LiveServer(agent_app(model)) as server:
+        page.goto(server.url + "/")
+        page.select_option("#mode", "agent")
+        _ask(page, "How long are backups kept?")
+        current = page.locator(".turn .current-step")
+        expect(current).to_contain_text("Thinking (step 2)")  # the model is asked again, after the tool
+        running = page.locator(".turn.running .step-label", has_text="search_docs")
+        expect(running).to_be_visible()  # while it runs the steps are open
+        assert "backup retention" in running.inner_text()  # the call's arguments
+        page.wait_for_selector(".turn:not(.running)")
+        labels = page.locator(".turn .step-label").evaluate_all("ls => ls.map(l => l.textContent)")
+        tool = next(label for label in labels if label.startswith("Tool search_docs"))
+        assert '"backup retention"' in tool and "→ 2 hits" in tool  # its arguments and one-line result
+        assert "35 days" in page.locator(".turn .answer").inner_text() and not current.is_visible()
+        step = page.locator(".turn .step[data-phase='tool_call']").first
+        page.locator(".turn details.steps > summary").click()  # unfold the steps, then open the tool's
+        step.locator("summary").click()
+        assert "backup retention" in step.locator("pre").first.inner_text()
+        assert model.requests[0]["messages"][-1]["content"].startswith("How long are backups kept?")
+
+
+def test_stop_cancels_the_run(page, agent_app):
+    with ScriptedServer([_call("search_docs", query="backups"), _call("answer", delay=3.0, text="never [1]")]) as model, \
+            LiveServer(agent_app(model)) as server:
+        page.goto(server.url + "/")
+        page.select_option("#mode", "agent")
+        _ask(page, "How long are backups kept?")
+        expect(page.locator(".turn .current-step")).to_contain_text("Thinking (step 2)")
+        page.keyboard.press("Escape")  # Esc stops, as the Stop button does
+        page.wait_for_selector(".turn:not(.running)")
+        assert "CANCELLED" in page.locator(".turn .outcome").inner_text()
+        assert page.locator("#stop").is_hidden() and page.locator("#ask").is_enabled()
+        assert len(model.requests) == 2  # the answer call that was waiting; no further model call
