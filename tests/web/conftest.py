@@ -32,6 +32,10 @@ FINANCE = """# Finance
 
 Invoices are paid within 30 days of receipt.
 """
+XSS = """# Archive
+
+Invoices are archived for ten years <img src=x onerror="window.pwned=1"> <script>window.pwned=2</script>.
+"""
 
 
 @pytest.fixture
@@ -39,7 +43,7 @@ def web_settings(tmp_path: Path) -> Settings:
     settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"},
                         answer={"mode": "pipeline"},
                         api={"upload_dir": str(tmp_path / "uploads"), "allowed_hosts": ["testserver"]})
-    for name, text in (("A", OPS), ("B", FINANCE)):
+    for name, text in (("A", OPS), ("B", FINANCE), ("C", XSS)):  # C: markup that must stay text
         folder = tmp_path / name
         folder.mkdir()
         (folder / f"{name.lower()}.md").write_text(text, encoding="utf-8")

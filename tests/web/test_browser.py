@@ -62,10 +62,14 @@ def test_ask_stream_cite_view_and_follow_up(page, web_app):
 
         page.locator("#new-conversation").click()
         assert page.locator(".turn").count() == 0 and not page.locator("#viewer").is_visible()
-        _ask(page, "Which colour is the office door?")
+        _ask(page, "Who signs the backups contract?")
         query = page.locator(".not-found .query")
         query.wait_for()
-        assert query.inner_text() == "Which colour is the office door?"
+        assert query.inner_text() == "Who signs the backups contract?"
+        closest = page.locator(".not-found .hit")
+        assert closest.count() >= 1 and "a.md" in closest.first.inner_text()
+        closest.first.click()  # each closest passage opens in the viewer, its lines marked
+        page.locator("#viewer-body .line.cited").first.wait_for()
         assert page.locator(".turn").first.get_attribute("data-session-id") != sessions[0]  # a new conversation
 
 
@@ -128,3 +132,41 @@ def test_stop_cancels_the_run(page, agent_app):
         assert "CANCELLED" in page.locator(".turn .outcome").inner_text()
         assert page.locator("#stop").is_hidden() and page.locator("#ask").is_enabled()
         assert len(model.requests) == 2  # the answer call that was waiting; no further model call
+
+
+def test_markup_from_documents_and_questions_stays_text(page, web_app):
+    with LiveServer(web_app) as server:
+        page.goto(server.url + "/")
+        page.wait_for_selector("#collection option[value='C']", state="attached")
+        page.select_option("#collection", "C")
+        _ask(page, "How long are invoices archived? <img src=x onerror=\"window.pwned=3\">")
+        page.locator(".turn .chip").first.wait_for()
+        page.locator(".turn .chip").first.click()
+        page.locator("#viewer-body mark.hl").first.wait_for()
+        assert "<img src=x" in page.locator("#viewer-body").inner_text()
+        assert "<img src=x" in page.locator(".turn .question").inner_text()
+        assert page.locator("#thread img, #viewer img, #thread script, #viewer script").count() == 0
+        assert page.evaluate("() => window.pwned === undefined")
+
+
+def test_step_labels(page, web_app):
+    """Each kind of status event as its one line (the labels the seeds describe)."""
+    with LiveServer(web_app) as server:
+        page.goto(server.url + "/")
+        labels = page.evaluate("""async () => {
+            const { Steps } = await import("/static/steps.js");
+            const steps = new Steps();
+            const events = [{phase: "routing"}, {phase: "retrieving", hits: 4},
+                            {phase: "tool_call", name: "grep_docs", arguments: {pattern: "backup"}},
+                            {phase: "tool_result", name: "grep_docs", size: 10, error: "bad pattern"},
+                            {phase: "checking"}, {phase: "reviewing", round: 2, problems: ["claim A", "claim B"]},
+                            {phase: "steered", text: "only the 2023 version"}];
+            events.forEach((e) => steps.add(e));
+            const out = [...steps.node.querySelectorAll(".step-label")].map((l) => l.textContent);
+            out.push(steps.node.querySelector("[data-phase=reviewing] li").textContent, steps.current.textContent);
+            return out;
+        }""")
+    assert labels == ["Routing the question", "Retrieving passages (4 hits)",
+                      'Tool grep_docs({"pattern":"backup"}) → error: bad pattern', "Fact-checking the answer",
+                      "Review round 2: 2 rejected claims", "Steered: only the 2023 version", "claim A",
+                      "Steered: only the 2023 version…"]
