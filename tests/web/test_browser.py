@@ -80,6 +80,9 @@ def test_a_key_scoped_to_a_sees_only_a(page, web_app, web_settings):
         page.goto(server.url + "/")
         form = page.locator("#key-form")
         form.wait_for()  # the collections call got a 401: the page asks for a key
+        page.locator("#key-input").fill("dq_not-a-key")
+        page.locator("#key-input").press("Enter")
+        expect(form.locator(".hint")).to_contain_text("refused")  # a wrong key: asked again
         page.locator("#key-input").fill(key)
         page.locator("#key-input").press("Enter")
         page.wait_for_selector("#collection option[value='A']", state="attached")

@@ -5,10 +5,12 @@ const KEY = "docqa.key";
 
 let waiting = null; // the pending key prompt, shared by every request that got a 401
 
-function askKey() {
+function askKey(refused) {
   if (waiting) return waiting;
   const form = document.getElementById("key-form");
   const input = document.getElementById("key-input");
+  form.querySelector(".hint").textContent = refused ? "That key was refused: try another." :
+    "Kept for this browser session only.";
   form.hidden = false;
   input.focus();
   waiting = new Promise((resolve) => {
@@ -41,7 +43,7 @@ export async function call(path, options = {}) {
     const response = await fetch(API + path, { ...options, headers });
     if (response.status === 401) {
       sessionStorage.removeItem(KEY);
-      await askKey();
+      await askKey(Boolean(key));
       continue;
     }
     if (!response.ok) {

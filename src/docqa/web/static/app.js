@@ -180,6 +180,7 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("stop").addEventListener("click", stop);
   $("new-conversation").addEventListener("click", newConversation);
+  $("collection").addEventListener("change", () => { if (state.sessionId) newConversation(); }); // a conversation is over one collection
   $("viewer-close").addEventListener("click", closeSource);
   document.addEventListener("keydown", (e) => { if (e.key === "Escape") stop(); });
   $("question").focus();
