@@ -47,6 +47,8 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await anyio.to_thread.run_sync(runtime.start)  # opens the knowledge base and loads the models
         _install_auth(app, runtime, insecure)
+        api = settings.api
+        log.info("the page: http://%s:%s/ (API docs at /docs)", f"[{api.host}]" if ":" in api.host else api.host, api.port)
         try:
             yield
         finally:
