@@ -173,3 +173,16 @@ def test_step_labels(page, web_app):
                       'Tool grep_docs({"pattern":"backup"}) → error: bad pattern', "Fact-checking the answer",
                       "Review round 2: 2 rejected claims", "Steered: only the 2023 version", "claim A",
                       "Steered: only the 2023 version…"]
+
+
+def test_phone_viewport(page, web_app):
+    """At 390×844 the page fits the width, and the source opens below the answer."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    with LiveServer(web_app) as server:
+        page.goto(server.url + "/")
+        _ask(page, "How long are backups kept?")
+        page.locator(".turn .chip").first.click()
+        page.locator("#viewer-body mark.hl").first.wait_for()
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        answer, viewer = page.locator(".turn .answer").bounding_box(), page.locator("#viewer").bounding_box()
+        assert viewer["y"] >= answer["y"] + answer["height"] and page.locator("#ask").is_visible()
