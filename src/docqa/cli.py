@@ -791,7 +791,7 @@ def serve(
     watch: Annotated[Optional[list[Path]], typer.Option("--watch", help="Keep this folder in step while serving, as 'docqa watch' does (repeatable); a job of kind watch shows it.")] = None,
     watch_collection: Annotated[Optional[str], typer.Option("--watch-collection", help="The collection --watch adds to (default: 'default').")] = None,
 ) -> None:
-    """Run the HTTP API (REST + Server-Sent Events; OpenAPI docs at /docs) until stopped.
+    """Run the HTTP API (REST + Server-Sent Events; OpenAPI docs at /docs) and the web page at / until stopped.
 
     Needs the optional 'api' extra. Listens on 127.0.0.1 unless told otherwise; another address is refused without API keys (or --insecure).
     """

@@ -27,6 +27,7 @@ from docqa.api.runtime import Runtime
 from docqa.api.watching import WatchSpec
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings, load_settings
+from docqa import web
 from docqa.version import __version__
 
 log = logging.getLogger("docqa.api")
@@ -46,6 +47,8 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await anyio.to_thread.run_sync(runtime.start)  # opens the knowledge base and loads the models
         _install_auth(app, runtime, insecure)
+        api = settings.api
+        log.info("the page: http://%s:%s/ (API docs at /docs)", f"[{api.host}]" if ":" in api.host else api.host, api.port)
         try:
             yield
         finally:
@@ -67,6 +70,7 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
     for router in ROUTERS:
         app.include_router(router)
     _mount_mcp(app, runtime)
+    web.mount(app)  # the page at / and its assets at /static
     return app
 
 

@@ -85,6 +85,15 @@ async def ingest(body: IngestRequest, rt: Runtime = Depends(get_runtime), princi
     return _accepted(job)
 
 
+@router.get("/documents/{document_id}/text", summary="A document's stored text (the text citations' spans point into)",
+            responses=errors())
+async def document_text(request: Request, document_id: str = Path(min_length=1, max_length=200),
+                        rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
+    """404 alike for a document that does not exist and one the key may not read (the core decides)."""
+    text = await rt.read(request, lambda kb: kb.document_text(document_id, principal=principal))
+    return {"document_id": document_id, "text": text}
+
+
 @router.delete("/documents/{document_id}", summary="Remove a document from the index (an uploaded file is deleted too)",
                responses=errors())
 async def delete_document(request: Request, document_id: str = Path(min_length=1, max_length=200),
