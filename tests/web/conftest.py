@@ -57,9 +57,11 @@ def web_app(web_settings):
     return create_app(web_settings, kb_factory=lambda: KnowledgeBase(web_settings))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Debian's chromium under Playwright (skipped, with the line that installs it, when absent)."""
+    """Debian's chromium under Playwright (skipped, with the line that installs it, when absent).
+    Module-scoped: Playwright's sync API holds an event loop while it runs, which asyncio tests
+    run after it must not find."""
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"no {CHROMIUM}: the browser tests need Debian's chromium (apt-get install -y chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[test])")

@@ -334,7 +334,8 @@ class Ingestor:
 
     def _results(self, jobs: list[tuple]):
         workers = self.opts.workers or os.cpu_count() or 1
-        if len(jobs) <= _INLINE_MAX and sum(job[1] for job in jobs) <= _INLINE_BYTES:
+        bounded = self.opts.parse_timeout > 0 or self.opts.worker_memory > 0  # only a worker can be stopped
+        if not bounded and len(jobs) <= _INLINE_MAX and sum(job[1] for job in jobs) <= _INLINE_BYTES:
             for job in jobs:
                 yield parse_file(*job, self.opts)
             return
