@@ -3,6 +3,8 @@ import { ApiError, getJSON, stream } from "./api.js";
 import { el } from "./dom.js";
 import { Steps } from "./steps.js";
 import { closeSource, openSource } from "./viewer.js";
+import { translate } from "./i18n.js";
+import { startViews } from "./views.js";
 
 const $ = (id) => document.getElementById(id);
 const state = { sessionId: null, running: null, documents: null };
@@ -183,6 +185,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("collection").addEventListener("change", () => { if (state.sessionId) newConversation(); }); // a conversation is over one collection
   $("viewer-close").addEventListener("click", closeSource);
   document.addEventListener("keydown", (e) => { if (e.key === "Escape") stop(); });
+  translate();
   $("question").focus();
   loadCollections();
+  startViews();
 });
