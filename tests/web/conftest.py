@@ -99,3 +99,18 @@ def agent_app(web_settings):
     yield make
     for model in models:
         model.close()
+
+
+SHOTS = Path(os.environ.get("DOCQA_SCREENSHOTS", Path(__file__).resolve().parents[2] / "build" / "screenshots"))
+
+
+@pytest.fixture
+def screenshot():
+    """screenshot(page, "name"): saves the page as build/screenshots/name.png (or under $DOCQA_SCREENSHOTS),
+    so each run leaves pictures of the main views to look at."""
+    def take(page, name: str) -> Path:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        path = SHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=False)
+        return path
+    return take
