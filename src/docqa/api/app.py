@@ -54,7 +54,7 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
         finally:
             await anyio.to_thread.run_sync(runtime.stop)
 
-    app = FastAPI(title="docqa", version=__version__, lifespan=lifespan,
+    app = FastAPI(title="docqa", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,  # web: offline
                   description="Ask questions of your own documents, answered only from them, with exact citations. "
                               "Errors are always `{\"error\": {\"code\", \"message\"}}`.")
     app.state.runtime = runtime
@@ -72,7 +72,7 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
     for router in ROUTERS:
         app.include_router(router)
     _mount_mcp(app, runtime)
-    web.mount(app)  # the page at / and its assets at /static
+    web.mount(app)  # the page at / and its assets at /static; /docs and /redoc with assets served from here
     return app
 
 
