@@ -257,3 +257,20 @@ def test_keyboard_alone_with_visible_focus_labels_and_esc(page, agent_app):
         page.wait_for_selector(".turn:not(.running)")
         assert "CANCELLED" in page.locator(".turn .outcome").inner_text()
         assert len(model.requests) == 2  # no further model call
+
+
+def test_question_answer_and_source_side_by_side(page, web_app, screenshot):
+    """At 1280×800 the cited source opens beside the answer (the README's picture, build/screenshots/ask.png)."""
+    with LiveServer(web_app) as server:
+        page.goto(server.url + "/")
+        page.wait_for_selector("#collection option[value='A']", state="attached")
+        page.locator("#question").fill("How long are backups kept?")
+        page.locator("#question").press("Enter")
+        page.wait_for_selector(".turn:not(.running)")
+        page.locator(".turn .chip").first.click()
+        page.locator("#viewer-body mark.hl").first.wait_for()
+        answer, viewer = page.locator(".turn .answer").bounding_box(), page.locator("#viewer").bounding_box()
+        assert viewer["x"] >= answer["x"] + answer["width"] and viewer["y"] < answer["y"] + answer["height"]
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
+        page.locator("#question").fill("How often are API keys rotated?")
+        screenshot(page, "ask")
