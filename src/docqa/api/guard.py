@@ -134,13 +134,13 @@ class OriginGuard:
         origin, site = headers.get("origin"), (headers.get("sec-fetch-site") or "").lower()
         if origin is not None and origin.strip().rstrip("/").lower() in self.origins:
             return None
-        told = f"this request came from a page of another origin ({origin or site})"
+        refused = (f"this request came from a page of another origin ({origin or site}): docqa accepts changes only "
+                   "from its own page (behind a proxy, add the proxy's name to api.allowed_hosts; to let another "
+                   "site's page call the API, list its origin in api.cors_origins)")
         if site in ("cross-site", "same-site"):
-            return f"{told}: docqa accepts changes only from its own page (or api.cors_origins)"
+            return refused
         if origin is not None:
-            if self._own(origin, headers.get("host", "")):
-                return None
-            return f"{told}: docqa accepts changes only from its own page (or api.cors_origins)"
+            return None if self._own(origin, headers.get("host", "")) else refused
         if not site and f"{self.cookie}=" in headers.get("cookie", ""):
             return ("a change sent with the sign-in cookie must carry an Origin header (every current browser "
                     "sends one); scripts can send their key as 'Authorization: Bearer dq_…' instead")
