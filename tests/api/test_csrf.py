@@ -118,3 +118,9 @@ def test_with_keys_cookie_writes_need_the_own_origin_and_bearer_scripts_need_non
 def test_origin_rules(headers, refused):
     guard = OriginGuard(None, ["docs.example.org", "*.team.example", "*"], ["http://localhost:5173/"], COOKIE)
     assert (guard.refusal(headers) is not None) is refused
+
+
+def test_login_guesses_are_paced_by_the_rate_limit(make_app):
+    with TestClient(make_app(rate_limit=60, rate_burst=2), raise_server_exceptions=False) as c:
+        statuses = [c.post("/api/v1/login", json={"key": f"dq_guess{i}"}).status_code for i in range(4)]
+    assert statuses[:2] == [401, 401] and statuses[2:] == [429, 429]

@@ -22,6 +22,9 @@ class Login(BaseModel):
 @router.post("/login", summary="Sign a browser in: checks the key and sets the HTTP-only sign-in cookie",
              responses=errors())
 async def login(body: Login, request: Request) -> JSONResponse:
+    limiter = request.app.state.runtime.limiter
+    if limiter.enabled:  # guesses are paced like any other request from that address (api.rate_limit)
+        limiter.take(f"address:{request.client.host if request.client else 'unknown'}")
     principal = await anyio.to_thread.run_sync(request.app.state.access.login, body.key)  # bad: 401
     response = JSONResponse(principal.to_dict())
     auth.set_cookie(response, body.key.strip(), secure=request.url.scheme == "https")
