@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import secrets
 import time
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from docqa.run.life import Run
 from docqa.types import RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord
 
+log = logging.getLogger(__name__)
 _REINDEX_BATCH = 256
 API_KEY_PREFIX = "dq_"  # every API key starts with it (secret scanners can match it)
 
@@ -68,6 +70,20 @@ class KnowledgeBase:
         self._retriever: Retriever | None = None
         self._chat_model = chat_model
         self._chat: Choice | None = chat_model if isinstance(chat_model, Choice) else None
+        if store is None:
+            self._reap_runs()
+
+    def _reap_runs(self) -> None:
+        """Runs left RUNNING by a process that died (killed, crashed) are marked FAILED, with the reason."""
+        from docqa.run.owner import reap
+
+        try:
+            reaped = reap(self.store.runlog)
+        except Exception as exc:  # housekeeping never stops an open (e.g. a read-only file): said, and left as is
+            log.warning("could not mark the runs of dead processes as failed: %s", exc)
+            return
+        if reaped:
+            log.info("%d run(s) left running by a process that ended are now marked FAILED", len(reaped))
 
     def sibling(self) -> KnowledgeBase:
         """Another KnowledgeBase on the same index, with its own connection, sharing this one's embedder

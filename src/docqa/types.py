@@ -390,6 +390,7 @@ class RunRecord:
     error: str | None = None
     created_at: str = ""  # ISO 8601 UTC; the store fills it in when empty
     finished_at: str | None = None
+    owner: str | None = None  # the process answering it, host/pid/start (docqa.run.owner); None when unknown
     feedback: list[FeedbackRecord] = field(default_factory=list)  # filled in when read back
 
     def to_dict(self) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from docqa.session.store import RunLog
 from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord
 
 _RUN_COLUMNS = ("id, session_id, question, standalone, mode, status, answerable, confidence, answer, result, trace, "
-                "timings, usage, model, error, created_at, finished_at, collection")
+                "timings, usage, model, error, created_at, finished_at, collection, owner")
 _SESSION_TITLE_CHARS = 80  # a session created by its first run is titled with that question
 
 
@@ -154,7 +154,7 @@ def _run_row(r: RunRecord, created_at: str) -> tuple:
     result = None if r.result is None else _dumps(r.result)
     return (r.id, r.session_id, r.question, r.standalone, r.mode, r.status, answerable, r.confidence, r.answer,
             result, _dumps(r.trace or []), _dumps(r.timings or {}), _dumps(r.usage or {}), r.model, r.error,
-            created_at, r.finished_at, r.collection)
+            created_at, r.finished_at, r.collection, r.owner)
 
 
 def _run(row: tuple) -> RunRecord:
