@@ -10,6 +10,7 @@ import { startViews } from "./views.js";
 
 register({
   en: {
+    "nav.ask": "Ask", "nav.documents": "Documents", "nav.log": "Log", "nav.status": "Status", "nav.views": "Views",
     "ask.collection": "Collection", "ask.all_collections": "All collections", "ask.mode": "Mode",
     "ask.mode_auto": "auto", "ask.mode_pipeline": "pipeline", "ask.mode_agent": "agent",
     "ask.new": "New conversation", "ask.language": "Language", "ask.question": "Question",
@@ -20,6 +21,7 @@ register({
     "steer.sent": "Sent: it joins after the current tool round.", "steer.refused": "Not sent: {message}",
   },
   zh: {
+    "nav.ask": "提问", "nav.documents": "文档", "nav.log": "问答记录", "nav.status": "状态", "nav.views": "视图",
     "ask.collection": "文档集", "ask.all_collections": "全部文档集", "ask.mode": "模式",
     "ask.mode_auto": "自动", "ask.mode_pipeline": "流水线", "ask.mode_agent": "智能体",
     "ask.new": "新对话", "ask.language": "语言", "ask.question": "问题",
