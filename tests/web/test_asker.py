@@ -142,6 +142,7 @@ def test_a_follow_up_typed_while_it_works_is_asked_after_the_answer(page, agent_
         page.select_option("#mode", "agent")
         _ask(page, BACKUPS)
         page.wait_for_selector(".turn[data-run-id]")
+        expect(page.locator("#question")).to_have_attribute("placeholder", "A follow-up? It is asked after the answer (Esc stops)")
         _ask(page, KEYS)  # while the agent works
         queued = page.locator(".turn").nth(1)
         expect(queued).to_have_class("turn queued")
@@ -208,13 +209,16 @@ def test_the_page_in_chinese_and_the_switcher(browser, web_app, screenshot):
             assert page.locator("#new-conversation").inner_text() == "新对话"
             assert page.locator("#question").get_attribute("placeholder").startswith("就你的文档提问")
             assert page.locator("#sessions-title").inner_text() == "对话"
-            _ask(page, "备份保留多久？How long are backups kept?")
+            _ask(page, BACKUPS)
             _done(page, 1)
             turn = page.locator(".turn").first
             assert turn.locator(".step-label").first.text_content() == "判断问题的走向"
             assert turn.locator("details.steps > summary").inner_text().startswith("步骤（")
             assert turn.locator(".fb-down").get_attribute("aria-label") == "没有帮助"
             expect(page.locator("#session-list .session-meta").first).to_contain_text("1 个问题")
+            turn.locator("details.steps > summary").click()
+            turn.locator(".chip").first.click()
+            page.locator("#viewer-body mark.hl").first.wait_for()
             screenshot(page, "ask-zh")
 
             page.select_option("#language", "en")  # the switcher: back to English, the answer's steps too

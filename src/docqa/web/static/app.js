@@ -15,6 +15,7 @@ register({
     "ask.mode_auto": "auto", "ask.mode_pipeline": "pipeline", "ask.mode_agent": "agent",
     "ask.new": "New conversation", "ask.language": "Language", "ask.question": "Question",
     "ask.placeholder": "Ask a question about your documents (Enter asks, Shift+Enter: new line)",
+    "ask.placeholder_running": "A follow-up? It is asked after the answer (Esc stops)",
     "ask.ask": "Ask", "ask.stop": "Stop", "ask.stop_label": "Stop the answer (Esc)", "ask.conversation": "Conversation",
     "ask.followup": "(follow-up)", "ask.collections_failed": "Cannot list the collections: {message}",
     "steer.label": "Steer the agent", "steer.placeholder": "e.g. look only at the 2023 version", "steer.send": "Steer",
@@ -26,6 +27,7 @@ register({
     "ask.mode_auto": "自动", "ask.mode_pipeline": "流水线", "ask.mode_agent": "智能体",
     "ask.new": "新对话", "ask.language": "语言", "ask.question": "问题",
     "ask.placeholder": "就你的文档提问（Enter 提问，Shift+Enter 换行）",
+    "ask.placeholder_running": "要追问吗？将在回答之后提问（Esc 停止）",
     "ask.ask": "提问", "ask.stop": "停止", "ask.stop_label": "停止回答（Esc）", "ask.conversation": "对话",
     "ask.followup": "（追问）", "ask.collections_failed": "无法列出文档集：{message}",
     "steer.label": "引导智能体", "steer.placeholder": "例如：只看 2023 年的版本", "steer.send": "引导",
@@ -138,6 +140,9 @@ async function steer(text) {
 }
 
 function setRunning(running) {
+  const box = $("question");
+  box.dataset.i18nPlaceholder = running ? "ask.placeholder_running" : "ask.placeholder";
+  box.placeholder = t(box.dataset.i18nPlaceholder);
   $("stop").hidden = !running;
   $("steer-form").hidden = !running;
   $("steer-note").textContent = "";

@@ -79,6 +79,7 @@ function setDrawer(open) {
 export function startSessions(onPick) {
   picker = (id) => { setDrawer(false); onPick(id); };
   $("sessions-toggle").addEventListener("click", () => setDrawer(!document.body.classList.contains("sessions-open")));
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape") setDrawer(false); });
   document.addEventListener("docqa:language", () => render(picker));
   return loadSessions();
 }
