@@ -122,14 +122,18 @@ def test_stop_makes_no_further_model_calls(page, agent_app):
         _ask(page, BACKUPS)
         expect(page.locator(".turn .current-step")).to_contain_text("Thinking (step 2)")
         run_id = page.locator(".turn").first.get_attribute("data-run-id")
+        _ask(page, KEYS)  # queued behind the run: stopping drops it too
+        expect(page.locator(".turn.queued")).to_have_count(1)
         page.locator("#stop").click()
-        _done(page, 1)
-        assert "CANCELLED" in page.locator(".turn .outcome").inner_text()
+        _done(page, 2)
+        assert "CANCELLED" in page.locator(".turn .outcome").first.inner_text()
+        expect(page.locator(".turn.dropped .queued-note")).to_have_text("Not asked: the run was stopped.")
         time.sleep(3.0)  # longer than the model took to answer the call that was waiting
         assert len(model.requests) == 2  # no model call after the stop
         assert httpx.get(f"{server.url}/api/v1/runs/{run_id}").json()["status"] == "CANCELLED"
         assert page.locator(".turn .step[data-phase='tool_call']").count() == 1  # grep_docs never ran
         assert page.locator(".turn .feedback").count() == 0  # nothing to rate
+        assert len(httpx.get(f"{server.url}/api/v1/log").json()["questions"]) == 1  # the follow-up was never asked
 
 
 def test_a_follow_up_typed_while_it_works_is_asked_after_the_answer(page, agent_app):
