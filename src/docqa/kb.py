@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from docqa.access import (LOCAL, Principal, check_grant, ingest_paths, manageable, require, scope, visible_collection,
-                          visible_run, visible_runs)
+                          visible_run, visible_runs, visible_sessions)
 from docqa.clock import now
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
 from docqa.errors import AuthError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from docqa.ingest.watch import Batch, Watcher  # noqa: F401  (Batch: what a watcher reports, for the front ends)
     from docqa.run.control import Control
     from docqa.run.life import Run
-from docqa.types import RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord
+from docqa.types import RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord, SessionSummary
 
 log = logging.getLogger(__name__)
 _REINDEX_BATCH = 256
@@ -456,6 +456,12 @@ class KnowledgeBase:
         record = self.store.runlog.get_session(session_id)
         self.session_runs(session_id, principal=principal)
         return record
+
+    def sessions(self, limit: int | None = None, *, principal: Principal = LOCAL) -> list[SessionSummary]:
+        """The conversations the principal may open and continue, most recently active first."""
+        require(principal, "read")
+        found = self.store.runlog.list_sessions(None if principal.collections else limit)
+        return visible_sessions(principal, found)[:limit]
 
     def session_runs(self, session_id: str, *, principal: Principal = LOCAL) -> list[RunRecord]:
         """A conversation's runs, oldest first.  The one rule for continuing a conversation: a scoped

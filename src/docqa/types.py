@@ -354,6 +354,24 @@ class SessionRecord:
 
 
 @dataclass(slots=True)
+class SessionSummary:
+    """A conversation as a list of them shows it: its first question, how many runs, when it was last active."""
+
+    id: str
+    title: str
+    first_question: str
+    runs: int
+    created_at: str
+    last_activity: str  # the latest of its runs' start and finish times
+    collection: str | None  # the collection its latest run asked (None: every collection)
+    collections: list[str | None] = field(default_factory=list)  # every collection its runs asked
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "first_question": self.first_question, "runs": self.runs,
+                "created_at": self.created_at, "last_activity": self.last_activity, "collection": self.collection}
+
+
+@dataclass(slots=True)
 class FeedbackRecord:
     """A user's rating of one run: 'up' or 'down', with an optional comment."""
 
