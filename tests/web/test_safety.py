@@ -233,6 +233,7 @@ def test_keyboard_alone_with_visible_focus_labels_and_esc(page, agent_app):
                               || e.title))
             .map((e) => e.outerHTML)""")
         assert unnamed == []  # every control has a name a screen reader reads
+        assert page.locator("#key-form").is_hidden() and page.locator("#signed-in").is_hidden()  # keyless: no prompt
         assert page.locator("#thread[aria-live]").count() == 1 and page.locator("nav[aria-label]").count() == 1
         page.evaluate("() => document.activeElement.blur()")
         seen = []
