@@ -70,10 +70,9 @@ class EvilSite:
         self.server.server_close()
 
 
-def _planted(settings, server_url: str) -> list[str]:
-    uploads = [p.name for p in Path(settings.api.upload_dir).rglob("*") if p.is_file()] \
-        if Path(settings.api.upload_dir).exists() else []
-    return [n for n in uploads if "evil" in n]
+def _planted(settings) -> list[str]:
+    """The attack's files docqa saved (an accepted upload is saved before its 202 answer)."""
+    return [p.name for p in Path(settings.api.upload_dir).rglob("*evil*") if p.is_file()]
 
 
 def _attack(page, evil: EvilSite, docqa: str) -> str:
@@ -91,7 +90,7 @@ def test_pages_of_another_origin_plant_nothing(page, web_app, web_settings):
         assert "cross_origin" in answer
         time.sleep(0.5)
         paths = [d["path"] for d in httpx.get(f"{server.url}/api/v1/documents?limit=1000").json()["documents"]]
-        assert not [p for p in paths if "evil" in p] and _planted(web_settings, server.url) == []
+        assert not [p for p in paths if "evil" in p] and _planted(web_settings) == []
 
         page.goto(server.url + "/")  # docqa's own page may write: the control that shows the attack was real
         status = page.evaluate("""async () => {
@@ -109,7 +108,7 @@ def test_pages_of_another_origin_plant_nothing(page, web_app, web_settings):
         expect(page.locator("#signed-in .who")).to_have_text("Signed in: editor")
         assert "cross_origin" in _attack(page, evil, server.url)
         time.sleep(0.5)
-        assert _planted(web_settings, server.url) == []
+        assert _planted(web_settings) == []
 
 
 def _xss_collection(tmp_path: Path, settings) -> str:
