@@ -5,6 +5,9 @@ import { Steps } from "./steps.js";
 import { closeSource, openSource } from "./viewer.js";
 import { translate } from "./i18n.js";
 import { startViews } from "./views.js";
+import "./documents.js";
+import "./log.js";
+import "./status.js";
 
 const $ = (id) => document.getElementById(id);
 const state = { sessionId: null, running: null, documents: null };
