@@ -226,3 +226,17 @@ def test_a_reader_key_sees_no_upload_delete_log_or_status(page, web_app, web_set
         page.goto(server.url + "/#log")
         expect(page.locator("#view-ask")).to_be_visible()  # not a view for a reader
         assert page.locator("#view-log").is_hidden() and page.locator("#log-rows").count() == 0
+
+
+@pytest.mark.parametrize("view", ["documents", "log", "status"])
+def test_the_keepers_views_fit_a_phone(browser, web_app, view, screenshot):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        with LiveServer(web_app) as server:
+            page.goto(f"{server.url}/#{view}")
+            page.locator({"documents": "#docs-rows tr", "log": "#log-message", "status": "#status-index"}[view]).first.wait_for()
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scrolling
+            screenshot(page, f"{view}-phone")
+    finally:
+        context.close()
