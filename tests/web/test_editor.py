@@ -15,6 +15,7 @@ import pytest
 
 from api.conftest import LiveServer  # tests/ is on sys.path (rootdir conftest)
 from ingest.fixtures import make_pdf
+from llm.scripted_server import ScriptedServer
 from docqa.api import create_app
 from docqa.kb import KnowledgeBase
 
@@ -76,6 +77,7 @@ def test_drop_files_see_results_and_list_then_delete(page, web_app, tmp_path, sc
         page.locator("#docs-search").fill("")
         expect(rows.filter(has_text="notes.md")).to_have_count(1)
         screenshot(page, "documents")
+        assert page.locator("#ingest-form").count() == 0  # the server reads no folders of its own (no ingest roots)
 
         page.once("dialog", lambda dialog: dialog.accept())
         rows.filter(has_text="notes.md").locator("button.delete").click()
@@ -190,6 +192,23 @@ def test_log_attention_trace_and_csv(page, web_app, web_settings, tmp_path, scre
             page.locator("#log-csv").click()
         table = _csv(info.value)
         assert {row["run_id"] for row in table} == {missing.run_id, rated.run_id} and all(row["reason"] for row in table)
+
+
+def test_an_agent_runs_trace_shows_its_tool_calls(page, agent_app):
+    script = [{"tool_calls": [{"name": "search_docs", "arguments": {"query": "backup retention"}}]},
+              {"tool_calls": [{"name": "answer", "arguments": {"text": "Backups are kept for 35 days [1]."}}]}]
+    with ScriptedServer(script) as model, LiveServer(agent_app(model)) as server:
+        asked = httpx.post(f"{server.url}/api/v1/ask", json={"question": "How long are backups kept?", "mode": "agent"},
+                           timeout=30).json()
+        page.goto(server.url + "/#log")
+        row = page.locator(f"#log-rows tr[data-run-id='{asked['run_id']}']")
+        row.locator("button.open-trace").click()
+        tool = page.locator("#log-trace .trace-step[data-stage='tool']").first
+        expect(tool).to_contain_text("search_docs")
+        assert "backup retention" in tool.locator("summary").inner_text()  # its arguments
+        tool.locator("summary").click()
+        assert "a.md" in tool.locator("pre").inner_text()  # what the tool returned: the passage it found
+        assert "35 days" in page.locator("#log-trace .trace-answer").inner_text()
 
 
 def test_status_names_the_extractive_answerer_and_bm25(page, web_app, screenshot):

@@ -39,7 +39,8 @@ function citation(c) {
 // One step of the trace: its stage and, folded, every detail it recorded.
 function step(entry) {
   const { stage, ...rest } = entry;
-  const label = [stage, rest.tool || rest.name, rest.seconds !== undefined ? `${rest.seconds}s` : null]
+  const args = rest.arguments !== undefined ? oneLine(rest.arguments, 100) : null; // a tool call's arguments
+  const label = [stage, rest.name || rest.model_call, args, rest.seconds !== undefined ? `${rest.seconds}s` : null]
     .filter(Boolean).join(" · ");
   return el("li", { class: "trace-step", "data-stage": stage || "" },
     el("details", {}, el("summary", {}, label), el("pre", {}, JSON.stringify(rest, null, 2))));
