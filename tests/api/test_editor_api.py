@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.test_errors import assert_error
+from docqa.api import create_app
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
@@ -144,3 +145,19 @@ def test_a_key_scoped_to_a_never_sees_b(world):
     assert runs["paid"] not in get("/log.csv", "editor of A", kind="rated_down").text
     assert_error(get("/log", "editor of A", collection="B"), 404)
     assert_error(get(f"/runs/{runs['paid']}", "editor of A"), 404)
+
+
+def test_status_shows_the_watch_job_to_who_may_see_it(tmp_path, docs):
+    settings = Settings(kb=str(tmp_path / "watched.db"), embed={"provider": "none"}, llm={"provider": "none"},
+                        api={"upload_dir": str(tmp_path / "uploads"), "allowed_hosts": ["testserver"]})
+    with KnowledgeBase(settings) as kb:
+        kb.create_collection("B")
+        keys = {"editor": kb.create_key("editor")[1], "editor of B": kb.create_key("editor", ["B"])[1]}
+    app = create_app(settings, kb_factory=lambda: KnowledgeBase(settings), watch=[str(docs)], watch_collection="A")
+    with TestClient(app, raise_server_exceptions=False) as client:
+        def health(key):
+            return client.get("/api/v1/status", headers={"Authorization": f"Bearer {keys[key]}"}).json()["health"]
+
+        watch = health("editor")["watch"]
+        assert watch["ok"] and watch["status"] == "running" and watch["collection"] == "A" and watch["job"]
+        assert health("editor of B")["watch"] == {"ok": True}  # another collection's job: only that it runs

@@ -177,6 +177,9 @@ def test_log_attention_trace_and_csv(page, web_app, web_settings, tmp_path, scre
         assert "total" in trace.locator(".trace-timings").inner_text()
         assert COMMENT in trace.locator(".feedback li[data-rating='down']").inner_text()
         screenshot(page, "log")
+        page.keyboard.press("Escape")  # closes the trace, back on its row
+        expect(trace).to_be_hidden()
+        assert page.evaluate("document.activeElement.closest('tr').dataset.runId") == rated.run_id
 
         page.locator("#log-show").select_option("")
         expect(rows).to_have_count(3)

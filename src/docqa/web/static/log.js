@@ -103,6 +103,7 @@ async function openTrace(runId) {
   try {
     const run = await getJSON(`/runs/${encodeURIComponent(runId)}`);
     $("log-trace-body").replaceChildren(renderTrace(run));
+    panel.dataset.runId = runId;
     panel.hidden = false;
     $("log-trace-close").focus();
   } catch (error) {
@@ -140,6 +141,13 @@ async function open() {
 }
 
 onShow("log", open);
+document.addEventListener("keydown", (e) => { // Esc closes an open trace (and returns to its row)
+  const panel = document.getElementById("log-trace");
+  if (e.key !== "Escape" || !panel || panel.hidden) return;
+  panel.hidden = true;
+  const row = document.querySelector(`#log-rows tr[data-run-id="${CSS.escape(panel.dataset.runId || "")}"] button`);
+  if (row) row.focus();
+});
 document.addEventListener("docqa:language", () => {
   if (!document.getElementById("view-log").hidden) open();
 });
