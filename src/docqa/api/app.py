@@ -22,8 +22,8 @@ from docqa.api import auth
 from docqa.api.deps import get_principal
 from docqa.api.guard import HostGuard, RequestGuard
 from docqa.api.metrics import MetricsMiddleware
-from docqa.api.routes import ask, collections, documents, health, jobs, keys, runs, search, status
-from docqa.api.routes import log as qa_log
+from docqa.api.routes import ask, collections, documents, health, jobs, keys, runs, search
+from docqa.api.routes import log as qa_log, status  # the people who keep the documents: the log, the status
 from docqa.api.runtime import Runtime
 from docqa.api.watching import WatchSpec
 from docqa.kb import KnowledgeBase
@@ -32,8 +32,9 @@ from docqa import web
 from docqa.version import __version__
 
 log = logging.getLogger("docqa.api")
-ROUTERS = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, qa_log.router,
-           jobs.router, keys.router, status.router)
+ROUTERS = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, jobs.router,
+           keys.router)
+ROUTERS += (qa_log.router, status.router)
 
 
 def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], KnowledgeBase] | None = None,

@@ -6,9 +6,9 @@ import { collectionNames, fillSelect } from "./collections.js";
 import { el } from "./dom.js";
 import { register, t } from "./i18n.js";
 import { FolderIngest } from "./ingest.js";
-import { size, when } from "./units.js";
+import { size, when } from "./format.js";
 import { Uploader } from "./upload.js";
-import { can, onShow } from "./views.js";
+import { can, loadCaller, onShow } from "./views.js";
 
 register({
   en: {
@@ -144,5 +144,10 @@ async function open() {
 
 onShow("documents", open);
 document.addEventListener("docqa:language", () => {
+  if (!document.getElementById("view-documents").hidden) open();
+});
+document.addEventListener("docqa:signed-in", async () => { // another key, maybe another role: build it again
+  view.built = null;
+  await loadCaller();
   if (!document.getElementById("view-documents").hidden) open();
 });

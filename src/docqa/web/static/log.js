@@ -5,7 +5,7 @@ import { collectionNames, fillSelect } from "./collections.js";
 import { el, oneLine } from "./dom.js";
 import { register, t } from "./i18n.js";
 import { renderTrace } from "./trace.js";
-import { when } from "./units.js";
+import { when } from "./format.js";
 import { onShow } from "./views.js";
 
 register({

@@ -3,7 +3,7 @@
 import { getJSON } from "./api.js";
 import { el } from "./dom.js";
 import { register, t } from "./i18n.js";
-import { size } from "./units.js";
+import { size } from "./format.js";
 import { onShow } from "./views.js";
 
 register({

@@ -2,7 +2,7 @@
 // verification, timings, usage and feedback.  Every value is set as text.
 import { el, oneLine } from "./dom.js";
 import { register, t } from "./i18n.js";
-import { when } from "./units.js";
+import { when } from "./format.js";
 
 register({
   en: {

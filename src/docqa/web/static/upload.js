@@ -4,7 +4,7 @@ import { API, call } from "./api.js";
 import { el } from "./dom.js";
 import { register, t } from "./i18n.js";
 import { followJob, outcomes, sleep } from "./jobs.js";
-import { size } from "./units.js";
+import { size } from "./format.js";
 
 register({
   en: {
