@@ -23,8 +23,8 @@ from docqa.api.deps import get_principal
 from docqa.api.guard import HostGuard, RequestGuard
 from docqa.api.metrics import MetricsMiddleware
 from docqa.api.routes import ask, collections, documents, health, jobs, keys, runs, search
-from docqa.api.routes import log as qa_log, status  # the people who keep the documents: the log, the status
 from docqa.api.runtime import Runtime
+from docqa.api.routes import log as qa_log, status  # the people who keep the documents: the log, the status
 from docqa.api.watching import WatchSpec
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings, load_settings
@@ -34,6 +34,7 @@ from docqa.version import __version__
 log = logging.getLogger("docqa.api")
 ROUTERS = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, jobs.router,
            keys.router)
+
 ROUTERS += (qa_log.router, status.router)
 
 
