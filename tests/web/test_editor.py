@@ -98,6 +98,27 @@ def test_a_dropped_file_no_reader_takes_fails_with_its_reason(page, web_app):
         expect(_result(page, "ok.md")).to_have_attribute("data-result", "added")
 
 
+def test_a_long_list_loads_fifty_at_a_time(page, web_app, web_settings, tmp_path):
+    many = tmp_path / "many"
+    many.mkdir()
+    for i in range(52):
+        (many / f"note-{i:02d}.md").write_text(f"# Note {i}\n\nNumber {i}.\n", encoding="utf-8")
+    with KnowledgeBase(web_settings) as kb:
+        kb.add([many], "many")
+    with LiveServer(web_app) as server:
+        page.goto(server.url + "/#documents")
+        rows = page.locator("#docs-rows tr")
+        expect(rows).to_have_count(50)
+        expect(page.locator("#docs-message")).to_have_text("50 of 55 documents")
+        page.locator("#docs-more").click()
+        expect(rows).to_have_count(55)
+        assert page.locator("#docs-more").is_hidden()
+        assert len(set(rows.evaluate_all("rs => rs.map(r => r.dataset.id)"))) == 55  # no row twice
+        page.locator("#docs-collection").select_option("many")
+        page.locator("#docs-status").select_option("ok")
+        expect(page.locator("#docs-message")).to_have_text("50 of 52 documents")
+
+
 @pytest.fixture
 def folder_app(web_settings, tmp_path):
     """The app with a server folder under api.ingest_roots: two Markdown files and a broken PDF."""
