@@ -196,7 +196,7 @@ def test_log_attention_trace_and_csv(page, web_app, web_settings, tmp_path, scre
         stages = trace.locator(".trace-step").evaluate_all("s => s.map(x => x.dataset.stage)")
         assert "routing" in stages and "retrieving" in stages
         assert "total" in trace.locator(".trace-timings").inner_text()
-        assert COMMENT in trace.locator(".feedback li[data-rating='down']").inner_text()
+        assert COMMENT in trace.locator(".trace-feedback li[data-rating='down']").inner_text()
         screenshot(page, "log")
         page.keyboard.press("Escape")  # closes the trace, back on its row
         expect(trace).to_be_hidden()

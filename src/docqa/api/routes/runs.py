@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 
 from docqa.access import Principal
 from docqa.api.deps import get_runtime, reader
@@ -51,6 +51,13 @@ async def cancel(request: Request, run_id: str = RunId, rt: Runtime = Depends(ge
 async def feedback(body: FeedbackRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                    principal: Principal = Depends(reader)) -> dict:
     return (await rt.read(request, lambda kb: kb.feedback(run_id, body.rating, body.comment, principal=principal))).to_dict()
+
+
+@router.get("/sessions", summary="The caller's conversations, most recently active first", responses=errors())
+async def list_sessions(request: Request, limit: int = Query(50, ge=1, le=1000), rt: Runtime = Depends(get_runtime),
+                        principal: Principal = Depends(reader)) -> dict:
+    found = await rt.read(request, lambda kb: kb.sessions(limit, principal=principal))
+    return {"sessions": [s.to_dict() for s in found], "total": len(found)}
 
 
 @router.get("/sessions/{session_id}", summary="A conversation and its runs, oldest first", responses=errors())

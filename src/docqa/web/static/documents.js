@@ -12,7 +12,6 @@ import { can, loadCaller, onShow } from "./views.js";
 
 register({
   en: {
-    "nav.documents": "Documents",
     "docs.title": "Documents", "docs.search": "Search path or title", "docs.status": "Status", "docs.any": "any status",
     "docs.ok": "indexed", "docs.error": "failed", "docs.skipped": "skipped", "docs.collection": "Collection",
     "docs.all": "All collections", "docs.path": "Path", "docs.type": "Type", "docs.chunks": "Chunks", "docs.size": "Size",
@@ -21,7 +20,6 @@ register({
     "docs.none": "No documents match.", "docs.removed": "Removed {path}.",
   },
   zh: {
-    "nav.documents": "文档",
     "docs.title": "文档", "docs.search": "搜索路径或标题", "docs.status": "状态", "docs.any": "全部状态", "docs.ok": "已索引",
     "docs.error": "失败", "docs.skipped": "已跳过", "docs.collection": "集合", "docs.all": "全部集合", "docs.path": "路径",
     "docs.type": "类型", "docs.chunks": "分块", "docs.size": "大小", "docs.indexed": "索引时间", "docs.state": "状态或错误",

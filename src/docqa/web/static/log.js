@@ -10,7 +10,6 @@ import { onShow } from "./views.js";
 
 register({
   en: {
-    "nav.log": "Log",
     "log.title": "Questions and answers", "log.show": "Show", "log.all": "All questions", "log.attention": "Needs attention",
     "log.not_found": "Not found", "log.failed": "Failed", "log.low_confidence": "Low confidence", "log.rated_down": "Rated down",
     "log.search": "Search questions and answers", "log.collection": "Collection", "log.collections": "All collections",
@@ -20,7 +19,6 @@ register({
     "log.votes": "up {up} · down {down}",
   },
   zh: {
-    "nav.log": "记录",
     "log.title": "问答记录", "log.show": "显示", "log.all": "全部问题", "log.attention": "需要关注", "log.not_found": "未找到",
     "log.failed": "失败", "log.low_confidence": "低置信度", "log.rated_down": "差评", "log.search": "搜索问题和回答",
     "log.collection": "集合", "log.collections": "全部集合", "log.status": "状态", "log.statuses": "全部状态",

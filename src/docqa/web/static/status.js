@@ -8,7 +8,6 @@ import { onShow } from "./views.js";
 
 register({
   en: {
-    "nav.status": "Status",
     "status.title": "Status", "status.refresh": "Refresh", "status.chat": "Chat model", "status.embedder": "Embedder",
     "status.index": "Index", "status.health": "Health", "status.extractive": "Extractive answerer (no chat model)",
     "status.bm25": "None: BM25 (keyword) search only", "status.source.configured": "configured",
@@ -21,7 +20,6 @@ register({
     "status.detail.writer": "{queued} queued", "status.detail.workers": "{busy} of {workers} busy, {queued} queued",
   },
   zh: {
-    "nav.status": "状态",
     "status.title": "状态", "status.refresh": "刷新", "status.chat": "对话模型", "status.embedder": "向量模型", "status.index": "索引",
     "status.health": "运行状况", "status.extractive": "抽取式回答（无对话模型）", "status.bm25": "无：仅 BM25（关键词）检索",
     "status.source.configured": "已配置", "status.source.ollama": "检测到 Ollama", "status.source.extractive": "抽取式",

@@ -68,7 +68,7 @@ export function renderTrace(run) {
     part("verification", verification(result.verification)),
     part("timings", pairs(run.timings)),
     part("usage", pairs(run.usage)),
-    part("feedback", feedback.length ? el("ul", { class: "feedback" }, feedback.map((f) =>
+    part("feedback", feedback.length ? el("ul", { class: "trace-feedback" }, feedback.map((f) =>
       el("li", { "data-rating": f.rating }, el("strong", {}, f.rating), f.comment ? `: ${f.comment}` : ""))) :
       el("p", { class: "muted" }, t("trace.none"))));
 }
