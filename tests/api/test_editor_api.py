@@ -13,6 +13,8 @@ from fastapi.testclient import TestClient
 
 from api.test_errors import assert_error
 from docqa.api import create_app
+from docqa.api.uploads import safe_path
+from docqa.errors import InputError
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
@@ -161,3 +163,17 @@ def test_status_shows_the_watch_job_to_who_may_see_it(tmp_path, docs):
         watch = health("editor")["watch"]
         assert watch["ok"] and watch["status"] == "running" and watch["collection"] == "A" and watch["job"]
         assert health("editor of B")["watch"] == {"ok": True}  # another collection's job: only that it runs
+
+
+@pytest.mark.parametrize("raw, kept", [
+    ("guide/deep/faq.md", "guide/deep/faq.md"), ("guide\\win\\a.md", "guide/win/a.md"), ("/abs/a.md", "abs/a.md"),
+    (".hidden/a.md", "hidden/a.md"), ("a<b>/c.md", "a_b_/c.md"),
+])
+def test_safe_paths_keep_folders(raw, kept):
+    assert safe_path(raw) == kept
+
+
+@pytest.mark.parametrize("raw", ["", "a/../b.md", "./a.md", "a//b.md", "../a.md", "/".join(["d"] * 17) + "/a.md"])
+def test_unsafe_paths_are_refused(raw):
+    with pytest.raises(InputError):
+        safe_path(raw)

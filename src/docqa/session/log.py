@@ -109,9 +109,9 @@ def write_jsonl(rows: Iterable[dict[str, Any]], fp: IO[str]) -> None:
 
 
 def write_csv(rows: list[dict[str, Any]], fp: IO[str]) -> None:
-    """CSV with a header row; lists are joined with ' | ', booleans written as true/false."""
+    """CSV (RFC 4180: CRLF line ends) with a header row; lists are joined with ' | ', booleans written as true/false."""
     columns = ATTENTION_COLUMNS if any("reason" in r for r in rows) else COLUMNS
-    writer = csv.DictWriter(fp, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer = csv.DictWriter(fp, fieldnames=columns, extrasaction="ignore", lineterminator="\r\n")  # RFC 4180: a lone CR is quoted too
     writer.writeheader()
     for row in rows:
         writer.writerow({k: _cell(row.get(k)) for k in columns})
