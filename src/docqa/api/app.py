@@ -24,6 +24,7 @@ from docqa.api.guard import HostGuard, OriginGuard, RequestGuard
 from docqa.api.metrics import MetricsMiddleware
 from docqa.api.routes import ask, collections, documents, health, jobs, keys, login, runs, search
 from docqa.api.runtime import Runtime
+from docqa.api.routes import log as qa_log, status  # the people who keep the documents: the log, the status
 from docqa.api.watching import WatchSpec
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings, load_settings
@@ -33,6 +34,8 @@ from docqa.version import __version__
 log = logging.getLogger("docqa.api")
 ROUTERS = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, jobs.router,
            keys.router, login.router)
+
+ROUTERS += (qa_log.router, status.router)
 
 
 def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], KnowledgeBase] | None = None,
