@@ -22,7 +22,7 @@ from docqa.api import auth
 from docqa.api.deps import get_principal
 from docqa.api.guard import HostGuard, RequestGuard
 from docqa.api.metrics import MetricsMiddleware
-from docqa.api.routes import ask, collections, documents, health, jobs, keys, runs, search
+from docqa.api.routes import ask, collections, documents, health, jobs, keys, originals, runs, search
 from docqa.api.runtime import Runtime
 from docqa.api.watching import WatchSpec
 from docqa.kb import KnowledgeBase
@@ -31,8 +31,8 @@ from docqa import web
 from docqa.version import __version__
 
 log = logging.getLogger("docqa.api")
-ROUTERS = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, jobs.router,
-           keys.router)
+ROUTERS = (health.router, collections.router, documents.router, originals.router, search.router, ask.router, runs.router,
+           jobs.router, keys.router)
 
 
 def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], KnowledgeBase] | None = None,

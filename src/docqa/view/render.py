@@ -1,0 +1,91 @@
+"""A PDF page as a PNG, rendered with pypdfium2, bounded in size, kept in a small in-memory LRU.
+
+The scale is clamped to [MIN_SCALE, MAX_SCALE] and lowered further so that no image has more than
+MAX_PIXELS pixels (a poster-sized page renders no larger than a letter page at a high scale).
+Images are cached by (document, content hash, page, scale): a changed file is never served stale.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+from docqa.errors import NotFoundError
+from docqa.ingest.readers.pdf import open_pdf, pdfium_lock
+
+if TYPE_CHECKING:
+    import pypdfium2 as pdfium
+
+    from docqa.view.original import Original
+
+MIN_SCALE, MAX_SCALE, DEFAULT_SCALE = 0.25, 3.0, 1.5  # 1.0 = 72 dpi
+MAX_PIXELS = 4_000_000
+CACHE_BYTES = 48 * 1024 * 1024
+
+
+class PageCache:
+    """Least-recently-used PNGs, bounded by their total size; safe across threads."""
+
+    def __init__(self, max_bytes: int = CACHE_BYTES):
+        self.max_bytes, self.size = max_bytes, 0
+        self._items: OrderedDict[tuple, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> bytes | None:
+        with self._lock:
+            png = self._items.get(key)
+            if png is not None:
+                self._items.move_to_end(key)
+            return png
+
+    def put(self, key: tuple, png: bytes) -> None:
+        with self._lock:
+            if key in self._items or len(png) > self.max_bytes:
+                return
+            self._items[key] = png
+            self.size += len(png)
+            while self.size > self.max_bytes:
+                _, old = self._items.popitem(last=False)
+                self.size -= len(old)
+
+
+CACHE = PageCache()
+
+
+def page_png(original: Original, key: tuple, page: int, scale: float = DEFAULT_SCALE) -> bytes:
+    """Page `page` (1-based) as a PNG; NotFoundError past the last page.  `key` names the file's
+    version (document id, content hash) for the cache."""
+    scale = min(max(scale, MIN_SCALE), MAX_SCALE)
+    cached = CACHE.get((*key, page, scale))
+    if cached is not None:
+        return cached
+    with pdfium_lock:
+        pdf = open_pdf(original.path or original.name, original.read())
+        try:
+            png = _render(pdf, page, scale)
+        finally:
+            pdf.close()
+    CACHE.put((*key, page, scale), png)
+    return png
+
+
+def check_page(pdf: pdfium.PdfDocument, page: int) -> None:
+    """NotFoundError unless 1 <= page <= the number of pages."""
+    if not 1 <= page <= len(pdf):
+        raise NotFoundError(f"no page {page}: the document has {len(pdf)} page{'s' if len(pdf) != 1 else ''}")
+
+
+def _render(pdf: pdfium.PdfDocument, page: int, scale: float) -> bytes:
+    check_page(pdf, page)
+    handle = pdf[page - 1]
+    try:
+        width, height = handle.get_size()
+        scale = min(scale, (MAX_PIXELS / max(width * height, 1.0)) ** 0.5)
+        image = handle.render(scale=scale, may_draw_forms=True).to_pil()
+    finally:
+        handle.close()
+    out = io.BytesIO()
+    image.save(out, "PNG", compress_level=6)
+    return out.getvalue()
