@@ -17,6 +17,7 @@ from docqa.ingest.readers.pdf import open_pdf, pdfium_lock
 
 if TYPE_CHECKING:
     import pypdfium2 as pdfium
+    from PIL.Image import Image
 
     from docqa.view.original import Original
 
@@ -86,6 +87,13 @@ def _render(pdf: pdfium.PdfDocument, page: int, scale: float) -> bytes:
         image = handle.render(scale=scale, may_draw_forms=True).to_pil()
     finally:
         handle.close()
+    return encode(image)
+
+
+def encode(image: Image) -> bytes:
+    """A 256-colour PNG: a quarter of a full-colour one's size, and faster to make (benchmarks/RESULTS.md)."""
+    from PIL import Image as PIL
+
     out = io.BytesIO()
-    image.save(out, "PNG", compress_level=6)
+    image.quantize(colors=256, method=PIL.Quantize.FASTOCTREE).save(out, "PNG", compress_level=6)
     return out.getvalue()
