@@ -156,5 +156,6 @@ def test_the_text_endpoint_gives_pages_slides_and_sheets(kb_docs):
     assert "3 million euros" in deck["text"][slide2["char_start"]:slide2["char_end"]]
     assert "Agenda" not in deck["text"][slide2["char_start"]:slide2["char_end"]]
     assert sheet["layout"] == {"kind": "sheet", "count": 1, "units": [
-        {"name": "Staff", "line_start": 1, "line_end": 6, "char_start": 0, "char_end": len(sheet["text"])}]}
+        {"name": "Staff", "rows": [[1, 3], [5, 2]], "line_start": 1, "line_end": 6, "char_start": 0,
+         "char_end": len(sheet["text"])}]}  # rows 1-3, then 5-6: row 4 is blank
     assert notes["layout"] is None and notes["type"] == "markdown"

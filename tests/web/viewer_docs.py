@@ -16,8 +16,8 @@ PDF_QUOTE = "The reactor coolant pumps are inspected every 12 hours by the duty 
 SLIDES = [("Welcome", "Agenda for the quarterly review"),
           ("Marketing budget", "The marketing budget for 2024 is 3 million euros"),
           ("Closing", "Questions and next steps")]
-STAFF = [["Name", "Role", "Floor"], ["Ann", "Nurse", 3], ["Bob", "Porter", 1], ["Carla", "Radiologist", 5],
-         ["Dev", "Cook", 0]]
+STAFF = [["Name", "Role", "Floor"], ["Ann", "Nurse", 3], ["Bob", "Porter", 1], [],  # a blank row: not in the text
+         ["Carla", "Radiologist", 5], ["Dev", "Cook", 0]]
 
 
 def make_pdf(path: Path, pages: list[str]) -> Path:

@@ -26,7 +26,8 @@ def line_starts(text: str) -> list[int]:
 
 def layout(kind: str, text: str, page_lines: list[tuple[int, int]], metadata: dict, hits: list[Hit]) -> dict | None:
     """{"kind": "page"|"slide"|"sheet", "count": n, "units": [...]} for a paged or tabular type, else None.
-    A unit spans [char_start, char_end) of the text and lines line_start..line_end."""
+    A unit spans [char_start, char_end) of the text and lines line_start..line_end; a sheet's `rows`
+    gives the file's row numbers of its lines after its name, as [first, count] runs (None: unknown)."""
     starts = line_starts(text)
     if kind in PAGED:
         count = metadata.get("pages" if kind == "pdf" else "slides") or len(page_lines)
@@ -40,7 +41,8 @@ def layout(kind: str, text: str, page_lines: list[tuple[int, int]], metadata: di
             first = sheets.setdefault(hit.section or "", [hit.line_start, hit.line_end])
             first[0], first[1] = min(first[0], hit.line_start), max(first[1], hit.line_end)
         ordered = sorted(sheets.items(), key=lambda item: item[1][0])
-        units = [{"name": name} for name, _ in ordered]
+        numbers = metadata.get("row_numbers") or {}  # [first, count] runs; absent: indexed before they were kept
+        units = [{"name": name, "rows": numbers.get(name)} for name, _ in ordered]
         spanned = _spans(units, [lines[0] for _, lines in ordered], starts, len(text))
         return {"kind": "sheet", "count": len(metadata.get("sheets") or ordered), "units": spanned}
     return None

@@ -47,12 +47,13 @@ export function showSheet(body, doc, source, span) {
   // the sheet's lines after its name (the first): the header row, then one line per row
   const all = lines(doc.text).map(([at, line], i) => [at, line, i + 1])
     .slice(unit.line_start, unit.line_end).filter(([, line]) => line !== "");
-  const rows = all.map(([at, line, number], i) => ({ n: i + 1, at, line,
+  const numbers = rowNumbers(unit.rows, all.length);
+  const rows = all.map(([at, line, number], i) => ({ n: numbers[i], at, line,
     cited: span ? span[0] < at + line.length && span[1] > at : inLines(source, number) }));
-  const marked = rows.filter((r) => r.cited).map((r) => r.n);
-  const lo = marked.length ? Math.max(1, marked[0] - WINDOW) : 1;
+  const marked = rows.map((r, i) => (r.cited ? i : -1)).filter((i) => i >= 0);
+  const lo = marked.length ? Math.max(0, marked[0] - WINDOW) : 0;
   const hi = marked.length ? marked[marked.length - 1] + WINDOW : 2 * WINDOW;
-  const shown = rows.filter((r) => r.n >= lo && r.n <= hi);
+  const shown = rows.slice(lo, hi + 1);
   const table = el("table", { class: "sheet" },
     el("caption", {}, t("sheet.of", { n: index, count: doc.layout.count || units.length, name: unit.name })),
     el("tbody", {}, shown.map(row)));
@@ -61,6 +62,14 @@ export function showSheet(body, doc, source, span) {
   const first = body.querySelector("tr.cited");
   if (first) first.scrollIntoView({ block: "center" });
   return true;
+}
+
+// The file's row number of each of the sheet's `count` lines, from [first, count] runs (else 1, 2, 3…).
+function rowNumbers(runs, count) {
+  const out = [];
+  for (const [first, n] of runs || []) for (let i = 0; i < n && out.length < count; i++) out.push(first + i);
+  while (out.length < count) out.push(out.length ? out[out.length - 1] + 1 : 1);
+  return out;
 }
 
 function row(r) {
