@@ -92,7 +92,7 @@ def test_a_pdf_citation_shows_its_page_with_the_quote_boxed(page, web_app, web_s
         assert Path(download.value.path()).read_bytes() == pdf.read_bytes()
 
 
-def test_a_slide_citation_shows_the_slide(page, web_app):
+def test_a_slide_citation_shows_the_slide(page, web_app, screenshot):
     with LiveServer(web_app) as server:
         _cite(page, server, "What is the marketing budget for 2024?")
         slide = page.locator("#viewer-body .slide")
@@ -102,16 +102,27 @@ def test_a_slide_citation_shows_the_slide(page, web_app):
         assert slide.locator(".slide-title").inner_text() == "Marketing budget"
         assert slide.locator("mark.hl").inner_text() == "The marketing budget for 2024 is 3 million euros"
         assert "Agenda" not in slide.inner_text()  # only the cited slide
+        screenshot(page, "viewer-slide")
         page.locator("#viewer-body .pager .prev").click()
         expect(page.locator("#viewer-body .slide-title")).to_have_text("Welcome")
         assert "Slide" in page.locator("#viewer-meta").inner_text()
+        page.locator("#viewer-body").focus()  # by keyboard: the arrow keys turn the slides
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("#viewer-body .pager-label")).to_have_text("Slide 3 of 3")
+        page.keyboard.press("ArrowRight")  # past the last: stays
+        expect(page.locator("#viewer-body .slide-title")).to_have_text("Closing")
+        page.locator("#viewer-body .pager .prev").focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#viewer-body .pager-label")).to_have_text("Slide 2 of 3")
+        assert page.evaluate("document.activeElement.classList.contains('prev')")  # the focus stays on the button
 
 
 def _call(name: str, **arguments) -> dict:
     return {"tool_calls": [{"name": name, "arguments": arguments}]}
 
 
-def test_a_sheet_citation_marks_its_row(page, agent_app):
+def test_a_sheet_citation_marks_its_row(page, agent_app, screenshot):
     script = [_call("search_docs", query="Carla Radiologist floor"),
               _call("answer", text="Carla works on floor 5 as a Radiologist [1].")]
     with ScriptedServer(script) as model, LiveServer(agent_app(model)) as server:
@@ -130,3 +141,20 @@ def test_a_sheet_citation_marks_its_row(page, agent_app):
         numbers = page.locator("#viewer-body table.sheet tr th").all_inner_texts()
         assert numbers == ["1", "2", "3", "5", "6"]
         assert "Sheet 1 of 1: Staff" in page.locator("#viewer-body caption").inner_text()
+        assert "null" not in page.locator("#viewer-body").inner_text()
+        screenshot(page, "viewer-sheet")
+
+
+def test_the_pdf_page_fits_a_phone(page, web_app, screenshot):
+    page.set_viewport_size({"width": 390, "height": 844})
+    with LiveServer(web_app) as server:
+        _cite(page, server, "How often are the reactor coolant pumps inspected?")
+        page.locator("#viewer-body .hl-box").first.wait_for()
+        fits = page.evaluate("""() => {
+            const img = document.querySelector('#viewer-body img.pdf-page').getBoundingClientRect();
+            const box = document.querySelector('#viewer-body .hl-box').getBoundingClientRect();
+            return img.width <= window.innerWidth && img.width > 300 && box.right <= img.right + 1
+                && document.documentElement.scrollWidth <= window.innerWidth;
+        }""")
+        assert fits
+        screenshot(page, "viewer-pdf-phone")

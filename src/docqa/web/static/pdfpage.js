@@ -4,7 +4,7 @@
 import { call, getJSON } from "./api.js";
 import { el } from "./dom.js";
 import { register, t } from "./i18n.js";
-import { pager, unitAt } from "./sourcetext.js";
+import { pager, replaceKeepingFocus, unitAt } from "./sourcetext.js";
 
 register({
   en: { "pdf.page": "Page {n} of {count}", "pdf.pages": "Pages", "pdf.prev": "Previous page", "pdf.next": "Next page",
@@ -68,8 +68,8 @@ export function showPdf(body, doc, source, span) {
     const words = { group: t("pdf.pages"), prev: t("pdf.prev"), next: t("pdf.next") };
     const frame = el("div", { class: "pdf-frame" });
     const note = el("p", { class: "muted pdf-note" });
-    body.replaceChildren(pager(label, n, count, go, words), frame, note,
-      quote ? el("blockquote", { class: "pdf-quote", "aria-label": t("pdf.quote") }, quote) : null);
+    replaceKeepingFocus(body, [pager(label, n, count, go, words), frame, note,
+      quote ? el("blockquote", { class: "pdf-quote", "aria-label": t("pdf.quote") }, quote) : null]);
     body.dataset.page = String(n);
     const [url, boxes] = await Promise.all([imageOf(doc.document_id, n), boxesOf(doc.document_id, n, span)]);
     if (current !== n) return; // another page was asked for meanwhile

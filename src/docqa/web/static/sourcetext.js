@@ -79,3 +79,15 @@ export function pager(label, n, count, go, words) {
     el("button", { type: "button", class: "next", disabled: count && n >= count, "aria-label": words.next,
       onclick: () => go(n + 1) }, "›"));
 }
+
+// Replace `body`'s content with `nodes`, keeping the keyboard focus on the pager button that had it
+// (else on the body), so paging with Enter or the arrow keys goes on from where it was.
+export function replaceKeepingFocus(body, nodes) {
+  const active = document.activeElement;
+  const which = active && body.contains(active) ? ["prev", "next"].find((c) => active.classList.contains(c)) : null;
+  body.replaceChildren(...nodes.filter(Boolean));
+  if (!which) return;
+  const button = body.querySelector(`.pager .${which}`);
+  if (button && !button.disabled) button.focus();
+  else body.focus();
+}

@@ -3,7 +3,7 @@
 // slide and sheet lies in the stored text (the text endpoint's `layout`); nothing is parsed here.
 import { el } from "./dom.js";
 import { register, t } from "./i18n.js";
-import { lines, pager, renderLines, unitAt } from "./sourcetext.js";
+import { lines, pager, renderLines, replaceKeepingFocus, unitAt } from "./sourcetext.js";
 
 register({
   en: { "slide.of": "Slide {n} of {count}", "slide.slides": "Slides", "slide.prev": "Previous slide",
@@ -27,15 +27,27 @@ export function showSlide(body, doc, source, span) {
     const unit = units.find((u) => u.n === n);
     const words = { group: t("slide.slides"), prev: t("slide.prev"), next: t("slide.next") };
     const title = el("h3", { class: "slide-title" }, (unit && unit.title) || t("slide.untitled"));
-    const content = unit ? renderLines(doc.text, n === cited ? source : {}, n === cited ? span : null,
-      unit.line_start, unit.line_end) : [el("p", { class: "muted" }, t("slide.empty"))];
-    body.replaceChildren(pager(t("slide.of", { n, count }), n, count, go, words),
-      el("section", { class: "slide", "data-slide": n }, title, content));
+    const content = unit ? slideLines(doc, unit, n === cited ? source : {}, n === cited ? span : null)
+      : [el("p", { class: "muted" }, t("slide.empty"))];
+    replaceKeepingFocus(body, [pager(t("slide.of", { n, count }), n, count, go, words),
+      el("section", { class: "slide", "data-slide": n }, title, content)]);
     body.dataset.page = String(n);
     const mark = body.querySelector("mark.hl");
     if (mark) mark.scrollIntoView({ block: "center" });
   }
   go(cited);
+}
+
+// A slide's lines after its title (shown as the heading), without the blank lines that end it.
+function slideLines(doc, unit, source, span) {
+  const text = lines(doc.text);
+  let from = unit.line_start, to = unit.line_end;
+  const [at, first] = text[from - 1] || [0, ""];
+  const titleCited = span && span[0] < at + first.length;
+  if (unit.title && first === unit.title && to > from && !titleCited) from += 1;
+  while (to > from && (text[to - 1] || [0, ""])[1] === "") to -= 1;
+  while (from < to && (text[from - 1] || [0, ""])[1] === "") from += 1;
+  return renderLines(doc.text, source, span, from, to);
 }
 
 // The sheet holding the span (else the one named by the citation's section) as a table of rows.
@@ -58,7 +70,7 @@ export function showSheet(body, doc, source, span) {
     el("caption", {}, t("sheet.of", { n: index, count: doc.layout.count || units.length, name: unit.name })),
     el("tbody", {}, shown.map(row)));
   const hidden = rows.length - shown.length;
-  body.replaceChildren(table, hidden ? el("p", { class: "muted" }, t("sheet.hidden", { n: hidden })) : null);
+  body.replaceChildren(...[table, hidden && el("p", { class: "muted" }, t("sheet.hidden", { n: hidden }))].filter(Boolean));
   const first = body.querySelector("tr.cited");
   if (first) first.scrollIntoView({ block: "center" });
   return true;

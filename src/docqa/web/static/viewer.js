@@ -62,6 +62,7 @@ function downloadLink(source) {
 
 async function render(body, source) {
   const doc = await documentOf(source.document_id);
+  if (opened !== source) return; // another source was opened meanwhile
   const span = spanOf(doc.text, source);
   const kind = doc.layout && doc.layout.units.length ? doc.layout.kind : "text";
   body.dataset.kind = kind;
@@ -74,7 +75,20 @@ async function render(body, source) {
   if (target) target.scrollIntoView({ block: "center" });
 }
 
+// Left / right arrow keys turn the pages or slides while the viewer has the focus.
+function turnPages(event) {
+  const step = { ArrowLeft: ".prev", ArrowRight: ".next" }[event.key];
+  const button = step && event.currentTarget.querySelector(`.pager ${step}`);
+  if (!button || button.disabled || event.altKey || event.ctrlKey || event.metaKey) return;
+  event.preventDefault();
+  button.click();
+}
+
 export async function openSource(source) {
+  if (!opened && !$("viewer-body").dataset.keys) {
+    $("viewer-body").addEventListener("keydown", turnPages);
+    $("viewer-body").dataset.keys = "on";
+  }
   opened = source;
   const viewer = $("viewer");
   const body = $("viewer-body");
