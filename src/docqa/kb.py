@@ -402,7 +402,7 @@ class KnowledgeBase:
         from docqa.view import original_of
 
         record = self._record_of(document_id, principal)
-        return original_of(record.path, int(self.settings.ingest.max_file_mb * 1024 * 1024))
+        return original_of(record.path, int(self.settings.ingest.max_file_mb * 1024 * 1024), record.size)
 
     def page_image(self, document_id: str, page: int, scale: float | None = None, *,
                    principal: Principal = LOCAL) -> bytes:

@@ -61,7 +61,7 @@ def test_a_reader_downloads_its_collections_files_and_never_another(kb_docs):
         assert r.status_code == 200 and r.content == files["pdf"].read_bytes()
         assert r.headers["content-type"] == "application/pdf"
         assert r.headers["content-disposition"].startswith('attachment; filename="handbook.pdf"')
-        assert r.headers["x-content-type-options"] == "nosniff"
+        assert r.headers["x-content-type-options"] == "nosniff" and r.headers["content-security-policy"] == "sandbox"
         zh = c.get(f"{V}/documents/{ids[str(files['zh'])]}/file")  # a quote and non-ASCII in the name
         assert zh.status_code == 200
         assert f"filename*=UTF-8''{quote(files['zh'].name, safe='')}" in zh.headers["content-disposition"]
@@ -92,14 +92,18 @@ def test_an_uploaded_file_downloads_as_uploaded(kb_docs):
         assert r.status_code == 200 and r.content == data
 
 
-def test_a_file_gone_from_disk_is_a_clear_error(kb_docs):
+def test_a_file_gone_from_disk_or_changed_is_a_clear_error(kb_docs):
     server, files, ids, _, keys = kb_docs
     files["pdf"].unlink()
+    with files["deck"].open("ab") as deck:
+        deck.write(b"\0")  # changed since it was indexed: its citations may point elsewhere now
     with _client(server, keys["reader"]) as c:
         for path in ("file", "pages/2"):
             r = c.get(f"{V}/documents/{ids[str(files['pdf'])]}/{path}")
             assert r.status_code == 422 and r.json()["error"]["code"] == "unreadable_file"
             assert "no longer on disk" in r.json()["error"]["message"]
+        changed = c.get(f"{V}/documents/{ids[str(files['deck'])]}/file")
+        assert changed.status_code == 422 and "changed since it was indexed" in changed.json()["error"]["message"]
 
 
 def test_pdf_pages_render_bounded_and_bad_numbers_are_refused(kb_docs):

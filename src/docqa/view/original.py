@@ -34,13 +34,15 @@ class Original:
             raise _unreadable(str(self.path), exc) from None
 
 
-def original_of(path: str, max_bytes: int) -> Original:
-    """The original of the document indexed at `path`; UnreadableFileError when it is gone from disk,
-    FileTooLargeError when it (or the archive holding it) is over `max_bytes`."""
+def original_of(path: str, max_bytes: int, size: int | None = None) -> Original:
+    """The original of the document indexed at `path`; UnreadableFileError when it is gone from disk
+    or its size is no longer the indexed `size` (what is served must be what the citations point
+    into), FileTooLargeError when it (or the archive holding it) is over `max_bytes`."""
     archive = archive_of(path)
-    if archive is None:
-        return _on_disk(path)
-    return _member(archive, path, max_bytes)
+    original = _on_disk(path) if archive is None else _member(archive, path, max_bytes)
+    if size is not None and original.size != size:
+        raise UnreadableFileError(path, "the file changed since it was indexed: add it again to update the index")
+    return original
 
 
 def _on_disk(path: str) -> Original:

@@ -28,7 +28,7 @@ async def document_file(request: Request, document_id: str = DocumentId, rt: Run
                         principal: Principal = Depends(reader)) -> Response:
     """An uploaded or source file, or an archive member's bytes; 422 when the file is gone from disk."""
     original = await rt.read(request, lambda kb: kb.document_file(document_id, principal=principal))
-    headers = {**_SAFE, "Content-Disposition": attachment(original.name)}
+    headers = {**_SAFE, "Content-Disposition": attachment(original.name), "Content-Security-Policy": "sandbox"}
     if original.path is not None:
         return FileResponse(original.path, media_type=original.media_type, headers=headers)
     return Response(original.data, media_type=original.media_type, headers=headers)
