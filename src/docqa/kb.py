@@ -411,7 +411,9 @@ class KnowledgeBase:
 
         record = self._pdf_of(document_id, principal)
         original = self.document_file(document_id, principal=principal)
-        return page_png(original, (document_id, record.content_hash), page, scale or DEFAULT_SCALE)
+        bounds = self.settings.ingest  # a page is rendered within the limits a file is parsed in
+        return page_png(original, (document_id, record.content_hash), page, scale or DEFAULT_SCALE,
+                        bounds.parse_timeout, bounds.worker_memory_mb * 1024 * 1024)
 
     def page_boxes(self, document_id: str, page: int, char_start: int, char_end: int, *,
                    principal: Principal = LOCAL) -> list[Box]:
