@@ -7,7 +7,8 @@ Default PDFs: the dense ones of the shared data pack (a 13-page two-column paper
 with a table, a Chinese document).  Each PDF is indexed into a fresh knowledge base (BM25 only), the
 app runs under uvicorn on a free loopback port, and for every page: GET /pages/{n} twice (the first
 renders, the second comes from the in-memory cache) and GET /pages/{n}/boxes for the page's first
-sentence-sized span.  Baseline in the same run: the same pages rendered in process and saved as
+sentence-sized span.  Twice: with the default limits (each page rendered in a forked worker) and
+with both limits off (rendered in the server's process).  Baseline in the same run: the same pages rendered in process and saved as
 full-colour PNGs (what the endpoint sent before it made 256-colour ones).  Prints a Markdown table
 (medians and maxima over the pages).
 """
@@ -53,12 +54,13 @@ def timed(client: httpx.Client, url: str) -> tuple[float, httpx.Response]:
     return time.perf_counter() - start, response
 
 
-def measure(pdf: Path, scale: float) -> dict:
+def measure(pdf: Path, scale: float, ingest: dict) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "docs"
         folder.mkdir()
         (folder / pdf.name).write_bytes(pdf.read_bytes())
-        settings = Settings(kb=str(Path(tmp) / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"})
+        settings = Settings(kb=str(Path(tmp) / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"},
+                            ingest=ingest)
         with KnowledgeBase(settings) as kb:
             kb.add([folder])
         server, api = serve(create_app(settings, kb_factory=lambda: KnowledgeBase(settings)))
@@ -111,14 +113,17 @@ def main() -> None:
     args = parser.parse_args()
     ms = lambda xs: f"{statistics.median(xs) * 1000:.0f} / {max(xs) * 1000:.0f}"  # noqa: E731
     print(f"scale {args.scale}; times in ms as median / max over the pages\n")
-    print("| PDF | pages | image px | first render | cached | PNG KB | boxes | baseline: full-colour PNG ms, KB |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    print("| PDF | pages | image px | first render: worker | in process | cached | PNG KB | boxes "
+          "| baseline: full-colour PNG ms; KB |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    kb = lambda xs: f"{statistics.median(xs) / 1024:.0f} / {max(xs) / 1024:.0f}"  # noqa: E731
     for pdf in args.pdfs:
-        r = measure(pdf, args.scale)
-        kb = lambda xs: f"{statistics.median(xs) / 1024:.0f} / {max(xs) / 1024:.0f}"  # noqa: E731
+        r = measure(pdf, args.scale, {})
+        local = measure(pdf, args.scale, {"parse_timeout": 0, "worker_memory_mb": 0})
         base_s, base_kb = baseline(pdf, args.scale)
         print(f"| {pdf.name} | {r['pages']} | {r['pixels'][0]}×{r['pixels'][1]} | {ms(r['first'])} | "
-              f"{ms(r['cached'])} | {kb(r['sizes'])} | {ms(r['boxes'])} | {ms(base_s)}; {kb(base_kb)} |")
+              f"{ms(local['first'])} | {ms(r['cached'])} | {kb(r['sizes'])} | {ms(r['boxes'])} | "
+              f"{ms(base_s)}; {kb(base_kb)} |")
 
 
 if __name__ == "__main__":
