@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from docqa.errors import InputError, NotFoundError, PermissionDeniedError
-from docqa.types import ROLES, ApiKeyRecord, RunRecord
+from docqa.types import ROLES, ApiKeyRecord, RunRecord, SessionSummary
 
 # action -> (the weakest role allowed, what it is called in messages)
 ACTIONS: dict[str, tuple[str, str]] = {
@@ -151,10 +151,21 @@ def visible_runs(principal: Principal, session_id: str, runs: Iterable[RunRecord
     that conversation would carry their answers into its own).  This is also the one rule for
     continuing a conversation."""
     runs = list(runs)
-    shown = [r for r in runs if principal.can_see(r.collection)]
-    if (runs and not shown) or (principal.collections and len(shown) < len(runs)):
+    if runs and not _sees_conversation(principal, [r.collection for r in runs]):
         raise NotFoundError(f"no session {session_id!r}: 'docqa log' shows the session of every run")
-    return shown
+    return [r for r in runs if principal.can_see(r.collection)]
+
+
+def visible_sessions(principal: Principal, sessions: Iterable[SessionSummary]) -> list[SessionSummary]:
+    """The conversations a principal may open and continue: the rule of `visible_runs`, over each
+    conversation's collections."""
+    return [s for s in sessions if _sees_conversation(principal, s.collections)]
+
+
+def _sees_conversation(principal: Principal, collections: Sequence[str | None]) -> bool:
+    """Some of the runs are visible, and — for a scoped principal — every one of them."""
+    shown = [c for c in collections if principal.can_see(c)]
+    return bool(shown) and not (principal.collections and len(shown) < len(collections))
 
 
 def ingest_paths(principal: Principal, paths: Sequence[str | os.PathLike], roots: Sequence[str]) -> list[Path]:

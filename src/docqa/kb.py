@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import secrets
 import time
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from docqa.access import (LOCAL, Principal, check_grant, ingest_paths, manageable, require, scope, visible_collection,
-                          visible_run, visible_runs)
+                          visible_run, visible_runs, visible_sessions)
 from docqa.clock import now
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
 from docqa.errors import AuthError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
@@ -33,8 +34,9 @@ if TYPE_CHECKING:
     from docqa.run.control import Control
     from docqa.run.life import Run
     from docqa.view import Box, Original
-from docqa.types import RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord
+from docqa.types import RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord, SessionSummary
 
+log = logging.getLogger(__name__)
 _REINDEX_BATCH = 256
 API_KEY_PREFIX = "dq_"  # every API key starts with it (secret scanners can match it)
 
@@ -69,6 +71,20 @@ class KnowledgeBase:
         self._retriever: Retriever | None = None
         self._chat_model = chat_model
         self._chat: Choice | None = chat_model if isinstance(chat_model, Choice) else None
+        if store is None:
+            self._reap_runs()
+
+    def _reap_runs(self) -> None:
+        """Runs left RUNNING by a process that died (killed, crashed) are marked FAILED, with the reason."""
+        from docqa.run.owner import reap
+
+        try:
+            reaped = reap(self.store.runlog)
+        except Exception as exc:  # housekeeping never stops an open (e.g. a read-only file): said, and left as is
+            log.warning("could not mark the runs of dead processes as failed: %s", exc)
+            return
+        if reaped:
+            log.info("%d run(s) left running by a process that ended are now marked FAILED", len(reaped))
 
     def sibling(self) -> KnowledgeBase:
         """Another KnowledgeBase on the same index, with its own connection, sharing this one's embedder
@@ -489,6 +505,12 @@ class KnowledgeBase:
         record = self.store.runlog.get_session(session_id)
         self.session_runs(session_id, principal=principal)
         return record
+
+    def sessions(self, limit: int | None = None, *, principal: Principal = LOCAL) -> list[SessionSummary]:
+        """The conversations the principal may open and continue, most recently active first."""
+        require(principal, "read")
+        found = self.store.runlog.list_sessions(None if principal.collections else limit)
+        return visible_sessions(principal, found)[:limit]
 
     def session_runs(self, session_id: str, *, principal: Principal = LOCAL) -> list[RunRecord]:
         """A conversation's runs, oldest first.  The one rule for continuing a conversation: a scoped

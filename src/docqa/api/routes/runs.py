@@ -56,6 +56,13 @@ async def feedback(body: FeedbackRequest, request: Request, run_id: str = RunId,
     return (await rt.read(request, lambda kb: kb.feedback(run_id, body.rating, body.comment, principal=principal))).to_dict()
 
 
+@router.get("/sessions", summary="The caller's conversations, most recently active first", responses=errors())
+async def list_sessions(request: Request, limit: int = Query(50, ge=1, le=1000), rt: Runtime = Depends(get_runtime),
+                        principal: Principal = Depends(reader)) -> dict:
+    found = await rt.read(request, lambda kb: kb.sessions(limit, principal=principal))
+    return {"sessions": [s.to_dict() for s in found], "total": len(found)}
+
+
 @router.get("/sessions/{session_id}", summary="A conversation and its runs, oldest first", responses=errors())
 async def get_session(request: Request, session_id: str = Path(min_length=1, max_length=100),
                       rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
