@@ -10,11 +10,11 @@ import { documentOf, renderLines, spanOf } from "./sourcetext.js";
 import { showSheet, showSlide } from "./units.js";
 
 register({
-  en: { "viewer.source": "Source", "viewer.path": "Path", "viewer.section": "Section", "viewer.page": "Page",
+  en: { "viewer.source": "Source", "viewer.close": "Close the source", "viewer.path": "Path", "viewer.section": "Section", "viewer.page": "Page",
         "viewer.slide": "Slide", "viewer.lines": "Lines", "viewer.loading": "Loading…",
         "viewer.failed": "Cannot show this source: {message}", "viewer.download": "Download",
         "viewer.downloadLabel": "Download the original file {name}", "viewer.downloadFailed": "Cannot download: {message}" },
-  zh: { "viewer.source": "来源", "viewer.path": "路径", "viewer.section": "章节", "viewer.page": "页码",
+  zh: { "viewer.source": "来源", "viewer.close": "关闭来源", "viewer.path": "路径", "viewer.section": "章节", "viewer.page": "页码",
         "viewer.slide": "幻灯片", "viewer.lines": "行", "viewer.loading": "加载中…",
         "viewer.failed": "无法显示此来源：{message}", "viewer.download": "下载",
         "viewer.downloadLabel": "下载原始文件 {name}", "viewer.downloadFailed": "无法下载：{message}" },
