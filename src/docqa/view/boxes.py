@@ -57,14 +57,15 @@ def pdf_boxes(pdf: pdfium.PdfDocument, index: int, quote: str) -> list[Box]:
     page = pdf[index]
     textpage = page.get_textpage()
     try:
-        width, height = page.get_size()
+        x0, y0, x1, y1 = page.get_bbox()  # what is rendered: the crop box, inherited boxes resolved
         chars = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i) or 32) for i in range(textpage.count_chars()))
         matched = match(chars, quote)
         rects = [textpage.get_charbox(i, loose=True) for i in matched]
     finally:
         textpage.close()
         page.close()
-    return [Box(left / width, 1 - top / height, right / width, 1 - bottom / height)
+    width, height = max(x1 - x0, 1.0), max(y1 - y0, 1.0)
+    return [Box((left - x0) / width, (y1 - top) / height, (right - x0) / width, (y1 - bottom) / height)
             for left, bottom, right, top in merge_lines(rects)]
 
 

@@ -4,7 +4,6 @@ metadata), so the page never parses a file again."""
 
 from __future__ import annotations
 
-import bisect
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -57,9 +56,3 @@ def _spans(units: list[dict], first_lines: list[int], starts: list[int], length:
                     char_end=starts[last] - 1 if last < len(starts) else length)
     return units
 
-
-def unit_at(units: list[dict], offset: int) -> dict | None:
-    """The unit holding character `offset` (None when none does)."""
-    firsts = [u["char_start"] for u in units]
-    i = bisect.bisect_right(firsts, offset) - 1
-    return units[i] if i >= 0 and offset <= units[i]["char_end"] else None
