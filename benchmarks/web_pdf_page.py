@@ -7,7 +7,8 @@ Default PDFs: the dense ones of the shared data pack (a 13-page two-column paper
 with a table, a Chinese document).  Each PDF is indexed into a fresh knowledge base (BM25 only), the
 app runs under uvicorn on a free loopback port, and for every page: GET /pages/{n} twice (the first
 renders, the second comes from the in-memory cache) and GET /pages/{n}/boxes for the page's first
-sentence-sized span.  Twice: with the default limits (each page rendered in a forked worker) and
+sentence-sized span; then how many 60-character spans, one every 250 characters of each page's
+text, get boxes on their page (the matching's coverage).  Twice: with the default limits (each page rendered in a forked worker) and
 with both limits off (rendered in the server's process).  Baseline in the same run: the same pages rendered in process and saved as
 full-colour PNGs (what the endpoint sent before it made 256-colour ones).  Prints a Markdown table
 (medians and maxima over the pages).
@@ -33,7 +34,7 @@ from docqa.settings import Settings
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "docs" / "multiformat"
 DEFAULT = [DATA / "pdf" / "multi-column.pdf", DATA / "pdf" / "layout-parser-paper-with-table.pdf",
-           DATA / "zh" / "cmrc2018-trial-zh-CN.pdf"]
+           DATA / "zh" / "cmrc2018-trial-zh-CN.pdf", DATA / "pdf" / "copy-protected.pdf"]
 
 
 def serve(app) -> tuple[uvicorn.Server, str]:
@@ -85,7 +86,22 @@ def _pages(client: httpx.Client, scale: float) -> dict:
         start = unit["char_start"] + 40  # a sentence-sized span inside the page
         span = f"char_start={start}&char_end={min(start + 120, unit['char_end'])}"
         boxes.append(timed(client, f"/documents/{doc}/pages/{unit['n']}/boxes?{span}")[0])
-    return {"pages": len(first), "first": first, "cached": cached, "sizes": sizes, "pixels": pixels[0], "boxes": boxes}
+    found, tried = _coverage(client, doc, view)
+    return {"pages": len(first), "first": first, "cached": cached, "sizes": sizes, "pixels": pixels[0], "boxes": boxes,
+            "found": found, "tried": tried}
+
+
+def _coverage(client: httpx.Client, doc: str, view: dict) -> tuple[int, int]:
+    """How many 60-character spans (one every 250 characters of each page's text) get boxes on their page."""
+    found = tried = 0
+    for unit in view["layout"]["units"]:
+        for start in range(unit["char_start"], unit["char_end"] - 60, 250):
+            if not view["text"][start:start + 60].strip():
+                continue
+            tried += 1
+            body = client.get(f"/documents/{doc}/pages/{unit['n']}/boxes?char_start={start}&char_end={start + 60}").json()
+            found += bool(body["boxes"])
+    return found, tried
 
 
 def baseline(pdf: Path, scale: float) -> tuple[list[float], list[int]]:
@@ -114,8 +130,8 @@ def main() -> None:
     ms = lambda xs: f"{statistics.median(xs) * 1000:.0f} / {max(xs) * 1000:.0f}"  # noqa: E731
     print(f"scale {args.scale}; times in ms as median / max over the pages\n")
     print("| PDF | pages | image px | first render: worker | in process | cached | PNG KB | boxes "
-          "| baseline: full-colour PNG ms; KB |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+          "| spans boxed | baseline: full-colour PNG ms; KB |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     kb = lambda xs: f"{statistics.median(xs) / 1024:.0f} / {max(xs) / 1024:.0f}"  # noqa: E731
     for pdf in args.pdfs:
         r = measure(pdf, args.scale, {})
@@ -123,7 +139,7 @@ def main() -> None:
         base_s, base_kb = baseline(pdf, args.scale)
         print(f"| {pdf.name} | {r['pages']} | {r['pixels'][0]}×{r['pixels'][1]} | {ms(r['first'])} | "
               f"{ms(local['first'])} | {ms(r['cached'])} | {kb(r['sizes'])} | {ms(r['boxes'])} | "
-              f"{ms(base_s)}; {kb(base_kb)} |")
+              f"{r['found']}/{r['tried']} | {ms(base_s)}; {kb(base_kb)} |")
 
 
 if __name__ == "__main__":
