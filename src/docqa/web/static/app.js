@@ -7,6 +7,9 @@ import { loadSessions, markActive, openSession, startSessions } from "./sessions
 import { closeSource } from "./viewer.js";
 import { dropTurn, finishTurn, newTurn, notFoundOf, postJSON, renderAnswer, showError, startTurn } from "./turn.js";
 import { startViews } from "./views.js";
+import "./documents.js";
+import "./log.js";
+import "./status.js";
 
 register({
   en: {
