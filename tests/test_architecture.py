@@ -48,6 +48,7 @@ ALLOWED: dict[str, set[str]] = {
     "ingest": BOTTOM | {"text", "store", "embed", "clock"},
     "retrieve": BOTTOM | {"text", "store", "embed", "settings"},
     "browse": BOTTOM | {"store"},
+    "view": BOTTOM | {"ingest"},  # the original file, PDF pages and boxes: the ingest readers open them
     # a question's life: run.control and run.context sit below answer and agent, the rest of run/ above agent
     "run.control": set(),
     "run.context": BOTTOM | {"llm", "run.control"},
@@ -55,7 +56,7 @@ ALLOWED: dict[str, set[str]] = {
     "agent": BOTTOM | {"answer", "retrieve", "llm", "settings", "run.context"},
     "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "run.control", "run.context"},
     "status": BOTTOM | {"llm", "embed", "store"},  # what the kb runs on and holds, for its keepers
-    "kb": BOTTOM | {"access", "run", "run.control", "answer", "retrieve", "ingest", "store", "embed", "browse", "session",
+    "kb": BOTTOM | {"access", "run", "run.control", "answer", "retrieve", "ingest", "store", "embed", "browse", "view", "session",
                     "llm", "settings", "clock", "status"},
     "evaluate": BOTTOM | {"kb"},
     # Front ends: parse, authenticate, call the kb, render.  "__init__" = `from docqa import ...`.

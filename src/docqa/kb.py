@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from docqa.ingest.watch import Batch, Watcher  # noqa: F401  (Batch: what a watcher reports, for the front ends)
     from docqa.run.control import Control
     from docqa.run.life import Run
+    from docqa.view import Box, Original
 from docqa.types import RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord, SessionSummary
 
 log = logging.getLogger(__name__)
@@ -404,6 +405,54 @@ class KnowledgeBase:
         """A document's stored text (the text every chunk's span points into)."""
         self._record_of(document_id, principal)
         return self.store.documents.document_text(document_id)
+
+    # -- the viewer: a document's original file, its pages, where a cited span stands on a page --
+    def document_view(self, document_id: str, *, principal: Principal = LOCAL) -> dict:
+        """A document's stored text and the pages, slides or sheets it divides into (`layout`, None for prose)."""
+        from docqa.view import layout
+
+        record, docs = self._record_of(document_id, principal), self.store.documents
+        text = docs.document_text(document_id)
+        hits = docs.get_hits(docs.chunk_ids(document_id)) if record.type in ("xlsx", "csv") else []
+        shape = layout(record.type, text, docs.page_lines(document_id), docs.document_metadata(document_id), hits)
+        return {"document_id": document_id, "path": record.path, "type": record.type, "text": text, "layout": shape}
+
+    def document_file(self, document_id: str, *, principal: Principal = LOCAL) -> Original:
+        """Where the original file of a document is (an archive member's bytes are read, within
+        ingest.max_file_mb); UnreadableFileError when it is gone from disk."""
+        from docqa.view import original_of
+
+        record = self._record_of(document_id, principal)
+        return original_of(record.path, int(self.settings.ingest.max_file_mb * 1024 * 1024), record.size)
+
+    def page_image(self, document_id: str, page: int, scale: float | None = None, *,
+                   principal: Principal = LOCAL) -> bytes:
+        """Page `page` of a PDF document as a PNG (NotFoundError for another type or past the last page)."""
+        from docqa.view import DEFAULT_SCALE, page_png
+
+        record = self._pdf_of(document_id, principal)
+        original = self.document_file(document_id, principal=principal)
+        bounds = self.settings.ingest  # a page is rendered within the limits a file is parsed in
+        return page_png(original, (document_id, record.content_hash), page, scale or DEFAULT_SCALE,
+                        bounds.parse_timeout, bounds.worker_memory_mb * 1024 * 1024)
+
+    def page_boxes(self, document_id: str, page: int, char_start: int, char_end: int, *,
+                   principal: Principal = LOCAL) -> list[Box]:
+        """Where the text span [char_start, char_end) stands on page `page` of a PDF document."""
+        from docqa.view import layout, span_boxes
+
+        self._pdf_of(document_id, principal)
+        docs = self.store.documents
+        text, metadata = docs.document_text(document_id), docs.document_metadata(document_id)
+        units = layout("pdf", text, docs.page_lines(document_id), metadata, [])["units"]  # type: ignore[index]
+        original = self.document_file(document_id, principal=principal)
+        return span_boxes(original, text, units, metadata, page, char_start, char_end)
+
+    def _pdf_of(self, document_id: str, principal: Principal) -> DocumentRecord:
+        record = self._record_of(document_id, principal)
+        if record.type != "pdf":
+            raise NotFoundError(f"{record.path} is a {record.type} document: only PDF documents have page images")
+        return record
 
     def _record_of(self, document_id: str, principal: Principal) -> DocumentRecord:
         """A document the principal may read; the same NotFoundError for another collection's as for none."""

@@ -120,3 +120,12 @@ def test_a_span_covers_consecutive_sentences_when_the_claim_needs_them():
                  db_and_log())
     quote = cited.citations[0].quote
     assert quote.startswith("Backups run") and quote.endswith("200 per node.")
+
+
+def test_a_spreadsheet_citation_points_at_the_row_not_the_whole_table():
+    sheet = "Staff\nName | Role | Floor\nAnn | Nurse | 3\nBob | Porter | 1\nCarla | Radiologist | 5\nDev | Cook | 0"
+    hit = hit_in(sheet, 0, len(sheet), path="/kb/staff.xlsx", section="Staff", type_="xlsx")
+    citation = cite("Carla works on floor 5 as a Radiologist [1].", sources(hit)).claims[0].citations[0]
+    assert citation.quote == "Carla | Radiologist | 5" and citation.line_start == citation.line_end == 5
+    prose = hit_in(sheet, 0, len(sheet), type_="markdown")  # prose keeps its sentences (here: one)
+    assert cite("Carla works on floor 5 as a Radiologist [1].", sources(prose)).claims[0].citations[0].quote == sheet

@@ -21,6 +21,7 @@ from docqa.types import Citation, Claim, Hit
 # [1]  [1, 2]  [1][2]  【1】  [Source 1]  [source: 2]  [来源1]
 MARKER = re.compile(r"\[(?:(?:source|来源)\s*:?\s*)?(\d+(?:\s*[,，、]\s*\d+)*)\]|【(\d+(?:\s*[,，、]\s*\d+)*)】", re.IGNORECASE)
 _MAX_WINDOW = 3  # sentences in a supporting span
+_TABULAR = ("xlsx", "csv")  # document types whose chunks are rows, one a line
 _NOT_FOUND = re.compile(
     r"(do(?:es)? not (?:contain|mention|say|provide|include)|no information|not (?:found|mentioned|stated|provided) in|"
     r"cannot be (?:found|determined)|没有(?:找到|提到|提及|相关|包含)|未(?:提及|提到|找到|包含)|无法(?:确定|回答))",
@@ -127,7 +128,7 @@ def _support(claim: Claim, sources: SourceSet, language: str, threshold: float) 
 
 def _best_span(hit: Hit, tokens: set[str]) -> tuple[float, int, int]:
     """(support, start, end) of the best 1..3-sentence window of the chunk text."""
-    spans = sentence_spans(hit.text) or [(0, len(hit.text))]
+    spans = _units(hit) or [(0, len(hit.text))]
     toks = [content_tokens(hit.text[s:e]) for s, e in spans]
     best, key = (0.0, spans[0][0], spans[0][1]), (-1.0, 0)
     for i in range(len(spans)):
@@ -139,6 +140,19 @@ def _best_span(hit: Hit, tokens: set[str]) -> tuple[float, int, int]:
             if candidate > key:
                 best, key = (score, spans[i][0], spans[j][1]), candidate
     return best
+
+
+def _units(hit: Hit) -> list[tuple[int, int]]:
+    """The chunk's sentences; a spreadsheet's rows (one per line), so a citation points at the rows
+    that support a claim rather than at the whole table."""
+    if hit.type not in _TABULAR:
+        return sentence_spans(hit.text)
+    spans, at = [], 0
+    for line in hit.text.split("\n"):
+        if line.strip():
+            spans.append((at, at + len(line)))
+        at += len(line) + 1
+    return spans
 
 
 def citation_for(n: int, hit: Hit, start: int, end: int, language: str) -> Citation:

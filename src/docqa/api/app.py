@@ -23,6 +23,7 @@ from docqa.api.deps import get_principal
 from docqa.api.guard import HostGuard, OriginGuard, RequestGuard
 from docqa.api.metrics import MetricsMiddleware
 from docqa.api.routes import ask, collections, documents, health, jobs, keys, login, runs, search
+from docqa.api.routes import originals  # the source viewer: a document's file, its PDF pages and boxes
 from docqa.api.runtime import Runtime
 from docqa.api.routes import log as qa_log, status  # the people who keep the documents: the log, the status
 from docqa.api.watching import WatchSpec
@@ -36,6 +37,7 @@ ROUTERS = (health.router, collections.router, documents.router, search.router, a
            keys.router, login.router)
 
 ROUTERS += (qa_log.router, status.router)
+ROUTERS += (originals.router,)
 
 
 def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], KnowledgeBase] | None = None,

@@ -92,6 +92,10 @@ class DocumentStore(Catalog):
         """The first `chars` characters of each chunk's text, by chunk id."""
 
     @abstractmethod
+    def document_metadata(self, document_id: str) -> dict:
+        """What the reader recorded about a document (pages, slides, sheets, OCR line boxes); {} when none."""
+
+    @abstractmethod
     def page_lines(self, document_id: str) -> list[tuple[int, int]]:
         """(page, first line) of each PDF page or slide that holds text, in page order, from its chunks."""
 

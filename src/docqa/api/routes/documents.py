@@ -106,9 +106,9 @@ async def ingest(body: IngestRequest, rt: Runtime = Depends(get_runtime), princi
             responses=errors())
 async def document_text(request: Request, document_id: str = Path(min_length=1, max_length=200),
                         rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
-    """404 alike for a document that does not exist and one the key may not read (the core decides)."""
-    text = await rt.read(request, lambda kb: kb.document_text(document_id, principal=principal))
-    return {"document_id": document_id, "text": text}
+    """404 alike for a document that does not exist and one the key may not read (the core decides).
+    `layout` gives a PDF's pages, a deck's slides or a workbook's sheets as spans of the text (None for prose)."""
+    return await rt.read(request, lambda kb: kb.document_view(document_id, principal=principal))
 
 
 @router.delete("/documents/{document_id}", summary="Remove a document from the index (an uploaded file is deleted too)",

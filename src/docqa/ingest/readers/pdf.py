@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # pypdfium2 is imported when a PDF is read
 
 # pdfium is not thread-safe: one document at a time per process.
 _PDFIUM_LOCK = threading.Lock()
+pdfium_lock = _PDFIUM_LOCK  # the same lock for whoever else opens PDFs in this process (the viewer's pages)
 _MIN_PAGE_CHARS = 5  # a page with fewer non-blank characters counts as having no text
 _CJK = re.compile(f"[{WIDE}]")  # East Asian text wraps at any character
 _WORD_END = re.compile(r"[A-Za-z\u00c0-\u024f][-\u00ad\x02]$")

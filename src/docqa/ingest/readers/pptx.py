@@ -77,6 +77,7 @@ class PptxReader(Reader):
         doc = builder.document(path, self.type, metadata={"slides": slides})
         heads = [b for b in doc.blocks if b.kind == HEADING]
         doc.title = sane_title(props.title) or (doc.text[heads[0].start:heads[0].end] if heads else None)
+        doc.metadata["slide_titles"] = {str(b.page): doc.text[b.start:b.end] for b in heads if b.page}
         if props.author:
             doc.metadata["author"] = props.author.strip()
         return doc

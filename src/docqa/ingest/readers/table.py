@@ -47,9 +47,12 @@ def row_line(values: Iterable[Any]) -> str:
     return " | ".join(cells)
 
 
-def add_sheet(builder: TextBuilder, name: str, rows: Iterable[tuple[int, Iterable[Any]]]) -> int:
-    """Append one sheet: heading, header row, data rows. Returns the number of non-blank rows."""
-    count = 0
+def add_sheet(builder: TextBuilder, name: str, rows: Iterable[tuple[int, Iterable[Any]]],
+              numbers: dict[str, list[list[int]]] | None = None) -> int:
+    """Append one sheet: heading, header row, data rows. Returns the number of non-blank rows.
+    `numbers[name]` gets the row numbers of the lines as runs [first, count] (blank rows are left out
+    of the text, so a viewer needs them to show the numbers the file has)."""
+    count, runs = 0, []
     for number, values in rows:
         line = row_line(values)
         if not line.replace("|", "").strip():
@@ -58,6 +61,12 @@ def add_sheet(builder: TextBuilder, name: str, rows: Iterable[tuple[int, Iterabl
             builder.add(name, HEADING, level=1, sheet=name)
         builder.add(line, ROW if count else HEADER_ROW, sep="\n", sheet=name, row=number)
         count += 1
+        if runs and runs[-1][0] + runs[-1][1] == number:
+            runs[-1][1] += 1
+        else:
+            runs.append([number, 1])
+    if numbers is not None and runs:
+        numbers[name] = runs
     return count
 
 
@@ -75,11 +84,13 @@ class CsvReader(Reader):
         builder = TextBuilder()
         try:
             rows = enumerate(csv.reader(io.StringIO(text, newline=""), dialect), 1)
-            count = add_sheet(builder, path.stem, rows)
+            numbers: dict[str, list[list[int]]] = {}
+            count = add_sheet(builder, path.stem, rows, numbers)
         except csv.Error as exc:
             raise CorruptFileError(str(path), f"could not parse CSV: {exc}") from exc
         return builder.document(path, self.type, title=path.stem, metadata={
-            "encoding": encoding, "delimiter": dialect.delimiter, "rows": count, "sheets": [path.stem]})
+            "encoding": encoding, "delimiter": dialect.delimiter, "rows": count, "sheets": [path.stem],
+            "row_numbers": numbers})
 
     @staticmethod
     def dialect(path: Path, sample: str) -> type[csv.Dialect] | csv.Dialect:
@@ -117,16 +128,16 @@ class XlsxReader(Reader):
         except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as exc:
             raise CorruptFileError(str(path), f"could not parse XLSX: {exc}") from exc
         try:
-            builder, rows = TextBuilder(), 0
+            builder, rows, numbers = TextBuilder(), 0, {}
             names = [sheet.title for sheet in book.worksheets]
             for sheet in book.worksheets:
                 numbered = enumerate(sheet.iter_rows(min_row=1, values_only=True), 1)
-                rows += add_sheet(builder, sheet.title, numbered)
+                rows += add_sheet(builder, sheet.title, numbered, numbers)
             title = sane_title(book.properties.title)
             author = (book.properties.creator or "").strip()
         except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
             raise CorruptFileError(str(path), f"could not parse XLSX: {exc}") from exc
         finally:
             book.close()
-        metadata = {"sheets": names, "rows": rows, **({"author": author} if author else {})}
+        metadata = {"sheets": names, "rows": rows, "row_numbers": numbers, **({"author": author} if author else {})}
         return builder.document(path, self.type, title=title, metadata=metadata)

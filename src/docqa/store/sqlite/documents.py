@@ -157,6 +157,10 @@ class SQLiteDocuments(SQLiteCatalog, DocumentStore):
         sql = f"SELECT id, substr(text, 1, ?) FROM chunks WHERE id IN ({','.join('?' * len(chunk_ids))})"
         return dict(self.conn.execute(sql, [chars, *chunk_ids]))
 
+    def document_metadata(self, document_id: str) -> dict:
+        row = self.conn.execute("SELECT metadata FROM documents WHERE id = ?", (document_id,)).fetchone()
+        return json.loads(row[0]) if row and row[0] else {}
+
     def page_lines(self, document_id: str) -> list[tuple[int, int]]:
         rows = self.conn.execute(
             "SELECT page_start, min(line_start) FROM chunks WHERE document_id = ? AND page_start IS NOT NULL "

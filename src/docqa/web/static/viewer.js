@@ -1,92 +1,117 @@
-// The source viewer beside the answer: a cited document's stored text with line numbers, the cited
-// span highlighted and scrolled into view.  The text comes from GET /documents/{id}/text (access is the API's).
-import { getJSON } from "./api.js";
+// The source viewer beside the answer: the cited place, highlighted and scrolled into view.  PDFs show
+// the real page (pdfpage.js), decks the cited slide and workbooks the sheet by row (units.js), every
+// other document its stored text with line numbers.  Above it: path, section, page, lines and a link
+// that downloads the original file.  Access is the API's: every request carries the page's key.
+import { call } from "./api.js";
 import { el } from "./dom.js";
+import { register, t } from "./i18n.js";
+import { showPdf } from "./pdfpage.js";
+import { documentOf, renderLines, spanOf } from "./sourcetext.js";
+import { showSheet, showSlide } from "./units.js";
 
-const texts = new Map(); // document id -> its text (a promise)
+register({
+  en: { "viewer.source": "Source", "viewer.close": "Close the source", "viewer.path": "Path", "viewer.section": "Section", "viewer.page": "Page",
+        "viewer.slide": "Slide", "viewer.lines": "Lines", "viewer.loading": "Loading…",
+        "viewer.failed": "Cannot show this source: {message}", "viewer.download": "Download",
+        "viewer.downloadLabel": "Download the original file {name}", "viewer.downloadFailed": "Cannot download: {message}" },
+  zh: { "viewer.source": "来源", "viewer.close": "关闭来源", "viewer.path": "路径", "viewer.section": "章节", "viewer.page": "页码",
+        "viewer.slide": "幻灯片", "viewer.lines": "行", "viewer.loading": "加载中…",
+        "viewer.failed": "无法显示此来源：{message}", "viewer.download": "下载",
+        "viewer.downloadLabel": "下载原始文件 {name}", "viewer.downloadFailed": "无法下载：{message}" },
+});
 
-function textOf(id) {
-  if (!texts.has(id)) {
-    const promise = getJSON(`/documents/${encodeURIComponent(id)}/text`).then((body) => body.text);
-    promise.catch(() => texts.delete(id));
-    texts.set(id, promise);
-  }
-  return texts.get(id);
-}
+const $ = (id) => document.getElementById(id);
+let opened = null; // the source shown (re-rendered when the language changes)
 
-// Where the span is in the text: the citation's characters when they hold its quote, else the
-// quote found in the text, else its lines.
-function spanOf(text, source) {
-  const { char_start: start, char_end: end, quote } = source;
-  if (Number.isInteger(start) && Number.isInteger(end) && end > start) {
-    if (!quote || text.slice(start, end) === quote) return [start, end];
-  }
-  if (quote) {
-    const at = text.indexOf(quote);
-    if (at >= 0) return [at, at + quote.length];
-  }
-  return null;
-}
-
-function lines(text) {
-  const out = [];
-  let at = 0;
-  for (const line of text.split("\n")) {
-    out.push([at, line]);
-    at += line.length + 1;
-  }
-  return out;
-}
-
-function render(text, source) {
-  const span = spanOf(text, source);
-  const first = source.line_start, last = source.line_end || source.line_start;
-  const rows = lines(text).map(([at, line], i) => {
-    const n = i + 1;
-    const code = el("span", { class: "code" });
-    let marked = false;
-    if (span && span[0] < at + line.length + 1 && span[1] > at) {
-      const a = Math.max(0, span[0] - at), b = Math.min(line.length, span[1] - at);
-      code.append(line.slice(0, a), el("mark", { class: "hl" }, line.slice(a, b) || " "), line.slice(b));
-      marked = true;
-    } else {
-      code.append(line || " ");
-    }
-    const inLines = !span && first && n >= first && n <= last;
-    return el("div", { class: "line" + (marked || inLines ? " cited" : ""), "data-line": n },
-      el("span", { class: "ln", "aria-hidden": "true" }, String(n)), inLines ? el("mark", { class: "hl" }, code) : code);
-  });
-  return rows;
+function fileName(path) {
+  return (path || "").split("/").pop() || "download";
 }
 
 function meta(source) {
   const lines = source.line_start ? `L${source.line_start}` +
     (source.line_end && source.line_end !== source.line_start ? `–${source.line_end}` : "") : null;
-  const pairs = [["Path", source.path], ["Section", source.section], ["Page", source.page], ["Lines", lines]];
+  const slides = /\.pptx$/i.test(source.path || "");
+  const pairs = [[t("viewer.path"), source.path], [t("viewer.section"), source.section],
+    [t(slides ? "viewer.slide" : "viewer.page"), source.page], [t("viewer.lines"), lines]];
   return pairs.filter(([, v]) => v !== null && v !== undefined && v !== "")
     .flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v))]);
 }
 
+// The original file, fetched with the page's key (a plain link could not send it) and saved under its name.
+function downloadLink(source) {
+  const name = fileName(source.path);
+  const path = `/documents/${encodeURIComponent(source.document_id)}/file`;
+  const link = el("a", { class: "download", href: `/api/v1${path}`, download: name,
+    "aria-label": t("viewer.downloadLabel", { name }) }, t("viewer.download"));
+  link.addEventListener("click", async (event) => {
+    event.preventDefault();
+    try {
+      const blob = await (await call(path)).blob();
+      const url = URL.createObjectURL(blob);
+      const save = el("a", { href: url, download: name, hidden: true });
+      document.body.append(save);
+      save.click();
+      save.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    } catch (error) {
+      $("viewer-body").prepend(el("p", { class: "error" }, t("viewer.downloadFailed", { message: error.message })));
+    }
+  });
+  return el("p", { class: "viewer-download" }, link);
+}
+
+async function render(body, source) {
+  const doc = await documentOf(source.document_id);
+  if (opened !== source) return; // another source was opened meanwhile
+  const span = spanOf(doc.text, source);
+  const kind = doc.layout && doc.layout.units.length ? doc.layout.kind : "text";
+  body.dataset.kind = kind;
+  delete body.dataset.page;
+  if (kind === "page") return showPdf(body, doc, source, span);
+  if (kind === "slide") return showSlide(body, doc, source, span);
+  if (kind === "sheet" && showSheet(body, doc, source, span)) return;
+  body.replaceChildren(...renderLines(doc.text, source, span));
+  const target = body.querySelector("mark.hl");
+  if (target) target.scrollIntoView({ block: "center" });
+}
+
+// Left / right arrow keys turn the pages or slides while the viewer has the focus.
+function turnPages(event) {
+  const step = { ArrowLeft: ".prev", ArrowRight: ".next" }[event.key];
+  const button = step && event.currentTarget.querySelector(`.pager ${step}`);
+  if (!button || button.disabled || event.altKey || event.ctrlKey || event.metaKey) return;
+  event.preventDefault();
+  button.click();
+}
+
 export async function openSource(source) {
-  const viewer = document.getElementById("viewer");
-  const body = document.getElementById("viewer-body");
-  const title = document.getElementById("viewer-title");
+  if (!opened && !$("viewer-body").dataset.keys) {
+    $("viewer-body").addEventListener("keydown", turnPages);
+    $("viewer-body").dataset.keys = "on";
+  }
+  opened = source;
+  const viewer = $("viewer");
+  const body = $("viewer-body");
   viewer.hidden = false;
   document.body.classList.add("with-viewer");
-  title.textContent = source.title || (source.path || "Source").split("/").pop();
-  document.getElementById("viewer-meta").replaceChildren(...meta(source));
-  body.replaceChildren(el("p", { class: "muted" }, "Loading…"));
+  $("viewer-title").textContent = source.title || fileName(source.path) || t("viewer.source");
+  $("viewer-meta").replaceChildren(...meta(source));
+  for (const old of viewer.querySelectorAll(".viewer-download")) old.remove();
+  $("viewer-meta").after(downloadLink(source));
+  body.replaceChildren(el("p", { class: "muted" }, t("viewer.loading")));
   try {
-    const text = await textOf(source.document_id);
-    body.replaceChildren(...render(text, source));
-    const target = body.querySelector("mark.hl");
-    if (target) target.scrollIntoView({ block: "center" });
+    await render(body, source);
   } catch (error) {
-    body.replaceChildren(el("p", { class: "error" }, `Cannot show this source: ${error.message}`));
+    if (opened === source) body.replaceChildren(el("p", { class: "error" }, t("viewer.failed", { message: error.message })));
   }
 }
 
 export function closeSource() {
-  document.getElementById("viewer").hidden = true;
+  opened = null;
+  $("viewer").hidden = true;
   document.body.classList.remove("with-viewer");
 }
+
+document.addEventListener("docqa:language", () => {
+  if (opened && !$("viewer").hidden) openSource(opened);
+});
