@@ -291,3 +291,30 @@ def test_conversations_on_a_phone(page, web_app):
         expect(page.locator(".turn .answer")).to_contain_text("35 days")
         assert page.locator("#sessions").is_hidden() and toggle.get_attribute("aria-expanded") == "false"
         assert page.locator("#ask").is_visible() and page.evaluate("() => document.documentElement.scrollWidth") <= 390
+
+
+def test_rated_down_on_the_ask_page_then_found_in_the_log_attention_list(page, web_app):
+    """The whole loop through the page: ask, rate the answer down with a comment, open the Log view,
+    pick the attention filter, and the run is there with its reason; its trace opens."""
+    with LiveServer(web_app) as server:
+        page.goto(server.url + "/")
+        _ask(page, BACKUPS)
+        _done(page, 1)
+        turn = page.locator(".turn").first
+        run_id = turn.get_attribute("data-run-id")
+        turn.locator(".fb-down").click()
+        turn.locator(".fb-comment").fill("Say where the backups are stored")
+        turn.locator(".fb-comment").press("Enter")
+        expect(turn.locator(".fb-given")).to_contain_text("Rated not helpful")
+
+        page.locator("#nav [data-view='log']").click()
+        page.locator("#log-show").select_option("attention")
+        row = page.locator(f"#log-rows tr[data-run-id='{run_id}']")
+        expect(row).to_have_count(1)
+        assert "rated down: Say where the backups are stored" in row.locator(".reason").inner_text()
+        page.locator("#log-show").select_option("not_found")  # rated down, but answered: not in this list
+        expect(page.locator(f"#log-rows tr[data-run-id='{run_id}']")).to_have_count(0)
+        page.locator("#log-show").select_option("rated_down")
+        expect(page.locator(f"#log-rows tr[data-run-id='{run_id}']")).to_have_count(1)
+        page.locator(f"#log-rows tr[data-run-id='{run_id}'] button.open-trace").click()
+        expect(page.locator("#log-trace .trace-question .question")).to_have_text(BACKUPS)
