@@ -110,7 +110,7 @@ def _call(name: str, delay: float = 0.0, **arguments) -> dict:
 
 def test_agent_steps_show_each_tool_call_and_fold_when_done(page, agent_app):
     script = [_call("search_docs", query="backup retention"),
-              _call("answer", delay=1.0, text="Backups are kept for 35 days [1].")]
+              _call("answer", delay=3.0, text="Backups are kept for 35 days [1].")]  # 3 s: seen on a busy machine
     with ScriptedServer(script) as model, LiveServer(agent_app(model)) as server:
         page.goto(server.url + "/")
         page.select_option("#mode", "agent")
