@@ -41,12 +41,15 @@ def test_missing_extra_names_the_install_command(tmp_path):
     assert out.startswith("MissingExtraError") and "pip install 'docqa[postgres]'" in out
 
 
-def test_filtered_vector_search_keeps_recall(postgres_server):
-    """HNSW (iterative scan) and the exact fallback for narrow filters find what an exact scan finds."""
+@pytest.mark.parametrize("exact_limit", [20_000, 0], ids=["exact-fallback", "hnsw-iterative-scan"])
+def test_filtered_vector_search_keeps_recall(postgres_server, exact_limit):
+    """Filtered search finds what an exact scan finds: narrow filters scan exactly; with the
+    fallback off, HNSW's iterative scan keeps walking until enough rows pass the filter."""
     rng = np.random.default_rng(14)
     vectors = rng.standard_normal((3000, 32)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     with open_store(postgres_server.new_database()) as stores:
+        stores.vectors.exact_limit = exact_limit
         for d in range(30):  # 30 documents of 100 chunks; every third is markdown
             text, found = chunks([f"chunk {d}-{i}" for i in range(100)])
             hashes = [f"v{d * 100 + i}" for i in range(100)]
@@ -67,5 +70,7 @@ def test_filtered_vector_search_keeps_recall(postgres_server):
                 assert all(keep(owner[cid]) for cid, _ in stores.vectors.search_vector(q, "m", 10, where))
                 recalls[name].append(len(set(got) & set(want)) / 10)
         mean = {k: float(np.mean(v)) for k, v in recalls.items()}
-        assert mean["one file"] == 1.0 and mean["md"] == 1.0, mean  # exact fallback: narrow filters scan exactly
-        assert mean["all"] >= 0.95, mean  # HNSW
+        print(f"recall@10 against exact search, exact_limit {exact_limit}: {mean}")
+        floor = 1.0 if exact_limit else 0.9  # the fallback is exact; HNSW is approximate, and must not collapse
+        assert mean["one file"] >= floor and mean["md"] >= floor, mean
+        assert mean["all"] >= 0.9, mean

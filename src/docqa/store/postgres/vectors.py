@@ -66,8 +66,8 @@ def drop_orphan_vectors(conn, hashes: list[str]) -> None:
 class PostgresVectors(VectorStore):
     """Vectors in PostgreSQL, searched by HNSW (or exactly, for a narrow filter)."""
 
-    def __init__(self, db: PostgresDB):
-        self.db = db
+    def __init__(self, db: PostgresDB, exact_limit: int = EXACT_LIMIT):
+        self.db, self.exact_limit = db, exact_limit
 
     def search_vector(self, vector: np.ndarray, model: str, top_k: int, where: ChunkFilter | None = None) -> list[tuple[str, float]]:
         with self.db.read() as conn:
@@ -80,7 +80,7 @@ class PostgresVectors(VectorStore):
             clause, args = filter_sql(where) if filtered else ("TRUE", [])
             join = " JOIN documents d ON d.id = c.document_id" if filtered else ""
             exact = filtered and conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM chunks c{join} WHERE {clause}"
-                                              f" LIMIT {EXACT_LIMIT + 1}) x", args).fetchone()[0] <= EXACT_LIMIT
+                                              f" LIMIT {self.exact_limit + 1}) x", args).fetchone()[0] <= self.exact_limit
             expr = f"(e.vector::halfvec({int(dims[0])}))"
             sql = (f"SELECT c.id, 1 - ({expr} <=> %s::halfvec({int(dims[0])})) FROM embeddings e"
                    f" JOIN chunks c ON c.embed_hash = e.text_hash{join} WHERE e.model = %s AND {clause}"
