@@ -72,9 +72,12 @@ class PostgresFullText(FullText):
             terms = self._selective_terms(query.terms, tokens, df, chunks)
             # One FTS5 phrase per query term: its tokens are scored each here (FTS5 would need them adjacent).
             weighted = [(x, _idf(df.get(x, 0), chunks)) for t in terms for x in tokens[t]]
-            scored = self._rank(conn, weighted, total_tokens / chunks, pool, where)
+            scored, matched = self._rank(conn, weighted, total_tokens / chunks, pool, where)
             if len(query.terms) > 1 and scored:
-                self._boost(conn, scored, query, tokens)
+                # NEAR and the phrase need every query token in the chunk; the postings tell which hold them all.
+                need = len({x for x, _ in weighted})
+                whole = len(terms) == len(query.terms)
+                self._boost(conn, scored, [c for c in scored if not whole or matched[c] == need], query, tokens)
         return sorted(scored.items(), key=lambda kv: -kv[1])[:top_k]
 
     def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
@@ -98,23 +101,27 @@ class PostgresFullText(FullText):
         return rare or terms
 
     @staticmethod
-    def _rank(conn, weighted: list[tuple[str, float]], avgdl: float, pool: int, where: ChunkFilter | None) -> dict[str, float]:
+    def _rank(conn, weighted: list[tuple[str, float]], avgdl: float, pool: int,
+              where: ChunkFilter | None) -> tuple[dict[str, float], dict[str, int]]:
+        """(chunk id -> BM25 score, chunk id -> distinct query tokens it holds) of the best `pool` chunks."""
         if not weighted:
-            return {}
+            return {}, {}
         clause, args = filter_sql(where) if where is not None and not where.empty else ("TRUE", [])
         join = "" if clause == "TRUE" else " JOIN chunks c ON c.seq = p.chunk JOIN documents d ON d.id = c.document_id"
-        sql = (f"SELECT c.id, s.score FROM (SELECT p.chunk, sum(q.idf * p.freq * {K1 + 1} / (p.freq + {K1} * "
+        sql = (f"SELECT c.id, s.score, s.matched FROM (SELECT p.chunk, count(DISTINCT p.term) AS matched, sum(q.idf * p.freq * {K1 + 1} / (p.freq + {K1} * "
                f"({1 - B} + {B} * p.length / %s))) AS score FROM fts_postings p JOIN unnest(%s::text[], %s::float8[])"
                f" AS q(term, idf) ON q.term = p.term{join} WHERE {clause} GROUP BY p.chunk ORDER BY score DESC, p.chunk"
                " LIMIT %s) s JOIN chunks c ON c.seq = s.chunk ORDER BY s.score DESC, s.chunk")
         rows = conn.execute(sql, [avgdl, [t for t, _ in weighted], [w for _, w in weighted], *args, pool]).fetchall()
-        return {r[0]: r[1] for r in rows}
+        return {r[0]: r[1] for r in rows}, {r[0]: r[2] for r in rows}
 
     @staticmethod
-    def _boost(conn, scored: dict[str, float], query: TextQuery, tokens: dict[str, list[str]]) -> None:
+    def _boost(conn, scored: dict[str, float], candidates: list[str], query: TextQuery, tokens: dict[str, list[str]]) -> None:
         """Proximity in the title or text earns half the boost, the exact phrase all of it (SQLite's rule)."""
+        if not candidates:
+            return
         rows = conn.execute("SELECT id, fts_title, coalesce(fts_content, text) FROM chunks WHERE id = ANY(%s)",
-                            (list(scored),)).fetchall()
+                            (candidates,)).fetchall()
         phrases = [tokens[t] for t in query.terms if tokens[t]]
         phrase = TOKENS.terms(query.phrase) if query.phrase else []
         half = 1 + (query.phrase_boost - 1) / 2
