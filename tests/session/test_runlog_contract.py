@@ -127,3 +127,13 @@ def test_list_runs_filters(stores):
     assert ids(statuses=[]) == []
     assert ids(session_id="s1", limit=2) == ["c", "b"]
     assert ids(limit=1) == ["d"]
+
+
+def test_owner_round_trips_and_running_runs_are_found(stores):
+    stores.runlog.save_run(_run("r1", status=RUNNING, owner="host-a/123/456"))
+    stores.runlog.save_run(_run("r2", status=SUCCESS, owner=None))
+    (running,) = stores.runlog.list_runs(statuses=[RUNNING])
+    assert (running.id, running.owner) == ("r1", "host-a/123/456")
+    stores.runlog.save_run(_run("r1", status=FAILED, owner="host-a/123/456", error="the process died"))
+    assert stores.runlog.list_runs(statuses=[RUNNING]) == [] and stores.runlog.list_runs(statuses=[]) == []
+    assert stores.runlog.get_run("r1").owner == "host-a/123/456"
