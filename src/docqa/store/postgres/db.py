@@ -45,9 +45,9 @@ class PostgresDB:
         self.url, self.errors = url, psycopg
         try:
             with psycopg.connect(url, autocommit=True) as conn:
-                self.schema_version = migrate(conn, _safe(url))
+                self.schema_version = migrate(conn, safe_url(url))
         except psycopg.OperationalError as exc:
-            raise StoreError(f"cannot connect to the PostgreSQL knowledge base {_safe(url)}: {exc}".strip()
+            raise StoreError(f"cannot connect to the PostgreSQL knowledge base {safe_url(url)}: {exc}".strip()
                              + " (is the server running, and the URL right?)") from exc
         self.pool = psycopg_pool.ConnectionPool(url, min_size=1, max_size=max_size, open=True, configure=_configure,
                                                 kwargs={"autocommit": True}, name="docqa")
@@ -105,7 +105,7 @@ def migrate(conn, where: str) -> int:
         conn.execute("SELECT pg_advisory_unlock(%s)", (WRITE_LOCK + 1,))
 
 
-def _safe(url: str) -> str:
+def safe_url(url: str) -> str:
     """The URL without its password (for messages)."""
     head, sep, tail = url.partition("@")
     if not sep or "://" not in head:

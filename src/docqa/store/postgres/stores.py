@@ -6,7 +6,7 @@ import json
 
 from docqa.session.postgres import PostgresRunLog
 from docqa.store.base import Stores
-from docqa.store.postgres.db import PostgresDB, _safe
+from docqa.store.postgres.db import PostgresDB, safe_url
 from docqa.store.postgres.documents import PostgresDocuments
 from docqa.store.postgres.fulltext import PostgresFullText
 from docqa.store.postgres.keys import PostgresKeys
@@ -22,7 +22,7 @@ class PostgresStores(Stores):
 
     def __init__(self, url: str, common_term_share: float = COMMON_TERM_SHARE, min_chunks_to_prune: int = MIN_CHUNKS_TO_PRUNE):
         self.db = PostgresDB(url)
-        self.path, self.schema_version = _safe(url), self.db.schema_version
+        self.path, self.schema_version = safe_url(url), self.db.schema_version
         self.documents = PostgresDocuments(self.db)
         self.fulltext = PostgresFullText(self.db, common_term_share, min_chunks_to_prune)
         self.vectors = PostgresVectors(self.db)
@@ -62,14 +62,14 @@ class PostgresStores(Stores):
             "fts_integrity": df_wrong == 0,
             "chunks": chunks,
             "fts_rows": totals[0],
-            "fts_orphans": one_orphans(self.db),
+            "fts_orphans": _orphans(self.db),
         }
 
     def close(self) -> None:
         self.db.close()
 
 
-def one_orphans(db: PostgresDB) -> int:
+def _orphans(db: PostgresDB) -> int:
     """Chunks without a posting (a chunk with text always has one)."""
     return db.one("SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM fts_postings p WHERE p.chunk = c.seq)"
                   " AND (c.text != '' OR c.fts_title != '')")
