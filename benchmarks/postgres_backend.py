@@ -108,6 +108,7 @@ def main() -> None:
     corpus, queries, qrels = load(args.dataset)
     if args.queries:
         queries = dict(list(queries.items())[: args.queries])
+        qrels = {q: qrels[q] for q in queries if q in qrels}  # a subset is scored over its own queries
     folder = WORK / args.dataset / "docs"
     write_corpus(corpus, folder)
     admin, server = server_url(args.url)
