@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from llm.real_model import real_llm  # noqa: F401  (the real local chat model; tests/ is on sys.path)
+from postgres_server import postgres_server  # noqa: F401  (a throwaway PostgreSQL with pgvector, or a skip)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"

@@ -1,4 +1,4 @@
-"""Incremental ingestion end to end on real files and a real SQLite file."""
+"""Incremental ingestion end to end on real files, on every backend (a SQLite file, a real PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,15 @@ import pytest
 
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
+from docqa.store.sqlite import SQLiteStores
+from store.backends import BACKENDS, kb_url
 
 
-@pytest.fixture
-def kb(tmp_path):
+@pytest.fixture(params=BACKENDS)
+def kb(request, tmp_path):
     # These tests read the index through full-text search: BM25 finds exactly the chunks holding
     # a word (dense search ranks every chunk).  Ingest still embeds; tests/retrieve covers vectors.
-    base = KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), search={"mode": "bm25"}))
+    base = KnowledgeBase(Settings(kb=kb_url(request.param, request, tmp_path), search={"mode": "bm25"}))
     yield base
     base.close()
 
@@ -32,6 +34,8 @@ def paths_of(hits) -> set[str]:
 
 
 def fts_rows_matching(kb: KnowledgeBase, word: str) -> int:
+    if not isinstance(kb.store, SQLiteStores):  # PostgreSQL: its postings, counted afresh on every call
+        return kb.store.fulltext.term_counts([word])[0][word]
     conn = sqlite3.connect(kb.store.path)
     try:
         return conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (word,)).fetchone()[0]

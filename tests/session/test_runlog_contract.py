@@ -146,3 +146,12 @@ def test_sessions_are_listed_most_recently_active_first(stores):
     generic = RunLog.list_sessions(stores.runlog)  # the base's version, from the runs: the same answer
     assert [(s.id, s.runs, s.last_activity, s.collection, sorted(s.collections)) for s in generic] == \
            [(s.id, s.runs, s.last_activity, s.collection, sorted(s.collections)) for s in listed]
+
+def test_owner_round_trips_and_running_runs_are_found(stores):
+    stores.runlog.save_run(_run("r1", status=RUNNING, owner="host-a/123/456"))
+    stores.runlog.save_run(_run("r2", status=SUCCESS, owner=None))
+    (running,) = stores.runlog.list_runs(statuses=[RUNNING])
+    assert (running.id, running.owner) == ("r1", "host-a/123/456")
+    stores.runlog.save_run(_run("r1", status=FAILED, owner="host-a/123/456", error="the process died"))
+    assert stores.runlog.list_runs(statuses=[RUNNING]) == [] and stores.runlog.list_runs(statuses=[]) == []
+    assert stores.runlog.get_run("r1").owner == "host-a/123/456"

@@ -13,19 +13,26 @@ import pytest
 from docqa.store import Stores, open_store
 from docqa.types import Chunk, DocumentRecord
 
-BACKENDS = ["sqlite"]
+BACKENDS = ["sqlite", "postgres"]
 
 
-def open_backend(name: str, tmp_path: Path) -> Stores:
-    """A fresh, empty knowledge base of backend `name`."""
+def kb_url(name: str, request, tmp_path: Path) -> str:
+    """Where a fresh, empty knowledge base of backend `name` lives (PostgreSQL: skipped when unavailable)."""
     if name == "sqlite":
-        return open_store(str(tmp_path / "kb.db"))
+        return str(tmp_path / "kb.db")
+    if name == "postgres":
+        return request.getfixturevalue("postgres_server").new_database()
     raise AssertionError(f"unknown backend {name}")
+
+
+def open_backend(name: str, request, tmp_path: Path) -> Stores:
+    """A fresh, empty knowledge base of backend `name`."""
+    return open_store(kb_url(name, request, tmp_path))
 
 
 @pytest.fixture(params=BACKENDS)
 def stores(request, tmp_path) -> Stores:
-    s = open_backend(request.param, tmp_path)
+    s = open_backend(request.param, request, tmp_path)
     yield s
     s.close()
 

@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from docqa.errors import ConfigError, SchemaError
+from docqa.errors import ConfigError, SchemaError, StoreError
 from docqa.retrieve import parse_query
 from docqa.store import SQLiteStores, open_store
 from docqa.store.sqlite.migrate import migrations
@@ -45,8 +45,8 @@ def test_delete_removes_every_row(store):
 def test_open_store_chooses_the_backend_by_url(tmp_path):
     with open_store(f"sqlite:///{tmp_path / 'kb.db'}") as stores:
         assert isinstance(stores, SQLiteStores) and stores.path == str(tmp_path / "kb.db")
-    with pytest.raises(ConfigError, match="PostgreSQL backend is not available"):
-        open_store("postgresql://localhost/docqa")
+    with pytest.raises(StoreError, match="cannot connect to the PostgreSQL knowledge base postgresql://u@127.0.0.1:9/docqa"):
+        open_store("postgresql://u:secret@127.0.0.1:9/docqa")  # nothing listens on port 9; the password is not shown
     with pytest.raises(ConfigError, match="unknown knowledge base URL"):
         open_store("mysql://localhost/docqa")
 

@@ -2,7 +2,8 @@
 
 `open_store(url)` returns a `Stores` bundle: `.documents` (DocumentStore, with the Catalog reads),
 `.fulltext` (FullText), `.vectors` (VectorStore), `.runlog` (RunLog, from docqa.session) and `.keys`
-(KeyStore).  A URL is a file path or `sqlite:///path`; `postgresql://` is not available yet.
+(KeyStore).  A URL is a file path or `sqlite:///path` (SQLite), or `postgresql://user@host:port/db`
+(also `?host=/socket/folder`): PostgreSQL with pgvector, the `docqa[postgres]` extra.
 """
 
 from __future__ import annotations
@@ -21,11 +22,16 @@ from docqa.store.vectors import ChunkVectors, EmbedInput, VectorStore
 def open_store(url: str) -> Stores:
     """The stores of a knowledge base URL or file path."""
     if url.startswith(("postgresql://", "postgres://")):
-        raise ConfigError("the PostgreSQL backend is not available in this version: use a SQLite file path for --kb")
+        from docqa.store.postgres.db import _psycopg
+
+        _psycopg()  # MissingExtraError naming the install command when the extra is absent
+        from docqa.store.postgres import PostgresStores
+
+        return PostgresStores(url)
     if url.startswith("sqlite:///"):
         url = url[len("sqlite:///") :]
     elif "://" in url:
-        raise ConfigError(f"unknown knowledge base URL {url!r}: give a file path or sqlite:///path")
+        raise ConfigError(f"unknown knowledge base URL {url!r}: give a file path, sqlite:///path or postgresql://...")
     return SQLiteStores(url)
 
 

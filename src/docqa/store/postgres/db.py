@@ -1,0 +1,114 @@
+"""The PostgreSQL database every PostgreSQL concern shares: a connection pool, migrations, transactions.
+
+Reads take a pooled connection in autocommit mode; writes go through `PostgresDB.transaction()`,
+so a document's row, text, chunks, full-text postings and statistics, and vectors (written by
+different concern modules) commit together.  Document writes also take one advisory lock: the
+corpus statistics of BM25 (document frequencies, totals) are shared rows, and one writer at a
+time keeps them exact and free of deadlocks (ingest has one writer anyway; see issue 14's note).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from importlib import resources
+
+from docqa.errors import MissingExtraError, SchemaError, StoreError
+
+INSTALL = "pip install 'docqa[postgres]'"
+WRITE_LOCK = 0x646F6371  # pg_advisory_xact_lock key of the document writers ("docq")
+
+
+def _psycopg():
+    try:
+        import psycopg
+        import psycopg_pool
+    except ImportError as exc:
+        raise MissingExtraError("The PostgreSQL backend (psycopg, psycopg-pool)", INSTALL) from exc
+    return psycopg, psycopg_pool
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    """(number, name, sql) of every bundled PostgreSQL migration, in order."""
+    found = []
+    for entry in resources.files("docqa.store").joinpath("migrations", "postgres").iterdir():
+        if entry.name.endswith(".sql"):
+            number, _, rest = entry.name.partition("_")
+            found.append((int(number), rest.removesuffix(".sql"), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+class PostgresDB:
+    """One PostgreSQL database (by URL): the pool, the schema version, the transaction helper."""
+
+    def __init__(self, url: str, max_size: int = 8):
+        psycopg, psycopg_pool = _psycopg()
+        self.url, self.errors = url, psycopg
+        try:
+            with psycopg.connect(url, autocommit=True) as conn:
+                self.schema_version = migrate(conn, safe_url(url))
+        except psycopg.OperationalError as exc:
+            raise StoreError(f"cannot connect to the PostgreSQL knowledge base {safe_url(url)}: {exc}".strip()
+                             + " (is the server running, and the URL right?)") from exc
+        self.pool = psycopg_pool.ConnectionPool(url, min_size=1, max_size=max_size, open=True, configure=_configure,
+                                                kwargs={"autocommit": True}, name="docqa")
+
+    @contextmanager
+    def read(self):
+        """A pooled connection for reads (autocommit: each statement sees the latest commits)."""
+        with self.pool.connection() as conn:
+            yield conn
+
+    @contextmanager
+    def transaction(self, documents: bool = False):
+        """One atomic unit on its own connection; `documents=True` also takes the writers' lock."""
+        with self.pool.connection() as conn, conn.transaction():
+            if documents:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            yield conn
+
+    def one(self, sql: str, args=()):
+        """The first column of the first row of a read."""
+        with self.read() as conn:
+            row = conn.execute(sql, args).fetchone()
+        return None if row is None else row[0]
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def _configure(conn) -> None:
+    """Each pooled connection: pgvector's types (vectors travel in binary, not as text)."""
+    try:
+        from pgvector.psycopg import register_vector
+    except ImportError as exc:
+        raise MissingExtraError("The PostgreSQL backend (pgvector)", INSTALL) from exc
+    register_vector(conn)
+
+
+def migrate(conn, where: str) -> int:
+    """Apply the migrations this database lacks, each in its own transaction; return the schema version."""
+    conn.execute("SELECT pg_advisory_lock(%s)", (WRITE_LOCK + 1,))  # two processes opening at once migrate once
+    try:
+        conn.execute("CREATE TABLE IF NOT EXISTS _migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
+        done = {row[0] for row in conn.execute("SELECT number FROM _migrations")}
+        known = migrations()
+        newest = known[-1][0]
+        if done and max(done) > newest:
+            raise SchemaError(f"{where} was written by a newer docqa (schema {max(done)}, this one knows {newest}): upgrade docqa")
+        for number, name, sql in known:
+            if number not in done:
+                with conn.transaction():
+                    conn.execute(sql)
+                    conn.execute("INSERT INTO _migrations VALUES (%s, %s, now()::text)", (number, name))
+        return newest
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (WRITE_LOCK + 1,))
+
+
+def safe_url(url: str) -> str:
+    """The URL without its password (for messages)."""
+    head, sep, tail = url.partition("@")
+    if not sep or "://" not in head:
+        return url
+    scheme, _, user = head.partition("://")
+    return f"{scheme}://{user.split(':')[0]}@{tail}"

@@ -1,0 +1,194 @@
+"""PostgresDocuments: documents, their text and chunks, and collections, in PostgreSQL.
+
+`replace_document` writes the document row, its text, its chunks, their full-text postings and
+statistics (fulltext.py) and new vectors (vectors.py) in one transaction, so a killed writer
+leaves every document wholly old or wholly new.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from docqa.errors import NotFoundError
+from docqa.store.documents import DocumentStore, FileState
+from docqa.store.postgres.catalog import PostgresCatalog
+from docqa.store.postgres.fulltext import index_chunks, unindex_chunks
+from docqa.store.postgres.rows import DOC_COLUMNS, to_hit, to_record
+from docqa.store.postgres.vectors import drop_orphan_vectors, insert_vectors
+from docqa.store.sqlite.documents import _chunk_row  # the same chunk ids and indexed text on both backends
+from docqa.store.vectors import ChunkVectors
+from docqa.text import segment_for_index
+from docqa.types import Chunk, DocumentRecord, Hit
+
+HIT_SQL = """
+SELECT c.id, c.document_id, d.path, d.collection, d.title, c.section, c.page_start, c.page_end,
+       c.line_start, c.line_end, c.char_start, c.char_end, c.text, c.symbol, d.type
+FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(%s)"""
+CHUNK_COLUMNS = ("seq, id, document_id, ordinal, text, context, char_start, char_end, section, page_start, page_end,"
+                 " line_start, line_end, symbol, language, tokens, fts_title, fts_content, embed_hash")
+
+
+class PostgresDocuments(PostgresCatalog, DocumentStore):
+    """Documents and chunks (the browsing reads come from PostgresCatalog)."""
+
+    # -- writing -------------------------------------------------------------------------
+    def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk], metadata: dict | None = None,
+                         vectors: ChunkVectors | None = None) -> None:
+        title = segment_for_index(record.title)
+        keywords, summary = segment_for_index(" ".join(record.keywords)), segment_for_index(record.summary)
+        hashes = vectors.hashes if vectors is not None else [None] * len(chunks)
+        if len(hashes) != len(chunks):
+            raise ValueError(f"{len(hashes)} text hashes for {len(chunks)} chunks")
+        rows = [(*_chunk_row(record.document_id, record.content_hash, title, c), h) for c, h in zip(chunks, hashes)]
+        with self.db.transaction(documents=True) as conn:
+            _ensure_collection(conn, record.collection)
+            old_hashes = _delete_rows(conn, record.document_id)
+            _upsert_document(conn, record, metadata or {}, len(chunks))
+            conn.execute("INSERT INTO document_texts VALUES (%s, %s)", (record.document_id, text))
+            seqs = [r[0] for r in conn.execute(
+                "SELECT nextval(pg_get_serial_sequence('chunks', 'seq')) FROM generate_series(1, %s)", (len(rows),))]
+            with conn.cursor() as cur, cur.copy(f"COPY chunks ({CHUNK_COLUMNS}) FROM STDIN") as copy:
+                for seq, row in zip(seqs, rows):
+                    copy.write_row((seq, *row))
+            index_chunks(conn, [(seq, row[-3], keywords, summary if row[2] == 0 else "", row[3] if row[-2] is None else row[-2])
+                                for seq, row in zip(seqs, rows)])
+            if vectors is not None and vectors.model and vectors.new:
+                insert_vectors(conn, vectors.model, vectors.new)
+            if old_hashes:
+                drop_orphan_vectors(conn, old_hashes)
+
+    def record_failure(self, record: DocumentRecord, metadata: dict | None = None) -> None:
+        with self.db.transaction(documents=True) as conn:
+            _ensure_collection(conn, record.collection)
+            updated = conn.execute(  # keep the last good version searchable; flag it
+                "UPDATE documents SET status='error', error=%s, size=%s, mtime_ns=%s, indexed_at=%s,"
+                " metadata = metadata || %s::jsonb WHERE id = %s",
+                (record.error, record.size, record.mtime_ns, record.indexed_at,
+                 json.dumps(metadata or {}, ensure_ascii=False, default=str), record.document_id)).rowcount
+            if not updated:
+                _upsert_document(conn, record, metadata or {}, 0)
+
+    def delete_documents(self, document_ids: Iterable[str]) -> int:
+        with self.db.transaction(documents=True) as conn:
+            return sum(_delete_document(conn, doc_id) for doc_id in document_ids)
+
+    def move_document(self, old_id: str, new_id: str, new_path: str, size: int, mtime_ns: int) -> None:
+        with self.db.transaction(documents=True) as conn:  # chunks and text follow (ON UPDATE CASCADE)
+            conn.execute("UPDATE documents SET id=%s, path=%s, size=%s, mtime_ns=%s WHERE id=%s",
+                         (new_id, new_path, size, mtime_ns, old_id))
+
+    def touch(self, document_id: str, size: int, mtime_ns: int) -> None:
+        with self.db.transaction() as conn:
+            conn.execute("UPDATE documents SET size=%s, mtime_ns=%s WHERE id=%s", (size, mtime_ns, document_id))
+
+    def create_collection(self, name: str) -> bool:
+        with self.db.transaction() as conn:
+            return conn.execute("INSERT INTO collections VALUES (%s, now()::text) ON CONFLICT DO NOTHING", (name,)).rowcount > 0
+
+    def delete_collection(self, name: str) -> list[DocumentRecord]:
+        if name not in self.collections():
+            raise NotFoundError(f"no collection {name!r}: 'docqa stats' lists the collections")
+        records = self.list_documents(name)
+        with self.db.transaction(documents=True) as conn:
+            for r in records:
+                _delete_document(conn, r.document_id)
+            conn.execute("DELETE FROM collections WHERE name = %s", (name,))
+        return records
+
+    # -- reading -------------------------------------------------------------------------
+    def _rows(self, sql: str, args=()) -> list[tuple]:
+        with self.db.read() as conn:
+            return conn.execute(sql, args).fetchall()
+
+    def file_states(self, collection: str) -> dict[str, FileState]:
+        rows = self._rows("SELECT path, size, mtime_ns, content_hash, status, title, error,"
+                          " CASE WHEN status = 'ok' THEN '' ELSE coalesce(metadata->>'readers', '') END"
+                          " FROM documents WHERE collection = %s", (collection,))
+        return {r[0]: FileState(*r) for r in rows}
+
+    def list_documents(self, collection: str | None = None, path_prefix: str | None = None) -> list[DocumentRecord]:
+        sql, args = f"SELECT {DOC_COLUMNS} FROM documents WHERE TRUE", []
+        if collection is not None:
+            sql += " AND collection = %s"
+            args.append(collection)
+        if path_prefix is not None:
+            prefix = path_prefix.rstrip("/") + "/"
+            sql += " AND (path = %s OR left(path, %s) = %s)"
+            args += [path_prefix, len(prefix), prefix]
+        return [to_record(r) for r in self._rows(sql + ' ORDER BY collection COLLATE "C", path COLLATE "C"', args)]
+
+    def document_record(self, document_id: str) -> DocumentRecord:
+        rows = self._rows(f"SELECT {DOC_COLUMNS} FROM documents WHERE id = %s", (document_id,))
+        if not rows:
+            raise NotFoundError(f"no document {document_id!r}: document ids come from 'docqa list --json' or list_docs")
+        return to_record(rows[0])
+
+    def document_text(self, document_id: str) -> str:
+        rows = self._rows("SELECT text FROM document_texts WHERE document_id = %s", (document_id,))
+        if not rows:
+            raise NotFoundError(f"no stored text for document {document_id}: run 'docqa list' to see what is indexed")
+        return rows[0][0]
+
+    def chunk_ids(self, document_id: str) -> list[str]:
+        return [r[0] for r in self._rows("SELECT id FROM chunks WHERE document_id = %s ORDER BY ordinal", (document_id,))]
+
+    def get_hits(self, chunk_ids: list[str]) -> list[Hit]:
+        if not chunk_ids:
+            return []
+        by_id = {r[0]: to_hit(r) for r in self._rows(HIT_SQL, (list(chunk_ids),))}
+        return [by_id[i] for i in chunk_ids if i in by_id]
+
+    def text_heads(self, chunk_ids: list[str], chars: int = 300) -> dict[str, str]:
+        if not chunk_ids:
+            return {}
+        return dict(self._rows("SELECT id, left(text, %s) FROM chunks WHERE id = ANY(%s)", (chars, list(chunk_ids))))
+
+    def page_lines(self, document_id: str) -> list[tuple[int, int]]:
+        rows = self._rows("SELECT page_start, min(line_start) FROM chunks WHERE document_id = %s AND page_start IS NOT NULL"
+                          " GROUP BY page_start ORDER BY page_start", (document_id,))
+        return [(r[0], r[1]) for r in rows]
+
+    def collections(self) -> list[str]:
+        return [r[0] for r in self._rows('SELECT name FROM collections ORDER BY name COLLATE "C"')]
+
+    def collection_sizes(self) -> dict[str, int]:
+        return dict(self._rows("SELECT c.name, count(d.id) FROM collections c LEFT JOIN documents d"
+                               " ON d.collection = c.name AND d.status = 'ok' GROUP BY c.name ORDER BY c.name COLLATE \"C\""))
+
+
+def _ensure_collection(conn, name: str) -> None:
+    conn.execute("INSERT INTO collections VALUES (%s, now()::text) ON CONFLICT DO NOTHING", (name,))
+
+
+def _delete_rows(conn, document_id: str) -> list[str]:
+    """Delete a document's chunks (their postings cascade), statistics and text; returns its chunks' text hashes."""
+    rows = conn.execute("SELECT seq, embed_hash FROM chunks WHERE document_id = %s", (document_id,)).fetchall()
+    if rows:
+        unindex_chunks(conn, [r[0] for r in rows])
+        conn.execute("DELETE FROM chunks WHERE document_id = %s", (document_id,))
+    conn.execute("DELETE FROM document_texts WHERE document_id = %s", (document_id,))
+    return sorted({r[1] for r in rows if r[1] is not None})
+
+
+def _delete_document(conn, document_id: str) -> int:
+    old_hashes = _delete_rows(conn, document_id)
+    count = conn.execute("DELETE FROM documents WHERE id = %s", (document_id,)).rowcount
+    drop_orphan_vectors(conn, old_hashes)
+    return count
+
+
+def _upsert_document(conn, r: DocumentRecord, metadata: dict, chunk_count: int) -> None:
+    conn.execute(
+        """INSERT INTO documents (id, collection, path, type, language, title, keywords, summary, size,
+               mtime_ns, content_hash, chunk_count, status, error, indexed_at, metadata)
+           VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::jsonb)
+           ON CONFLICT (id) DO UPDATE SET type=excluded.type, language=excluded.language,
+               title=excluded.title, keywords=excluded.keywords, summary=excluded.summary,
+               size=excluded.size, mtime_ns=excluded.mtime_ns, content_hash=excluded.content_hash,
+               chunk_count=excluded.chunk_count, status=excluded.status, error=excluded.error,
+               indexed_at=excluded.indexed_at, metadata=excluded.metadata""",
+        (r.document_id, r.collection, r.path, r.type, r.language, r.title, json.dumps(r.keywords, ensure_ascii=False),
+         r.summary, r.size, r.mtime_ns, r.content_hash, chunk_count, r.status, r.error, r.indexed_at,
+         json.dumps(metadata, ensure_ascii=False, default=str)),
+    )

@@ -1,0 +1,78 @@
+"""SIGKILL during ingestion into PostgreSQL never leaves a half-written document or full-text
+statistics that disagree with the postings (the SQLite twin: test_crash_safety.py)."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import time
+
+import pytest
+
+from ingest.test_crash_safety import _ingest, _write_corpus
+
+TRIALS = 12
+FILES, PARAGRAPHS = 120, 120
+
+
+def _check(url: str) -> dict[int, int]:
+    """Assert the invariants; return how many documents are at each corpus version."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        one = lambda sql, args=(): conn.execute(sql, args).fetchone()[0]  # noqa: E731
+        # The statistics BM25 ranks with agree with the postings, and every chunk is indexed.
+        assert one("SELECT count(*) FROM (SELECT term, count(*) n FROM fts_postings GROUP BY term) p"
+                   " FULL JOIN fts_terms t USING (term) WHERE p.n IS DISTINCT FROM t.df") == 0
+        assert conn.execute("SELECT chunks, tokens FROM fts_totals").fetchone() == (
+            one("SELECT count(*) FROM chunks"),
+            one("SELECT coalesce(sum(length), 0) FROM (SELECT DISTINCT chunk, length FROM fts_postings) c"))
+        assert one("SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM fts_postings p WHERE p.chunk = c.seq)") == 0
+        versions: dict[int, int] = {}
+        for doc_id, count in conn.execute("SELECT id, chunk_count FROM documents").fetchall():
+            texts = [r[0] for r in conn.execute("SELECT text FROM chunks WHERE document_id = %s", (doc_id,))]
+            terms = [r[0] for r in conn.execute("SELECT DISTINCT p.term FROM fts_postings p JOIN chunks c ON c.seq = p.chunk"
+                                                " WHERE c.document_id = %s AND p.term LIKE 'marker%%'", (doc_id,))]
+            full = one("SELECT text FROM document_texts WHERE document_id = %s", (doc_id,))
+            assert len(texts) == count > 0
+            found = set(re.findall(r"marker(\d+)", "\n".join(texts + terms + [full])))
+            assert len(found) == 1, f"document {doc_id} mixes versions {sorted(found)}"
+            version = int(found.pop())
+            versions[version] = versions.get(version, 0) + 1
+        return versions
+
+
+@pytest.mark.timeout(900)
+def test_sigkill_at_random_points_postgres(postgres_server, tmp_path):
+    """Every trial rewrites all files with a new version and kills the ingest part-way; after
+    each kill every document is wholly one version and the full-text statistics are exact."""
+    rng = random.Random(20261203)
+    folder, url = tmp_path / "docs", postgres_server.new_database()
+    _write_corpus(folder, 1, FILES, PARAGRAPHS)
+    started = time.monotonic()
+    assert _ingest(url, folder, "none").wait(timeout=600) == 0
+    span = time.monotonic() - started
+    assert _check(url) == {1: FILES}
+    partial = []
+    for version in range(2, 2 + TRIALS):
+        _write_corpus(folder, version, FILES, PARAGRAPHS)
+        proc = _ingest(url, folder, "none")
+        time.sleep(rng.uniform(0.5, 1.0) * span)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        versions = _check(url)
+        assert sum(versions.values()) == FILES and set(versions) <= set(range(1, version + 1))
+        written = versions.get(version, 0)
+        if written not in (0, FILES):
+            partial.append(versions)
+        else:
+            span *= 1.4 if written == 0 else 0.75  # kill later / earlier
+        print(f"trial {version}: exit {proc.returncode}, documents by version {versions}")
+        if len(partial) >= 2:
+            break
+    assert partial, "no kill landed while documents were being written"
+    assert _ingest(url, folder, "none").wait(timeout=600) == 0  # a final run completes the job
+    assert _check(url) == {version: FILES}

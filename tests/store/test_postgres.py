@@ -1,0 +1,76 @@
+"""What is particular to the PostgreSQL backend: URL selection, migrations, the missing extra,
+and filtered vector search that keeps its recall against exact search."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from docqa.errors import SchemaError
+from docqa.store import ChunkFilter, ChunkVectors, open_store
+from docqa.store.postgres import PostgresStores
+from store.backends import chunks, record
+
+
+def test_url_selects_postgres_and_migrates(postgres_server):
+    url = postgres_server.new_database()
+    with open_store(url) as stores:
+        assert isinstance(stores, PostgresStores) and stores.schema_version == 6
+        assert "password" not in stores.path
+
+
+def test_newer_schema_is_refused(postgres_server):
+    import psycopg
+
+    url = postgres_server.new_database()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("INSERT INTO _migrations VALUES (999, 'from the future', now()::text)")
+    with pytest.raises(SchemaError, match="schema 999.*upgrade docqa"):
+        open_store(url)
+
+
+def test_missing_extra_names_the_install_command(tmp_path):
+    code = ("import sys; sys.modules['psycopg'] = None\n"  # as if docqa[postgres] were not installed
+            "from docqa.store import open_store\n"
+            "try:\n    open_store('postgresql://localhost/x')\n"
+            "except Exception as exc:\n    print(type(exc).__name__, exc)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("MissingExtraError") and "pip install 'docqa[postgres]'" in out
+
+
+@pytest.mark.parametrize("exact_limit", [20_000, 0], ids=["exact-fallback", "hnsw-iterative-scan"])
+def test_filtered_vector_search_keeps_recall(postgres_server, exact_limit):
+    """Filtered search finds what an exact scan finds: narrow filters scan exactly; with the
+    fallback off, HNSW's iterative scan keeps walking until enough rows pass the filter."""
+    rng = np.random.default_rng(14)
+    vectors = rng.standard_normal((3000, 32)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    with open_store(postgres_server.new_database()) as stores:
+        stores.vectors.exact_limit = exact_limit
+        for d in range(30):  # 30 documents of 100 chunks; every third is markdown
+            text, found = chunks([f"chunk {d}-{i}" for i in range(100)])
+            hashes = [f"v{d * 100 + i}" for i in range(100)]
+            new = {h: vectors[d * 100 + i] for i, h in enumerate(hashes)}
+            ext = "md" if d % 3 == 0 else "txt"
+            stores.documents.replace_document(record(f"d{d}", f"/docs/{d}.{ext}", content_hash=f"h{d}"), text, found,
+                                              vectors=ChunkVectors("m", hashes, new))
+        owner = {cid: d for d in range(30) for cid in stores.documents.chunk_ids(f"d{d}")}
+        ids = {cid: d * 100 + i for d in range(30) for i, cid in enumerate(stores.documents.chunk_ids(f"d{d}"))}
+        recalls = {"all": [], "md": [], "one file": []}
+        for q in rng.standard_normal((20, 32)).astype(np.float32):
+            q /= np.linalg.norm(q)
+            exact = np.argsort(-(vectors @ q))
+            for name, where, keep in (("all", None, lambda d: True), ("md", ChunkFilter(types=("md",)), lambda d: d % 3 == 0),
+                                      ("one file", ChunkFilter(path_glob="docs/7.txt"), lambda d: d == 7)):
+                want = [int(i) for i in exact if keep(int(i) // 100)][:10]
+                got = [ids[cid] for cid, _ in stores.vectors.search_vector(q, "m", 10, where)]
+                assert all(keep(owner[cid]) for cid, _ in stores.vectors.search_vector(q, "m", 10, where))
+                recalls[name].append(len(set(got) & set(want)) / 10)
+        mean = {k: float(np.mean(v)) for k, v in recalls.items()}
+        print(f"recall@10 against exact search, exact_limit {exact_limit}: {mean}")
+        floor = 1.0 if exact_limit else 0.9  # the fallback is exact; HNSW is approximate, and must not collapse
+        assert mean["one file"] >= floor and mean["md"] >= floor, mean
+        assert mean["all"] >= 0.9, mean
