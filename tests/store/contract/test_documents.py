@@ -22,6 +22,7 @@ def test_replace_writes_text_and_chunks_in_order(stores):
     assert hits[0].line_start == 5 and hits[0].char_start == text.index("third") and hits[0].score == 0.0
     assert docs.text_heads(ids[:2], chars=5) == {ids[0]: "first", ids[1]: "secon"}
     assert docs.document_record("d1").chunks == 3 and docs.get_hits([]) == [] and docs.text_heads([]) == {}
+    assert docs.document_metadata("d1") == {"pages": 3} and docs.document_metadata("unknown") == {}
 
 
 def test_replace_drops_the_old_chunks(stores):

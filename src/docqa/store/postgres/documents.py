@@ -130,6 +130,10 @@ class PostgresDocuments(PostgresCatalog, DocumentStore):
             raise NotFoundError(f"no stored text for document {document_id}: run 'docqa list' to see what is indexed")
         return rows[0][0]
 
+    def document_metadata(self, document_id: str) -> dict:
+        rows = self._rows("SELECT metadata FROM documents WHERE id = %s", (document_id,))
+        return dict(rows[0][0] or {}) if rows else {}
+
     def chunk_ids(self, document_id: str) -> list[str]:
         return [r[0] for r in self._rows("SELECT id FROM chunks WHERE document_id = %s ORDER BY ordinal", (document_id,))]
 
