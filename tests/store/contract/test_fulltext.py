@@ -87,3 +87,10 @@ def test_term_counts_are_document_frequencies(stores):
     stores.documents.replace_document(record("d1", "/a.txt"), text, found)
     counts, total = stores.fulltext.term_counts(["heron", "egret", "crane", "heron"])
     assert counts == {"heron": 2, "egret": 1, "crane": 0} and total == 3
+    # Counted again after this same connection writes (SQLite's data_version sees only other connections).
+    text2, found2 = chunks(["heron again", "egret again"])
+    stores.documents.replace_document(record("d2", "/b.txt"), text2, found2)
+    counts, total = stores.fulltext.term_counts(["heron", "egret"])
+    assert counts == {"heron": 3, "egret": 2} and total == 5
+    stores.documents.delete_documents(["d1"])
+    assert stores.fulltext.term_counts(["heron"]) == ({"heron": 1}, 2)

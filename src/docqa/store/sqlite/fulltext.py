@@ -49,7 +49,7 @@ class SQLiteFullText(FullText):
                  min_chunks_to_prune: int = MIN_CHUNKS_TO_PRUNE):
         self.db, self.conn = db, db.conn
         self.common_term_share, self.min_chunks_to_prune = common_term_share, min_chunks_to_prune
-        self._total_cache: tuple[int, int] = (-1, 0)  # (PRAGMA data_version, chunk count)
+        self._total_cache: tuple[tuple[int, int], int] = ((-1, -1), 0)  # ((data_version, total_changes), chunk count)
         self._df_cache: dict[str, int] = {}  # term -> chunks containing it, for _selective_terms
 
     def search_text(self, query: TextQuery, top_k: int, where: ChunkFilter | None = None) -> list[tuple[str, float]]:
@@ -98,7 +98,8 @@ class SQLiteFullText(FullText):
         return count
 
     def _chunk_total(self) -> int:
-        version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        # data_version moves on other connections' commits, total_changes on this one's writes.
+        version = (self.conn.execute("PRAGMA data_version").fetchone()[0], self.conn.total_changes)
         if self._total_cache[0] != version:  # written since (by anyone): counts are stale
             self._total_cache = (version, self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
             self._df_cache.clear()
