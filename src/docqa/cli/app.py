@@ -20,15 +20,17 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from docqa.cli.help import Typer
 from docqa.errors import ConfigError, DocqaError
-from docqa.settings import config_path, lint_config, load_settings, masked, setting_sources
+from docqa.settings import (AnswerSettings, ApiSettings, SearchSettings, config_path, default_kb_path, lint_config,
+                            load_settings, masked, setting_sources)
 from docqa.types import Answer, Event, Hit
 
 if TYPE_CHECKING:  # the rest is imported where it is used: 'docqa --help' must not load numpy or the readers
     from docqa.kb import KnowledgeBase
     from docqa.run import Run
 
-app = typer.Typer(
+app = Typer(
     help="docqa: ask questions of your own documents, answered only from them, with exact citations.\n\n"
     "Start with 'docqa add FOLDER', then 'docqa search QUERY'.",
     no_args_is_help=True,
@@ -39,9 +41,29 @@ out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 _state: dict = {}
 
-KbOption = Annotated[Optional[str], typer.Option("--kb", envvar="DOCQA_KB", help="Knowledge base file (default: in your user data folder).")]
-CollectionOption = Annotated[Optional[str], typer.Option("--collection", "-c", help="Collection name (default: 'default').")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable shape, see README).")]
+def _default(section: type, name: str, key: str) -> str:
+    """A settings-backed default as help shows it: `10 (search.top_k)`."""
+    return f"{section.model_fields[name].default} ({key})"
+
+
+def _home_relative(path: Path) -> str:
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
+
+
+KbOption = Annotated[Optional[str], typer.Option(
+    "--kb", envvar="DOCQA_KB", metavar="PATH", show_default=_home_relative(default_kb_path()),
+    help="The knowledge base file. Only 'add', 'watch' and 'keys create' create it; other commands need it to exist.")]
+CollectionOption = Annotated[Optional[str], typer.Option(
+    "--collection", "-c", metavar="NAME", show_default="default (collection)", help="The collection to work on.")]
+ScopeOption = Annotated[Optional[str], typer.Option(
+    "--collection", "-c", metavar="NAME", show_default="every collection", help="Only this collection.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable shape, see README); paths are absolute.")]
+IncludeOption = Annotated[Optional[list[str]], typer.Option(
+    "--include", "-i", metavar="GLOB", show_default="every file", help="Only files matching this glob (repeatable), e.g. '*.md'.")]
+ExcludeOption = Annotated[Optional[list[str]], typer.Option(
+    "--exclude", "-x", metavar="GLOB", show_default="none", help="Skip files matching this glob (repeatable), e.g. 'drafts/**'.")]
+WideOption = Annotated[bool, typer.Option("--wide", help="Every column, full paths: lines may be longer than the terminal.")]
 
 
 def _version(value: bool) -> None:
@@ -73,11 +95,11 @@ def _print_json(data) -> None:
 
 @app.command()
 def add(
-    paths: Annotated[list[Path], typer.Argument(help="Files and folders to add (folders are walked recursively).")],
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Files and folders to add (folders are walked recursively).")],
     collection: CollectionOption = None,
-    include: Annotated[Optional[list[str]], typer.Option("--include", "-i", help="Only files matching this glob (repeatable), e.g. '*.md'.")] = None,
-    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip files matching this glob (repeatable), e.g. 'drafts/**'.")] = None,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Parser processes (default: one per CPU core).")] = None,
+    include: IncludeOption = None,
+    exclude: ExcludeOption = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", metavar="N", show_default="one per CPU core (ingest.workers)", help="Parser processes.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Add or update files; unchanged files are skipped, changed ones replaced, vanished ones removed.
@@ -143,11 +165,11 @@ def _still(report) -> str:
 
 @app.command()
 def watch(
-    paths: Annotated[list[Path], typer.Argument(help="Folders to keep in step with the index (watched recursively).")],
+    paths: Annotated[list[Path], typer.Argument(metavar="FOLDER...", help="Folders to keep in step with the index (watched recursively).")],
     collection: CollectionOption = None,
-    include: Annotated[Optional[list[str]], typer.Option("--include", "-i", help="Only files matching this glob (repeatable), e.g. '*.md'.")] = None,
-    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip files matching this glob (repeatable), e.g. 'drafts/**'.")] = None,
-    debounce: Annotated[int, typer.Option("--debounce", min=20, max=10_000, help="Milliseconds without a change that end a batch.")] = 200,
+    include: IncludeOption = None,
+    exclude: ExcludeOption = None,
+    debounce: Annotated[int, typer.Option("--debounce", min=20, max=10_000, metavar="MS", help="Milliseconds without a change that end a batch.")] = 200,
 ) -> None:
     """Keep the index in step with folders until Ctrl-C: created, changed, deleted, renamed and moved files.
 
@@ -213,7 +235,7 @@ def _render_batch(batch) -> None:
 
 @app.command()
 def remove(
-    paths: Annotated[list[Path], typer.Argument(help="Files to remove, or folders to remove everything under.")],
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Files to remove, or folders to remove everything under.")],
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -230,7 +252,7 @@ def remove(
 
 @app.command("list")
 def list_(
-    collection: CollectionOption = None,
+    collection: ScopeOption = None,
     failed: Annotated[bool, typer.Option("--failed", help="Only files that failed, with the error.")] = False,
     skipped: Annotated[bool, typer.Option("--skipped", help="Only files skipped (not read), with the reason.")] = False,
     as_json: JsonOption = False,
@@ -256,12 +278,12 @@ def list_(
 
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(help="What to look for (any language; Chinese is segmented).")],
-    top_k: Annotated[Optional[int], typer.Option("--top-k", "-k", help="Number of hits.")] = None,
-    collection: CollectionOption = None,
-    mode: Annotated[Optional[str], typer.Option("--mode", "-m", help="hybrid (default), bm25 or dense.")] = None,
-    path: Annotated[Optional[str], typer.Option("--path", "-p", help="Only files whose path matches this glob, e.g. 'docs/**/*.md'.")] = None,
-    types: Annotated[Optional[list[str]], typer.Option("--type", "-t", help="Only this file type or extension (repeatable), e.g. pdf, md.")] = None,
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for (any language; Chinese is segmented).")],
+    top_k: Annotated[Optional[int], typer.Option("--top-k", "-k", metavar="N", show_default=_default(SearchSettings, "top_k", "search.top_k"), help="Number of hits.")] = None,
+    collection: ScopeOption = None,
+    mode: Annotated[Optional[str], typer.Option("--mode", "-m", metavar="hybrid|bm25|dense", show_default=_default(SearchSettings, "mode", "search.mode"), help="BM25 and dense vectors fused, or either alone.")] = None,
+    path: Annotated[Optional[str], typer.Option("--path", "-p", metavar="GLOB", show_default="every file", help="Only files whose path matches this glob, e.g. 'docs/**/*.md'.")] = None,
+    types: Annotated[Optional[list[str]], typer.Option("--type", "-t", metavar="TYPE", show_default="every type", help="Only this file type or extension (repeatable), e.g. pdf, md.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Search: BM25 and multilingual dense vectors fused (hybrid), or either alone.
@@ -286,17 +308,18 @@ def search(
 
 
 ModeOption = Annotated[Optional[str], typer.Option(
-    "--mode", help="pipeline (retrieve, generate, cite, check), agent (the model explores with tools) or auto "
-    "(default: the agent when the model supports tools and the question asks to list, compare or summarise across files).")]
+    "--mode", metavar="pipeline|agent|auto", show_default=_default(AnswerSettings, "mode", "answer.mode"),
+    help="pipeline (retrieve, generate, cite, check), agent (the model explores with tools) or auto "
+    "(the agent when the model supports tools and the question asks to list, compare or summarise across files).")]
 
 
 @app.command()
 def ask(
-    question: Annotated[str, typer.Argument(help="The question, in any language; the answer comes in the same language.")],
-    collection: CollectionOption = None,
-    session: Annotated[Optional[str], typer.Option("--session", "-s", help="Continue a conversation (its id, from an earlier answer): follow-ups are understood.")] = None,
+    question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question, in any language; the answer comes in the same language.")],
+    collection: ScopeOption = None,
+    session: Annotated[Optional[str], typer.Option("--session", "-s", metavar="ID", show_default="a new conversation", help="Continue a conversation (its id, from an earlier answer): follow-ups are understood.")] = None,
     mode: ModeOption = None,
-    no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking (faster, no review rounds).")] = False,
+    no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking (faster, no review rounds); without it, answer.check decides.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Answer a question from the documents only, with exact citations, fact-checked.
@@ -317,10 +340,10 @@ def ask(
 
 @app.command()
 def chat(
-    collection: CollectionOption = None,
-    session: Annotated[Optional[str], typer.Option("--session", "-s", help="Resume a conversation by its id.")] = None,
+    collection: ScopeOption = None,
+    session: Annotated[Optional[str], typer.Option("--session", "-s", metavar="ID", show_default="a new conversation", help="Resume a conversation by its id.")] = None,
     mode: ModeOption = None,
-    no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking.")] = False,
+    no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking; without it, answer.check decides.")] = False,
 ) -> None:
     """An interactive conversation with follow-ups.
 
@@ -469,10 +492,10 @@ class _AnswerView:
 
 @app.command("eval")
 def eval_(
-    questions: Annotated[Path, typer.Argument(help="JSON lines: question, answers, is_impossible (+ context, or article and paragraph).")],
-    collection: CollectionOption = None,
+    questions: Annotated[Path, typer.Argument(metavar="FILE", help="JSON lines, one question each: question, answers, is_impossible (+ context, or article and paragraph); samples/questions.jsonl is one.")],
+    collection: ScopeOption = None,
     no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking.")] = False,
-    limit: Annotated[Optional[int], typer.Option("--limit", "-n", help="Only the first N questions.")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", "-n", metavar="N", show_default="every question", help="Only the first N questions.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Ask a question set of the knowledge base and score the answers: answer accuracy, abstention,
@@ -499,7 +522,7 @@ def eval_(
 
 @app.command()
 def show(
-    target: Annotated[str, typer.Argument(help="A chunk id (from 'docqa search') or an indexed file path.")],
+    target: Annotated[str, typer.Argument(metavar="CHUNK_ID|PATH", help="A chunk id (from 'docqa search') or an indexed file path.")],
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -560,9 +583,9 @@ def stats(as_json: JsonOption = False) -> None:
 
 @app.command()
 def feedback(
-    run_id: Annotated[str, typer.Argument(help="The run to rate: its id is in 'docqa log' and in 'docqa ask --json'.")],
+    run_id: Annotated[str, typer.Argument(metavar="RUN_ID", help="The run to rate: its id is in 'docqa log' and in 'docqa ask --json'.")],
     rating: Annotated[str, typer.Argument(help="up or down.", metavar="up|down")],
-    comment: Annotated[Optional[str], typer.Option("--comment", "-m", help="What was right or wrong with the answer.")] = None,
+    comment: Annotated[Optional[str], typer.Option("--comment", "-m", metavar="TEXT", show_default="none", help="What was right or wrong with the answer.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Rate an answer up or down, with an optional comment (answers rated down show in 'docqa log --attention')."""
@@ -579,11 +602,11 @@ LOG_FORMATS = ("table", "jsonl", "csv", "md")
 
 @app.command()
 def log(
-    since: Annotated[Optional[str], typer.Option("--since", help="Only questions asked on or after this day (YYYY-MM-DD, UTC) or ISO time.")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table (default), jsonl, csv or md.")] = "table",
+    since: Annotated[Optional[str], typer.Option("--since", metavar="DATE", show_default="all time", help="Only questions asked on or after this day (YYYY-MM-DD, UTC) or ISO time.")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="table|jsonl|csv|md", help="A table for the terminal, or an export: JSON lines, CSV or Markdown.")] = "table",
     attention: Annotated[bool, typer.Option("--attention", "-a", help="Only the questions the documents answered badly: not answered, failed, low confidence, rated down — each with the reason.")] = False,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")] = None,
-    run_id: Annotated[Optional[str], typer.Option("--run", help="Print one run's full audit record as JSON instead: question, trace of stages and model calls, result, timings, feedback.")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="PATH", show_default="the terminal", help="Write to this file instead.")] = None,
+    run_id: Annotated[Optional[str], typer.Option("--run", metavar="RUN_ID", help="Print one run's full audit record as JSON instead: question, trace of stages and model calls, result, timings, feedback.")] = None,
 ) -> None:
     """The question-and-answer log, newest first, for the people who maintain the documents.
 
@@ -631,7 +654,7 @@ def _clip(text: str | None, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-config_app = typer.Typer(help="Settings: what is in effect and where it came from; check docqa.yml.", no_args_is_help=True)
+config_app = Typer(help="Settings: what is in effect and where it came from; check docqa.yml.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 
 
@@ -659,7 +682,7 @@ def config_show(
 
 @config_app.command("lint")
 def config_lint(
-    file: Annotated[Optional[Path], typer.Argument(help="The file to check (default: $DOCQA_CONFIG, else ./docqa.yml).")] = None,
+    file: Annotated[Optional[Path], typer.Argument(metavar="FILE", show_default="$DOCQA_CONFIG, else ./docqa.yml", help="The file to check.")] = None,
 ) -> None:
     """Check docqa.yml and the DOCQA_* variables: unknown keys (with the closest valid one), bad values, keys given twice.
 
@@ -693,8 +716,8 @@ def _dig(data: dict, dotted: str):
 
 @app.command("llms-txt")
 def llms_txt(
-    collection: CollectionOption = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of standard output.")] = None,
+    collection: ScopeOption = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="PATH", show_default="standard output", help="Write to this file instead.")] = None,
 ) -> None:
     """Write the documents' index in llms.txt format: a section per folder, one line per document
     with its title, doc-id, summary and keywords (all collections unless one is given)."""
@@ -707,7 +730,7 @@ def llms_txt(
     err.print(f"wrote {escape(str(output))} ({text.count(chr(10) + '- ['):,} documents)")
 
 
-keys_app = typer.Typer(help="API keys for 'docqa serve' and MCP over HTTP (only their hashes are stored).",
+keys_app = Typer(help="API keys for 'docqa serve' and MCP over HTTP (only their hashes are stored).",
                        no_args_is_help=True)
 app.add_typer(keys_app, name="keys")
 
@@ -716,8 +739,8 @@ app.add_typer(keys_app, name="keys")
 def keys_create(
     role: Annotated[str, typer.Option("--role", "-r", metavar="reader|editor|admin",
                                       help="reader: search and ask; editor: also add and remove documents; admin: also manage keys.")],
-    collections: Annotated[Optional[list[str]], typer.Option("--collection", "-c", help="Only this collection (repeatable; default: every collection).")] = None,
-    name: Annotated[Optional[str], typer.Option("--name", "-n", help="Who or what the key is for.")] = None,
+    collections: Annotated[Optional[list[str]], typer.Option("--collection", "-c", metavar="NAME", show_default="every collection", help="Only this collection (repeatable).")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", "-n", metavar="TEXT", show_default="none", help="Who or what the key is for.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Create an API key and print it once: only its hash is kept, so it cannot be shown again.
@@ -759,7 +782,7 @@ def keys_list(
 
 @keys_app.command("revoke")
 def keys_revoke(
-    key_id: Annotated[str, typer.Argument(help="The key's id, from 'docqa keys list'.")],
+    key_id: Annotated[str, typer.Argument(metavar="KEY_ID", help="The key's id, from 'docqa keys list'.")],
     as_json: JsonOption = False,
 ) -> None:
     """Revoke an API key: it stops working at once (the record stays, for audit)."""
@@ -785,11 +808,11 @@ def mcp_() -> None:
 
 @app.command()
 def serve(
-    host: Annotated[Optional[str], typer.Option("--host", help="Address to listen on (default: api.host, 127.0.0.1).")] = None,
-    port: Annotated[Optional[int], typer.Option("--port", "-p", help="Port (default: api.port, 8000).")] = None,
+    host: Annotated[Optional[str], typer.Option("--host", metavar="ADDRESS", show_default=_default(ApiSettings, "host", "api.host"), help="Address to listen on.")] = None,
+    port: Annotated[Optional[int], typer.Option("--port", "-p", metavar="N", show_default=_default(ApiSettings, "port", "api.port"), help="Port to listen on.")] = None,
     insecure: Annotated[bool, typer.Option("--insecure", help="Allow an address other than loopback without API keys (only behind something that authenticates every request).")] = False,
-    watch: Annotated[Optional[list[Path]], typer.Option("--watch", help="Keep this folder in step while serving, as 'docqa watch' does (repeatable); a job of kind watch shows it.")] = None,
-    watch_collection: Annotated[Optional[str], typer.Option("--watch-collection", help="The collection --watch adds to (default: 'default').")] = None,
+    watch: Annotated[Optional[list[Path]], typer.Option("--watch", metavar="FOLDER", show_default="none", help="Keep this folder in step while serving, as 'docqa watch' does (repeatable); a job of kind watch shows it.")] = None,
+    watch_collection: Annotated[Optional[str], typer.Option("--watch-collection", metavar="NAME", show_default="default (collection)", help="The collection --watch adds to.")] = None,
 ) -> None:
     """Run the HTTP API (REST + Server-Sent Events; OpenAPI docs at /docs) and the web page at / until stopped.
 
@@ -842,7 +865,7 @@ def _size(n: int) -> str:
 def main() -> None:
     """Entry point: map docqa errors to a clean message and exit code."""
     try:
-        app()
+        app(prog_name="docqa")
     except ConfigError as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")
         sys.exit(2)
