@@ -19,8 +19,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from docqa.cli.help import Typer
+from docqa.cli.links import linked
+from docqa.cli.paths import PathNamer
+from docqa.cli.tables import documents_table, log_table
 from docqa.errors import ConfigError, DocqaError
 from docqa.settings import (AnswerSettings, ApiSettings, SearchSettings, config_path, default_kb_path, lint_config,
                             load_settings, masked, setting_sources)
@@ -29,6 +33,7 @@ from docqa.types import Answer, Event, Hit
 if TYPE_CHECKING:  # the rest is imported where it is used: 'docqa --help' must not load numpy or the readers
     from docqa.kb import KnowledgeBase
     from docqa.run import Run
+    from docqa.settings import Settings
 
 app = Typer(
     help="docqa: ask questions of your own documents, answered only from them, with exact citations.\n\n"
@@ -46,13 +51,8 @@ def _default(section: type, name: str, key: str) -> str:
     return f"{section.model_fields[name].default} ({key})"
 
 
-def _home_relative(path: Path) -> str:
-    home = Path.home()
-    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
-
-
 KbOption = Annotated[Optional[str], typer.Option(
-    "--kb", envvar="DOCQA_KB", metavar="PATH", show_default=_home_relative(default_kb_path()),
+    "--kb", envvar="DOCQA_KB", metavar="PATH", show_default=PathNamer().name(str(default_kb_path())),
     help="The knowledge base file. Only 'add', 'watch' and 'keys create' create it; other commands need it to exist.")]
 CollectionOption = Annotated[Optional[str], typer.Option(
     "--collection", "-c", metavar="NAME", show_default="default (collection)", help="The collection to work on.")]
@@ -82,11 +82,30 @@ def _main(
     _state["kb"] = kb
 
 
-def _open() -> KnowledgeBase:
+def _settings() -> Settings:
+    """The settings in effect, resolved once per command."""
+    if "settings" not in _state:
+        _state["settings"] = load_settings(kb=_state.get("kb"))
+    return _state["settings"]
+
+
+def _open(*, create: bool = False) -> KnowledgeBase:
+    """The knowledge base; only commands that fill it create it (NoKnowledgeBaseError otherwise)."""
     from docqa.kb import KnowledgeBase
 
-    settings = load_settings(kb=_state.get("kb"))
-    return KnowledgeBase(settings)
+    return KnowledgeBase(_settings(), create=create)
+
+
+def _namer(kb: KnowledgeBase) -> PathNamer:
+    return PathNamer.for_root(kb.root())
+
+
+def _hint_if_empty(kb: KnowledgeBase) -> None:
+    """Say how to fill a knowledge base that holds no document."""
+    if kb.is_empty():
+        path = kb.settings.kb
+        err.print(f"[yellow]the knowledge base at {escape(path)} is empty[/] — fill it with "
+                  f"'docqa add FOLDER --kb {escape(path)}'")
 
 
 def _print_json(data) -> None:
@@ -109,7 +128,10 @@ def add(
     cannot be read now keeps its documents. Exits 1 when a file failed in this run (each is listed
     with its reason; the rest is still indexed); files failing as before are counted, not listed.
     """
-    with _open() as kb:
+    new = not Path(_settings().kb).exists()
+    with _open(create=True) as kb:
+        if new:
+            err.print(f"created a new knowledge base at {escape(kb.settings.kb)}")
         if workers is not None:
             kb.settings.ingest.workers = workers
         with _progress(disabled=as_json) as bar:
@@ -119,10 +141,11 @@ def add(
                 bar.update(task, completed=done, total=total, description=escape(Path(path).name[:40]))
 
             report = kb.add(paths, collection, progress=tick, include=include, exclude=exclude)
+        namer = _namer(kb)
     if as_json:
         _print_json(report.to_dict())
     else:
-        _render_report(report)
+        _render_report(report, namer)
     if report.failed:
         raise typer.Exit(1)
 
@@ -134,7 +157,7 @@ def _progress(disabled: bool) -> Progress:
     )
 
 
-def _render_report(report) -> None:
+def _render_report(report, namer: PathNamer) -> None:
     if not (report.added or report.updated or report.removed or report.moved or report.skipped
             or report.failed or report.unreadable):
         out.print(f"unchanged: {len(report.unchanged)}{_still(report)} · {report.elapsed:.2f}s")
@@ -146,11 +169,11 @@ def _render_report(report) -> None:
         f"{report.chunks} chunks · {types} · {report.elapsed:.2f}s"
     )
     for path, reason in report.skipped:
-        out.print(f"  [yellow]skipped[/] {escape(path)}: {escape(reason)}")
+        out.print(f"  [yellow]skipped[/] {escape(namer.name(path))}: {escape(reason)}")
     for path, kind, reason in report.failed:
-        out.print(f"  [red]failed[/]  {escape(path)}: {escape(reason)}")
+        out.print(f"  [red]failed[/]  {escape(namer.name(path))}: {escape(reason)}")
     for path, reason, kept in report.unreadable:
-        out.print(f"  [yellow]unreadable now[/] {escape(path)}: {escape(reason)}" + (f" — kept {kept} document(s)" if kept else ""))
+        out.print(f"  [yellow]unreadable now[/] {escape(namer.name(path))}: {escape(reason)}" + (f" — kept {kept} document(s)" if kept else ""))
     if still := _still(report):
         out.print(still.removeprefix("; "))
 
@@ -177,13 +200,15 @@ def watch(
     burst of changes as one batch and prints one line for it. The same rules as 'add' (globs,
     .gitignore, hidden files); a file that cannot be read right now is kept, never taken for deleted.
     """
-    with _open() as kb:
+    with _open(create=True) as kb:
         watcher = kb.watcher(paths, collection, include, exclude, quiet_ms=debounce)
         stop = threading.Event()
-        out.print(f"watching {', '.join(escape(_rel(str(r))) for r in watcher.roots)} "
+        roots = [str(r) for r in watcher.roots]
+        out.print(f"watching {', '.join(escape(PathNamer().name(r)) for r in roots)} "
                   f"(collection {escape(collection or kb.settings.collection)}); Ctrl-C to stop")
+        namer = PathNamer.for_root(roots[0] if len(roots) == 1 else "")
         with _stopped_by_signals(stop):
-            watcher.run(stop, _render_batch)
+            watcher.run(stop, lambda batch: _render_batch(batch, namer))
     out.print("stopped")
 
 
@@ -213,7 +238,7 @@ def _stopped_by_signals(stop: threading.Event):
 _LISTED = 10  # failed files listed under a batch's line
 
 
-def _render_batch(batch) -> None:
+def _render_batch(batch, namer: PathNamer) -> None:
     c = batch.counts()
     head = f"{time.strftime('%H:%M:%S')} " + ("resync" if batch.number == 0 else f"batch {batch.number}")
     if batch.error:
@@ -226,11 +251,11 @@ def _render_batch(batch) -> None:
     out.print(line)
     failed = batch.report.failed if batch.report else []
     for path, _, reason in failed[:_LISTED]:
-        out.print(f"  [red]failed[/]  {escape(path)}: {escape(reason)}")
+        out.print(f"  [red]failed[/]  {escape(namer.name(path))}: {escape(reason)}")
     if len(failed) > _LISTED:
         out.print(f"  … and {len(failed) - _LISTED} more failed: 'docqa list' shows each with its reason")
     for path, reason in batch.unreadable:
-        out.print(f"  [yellow]kept[/]    {escape(path)}: {escape(reason)}")
+        out.print(f"  [yellow]kept[/]    {escape(namer.name(path))}: {escape(reason)}")
 
 
 @app.command()
@@ -241,12 +266,13 @@ def remove(
 ) -> None:
     """Remove documents from the knowledge base (the files themselves are not touched)."""
     with _open() as kb:
+        namer = _namer(kb)
         removed = kb.remove(paths, collection)
     if as_json:
         _print_json([r.to_dict() for r in removed])
         return
     for record in removed:
-        out.print(f"removed {escape(record.path)}")
+        out.print(f"removed {escape(namer.name(record.path))}")
     out.print(f"{len(removed)} document(s) removed")
 
 
@@ -255,22 +281,29 @@ def list_(
     collection: ScopeOption = None,
     failed: Annotated[bool, typer.Option("--failed", help="Only files that failed, with the error.")] = False,
     skipped: Annotated[bool, typer.Option("--skipped", help="Only files skipped (not read), with the reason.")] = False,
+    wide: WideOption = False,
     as_json: JsonOption = False,
 ) -> None:
-    """List documents: path, type, chunks, size, indexed at, status or error (failed ones too; skipped ones with --skipped)."""
+    """List documents: path, type, chunks, size, status or error (failed ones too; skipped ones with
+    --skipped); --wide adds when each was indexed.
+
+    Paths are relative to the folder the documents were added from (named above the table), else
+    to your home folder; long ones lose their middle.
+    """
     with _open() as kb:
         records = kb.documents(collection)
+        namer = _namer(kb)
+        if not records:
+            _hint_if_empty(kb)
     wanted = ({"error"} if failed else set()) | ({"skipped"} if skipped else set()) or {"ok", "error"}
     shown = [r for r in records if r.status in wanted]
     if as_json:
         _print_json([r.to_dict() for r in shown])
         return
-    table = Table("path", "type", "chunks", "size", "indexed at", "status", box=None)
-    colour = {"error": "red", "skipped": "yellow"}
-    for r in shown:
-        status = "ok" if r.status == "ok" else f"[{colour.get(r.status, 'red')}]{escape(r.error or r.status)}[/]"
-        table.add_row(escape(_rel(r.path)), r.type, str(r.chunks), _size(r.size), r.indexed_at, status)
-    out.print(table)
+    if shown and namer.root:
+        out.print(f"[dim]under {escape(PathNamer().name(namer.root))}[/]")
+    if shown:
+        out.print(documents_table(shown, namer, out.width, wide), width=10**4 if wide else None)
     counts = Counter(r.status for r in records)
     out.print(f"{counts['ok']} document(s) indexed · {counts['error']} failed (docqa list --failed) · "
               f"{counts['skipped']} skipped (docqa list --skipped)")
@@ -293,6 +326,9 @@ def search(
     """
     with _open() as kb:
         hits = kb.search(query, top_k, collection, mode=mode, path_glob=path, types=types or ())
+        namer = _namer(kb)
+        if not hits and not as_json:
+            _hint_if_empty(kb)
     if as_json:
         _print_json([{**h.to_dict(), "low_relevance": hits.low_relevance} for h in hits])
         return
@@ -301,10 +337,17 @@ def search(
     elif hits.low_relevance:
         err.print(f"[yellow]low relevance:[/] the best hit scores {_two(hits[0].score)}, under {hits.threshold:.2f}: the documents may not answer this")
     for i, hit in enumerate(hits, start=1):
-        out.print(f"[bold]{i}.[/] {_two(hit.score)}  [cyan]{escape(_rel(hit.path))}[/]  {escape(location(hit))}  [dim]{hit.chunk_id}[/]")
-        if hit.title:
-            out.print(f"   [bold]{escape(hit.title)}[/]")
+        out.print(_hit_line(i, hit, namer))
+        title = f"[bold]{escape(hit.title)}[/] · " if hit.title and hit.title not in hit.section else ""
+        out.print(f"   {title}{escape(location(hit))}")
         out.print("   " + _marked(hit.snippet))
+
+
+def _hit_line(i: int, hit: Hit, namer: PathNamer) -> Text:
+    """`1. 0.87  install/guide.md  chunk-id`: the path (a link) fitted to the terminal."""
+    head = f"{i}. {_two(hit.score)}  "
+    name = namer.short(hit.path, max(out.width - len(head) - len(hit.chunk_id) - 2, 20))
+    return Text.assemble((head, "bold"), linked(name, hit.path, hit.line_start, "cyan"), "  ", (hit.chunk_id, "dim"))
 
 
 ModeOption = Annotated[Optional[str], typer.Option(
@@ -328,6 +371,7 @@ def ask(
     best supporting sentences are extracted instead. Exits 1 when the run failed.
     """
     with _open() as kb:
+        _hint_if_empty(kb)
         run = kb.start(question, collection=collection, session_id=session, check=False if no_check else None, mode=mode)
         if not _show(run, stream=not as_json):
             raise typer.Exit(130)
@@ -354,12 +398,15 @@ def chat(
     lines = _stdin_lines()
     typing = lines if sys.stdin.isatty() else None  # piped input is a list of questions, not steering
     with _open() as kb:
+        _hint_if_empty(kb)
         session_id = session
         err.print("[dim]Ask a question. While it works: type to steer, '+question' to follow up. "
                   "'/new' starts over, '/exit' ends, Ctrl-C stops an answer.[/]")
         while True:
             out.print("\n› ", end="")
             question = lines.get()
+            if typing is None and question is not None:  # piped: the transcript shows what was asked
+                out.print(escape(question))
             if question is None or question.strip() in ("/exit", "/quit"):
                 break
             question = question.strip().lstrip("+").strip()
@@ -475,7 +522,7 @@ class _AnswerView:
             for c in answer.citations:
                 quote = " ".join(c.quote.split())
                 quote = quote if len(quote) <= 160 else quote[:157] + "…"
-                out.print(f" [cyan][{c.n}][/] {escape(c.label)}  [dim]“{escape(quote)}”[/]")
+                out.print(Text.assemble(f" [{c.n}] ", linked(c.label, c.path, c.line_start, "cyan"), ("  “" + quote + "”", "dim")))
         v = answer.verification
         rejected = len(v.rejected_claims)
         check = {"VERIFIED": "[green]verified[/]", "PARTIAL": f"[yellow]partly verified[/] ({rejected} claim(s) unverified)",
@@ -534,16 +581,19 @@ def show(
             if as_json:
                 _print_json({**record.to_dict(), "chunk_list": [c.to_dict() for c in chunks]})
                 return
-            out.print(f"[bold]{escape(record.title)}[/]  {escape(record.path)}  ({record.type}, {record.chunks} chunks)")
+            title = Text.assemble((record.title, "bold"), "  ", linked(_namer(kb).name(record.path), record.path),
+                                  f"  ({record.type}, {record.chunks} chunks)")
+            out.print(title)
             out.print(f"keywords: {escape(', '.join(record.keywords))}\nsummary: {escape(record.summary)}")
             for c in chunks:
                 out.print(f"  [dim]{c.chunk_id}[/]  {escape(location(c))}")
             return
         hit = kb.chunk(target)
+        namer = _namer(kb)
     if as_json:
         _print_json(hit.to_dict())
         return
-    out.print(f"[cyan]{escape(hit.path)}[/]  {escape(location(hit))}")
+    out.print(Text.assemble(linked(namer.name(hit.path), hit.path, hit.line_start, "cyan"), "  ", location(hit)))
     for number, line in enumerate(hit.text.split("\n"), start=hit.line_start):
         out.print(f"[dim]{number:>6}[/]  {escape(line)}")
 
@@ -571,9 +621,13 @@ def reindex(as_json: JsonOption = False) -> None:
 
 @app.command()
 def stats(as_json: JsonOption = False) -> None:
-    """Counts and sizes of the knowledge base."""
+    """Counts and sizes of the knowledge base, and the docqa version."""
+    from docqa.version import __version__
+
     with _open() as kb:
-        data = kb.stats()
+        data = {**kb.stats(), "docqa_version": __version__}
+        if not data["documents"]:
+            _hint_if_empty(kb)
     if as_json:
         _print_json(data)
         return
@@ -604,6 +658,7 @@ LOG_FORMATS = ("table", "jsonl", "csv", "md")
 def log(
     since: Annotated[Optional[str], typer.Option("--since", metavar="DATE", show_default="all time", help="Only questions asked on or after this day (YYYY-MM-DD, UTC) or ISO time.")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="table|jsonl|csv|md", help="A table for the terminal, or an export: JSON lines, CSV or Markdown.")] = "table",
+    wide: Annotated[bool, typer.Option("--wide", help="Also the confidence and the answer, texts in full (wrapped): lines may be longer than the terminal.")] = False,
     attention: Annotated[bool, typer.Option("--attention", "-a", help="Only the questions the documents answered badly: not answered, failed, low confidence, rated down — each with the reason.")] = False,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="PATH", show_default="the terminal", help="Write to this file instead.")] = None,
     run_id: Annotated[Optional[str], typer.Option("--run", metavar="RUN_ID", help="Print one run's full audit record as JSON instead: question, trace of stages and model calls, result, timings, feedback.")] = None,
@@ -623,10 +678,10 @@ def log(
         else:
             kb.export_log(text, fmt, since, attention)
     if rows is not None and not output:
-        _log_table(rows, attention, out)
+        _log_table(rows, attention, out, wide)
         return
     if rows is not None:
-        _log_table(rows, attention, Console(file=text, width=160))
+        _log_table(rows, attention, Console(file=text, width=160), wide=True)
     if output:
         output.write_text(text.getvalue(), encoding="utf-8")
         err.print(f"wrote {escape(str(output))}")
@@ -634,24 +689,13 @@ def log(
         sys.stdout.write(text.getvalue())
 
 
-def _log_table(rows: list[dict], attention: bool, console: Console) -> None:
+def _log_table(rows: list[dict], attention: bool, console: Console, wide: bool) -> None:
     if not rows:
         console.print("nothing needs attention" if attention else "no questions asked yet")
         return
-    table = Table("time (UTC)", "status", "confidence", "question", "reason" if attention else "answer", "run", box=None)
-    colours = {"SUCCESS": "green", "FALLBACK": "yellow", "FAILED": "red", "CANCELLED": "dim", "RUNNING": "cyan"}
-    for r in rows:
-        status = f"[{colours.get(r['status'], 'white')}]{r['status']}[/]"
-        last = r["reason"] if attention else r["answer"]
-        table.add_row(r["created_at"][:16].replace("T", " "), status, r["confidence"] or "-",
-                      escape(_clip(r["question"], 60)), escape(_clip(last, 80)), f"[dim]{r['run_id']}[/]")
-    console.print(table)
-    console.print(f"{len(rows)} question(s)" + (" need attention" if attention else ""))
-
-
-def _clip(text: str | None, limit: int) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    console.print(log_table(rows, attention, wide))
+    console.print(f"{len(rows)} question(s)" + (" need attention" if attention else "")
+                  + ("" if wide else " · --wide adds the confidence and the answer"))
 
 
 config_app = Typer(help="Settings: what is in effect and where it came from; check docqa.yml.", no_args_is_help=True)
@@ -747,7 +791,7 @@ def keys_create(
 
     The key alone goes to standard output (KEY=$(docqa keys create --role reader) works).
     """
-    with _open() as kb:
+    with _open(create=True) as kb:
         record, key = kb.create_key(role, collections or [], name)
     if as_json:
         _print_json({**record.to_dict(), "key": key})
@@ -803,7 +847,8 @@ def mcp_() -> None:
     """
     from docqa.mcp import serve_stdio
 
-    serve_stdio(load_settings(kb=_state.get("kb")))
+    _open().close()  # a knowledge base that does not exist stops here, before a client connects
+    serve_stdio(_settings())
 
 
 @app.command()
@@ -820,8 +865,8 @@ def serve(
     """
     from docqa import api  # lazily: only this command needs the [api] extra
 
-    settings = load_settings(kb=_state.get("kb"))
-    api.serve(settings, host, port, insecure, [str(p) for p in watch or []], watch_collection)
+    _open().close()  # a knowledge base that does not exist stops here, not at the first request
+    api.serve(_settings(), host, port, insecure, [str(p) for p in watch or []], watch_collection)
 
 
 def location(hit: Hit) -> str:
@@ -845,21 +890,6 @@ def _two(score: float) -> str:
 def _marked(snippet: str) -> str:
     pieces = escape(snippet).split("**")
     return "".join(f"[bold yellow]{p}[/]" if i % 2 else p for i, p in enumerate(pieces))
-
-
-def _rel(path: str) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return path
-
-
-def _size(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
 
 
 def main() -> None:

@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.cells import cell_len
+
 ELLIPSIS = "…"
 
 
@@ -46,28 +48,35 @@ class PathNamer:
 
 
 def shorten(path: str, width: int) -> str:
-    """`docs/…/install/guide.md`: the first folder and as many of the last parts as fit in `width`;
-    a file name that alone is too long keeps its start and its extension (`very-lo…ame.md`)."""
-    if len(path) <= width:
+    """`docs/…/install/guide.md`: the first folder and as many of the last parts as fit in `width`
+    terminal cells, else `…/guide.md`; a file name too long alone keeps its start and its end
+    (`very-lo…ame.md`)."""
+    if cell_len(path) <= width:
         return path
     parts = path.split(os.sep)
     if len(parts) > 2:
         head, tail = parts[0], [parts[-1]]
         for part in reversed(parts[1:-1]):
-            if len(os.sep.join([head, ELLIPSIS, part, *tail])) > width:
+            if cell_len(os.sep.join([head, ELLIPSIS, part, *tail])) > width:
                 break
             tail.insert(0, part)
         candidate = os.sep.join([head, ELLIPSIS, *tail])
-        if len(candidate) <= width:
+        if cell_len(candidate) <= width:
             return candidate
-    return _middle(parts[-1] if len(parts[-1]) >= width - 2 else path, width)
+    if len(parts) > 1 and cell_len(ELLIPSIS + os.sep + parts[-1]) <= width:
+        return ELLIPSIS + os.sep + parts[-1]
+    return _middle(parts[-1], width)
 
 
 def _middle(text: str, width: int) -> str:
-    """`text` cut in the middle to `width` characters (at least 3)."""
+    """`text` cut in the middle to `width` terminal cells (at least 3; a CJK character takes two)."""
     width = max(width, 3)
-    if len(text) <= width:
+    if cell_len(text) <= width:
         return text
-    keep = width - 1
-    front = (keep + 1) // 2
-    return text[:front] + ELLIPSIS + text[len(text) - (keep - front):]
+    front, back = "", ""
+    for i in range(len(text)):  # take a character from each end in turn while they fit
+        piece = text[i // 2] if i % 2 == 0 else text[len(text) - 1 - i // 2]
+        if cell_len(front + back + piece) + 1 > width:
+            break
+        front, back = (front + piece, back) if i % 2 == 0 else (front, piece + back)
+    return front + ELLIPSIS + back
