@@ -108,6 +108,11 @@ def _hint_if_empty(kb: KnowledgeBase) -> None:
                   f"'docqa add FOLDER --kb {escape(path)}'")
 
 
+def _print_wide(renderable) -> None:
+    """Print as wide as the content needs (--wide): the terminal wraps or scrolls, nothing is cut."""
+    Console(file=out.file, width=10**4, highlight=False, force_terminal=out.is_terminal, no_color=out.no_color).print(renderable)
+
+
 def _print_json(data) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
@@ -303,7 +308,8 @@ def list_(
     if shown and namer.root:
         out.print(f"[dim]under {escape(PathNamer().name(namer.root))}[/]")
     if shown:
-        out.print(documents_table(shown, namer, out.width, wide), width=10**4 if wide else None)
+        table = documents_table(shown, namer, out.width, wide)
+        _print_wide(table) if wide else out.print(table)
     counts = Counter(r.status for r in records)
     out.print(f"{counts['ok']} document(s) indexed · {counts['error']} failed (docqa list --failed) · "
               f"{counts['skipped']} skipped (docqa list --skipped)")
@@ -693,7 +699,8 @@ def _log_table(rows: list[dict], attention: bool, console: Console, wide: bool) 
     if not rows:
         console.print("nothing needs attention" if attention else "no questions asked yet")
         return
-    console.print(log_table(rows, attention, wide))
+    table = log_table(rows, attention, wide)
+    _print_wide(table) if wide and console is out else console.print(table)
     console.print(f"{len(rows)} question(s)" + (" need attention" if attention else "")
                   + ("" if wide else " · --wide adds the confidence and the answer"))
 

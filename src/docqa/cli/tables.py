@@ -59,6 +59,7 @@ def log_table(rows: list[dict], attention: bool, wide: bool = False) -> Table:
     columns = ["time (UTC)", "status", *(["confidence"] if wide else []), "question",
                *([last] if wide or attention else []), "run"]
     table = _table(*columns)
+    table.expand = not wide  # the text columns share what the others leave (rich honours ratios only so)
     for column in table.columns:
         if column.header in ("question", "answer", "reason"):
             column.no_wrap, column.overflow, column.ratio = not wide, "ellipsis", 1
