@@ -311,8 +311,9 @@ def list_(
         table = documents_table(shown, namer, out.width, wide)
         _print_wide(table) if wide else out.print(table)
     counts = Counter(r.status for r in records)
-    out.print(f"{counts['ok']} document(s) indexed · {counts['error']} failed (docqa list --failed) · "
-              f"{counts['skipped']} skipped (docqa list --skipped)")
+    out.print(f"{counts['ok']} document(s) indexed · {counts['error']} failed"
+              + (" (docqa list --failed)" if counts["error"] and not failed else "")
+              + f" · {counts['skipped']} skipped" + (" (docqa list --skipped)" if counts["skipped"] and not skipped else ""))
 
 
 @app.command()
@@ -411,8 +412,8 @@ def chat(
         while True:
             out.print("\n› ", end="")
             question = lines.get()
-            if typing is None and question is not None:  # piped: the transcript shows what was asked
-                out.print(escape(question))
+            if typing is None:  # piped: the transcript shows what was asked (and ends on a new line)
+                out.print(escape(question or ""))
             if question is None or question.strip() in ("/exit", "/quit"):
                 break
             question = question.strip().lstrip("+").strip()
@@ -667,7 +668,7 @@ def log(
     wide: Annotated[bool, typer.Option("--wide", help="Also the confidence and the answer, texts in full (wrapped): lines may be longer than the terminal.")] = False,
     attention: Annotated[bool, typer.Option("--attention", "-a", help="Only the questions the documents answered badly: not answered, failed, low confidence, rated down — each with the reason.")] = False,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="PATH", show_default="the terminal", help="Write to this file instead.")] = None,
-    run_id: Annotated[Optional[str], typer.Option("--run", metavar="RUN_ID", help="Print one run's full audit record as JSON instead: question, trace of stages and model calls, result, timings, feedback.")] = None,
+    run_id: Annotated[Optional[str], typer.Option("--run", metavar="RUN_ID", show_default="none: the log", help="Print one run's full audit record as JSON instead: question, trace of stages and model calls, result, timings, feedback.")] = None,
 ) -> None:
     """The question-and-answer log, newest first, for the people who maintain the documents.
 

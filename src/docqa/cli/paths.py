@@ -63,8 +63,8 @@ def shorten(path: str, width: int) -> str:
         candidate = os.sep.join([head, ELLIPSIS, *tail])
         if cell_len(candidate) <= width:
             return candidate
-    if len(parts) > 1 and cell_len(ELLIPSIS + os.sep + parts[-1]) <= width:
-        return ELLIPSIS + os.sep + parts[-1]
+    if len(parts) > 1 and width >= 12:  # `…/` says a folder was left out
+        return ELLIPSIS + os.sep + _middle(parts[-1], width - 2)
     return _middle(parts[-1], width)
 
 
