@@ -72,7 +72,7 @@ def demo() -> None:
     sh(*docqa, "ask", "How often are the API keys rotated?")
     sh(*docqa, "ask", "数据库备份保留多少天？")
     sh(*docqa, "ask", "What is the office Wi-Fi password?")  # not in the documents: says so
-    sh(*docqa, "eval", "samples/questions.jsonl")  # score a question set: answers, abstentions, citations, latency
+    sh(*docqa, "eval", "eval/samples.jsonl")  # score a question set: answers, abstentions, citations, latency
 
 
 def test(args: list[str]) -> None:

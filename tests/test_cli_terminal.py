@@ -207,7 +207,7 @@ def test_an_empty_knowledge_base_says_how_to_fill_it(tmp_path):
 # -- eval question files ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("content, message", [
-    (None, "no question file at {path}: give a JSON lines file, such as samples/questions.jsonl"),
+    (None, "no question file at {path}: give a JSON lines file, such as eval/samples.jsonl"),
     ('{"question": "a?", "answers": ["b"]}\n\n{"question": "c?", "answers": ["d"\n', "{path}:3: not valid JSON"),
     ('{"question": "a?"}\n["a list"]\n', "{path}:2: a JSON list, not an object"),
     ('{"answers": ["b"]}\n', '{path}:1: "question" is missing or not a text'),
@@ -224,7 +224,7 @@ def test_eval_reports_a_bad_question_file_cleanly(content, message, kb, home, tm
 
 
 def test_the_sample_question_file_runs(kb, home):
-    report = json.loads(docqa(kb, "eval", str(REPO / "samples" / "questions.jsonl"), "-n", "2", "--json",
+    report = json.loads(docqa(kb, "eval", str(REPO / "eval" / "samples.jsonl"), "-n", "2", "--json",
                               home=home).stdout)
     assert report["questions"] == 2 and report["failed"] == 0
 

@@ -94,7 +94,7 @@ def load(path: Path) -> list[Item]:
         with open(path, encoding="utf-8") as fp:
             lines = fp.read().splitlines()
     except FileNotFoundError:
-        raise InputError(f"no question file at {path}: give a JSON lines file, such as samples/questions.jsonl") from None
+        raise InputError(f"no question file at {path}: give a JSON lines file, such as eval/samples.jsonl") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot be read as UTF-8 text ({exc})") from None
     items = [_item(line, f"{path}:{number}") for number, line in enumerate(lines, start=1) if line.strip()]

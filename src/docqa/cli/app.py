@@ -546,7 +546,7 @@ class _AnswerView:
 
 @app.command("eval")
 def eval_(
-    questions: Annotated[Path, typer.Argument(metavar="FILE", help="JSON lines, one question each: question, answers, is_impossible (+ context, or article and paragraph); samples/questions.jsonl is one.")],
+    questions: Annotated[Path, typer.Argument(metavar="FILE", help="JSON lines, one question each: question, answers, is_impossible (+ context, or article and paragraph); eval/samples.jsonl is one.")],
     collection: ScopeOption = None,
     no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking.")] = False,
     limit: Annotated[Optional[int], typer.Option("--limit", "-n", metavar="N", show_default="every question", help="Only the first N questions.")] = None,
