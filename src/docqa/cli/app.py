@@ -79,6 +79,7 @@ def _main(
     kb: KbOption = None,
     _show_version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
+    _state.clear()  # one invocation's settings (several run in one process under tests)
     _state["kb"] = kb
 
 
@@ -873,7 +874,7 @@ def serve(
     """
     from docqa import api  # lazily: only this command needs the [api] extra
 
-    _open().close()  # a knowledge base that does not exist stops here, not at the first request
+    _open(create=bool(watch)).close()  # a missing knowledge base stops here (unless --watch is to fill it)
     api.serve(_settings(), host, port, insecure, [str(p) for p in watch or []], watch_collection)
 
 
