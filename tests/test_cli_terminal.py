@@ -124,11 +124,13 @@ def test_the_same_file_reads_the_same_from_any_folder(kb, home, tmp_path):
     assert first(here) == first(there)
 
 
-def test_log_shows_one_line_per_question_in_80_columns(kb, home):
+def test_log_shows_each_question_on_two_lines_in_80_columns(kb, home):
     shown = visible(in_terminal(kb, "log", home=home))
-    rows = [line for line in shown if line.startswith("20")]
-    assert len(rows) == 3 and all(cell_len(line) <= 80 for line in shown), "\n".join(shown)
-    assert all("How often does the health" in row for row in rows)
+    assert all(cell_len(line) <= 80 for line in shown), "\n".join(shown)
+    rows = [i for i, line in enumerate(shown) if line.startswith("20")]
+    assert len(rows) == 3 and all("How often does the health" in shown[i] for i in rows)
+    assert all(shown[i + 1].startswith(" " * 18) and shown[i + 1].strip() for i in rows)  # the answer, cut to fit
+    assert shown[rows[-1] + 2].startswith("3 question(s)")
 
 
 # -- hyperlinks ------------------------------------------------------------------------------------

@@ -704,7 +704,7 @@ def _log_table(rows: list[dict], attention: bool, console: Console, wide: bool) 
     table = log_table(rows, attention, wide)
     _print_wide(table) if wide and console is out else console.print(table)
     console.print(f"{len(rows)} question(s)" + (" need attention" if attention else "")
-                  + ("" if wide else " · --wide adds the confidence and the answer"))
+                  + ("" if wide else " · --wide: every column, texts in full"))
 
 
 config_app = Typer(help="Settings: what is in effect and where it came from; check docqa.yml.", no_args_is_help=True)

@@ -53,24 +53,27 @@ def _status(record: DocumentRecord) -> str:
 
 
 def log_table(rows: list[dict], attention: bool, wide: bool = False) -> Table:
-    """time, status, question, reason (with --attention) and run; when wide also the confidence and
-    the answer.  Texts stay on one line each, cut with … to the width the terminal leaves them."""
+    """time, status, question, answer (with --attention: the reason) and run.  In the terminal each
+    question takes two lines, the answer or reason under it, both cut with … to the width left;
+    `wide` gives the answer (and the confidence) columns of their own, in full."""
     last = "reason" if attention else "answer"
-    columns = ["time (UTC)", "status", *(["confidence"] if wide else []), "question",
-               *([last] if wide or attention else []), "run"]
-    table = _table(*columns)
-    table.expand = not wide  # the text columns share what the others leave (rich honours ratios only so)
+    if wide:
+        table = _table("time (UTC)", "status", "confidence", "question", last, "run")
+    else:
+        table = _table("time (UTC)", "status", f"question / {last}", "run")
+        table.expand = True  # the text column takes what the others leave (rich honours ratios only so)
     for column in table.columns:
-        if column.header in ("question", "answer", "reason"):
-            column.no_wrap, column.overflow, column.ratio = not wide, "ellipsis", 1
-        else:
-            column.no_wrap = True
+        text = column.header in ("question", last, f"question / {last}")
+        column.no_wrap, column.overflow, column.ratio = not (wide and text), "ellipsis", 1 if text else None
     for r in rows:
+        time, run = r["created_at"][:16].replace("T", " "), f"[dim]{r['run_id']}[/]"
         status = f"[{RUN_COLOURS.get(r['status'], 'white')}]{r['status']}[/]"
-        cells = [r["created_at"][:16].replace("T", " "), status, *([r["confidence"] or "-"] if wide else []),
-                 escape(one_line(r["question"])), *([escape(one_line(r[last]))] if wide or attention else []),
-                 f"[dim]{r['run_id']}[/]"]
-        table.add_row(*cells)
+        question, answer = escape(one_line(r["question"])), escape(one_line(r[last]))
+        if wide:
+            table.add_row(time, status, r["confidence"] or "-", question, answer, run)
+        else:
+            table.add_row(time, status, question, run)
+            table.add_row("", "", f"[dim]{answer or '-'}[/]", "")
     return table
 
 
