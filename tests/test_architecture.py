@@ -54,8 +54,9 @@ ALLOWED: dict[str, set[str]] = {
     "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "run.context"},
     "agent": BOTTOM | {"answer", "retrieve", "llm", "settings", "run.context"},
     "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "run.control", "run.context"},
+    "status": BOTTOM | {"llm", "embed", "store"},  # what the kb runs on and holds, for its keepers
     "kb": BOTTOM | {"access", "run", "run.control", "answer", "retrieve", "ingest", "store", "embed", "browse", "session",
-                    "llm", "settings", "clock"},
+                    "llm", "settings", "clock", "status"},
     "evaluate": BOTTOM | {"kb"},
     # Front ends: parse, authenticate, call the kb, render.  "__init__" = `from docqa import ...`.
     "mcp": BOTTOM | {"kb", "access", "settings", "version", "run.control"},  # run.control: cancel a call's run

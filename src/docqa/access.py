@@ -5,6 +5,7 @@ every door (CLI, REST, MCP, the web page, the agent's tools) asks through the Kn
     actions                   read    (search, ask, list, fetch, grep; runs, sessions, feedback)  reader
                               write   (add and remove documents, create and delete collections)   editor
                               log     (the Q&A log for the people who keep the documents)         editor
+                              status  (the models in use and why, index counts, health)           editor
                               keys    (create, list and revoke API keys)                          admin
                               reindex (re-embed every collection)                                 admin of every collection
     scope                     a principal scoped to collections sees and changes only those; an
@@ -29,13 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from docqa.errors import InputError, NotFoundError, PermissionDeniedError
-from docqa.types import ROLES, ApiKeyRecord, RunRecord
+from docqa.types import ROLES, ApiKeyRecord, RunRecord, SessionSummary
 
 # action -> (the weakest role allowed, what it is called in messages)
 ACTIONS: dict[str, tuple[str, str]] = {
     "read": ("reader", "search, ask and read documents"),
     "write": ("editor", "add and remove documents"),
     "log": ("editor", "read the question-and-answer log"),
+    "status": ("editor", "see the server's status"),
     "keys": ("admin", "manage API keys"),
     "reindex": ("admin", "reindex"),
 }
@@ -151,10 +153,21 @@ def visible_runs(principal: Principal, session_id: str, runs: Iterable[RunRecord
     that conversation would carry their answers into its own).  This is also the one rule for
     continuing a conversation."""
     runs = list(runs)
-    shown = [r for r in runs if principal.can_see(r.collection)]
-    if (runs and not shown) or (principal.collections and len(shown) < len(runs)):
+    if runs and not _sees_conversation(principal, [r.collection for r in runs]):
         raise NotFoundError(f"no session {session_id!r}: 'docqa log' shows the session of every run")
-    return shown
+    return [r for r in runs if principal.can_see(r.collection)]
+
+
+def visible_sessions(principal: Principal, sessions: Iterable[SessionSummary]) -> list[SessionSummary]:
+    """The conversations a principal may open and continue: the rule of `visible_runs`, over each
+    conversation's collections."""
+    return [s for s in sessions if _sees_conversation(principal, s.collections)]
+
+
+def _sees_conversation(principal: Principal, collections: Sequence[str | None]) -> bool:
+    """Some of the runs are visible, and — for a scoped principal — every one of them."""
+    shown = [c for c in collections if principal.can_see(c)]
+    return bool(shown) and not (principal.collections and len(shown) < len(collections))
 
 
 def ingest_paths(principal: Principal, paths: Sequence[str | os.PathLike], roots: Sequence[str]) -> list[Path]:

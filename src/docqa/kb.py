@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import secrets
 import time
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from docqa.access import (LOCAL, Principal, check_grant, ingest_paths, manageable, require, scope, visible_collection,
-                          visible_run, visible_runs)
+                          visible_run, visible_runs, visible_sessions)
 from docqa.clock import now
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
 from docqa.errors import AuthError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
@@ -32,8 +33,9 @@ if TYPE_CHECKING:
     from docqa.ingest.watch import Batch, Watcher  # noqa: F401  (Batch: what a watcher reports, for the front ends)
     from docqa.run.control import Control
     from docqa.run.life import Run
-from docqa.types import RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord
+from docqa.types import RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord, SessionSummary
 
+log = logging.getLogger(__name__)
 _REINDEX_BATCH = 256
 API_KEY_PREFIX = "dq_"  # every API key starts with it (secret scanners can match it)
 
@@ -69,6 +71,20 @@ class KnowledgeBase:
         self._retriever: Retriever | None = None
         self._chat_model = chat_model
         self._chat: Choice | None = chat_model if isinstance(chat_model, Choice) else None
+        if store is None:
+            self._reap_runs()
+
+    def _reap_runs(self) -> None:
+        """Runs left RUNNING by a process that died (killed, crashed) are marked FAILED, with the reason."""
+        from docqa.run.owner import reap
+
+        try:
+            reaped = reap(self.store.runlog)
+        except Exception as exc:  # housekeeping never stops an open (e.g. a read-only file): said, and left as is
+            log.warning("could not mark the runs of dead processes as failed: %s", exc)
+            return
+        if reaped:
+            log.info("%d run(s) left running by a process that ended are now marked FAILED", len(reaped))
 
     def sibling(self) -> KnowledgeBase:
         """Another KnowledgeBase on the same index, with its own connection, sharing this one's embedder
@@ -245,12 +261,17 @@ class KnowledgeBase:
         return sniff_type(Path(name), head)
 
     # -- read ------------------------------------------------------------------------------
-    def documents(self, collection: str | None = None, *, principal: Principal = LOCAL) -> list[DocumentRecord]:
-        """Documents of a collection (every collection the principal sees when None)."""
+    def documents(self, collection: str | None = None, *, principal: Principal = LOCAL, text: str | None = None,
+                  statuses: list[str] | None = None) -> list[DocumentRecord]:
+        """Documents of a collection (every collection the principal sees when None); `text`: only those
+        whose path or title holds it (ignoring case); `statuses`: only ok, error or skipped ones."""
         require(principal, "read")
         if collection is not None:
             scope(principal, collection)
-        return [r for r in self.store.documents.list_documents(collection) if principal.can_see(r.collection)]
+        needle = (text or "").casefold()
+        return [r for r in self.store.documents.list_documents(collection) if principal.can_see(r.collection)
+                and (not statuses or r.status in statuses)
+                and (not needle or needle in r.path.casefold() or needle in (r.title or "").casefold())]
 
     def root(self, *, principal: Principal = LOCAL) -> str:
         """The deepest folder holding every indexed document, with its trailing separator ('' when
@@ -289,7 +310,7 @@ class KnowledgeBase:
         if self._chat is None:
             s = self.settings.llm
             if self._chat_model is not None:
-                self._chat = Choice(self._chat_model, f"{self._chat_model.name} (given)")
+                self._chat = Choice(self._chat_model, f"{self._chat_model.name} (given)", "given")
             else:
                 self._chat = choose_chat_model(s.provider, s.base_url, s.model, s.api_key, s.temperature, s.max_tokens,
                                                s.timeout, s.max_retries)
@@ -455,6 +476,12 @@ class KnowledgeBase:
         self.session_runs(session_id, principal=principal)
         return record
 
+    def sessions(self, limit: int | None = None, *, principal: Principal = LOCAL) -> list[SessionSummary]:
+        """The conversations the principal may open and continue, most recently active first."""
+        require(principal, "read")
+        found = self.store.runlog.list_sessions(None if principal.collections else limit)
+        return visible_sessions(principal, found)[:limit]
+
     def session_runs(self, session_id: str, *, principal: Principal = LOCAL) -> list[RunRecord]:
         """A conversation's runs, oldest first.  The one rule for continuing a conversation: a scoped
         principal continues only one whose every run it may see (else NotFoundError, as for none)."""
@@ -488,25 +515,37 @@ class KnowledgeBase:
             raise InputError(f"a rating is 'up' or 'down', not {rating!r}")
         return self.store.runlog.add_feedback(run_id, rating, (comment or "").strip() or None)
 
-    def qa_log(self, since: str | None = None, attention: bool = False, *, principal: Principal = LOCAL) -> list[dict]:
+    def qa_log(self, since: str | None = None, attention: bool = False, *, principal: Principal = LOCAL,
+               until: str | None = None, collection: str | None = None, statuses: list[str] | None = None,
+               text: str | None = None, kinds: list[str] | None = None) -> list[dict]:
         """The question-and-answer log, newest first; `attention`: only the runs that need a
-        maintainer's look (not answered, failed, low confidence, rated down), each with its reason.
+        maintainer's look (not answered, failed, low confidence, rated down), each with its reason,
+        `kinds` narrowing it to some of those (docqa.session.ATTENTION).  Filters: runs since/until
+        (dates or ISO times), of one `collection`, with one of `statuses`, mentioning `text`.
         Only the runs asked over collections the principal sees."""
         require(principal, "log")
-        runs = self.runs(since=since, principal=principal)
-        from docqa.session import needs_attention, qa_log
+        from docqa.session import ATTENTION, matches, needs_attention, qa_log
 
-        return needs_attention(runs) if attention else qa_log(runs)
+        unknown = sorted(set(kinds or ()) - set(ATTENTION))
+        if unknown:
+            raise InputError(f"unknown attention kind {unknown[0]!r}: use {', '.join(ATTENTION)}")
+        if collection is not None:
+            visible_collection(principal, collection, f"no collection {collection!r}")
+        runs = [r for r in self.runs(since=since, until=until, statuses=statuses, principal=principal)
+                if collection is None or r.collection == collection]
+        rows = needs_attention(runs, kinds) if attention or kinds else qa_log(runs)
+        return [row for row in rows if matches(row, text)] if text else rows
 
     def export_log(self, fp: IO[str], fmt: str = "jsonl", since: str | None = None, attention: bool = False,
-                   limit: int | None = None, *, principal: Principal = LOCAL) -> int:
-        """Write the Q&A log to `fp` as jsonl, csv or md (Markdown); returns how many questions."""
+                   limit: int | None = None, *, principal: Principal = LOCAL, **filters) -> int:
+        """Write the Q&A log to `fp` as jsonl, csv or md (Markdown); returns how many questions.
+        `filters`: those of `qa_log` (until, collection, statuses, text, kinds)."""
         from docqa.session import EXPORT_FORMATS, export
 
         if fmt not in EXPORT_FORMATS:
             raise InputError(f"unknown log format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
-        rows = self.qa_log(since, attention, principal=principal)[:limit]
-        export(rows, fmt, fp, "Questions that need attention" if attention else "Questions and answers")
+        rows = self.qa_log(since, attention, principal=principal, **filters)[:limit]
+        export(rows, fmt, fp, "Questions that need attention" if attention or filters.get("kinds") else "Questions and answers")
         return len(rows)
 
     # -- API keys (for the HTTP API and MCP over HTTP; only their hashes are stored) -----------
@@ -555,6 +594,24 @@ class KnowledgeBase:
             raise PermissionDeniedError(f"the statistics cover every collection: this key is scoped to "
                                         f"{', '.join(principal.collections)}")
         return self.store.stats()
+
+    def status(self, *, principal: Principal = LOCAL) -> dict:
+        """The chat model and the embedder in use and why, and the index's counts (over the
+        collections the principal sees; its size on disk for an unscoped one)."""
+        require(principal, "status")
+        from docqa.status import chat_status, embedder_status, index_counts
+
+        seen = list(principal.collections) if principal.collections else None
+        return {"chat": chat_status(self.chat),
+                "embedder": embedder_status(self.settings.embed.provider, self.embedder, self.store.vectors.embedder()),
+                "index": index_counts(self.store, seen)}
+
+    def ingest_options(self, *, principal: Principal = LOCAL) -> dict:
+        """What an editor may send: the server folders it may have indexed (api.ingest_roots; none: only
+        uploads) and the largest upload request."""
+        require(principal, "write")
+        api = self.settings.api
+        return {"ingest_roots": list(api.ingest_roots), "max_upload_mb": api.max_upload_mb}
 
     def close(self) -> None:
         if self._chat is not None and self._chat.model is not None and self._chat_model is None:

@@ -354,6 +354,24 @@ class SessionRecord:
 
 
 @dataclass(slots=True)
+class SessionSummary:
+    """A conversation as a list of them shows it: its first question, how many runs, when it was last active."""
+
+    id: str
+    title: str
+    first_question: str
+    runs: int
+    created_at: str
+    last_activity: str  # the latest of its runs' start and finish times
+    collection: str | None  # the collection its latest run asked (None: every collection)
+    collections: list[str | None] = field(default_factory=list)  # every collection its runs asked
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "first_question": self.first_question, "runs": self.runs,
+                "created_at": self.created_at, "last_activity": self.last_activity, "collection": self.collection}
+
+
+@dataclass(slots=True)
 class FeedbackRecord:
     """A user's rating of one run: 'up' or 'down', with an optional comment."""
 
@@ -390,6 +408,7 @@ class RunRecord:
     error: str | None = None
     created_at: str = ""  # ISO 8601 UTC; the store fills it in when empty
     finished_at: str | None = None
+    owner: str | None = None  # the process answering it, host/pid/start (docqa.run.owner); None when unknown
     feedback: list[FeedbackRecord] = field(default_factory=list)  # filled in when read back
 
     def to_dict(self) -> dict[str, Any]:

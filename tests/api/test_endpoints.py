@@ -91,7 +91,7 @@ def test_openapi_documents_every_endpoint(client):
                  "/api/v1/documents/{document_id}", "/api/v1/reindex", "/api/v1/search", "/api/v1/ask",
                  "/api/v1/agents/{agent_id}/run", "/api/v1/runs/{run_id}", "/api/v1/runs/{run_id}/steer",
                  "/api/v1/runs/{run_id}/follow-up", "/api/v1/runs/{run_id}/cancel", "/api/v1/runs/{run_id}/feedback",
-                 "/api/v1/sessions/{session_id}", "/api/v1/jobs/{job_id}", "/healthz", "/readyz", "/metrics"):
+                 "/api/v1/sessions", "/api/v1/sessions/{session_id}", "/api/v1/jobs/{job_id}", "/healthz", "/readyz", "/metrics"):
         assert path in paths, path
     assert "multipart/form-data" in paths["/api/v1/documents"]["post"]["requestBody"]["content"]
     assert client.get("/docs").status_code == 200

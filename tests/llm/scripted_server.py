@@ -1,7 +1,7 @@
 """A scripted OpenAI-compatible chat server on loopback (the one fake: the LLM boundary).
 
 Each POST /v1/chat/completions takes the next scripted reply: text, tool calls, an HTTP error,
-a delay, a token usage, a finish reason.  It streams as Server-Sent Events when the request asks
+a delay, a token usage, a finish reason — or a function of the request body that returns one.  It streams as Server-Sent Events when the request asks
 for `stream: true`, exactly as OpenAI-compatible servers do, and records every request body.
 """
 
@@ -35,6 +35,8 @@ class ScriptedServer:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 server.requests.append(body)
                 reply = server.script.pop(0) if server.script else {"text": "(script exhausted)"}
+                if callable(reply):  # a reply that depends on what was asked
+                    reply = reply(body)
                 time.sleep(reply.get("delay", 0))
                 if "status" in reply:
                     return self._json(reply["status"], reply.get("body", {"error": {"message": "scripted failure"}}))

@@ -154,3 +154,13 @@ def test_previous_turn_respects_max_chars():
 )
 def test_trim(text, limit, expected):
     assert trim(text, limit) == expected and len(trim(text, limit)) <= limit
+
+
+@pytest.mark.parametrize("text, cell", [
+    ("=1+1", "'=1+1"), ("+33 1 23", "'+33 1 23"), ("-2", "'-2"), ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"),
+    ("\rx", "'\rx"), ("plain = text", "plain = text"), ("", ""),
+])
+def test_csv_cells_a_spreadsheet_would_run_are_made_text(text, cell):
+    fp = io.StringIO()
+    write_csv(qa_log([_run("r1", ratings=(("down", text or None),))]), fp)
+    assert next(csv.DictReader(io.StringIO(fp.getvalue())))["comments"] == cell

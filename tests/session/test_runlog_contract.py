@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docqa.errors import NotFoundError
+from docqa.session.store import RunLog
 from docqa.types import FAILED, FALLBACK, RUNNING, SUCCESS, RunRecord, SessionRecord
 from store.backends import stores  # noqa: F401  (the fixture: a fresh knowledge base per backend)
 
@@ -127,3 +128,21 @@ def test_list_runs_filters(stores):
     assert ids(statuses=[]) == []
     assert ids(session_id="s1", limit=2) == ["c", "b"]
     assert ids(limit=1) == ["d"]
+
+
+def test_sessions_are_listed_most_recently_active_first(stores):
+    stamp = "2026-01-0{}T10:00:00.000+00:00"
+    stores.runlog.save_run(_run("r1", session_id="old", created_at=stamp.format(1), collection="A"))
+    stores.runlog.save_run(_run("r2", session_id="new", created_at=stamp.format(2), collection="A"))
+    stores.runlog.save_run(_run("r3", session_id="old", created_at=stamp.format(3), collection="B",
+                                finished_at=stamp.format(4)))
+    stores.runlog.save_session(SessionRecord("empty"))  # no runs: nothing to open
+    listed = stores.runlog.list_sessions()
+    assert [s.id for s in listed] == ["old", "new"]
+    old = listed[0]
+    assert old.first_question == "question r1?" and old.runs == 2 and old.last_activity == stamp.format(4)
+    assert old.collection == "B" and sorted(old.collections) == ["A", "B"]
+    assert [s.id for s in stores.runlog.list_sessions(limit=1)] == ["old"]
+    generic = RunLog.list_sessions(stores.runlog)  # the base's version, from the runs: the same answer
+    assert [(s.id, s.runs, s.last_activity, s.collection, sorted(s.collections)) for s in generic] == \
+           [(s.id, s.runs, s.last_activity, s.collection, sorted(s.collections)) for s in listed]

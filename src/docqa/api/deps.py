@@ -51,5 +51,6 @@ reader = may("read")
 scraper = may("read", limited=False)  # metrics: a monitor polls it, and must not be paced
 editor = may("write")
 logger = may("log")
+monitor = may("status")
 reindexer = may("reindex")
 admin = may("keys")

@@ -93,6 +93,21 @@ class Runtime:
     def ready(self) -> bool:
         return self.started and self.writer is not None and self.writer.alive()
 
+    def health(self) -> dict:
+        """Each part's health: the writer, the workers, the watch job (None: not watching)."""
+        pool, writer, watching = self.pool, self.writer, self.watching
+        job = watching.job if watching is not None else None
+        return {
+            "writer": {"ok": bool(writer and writer.alive()), "busy": bool(writer and writer.busy),
+                       "queued": writer.queued if writer else 0},
+            "workers": {"ok": pool is not None and self.started, "workers": pool.workers if pool else 0,
+                        "busy": pool.running if pool else 0, "queued": pool.queued if pool else 0,
+                        "capacity": pool.capacity if pool else 0},
+            "watch": None if job is None else {"ok": job.status == "running", "job": job.id, "status": job.status,
+                                               "collection": job.collection, "batches": job.done, "error": job.error},
+            "live_runs": len(self.live),
+        }
+
     # -- waiting for work --------------------------------------------------------------------
     async def read(self, request: Request, work: Callable[[KnowledgeBase], T], control: Control | None = None) -> T:
         """Run `work(kb)` on a worker (BusyError at once when the pool is full) and wait for it.

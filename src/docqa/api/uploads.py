@@ -1,5 +1,6 @@
 """Uploaded files on the server's disk: one folder per collection under `api.upload_dir`, file names
-made safe (no folders, no `..`, no control characters, no hidden files), written atomically."""
+made safe (no `..`, no control characters, no hidden files; folders only as a dropped folder's
+relative path, each part a safe name), written atomically."""
 
 from __future__ import annotations
 
@@ -43,6 +44,15 @@ def safe_name(raw: str | None) -> str:
     return name
 
 
+def safe_path(raw: str | None, depth: int = 16) -> str:
+    """A relative path kept from a dropped folder ('docs/2023/report.pdf'): each folder made a safe
+    name; '.', '..' and empty parts refused, as are more than `depth` parts."""
+    parts = unicodedata.normalize("NFC", raw or "").replace("\\", "/").strip("/").split("/")
+    if len(parts) > depth or any(p.strip() in ("", ".", "..") for p in parts):
+        raise InputError(f"{raw!r} is not a usable relative path: send folder/file names without '.' or '..'")
+    return "/".join(safe_name(p) for p in parts)
+
+
 class Uploads:
     """The upload folder: where an uploaded file of a collection is kept, and cleaning up after it."""
 
@@ -57,11 +67,13 @@ class Uploads:
         return self.root / safe
 
     def save(self, collection: str, name: str, data: BinaryIO) -> Path:
-        """Write `data` to the collection's folder as `name` (already made safe), replacing a file of that name."""
-        folder = self.folder(collection)
-        target = folder / name
-        if target.resolve().parent != folder.resolve():  # safe_name makes this impossible; keep it impossible
-            raise InputError(f"{name!r} is not a usable file name")
+        """Write `data` to the collection's folder as `name` (made safe: a name, or a relative path of
+        safe names), replacing a file of that name."""
+        root = self.folder(collection)
+        target = root / name
+        if not target.resolve().is_relative_to(root.resolve()) or target.resolve() == root.resolve():
+            raise InputError(f"{name!r} is not a usable file name")  # safe_name/safe_path make this impossible
+        folder = target.parent
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".upload-")
         try:

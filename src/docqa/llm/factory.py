@@ -17,6 +17,7 @@ class Choice:
 
     model: ChatModel | None
     reason: str
+    source: str = "configured"  # configured | ollama (found running locally) | extractive (no model) | given
 
 
 def choose_chat_model(provider: str, base_url: str, model: str, api_key: str | None = None, temperature: float = 0.2,
@@ -27,7 +28,7 @@ def choose_chat_model(provider: str, base_url: str, model: str, api_key: str | N
         return OpenAICompatModel(url, model, api_key, timeout, max_retries, temperature, max_tokens)
 
     if provider == "none":
-        return Choice(None, "llm.provider is 'none': answers are extracted from the documents")
+        return Choice(None, "llm.provider is 'none': answers are extracted from the documents", "extractive")
     if provider == "openai" or (provider == "auto" and base_url):
         if not base_url:
             raise ConfigError("llm.base_url is required for the openai provider (e.g. http://127.0.0.1:8080/v1)")
@@ -37,12 +38,14 @@ def choose_chat_model(provider: str, base_url: str, model: str, api_key: str | N
     if found is None:
         if provider == "ollama":
             raise ConfigError(f"Ollama does not answer at {url}: start it with 'ollama serve'")
-        return Choice(None, f"no chat model configured and no Ollama at {url}: answers are extracted from the documents")
+        return Choice(None, f"no chat model configured and no Ollama at {url}: answers are extracted from the documents",
+                      "extractive")
     if model not in found and f"{model}:latest" not in found:
         if provider == "ollama":
             raise ConfigError(f"Ollama at {url} does not have {model}: run 'ollama pull {model}'")
-        return Choice(None, f"Ollama at {url} does not have {model} ('ollama pull {model}'): answers are extracted from the documents")
-    return Choice(build(url + "/v1"), f"{model} on Ollama at {url}")
+        return Choice(None, f"Ollama at {url} does not have {model} ('ollama pull {model}'): answers are extracted from the documents",
+                      "extractive")
+    return Choice(build(url + "/v1"), f"{model} on Ollama at {url}", "configured" if provider == "ollama" else "ollama")
 
 
 def ollama_models(url: str, timeout: float = 1.5) -> set[str] | None:

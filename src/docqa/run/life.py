@@ -28,6 +28,7 @@ from docqa.clock import now
 from docqa.errors import DocqaError, InputError
 from docqa.llm.base import ChatModel
 from docqa.run.context import Cancelled, RunContext, event, status
+from docqa.run import owner
 from docqa.run.control import Control
 from docqa.session import previous_turn
 from docqa.settings import Settings
@@ -145,7 +146,7 @@ class Run:
         s = self.setup.settings
         history = self.setup.history(session_id) if session_id else []  # the conversation so far
         run = RunRecord(id=_new_id(), session_id=session_id or _new_id(), question=question.strip(),
-                        collection=self.setup.library.collection, created_at=now())
+                        collection=self.setup.library.collection, created_at=now(), owner=owner.current())
         ctx = RunContext(self.control, s.llm.prompt_price, s.llm.completion_price, self.timeout)
         if self.record:
             self.setup.save(run)

@@ -6,8 +6,9 @@ interface (`RunLog`), `sqlite.py` its SQLite implementation; `docqa.store.open_s
 
 from docqa.session.history import previous_turn, trim
 from docqa.session.log import (
-    EXPORT_FORMATS, cited_paths, export, needs_attention, qa_log, render_markdown, write_csv, write_jsonl,
+    ATTENTION, EXPORT_FORMATS, cited_paths, export, matches, needs_attention, qa_log, render_markdown, write_csv,
+    write_jsonl,
 )
 
-__all__ = ["EXPORT_FORMATS", "cited_paths", "export", "needs_attention", "previous_turn", "qa_log", "render_markdown",
-           "trim", "write_csv", "write_jsonl"]
+__all__ = ["ATTENTION", "EXPORT_FORMATS", "cited_paths", "export", "matches", "needs_attention", "previous_turn", "qa_log",
+           "render_markdown", "trim", "write_csv", "write_jsonl"]

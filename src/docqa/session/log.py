@@ -1,7 +1,11 @@
 """The question-and-answer log: one row per run, for export and for the people who keep the documents.
 
 `needs_attention` picks the questions the documents did not answer well: answers that say the
-documents do not hold it, failed runs, low-confidence answers and answers rated down.
+documents do not hold it, failed runs, low-confidence answers and answers rated down (the
+`ATTENTION` kinds, listed in each row's `attention`).
+
+CSV cells that a spreadsheet would run as a formula (starting with = + - @, a tab or a carriage
+return) are written with a leading apostrophe: questions and answers are anyone's text.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from typing import IO, Any
 from docqa.types import FAILED, FALLBACK, SUCCESS, RunRecord
 
 COLUMNS = ("run_id", "session_id", "created_at", "status", "question", "answer", "answerable", "confidence", "mode",
-           "model", "feedback_up", "feedback_down", "comments", "sources", "error")
+           "collection", "model", "feedback_up", "feedback_down", "comments", "sources", "error")
 ATTENTION_COLUMNS = (*COLUMNS, "reason")
 TOP_SOURCES = 3
+ATTENTION = ("not_found", "failed", "low_confidence", "rated_down")  # why a run needs a maintainer's look
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 def qa_log(runs: Iterable[RunRecord]) -> list[dict[str, Any]]:
@@ -25,28 +31,38 @@ def qa_log(runs: Iterable[RunRecord]) -> list[dict[str, Any]]:
     return [_row(run) for run in runs]
 
 
-def needs_attention(runs: Iterable[RunRecord]) -> list[dict[str, Any]]:
-    """The rows of runs that need a document maintainer's look, each with its `reason`."""
+def needs_attention(runs: Iterable[RunRecord], kinds: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """The rows of runs that need a document maintainer's look, each with its `reason` and its
+    `attention` kinds; with `kinds`, only the runs that need it for one of those (see ATTENTION)."""
+    wanted = set(kinds) if kinds else set(ATTENTION)
     rows = []
     for run in runs:
         reasons = _reasons(run)
-        if reasons:
-            rows.append({**_row(run), "reason": "; ".join(reasons)})
+        if wanted & {kind for kind, _ in reasons}:
+            rows.append({**_row(run), "reason": "; ".join(text for _, text in reasons),
+                         "attention": [kind for kind, _ in reasons]})
     return rows
 
 
-def _reasons(run: RunRecord) -> list[str]:
+def matches(row: dict[str, Any], text: str) -> bool:
+    """True when `text` occurs (ignoring case) in the row's question, answer, error, reason or sources."""
+    needle = text.casefold()
+    fields = (row.get("question"), row.get("answer"), row.get("error"), row.get("reason"), *row.get("sources", []))
+    return any(needle in str(f).casefold() for f in fields if f)
+
+
+def _reasons(run: RunRecord) -> list[tuple[str, str]]:
     reasons = []
     if run.status == FAILED:
-        reasons.append(f"failed: {run.error}" if run.error else "failed")
+        reasons.append(("failed", f"failed: {run.error}" if run.error else "failed"))
     elif run.status in (SUCCESS, FALLBACK):
         if run.answerable is False:
-            reasons.append("not answered: the documents do not seem to hold it")
+            reasons.append(("not_found", "not answered: the documents do not seem to hold it"))
         elif run.confidence == "low":
-            reasons.append("low confidence")
+            reasons.append(("low_confidence", "low confidence"))
     for fb in run.feedback:
         if fb.rating == "down":
-            reasons.append(f"rated down: {fb.comment}" if fb.comment else "rated down")
+            reasons.append(("rated_down", f"rated down: {fb.comment}" if fb.comment else "rated down"))
     return reasons
 
 
@@ -93,9 +109,9 @@ def write_jsonl(rows: Iterable[dict[str, Any]], fp: IO[str]) -> None:
 
 
 def write_csv(rows: list[dict[str, Any]], fp: IO[str]) -> None:
-    """CSV with a header row; lists are joined with ' | ', booleans written as true/false."""
+    """CSV (RFC 4180: CRLF line ends) with a header row; lists are joined with ' | ', booleans written as true/false."""
     columns = ATTENTION_COLUMNS if any("reason" in r for r in rows) else COLUMNS
-    writer = csv.DictWriter(fp, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer = csv.DictWriter(fp, fieldnames=columns, extrasaction="ignore", lineterminator="\r\n")  # RFC 4180: a lone CR is quoted too
     writer.writeheader()
     for row in rows:
         writer.writerow({k: _cell(row.get(k)) for k in columns})
@@ -103,10 +119,15 @@ def write_csv(rows: list[dict[str, Any]], fp: IO[str]) -> None:
 
 def _cell(value: Any) -> Any:
     if isinstance(value, list):
-        return " | ".join(str(v) for v in value)
+        return _inert(" | ".join(str(v) for v in value))
     if isinstance(value, bool):
         return "true" if value else "false"
-    return "" if value is None else value
+    return "" if value is None else _inert(value) if isinstance(value, str) else value
+
+
+def _inert(text: str) -> str:
+    """A cell a spreadsheet shows as text, never runs as a formula (OWASP's CSV injection advice)."""
+    return "'" + text if text.startswith(_FORMULA) else text
 
 
 def render_markdown(rows: list[dict[str, Any]], title: str = "Questions and answers") -> str:

@@ -17,11 +17,23 @@ from typing import Protocol
 from docqa.clock import now
 from docqa.errors import NotFoundError
 from docqa.session.store import RunLog
-from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord
+from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord, SessionSummary
 
 _RUN_COLUMNS = ("id, session_id, question, standalone, mode, status, answerable, confidence, answer, result, trace, "
-                "timings, usage, model, error, created_at, finished_at, collection")
+                "timings, usage, model, error, created_at, finished_at, collection, owner")
 _SESSION_TITLE_CHARS = 80  # a session created by its first run is titled with that question
+
+
+# One row per session with runs: its first question, run count, last activity, latest and every collection.
+_SESSIONS_SQL = """
+SELECT s.id, s.title,
+       (SELECT question FROM runs WHERE session_id = s.id ORDER BY created_at, rowid LIMIT 1),
+       COUNT(r.id), s.created_at, MAX(COALESCE(r.finished_at, r.created_at)),
+       (SELECT collection FROM runs WHERE session_id = s.id ORDER BY created_at DESC, rowid DESC LIMIT 1),
+       json_group_array(DISTINCT r.collection)
+FROM sessions s JOIN runs r ON r.session_id = s.id
+GROUP BY s.id
+ORDER BY MAX(COALESCE(r.finished_at, r.created_at)) DESC, s.rowid DESC"""
 
 
 class Database(Protocol):
@@ -60,6 +72,11 @@ class SQLiteRunLog(RunLog):
     def delete_session(self, session_id: str) -> bool:
         with self.db.transaction() as conn:  # runs and their feedback go with it (ON DELETE CASCADE)
             return conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+
+    def list_sessions(self, limit: int | None = None) -> list[SessionSummary]:
+        sql = _SESSIONS_SQL + (" LIMIT ?" if limit is not None else "")
+        rows = self.conn.execute(sql, () if limit is None else (max(limit, 0),)).fetchall()
+        return [SessionSummary(*row[:7], json.loads(row[7])) for row in rows]
 
     # -- runs ------------------------------------------------------------------------------
     def save_run(self, run: RunRecord) -> RunRecord:
@@ -154,7 +171,7 @@ def _run_row(r: RunRecord, created_at: str) -> tuple:
     result = None if r.result is None else _dumps(r.result)
     return (r.id, r.session_id, r.question, r.standalone, r.mode, r.status, answerable, r.confidence, r.answer,
             result, _dumps(r.trace or []), _dumps(r.timings or {}), _dumps(r.usage or {}), r.model, r.error,
-            created_at, r.finished_at, r.collection)
+            created_at, r.finished_at, r.collection, r.owner)
 
 
 def _run(row: tuple) -> RunRecord:

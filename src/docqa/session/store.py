@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
-from docqa.types import FeedbackRecord, RunRecord, SessionRecord
+from docqa.types import FeedbackRecord, RunRecord, SessionRecord, SessionSummary
 
 
 class RunLog(ABC):
@@ -56,3 +56,20 @@ class RunLog(ABC):
     def session_runs(self, session_id: str, limit: int | None = None) -> list[RunRecord]:
         """A session's runs oldest first: all of them, or the last `limit`."""
         return self.list_runs(session_id=session_id, limit=limit)[::-1]
+
+    def list_sessions(self, limit: int | None = None) -> list[SessionSummary]:
+        """Sessions that have runs, most recently active first: all of them, or the first `limit`.
+        A backend may answer this in one query; this one reads every run."""
+        grouped: dict[str, list[RunRecord]] = {}
+        for run in self.list_runs()[::-1]:  # oldest first
+            grouped.setdefault(run.session_id, []).append(run)
+        out = [_summary(self.get_session(sid), runs) for sid, runs in grouped.items()]
+        out.sort(key=lambda s: s.last_activity, reverse=True)
+        return out[:limit]
+
+
+def _summary(session: SessionRecord, runs: list[RunRecord]) -> SessionSummary:
+    """A session's summary from its runs, oldest first."""
+    last = max(r.finished_at or r.created_at for r in runs)
+    return SessionSummary(session.id, session.title, runs[0].question, len(runs), session.created_at, last,
+                          runs[-1].collection, list(dict.fromkeys(r.collection for r in runs)))

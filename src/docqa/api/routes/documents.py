@@ -3,6 +3,8 @@ the writer; uploads and ingestion are background jobs (202 + the job, polled at 
 
 from __future__ import annotations
 
+from typing import Literal
+
 import anyio
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
@@ -16,34 +18,48 @@ from docqa.api.errors import ApiError, ClientGone
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
 from docqa.api.schemas import IngestRequest
-from docqa.api.uploads import safe_name
+from docqa.api.uploads import safe_name, safe_path
 from docqa.kb import KnowledgeBase
 
 router = APIRouter(prefix=PREFIX, tags=["documents"])
 UPLOAD_PATH = f"{PREFIX}/documents"
 _HEAD = 8192
+_MAX_FILES = 100  # files in one upload request
 _UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
     "type": "object", "required": ["files"],
     "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"},
                              "description": "One or more files (a safe name is made from each file name)."},
                    "collection": {"type": "string", "minLength": 1, "maxLength": 200,
-                                  "description": "Collection (default: settings.collection)."}}}}}}}
+                                  "description": "Collection (default: settings.collection)."},
+                   "keep_paths": {"type": "boolean", "description": "Each file name is a relative path in a dropped "
+                                  "folder ('docs/2023/a.md'): keep the folders (each part made safe)."}}}}}}}
 
 
 @router.get("/documents", summary="Indexed documents, by collection and path", responses=errors())
 async def list_documents(request: Request, collection: str | None = Query(None, min_length=1, max_length=200),
+                         q: str | None = Query(None, min_length=1, max_length=200,
+                                               description="Only documents whose path or title holds this text."),
+                         status: list[Literal["ok", "error", "skipped"]] | None = Query(
+                             None, description="Only documents indexed (ok), failed (error) or skipped (repeatable)."),
                          offset: int = Query(0, ge=0), limit: int = Query(100, ge=1, le=1000),
                          rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
-    records = await rt.read(request, lambda kb: kb.documents(collection, principal=principal))
+    records = await rt.read(request, lambda kb: kb.documents(collection, principal=principal, text=q, statuses=status))
     return {"documents": [r.to_dict() for r in records[offset:offset + limit]], "total": len(records),
             "offset": offset, "limit": limit}
+
+
+@router.get("/documents:ingest", summary="What an editor may send: the server folders it may index, the upload limit",
+            responses=errors())
+async def ingest_options(request: Request, rt: Runtime = Depends(get_runtime),
+                         principal: Principal = Depends(editor)) -> dict:
+    return {**await rt.read(request, lambda kb: kb.ingest_options(principal=principal)), "max_files": _MAX_FILES}
 
 
 @router.post("/documents", status_code=202, summary="Upload files to index (multipart/form-data)",
              openapi_extra=_UPLOAD_BODY, responses=errors(413, 415))
 async def upload(request: Request, rt: Runtime = Depends(get_runtime), principal: Principal = Depends(editor)) -> JSONResponse:
     try:
-        form = await request.form(max_files=100, max_fields=20, max_part_size=64 * 1024)
+        form = await request.form(max_files=_MAX_FILES, max_fields=20, max_part_size=64 * 1024)
     except MultiPartException as exc:
         raise ApiError(400, "bad_multipart", f"the upload is not valid multipart/form-data: {exc.message}") from None
     except ClientDisconnect:  # gone, or cut off by the size limit (RequestGuard answered 413 already)
@@ -60,7 +76,8 @@ async def _upload(form, rt: Runtime, principal: Principal) -> JSONResponse:
     files = [f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)]
     if not files:
         raise ApiError(422, "no_files", "send one or more files in the multipart field 'files'")
-    checked = [await _check(f, rt.settings.api.max_upload_mb) for f in files]
+    keep = str(form.get("keep_paths", "")).lower() in ("1", "true", "yes")
+    checked = [await _check(f, rt.settings.api.max_upload_mb, keep) for f in files]
     names = [n for n, _, _ in checked]
     if len(set(names)) != len(names):
         raise ApiError(422, "duplicate_names", "two files of the upload have the same name: " + ", ".join(sorted(names)))
@@ -114,9 +131,10 @@ def _accepted(job, **extra) -> JSONResponse:
     return JSONResponse({"job": job.to_dict(), **extra}, status_code=202, headers={"Location": f"{PREFIX}/jobs/{job.id}"})
 
 
-async def _check(upload: UploadFile, max_mb: float) -> tuple[str, int, str]:
-    """(safe name, size, type) of an uploaded file; 413 too large, 415 no reader for it, 422 empty."""
-    name = safe_name(upload.filename)
+async def _check(upload: UploadFile, max_mb: float, keep_paths: bool = False) -> tuple[str, int, str]:
+    """(safe name, size, type) of an uploaded file; 413 too large, 415 no reader for it, 422 empty.
+    `keep_paths`: the file name is a relative path in a dropped folder, kept (each part made safe)."""
+    name = safe_path(upload.filename) if keep_paths else safe_name(upload.filename)
     head = await upload.read(_HEAD)
     await upload.seek(0)
     size = upload.size if upload.size is not None else len(head)

@@ -1,17 +1,14 @@
-"""Runs and sessions: the audit record, feedback, and steering, following up or cancelling a live run."""
+"""Runs and sessions: the audit record, feedback, and steering, following up or cancelling a live run
+(the log of every run is routes/log.py)."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 
-from typing import Literal
-
 from fastapi import APIRouter, Depends, Path, Query, Request
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from docqa.access import Principal
-from docqa.api.deps import get_runtime, logger, reader
+from docqa.api.deps import get_runtime, reader
 from docqa.api.errors import ApiError
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
@@ -56,6 +53,13 @@ async def feedback(body: FeedbackRequest, request: Request, run_id: str = RunId,
     return (await rt.read(request, lambda kb: kb.feedback(run_id, body.rating, body.comment, principal=principal))).to_dict()
 
 
+@router.get("/sessions", summary="The caller's conversations, most recently active first", responses=errors())
+async def list_sessions(request: Request, limit: int = Query(50, ge=1, le=1000), rt: Runtime = Depends(get_runtime),
+                        principal: Principal = Depends(reader)) -> dict:
+    found = await rt.read(request, lambda kb: kb.sessions(limit, principal=principal))
+    return {"sessions": [s.to_dict() for s in found], "total": len(found)}
+
+
 @router.get("/sessions/{session_id}", summary="A conversation and its runs, oldest first", responses=errors())
 async def get_session(request: Request, session_id: str = Path(min_length=1, max_length=100),
                       rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
@@ -64,29 +68,6 @@ async def get_session(request: Request, session_id: str = Path(min_length=1, max
     keys = ("id", "question", "standalone", "mode", "collection", "status", "answerable", "confidence", "answer", "error",
             "created_at", "finished_at")
     return {**session.to_dict(), "runs": [{k: v for k, v in run.to_dict().items() if k in keys} for run in runs]}
-
-
-_LOG_MEDIA = {"jsonl": "application/x-ndjson", "csv": "text/csv", "md": "text/markdown"}
-
-
-@router.get("/log", summary="The question-and-answer log for the people who maintain the documents (newest first)",
-            response_class=Response, responses={**errors(), 200: {"content": {"application/json": {}, **{
-                media: {} for media in _LOG_MEDIA.values()}}}})
-async def qa_log(request: Request, since: str | None = Query(None, max_length=40, description="A date or ISO time (UTC)."),
-                 attention: bool = Query(False, description="Only questions not answered, failed, low confidence or rated down, each with its reason."),
-                 format: Literal["json", "jsonl", "csv", "md"] = Query("json"),
-                 limit: int = Query(1000, ge=1, le=100_000), rt: Runtime = Depends(get_runtime),
-                 principal: Principal = Depends(logger)) -> Response:
-    if format == "json":
-        rows = await rt.read(request, lambda kb: kb.qa_log(since, attention, principal=principal)[:limit])
-        return JSONResponse({"questions": rows, "total": len(rows)})
-
-    def export(kb) -> str:
-        out = io.StringIO()
-        kb.export_log(out, format, since, attention, limit, principal=principal)
-        return out.getvalue()
-
-    return PlainTextResponse(await rt.read(request, export), media_type=_LOG_MEDIA[format])
 
 
 async def _live(rt: Runtime, request: Request, principal: Principal, run_id: str, action: str,

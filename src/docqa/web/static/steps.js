@@ -1,37 +1,62 @@
 // The work as steps: each `status` event is one folded line (<details>) that opens on its details.
+// A past run's steps come from its recorded trace (fromTrace).  Labels follow the page's language.
 import { el, oneLine } from "./dom.js";
+import { register, t } from "./i18n.js";
 
-const LABELS = {
-  routing: "Routing the question",
-  condensing: "Understanding the follow-up",
-  retrieving: "Retrieving passages",
-  extracting: "Extracting the answer from the passages",
-  answering: "Answering",
-  generating: "Writing the answer",
-  citing: "Checking the citations",
-  checking: "Fact-checking the answer",
-};
+register({
+  en: {
+    "steps.title": "Steps", "steps.count": "Steps ({n})", "steps.working": "Working", "steps.no_details": "No details.",
+    "steps.routing": "Routing the question", "steps.condensing": "Understanding the follow-up",
+    "steps.retrieving": "Retrieving passages", "steps.hits": "Retrieving passages ({n} hits)",
+    "steps.extracting": "Extracting the answer from the passages", "steps.answering": "Answering",
+    "steps.generating": "Writing the answer", "steps.citing": "Checking the citations",
+    "steps.checking": "Fact-checking the answer", "steps.tool": "Tool {name}({args})", "steps.thinking": "Thinking",
+    "steps.thinking_step": "Thinking (step {n})", "steps.thought": "Thought: {text}",
+    "steps.review_one": "Review round {round}: {n} rejected claim", "steps.review": "Review round {round}: {n} rejected claims",
+    "steps.steered": "Steered: {text}", "steps.error": "error: {error}", "steps.size": "{n} characters",
+  },
+  zh: {
+    "steps.title": "步骤", "steps.count": "步骤（{n}）", "steps.working": "处理中", "steps.no_details": "没有详情。",
+    "steps.routing": "判断问题的走向", "steps.condensing": "理解追问",
+    "steps.retrieving": "检索段落", "steps.hits": "检索段落（{n} 条命中）",
+    "steps.extracting": "从段落中摘取答案", "steps.answering": "作答",
+    "steps.generating": "撰写答案", "steps.citing": "核对引用",
+    "steps.checking": "核查答案事实", "steps.tool": "工具 {name}({args})", "steps.thinking": "思考",
+    "steps.thinking_step": "思考（第 {n} 步）", "steps.thought": "想法：{text}",
+    "steps.review_one": "第 {round} 轮审查：{n} 条陈述被否决", "steps.review": "第 {round} 轮审查：{n} 条陈述被否决",
+    "steps.steered": "已引导：{text}", "steps.error": "出错：{error}", "steps.size": "{n} 个字符",
+  },
+});
 
-function label(data) {
+const PLAIN = ["routing", "condensing", "retrieving", "extracting", "answering", "generating", "citing", "checking"];
+
+export function label(data) {
   const { phase } = data;
   switch (phase) {
     case "retrieving":
-      return LABELS.retrieving + (typeof data.hits === "number" ? ` (${data.hits} hits)` : "");
+      return typeof data.hits === "number" ? t("steps.hits", { n: data.hits }) : t("steps.retrieving");
     case "tool_call":
-      return `Tool ${data.name}(${oneLine(data.arguments || {}, 100)})`;
+      return t("steps.tool", { name: data.name, args: oneLine(data.arguments || {}, 100) });
     case "thinking":
-      return "Thinking" + (data.step ? ` (step ${data.step})` : "");
+      return data.step ? t("steps.thinking_step", { n: data.step }) : t("steps.thinking");
     case "thought":
-      return "Thought: " + oneLine(data.text || "", 120);
+      return t("steps.thought", { text: oneLine(data.text || "", 120) });
     case "reviewing": {
-      const problems = data.problems || [];
-      return `Review round ${data.round || "?"}: ${problems.length} rejected claim${problems.length === 1 ? "" : "s"}`;
+      const n = (data.problems || []).length;
+      return t(n === 1 ? "steps.review_one" : "steps.review", { round: data.round || "?", n });
     }
     case "steered":
-      return "Steered: " + oneLine(data.text || "", 120);
+      return t("steps.steered", { text: oneLine(data.text || "", 120) });
     default:
-      return LABELS[phase] || (phase ? phase[0].toUpperCase() + phase.slice(1).replace(/_/g, " ") : "Working");
+      if (PLAIN.includes(phase)) return t(`steps.${phase}`);
+      return phase ? phase[0].toUpperCase() + phase.slice(1).replace(/_/g, " ") : t("steps.working");
   }
+}
+
+function resultLine(data) {
+  const line = data.error ? t("steps.error", { error: data.error === true ? data.summary || "" : data.error })
+    : (data.summary || t("steps.size", { n: data.size || 0 }));
+  return " → " + oneLine(line, 140);
 }
 
 function details(data) {
@@ -40,50 +65,92 @@ function details(data) {
   if (data.phase === "reviewing" && (data.problems || []).length) {
     return el("ul", {}, data.problems.map((p) => el("li", {}, typeof p === "string" ? p : JSON.stringify(p))));
   }
-  if (!Object.keys(rest).length) return el("p", { class: "muted" }, "No details.");
+  if (!Object.keys(rest).length) return el("p", { class: "muted", "data-i18n": "steps.no_details" }, t("steps.no_details"));
   return el("pre", {}, JSON.stringify(rest, null, 2));
 }
+
+const shown = new WeakMap(); // details.steps node -> its Steps, relabelled when the language changes
 
 export class Steps {
   constructor() {
     this.list = el("ol", { class: "step-list" });
-    this.summary = el("summary", {}, "Steps");
+    this.summary = el("summary", {}, t("steps.title"));
     this.node = el("details", { class: "steps", open: true }, this.summary, this.list);
     this.current = el("p", { class: "current-step", "aria-live": "polite" });
-    this.count = 0;
+    this.items = []; // {step, data, result}
     this.lastTool = null;
+    this.done = false;
+    shown.set(this.node, this);
   }
 
   add(data) {
     if (data.phase === "tool_result" && this.lastTool) return this.result(data);
     for (const old of this.list.querySelectorAll(".step.current")) old.classList.remove("current");
-    const text = label(data);
-    const step = el("li", { class: "step current", "data-phase": data.phase },
-      el("details", {}, el("summary", {}, el("span", { class: "step-label" }, text)), details(data)));
-    this.list.append(step);
-    this.lastTool = data.phase === "tool_call" ? step : null;
-    this.count += 1;
-    this.summary.textContent = `Steps (${this.count})`;
-    this.current.textContent = text + "…";
-    return step;
+    const item = { data, result: null, text: el("span", { class: "step-label" }) };
+    item.step = el("li", { class: "step current", "data-phase": data.phase },
+      el("details", {}, el("summary", {}, item.text), details(data)));
+    this.list.append(item.step);
+    this.items.push(item);
+    this.lastTool = data.phase === "tool_call" ? item : null;
+    this.render(item);
+    return item.step;
   }
 
   // A tool's one-line result joins its call's line.
   result(data) {
-    const step = this.lastTool;
+    const item = this.lastTool;
     this.lastTool = null;
-    const line = data.error ? `error: ${data.error}` : (data.summary || `${data.size || 0} characters`);
-    step.querySelector(".step-label").append(el("span", { class: "step-result" }, " → " + oneLine(line, 140)));
-    step.querySelector("details").append(el("pre", {}, JSON.stringify({ result: data }, null, 2)));
-    this.current.textContent = step.querySelector(".step-label").textContent;
-    return step;
+    item.result = data;
+    item.step.querySelector("details").append(el("pre", {}, JSON.stringify({ result: data }, null, 2)));
+    this.render(item);
+    return item.step;
+  }
+
+  render(item) {
+    item.text.replaceChildren(label(item.data));
+    if (item.result) item.text.append(el("span", { class: "step-result" }, resultLine(item.result)));
+    this.summary.textContent = this.items.length ? t("steps.count", { n: this.items.length }) : t("steps.title");
+    if (!this.done && item === this.items[this.items.length - 1]) {
+      this.current.textContent = item.text.textContent + (item.result ? "" : "…");
+    }
+  }
+
+  relabel() {
+    for (const item of this.items) this.render(item);
   }
 
   // When the answer is done the steps fold away below it.
   finish() {
+    this.done = true;
     for (const old of this.list.querySelectorAll(".step.current")) old.classList.remove("current");
     this.current.textContent = "";
     this.current.hidden = true;
     this.node.open = false;
   }
+
+  // A past run's steps, from its recorded trace (GET /runs/{id}): folded, as when it finished.
+  static fromTrace(trace) {
+    const steps = new Steps();
+    for (const entry of trace || []) {
+      const { stage, at, seconds, messages, ...rest } = entry; // eslint-disable-line no-unused-vars
+      if (!stage || "model_call" in entry) continue; // the model calls themselves are for the audit
+      if (stage === "tool") {
+        steps.add({ phase: "tool_call", name: rest.name, arguments: rest.arguments });
+        steps.add({ phase: "tool_result", name: rest.name, size: rest.size, summary: rest.summary, error: rest.error });
+      } else if (stage === "steering") {
+        steps.add({ phase: "steered", text: rest.text });
+      } else {
+        steps.add({ ...rest, phase: stage, hits: Array.isArray(rest.hits) ? rest.hits.length : rest.hits });
+      }
+    }
+    steps.finish();
+    return steps;
+  }
 }
+
+document.addEventListener("docqa:language", () => {
+  for (const node of document.querySelectorAll("details.steps")) {
+    const steps = shown.get(node);
+    if (steps) steps.relabel();
+  }
+});

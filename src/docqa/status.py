@@ -1,0 +1,45 @@
+"""What a knowledge base runs on and holds, for the people who keep it: the chat model and the embedder
+in use and why, and the index's size and counts (over the collections a principal sees)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from docqa.embed import Embedder, Fingerprint
+from docqa.llm import Choice
+from docqa.store import Stores
+
+
+def chat_status(choice: Choice) -> dict[str, Any]:
+    """The model answers come from (None: extracted from the documents), where it came from and why."""
+    model = choice.model
+    return {"name": model.name if model else None, "source": choice.source, "reason": choice.reason,
+            "answers": "generated" if model else "extractive",
+            "supports_tools": bool(model and model.supports_tools)}
+
+
+def embedder_status(provider: str, embedder: Embedder | None, stored: str | None) -> dict[str, Any]:
+    """The embedder in use (None: BM25 only) and why, and the one the index's vectors were made with."""
+    index = Fingerprint.from_json(stored).key if stored else None
+    if embedder is None:
+        return {"name": None, "provider": provider, "search": "bm25", "index_embedder": index,
+                "reason": "embed.provider is 'none': search is BM25 (keywords) only, without vectors"}
+    fp = embedder.fingerprint
+    return {"name": fp.name, "key": fp.key, "dimensions": fp.dimensions, "provider": provider, "search": "hybrid",
+            "index_embedder": index,
+            "reason": f"embed.provider is {provider!r}: hybrid search, BM25 fused with {fp.name} vectors"}
+
+
+def index_counts(store: Stores, collections: list[str] | None) -> dict[str, Any]:
+    """Counts over `collections` (None: the whole index, with its size on disk)."""
+    if collections is None:
+        stats = store.stats()
+        keys = ("documents", "chunks", "failed", "skipped", "vectors", "source_bytes", "index_bytes")
+        return {**{k: stats.get(k) for k in keys}, "collections": len(store.documents.collection_sizes())}
+    records = [r for c in collections for r in store.documents.list_documents(c)]
+    status = Counter(r.status for r in records)
+    return {"documents": status["ok"], "failed": status["error"], "skipped": status["skipped"],
+            "chunks": sum(r.chunks for r in records), "source_bytes": sum(r.size for r in records),
+            "index_bytes": None, "vectors": None,
+            "collections": len(set(collections) & set(store.documents.collection_sizes()))}

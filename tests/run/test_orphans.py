@@ -1,0 +1,67 @@
+"""Runs never left running: a run whose process died is marked FAILED, with the reason, the next time the
+knowledge base is opened — tested with a real `docqa ask` process killed while the model is answering."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from docqa.kb import KnowledgeBase
+from docqa.run import owner
+from docqa.settings import Settings
+from docqa.types import FAILED, RUNNING, RunRecord
+from llm.scripted_server import ScriptedServer
+
+OPS = "# Operations\n\n## Backups\n\nBackups are kept for 35 days.\n"
+
+
+def _settings(tmp_path) -> Settings:
+    return Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"})
+
+
+def test_a_killed_ask_leaves_a_failed_run_not_a_running_one(tmp_path):
+    (tmp_path / "ops.md").write_text(OPS, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    env.update(DOCQA_EMBED__PROVIDER="none", DOCQA_KB=str(tmp_path / "kb.db"))
+    subprocess.run([sys.executable, "-m", "docqa", "add", str(tmp_path / "ops.md")], env=env, check=True,
+                   capture_output=True)
+    with ScriptedServer([{"text": "Backups are kept for 35 days [1].", "delay": 60}]) as server:
+        env.update(DOCQA_LLM__BASE_URL=server.base_url, DOCQA_LLM__MODEL="scripted")
+        proc = subprocess.Popen([sys.executable, "-m", "docqa", "ask", "How long are backups kept?",
+                                 "--mode", "pipeline"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while not server.requests and time.time() < deadline:  # the run is recorded, the model is answering
+            time.sleep(0.1)
+        assert server.requests, "the ask never reached the model"
+        with KnowledgeBase(_settings(tmp_path)) as kb:  # opened while it runs: a live run is left alone
+            (run,) = kb.store.runlog.list_runs()
+            assert run.status == RUNNING and run.owner.split("/")[1] == str(proc.pid)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    with KnowledgeBase(_settings(tmp_path)) as kb:
+        (run,) = kb.store.runlog.list_runs()
+        assert run.status == FAILED and run.finished_at
+        assert f"pid {proc.pid}" in run.error and "killed or crashed" in run.error
+        (row,) = kb.qa_log(attention=True)  # `docqa log --attention` shows it
+        assert row["run_id"] == run.id and row["reason"].startswith("failed: the process answering")
+
+
+def test_only_runs_of_dead_processes_on_this_host_are_reaped(tmp_path):
+    me = owner.current()
+    host, pid, start = me.split("/")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    owners = {"mine": me, "recycled": f"{host}/{pid}/{int(start or 0) + 1}" if start else None,
+              "dead": f"{host}/{dead.pid}/", "elsewhere": f"another-host/{pid}/{start}", "unknown": None}
+    with KnowledgeBase(_settings(tmp_path)) as kb:
+        for name, who in owners.items():
+            kb.store.runlog.save_run(RunRecord(id=name, session_id="s", question=name, owner=who))
+    with KnowledgeBase(_settings(tmp_path)) as kb:
+        status = {run.id: run.status for run in kb.store.runlog.list_runs()}
+    expected = {"mine": RUNNING, "dead": FAILED, "elsewhere": RUNNING, "unknown": RUNNING}
+    if start:  # /proc tells a recycled pid from the process that recorded the run
+        expected["recycled"] = FAILED
+    assert {k: status[k] for k in expected} == expected
