@@ -39,6 +39,7 @@ def documents_table(records: list[DocumentRecord], namer: PathNamer, width: int,
     room = width - sum(widths) - GAP * len(columns)
     path_width = None if wide else max(MIN_PATH, room)
     table = _table("path", *columns)
+    table.columns[0].no_wrap = True  # shortened to fit already: rich must not cut the end off
     table.columns[-1].overflow = "fold"
     for r, row in zip(records, rows):
         name = namer.name(r.path) if wide else namer.short(r.path, path_width)
