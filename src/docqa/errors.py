@@ -21,6 +21,7 @@
     ├── AuthError                   no API key, or an unknown or revoked one (HTTP 401)
     │   └── PermissionDeniedError   the key's role or collections do not allow this (HTTP 403)
     └── StoreError                  the knowledge base file itself
+        ├── NoKnowledgeBaseError    a command that only reads names a file that does not exist
         ├── SchemaError             the index was written by a newer docqa or is damaged
         ├── EmbedderMismatchError   the index was embedded with another model: run `docqa reindex`
         └── NotFoundError           no such document, chunk, session or run
@@ -135,6 +136,14 @@ class WorkerKilledError(IngestError):
 
 class StoreError(DocqaError):
     """The knowledge base file cannot be used."""
+
+
+class NoKnowledgeBaseError(StoreError):
+    """No knowledge base file at the path a reading command was given: nothing is created."""
+
+    def __init__(self, path: str):
+        super().__init__(f"no knowledge base at {path} — create it with 'docqa add FOLDER --kb {path}'")
+        self.path = path
 
 
 class SchemaError(StoreError):

@@ -89,24 +89,40 @@ class Report:
 
 
 def load(path: Path) -> list[Item]:
-    """Read a question file (JSON lines); errors name the file and line."""
-    items = []
-    with open(path, encoding="utf-8") as fp:
-        for number, line in enumerate(fp, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                items.append(Item(row["question"], list(row.get("answers") or []), bool(row.get("is_impossible", False)),
-                                  row.get("context"), row.get("article")))
-                if "paragraph" in row:
-                    items[-1].gold = f"\x00{row['paragraph']}"  # resolved against the indexed article
-            except (ValueError, KeyError, TypeError) as exc:
-                raise InputError(f"{path}:{number}: not a question line ({exc}); expected JSON with "
-                                 "\"question\", \"answers\" and \"is_impossible\"") from exc
+    """Read a question file (JSON lines); every error names the file, the line and what is wrong."""
+    try:
+        with open(path, encoding="utf-8") as fp:
+            lines = fp.read().splitlines()
+    except FileNotFoundError:
+        raise InputError(f"no question file at {path}: give a JSON lines file, such as eval/samples.jsonl") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot be read as UTF-8 text ({exc})") from None
+    items = [_item(line, f"{path}:{number}") for number, line in enumerate(lines, start=1) if line.strip()]
     if not items:
-        raise InputError(f"{path}: no questions in it")
+        raise InputError(f"{path}: no questions in it (one JSON object a line, with \"question\")")
     return items
+
+
+_SHAPE = 'expected {"question": "...", "answers": ["..."], "is_impossible": false}'
+
+
+def _item(line: str, where: str) -> Item:
+    """One question line as an Item; InputError saying what is wrong with it."""
+    try:
+        row = json.loads(line)
+    except ValueError as exc:
+        raise InputError(f"{where}: not valid JSON ({getattr(exc, 'msg', exc)}, column {getattr(exc, 'colno', '?')}); {_SHAPE}") from None
+    if not isinstance(row, dict):
+        raise InputError(f"{where}: a JSON {type(row).__name__}, not an object; {_SHAPE}")
+    question, answers = row.get("question"), row.get("answers") or []
+    if not isinstance(question, str) or not question.strip():
+        raise InputError(f"{where}: \"question\" is missing or not a text; {_SHAPE}")
+    if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+        raise InputError(f"{where}: \"answers\" must be a list of texts; {_SHAPE}")
+    item = Item(question, list(answers), bool(row.get("is_impossible", False)), row.get("context"), row.get("article"))
+    if "paragraph" in row:
+        item.gold = f"\x00{row['paragraph']}"  # resolved against the indexed article
+    return item
 
 
 def run(kb: KnowledgeBase, items: list[Item], collection: str | None = None, check: bool = True,

@@ -60,12 +60,13 @@ class KnowledgeBase:
     """A knowledge base: add and remove files, list documents, search chunks."""
 
     def __init__(self, settings: Settings | None = None, store: Stores | None = None, embedder: Embedder | None | bool = True,
-                 chat_model: ChatModel | Choice | None = None):
-        """`embedder`: True builds the configured one (lazily, on first use); an instance or None overrides it.
+                 chat_model: ChatModel | Choice | None = None, *, create: bool = True):
+        """`create`: False refuses a knowledge base file that does not exist (NoKnowledgeBaseError)
+        instead of creating it.  `embedder`: True builds the configured one (lazily, on first use); an instance or None overrides it.
         `chat_model`: the model that writes answers (default: chosen from settings.llm); a `Choice` is
         used as made (see `sibling`)."""
         self.settings = settings or Settings()
-        self.store = store or open_store(self.settings.kb)
+        self.store = store or open_store(self.settings.kb, create=create)
         self._embedder = embedder
         self._owns_embedder = embedder is True
         self._retriever: Retriever | None = None
@@ -272,6 +273,19 @@ class KnowledgeBase:
         return [r for r in self.store.documents.list_documents(collection) if principal.can_see(r.collection)
                 and (not statuses or r.status in statuses)
                 and (not needle or needle in r.path.casefold() or needle in (r.title or "").casefold())]
+
+    def root(self, *, principal: Principal = LOCAL) -> str:
+        """The deepest folder holding every indexed document, with its trailing separator ('' when
+        there are none): the folder they were added from, when one was."""
+        require(principal, "read")
+        from docqa.browse.paths import common_folder
+
+        bounds = self.store.documents.path_bounds(None)
+        return common_folder(*bounds) if bounds else ""
+
+    def is_empty(self) -> bool:
+        """True when no document is indexed (nothing added yet, or every file failed or was skipped)."""
+        return not any(self.store.documents.collection_sizes().values())
 
     def search(self, query: str, top_k: int | None = None, collection: str | None = None, *, mode: str | None = None,
                path_glob: str | None = None, types: list[str] | tuple[str, ...] = (),

@@ -259,6 +259,7 @@ def test_http_non_loopback_without_keys(tmp_path: Path, docs: Path):
 
 
 def test_serve_refuses_a_public_address_without_keys(tmp_path: Path):
+    KnowledgeBase(_settings(tmp_path)).close()  # 'docqa serve' needs a knowledge base that exists
     result = CliRunner().invoke(cli, ["--kb", str(tmp_path / "kb.db"), "serve", "--host", "0.0.0.0"])
     assert isinstance(result.exception, ConfigError) and "without API keys" in str(result.exception)
 

@@ -142,6 +142,10 @@ def test_docqa_serve_runs_the_api(tmp_path):
     port = free_port()
     env = {**os.environ, "DOCQA_EMBED__PROVIDER": "none", "DOCQA_LLM__PROVIDER": "none"}
     command = [sys.executable, "-m", "docqa", "--kb", str(tmp_path / "kb.db"), "serve", "--port", str(port)]
+    missing = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 1 and "no knowledge base at" in missing.stderr  # serve reads: it creates nothing
+    (tmp_path / "docs").mkdir()
+    subprocess.run([*command[:-3], "add", str(tmp_path / "docs")], env=env, check=True, capture_output=True, timeout=60)
     server = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         ready = wait_for(lambda: _get(f"http://127.0.0.1:{port}/readyz"), timeout=60, step=0.2)

@@ -73,7 +73,11 @@ async def test_stdio_server_answers_and_survives_a_failing_tool(kb_path: Path, t
                                    env=env, cwd=str(tmp_path))
     with open(tmp_path / "stderr.log", "w") as errlog:
         async with Client(params, read_timeout_seconds=60) as client:
-            assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+            tools = (await client.list_tools()).tools
+            assert {t.name for t in tools} == TOOLS
+            for tool in tools:  # the docstrings' source indentation and line breaks stay out of the client
+                assert tool.description == tool.description.strip() and len(tool.description) > 40, tool.name
+                assert "\n " not in tool.description and "  " not in tool.description, tool.description
 
             found = await client.call_tool("search_docs", {"query": "restore backup", "top_k": 2})
             assert not found.is_error

@@ -105,5 +105,6 @@ def test_log_run_prints_the_audit_record(kb, tmp_path):
 
 
 def test_empty_log(tmp_path):
+    SQLiteStores(str(tmp_path / "kb.db")).close()  # 'docqa log' reads a knowledge base: it creates none
     assert "no questions asked yet" in docqa(tmp_path / "kb.db", "log").stdout
     assert "nothing needs attention" in docqa(tmp_path / "kb.db", "log", "--attention").stdout

@@ -11,6 +11,7 @@ is moved to that source (the model numbered it wrong); that is reported in the c
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from docqa.answer.sources import SourceSet, label
@@ -111,7 +112,7 @@ def _support(claim: Claim, sources: SourceSet, language: str, threshold: float) 
             claim.sources = [top[0]]
     if strong:
         claim.support = max(b[0] for b in strong.values())
-        claim.citations = [citation_for(n, sources.get(n).hit, b[1], b[2], language) for n, b in strong.items()]
+        claim.citations = [citation_for(n, sources.get(n).hit, b[1], b[2], language, sources.paths) for n, b in strong.items()]
         return
     claim.support = max((b[0] for b in best.values()), default=0.0)
     if is_not_found_statement(claim.text):
@@ -120,7 +121,7 @@ def _support(claim: Claim, sources: SourceSet, language: str, threshold: float) 
     claim.supported = False
     if claim.sources:  # keep the weak citation so a reader can judge it
         n, b = max(best.items(), key=lambda kv: kv[1][0])
-        claim.citations = [citation_for(n, sources.get(n).hit, b[1], b[2], language)]
+        claim.citations = [citation_for(n, sources.get(n).hit, b[1], b[2], language, sources.paths)]
         claim.problems.append(f"[{n}] hardly supports it ({claim.support:.0%} of its words)")
     else:
         claim.problems.append("no source supports it")
@@ -155,7 +156,7 @@ def _units(hit: Hit) -> list[tuple[int, int]]:
     return spans
 
 
-def citation_for(n: int, hit: Hit, start: int, end: int, language: str) -> Citation:
+def citation_for(n: int, hit: Hit, start: int, end: int, language: str, among: Iterable[str] = ()) -> Citation:
     line_start = hit.line_start + hit.text.count("\n", 0, start)
     line_end = hit.line_start + hit.text.count("\n", 0, max(end - 1, start))
     page = hit.page if hit.page_end in (None, hit.page) else None
@@ -164,5 +165,5 @@ def citation_for(n: int, hit: Hit, start: int, end: int, language: str) -> Citat
         section=hit.section, page=hit.page, line_start=line_start, line_end=line_end,
         char_start=hit.char_start + start, char_end=hit.char_start + end, quote=hit.text[start:end],
     )
-    c.label = label(hit, language, line_start, line_end, page)
+    c.label = label(hit, language, line_start, line_end, page, among)
     return c

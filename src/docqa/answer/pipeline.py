@@ -263,7 +263,7 @@ class Pipeline:
             return (yield from self._not_found(answer, ctx, streamed=streamed))
         text = render(result.chosen)
         yield from _replace(answer, text) if streamed else _show(answer, text)
-        answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language)
+        answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
                             for x in sorted(result.chosen, key=lambda x: (x.n, x.start))]
         answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, [c.n], [c], True, 1.0) for c in answer.citations]
         answer.key_points = [c.text for c in answer.claims]

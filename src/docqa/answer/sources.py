@@ -3,7 +3,7 @@ into the model's context window (lowest-ranked dropped first, and reported)."""
 
 from __future__ import annotations
 
-import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from docqa.text.tokens import count_tokens
@@ -35,18 +35,37 @@ class SourceSet:
     def __len__(self) -> int:
         return len(self.sources)
 
+    @property
+    def paths(self) -> list[str]:
+        """The files the sources come from (their labels must tell them apart)."""
+        return [s.hit.path for s in self.sources]
+
 
 def label(hit: Hit, language: str = "en", line_start: int | None = None, line_end: int | None = None,
-          page: int | None = None) -> str:
-    """`[source: config.md §Database, L12–18]` or `[来源: deploy.pdf 第5页]`."""
-    return f"[{'来源' if language == 'zh' else 'source'}: {location(hit, language, line_start, line_end, page)}]"
+          page: int | None = None, among: Iterable[str] = ()) -> str:
+    """`[source: config.md §Database, L12–18]` or `[来源: deploy.pdf 第5页]`; `among`: the paths of the
+    answer's other sources, which the file's name must not be mistaken for."""
+    return f"[{'来源' if language == 'zh' else 'source'}: {location(hit, language, line_start, line_end, page, among)}]"
+
+
+def distinct_name(path: str, among: Iterable[str] = ()) -> str:
+    """The shortest tail of `path` that no other path in `among` ends with: `cache.rst`, or
+    `howto/cache.rst` when `reference/cache.rst` is among them too."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    others = {"/" + o.replace("\\", "/").lstrip("/") for o in among if o != path}
+    for k in range(1, len(parts) + 1):
+        tail = "/".join(parts[-k:])
+        if not any(o.endswith("/" + tail) for o in others):
+            return tail
+    return path
 
 
 def location(hit: Hit, language: str = "en", line_start: int | None = None, line_end: int | None = None,
-             page: int | None = None) -> str:
-    """File name, last section, and page (paged formats) or lines (everything else)."""
+             page: int | None = None, among: Iterable[str] = ()) -> str:
+    """File name (with as many folders as tell it apart from the paths `among`), last section,
+    and page (paged formats) or lines (everything else)."""
     zh = language == "zh"
-    parts = [os.path.basename(hit.path)]
+    parts = [distinct_name(hit.path, among)]
     section = hit.section.split(" > ")[-1] if hit.section else ""
     if hit.symbol:
         section = hit.symbol

@@ -12,6 +12,7 @@ time) for stdio, or the API's worker pool and writer when mounted on the API (`F
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -108,12 +109,24 @@ async def _wait(submit: Callable[[Callable[[KnowledgeBase], Any]], Future], work
     return await asyncio.wrap_future(future)
 
 
+def described(doc: str | None) -> str:
+    """A docstring as a tool description: dedented, each paragraph on one line (no source layout)."""
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(doc or "").split("\n\n"))
+
+
+def _tool(server: MCPServer, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`server.tool(...)` with the function's docstring, `described`, as the description."""
+    def register(function: Callable[..., Any]) -> Callable[..., Any]:
+        return server.tool(description=described(function.__doc__), **options)(function)
+    return register
+
+
 def build_server(source: KnowledgeBase | Backend) -> MCPServer:
     """An MCP server whose tools call a KnowledgeBase (directly, or through the API's `Backend`)."""
     backend: Backend = Direct(source) if isinstance(source, KnowledgeBase) else source
     server = MCPServer("docqa", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=False))
+    @_tool(server, annotations=ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=False))
     async def ingest_files(
         paths: Annotated[list[str], Field(min_length=1, max_length=100, description="Files and folders on the server's disk (folders are walked).")],
         collection: Annotated[str | None, Field(description="Collection to add to (default: the configured one).")] = None,
@@ -128,7 +141,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
                 raise NotFoundError(f"no such file or folder on the server: {', '.join(missing)} (give absolute paths)")
             return await backend.write(lambda kb: kb.add(paths, collection, principal=who).to_dict())
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
+    @_tool(server, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
     async def query_knowledge(
         question: Annotated[str, Field(min_length=1, max_length=4000, description="The question, in any language.")],
         collection: Collection = None,
@@ -153,7 +166,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
             return {key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification",
                                                "notes", "status", "run_id", "session_id")}
 
-    @server.tool(annotations=_READ)
+    @_tool(server, annotations=_READ)
     async def list_knowledge(
         grep: Annotated[str | None, Field(description="Only documents whose path, title, keywords or summary contain this.")] = None,
         page: Annotated[int, Field(ge=1, description="Page of the catalog, from 1.")] = 1,
@@ -166,7 +179,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
             who = _caller(ctx)
             return await backend.read(lambda kb: kb.list_docs(grep, page, collection=collection, principal=who).to_dict())
 
-    @server.tool(annotations=_READ)
+    @_tool(server, annotations=_READ)
     async def search_docs(
         query: Annotated[str, Field(min_length=1, max_length=2000, description="Words or a question to look for.")],
         top_k: Annotated[int | None, Field(ge=1, le=100, description="How many passages (default: the configured search.top_k).")] = None,
@@ -179,7 +192,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
             who = _caller(ctx)
             return await backend.read(lambda kb: kb.search(query, top_k, collection, principal=who).to_dict())
 
-    @server.tool(annotations=_READ)
+    @_tool(server, annotations=_READ)
     async def fetch_doc(
         doc_id: Annotated[str, Field(min_length=1, description="A doc-id from list_knowledge or search_docs (document_id), or a file path.")],
         offset: Annotated[int, Field(ge=1, description="First line to return, from 1.")] = 1,

@@ -8,7 +8,9 @@
 
 from __future__ import annotations
 
-from docqa.errors import ConfigError
+from pathlib import Path
+
+from docqa.errors import ConfigError, NoKnowledgeBaseError
 from docqa.session.store import RunLog
 from docqa.store.base import ChunkFilter, Stores
 from docqa.store.catalog import Catalog, CatalogPage
@@ -19,8 +21,9 @@ from docqa.store.sqlite import SQLiteStores
 from docqa.store.vectors import ChunkVectors, EmbedInput, VectorStore
 
 
-def open_store(url: str) -> Stores:
-    """The stores of a knowledge base URL or file path."""
+def open_store(url: str, *, create: bool = True) -> Stores:
+    """The stores of a knowledge base URL or file path; with `create` False a missing file is an
+    error (NoKnowledgeBaseError), not a new empty knowledge base."""
     if url.startswith(("postgresql://", "postgres://")):
         from docqa.store.postgres.db import _psycopg
 
@@ -32,6 +35,8 @@ def open_store(url: str) -> Stores:
         url = url[len("sqlite:///") :]
     elif "://" in url:
         raise ConfigError(f"unknown knowledge base URL {url!r}: give a file path, sqlite:///path or postgresql://...")
+    if not create and url != ":memory:" and not Path(url).is_file():
+        raise NoKnowledgeBaseError(url)
     return SQLiteStores(url)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import queue
 import sys
 import threading
 import time
@@ -19,29 +18,51 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
+from docqa.cli.answer import show_run, stdin_lines
+from docqa.cli.console import err, out
+from docqa.cli.help import Typer
+from docqa.cli.links import linked
+from docqa.cli.paths import PathNamer
+from docqa.cli.tables import documents_table, log_table
 from docqa.errors import ConfigError, DocqaError
-from docqa.settings import config_path, lint_config, load_settings, masked, setting_sources
-from docqa.types import Answer, Event, Hit
+from docqa.settings import (AnswerSettings, ApiSettings, SearchSettings, config_path, default_kb_path, lint_config,
+                            load_settings, masked, setting_sources)
+from docqa.types import Hit
 
 if TYPE_CHECKING:  # the rest is imported where it is used: 'docqa --help' must not load numpy or the readers
     from docqa.kb import KnowledgeBase
     from docqa.run import Run
+    from docqa.settings import Settings
 
-app = typer.Typer(
+app = Typer(
     help="docqa: ask questions of your own documents, answered only from them, with exact citations.\n\n"
     "Start with 'docqa add FOLDER', then 'docqa search QUERY'.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
 _state: dict = {}
 
-KbOption = Annotated[Optional[str], typer.Option("--kb", envvar="DOCQA_KB", help="Knowledge base file (default: in your user data folder).")]
-CollectionOption = Annotated[Optional[str], typer.Option("--collection", "-c", help="Collection name (default: 'default').")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable shape, see README).")]
+def _default(section: type, name: str, key: str) -> str:
+    """A settings-backed default as help shows it: `10 (search.top_k)`."""
+    return f"{section.model_fields[name].default} ({key})"
+
+
+KbOption = Annotated[Optional[str], typer.Option(
+    "--kb", envvar="DOCQA_KB", metavar="PATH", show_default=PathNamer().name(str(default_kb_path())),
+    help="The knowledge base file. Only 'add', 'watch' and 'keys create' create it; other commands need it to exist.")]
+CollectionOption = Annotated[Optional[str], typer.Option(
+    "--collection", "-c", metavar="NAME", show_default="default (collection)", help="The collection to work on.")]
+ScopeOption = Annotated[Optional[str], typer.Option(
+    "--collection", "-c", metavar="NAME", show_default="every collection", help="Only this collection.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable shape, see README); paths are absolute.")]
+IncludeOption = Annotated[Optional[list[str]], typer.Option(
+    "--include", "-i", metavar="GLOB", show_default="every file", help="Only files matching this glob (repeatable), e.g. '*.md'.")]
+ExcludeOption = Annotated[Optional[list[str]], typer.Option(
+    "--exclude", "-x", metavar="GLOB", show_default="none", help="Skip files matching this glob (repeatable), e.g. 'drafts/**'.")]
+WideOption = Annotated[bool, typer.Option("--wide", help="Every column, full paths: lines may be longer than the terminal.")]
 
 
 def _version(value: bool) -> None:
@@ -57,14 +78,39 @@ def _main(
     kb: KbOption = None,
     _show_version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
+    _state.clear()  # one invocation's settings (several run in one process under tests)
     _state["kb"] = kb
 
 
-def _open() -> KnowledgeBase:
+def _settings() -> Settings:
+    """The settings in effect, resolved once per command."""
+    if "settings" not in _state:
+        _state["settings"] = load_settings(kb=_state.get("kb"))
+    return _state["settings"]
+
+
+def _open(*, create: bool = False) -> KnowledgeBase:
+    """The knowledge base; only commands that fill it create it (NoKnowledgeBaseError otherwise)."""
     from docqa.kb import KnowledgeBase
 
-    settings = load_settings(kb=_state.get("kb"))
-    return KnowledgeBase(settings)
+    return KnowledgeBase(_settings(), create=create)
+
+
+def _namer(kb: KnowledgeBase) -> PathNamer:
+    return PathNamer.for_root(kb.root())
+
+
+def _hint_if_empty(kb: KnowledgeBase) -> None:
+    """Say how to fill a knowledge base that holds no document."""
+    if kb.is_empty():
+        path = kb.settings.kb
+        err.print(f"[yellow]the knowledge base at {escape(path)} is empty[/] — fill it with "
+                  f"'docqa add FOLDER --kb {escape(path)}'")
+
+
+def _print_wide(renderable) -> None:
+    """Print as wide as the content needs (--wide): the terminal wraps or scrolls, nothing is cut."""
+    Console(file=out.file, width=10**4, highlight=False, force_terminal=out.is_terminal, no_color=out.no_color).print(renderable)
 
 
 def _print_json(data) -> None:
@@ -73,11 +119,11 @@ def _print_json(data) -> None:
 
 @app.command()
 def add(
-    paths: Annotated[list[Path], typer.Argument(help="Files and folders to add (folders are walked recursively).")],
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Files and folders to add (folders are walked recursively).")],
     collection: CollectionOption = None,
-    include: Annotated[Optional[list[str]], typer.Option("--include", "-i", help="Only files matching this glob (repeatable), e.g. '*.md'.")] = None,
-    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip files matching this glob (repeatable), e.g. 'drafts/**'.")] = None,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Parser processes (default: one per CPU core).")] = None,
+    include: IncludeOption = None,
+    exclude: ExcludeOption = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", metavar="N", show_default="one per CPU core (ingest.workers)", help="Parser processes.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Add or update files; unchanged files are skipped, changed ones replaced, vanished ones removed.
@@ -87,7 +133,10 @@ def add(
     cannot be read now keeps its documents. Exits 1 when a file failed in this run (each is listed
     with its reason; the rest is still indexed); files failing as before are counted, not listed.
     """
-    with _open() as kb:
+    new = not Path(_settings().kb).exists()
+    with _open(create=True) as kb:
+        if new:
+            err.print(f"created a new knowledge base at {escape(kb.settings.kb)}")
         if workers is not None:
             kb.settings.ingest.workers = workers
         with _progress(disabled=as_json) as bar:
@@ -97,10 +146,11 @@ def add(
                 bar.update(task, completed=done, total=total, description=escape(Path(path).name[:40]))
 
             report = kb.add(paths, collection, progress=tick, include=include, exclude=exclude)
+        namer = _namer(kb)
     if as_json:
         _print_json(report.to_dict())
     else:
-        _render_report(report)
+        _render_report(report, namer)
     if report.failed:
         raise typer.Exit(1)
 
@@ -112,7 +162,7 @@ def _progress(disabled: bool) -> Progress:
     )
 
 
-def _render_report(report) -> None:
+def _render_report(report, namer: PathNamer) -> None:
     if not (report.added or report.updated or report.removed or report.moved or report.skipped
             or report.failed or report.unreadable):
         out.print(f"unchanged: {len(report.unchanged)}{_still(report)} · {report.elapsed:.2f}s")
@@ -124,11 +174,11 @@ def _render_report(report) -> None:
         f"{report.chunks} chunks · {types} · {report.elapsed:.2f}s"
     )
     for path, reason in report.skipped:
-        out.print(f"  [yellow]skipped[/] {escape(path)}: {escape(reason)}")
+        out.print(f"  [yellow]skipped[/] {escape(namer.name(path))}: {escape(reason)}")
     for path, kind, reason in report.failed:
-        out.print(f"  [red]failed[/]  {escape(path)}: {escape(reason)}")
+        out.print(f"  [red]failed[/]  {escape(namer.name(path))}: {escape(reason)}")
     for path, reason, kept in report.unreadable:
-        out.print(f"  [yellow]unreadable now[/] {escape(path)}: {escape(reason)}" + (f" — kept {kept} document(s)" if kept else ""))
+        out.print(f"  [yellow]unreadable now[/] {escape(namer.name(path))}: {escape(reason)}" + (f" — kept {kept} document(s)" if kept else ""))
     if still := _still(report):
         out.print(still.removeprefix("; "))
 
@@ -143,11 +193,11 @@ def _still(report) -> str:
 
 @app.command()
 def watch(
-    paths: Annotated[list[Path], typer.Argument(help="Folders to keep in step with the index (watched recursively).")],
+    paths: Annotated[list[Path], typer.Argument(metavar="FOLDER...", help="Folders to keep in step with the index (watched recursively).")],
     collection: CollectionOption = None,
-    include: Annotated[Optional[list[str]], typer.Option("--include", "-i", help="Only files matching this glob (repeatable), e.g. '*.md'.")] = None,
-    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip files matching this glob (repeatable), e.g. 'drafts/**'.")] = None,
-    debounce: Annotated[int, typer.Option("--debounce", min=20, max=10_000, help="Milliseconds without a change that end a batch.")] = 200,
+    include: IncludeOption = None,
+    exclude: ExcludeOption = None,
+    debounce: Annotated[int, typer.Option("--debounce", min=20, max=10_000, metavar="MS", help="Milliseconds without a change that end a batch.")] = 200,
 ) -> None:
     """Keep the index in step with folders until Ctrl-C: created, changed, deleted, renamed and moved files.
 
@@ -155,13 +205,15 @@ def watch(
     burst of changes as one batch and prints one line for it. The same rules as 'add' (globs,
     .gitignore, hidden files); a file that cannot be read right now is kept, never taken for deleted.
     """
-    with _open() as kb:
+    with _open(create=True) as kb:
         watcher = kb.watcher(paths, collection, include, exclude, quiet_ms=debounce)
         stop = threading.Event()
-        out.print(f"watching {', '.join(escape(_rel(str(r))) for r in watcher.roots)} "
+        roots = [str(r) for r in watcher.roots]
+        out.print(f"watching {', '.join(escape(PathNamer().name(r)) for r in roots)} "
                   f"(collection {escape(collection or kb.settings.collection)}); Ctrl-C to stop")
+        namer = PathNamer.for_root(roots[0] if len(roots) == 1 else "")
         with _stopped_by_signals(stop):
-            watcher.run(stop, _render_batch)
+            watcher.run(stop, lambda batch: _render_batch(batch, namer))
     out.print("stopped")
 
 
@@ -191,7 +243,7 @@ def _stopped_by_signals(stop: threading.Event):
 _LISTED = 10  # failed files listed under a batch's line
 
 
-def _render_batch(batch) -> None:
+def _render_batch(batch, namer: PathNamer) -> None:
     c = batch.counts()
     head = f"{time.strftime('%H:%M:%S')} " + ("resync" if batch.number == 0 else f"batch {batch.number}")
     if batch.error:
@@ -204,64 +256,74 @@ def _render_batch(batch) -> None:
     out.print(line)
     failed = batch.report.failed if batch.report else []
     for path, _, reason in failed[:_LISTED]:
-        out.print(f"  [red]failed[/]  {escape(path)}: {escape(reason)}")
+        out.print(f"  [red]failed[/]  {escape(namer.name(path))}: {escape(reason)}")
     if len(failed) > _LISTED:
         out.print(f"  … and {len(failed) - _LISTED} more failed: 'docqa list' shows each with its reason")
     for path, reason in batch.unreadable:
-        out.print(f"  [yellow]kept[/]    {escape(path)}: {escape(reason)}")
+        out.print(f"  [yellow]kept[/]    {escape(namer.name(path))}: {escape(reason)}")
 
 
 @app.command()
 def remove(
-    paths: Annotated[list[Path], typer.Argument(help="Files to remove, or folders to remove everything under.")],
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Files to remove, or folders to remove everything under.")],
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Remove documents from the knowledge base (the files themselves are not touched)."""
     with _open() as kb:
+        namer = _namer(kb)
         removed = kb.remove(paths, collection)
     if as_json:
         _print_json([r.to_dict() for r in removed])
         return
     for record in removed:
-        out.print(f"removed {escape(record.path)}")
+        out.print(f"removed {escape(namer.name(record.path))}")
     out.print(f"{len(removed)} document(s) removed")
 
 
 @app.command("list")
 def list_(
-    collection: CollectionOption = None,
+    collection: ScopeOption = None,
     failed: Annotated[bool, typer.Option("--failed", help="Only files that failed, with the error.")] = False,
     skipped: Annotated[bool, typer.Option("--skipped", help="Only files skipped (not read), with the reason.")] = False,
+    wide: WideOption = False,
     as_json: JsonOption = False,
 ) -> None:
-    """List documents: path, type, chunks, size, indexed at, status or error (failed ones too; skipped ones with --skipped)."""
+    """List documents: path, type, chunks, size, status or error (failed ones too; skipped ones with
+    --skipped); --wide adds when each was indexed.
+
+    Paths are relative to the folder the documents were added from (named above the table), else
+    to your home folder; long ones lose their middle.
+    """
     with _open() as kb:
         records = kb.documents(collection)
+        namer = _namer(kb)
+        if not records:
+            _hint_if_empty(kb)
     wanted = ({"error"} if failed else set()) | ({"skipped"} if skipped else set()) or {"ok", "error"}
     shown = [r for r in records if r.status in wanted]
     if as_json:
         _print_json([r.to_dict() for r in shown])
         return
-    table = Table("path", "type", "chunks", "size", "indexed at", "status", box=None)
-    colour = {"error": "red", "skipped": "yellow"}
-    for r in shown:
-        status = "ok" if r.status == "ok" else f"[{colour.get(r.status, 'red')}]{escape(r.error or r.status)}[/]"
-        table.add_row(escape(_rel(r.path)), r.type, str(r.chunks), _size(r.size), r.indexed_at, status)
-    out.print(table)
+    if shown and namer.root:
+        out.print(f"[dim]under {escape(PathNamer().name(namer.root))}[/]")
+    if shown:
+        table = documents_table(shown, namer, out.width, wide)
+        _print_wide(table) if wide else out.print(table)
     counts = Counter(r.status for r in records)
-    out.print(f"{counts['ok']} document(s) indexed · {counts['error']} failed (docqa list --failed) · "
-              f"{counts['skipped']} skipped (docqa list --skipped)")
+    out.print(f"{counts['ok']} document(s) indexed · {counts['error']} failed"
+              + (" (docqa list --failed)" if counts["error"] and not failed else "")
+              + f" · {counts['skipped']} skipped" + (" (docqa list --skipped)" if counts["skipped"] and not skipped else ""))
 
 
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(help="What to look for (any language; Chinese is segmented).")],
-    top_k: Annotated[Optional[int], typer.Option("--top-k", "-k", help="Number of hits.")] = None,
-    collection: CollectionOption = None,
-    mode: Annotated[Optional[str], typer.Option("--mode", "-m", help="hybrid (default), bm25 or dense.")] = None,
-    path: Annotated[Optional[str], typer.Option("--path", "-p", help="Only files whose path matches this glob, e.g. 'docs/**/*.md'.")] = None,
-    types: Annotated[Optional[list[str]], typer.Option("--type", "-t", help="Only this file type or extension (repeatable), e.g. pdf, md.")] = None,
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for (any language; Chinese is segmented).")],
+    top_k: Annotated[Optional[int], typer.Option("--top-k", "-k", metavar="N", show_default=_default(SearchSettings, "top_k", "search.top_k"), help="Number of hits.")] = None,
+    collection: ScopeOption = None,
+    mode: Annotated[Optional[str], typer.Option("--mode", "-m", metavar="hybrid|bm25|dense", show_default=_default(SearchSettings, "mode", "search.mode"), help="BM25 and dense vectors fused, or either alone.")] = None,
+    path: Annotated[Optional[str], typer.Option("--path", "-p", metavar="GLOB", show_default="every file", help="Only files whose path matches this glob, e.g. 'docs/**/*.md'.")] = None,
+    types: Annotated[Optional[list[str]], typer.Option("--type", "-t", metavar="TYPE", show_default="every type", help="Only this file type or extension (repeatable), e.g. pdf, md.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Search: BM25 and multilingual dense vectors fused (hybrid), or either alone.
@@ -271,6 +333,9 @@ def search(
     """
     with _open() as kb:
         hits = kb.search(query, top_k, collection, mode=mode, path_glob=path, types=types or ())
+        namer = _namer(kb)
+        if not hits and not as_json:
+            _hint_if_empty(kb)
     if as_json:
         _print_json([{**h.to_dict(), "low_relevance": hits.low_relevance} for h in hits])
         return
@@ -279,24 +344,32 @@ def search(
     elif hits.low_relevance:
         err.print(f"[yellow]low relevance:[/] the best hit scores {_two(hits[0].score)}, under {hits.threshold:.2f}: the documents may not answer this")
     for i, hit in enumerate(hits, start=1):
-        out.print(f"[bold]{i}.[/] {_two(hit.score)}  [cyan]{escape(_rel(hit.path))}[/]  {escape(location(hit))}  [dim]{hit.chunk_id}[/]")
-        if hit.title:
-            out.print(f"   [bold]{escape(hit.title)}[/]")
+        out.print(_hit_line(i, hit, namer))
+        title = f"[bold]{escape(hit.title)}[/] · " if hit.title and hit.title not in hit.section else ""
+        out.print(f"   {title}{escape(location(hit))}")
         out.print("   " + _marked(hit.snippet))
 
 
+def _hit_line(i: int, hit: Hit, namer: PathNamer) -> Text:
+    """`1. 0.87  install/guide.md  chunk-id`: the path (a link) fitted to the terminal."""
+    head = f"{i}. {_two(hit.score)}  "
+    name = namer.short(hit.path, max(out.width - len(head) - len(hit.chunk_id) - 2, 20))
+    return Text.assemble((head, "bold"), linked(name, hit.path, hit.line_start, "cyan"), "  ", (hit.chunk_id, "dim"))
+
+
 ModeOption = Annotated[Optional[str], typer.Option(
-    "--mode", help="pipeline (retrieve, generate, cite, check), agent (the model explores with tools) or auto "
-    "(default: the agent when the model supports tools and the question asks to list, compare or summarise across files).")]
+    "--mode", metavar="pipeline|agent|auto", show_default=_default(AnswerSettings, "mode", "answer.mode"),
+    help="pipeline (retrieve, generate, cite, check), agent (the model explores with tools) or auto "
+    "(the agent when the model supports tools and the question asks to list, compare or summarise across files).")]
 
 
 @app.command()
 def ask(
-    question: Annotated[str, typer.Argument(help="The question, in any language; the answer comes in the same language.")],
-    collection: CollectionOption = None,
-    session: Annotated[Optional[str], typer.Option("--session", "-s", help="Continue a conversation (its id, from an earlier answer): follow-ups are understood.")] = None,
+    question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question, in any language; the answer comes in the same language.")],
+    collection: ScopeOption = None,
+    session: Annotated[Optional[str], typer.Option("--session", "-s", metavar="ID", show_default="a new conversation", help="Continue a conversation (its id, from an earlier answer): follow-ups are understood.")] = None,
     mode: ModeOption = None,
-    no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking (faster, no review rounds).")] = False,
+    no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking (faster, no review rounds); without it, answer.check decides.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Answer a question from the documents only, with exact citations, fact-checked.
@@ -305,8 +378,9 @@ def ask(
     best supporting sentences are extracted instead. Exits 1 when the run failed.
     """
     with _open() as kb:
+        _hint_if_empty(kb)
         run = kb.start(question, collection=collection, session_id=session, check=False if no_check else None, mode=mode)
-        if not _show(run, stream=not as_json):
+        if not show_run(run, stream=not as_json):
             raise typer.Exit(130)
     answer = run.answer
     if as_json:
@@ -317,10 +391,10 @@ def ask(
 
 @app.command()
 def chat(
-    collection: CollectionOption = None,
-    session: Annotated[Optional[str], typer.Option("--session", "-s", help="Resume a conversation by its id.")] = None,
+    collection: ScopeOption = None,
+    session: Annotated[Optional[str], typer.Option("--session", "-s", metavar="ID", show_default="a new conversation", help="Resume a conversation by its id.")] = None,
     mode: ModeOption = None,
-    no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking.")] = False,
+    no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking; without it, answer.check decides.")] = False,
 ) -> None:
     """An interactive conversation with follow-ups.
 
@@ -328,15 +402,18 @@ def chat(
     current tool round); a line starting with '+' is a follow-up, asked after the answer.
     '/new' starts a new conversation, '/exit' or Ctrl-D ends, Ctrl-C stops the current answer.
     """
-    lines = _stdin_lines()
+    lines = stdin_lines()
     typing = lines if sys.stdin.isatty() else None  # piped input is a list of questions, not steering
     with _open() as kb:
+        _hint_if_empty(kb)
         session_id = session
         err.print("[dim]Ask a question. While it works: type to steer, '+question' to follow up. "
                   "'/new' starts over, '/exit' ends, Ctrl-C stops an answer.[/]")
         while True:
             out.print("\n› ", end="")
             question = lines.get()
+            if typing is None:  # piped: the transcript shows what was asked (and ends on a new line)
+                out.print(escape(question or ""))
             if question is None or question.strip() in ("/exit", "/quit"):
                 break
             question = question.strip().lstrip("+").strip()
@@ -347,132 +424,16 @@ def chat(
                 continue
             run = kb.start(question, collection=collection, session_id=session_id, mode=mode,
                            check=False if no_check else None)
-            _show(run, stream=True, lines=typing)
+            show_run(run, stream=True, lines=typing)
             session_id = run.answers[-1].session_id if run.answers else session_id
-
-
-def _stdin_lines() -> queue.Queue:
-    """Lines from standard input, read by a thread so they can arrive while an answer is worked on."""
-    lines: queue.Queue = queue.Queue()
-
-    def read() -> None:
-        for line in sys.stdin:
-            lines.put(line.rstrip("\n"))
-        lines.put(None)
-
-    threading.Thread(target=read, name="docqa-stdin", daemon=True).start()
-    return lines
-
-
-def _show(run: Run, *, stream: bool, lines: queue.Queue | None = None) -> bool:
-    """Iterate a run in this thread, rendering its events (each answer's sources after its `done`);
-    between events, what the user typed (`lines`, chat) steers it or queues a follow-up.  Ctrl-C
-    cancels it (recorded CANCELLED): False then."""
-    view, asked = _AnswerView(stream), []
-    try:
-        for event in run:
-            if event.type == "metadata" and asked:  # a follow-up's answer begins
-                out.print(f"\n[dim]› {escape(asked.pop(0))}[/]")
-            view.show(event)
-            if event.type == "done":
-                view.finish(run.answers[-1])
-                view = _AnswerView(stream)
-            _take_typing(lines, run, asked)
-    except KeyboardInterrupt:
-        run.close()
-        view.stop()
-        err.print("\n[yellow]cancelled[/]")
-        return False
-    view.stop()
-    return True
-
-
-def _take_typing(lines: queue.Queue | None, run: Run, asked: list[str]) -> None:
-    """Lines typed while an answer is worked on: '+question' is a follow-up, anything else steers."""
-    while lines is not None and not lines.empty():
-        line = lines.get_nowait()
-        if line is None:
-            lines.put(None)  # end of input: let the chat loop see it after this answer
-            return
-        text = line.strip()
-        if text.startswith("+") and text[1:].strip():
-            if run.follow_up(text[1:].strip()):
-                asked.append(text[1:].strip())
-                err.print(f"[dim]follow-up queued: {escape(text[1:].strip())}[/]")
-        elif text:
-            run.steer(text)
-            err.print(f"[dim]steering: {escape(text)}[/]")
-
-
-class _AnswerView:
-    """Renders an answer's events: the text as it streams, then sources, verification, notes."""
-
-    _shown_notes: set[str] = set()
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
-        self.text = ""
-        self.status = err.status("", spinner="dots") if enabled and err.is_terminal else None
-
-    def show(self, event: Event) -> None:
-        if not self.enabled:
-            return
-        if event.type == "status" and self.status is not None:
-            self.status.update(f"[dim]{event.data.get('phase', '')}…[/]")
-            self.status.start()
-        elif event.type == "content":
-            self.stop()
-            if event.data.get("replace"):
-                if self.text:
-                    out.print("\n[dim]— revised after fact-checking —[/]")
-                self.text = ""
-            piece = event.data.get("delta", "")
-            self.text += piece
-            out.print(escape(piece), end="")
-
-    def stop(self) -> None:
-        if self.status is not None:
-            self.status.stop()
-
-    def finish(self, answer: Answer) -> None:
-        self.stop()
-        if not self.enabled:
-            return
-        if self.text:
-            out.print()
-        for note in answer.notes:
-            if note not in self._shown_notes:  # the model choice is said once per session
-                self._shown_notes.add(note)
-                err.print(f"[yellow]note:[/] {escape(note)}")
-        if answer.status == "FAILED":
-            err.print(f"[red]failed:[/] {escape(answer.error or 'unknown error')}")
-            return
-        if answer.citations:
-            out.print("\n[bold]Sources[/]")
-            for c in answer.citations:
-                quote = " ".join(c.quote.split())
-                quote = quote if len(quote) <= 160 else quote[:157] + "…"
-                out.print(f" [cyan][{c.n}][/] {escape(c.label)}  [dim]“{escape(quote)}”[/]")
-        v = answer.verification
-        rejected = len(v.rejected_claims)
-        check = {"VERIFIED": "[green]verified[/]", "PARTIAL": f"[yellow]partly verified[/] ({rejected} claim(s) unverified)",
-                 "UNVERIFIED": "[yellow]not verified[/]"}.get(v.status, v.status)
-        if not answer.answerable:
-            check = "not found in the documents"
-        elif answer.mode == "extractive":
-            check = "quoted from the documents"
-        elif answer.mode == "catalog":
-            check = "from the document list"
-        err.print(f"[dim]{answer.mode} · {check} · confidence {answer.confidence} · {answer.timings.get('total', 0):.1f}s"
-                  f" · run {answer.run_id} (rate it: docqa feedback {answer.run_id} up|down) · session {answer.session_id}[/]")
 
 
 @app.command("eval")
 def eval_(
-    questions: Annotated[Path, typer.Argument(help="JSON lines: question, answers, is_impossible (+ context, or article and paragraph).")],
-    collection: CollectionOption = None,
+    questions: Annotated[Path, typer.Argument(metavar="FILE", help="JSON lines, one question each: question, answers, is_impossible (+ context, or article and paragraph); eval/samples.jsonl is one.")],
+    collection: ScopeOption = None,
     no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking.")] = False,
-    limit: Annotated[Optional[int], typer.Option("--limit", "-n", help="Only the first N questions.")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", "-n", metavar="N", show_default="every question", help="Only the first N questions.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Ask a question set of the knowledge base and score the answers: answer accuracy, abstention,
@@ -499,7 +460,7 @@ def eval_(
 
 @app.command()
 def show(
-    target: Annotated[str, typer.Argument(help="A chunk id (from 'docqa search') or an indexed file path.")],
+    target: Annotated[str, typer.Argument(metavar="CHUNK_ID|PATH", help="A chunk id (from 'docqa search') or an indexed file path.")],
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -511,16 +472,19 @@ def show(
             if as_json:
                 _print_json({**record.to_dict(), "chunk_list": [c.to_dict() for c in chunks]})
                 return
-            out.print(f"[bold]{escape(record.title)}[/]  {escape(record.path)}  ({record.type}, {record.chunks} chunks)")
+            title = Text.assemble((record.title, "bold"), "  ", linked(_namer(kb).name(record.path), record.path),
+                                  f"  ({record.type}, {record.chunks} chunks)")
+            out.print(title)
             out.print(f"keywords: {escape(', '.join(record.keywords))}\nsummary: {escape(record.summary)}")
             for c in chunks:
                 out.print(f"  [dim]{c.chunk_id}[/]  {escape(location(c))}")
             return
         hit = kb.chunk(target)
+        namer = _namer(kb)
     if as_json:
         _print_json(hit.to_dict())
         return
-    out.print(f"[cyan]{escape(hit.path)}[/]  {escape(location(hit))}")
+    out.print(Text.assemble(linked(namer.name(hit.path), hit.path, hit.line_start, "cyan"), "  ", location(hit)))
     for number, line in enumerate(hit.text.split("\n"), start=hit.line_start):
         out.print(f"[dim]{number:>6}[/]  {escape(line)}")
 
@@ -548,9 +512,13 @@ def reindex(as_json: JsonOption = False) -> None:
 
 @app.command()
 def stats(as_json: JsonOption = False) -> None:
-    """Counts and sizes of the knowledge base."""
+    """Counts and sizes of the knowledge base, and the docqa version."""
+    from docqa.version import __version__
+
     with _open() as kb:
-        data = kb.stats()
+        data = {**kb.stats(), "docqa_version": __version__}
+        if not data["documents"]:
+            _hint_if_empty(kb)
     if as_json:
         _print_json(data)
         return
@@ -560,9 +528,9 @@ def stats(as_json: JsonOption = False) -> None:
 
 @app.command()
 def feedback(
-    run_id: Annotated[str, typer.Argument(help="The run to rate: its id is in 'docqa log' and in 'docqa ask --json'.")],
+    run_id: Annotated[str, typer.Argument(metavar="RUN_ID", help="The run to rate: its id is in 'docqa log' and in 'docqa ask --json'.")],
     rating: Annotated[str, typer.Argument(help="up or down.", metavar="up|down")],
-    comment: Annotated[Optional[str], typer.Option("--comment", "-m", help="What was right or wrong with the answer.")] = None,
+    comment: Annotated[Optional[str], typer.Option("--comment", "-m", metavar="TEXT", show_default="none", help="What was right or wrong with the answer.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Rate an answer up or down, with an optional comment (answers rated down show in 'docqa log --attention')."""
@@ -579,11 +547,12 @@ LOG_FORMATS = ("table", "jsonl", "csv", "md")
 
 @app.command()
 def log(
-    since: Annotated[Optional[str], typer.Option("--since", help="Only questions asked on or after this day (YYYY-MM-DD, UTC) or ISO time.")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table (default), jsonl, csv or md.")] = "table",
+    since: Annotated[Optional[str], typer.Option("--since", metavar="DATE", show_default="all time", help="Only questions asked on or after this day (YYYY-MM-DD, UTC) or ISO time.")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="table|jsonl|csv|md", help="A table for the terminal, or an export: JSON lines, CSV or Markdown.")] = "table",
+    wide: Annotated[bool, typer.Option("--wide", help="Also the confidence and the answer, texts in full (wrapped): lines may be longer than the terminal.")] = False,
     attention: Annotated[bool, typer.Option("--attention", "-a", help="Only the questions the documents answered badly: not answered, failed, low confidence, rated down — each with the reason.")] = False,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")] = None,
-    run_id: Annotated[Optional[str], typer.Option("--run", help="Print one run's full audit record as JSON instead: question, trace of stages and model calls, result, timings, feedback.")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="PATH", show_default="the terminal", help="Write to this file instead.")] = None,
+    run_id: Annotated[Optional[str], typer.Option("--run", metavar="RUN_ID", show_default="none: the log", help="Print one run's full audit record as JSON instead: question, trace of stages and model calls, result, timings, feedback.")] = None,
 ) -> None:
     """The question-and-answer log, newest first, for the people who maintain the documents.
 
@@ -600,10 +569,10 @@ def log(
         else:
             kb.export_log(text, fmt, since, attention)
     if rows is not None and not output:
-        _log_table(rows, attention, out)
+        _log_table(rows, attention, out, wide)
         return
     if rows is not None:
-        _log_table(rows, attention, Console(file=text, width=160))
+        _log_table(rows, attention, Console(file=text, width=160), wide=True)
     if output:
         output.write_text(text.getvalue(), encoding="utf-8")
         err.print(f"wrote {escape(str(output))}")
@@ -611,27 +580,17 @@ def log(
         sys.stdout.write(text.getvalue())
 
 
-def _log_table(rows: list[dict], attention: bool, console: Console) -> None:
+def _log_table(rows: list[dict], attention: bool, console: Console, wide: bool) -> None:
     if not rows:
         console.print("nothing needs attention" if attention else "no questions asked yet")
         return
-    table = Table("time (UTC)", "status", "confidence", "question", "reason" if attention else "answer", "run", box=None)
-    colours = {"SUCCESS": "green", "FALLBACK": "yellow", "FAILED": "red", "CANCELLED": "dim", "RUNNING": "cyan"}
-    for r in rows:
-        status = f"[{colours.get(r['status'], 'white')}]{r['status']}[/]"
-        last = r["reason"] if attention else r["answer"]
-        table.add_row(r["created_at"][:16].replace("T", " "), status, r["confidence"] or "-",
-                      escape(_clip(r["question"], 60)), escape(_clip(last, 80)), f"[dim]{r['run_id']}[/]")
-    console.print(table)
-    console.print(f"{len(rows)} question(s)" + (" need attention" if attention else ""))
+    table = log_table(rows, attention, wide)
+    _print_wide(table) if wide and console is out else console.print(table)
+    console.print(f"{len(rows)} question(s)" + (" need attention" if attention else "")
+                  + ("" if wide else " · --wide: every column, texts in full"))
 
 
-def _clip(text: str | None, limit: int) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-config_app = typer.Typer(help="Settings: what is in effect and where it came from; check docqa.yml.", no_args_is_help=True)
+config_app = Typer(help="Settings: what is in effect and where it came from; check docqa.yml.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 
 
@@ -659,7 +618,7 @@ def config_show(
 
 @config_app.command("lint")
 def config_lint(
-    file: Annotated[Optional[Path], typer.Argument(help="The file to check (default: $DOCQA_CONFIG, else ./docqa.yml).")] = None,
+    file: Annotated[Optional[Path], typer.Argument(metavar="FILE", show_default="$DOCQA_CONFIG, else ./docqa.yml", help="The file to check.")] = None,
 ) -> None:
     """Check docqa.yml and the DOCQA_* variables: unknown keys (with the closest valid one), bad values, keys given twice.
 
@@ -693,8 +652,8 @@ def _dig(data: dict, dotted: str):
 
 @app.command("llms-txt")
 def llms_txt(
-    collection: CollectionOption = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of standard output.")] = None,
+    collection: ScopeOption = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="PATH", show_default="standard output", help="Write to this file instead.")] = None,
 ) -> None:
     """Write the documents' index in llms.txt format: a section per folder, one line per document
     with its title, doc-id, summary and keywords (all collections unless one is given)."""
@@ -707,7 +666,7 @@ def llms_txt(
     err.print(f"wrote {escape(str(output))} ({text.count(chr(10) + '- ['):,} documents)")
 
 
-keys_app = typer.Typer(help="API keys for 'docqa serve' and MCP over HTTP (only their hashes are stored).",
+keys_app = Typer(help="API keys for 'docqa serve' and MCP over HTTP (only their hashes are stored).",
                        no_args_is_help=True)
 app.add_typer(keys_app, name="keys")
 
@@ -716,15 +675,15 @@ app.add_typer(keys_app, name="keys")
 def keys_create(
     role: Annotated[str, typer.Option("--role", "-r", metavar="reader|editor|admin",
                                       help="reader: search and ask; editor: also add and remove documents; admin: also manage keys.")],
-    collections: Annotated[Optional[list[str]], typer.Option("--collection", "-c", help="Only this collection (repeatable; default: every collection).")] = None,
-    name: Annotated[Optional[str], typer.Option("--name", "-n", help="Who or what the key is for.")] = None,
+    collections: Annotated[Optional[list[str]], typer.Option("--collection", "-c", metavar="NAME", show_default="every collection", help="Only this collection (repeatable).")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", "-n", metavar="TEXT", show_default="none", help="Who or what the key is for.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Create an API key and print it once: only its hash is kept, so it cannot be shown again.
 
     The key alone goes to standard output (KEY=$(docqa keys create --role reader) works).
     """
-    with _open() as kb:
+    with _open(create=True) as kb:
         record, key = kb.create_key(role, collections or [], name)
     if as_json:
         _print_json({**record.to_dict(), "key": key})
@@ -759,7 +718,7 @@ def keys_list(
 
 @keys_app.command("revoke")
 def keys_revoke(
-    key_id: Annotated[str, typer.Argument(help="The key's id, from 'docqa keys list'.")],
+    key_id: Annotated[str, typer.Argument(metavar="KEY_ID", help="The key's id, from 'docqa keys list'.")],
     as_json: JsonOption = False,
 ) -> None:
     """Revoke an API key: it stops working at once (the record stays, for audit)."""
@@ -780,16 +739,17 @@ def mcp_() -> None:
     """
     from docqa.mcp import serve_stdio
 
-    serve_stdio(load_settings(kb=_state.get("kb")))
+    _open().close()  # a knowledge base that does not exist stops here, before a client connects
+    serve_stdio(_settings())
 
 
 @app.command()
 def serve(
-    host: Annotated[Optional[str], typer.Option("--host", help="Address to listen on (default: api.host, 127.0.0.1).")] = None,
-    port: Annotated[Optional[int], typer.Option("--port", "-p", help="Port (default: api.port, 8000).")] = None,
+    host: Annotated[Optional[str], typer.Option("--host", metavar="ADDRESS", show_default=_default(ApiSettings, "host", "api.host"), help="Address to listen on.")] = None,
+    port: Annotated[Optional[int], typer.Option("--port", "-p", metavar="N", show_default=_default(ApiSettings, "port", "api.port"), help="Port to listen on.")] = None,
     insecure: Annotated[bool, typer.Option("--insecure", help="Allow an address other than loopback without API keys (only behind something that authenticates every request).")] = False,
-    watch: Annotated[Optional[list[Path]], typer.Option("--watch", help="Keep this folder in step while serving, as 'docqa watch' does (repeatable); a job of kind watch shows it.")] = None,
-    watch_collection: Annotated[Optional[str], typer.Option("--watch-collection", help="The collection --watch adds to (default: 'default').")] = None,
+    watch: Annotated[Optional[list[Path]], typer.Option("--watch", metavar="FOLDER", show_default="none", help="Keep this folder in step while serving, as 'docqa watch' does (repeatable); a job of kind watch shows it.")] = None,
+    watch_collection: Annotated[Optional[str], typer.Option("--watch-collection", metavar="NAME", show_default="default (collection)", help="The collection --watch adds to.")] = None,
 ) -> None:
     """Run the HTTP API (REST + Server-Sent Events; OpenAPI docs at /docs) and the web page at / until stopped.
 
@@ -797,8 +757,8 @@ def serve(
     """
     from docqa import api  # lazily: only this command needs the [api] extra
 
-    settings = load_settings(kb=_state.get("kb"))
-    api.serve(settings, host, port, insecure, [str(p) for p in watch or []], watch_collection)
+    _open(create=bool(watch)).close()  # a missing knowledge base stops here (unless --watch is to fill it)
+    api.serve(_settings(), host, port, insecure, [str(p) for p in watch or []], watch_collection)
 
 
 def location(hit: Hit) -> str:
@@ -824,25 +784,10 @@ def _marked(snippet: str) -> str:
     return "".join(f"[bold yellow]{p}[/]" if i % 2 else p for i, p in enumerate(pieces))
 
 
-def _rel(path: str) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return path
-
-
-def _size(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
-
-
 def main() -> None:
     """Entry point: map docqa errors to a clean message and exit code."""
     try:
-        app()
+        app(prog_name="docqa")
     except ConfigError as exc:
         err.print(f"[red]error:[/] {escape(str(exc))}")
         sys.exit(2)
