@@ -20,6 +20,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from docqa.cli_model import model_app
 from docqa.errors import ConfigError, DocqaError
 from docqa.settings import config_path, lint_config, load_settings, masked, setting_sources
 from docqa.types import Answer, Event, Hit
@@ -769,6 +770,9 @@ def keys_revoke(
         _print_json(record.to_dict())
         return
     out.print(f"revoked {record.role} key {record.id} ({escape(record.prefix)}…)")
+
+
+app.add_typer(model_app, name="model")  # docqa model install | serve | status (docqa.cli_model)
 
 
 @app.command("mcp")
