@@ -17,7 +17,7 @@ DOC = "# Operations\n\n## Backups\n\nThe database is backed up every 6 hours.\nB
 def docqa(*args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items()
              if not k.startswith(("DOCQA_", "OPENAI_")) and k != "OLLAMA_HOST"}
-    clean.update(OLLAMA_HOST="127.0.0.1:9", DOCQA_EMBED__PROVIDER="none", **(env or {}))
+    clean.update({"OLLAMA_HOST": "127.0.0.1:9", "DOCQA_EMBED__PROVIDER": "none", **(env or {})})
     return subprocess.run([sys.executable, "-m", "docqa", *args], capture_output=True, text=True, env=clean,
                           cwd=cwd, timeout=300, input=stdin)
 

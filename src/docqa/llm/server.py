@@ -111,7 +111,10 @@ def serve(path: Path, name: str, port: int, ctx: int, threads: int, *, state_dir
         time.sleep(0.25)
     state = state_dir / STATE_FILE if state_dir else None
     if state:
-        state.write_text(json.dumps({"url": root + "/v1", "pid": os.getpid(), "model": name}))
+        try:
+            state.write_text(json.dumps({"url": root + "/v1", "pid": os.getpid(), "model": name}))
+        except OSError:
+            state = None  # a read-only models folder: served, but other docqa processes will not find it
     try:
         if on_ready:
             on_ready(root + "/v1")
