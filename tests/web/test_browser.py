@@ -88,11 +88,20 @@ def test_a_key_scoped_to_a_sees_only_a(page, web_app, web_settings):
         page.wait_for_selector("#collection option[value='A']", state="attached")
         options = page.locator("#collection option").evaluate_all("os => os.map(o => o.value)")
         assert options == ["", "A"] and not form.is_visible()
-        assert page.evaluate("sessionStorage.getItem('docqa.key')") == key
+        cookie, = page.context.cookies()  # the key was traded for the sign-in cookie, which no script can read
+        assert (cookie["name"], cookie["httpOnly"], cookie["sameSite"], cookie["path"]) == ("docqa_key", True, "Strict", "/")
+        assert page.evaluate("() => document.cookie") == "" and page.evaluate("() => sessionStorage.length") == 0
+        expect(page.locator("#signed-in .who")).to_have_text("Signed in: reader · A")
         _ask(page, "How long are backups kept?")
         page.locator(".turn .chip").first.wait_for()
         page.locator(".turn .chip").first.click()
         page.locator("#viewer-body mark.hl").first.wait_for()
+        page.reload()  # the cookie lasts the browser session: no prompt again
+        page.wait_for_selector("#collection option[value='A']", state="attached")
+        assert not form.is_visible()
+        page.locator("#sign-out").click()
+        form.wait_for()  # signed out: asked again
+        assert page.context.cookies() == []
 
 
 def _call(name: str, delay: float = 0.0, **arguments) -> dict:

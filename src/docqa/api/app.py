@@ -1,6 +1,6 @@
 """`create_app(settings)`: the FastAPI application over one knowledge base (OpenAPI docs at /docs).
 
-    request ─► ErrorBoundary ─► metrics ─► HostGuard (421) ─► RequestGuard (413 / 415) ─► CORS ─► route
+    request ─► ErrorBoundary ─► metrics ─► HostGuard (421) ─► OriginGuard (403) ─► RequestGuard (413 / 415) ─► CORS ─► route
                                                                                                │ get_principal (auth) → reader / editor / admin
                                                                                                ├ reads  → WorkerPool (bounded; full → 503 + Retry-After)
                                                                                                └ writes → Writer (one thread; jobs with progress)
@@ -20,9 +20,9 @@ from fastapi.middleware.cors import CORSMiddleware
 from docqa.api import errors
 from docqa.api import auth
 from docqa.api.deps import get_principal
-from docqa.api.guard import HostGuard, RequestGuard
+from docqa.api.guard import HostGuard, OriginGuard, RequestGuard
 from docqa.api.metrics import MetricsMiddleware
-from docqa.api.routes import ask, collections, documents, health, jobs, keys, runs, search
+from docqa.api.routes import ask, collections, documents, health, jobs, keys, login, runs, search
 from docqa.api.runtime import Runtime
 from docqa.api.watching import WatchSpec
 from docqa.kb import KnowledgeBase
@@ -32,7 +32,7 @@ from docqa.version import __version__
 
 log = logging.getLogger("docqa.api")
 ROUTERS = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, jobs.router,
-           keys.router)
+           keys.router, login.router)
 
 
 def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], KnowledgeBase] | None = None,
@@ -54,7 +54,7 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
         finally:
             await anyio.to_thread.run_sync(runtime.stop)
 
-    app = FastAPI(title="docqa", version=__version__, lifespan=lifespan,
+    app = FastAPI(title="docqa", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,  # web: offline
                   description="Ask questions of your own documents, answered only from them, with exact citations. "
                               "Errors are always `{\"error\": {\"code\", \"message\"}}`.")
     app.state.runtime = runtime
@@ -63,6 +63,8 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
         app.add_middleware(CORSMiddleware, allow_origins=settings.api.cors_origins, allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=["Authorization", "X-API-Key", "Content-Type", "Accept"])
     app.add_middleware(RequestGuard, uploads={documents.UPLOAD_PATH: int(settings.api.max_upload_mb * 1024 * 1024)})
+    app.add_middleware(OriginGuard, allowed_hosts=settings.api.allowed_hosts, allowed_origins=settings.api.cors_origins,
+                       cookie=auth.COOKIE)  # CSRF: writes only from docqa's own page
     if auth.is_loopback(settings.api.host):  # no keys needed there: refuse names rebound to 127.0.0.1
         app.add_middleware(HostGuard, allowed=settings.api.allowed_hosts, bind=settings.api.host)
     app.add_middleware(MetricsMiddleware, metrics=runtime.metrics)
@@ -70,7 +72,7 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
     for router in ROUTERS:
         app.include_router(router)
     _mount_mcp(app, runtime)
-    web.mount(app)  # the page at / and its assets at /static
+    web.mount(app)  # the page at / and its assets at /static; /docs and /redoc with assets served from here
     return app
 
 

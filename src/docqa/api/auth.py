@@ -2,7 +2,8 @@
 
     bound to loopback, no active key        → every request is the local user (admin, every collection)
     any active key, or a non-loopback bind  → every request needs a key, `Authorization: Bearer dq_…`
-                                              or `X-API-Key: dq_…`; none, unknown or revoked is 401
+                                              or `X-API-Key: dq_…`, or the sign-in cookie the web page
+                                              gets from POST /api/v1/login; none, unknown or revoked is 401
     what a key may do (role, collections)   → `docqa.access` (require, scope, ...); refused is 403
 
 Once a key exists, keys are required on loopback too: behind a reverse proxy every request comes
@@ -15,6 +16,7 @@ from __future__ import annotations
 import ipaddress
 import threading
 from collections.abc import Callable, Mapping
+from http.cookies import CookieError, SimpleCookie
 
 from starlette.requests import Request
 
@@ -22,6 +24,10 @@ from docqa.access import LOCAL, Principal, check_grant, manageable, require, sco
 from docqa.errors import AuthError, ConfigError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
 
+# The sign-in cookie holds the key itself, HTTP-only (no script of the page can read it) and SameSite=Strict:
+# each request authenticates it exactly as a Bearer key, so a revoked key ends the cookie's access at once,
+# with no session table to keep in step (and none to lose when the server restarts).
+COOKIE = "docqa_key"
 _HOW = "send it as 'Authorization: Bearer dq_…' or 'X-API-Key: dq_…' (an admin creates keys: 'docqa keys create')"
 
 
@@ -55,6 +61,28 @@ def bearer(headers: Mapping[str, str]) -> str | None:
     return None if key is None else key.strip()
 
 
+def cookie_key(headers: Mapping[str, str]) -> str | None:
+    """The key in the sign-in cookie, if the request carries one."""
+    raw = headers.get("cookie")
+    if not raw or COOKIE not in raw:
+        return None
+    try:
+        jar = SimpleCookie(raw)
+    except CookieError:
+        return None
+    morsel = jar.get(COOKIE)
+    return morsel.value.strip() if morsel is not None and morsel.value.strip() else None
+
+
+def set_cookie(response, key: str, secure: bool) -> None:
+    """Sign the browser in: the key in an HTTP-only, SameSite=Strict cookie for the browser session."""
+    response.set_cookie(COOKIE, key, path="/", httponly=True, samesite="strict", secure=secure)
+
+
+def clear_cookie(response, secure: bool) -> None:
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict", secure=secure)
+
+
 class Access:
     """Authenticates the requests of one server: `kb` holds the keys, `host` is the address it is bound to."""
 
@@ -65,14 +93,24 @@ class Access:
 
 
     def authenticate(self, headers: Mapping[str, str]) -> Principal:
-        """The principal a request's headers name; AuthError (401) when a key is needed and missing or bad."""
+        """The principal a request's headers name (a header's key first, then the sign-in cookie's);
+        AuthError (401) when a key is needed and missing or bad."""
         key = bearer(headers)
         with self._lock:
             if key is not None:
                 return Principal.of(self.kb.authenticate_key(key))
-            if not self.kb.has_keys() and (self.loopback or self.insecure):
-                return LOCAL.over_network()
+            keyless = not self.kb.has_keys()
+            if keyless and (self.loopback or self.insecure):
+                return LOCAL.over_network()  # a cookie left from when keys existed is of no account
+            key = cookie_key(headers)
+            if key is not None:
+                return Principal.of(self.kb.authenticate_key(key))
         raise AuthError(f"this server requires an API key: {_HOW}")
+
+    def login(self, key: str) -> Principal:
+        """The principal `key` names (AuthError when it is unknown or revoked), to sign a browser in with."""
+        with self._lock:
+            return Principal.of(self.kb.authenticate_key(key))
 
 
 def authenticate(headers: Mapping[str, str], kb: KnowledgeBase, host: str = "127.0.0.1",
@@ -110,5 +148,6 @@ def dependency(access: Callable[..., Access]) -> Callable[..., Principal]:
     return principal
 
 
-__all__ = ["LOCAL", "Access", "Principal", "authenticate", "bearer", "check_bind", "check_grant", "dependency",
-           "error_body", "error_headers", "error_status", "is_loopback", "manageable", "require", "scope"]
+__all__ = ["COOKIE", "LOCAL", "Access", "Principal", "authenticate", "bearer", "check_bind", "check_grant",
+           "clear_cookie", "cookie_key", "dependency", "error_body", "error_headers", "error_status", "is_loopback",
+           "manageable", "require", "scope", "set_cookie"]

@@ -1,5 +1,5 @@
-"""Refuse oversized and mistyped request bodies before any route reads them, and (on a loopback
-bind) requests addressed to a name other than the server's own.
+"""Refuse oversized and mistyped request bodies before any route reads them, (on a loopback bind)
+requests addressed to a name other than the server's own, and writes a page of another origin sent.
 
 A body larger than its limit is refused with 413 as soon as the limit is passed: at once when
 Content-Length says so, else while it streams in (the route then sees the client as gone and its
@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 
+from urllib.parse import urlsplit
+
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 JSON_LIMIT = 1024 * 1024  # questions, queries and paths; nothing legitimate comes near it
 _MULTIPART_SLACK = 64 * 1024  # part headers and boundaries around the files
 _BODY_METHODS = {"POST", "PUT", "PATCH"}
+_WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
 class RequestGuard:
@@ -96,6 +99,64 @@ class HostGuard(TrustedHostMiddleware):
     async def _admit(self, scope: Scope, receive: Receive, send: Send) -> None:
         # an admitted request answers through the original `send`: only a refusal reaches _Refusal
         await self.inner(scope, receive, send.send if isinstance(send, _Refusal) else send)
+
+
+class OriginGuard:
+    """Refuse (403 `cross_origin`) a state-changing request that a page of another origin made the browser send
+    (CSRF): without keys on loopback, or with the sign-in cookie, the browser's request would act as the user.
+
+        Origin is one of api.cors_origins                           → admitted (the admin trusts that page)
+        Sec-Fetch-Site: cross-site or same-site (another port)      → refused
+        Origin given: its host[:port] is the Host the request names,
+                      or a name in api.allowed_hosts                → admitted, else refused ("null" too)
+        no Origin, no Sec-Fetch-Site, but the sign-in cookie        → refused (browsers send Origin on writes)
+        no Origin, no cookie (curl, SDKs with a Bearer key)         → admitted
+
+    Checking Origin rather than issuing CSRF tokens keeps every client stateless: browsers have sent
+    Origin on every cross-origin POST for years, and a page cannot forge it.
+    """
+
+    def __init__(self, app: ASGIApp, allowed_hosts: list[str], allowed_origins: list[str], cookie: str):
+        self.app, self.cookie = app, cookie
+        self.origins = {o.strip().rstrip("/").lower() for o in allowed_origins}
+        self.hosts = [h.strip().lower() for h in allowed_hosts if h.strip() and h.strip() != "*"]  # '*' is no origin
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] in _WRITE_METHODS:
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            reason = self.refusal(headers)
+            if reason:
+                return await _refuse(send, 403, "cross_origin", reason)
+        await self.app(scope, receive, send)
+
+    def refusal(self, headers: dict[str, str]) -> str | None:
+        """Why a write with these headers is refused, or None."""
+        origin, site = headers.get("origin"), (headers.get("sec-fetch-site") or "").lower()
+        if origin is not None and origin.strip().rstrip("/").lower() in self.origins:
+            return None
+        refused = (f"this request came from a page of another origin ({origin or site}): docqa accepts changes only "
+                   "from its own page (behind a proxy, add the proxy's name to api.allowed_hosts; to let another "
+                   "site's page call the API, list its origin in api.cors_origins)")
+        if site in ("cross-site", "same-site"):
+            return refused
+        if origin is not None:
+            return None if self._own(origin, headers.get("host", "")) else refused
+        if not site and f"{self.cookie}=" in headers.get("cookie", ""):
+            return ("a change sent with the sign-in cookie must carry an Origin header (every current browser "
+                    "sends one); scripts can send their key as 'Authorization: Bearer dq_…' instead")
+        return None
+
+    def _own(self, origin: str, host: str) -> bool:
+        try:
+            parts = urlsplit(origin.strip())
+            name = (parts.hostname or "").lower()
+        except ValueError:
+            return False
+        if parts.scheme not in ("http", "https") or not name:
+            return False
+        if parts.netloc.lower() == host.strip().lower():
+            return True
+        return any(name == h or (h.startswith("*.") and name.endswith(h[1:])) for h in self.hosts)
 
 
 class _Refusal:

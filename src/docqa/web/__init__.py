@@ -3,7 +3,8 @@ no CDN: every asset is served from here, so the page works offline).
 
 The page is a thin front end over the REST/SSE API at /api/v1: it decides nothing about access
 (every data call is an API call, with the same key), so this package imports nothing of docqa's.
-`mount(app)` adds `GET /` (the page) and `/static/…` (its assets) to an ASGI app built by docqa.api.
+`mount(app)` adds `GET /` (the page) and `/static/…` (its assets) to an ASGI app built by docqa.api, and the
+API's documentation pages, /docs and /redoc, with their assets (`docqa.web.apidocs`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.staticfiles import StaticFiles
+
+from docqa.web import apidocs
 
 STATIC = Path(__file__).parent / "static"
 # No inline script or style, nothing from another origin.
@@ -37,6 +40,8 @@ async def page(request: Request) -> Response:
 
 
 def mount(app: Starlette) -> None:
-    """Serve the page at `/` and its assets at `/static/` (hidden from the OpenAPI schema)."""
+    """Serve the page at `/` and its assets at `/static/`, and /docs and /redoc (hidden from the OpenAPI schema);
+    the app must be made without FastAPI's own docs (`docs_url=None, redoc_url=None`), which load from a CDN."""
     app.add_route("/", page, methods=["GET"], include_in_schema=False)
     app.mount("/static", _Static(directory=STATIC), name="web-static")
+    apidocs.mount(app, getattr(app, "title", "docqa"))

@@ -51,6 +51,8 @@ export function startViews() {
     tab.addEventListener("click", () => show(tab.dataset.view));
   }
   window.addEventListener("hashchange", () => show(location.hash.slice(1) || "ask"));
+  // Signing in with another key may change the role: the tabs and controls follow it.
+  document.addEventListener("docqa:signed-in", () => loadCaller().then(() => show(document.body.dataset.view || "ask")));
   caller.loaded = loadCaller().then(() => show(location.hash.slice(1) || "ask"));
   return caller.loaded;
 }
