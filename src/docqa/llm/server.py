@@ -84,23 +84,10 @@ def serve(path: Path, name: str, port: int, ctx: int, threads: int, *, state_dir
     _port_free(port)
     import xllamacpp
 
-    params = xllamacpp.CommonParams()
-    params.model.path = str(path)
-    params.model_alias = {name}
-    params.hostnames = [HOST]
-    params.port = port
-    params.use_jinja = True  # the model's own chat template
-    params.n_ctx = ctx
-    params.n_parallel = 1
-    params.cpuparams.n_threads = threads
-    params.cpuparams_batch.n_threads = threads
-    params.ui = False
-    params.offline = True
-
     stop: list[bool] = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
     signal.signal(signal.SIGINT, lambda *_: stop.append(True))
-    server = xllamacpp.Server(params)  # loads the model and starts the HTTP server in the background
+    server = xllamacpp.Server(_params(xllamacpp, path, name, port, ctx, threads))  # loads the model, serves in the background
     root = f"http://{HOST}:{port}"
     deadline = time.monotonic() + START_TIMEOUT
     while not healthy(root):
@@ -124,6 +111,22 @@ def serve(path: Path, name: str, port: int, ctx: int, threads: int, *, state_dir
         if state:
             state.unlink(missing_ok=True)
         del server
+
+
+def _params(xllamacpp: Any, path: Path, name: str, port: int, ctx: int, threads: int) -> Any:
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    params.model_alias = {name}
+    params.hostnames = [HOST]  # loopback only
+    params.port = port
+    params.use_jinja = True  # the model's own chat template
+    params.n_ctx = ctx
+    params.n_parallel = 1
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.ui = False
+    params.offline = True
+    return params
 
 
 def _port_free(port: int) -> None:
