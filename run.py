@@ -100,8 +100,10 @@ def local_model_served():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    print(f"+ {docqa} model serve --port {port} &  # the local model, shared by the questions below", flush=True)
-    server = subprocess.Popen([BIN / "docqa", "model", "serve", "--port", str(port)], cwd=ROOT)
+    log = DEMO_KB.parent / "model-serve.log"  # llama.cpp's own log lines, kept out of the demo's output
+    print(f"+ {docqa} model serve --port {port} 2> {os.path.relpath(log, ROOT)} &  # the local model, for the questions below",
+          flush=True)
+    server = subprocess.Popen([BIN / "docqa", "model", "serve", "--port", str(port)], cwd=ROOT, stderr=log.open("wb"))
     try:
         deadline = time.monotonic() + 300
         while not _answers(f"http://127.0.0.1:{port}/health") and server.poll() is None and time.monotonic() < deadline:
