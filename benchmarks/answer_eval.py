@@ -6,7 +6,7 @@ Without --llm it measures the extractive answerer (no model): it runs once with 
 threshold at 0, so the same run gives the trade-off between answering and abstaining over a
 range of thresholds; the shipped threshold's row is the headline.  With --llm it runs the
 whole pipeline (generate → cite → check) against an OpenAI-compatible server, e.g. the local
-Qwen2.5-Coder-1.5B served by tools/local_llm.py; --limit takes an even sample of the questions.
+Qwen2.5-Coder-1.5B served by `docqa model serve`; --limit takes an even sample of the questions.
 
 The extractive answerer's evidence is a small logistic model (src/docqa/answer/extractive.py).
 Every extractive run also refits it on the run's own evidence features, 2-fold by article (fit on

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -29,3 +30,21 @@ def local_embedder():
     embedder = LocalEmbedder()
     embedder.embed_query("load the model")  # a missing model fails here, with the install command
     return embedder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_chat_model_from_the_machine(tmp_path_factory):
+    """Tests choose their chat model themselves: an Ollama, an OPENAI_* variable or the installed local
+    model of the machine running them must not answer (the real_llm fixture finds that model itself)."""
+    saved = {name: os.environ.get(name) for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST",
+                                                     "DOCQA_LLM__MODELS_DIR")}
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        os.environ.pop(name, None)
+    os.environ["OLLAMA_HOST"] = "127.0.0.1:9"  # nothing listens on the discard port
+    os.environ["DOCQA_LLM__MODELS_DIR"] = str(tmp_path_factory.mktemp("no-local-model"))
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

@@ -202,5 +202,5 @@ def test_allowed_hosts_takes_the_patterns_the_host_check_takes():
 def test_settings_all_matches_public_names():
     import docqa.settings as package
 
-    modules = {"lint", "model", "origin", "seed", "source", "annotations"}
+    modules = {"lint", "model", "origin", "seed", "source", "standard", "annotations"}
     assert set(package.__all__) == {n for n in dir(package) if not n.startswith("_")} - modules

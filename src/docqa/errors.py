@@ -18,6 +18,7 @@
     │   └── UnreadableFileError     cannot be read right now (permissions, I/O): its indexed version stays
     ├── EmbedError                  the embedding model or service failed (names it and what to do)
     ├── LLMError                    the chat model failed: unreachable, refused, timed out, bad answer
+    │   └── LocalModelError         the local model could not be installed, verified or started
     ├── AuthError                   no API key, or an unknown or revoked one (HTTP 401)
     │   └── PermissionDeniedError   the key's role or collections do not allow this (HTTP 403)
     └── StoreError                  the knowledge base file itself
@@ -58,6 +59,10 @@ class EmbedError(DocqaError):
 
 class LLMError(DocqaError):
     """The chat model could not answer (after retries where retrying made sense)."""
+
+
+class LocalModelError(LLMError):
+    """The local model ('docqa model') could not be installed, verified or started."""
 
 
 class AuthError(DocqaError):

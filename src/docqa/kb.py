@@ -21,6 +21,7 @@ from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_h
 from docqa.errors import AuthError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.llm import ChatModel, Choice, choose_chat_model
+from docqa.llm.factory import OLLAMA_URL
 from docqa.retrieve import Retriever, SearchResults
 from docqa.settings import Settings
 # Ingest, browsing, answering and the log are imported where they are used: a command that only
@@ -311,10 +312,16 @@ class KnowledgeBase:
         if self._chat is None:
             s = self.settings.llm
             if self._chat_model is not None:
-                self._chat = Choice(self._chat_model, f"{self._chat_model.name} (given)", "given")
+                self._chat = Choice(self._chat_model, f"{self._chat_model.name} (given)", source="given")
             else:
+                from docqa.llm.local import default_models_dir
+                from docqa.llm.server import LocalServing
+
+                local = LocalServing(Path(s.models_dir).expanduser() if s.models_dir else default_models_dir(),
+                                     ctx=max(4096, s.context_window))
                 self._chat = choose_chat_model(s.provider, s.base_url, s.model, s.api_key, s.temperature, s.max_tokens,
-                                               s.timeout, s.max_retries)
+                                               s.timeout, s.max_retries, s.ollama_url or OLLAMA_URL,
+                                               via=s.from_environment.get("base_url"), local=local)
         return self._chat
 
     def start(self, question: str, *, principal: Principal = LOCAL, session_id: str | None = None,
@@ -335,8 +342,8 @@ class KnowledgeBase:
             self.session_runs(session_id, principal=principal)
         from docqa.run.life import Run, Setup
 
-        setup = Setup(self.settings, self.library(principal, collection), self.chat.model,
-                      None if self.chat.model else self.chat.reason, self.store.runlog.save_run,
+        setup = Setup(self.settings, self.library(principal, collection), self.chat.model, self.chat.note,
+                      self.store.runlog.save_run,
                       lambda sid: self.session_runs(sid, principal=principal))
         return Run(question, setup, session_id=session_id, mode=mode, check=check, record=record, control=control,
                    timeout=timeout)

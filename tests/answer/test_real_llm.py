@@ -1,6 +1,6 @@
 """The answering pipeline end to end with a REAL small model (Qwen2.5-Coder-1.5B on llama.cpp, on
 loopback): generate → cite → check, not-found, Chinese, a follow-up.  Skipped with the install
-command when the model is not installed (python tools/local_llm.py install).
+command when the model is not installed (docqa model install).
 
 A 1.5B model is not always right, so the assertions are about what the pipeline guarantees
 whatever the model writes: citations are exact spans of the documents, unsupported claims are

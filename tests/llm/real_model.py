@@ -1,9 +1,11 @@
 """The `real_llm` fixture: a small real chat model served over OpenAI-compatible HTTP on loopback.
 
-It runs `tools/local_llm.py serve` (Qwen2.5-Coder-1.5B-Instruct Q4_K_M through xllamacpp) once per
-test session and yields its base URL (`http://127.0.0.1:PORT/v1`).  When the model or xllamacpp is
-not installed the test is skipped with the reason and the command that fixes it
-(`python tools/local_llm.py install`).  Tests that use it carry `@pytest.mark.real_llm`.
+It serves the model of `docqa model install` (Qwen2.5-Coder-1.5B-Instruct Q4_K_M through xllamacpp,
+`python -m docqa.llm.server`) once per test session and yields its base URL
+(`http://127.0.0.1:PORT/v1`).  When the model or xllamacpp is not installed the test is skipped with
+the reason and the command that fixes it (`docqa model install`).  Tests that use it carry
+`@pytest.mark.real_llm`.  The model is looked for where `docqa model install` put it: the
+DOCQA_LLM__MODELS_DIR the test run started with, else docqa's user cache folder.
 
 DOCQA_REAL_LLM_THREADS sets the server's threads (default 1).  On a 2-core machine one thread is
 the robust choice: 2 threads make ~27 tok/s on an idle machine but collapse to 1-3 tok/s as soon
@@ -12,7 +14,6 @@ as anything else is busy (llama.cpp's threads wait on each other), while 1 threa
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import socket
 import subprocess
@@ -23,22 +24,14 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-TOOL = REPO / "tools" / "local_llm.py"
+from docqa.llm.local import default_models_dir, status
+
 START_TIMEOUT = 120.0
-
-
-def local_llm() -> ModuleType:
-    """tools/local_llm.py as a module (tools/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("docqa_tools_local_llm", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+# read at import, before the session fixture points DOCQA_LLM__MODELS_DIR at an empty folder
+MODELS_DIR = Path(os.environ["DOCQA_LLM__MODELS_DIR"]) if os.environ.get("DOCQA_LLM__MODELS_DIR") else default_models_dir()
 
 
 def _free_port() -> int:
@@ -64,13 +57,13 @@ def _tail(log, limit: int = 3000) -> str:
 @pytest.fixture(scope="session")
 def real_llm() -> Iterator[str]:
     """Base URL (…/v1) of the local model, served for the whole session; skips when not installed."""
-    tool = local_llm()
-    reason = tool.is_installed()
-    if reason:
-        pytest.skip(f"real local model unavailable: {reason}")
+    found = status(MODELS_DIR)
+    if found.problem:
+        pytest.skip(f"real local model unavailable: {found.problem}")
     port = _free_port()
     threads = os.environ.get("DOCQA_REAL_LLM_THREADS", "1")
-    command = [sys.executable, str(TOOL), "serve", "--port", str(port), "--ctx", "4096", "--threads", threads]
+    command = [sys.executable, "-m", "docqa.llm.server", "--model", str(found.path), "--name", found.model.name,
+               "--port", str(port), "--ctx", "4096", "--threads", threads]
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         try:

@@ -14,10 +14,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class ScriptedServer:
-    def __init__(self, script: list[dict] | None = None):
+    def __init__(self, script: list[dict] | None = None, port: int = 0):
         self.script: list[dict] = list(script or [])
         self.requests: list[dict] = []
-        self.ollama_models: list[str] | None = None  # set: also answer GET /api/tags like Ollama
+        self.headers: list[dict] = []  # each POST's HTTP headers (Authorization: the key sent)
+        self.ollama_models: list[str | dict] | None = None  # set: also answer GET /api/tags like Ollama (names or entries)
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -28,12 +29,16 @@ class ScriptedServer:
 
             def do_GET(self):
                 if self.path == "/api/tags" and server.ollama_models is not None:
-                    return self._json(200, {"models": [{"name": n} for n in server.ollama_models]})
+                    return self._json(200, {"models": [m if isinstance(m, dict) else {"name": m}
+                                                       for m in server.ollama_models]})
+                if self.path == "/health":  # as llama.cpp's server answers once its model is loaded
+                    return self._json(200, {"status": "ok"})
                 return self._json(404, {"error": "not found"})
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 server.requests.append(body)
+                server.headers.append(dict(self.headers))
                 reply = server.script.pop(0) if server.script else {"text": "(script exhausted)"}
                 if callable(reply):  # a reply that depends on what was asked
                     reply = reply(body)
@@ -71,7 +76,7 @@ class ScriptedServer:
             def handle_error(self, request, client_address):  # a client that hung up (timeout tests)
                 pass
 
-        self.httpd = Quiet(("127.0.0.1", 0), Handler)
+        self.httpd = Quiet(("127.0.0.1", port), Handler)
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -122,3 +127,31 @@ def _chunks(body: dict, reply: dict):
     yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": _finish(reply)}]}
     if (body.get("stream_options") or {}).get("include_usage"):
         yield {**base, "choices": [], "usage": _usage(reply)}
+
+
+def main() -> None:
+    """As a process on a given port (a stand-in for the local model's server): every reply is --reply."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--reply", default="scripted reply")
+    args = parser.parse_args()
+    server = ScriptedServer(port=args.port)
+    server.script = _Forever({"text": args.reply})
+    server.httpd.serve_forever()
+
+
+class _Forever(list):
+    """A script that never runs out: the same reply every time."""
+
+    def __init__(self, reply: dict):
+        super().__init__([reply])
+        self.reply = reply
+
+    def pop(self, index: int = -1) -> dict:
+        return self.reply
+
+
+if __name__ == "__main__":
+    main()

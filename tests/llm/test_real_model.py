@@ -1,6 +1,6 @@
 """Our OpenAI-compatible client against a REAL small model (Qwen2.5-Coder-1.5B on llama.cpp, loopback).
 
-Skipped, with the install command, when the model is not installed: python tools/local_llm.py install.
+Skipped, with the install command, when the model is not installed: docqa model install.
 Replies are short (max_tokens ≤ 64) and greedy (temperature 0), so each test takes seconds.
 """
 

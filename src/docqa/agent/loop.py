@@ -96,6 +96,8 @@ class AgentLoop:
         tools = self._tools(evidence)
         messages = self._opening(question, language, previous)
         answer = Answer(question, "", True, "agent", language=language, model=self.model.name)
+        if self.pipeline.model_note:  # which model answers, when it was chosen for the user (said once by the CLI)
+            answer.notes.append(self.pipeline.model_note)
         answer.retrieval = {"query": question, "mode": "agent", "collection": collection, "hits": [], "dropped": [],
                             "low_relevance": False}
         budget = _Budget(self.settings, ctx)

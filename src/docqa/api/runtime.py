@@ -5,6 +5,7 @@ its work (a timeout from settings, a client that hangs up cancels the run)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -24,6 +25,7 @@ from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 _POLL = 0.25  # seconds between checks that the client is still there
 
 
@@ -60,7 +62,8 @@ class Runtime:
                 kb = self._kbs[0].sibling()
             else:
                 kb = KnowledgeBase(self.settings)
-                _ = (kb.embedder, kb.chat)  # load the models now, not in the first request
+                _ = kb.embedder  # load the models now, not in the first request
+                log.info("chat model: %s", kb.chat.note or kb.chat.reason)  # said once, in the server's log
             self._kbs.append(kb)
             return kb
 

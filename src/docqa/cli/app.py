@@ -26,6 +26,7 @@ from docqa.cli.help import Typer
 from docqa.cli.links import linked
 from docqa.cli.paths import PathNamer
 from docqa.cli.tables import documents_table, log_table
+from docqa.cli.model import model_app
 from docqa.errors import ConfigError, DocqaError
 from docqa.settings import (AnswerSettings, ApiSettings, SearchSettings, config_path, default_kb_path, lint_config,
                             load_settings, masked, setting_sources)
@@ -728,6 +729,9 @@ def keys_revoke(
         _print_json(record.to_dict())
         return
     out.print(f"revoked {record.role} key {record.id} ({escape(record.prefix)}…)")
+
+
+app.add_typer(model_app, name="model")  # docqa model install | serve | status (docqa.cli.model)
 
 
 @app.command("mcp")

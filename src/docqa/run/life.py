@@ -44,7 +44,7 @@ class Setup:
     settings: Settings
     library: Library  # scoped to the caller and the run's collection
     model: ChatModel | None  # None: extractive answers
-    model_note: str | None  # why there is no model (said in the answer's notes)
+    model_note: str | None  # which model answers (or why none) when it was chosen for the user: said in the notes
     save: Callable[[RunRecord], None]  # the run log: save or update a run
     history: Callable[[str], list[RunRecord]]  # a session's runs, oldest first
 

@@ -3,15 +3,17 @@ and in the names of DOCQA_* variables, without loading the settings."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import ConfigDict, ValidationError, create_model
 
 from docqa.errors import ConfigError
-from docqa.settings.model import SettingsModel
+from docqa.settings.model import SettingsModel, check_url
 from docqa.settings.origin import env_names, unknown_env, value_problem
 from docqa.settings.seed import CONFIG_ENV, ConfigFile, ConfigProblem, read_config
+from docqa.settings.standard import ollama_url
 
 _NOT_SETTINGS = {"DOCQA_CONFIG", "DOCQA_VENV"}  # DOCQA_* variables that are not settings
 
@@ -28,10 +30,23 @@ def lint_config(path: Path, environ: Mapping[str, str]) -> list[ConfigProblem]:
 
 
 def env_problems(environ: Mapping[str, str]) -> list[ConfigProblem]:
-    """DOCQA_* variables that name no setting, with the closest valid name."""
+    """DOCQA_* variables that name no setting (with the closest valid name); OPENAI_BASE_URL or
+    OLLAMA_HOST that are not URLs docqa can call."""
     valid = env_names()
-    return [unknown_env(name) for name in sorted(environ)
-            if name.upper().startswith("DOCQA_") and name.upper() not in {*valid, *_NOT_SETTINGS}]
+    unknown = [unknown_env(name) for name in sorted(environ)
+               if name.upper().startswith("DOCQA_") and name.upper() not in {*valid, *_NOT_SETTINGS}]
+    return unknown + _standard_problems(environ)
+
+
+def _standard_problems(environ: Mapping[str, str]) -> list[ConfigProblem]:
+    problems = []
+    for name, value in (("OPENAI_BASE_URL", environ.get("OPENAI_BASE_URL")),
+                        ("OLLAMA_HOST", environ.get("OLLAMA_HOST") and ollama_url(environ["OLLAMA_HOST"]))):
+        try:
+            check_url(value or "")
+        except ValueError as exc:
+            problems.append(ConfigProblem(f"env {name}", "", f"{exc} (got {json.dumps(environ[name])})"))
+    return problems
 
 
 def _value_problems(config: ConfigFile) -> list[ConfigProblem]:

