@@ -11,10 +11,12 @@ is moved to that source (the model numbered it wrong); that is reported in the c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from docqa.answer.sources import SourceSet, label
+from docqa.answer.statement import is_statement
 from docqa.answer.support import content_tokens, support
+from docqa.text.language import has_cjk
 from docqa.text.sentences import sentence_spans
 from docqa.types import Citation, Claim, Hit
 
@@ -35,6 +37,7 @@ class Cited:
     claims: list[Claim]
     citations: list[Citation]
     invented: list[int]  # markers dropped because no such source exists
+    dropped: list[str] = field(default_factory=list)  # sentences that state nothing (questions, chatter)
 
     @property
     def unsupported(self) -> list[Claim]:
@@ -44,10 +47,13 @@ class Cited:
 def cite(answer: str, sources: SourceSet, language: str = "en", threshold: float = 0.5) -> Cited:
     """Claims and citations for `answer`, whose sentences cite sources as [n]."""
     invented: list[int] = []
-    claims = []
+    claims, dropped = [], []
     for start, end, numbers in _sentences(answer):
         text = " ".join(strip_markers(answer[start:end]).split())
         if not content_tokens(text):
+            continue
+        if not is_statement(text):  # a question, tool chatter, a fragment around a marker: never published
+            dropped.append(text)
             continue
         valid = [n for n in numbers if sources.get(n) is not None]
         invented += [n for n in numbers if sources.get(n) is None]
@@ -62,7 +68,45 @@ def cite(answer: str, sources: SourceSet, language: str = "en", threshold: float
             if key not in seen:
                 seen.add(key)
                 citations.append(c)
-    return Cited(claims, citations, sorted(set(invented)))
+    return Cited(claims, citations, sorted(set(invented)), dropped)
+
+
+def number_by_first_use(text: str, claims: list[Claim]) -> str:
+    """`text` rewritten so its sources are numbered 1..n in order of first use, one number per source.
+
+    Every answer is published through here (extractive, pipeline, agent).  A claim's markers are
+    rebuilt from the citations it kept (a marker the citer moved or dropped is not shown); the
+    claims' citations, sources and spans are updated to match.  Between claims only the layout (spaces
+    and line breaks) is kept, so a sentence the citer dropped — a question, tool chatter, a lone
+    marker — is not published either.
+    """
+    numbers: dict[int, int] = {}
+    for claim in claims:
+        for c in claim.citations:
+            numbers.setdefault(c.n, len(numbers) + 1)
+    renumbered: set[int] = set()
+    out, pos = "", 0
+    joiner = "" if has_cjk(text) else " "
+    for claim in sorted(claims, key=lambda c: c.start):
+        gap, body = text[pos : claim.start], strip_markers(text[claim.start : claim.end]).strip()
+        pos = claim.end
+        marks = list(dict.fromkeys(numbers[c.n] for c in claim.citations))
+        for c in claim.citations:
+            if id(c) not in renumbered:
+                renumbered.add(id(c))
+                c.n = numbers[c.n]
+        claim.sources = marks
+        out += _layout(gap, joiner) if out else ""
+        claim.start = len(out)
+        out += body + "".join(f" [{n}]" for n in marks)
+        claim.end = len(out)
+    return out
+
+
+def _layout(gap: str, joiner: str) -> str:
+    """What separates two published claims: the gap's line breaks (at most a blank line), else a space."""
+    breaks = gap.count("\n")
+    return "\n\n" if breaks >= 2 else "\n" if breaks == 1 else joiner
 
 
 def is_not_found_statement(text: str) -> bool:
