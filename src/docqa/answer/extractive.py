@@ -173,7 +173,7 @@ def _candidates(sources: SourceSet) -> list[Sentence]:
     out = []
     for source in sources.sources[:_HITS]:
         text = source.hit.text
-        for s, e in quotable_spans(text, source.hit.section):  # statements only: no headings, questions, markup
+        for s, e in quotable_spans(text, source.hit.section, code=source.hit.type == "code"):  # statements only: no headings, questions, markup
             sentence = text[s:e]
             if len(sentence.strip("#*-| \n")) < _MIN_CHARS and not has_cjk(sentence):
                 continue

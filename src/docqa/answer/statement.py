@@ -35,6 +35,7 @@ _DIRECTIVE_BARE = re.compile(r"^\s*\.\.(?:\s|$)")  # an rST comment
 _RESIDUE = re.compile(r"[\w)]::(?:\s|$)")  # a directive that lost its leading dots
 _FIELD = re.compile(r"^\s*:[^:\s`][^:`]*:(?:\s|$)")  # :param x: / :type x: / :maxdepth: 2
 _TABLE = re.compile(r"^\s*(?:\||\+[-=+])|\|\s*$|\S\s+\|\s+\S|\S\t+\S")  # pipe/grid rows, "a | b" rows, tab-separated cells
+_DOCSTRING = re.compile(r"(\"\"\"|''')(.*?)(?:\1|$)", re.DOTALL)  # a code chunk's prose: its docstrings
 _FENCE = re.compile(r"^\s{0,3}(```+|~~~+)")
 _LIST = re.compile(r"^\s*(?:[-*+•◦▪]|\d{1,3}[.)]|#\.|[a-zA-Z][.)])\s+")
 _TAG = re.compile(r"^\s*</?[a-zA-Z][\w-]*(?:\s[^>]*)?/?>\s*$")
@@ -85,15 +86,17 @@ def structure_line(line: str, titles: frozenset[str] = frozenset()) -> str | Non
     return None
 
 
-def quotable_spans(text: str, section: str | tuple[str, ...] = ()) -> list[tuple[int, int]]:
+def quotable_spans(text: str, section: str | tuple[str, ...] = (), code: bool = False) -> list[tuple[int, int]]:
     """Spans of the sentences of a chunk's `text` that may be quoted as an answer.
 
     `section`: the chunk's section path (a tuple, or its " > "-joined form), whose titles mark
-    the chunk's heading lines."""
+    the chunk's heading lines.  `code`: the chunk is source code, whose only prose is in its
+    docstrings (a statement of code is not a sentence)."""
     parts = section.split(" > ") if isinstance(section, str) else section
     titles = frozenset(_title(t) for t in parts if t and t.strip())
+    regions = [(m.start(2), m.end(2)) for m in _DOCSTRING.finditer(text)] if code else [(0, len(text))]
     out: list[tuple[int, int]] = []
-    for start, end in _prose_runs(text, titles):
+    for start, end in (run for lo, hi in regions for run in _prose_runs(text, titles, lo, hi)):
         for s, e in sentence_spans(text, start, end):
             s = _after_label_line(text, s, e)
             sentence = text[s:e]
@@ -103,13 +106,13 @@ def quotable_spans(text: str, section: str | tuple[str, ...] = ()) -> list[tuple
     return out
 
 
-def _prose_runs(text: str, titles: frozenset[str]) -> list[tuple[int, int]]:
-    """Maximal runs of prose lines (blank lines included), structure lines and code cut out."""
+def _prose_runs(text: str, titles: frozenset[str], lo: int, hi: int) -> list[tuple[int, int]]:
+    """Maximal runs of prose lines of `text[lo:hi]` (blank lines included), structure lines and code cut out."""
     runs: list[tuple[int, int]] = []
     start: int | None = None
     fenced = literal = False
-    pos = 0
-    for line in text.splitlines(keepends=True):
+    pos = lo
+    for line in text[lo:hi].splitlines(keepends=True):
         body = line.rstrip("\r\n")
         indented = body[:1] in (" ", "\t") and body.strip() != ""
         if literal and body.strip() and not indented:
@@ -129,7 +132,7 @@ def _prose_runs(text: str, titles: frozenset[str]) -> list[tuple[int, int]]:
                 literal = True
         pos += len(line)
     if start is not None:
-        runs.append((start, len(text)))
+        runs.append((start, hi))
     return runs
 
 
