@@ -22,6 +22,8 @@ from docqa.types import Citation, Claim, Hit
 
 # [1]  [1, 2]  [1][2]  【1】  [Source 1]  [source: 2]  [来源1]
 MARKER = re.compile(r"\[(?:(?:source|来源)\s*:?\s*)?(\d+(?:\s*[,，、]\s*\d+)*)\]|【(\d+(?:\s*[,，、]\s*\d+)*)】", re.IGNORECASE)
+_SPACED_MARKER = re.compile(r"(?P<sp>[ \t]*)(?:" + MARKER.pattern + ")", re.IGNORECASE)
+_LEADING = re.compile(r"^(?:\s*(?:" + MARKER.pattern + r"))+\s*", re.IGNORECASE)
 _MAX_WINDOW = 3  # sentences in a supporting span
 _NOT_FOUND = re.compile(
     r"(do(?:es)? not (?:contain|mention|say|provide|include)|no information|not (?:found|mentioned|stated|provided) in|"
@@ -75,10 +77,10 @@ def number_by_first_use(text: str, claims: list[Claim]) -> str:
     """`text` rewritten so its sources are numbered 1..n in order of first use, one number per source.
 
     Every answer is published through here (extractive, pipeline, agent).  A claim's markers are
-    rebuilt from the citations it kept (a marker the citer moved or dropped is not shown); the
-    claims' citations, sources and spans are updated to match.  Between claims only the layout (spaces
-    and line breaks) is kept, so a sentence the citer dropped — a question, tool chatter, a lone
-    marker — is not published either.
+    rebuilt from the citations it kept (a marker the citer moved or dropped is not shown), where the
+    writer put its first marker, else after the claim; the claims' citations, sources and spans are
+    updated to match.  Text that is no claim — a question, tool chatter, a lone marker, all dropped
+    by the citer — is not published: between claims only the layout (spaces, line breaks) is kept.
     """
     numbers: dict[int, int] = {}
     for claim in claims:
@@ -88,7 +90,7 @@ def number_by_first_use(text: str, claims: list[Claim]) -> str:
     out, pos = "", 0
     joiner = "" if has_cjk(text) else " "
     for claim in sorted(claims, key=lambda c: c.start):
-        gap, body = text[pos : claim.start], strip_markers(text[claim.start : claim.end]).strip()
+        gap, segment = text[pos : claim.start], text[claim.start : claim.end]
         pos = claim.end
         marks = list(dict.fromkeys(numbers[c.n] for c in claim.citations))
         for c in claim.citations:
@@ -96,11 +98,29 @@ def number_by_first_use(text: str, claims: list[Claim]) -> str:
                 renumbered.add(id(c))
                 c.n = numbers[c.n]
         claim.sources = marks
-        out += _layout(gap, joiner) if out else ""
+        if out:
+            out += gap if not strip_markers(gap).strip() and "[" not in gap and "【" not in gap else _layout(gap, joiner)
         claim.start = len(out)
-        out += body + "".join(f" [{n}]" for n in marks)
+        out += _with_markers(segment, "".join(f"[{n}]" for n in marks))
         claim.end = len(out)
     return out
+
+
+def _with_markers(segment: str, group: str) -> str:
+    """A claim's text with its markers replaced by `group`: at its first marker, else at its end.
+    Markers that open the segment belong to the sentence before (the citer read them so): dropped."""
+    body = _LEADING.sub("", segment, count=1)
+    placed = False
+
+    def place(m: re.Match[str]) -> str:
+        nonlocal placed
+        if placed or not group:
+            return ""
+        placed = True
+        return m.group("sp") + group
+
+    body = _SPACED_MARKER.sub(place, body).rstrip()
+    return body + (f" {group}" if group and not placed else "")
 
 
 def _layout(gap: str, joiner: str) -> str:
