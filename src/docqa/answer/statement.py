@@ -23,7 +23,8 @@ from docqa.text.language import has_cjk
 from docqa.text.sentences import sentence_spans
 
 _MIN_CHARS = 12  # shorter than this (alphabetic scripts) is a label, not a sentence
-_LABEL_WORDS = 6  # a line without a full stop and at most this many words is a label
+_LABEL_WORDS = 6
+_BOILERPLATE_WORDS = 12  # a footer or navigation line is short; a paragraph that starts alike is prose  # a line without a full stop and at most this many words is a label
 _END = re.compile(r"[.!。！；;:：…][\"'”’»)\]）】」』》]*$")
 _QUESTION = re.compile(r"[?？][\"'”’»)\]）】」』》]*$")
 
@@ -41,7 +42,7 @@ _LIST = re.compile(r"^\s*(?:[-*+•◦▪]|\d{1,3}[.)]|#\.|[a-zA-Z][.)])\s+")
 _TAG = re.compile(r"^\s*</?[a-zA-Z][\w-]*(?:\s[^>]*)?/?>\s*$")
 _BREADCRUMB = re.compile(r"\S\s+(?:[|·•»›>/])\s+\S")
 _BOILERPLATE = re.compile(
-    r"^\s*(?:©|\(c\)\s|copyright\b|all rights reserved|skip to (?:main )?content|edit (?:this page )?on github|"
+    r"^\s*(?:©|\(c\)\s|copyright\s+(?:©|\(c\)|\d{4})|all rights reserved|skip to (?:main )?content|edit (?:this page )?on github|"
     r"back to top|table of contents|(?:previous|next)(?:\s*[:»›>→←]|\s*$)|last updated|built with|powered by|on this page)", re.IGNORECASE)
 
 # Model chatter: what an agent says about its tools or its search, not about the documents.
@@ -79,7 +80,7 @@ def structure_line(line: str, titles: frozenset[str] = frozenset()) -> str | Non
         return "markup"
     if _TABLE.search(line):
         return "table"
-    if _BOILERPLATE.match(line) or len(_BREADCRUMB.findall(line)) >= 2:
+    if (_BOILERPLATE.match(line) and len(line.split()) <= _BOILERPLATE_WORDS) or len(_BREADCRUMB.findall(line)) >= 2:
         return "navigation"
     if _LIST.match(line) and _is_label(_LIST.sub("", line, count=1)):
         return "label"
