@@ -131,7 +131,9 @@ def test_extractive_answers_quote_statements_not_headings_questions_or_markup(kb
     ('The query "backup window" did not match any lines in the documents.', False),
     ("Let me use the search_docs function to look again.", False),
     ("让我再搜索一次。", False),
-    ("The mailing list is.", False),
+    ("The mailing list is [1].", False),
+    ("Saying that a problem is not in P does not imply that most of them are.", True),
+    ("[2]", False),
     ("Backups are made every six hours by the scheduler.", True),
 ])
 def test_is_statement(sentence, states):

@@ -54,7 +54,7 @@ def cite(answer: str, sources: SourceSet, language: str = "en", threshold: float
         text = " ".join(strip_markers(answer[start:end]).split())
         if not content_tokens(text):
             continue
-        if not is_statement(text):  # a question, tool chatter, a fragment around a marker: never published
+        if not is_statement(answer[start:end]):  # a question, tool chatter, a fragment before a marker: never published
             dropped.append(text)
             continue
         valid = [n for n in numbers if sources.get(n) is not None]

@@ -35,7 +35,8 @@ _DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:[\w:.-]+::|_[^:]+:|\[[^\]]+\]|\|[^|]+\|)
 _DIRECTIVE_BARE = re.compile(r"^\s*\.\.(?:\s|$)")  # an rST comment
 _RESIDUE = re.compile(r"[\w)]::(?:\s|$)")  # a directive that lost its leading dots
 _FIELD = re.compile(r"^\s*:[^:\s`][^:`]*:(?:\s|$)")  # :param x: / :type x: / :maxdepth: 2
-_TABLE = re.compile(r"^\s*(?:\||\+[-=+])|\|\s*$|\S\s+\|\s+\S|\S\t+\S")  # pipe/grid rows, "a | b" rows, tab-separated cells
+_TABLE = re.compile(r"^\s*(?:\||\+[-=+])|\|\s*$|\S\t+\S")  # pipe/grid rows, tab-separated cells
+_CELL_BAR = re.compile(r"\S\s+\|\s+\S")  # "a | b": a rendered table row (HTML, docx), unless it is prose
 _DOCSTRING = re.compile(r"(\"\"\"|''')(.*?)(?:\1|$)", re.DOTALL)  # a code chunk's prose: its docstrings
 _FENCE = re.compile(r"^\s{0,3}(```+|~~~+)")
 _LIST = re.compile(r"^\s*(?:[-*+•◦▪]|\d{1,3}[.)]|#\.|[a-zA-Z][.)])\s+")
@@ -53,21 +54,22 @@ _CHATTER = re.compile(
     r"|(?:next|now),? i(?:'ll| will)\b"
     r"|让我|我(?:将|会|来)(?:尝试|搜索|查找|调用|使用)|接下来我)"
     r"|\b(?:search_docs|list_docs|fetch_doc|grep_docs)\b", re.IGNORECASE)
-# A sentence cannot stop on one of these: "The mailing list is [1]." is a fragment around a marker.
+# A claim cannot stop on one of these right before its marker: "The mailing list is [1]." is a fragment.
 _DANGLING = frozenset("""is are was were be been being the a an of to for at in on by with from and or as
     than that which via into about its their our your""".split())
-_LAST_WORD = re.compile(r"([A-Za-z]+)\W*$")
+_MARKERS = re.compile(r"\s*(?:\[[^\]\n]{0,40}\]|【[^】\n]{0,40}】)")
+_BEFORE_MARKER = re.compile(r"([A-Za-z]+)(?:\s*(?:\[[^\]\n]{0,40}\]|【[^】\n]{0,40}】))+\s*[.。]?\s*$")
 
 
 def is_statement(sentence: str) -> bool:
-    """Whether a sentence (its citation markers already removed) states something."""
-    text = " ".join(sentence.split())
+    """Whether a sentence (with or without its citation markers) states something."""
+    text = " ".join(_MARKERS.sub("", sentence).split())
     if not any(ch.isalnum() for ch in text):
         return False  # only markers, punctuation or markup
     if _QUESTION.search(text) or _CHATTER.search(text):
         return False
-    last = _LAST_WORD.search(text.rstrip(".!。 "))
-    return not (last and text.rstrip().endswith((".", "。")) and last.group(1).lower() in _DANGLING)
+    dangling = _BEFORE_MARKER.search(sentence)
+    return not (dangling and dangling.group(1).lower() in _DANGLING)
 
 
 def structure_line(line: str, titles: frozenset[str] = frozenset()) -> str | None:
@@ -78,7 +80,7 @@ def structure_line(line: str, titles: frozenset[str] = frozenset()) -> str | Non
     if (_ADORNMENT.match(line) or _DIRECTIVE.match(line) or _DIRECTIVE_BARE.match(line) or _FIELD.match(line)
             or _TAG.match(line) or _FENCE.match(line)):
         return "markup"
-    if _TABLE.search(line):
+    if _TABLE.search(line) or (_CELL_BAR.search(line) and (len(_CELL_BAR.findall(line)) >= 2 or _is_label(line))):
         return "table"
     if (_BOILERPLATE.match(line) and len(line.split()) <= _BOILERPLATE_WORDS) or len(_BREADCRUMB.findall(line)) >= 2:
         return "navigation"
@@ -151,7 +153,7 @@ def _after_label_line(text: str, s: int, e: int) -> int:
 
 def _is_label(sentence: str) -> bool:
     """A line or sentence that names rather than states: no full stop and only a few words."""
-    text = " ".join(sentence.split())
+    text = " ".join(_MARKERS.sub("", sentence).split())  # "… safer.[citation needed]" ends with its full stop
     if _END.search(text):
         return False
     if has_cjk(text):
