@@ -36,7 +36,8 @@ _DIRECTIVE_BARE = re.compile(r"^\s*\.\.(?:\s|$)")  # an rST comment
 _RESIDUE = re.compile(r"[\w)]::(?:\s|$)")  # a directive that lost its leading dots
 _FIELD = re.compile(r"^\s*:[^:\s`][^:`]*:(?:\s|$)")  # :param x: / :type x: / :maxdepth: 2
 _TABLE = re.compile(r"^\s*(?:\||\+[-=+])|\|\s*$|\S\t+\S")  # pipe/grid rows, tab-separated cells
-_CELL_BAR = re.compile(r"\S\s+\|\s+\S")  # "a | b": a rendered table row (HTML, docx), unless it is prose
+_CELL_BAR = re.compile(r"\S\s+\|\s+\S")  # "a | b": a cell boundary of a rendered table row (HTML, docx)
+_FIRST_CELL = re.compile(r"^\s*[^|.!?。！？,，]{1,40}\s\|\s+\S")  # a row starts with a short cell; prose with a bar does not
 _DOCSTRING = re.compile(r"(\"\"\"|''')(.*?)(?:\1|$)", re.DOTALL)  # a code chunk's prose: its docstrings
 _FENCE = re.compile(r"^\s{0,3}(```+|~~~+)")
 _LIST = re.compile(r"^\s*(?:[-*+•◦▪]|\d{1,3}[.)]|#\.|[a-zA-Z][.)])\s+")
@@ -80,7 +81,8 @@ def structure_line(line: str, titles: frozenset[str] = frozenset()) -> str | Non
     if (_ADORNMENT.match(line) or _DIRECTIVE.match(line) or _DIRECTIVE_BARE.match(line) or _FIELD.match(line)
             or _TAG.match(line) or _FENCE.match(line)):
         return "markup"
-    if _TABLE.search(line) or (_CELL_BAR.search(line) and (len(_CELL_BAR.findall(line)) >= 2 or _is_label(line))):
+    if _TABLE.search(line) or len(_CELL_BAR.findall(line)) >= 2 or (
+            _FIRST_CELL.match(line) and len(line.split("|", 1)[0].split()) <= 3):
         return "table"
     if (_BOILERPLATE.match(line) and len(line.split()) <= _BOILERPLATE_WORDS) or len(_BREADCRUMB.findall(line)) >= 2:
         return "navigation"
