@@ -9,7 +9,7 @@ article's title); the second turn refers back to it with a pronoun ("When did th
 the condensed question (`route.condense_heuristic`, no model, the previous turn's question and
 answer) is searched, and recall@5 (a top-5 hit from the gold article that holds a gold answer; for
 CMRC the gold document) is compared with the same question asked standalone and with the follow-up
-searched as it is.  `--against` measures another source tree (e.g. main) in the same run.
+searched as it is; and whether the extractive answer to each quotes the gold passage.  `--against` measures another source tree (e.g. main) in the same run.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ DATA = Path(os.environ.get("DOCQA_DATA", HERE.parents[1] / "shared" / "data"))
 WORK = HERE / ".work" / "follow_up"
 SQUAD = DATA / "qa" / "squad2-dev-subset"
 CMRC = DATA / "retrieval" / "cmrc2018-dev"
-_NAME = re.compile(r"\b(?:the )?[A-Z][a-z]+(?: [A-Z][a-z]+)*")
+_NAME = re.compile(r"\b(?:the )?[A-Z][a-z]+(?: (?:of (?:the )?)?[A-Z][a-z]+)*")
 
 
 def squad_pairs(rng: random.Random, count: int) -> list[dict]:
@@ -106,7 +106,7 @@ def worker(name: str, conversations: list[dict]) -> dict:
     db = WORK / f"{name}.db"
     for stale in WORK.glob(f"{name}.db*"):
         stale.unlink()
-    hits_at = {"standalone": 0, "as asked": 0, "condensed": 0}
+    hits_at = {"standalone": 0, "as asked": 0, "condensed": 0, "answered standalone": 0, "answered condensed": 0}
     per_lang = defaultdict(lambda: defaultdict(int))
     examples = []
     with KnowledgeBase(Settings(kb=str(db), llm={"provider": "none"})) as kb:
@@ -119,6 +119,11 @@ def worker(name: str, conversations: list[dict]) -> dict:
                 found = any(_gold(h, c) for h in kb.search(query, 5))
                 hits_at[key] += found
                 per_lang[c["lang"]][key] += found
+            for key, query in (("answered standalone", c["second"]), ("answered condensed", condensed)):
+                answer = kb.ask(query, record=False)  # the extractive answer: quotes the gold passage?
+                right = answer.answerable and any(_gold_citation(x, c) for x in answer.citations)
+                hits_at[key] += right
+                per_lang[c["lang"]][key] += right
             if len(examples) < 6:
                 examples.append({"first": c["first"], "follow": c["follow"], "condensed": condensed})
     n = len(conversations)
@@ -130,6 +135,12 @@ def _gold(hit, c: dict) -> bool:
     if c["lang"] == "zh":
         return Path(hit.path).stem == c["doc"]
     return Path(hit.path).name == c["article"] and any(a in hit.text for a in c["answers"])
+
+
+def _gold_citation(citation, c: dict) -> bool:
+    if c["lang"] == "zh":
+        return Path(citation.path).stem == c["doc"]
+    return Path(citation.path).name == c["article"] and any(a in citation.quote for a in c["answers"])
 
 
 def run_tree(src: Path, name: str) -> dict:
@@ -160,11 +171,13 @@ def main() -> None:
     runs["after" if args.against else "this tree"] = run_tree(HERE.parent / "src", "after")
     langs = {c["lang"] for c in conversations}
     print(f"## follow-ups: {len(conversations)} two-turn conversations ({', '.join(sorted(langs))}), seed {args.seed}\n")
-    print("| run | recall@5 standalone | follow-up as asked | follow-up condensed (no model) | gap to standalone |")
-    print("|---|---|---|---|---|")
+    print("| run | recall@5 standalone | follow-up as asked | follow-up condensed (no model) | points under standalone "
+          "| extractive answer right: standalone | condensed follow-up |")
+    print("|---|---|---|---|---|---|---|")
     for name, r in runs.items():
         print(f"| {name} | {r['standalone']:.3f} | {r['as asked']:.3f} | {r['condensed']:.3f} "
-              f"| {100 * (r['standalone'] - r['condensed']):+.1f} points |")
+              f"| {100 * (r['standalone'] - r['condensed']):.1f} | {r['answered standalone']:.3f} "
+              f"| {r['answered condensed']:.3f} |")
     print("\n" + json.dumps(runs, ensure_ascii=False, indent=2))
 
 
