@@ -38,7 +38,11 @@ _ZH_QUESTION = re.compile(r"哪|什么|谁|几|怎|何|多少|多久|多长|多�
 def _zh_subject(question: str, answer: str) -> str | None:
     head = question.strip().lstrip("《“\"「")
     m = _ZH_QUESTION.search(head)
-    head = _ZH_LINK.sub("", head[: m.start()] if m else head)
+    head = head[: m.start()] if m else head
+    cut = _ZH_CUT.search(head, 2)  # the subject ends where its predicate starts: "暴鲤龙|是根据…"
+    if cut:
+        return head[: cut.start()].rstrip("》”\"」") or None
+    head = _ZH_LINK.sub("", head)
     for end in range(min(len(head), 12), 1, -1):
         if head[:end] in answer:
             return _ZH_LINK.sub("", head[:end]).rstrip("》”\"」") or None
@@ -46,6 +50,7 @@ def _zh_subject(question: str, answer: str) -> str | None:
     return terms[0] if terms else None
 
 
+_ZH_CUT = re.compile(r"是|的|在|有|为|被|由|位于|分布|属于|开始|根据|主要|通常|又|还|也|叫|字|名称|名字|来自|如何|怎么|实行|》")
 _ZH_LINK = re.compile(r"(?:是|的|在|有|为|被|由|位于|分布在?|属于|出生|这本书|这个)+$")
 
 _EXPLORE = re.compile(
@@ -97,8 +102,8 @@ def condense_heuristic(question: str, previous: dict) -> str:
 def previous_subject(question: str, answer: str = "") -> str | None:
     """What a question is about: the words between its auxiliary and its main verb ("How long are
     backups kept?" → "backups"; "How often does the scheduler run?" → "the scheduler"); for Chinese,
-    the longest start of the question, before its question word, that the answer repeats ("黑尾前肛鳗
-    分布在什么地区？" → "黑尾前肛鳗"), else its first term.  None when there is no such phrase."""
+    its start up to where the predicate begins ("黑尾前肛鳗分布在什么地区？" → "黑尾前肛鳗"), else the
+    longest start that the answer repeats, else its first term.  None when there is no such phrase."""
     if has_cjk(question):
         return _zh_subject(question, answer)
     words = re.findall(r"[\w.'-]+", question.rstrip("?？ "))
