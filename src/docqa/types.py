@@ -271,7 +271,8 @@ class Answer:
     citations: list[Citation] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
     verification: Verification = field(default_factory=Verification)
-    confidence: str = "low"  # high | medium | low
+    confidence: str | None = None  # high | medium | low; None when the documents do not hold the answer
+    confidence_reasons: list[str] = field(default_factory=list)  # what lowered it (docqa.answer.confidence)
     key_points: list[str] = field(default_factory=list)
     retrieval: dict[str, Any] = field(default_factory=dict)  # query, mode, hits, low_relevance, dropped
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
@@ -292,7 +293,7 @@ class Answer:
             "citations": [c.to_dict() for c in self.citations],
             "claims": [c.to_dict() for c in self.claims],
             "verification": self.verification.to_dict(), "confidence": self.confidence,
-            "key_points": self.key_points, "retrieval": self.retrieval,
+            "confidence_reasons": self.confidence_reasons, "key_points": self.key_points, "retrieval": self.retrieval,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "usage": self.usage, "notes": self.notes,
         }

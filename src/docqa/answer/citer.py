@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from docqa.answer.sources import SourceSet, label
+from docqa.answer.statement import is_statement
 from docqa.answer.support import content_tokens, support
+from docqa.text.language import has_cjk
 from docqa.text.sentences import sentence_spans
 from docqa.types import Citation, Claim, Hit
 
 # [1]  [1, 2]  [1][2]  【1】  [Source 1]  [source: 2]  [来源1]
 MARKER = re.compile(r"\[(?:(?:source|来源)\s*:?\s*)?(\d+(?:\s*[,，、]\s*\d+)*)\]|【(\d+(?:\s*[,，、]\s*\d+)*)】", re.IGNORECASE)
+_SPACED_MARKER = re.compile(r"(?P<sp>[ \t]*)(?:" + MARKER.pattern + ")", re.IGNORECASE)
+_LEADING = re.compile(r"^(?:\s*(?:" + MARKER.pattern + r"))+\s*", re.IGNORECASE)
 _MAX_WINDOW = 3  # sentences in a supporting span
 _TABULAR = ("xlsx", "csv")  # document types whose chunks are rows, one a line
 _NOT_FOUND = re.compile(
@@ -37,6 +41,7 @@ class Cited:
     claims: list[Claim]
     citations: list[Citation]
     invented: list[int]  # markers dropped because no such source exists
+    dropped: list[str] = field(default_factory=list)  # sentences that state nothing (questions, chatter)
 
     @property
     def unsupported(self) -> list[Claim]:
@@ -46,10 +51,13 @@ class Cited:
 def cite(answer: str, sources: SourceSet, language: str = "en", threshold: float = 0.5) -> Cited:
     """Claims and citations for `answer`, whose sentences cite sources as [n]."""
     invented: list[int] = []
-    claims = []
+    claims, dropped = [], []
     for start, end, numbers in _sentences(answer):
         text = " ".join(strip_markers(answer[start:end]).split())
         if not content_tokens(text):
+            continue
+        if not is_statement(answer[start:end]):  # a question, tool chatter, a fragment before a marker: never published
+            dropped.append(text)
             continue
         valid = [n for n in numbers if sources.get(n) is not None]
         invented += [n for n in numbers if sources.get(n) is None]
@@ -64,7 +72,63 @@ def cite(answer: str, sources: SourceSet, language: str = "en", threshold: float
             if key not in seen:
                 seen.add(key)
                 citations.append(c)
-    return Cited(claims, citations, sorted(set(invented)))
+    return Cited(claims, citations, sorted(set(invented)), dropped)
+
+
+def number_by_first_use(text: str, claims: list[Claim]) -> str:
+    """`text` rewritten so its sources are numbered 1..n in order of first use, one number per source.
+
+    Every answer is published through here (extractive, pipeline, agent).  A claim's markers are
+    rebuilt from the citations it kept (a marker the citer moved or dropped is not shown), where the
+    writer put its first marker, else after the claim; the claims' citations, sources and spans are
+    updated to match.  Text that is no claim — a question, tool chatter, a lone marker, all dropped
+    by the citer — is not published: between claims only the layout (spaces, line breaks) is kept.
+    """
+    numbers: dict[int, int] = {}
+    for claim in claims:
+        for c in claim.citations:
+            numbers.setdefault(c.n, len(numbers) + 1)
+    renumbered: set[int] = set()
+    out, pos = "", 0
+    joiner = "" if has_cjk(text) else " "
+    for claim in sorted(claims, key=lambda c: c.start):
+        gap, segment = text[pos : claim.start], text[claim.start : claim.end]
+        pos = claim.end
+        marks = list(dict.fromkeys(numbers[c.n] for c in claim.citations))
+        for c in claim.citations:
+            if id(c) not in renumbered:
+                renumbered.add(id(c))
+                c.n = numbers[c.n]
+        claim.sources = marks
+        if out:
+            out += gap if not strip_markers(gap).strip() and "[" not in gap and "【" not in gap else _layout(gap, joiner)
+        claim.start = len(out)
+        out += _with_markers(segment, "".join(f"[{n}]" for n in marks))
+        claim.end = len(out)
+    return out
+
+
+def _with_markers(segment: str, group: str) -> str:
+    """A claim's text with its markers replaced by `group`: at its first marker, else at its end.
+    Markers that open the segment belong to the sentence before (the citer read them so): dropped."""
+    body = _LEADING.sub("", segment, count=1)
+    placed = False
+
+    def place(m: re.Match[str]) -> str:
+        nonlocal placed
+        if placed or not group:
+            return ""
+        placed = True
+        return m.group("sp") + group
+
+    body = _SPACED_MARKER.sub(place, body).rstrip()
+    return body + (f" {group}" if group and not placed else "")
+
+
+def _layout(gap: str, joiner: str) -> str:
+    """What separates two published claims: the gap's line breaks (at most a blank line), else a space."""
+    breaks = gap.count("\n")
+    return "\n\n" if breaks >= 2 else "\n" if breaks == 1 else joiner
 
 
 def is_not_found_statement(text: str) -> bool:

@@ -26,11 +26,11 @@ import numpy as np
 
 from docqa.answer.facts import normalise
 from docqa.answer.sources import SourceSet
+from docqa.answer.statement import quotable_spans
 from docqa.answer.support import content_tokens, jaccard
 from docqa.retrieve.snippet import coverage
 from docqa.text.language import HAN, has_cjk
 from docqa.text.segment import STOPWORDS, query_terms, query_words
-from docqa.text.sentences import sentence_spans
 
 # Ranking weights of a candidate sentence.
 W_TERMS, W_DENSE, W_RETRIEVAL = 0.45, 0.35, 0.20
@@ -85,7 +85,6 @@ for _pair in _ANTONYMS.split("|"):
 _LETTERS = rf"[^\W{HAN}]"
 _TOKEN = re.compile(rf"{_LETTERS}+(?:[.'_-]{_LETTERS}+)*")
 _INITIALS = re.compile(r"[A-Z][\w'-]*")
-_HEADING = re.compile(r"\s*#{1,6}\s[^\n]*\s*")
 
 
 @dataclass(slots=True)
@@ -174,13 +173,11 @@ def _candidates(sources: SourceSet) -> list[Sentence]:
     out = []
     for source in sources.sources[:_HITS]:
         text = source.hit.text
-        for s, e in sentence_spans(text):
+        for s, e in quotable_spans(text, source.hit.section, code=source.hit.type == "code"):  # statements only: no headings, questions, markup
             sentence = text[s:e]
             if len(sentence.strip("#*-| \n")) < _MIN_CHARS and not has_cjk(sentence):
                 continue
-            if len(sentence) > 600:  # a table or a run-on block: too long to quote as a sentence
-                continue
-            if _HEADING.fullmatch(sentence):  # a bare heading names the section; it answers nothing
+            if len(sentence) > 600:  # a run-on block: too long to quote as a sentence
                 continue
             out.append(Sentence(source.n, s, e, sentence))
     return out

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 
 from docqa.answer import prompts
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
-from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, strip_markers
-from docqa.answer.extractive import extract, render
+from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
+from docqa.answer.confidence import confidence
+from docqa.answer.extractive import extract
 from docqa.answer.library import Library
 from docqa.answer.route import catalog_answer, condense_heuristic, language_of, looks_like_follow_up, not_found_answer
 from docqa.answer.sources import SourceSet, fit
@@ -24,6 +25,7 @@ from docqa.retrieve import SearchResults
 from docqa.retrieve.weights import term_weights
 from docqa.run.context import RunContext, event, status
 from docqa.settings import Settings
+from docqa.text.language import has_cjk
 from docqa.text.segment import query_terms
 from docqa.text.tokens import count_tokens
 from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Answer, Claim, Event, Verification
@@ -219,21 +221,30 @@ class Pipeline:
         return (yield from self._extractive(answer, results, ctx))
 
     # -- results ----------------------------------------------------------------------------
+    def _rate(self, answer: Answer, hits: SearchResults, evidence: float | None = None) -> None:
+        """The answer's confidence and the reasons that lowered it (docqa.answer.confidence)."""
+        answer.confidence, answer.confidence_reasons = confidence(
+            answer.verification.status, answerable=answer.answerable, top_score=hits[0].score if hits else 0.0,
+            relevance_threshold=hits.threshold, evidence=evidence, abstain_threshold=self.settings.answer.abstain_threshold)
+
     def _publish(self, answer: Answer, draft: Draft, hits: SearchResults, ctx: RunContext, rounds: int,
                  checked: bool) -> Events:
         if draft.not_found:
             return (yield from self._not_found(answer, ctx, streamed=True))
         claims = draft.cited.claims
         supported = [c for c in claims if c.supported]
-        if hits.low_relevance and not supported:
+        if (hits.low_relevance and not supported) or not claims:  # nothing stated, or nothing relevant
             return (yield from self._not_found(answer, ctx, streamed=True))
-        text = _mark_unverified(draft.text, claims, answer.language) if checked else draft.text
+        if draft.cited.dropped:
+            ctx.trace.append({"stage": "publishing", "dropped_sentences": draft.cited.dropped})
+        text = number_by_first_use(draft.text, claims)
+        text = _mark_unverified(text, claims, answer.language) if checked else text
         yield from _replace(answer, text)
         answer.claims = claims
         answer.citations = draft.cited.citations
         answer.verification = _verification(draft, claims, rounds, checked, self.settings.answer.llm_check)
         answer.key_points = [strip_markers(c.text).strip() for c in supported][:5]
-        answer.confidence = _confidence(hits, answer.verification)
+        self._rate(answer, hits)
         yield event("citations", citations=[c.to_dict() for c in answer.citations])
         return answer
 
@@ -243,7 +254,7 @@ class Pipeline:
                                 [h["path"] for h in answer.retrieval["hits"]])
         yield from _replace(answer, text) if streamed else _show(answer, text)
         answer.answerable = False
-        answer.confidence = "medium" if answer.retrieval.get("low_relevance") or not answer.retrieval["hits"] else "low"
+        answer.confidence, answer.confidence_reasons = None, []  # nothing found: nothing to be confident about
         answer.verification = Verification(UNVERIFIED, 0, [], 0, "none")
         yield event("citations", citations=[])
         return answer
@@ -261,17 +272,28 @@ class Pipeline:
         answer.retrieval["evidence"] = round(result.evidence, 4)
         if result.abstained:
             return (yield from self._not_found(answer, ctx, streamed=streamed))
-        text = render(result.chosen)
-        yield from _replace(answer, text) if streamed else _show(answer, text)
         answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
-                            for x in sorted(result.chosen, key=lambda x: (x.n, x.start))]
+                            for x in sorted(result.chosen, key=lambda x: (x.n, x.start))]  # reading order per source
         answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, [c.n], [c], True, 1.0) for c in answer.citations]
+        text = number_by_first_use(_quoted(answer.claims), answer.claims)
+        yield from _replace(answer, text) if streamed else _show(answer, text)
         answer.key_points = [c.text for c in answer.claims]
         answer.verification = Verification(VERIFIED, len(answer.claims), [], 0, "extractive")
-        answer.confidence = ("high" if result.evidence >= s.abstain_threshold + 0.2 and not hits.low_relevance
-                             else "medium" if result.evidence >= s.abstain_threshold + 0.05 else "low")
+        self._rate(answer, hits, result.evidence)
         yield event("citations", citations=[c.to_dict() for c in answer.citations])
         return answer
+
+
+def _quoted(claims: list[Claim]) -> str:
+    """The quoted sentences one after another, each claim's span set (markers are added when numbered)."""
+    joiner = "" if any(has_cjk(c.text) for c in claims) else " "
+    text = ""
+    for claim in claims:
+        text += joiner if text else ""
+        claim.start = len(text)
+        text += claim.text
+        claim.end = len(text)
+    return text
 
 
 def _show(answer: Answer, text: str) -> Generator[Event, None, None]:
@@ -327,15 +349,6 @@ def _verification(draft: Draft, claims: list[Claim], rounds: int, checked: bool,
         status = UNVERIFIED
     checker = "deterministic+llm" if llm_check and draft.llm_ok is not None else "deterministic"
     return Verification(status, len(claims), rejected, rounds, checker)
-
-
-def _confidence(hits: SearchResults, verification: Verification) -> str:
-    top = hits[0].score if hits else 0.0
-    if verification.status == VERIFIED and not hits.low_relevance and top >= 0.7:
-        return "high"
-    if verification.status in (VERIFIED, PARTIAL) and not hits.low_relevance:
-        return "medium"
-    return "low"
 
 
 def _best(drafts: list[Draft]) -> Draft:

@@ -25,6 +25,34 @@ _FOLLOW_UP = re.compile(
 )
 
 
+_AUX = frozenset("is are was were do does did can could will would should has have had may must".split())
+_DO = frozenset("do does did".split())
+_PARTICLES = frozenset("up down out off on in away back over".split())
+_PARTICIPLE = re.compile(r"(?:ed|en|wn)$|^(?:kept|made|done|set|run|built|sent|held|put|read|found|got|cut|paid|sold|told|led|met)$",
+                         re.IGNORECASE)
+_PRONOUNS = frozenset("it its they them their this that these those he she him her".split())
+_PRONOUN = re.compile(r"\b(?:they|them|it|these|those|its|their)\b|它们|它|其|这些|那些|这个|那个", re.IGNORECASE)
+_ELLIPSIS = re.compile(r"^(?:and\s+)?(?:what|how)\s+about\s+(.+?)\s*[?？]?$|^(?:那么?)?(.+?)呢\s*[?？]?$", re.IGNORECASE)
+_ZH_QUESTION = re.compile(r"哪|什么|谁|几|怎|何|多少|多久|多长|多大|是否|吗")
+
+def _zh_subject(question: str, answer: str) -> str | None:
+    head = question.strip().lstrip("《“\"「")
+    m = _ZH_QUESTION.search(head)
+    head = head[: m.start()] if m else head
+    cut = _ZH_CUT.search(head, 2)  # the subject ends where its predicate starts: "暴鲤龙|是根据…"
+    if cut:
+        return head[: cut.start()].rstrip("》”\"」") or None
+    head = _ZH_LINK.sub("", head)
+    for end in range(min(len(head), 12), 1, -1):
+        if head[:end] in answer:
+            return _ZH_LINK.sub("", head[:end]).rstrip("》”\"」") or None
+    terms = [t for t in query_terms(question) if not _ZH_QUESTION.search(t)]
+    return terms[0] if terms else None
+
+
+_ZH_CUT = re.compile(r"是|的|在|有|为|被|由|位于|分布|属于|开始|根据|主要|通常|又|还|也|叫|字|名称|名字|来自|如何|怎么|实行|》")
+_ZH_LINK = re.compile(r"(?:是|的|在|有|为|被|由|位于|分布在?|属于|出生|这本书|这个)+$")
+
 _EXPLORE = re.compile(
     r"\b(list|compare|comparison|contrast|differences?|summari[sz]e|summary|overview|across|explore|find all|every|"
     r"each (?:file|document|doc)|all (?:the )?(?:files|documents|docs)|which (?:files|documents|docs))\b"
@@ -50,12 +78,48 @@ def looks_like_follow_up(question: str) -> bool:
 
 
 def condense_heuristic(question: str, previous: dict) -> str:
-    """Without a model: the follow-up plus the previous question's terms it does not repeat."""
+    """Without a model: the follow-up made standalone from the previous question.
+
+    A pronoun ("they", "它们") becomes the previous question's subject ("How long are backups
+    kept?" → "backups"); "what about logs?" / "那日志呢？" is the previous question with its subject
+    swapped; otherwise the previous question's terms that the follow-up does not repeat are added."""
+    before = previous.get("question", "")
+    subject = previous_subject(before, previous.get("answer_summary", ""))
+    if subject:
+        if (other := _ELLIPSIS.match(question.strip())) and subject.lower() in before.lower():
+            new = (other.group(1) or other.group(2)).strip()
+            return re.sub(re.escape(subject), new, before, count=1, flags=re.IGNORECASE)
+        standalone, replaced = _PRONOUN.subn(subject, question, count=1)
+        if replaced:
+            return standalone
     have = set(query_terms(question))
-    extra = [t for t in query_terms(previous.get("question", "")) if t not in have]
+    extra = [t for t in query_terms(before) if t not in have]
     if not extra:
         return question
     return question.rstrip() + " " + " ".join(extra[:8])
+
+
+def previous_subject(question: str, answer: str = "") -> str | None:
+    """What a question is about: the words between its auxiliary and its main verb ("How long are
+    backups kept?" → "backups"; "How often does the scheduler run?" → "the scheduler"); for Chinese,
+    its start up to where the predicate begins ("黑尾前肛鳗分布在什么地区？" → "黑尾前肛鳗"), else the
+    longest start that the answer repeats, else its first term.  None when there is no such phrase."""
+    if has_cjk(question):
+        return _zh_subject(question, answer)
+    words = re.findall(r"[\w.'-]+", question.rstrip("?？ "))
+    aux = next((i for i, w in enumerate(words) if w.lower() in _AUX), None)
+    if aux is None or aux + 1 >= len(words):
+        return None
+    phrase = words[aux + 1 :]
+    wh = {w.lower() for w in words[:aux]}  # "and how often are …": the question word need not come first
+    if len(phrase) >= 2 and (words[aux].lower() in _DO or wh & {"how", "where", "when", "why"}):
+        while len(phrase) > 1 and phrase[-1].lower() in _PARTICLES:
+            phrase = phrase[:-1]
+        if len(phrase) > 1 and (words[aux].lower() in _DO or _PARTICIPLE.search(phrase[-1])):
+            phrase = phrase[:-1]
+    if not phrase or len(phrase) > 6 or phrase[0].lower() in _PRONOUNS:
+        return None
+    return " ".join(phrase)
 
 
 def catalog_answer(records: list[DocumentRecord], language: str, collection: str | None, limit: int = 50) -> str:

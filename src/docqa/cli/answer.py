@@ -131,5 +131,8 @@ class AnswerView:
             check = "quoted from the documents"
         elif answer.mode == "catalog":
             check = "from the document list"
-        err.print(f"[dim]{answer.mode} · {check} · confidence {answer.confidence} · {answer.timings.get('total', 0):.1f}s"
+        sure = f" · confidence {answer.confidence}" if answer.confidence else ""  # none when not found
+        if answer.confidence_reasons:
+            sure += f" ({escape('; '.join(answer.confidence_reasons))})"
+        err.print(f"[dim]{answer.mode} · {check}{sure} · {answer.timings.get('total', 0):.1f}s"
                   f" · run {answer.run_id} (rate it: docqa feedback {answer.run_id} up|down) · session {answer.session_id}[/]")

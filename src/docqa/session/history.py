@@ -26,7 +26,8 @@ def previous_turn(runs: Sequence[RunRecord], max_chars: int) -> dict[str, Any] |
         return None
     answer = run.answer if run.answer is not None else (run.result or {}).get("answer") or ""
     summary = trim(_MARKER.sub("", answer), max_chars // 2)
-    question = trim(run.question, max_chars - len(summary))
+    # the question as it was searched: a follow-up's standalone form carries its subject on to the next turn
+    question = trim(run.standalone or run.question, max_chars - len(summary))
     room = max_chars - len(summary) - len(question)
     sources = []
     for path in _cited(run.result):

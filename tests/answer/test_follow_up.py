@@ -1,0 +1,61 @@
+"""Follow-ups that hold with no model: the condensed question keeps the previous turn's subject."""
+
+from __future__ import annotations
+
+import pytest
+
+from docqa.answer.route import condense_heuristic, previous_subject
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
+
+OPS = """# Operations
+
+## Backups
+
+The database is backed up every 6 hours to object storage.
+Backups are kept for 35 days.
+
+## Logs
+
+Logs are kept for 14 days in the archive bucket.
+"""
+
+
+@pytest.mark.parametrize("question, answer, subject", [
+    ("How long are backups kept?", "", "backups"),
+    ("How often is the database backed up?", "", "the database"),
+    ("How often does the scheduler run?", "", "the scheduler"),
+    ("Where is the cache stored?", "", "the cache"),
+    ("What is the default cache directory?", "", "the default cache directory"),
+    ("黑尾前肛鳗分布在什么地区？", "黑尾前肛鳗分布于西太平洋区。", "黑尾前肛鳗"),
+    ("Who invented it?", "", None),
+])
+def test_previous_subject(question, answer, subject):
+    assert previous_subject(question, answer) == subject
+
+
+@pytest.mark.parametrize("follow, previous, standalone", [
+    ("and how often are they made?", "How long are backups kept?", "and how often are backups made?"),
+    ("what about logs?", "How long are backups kept?", "How long are logs kept?"),
+    ("它们多久做一次？", "备份保留多久？", "备份多久做一次？"),
+    ("那日志呢？", "备份保留多久？", "日志保留多久？"),
+])
+def test_condensed_follow_up_keeps_the_subject(follow, previous, standalone):
+    assert condense_heuristic(follow, {"question": previous, "answer_summary": ""}) == standalone
+
+
+def test_a_follow_up_with_a_pronoun_is_answered_without_a_model(tmp_path, local_embedder):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
+    settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"})
+    with KnowledgeBase(settings, embedder=local_embedder) as kb:
+        kb.add([tmp_path / "docs"])
+        first = kb.ask("How long are backups kept?")
+        second = kb.ask("and how often are they backed up?", session_id=first.session_id)
+        logs = kb.ask("what about logs?", session_id=second.session_id)
+        standalone = kb.ask("How often are backups backed up?")
+    assert "35 days" in first.answer
+    assert second.retrieval["query"] == "and how often are backups backed up?"
+    assert second.answerable and "every 6 hours" in second.answer
+    assert second.answer == standalone.answer  # the follow-up holds: as good as the standalone question
+    assert logs.retrieval["query"] == "and how often are logs backed up?"
