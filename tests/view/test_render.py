@@ -31,6 +31,7 @@ def pdf_kb(tmp_path: Path):
 # forks to render within it, whatever its cap on growth.
 OVER_THE_CAP = """
 import sys
+from docqa.errors import WorkerKilledError
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 with KnowledgeBase(Settings(kb=sys.argv[1], embed={"provider": "none"}, llm={"provider": "none"},
