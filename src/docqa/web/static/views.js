@@ -51,6 +51,7 @@ export function startViews() {
     tab.addEventListener("click", () => show(tab.dataset.view));
   }
   window.addEventListener("hashchange", () => show(location.hash.slice(1) || "ask"));
+  if (!document.body.dataset.view) document.body.dataset.view = "ask"; // the ask box shows while the caller loads
   caller.loaded = loadCaller().then(() => show(location.hash.slice(1) || "ask"));
   return caller.loaded;
 }
