@@ -3,15 +3,12 @@ worker costing only its own file.  Every hostile file is real and built here; no
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import random
 import resource
 import signal
 import struct
-import subprocess
-import sys
 import time
 import zipfile
 from pathlib import Path
@@ -208,22 +205,14 @@ def test_a_killed_worker_costs_only_its_file(tmp_path, big_text):
 
 
 def test_a_file_over_the_memory_cap_fails_alone(tmp_path, big_text):
-    """Through the real `docqa add`, in a process of its own: the cap limits what a worker adds to the
-    heap it was forked with, and a long test session's process holds enough freed heap to blur that."""
     folder = tmp_path / "docs"
     folder.mkdir()
     small_files(folder, ["a1.txt", "z1.txt", "z2.txt", "z3.txt"])
     os.link(big_text, folder / "m-big.txt")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
-    env.update(DOCQA_KB=str(tmp_path / "kb.db"), DOCQA_EMBED__PROVIDER="none", DOCQA_INGEST__WORKERS="1",
-               DOCQA_INGEST__WORKER_MEMORY_MB="40")
-    done = subprocess.run([sys.executable, "-m", "docqa", "add", str(folder), "--json"], env=env,
-                          capture_output=True, text=True, timeout=300)
-    report = json.loads(done.stdout)
-    assert {Path(p).name for p in report["added"]} == {"a1.txt", "z1.txt", "z2.txt", "z3.txt"}, done.stderr
-    [failed] = report["failed"]
-    assert "m-big.txt" in json.dumps(failed) and "ingest.worker_memory_mb" in json.dumps(failed), failed
-    assert done.returncode == 1  # a file failed in this run
+    report = ingest(tmp_path, folder, worker_memory_mb=40)
+    assert ok_names(report) == {"a1.txt", "z1.txt", "z2.txt", "z3.txt"}
+    [(path, kind, reason)] = report.failed
+    assert Path(path).name == "m-big.txt" and "ingest.worker_memory_mb" in reason, reason
 
 
 def die_on_boom(job: tuple) -> str:
