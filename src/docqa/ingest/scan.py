@@ -91,6 +91,11 @@ class Scanner:
                 result.files.append(path)
         return result
 
+    def walk(self, root: Path, result: ScanResult) -> Iterator[Path]:
+        """The files under one folder, lazily and in a stable order, so a caller may stop early
+        (`docqa init` scans a bounded number); skipped and unreadable entries go to `result`."""
+        return self._walk(Path(os.path.abspath(root)), result)
+
     def _given(self, path: Path, result: ScanResult) -> str:
         """A path named on the command line: "dir" to walk, "file" to take, or "" (recorded in `result`)."""
         try:

@@ -117,6 +117,7 @@ class EmbedSettings(_Section):
     def _url(cls, value: str) -> str:
         return check_url(value)
 
+    price: float = Field(0.0, ge=0.0, description="Price per million tokens embedded, for 'docqa estimate --ingest' (0 for local models).")
     timeout: float = Field(60.0, gt=0, description="Seconds to wait for one embedding request.")
     window_chars: int = Field(0, ge=0, description="Split passages longer than this many characters for a remote model (0: send whole).")
 

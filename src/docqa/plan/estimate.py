@@ -1,0 +1,245 @@
+"""Estimates: what a first `docqa add` of a surveyed folder will take (time, chunks, index size,
+embedding tokens and their price), and what one question costs (tokens, model calls, time, money)
+— from the averages of recent runs in the run log, or from stated defaults when it has none."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from statistics import mean
+from typing import Any
+
+from docqa.plan import rates
+from docqa.plan.survey import Survey
+from docqa.types import FALLBACK, SUCCESS, RunRecord
+
+_TEXT_TYPES = {"text", "markdown", "rst", "json", "yaml", "csv"}
+_OCR_PAGE_CHARS = 1500  # characters OCR reads on a typical page
+_PREFIX_TOKENS = 12  # the title and section path embedded with each chunk
+RECENT_RUNS = 50  # runs averaged, newest first
+_EMBED_DIMS = {"use-multilingual-v3": 512, "multilingual-e5-small": 384}
+
+
+@dataclass(slots=True)
+class IngestEstimate:
+    """A first `docqa add` of a folder, predicted."""
+
+    files: int
+    bytes: int
+    text_chars: int
+    tokens: int
+    chunks: int
+    ocr_pages: int
+    parse_seconds: float
+    ocr_seconds: float
+    embed_seconds: float
+    seconds: float
+    index_bytes: int
+    embedder: str | None
+    embed_tokens: int
+    embed_cost: float | None  # None: a paid embedder without embed.price
+    basis: str
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def estimate_ingest(survey: Survey, embedder: str | None, max_tokens: int = 512, embed_price: float = 0.0,
+                    paid: bool = False, ocr: bool = False) -> IngestEstimate:
+    """Extrapolate the survey's sample to the whole folder with the measured rates (docqa.plan.rates).
+    `embedder`: use-multilingual-v3, multilingual-e5-small, another name (remote) or None (BM25 only);
+    `paid`: a remote embedder that bills per token (`embed_price` per million)."""
+    chars = tokens = chunks = 0.0
+    parse = 0.0
+    for kind, stat in survey.by_type.items():
+        c, t, k = _per_type(survey, kind, stat["bytes"], max_tokens)
+        chars, tokens, chunks = chars + c, tokens + t, chunks + k
+        parse += _parse_seconds(kind, stat["bytes"], c)
+    pages = _ocr_pages(survey) if ocr else 0
+    chars += pages * _OCR_PAGE_CHARS
+    tokens += pages * _OCR_PAGE_CHARS / rates.CHARS_PER_TOKEN
+    chunks += pages * 0.7  # a chunk never spans two pages: about one per page, fewer for short ones
+    embed_seconds = chunks / _embed_rate(embedder) if embedder else 0.0
+    embed_tokens = int(tokens + chunks * _PREFIX_TOKENS) if embedder else 0
+    ocr_seconds = pages / rates.OCR_PAGES_PER_S
+    notes = _ingest_notes(survey, embedder, paid, embed_price)
+    return IngestEstimate(
+        files=survey.files, bytes=survey.bytes, text_chars=int(chars), tokens=int(tokens), chunks=int(round(chunks)),
+        ocr_pages=pages, parse_seconds=round(parse, 1), ocr_seconds=round(ocr_seconds, 1),
+        embed_seconds=round(embed_seconds, 1), seconds=round(rates.START_S + parse + ocr_seconds + embed_seconds, 1),
+        index_bytes=int(_index_bytes(survey, chars, chunks, embedder)), embedder=embedder, embed_tokens=embed_tokens,
+        embed_cost=_embed_cost(embed_tokens, embed_price, paid),
+        basis=_basis(survey), notes=notes)
+
+
+def _embed_cost(tokens: int, price: float, paid: bool) -> float | None:
+    """The embedding's price (0 for a local model; None for a paid one without embed.price)."""
+    if price:
+        return round(tokens * price / 1e6, 4)
+    return None if paid and tokens else 0.0
+
+
+def _per_type(survey: Survey, kind: str, size: int, max_tokens: int) -> tuple[float, float, float]:
+    """(characters, tokens, chunks) the files of one format hold: the sample's ratios, else the fallbacks."""
+    sample = survey.sample.get(kind)
+    if sample and sample.get("bytes") and sample.get("text_chars"):
+        chars = size * sample["text_chars"] / sample["bytes"]
+        return chars, chars * sample["tokens"] / sample["text_chars"], chars * sample["chunks"] / sample["text_chars"]
+    if kind == "image":
+        return 0.0, 0.0, 0.0
+    chars = size * rates.TEXT_PER_BYTE.get(kind, 1.0 / rates.BYTES_PER_CHAR)
+    tokens = chars / rates.CHARS_PER_TOKEN
+    files = survey.by_type.get(kind, {}).get("files", 0)
+    return chars, tokens, max(tokens / (max_tokens * 0.8), files)
+
+
+def _parse_seconds(kind: str, size: int, chars: float) -> float:
+    if kind == "code":
+        return size / rates.CODE_BYTES_PER_S
+    if kind in _TEXT_TYPES:
+        return size / rates.TEXT_BYTES_PER_S
+    return size / rates.FILE_BYTES_PER_S
+
+
+def _ocr_pages(survey: Survey) -> int:
+    """Pictures (a page each) and the PDF pages without a text layer, scaled from the PDFs checked."""
+    pages = 0.0
+    for scan in survey.scanned:
+        pages += scan["pages"] * scan["without_text"] / max(scan["checked"], 1)
+    checked_pdfs = max(1, min(survey.checked, survey.by_type.get("pdf", {}).get("files", 0)))
+    pdfs = survey.by_type.get("pdf", {}).get("files", 0)
+    return int(round(survey.images + pages * max(1.0, pdfs / checked_pdfs)))
+
+
+def _embed_rate(embedder: str) -> float:
+    if embedder == "use-multilingual-v3":
+        return rates.USE_CHUNKS_PER_S
+    if embedder == "multilingual-e5-small":
+        return rates.E5_CHUNKS_PER_S
+    return rates.REMOTE_CHUNKS_PER_S
+
+
+def _index_bytes(survey: Survey, chars: float, chunks: float, embedder: str | None) -> float:
+    han = survey.scripts.get("han", 0)
+    letters = max(sum(survey.scripts.values()), 1)
+    utf8 = chars * (1 + 2 * han / letters)  # a Chinese character is three bytes of UTF-8
+    size = utf8 * rates.INDEX_BYTES_PER_TEXT_BYTE + chunks * rates.INDEX_BYTES_PER_CHUNK
+    if embedder:
+        size += chunks * rates.VECTOR_BYTES_PER_CHUNK_512D * _EMBED_DIMS.get(embedder, 1024) / 512
+    return size
+
+
+def _basis(survey: Survey) -> str:
+    sampled = sum(int(s.get("files", 0)) for s in survey.sample.values())
+    size = sum(s.get("bytes", 0) for s in survey.sample.values())
+    listed = "" if survey.complete else f"; the listing stopped at {survey.limits.get('scan_files', 0):,.0f} files"
+    return (f"{sampled} of {survey.files} files sampled ({size / 1e6:.1f} MB), measured rates of "
+            f"benchmarks/RESULTS.md on 2 shared vCPUs{listed}")
+
+
+def _ingest_notes(survey: Survey, embedder: str | None, paid: bool, price: float) -> list[str]:
+    notes = []
+    if embedder and embedder not in _EMBED_DIMS:
+        notes.append(f"{embedder}: a remote embedder's speed is not measured here; assumed "
+                     f"{rates.REMOTE_CHUNKS_PER_S:.0f} chunks/s")
+    if paid and not price:
+        notes.append("the embedder's price is not set: set embed.price (per million tokens) for the cost")
+    if not survey.complete:
+        notes.append("the folder has more files than were listed: the figures are for the files listed")
+    return notes
+
+
+# -- one question -----------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class QuestionEstimate:
+    """What one question is expected to cost in a mode."""
+
+    mode: str
+    model: str | None
+    basis: str  # "runs": the averages of recent runs; "defaults": no run to average
+    runs: int
+    prompt_tokens: int
+    completion_tokens: int
+    model_calls: float
+    seconds: float
+    cost: float | None  # None: a remote model without prices
+    prices: tuple[float, float]
+    seconds_range: tuple[float, float] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["prices"] = {"prompt": self.prices[0], "completion": self.prices[1]}
+        return data
+
+
+# Defaults when the log has no run of the mode: a rough shape of each mode, scaled by the settings.
+_PROMPT_OVERHEAD = 450  # instructions, question and source labels of a pipeline prompt
+_SOURCE_FILL = 0.7  # a source chunk holds about this share of chunk.max_tokens
+_ANSWER_TOKENS = 160
+_CHECK_TOKENS = 40
+AGENT_CALLS = 6  # model turns of a typical agent run (budget: agent.max_steps)
+AGENT_PROMPT_PER_CALL = 3000  # the conversation grows with each tool result (capped at agent.max_result_chars)
+AGENT_COMPLETION_PER_CALL = 120
+EXTRACTIVE_SECONDS = 0.3
+
+
+def estimate_question(runs: list[RunRecord], mode: str, model: str | None, *, local: bool, prices: tuple[float, float],
+                      top_k: int = 6, max_tokens: int = 512, check: bool = True) -> QuestionEstimate:
+    """The averages of the recent `runs` of `mode` (those of `model` when there are some), else defaults."""
+    done = [r for r in runs if r.status in (SUCCESS, FALLBACK) and r.mode == mode][:RECENT_RUNS]
+    same = [r for r in done if r.model == model]
+    used = same or done
+    notes = []
+    if used:
+        est = _from_runs(used, mode, model, prices, local)
+        if done and not same and mode != "extractive":
+            notes.append(f"no recent run of {model or 'this model'}: averaged runs of other models")
+    else:
+        est = _defaults(mode, model, prices, local, top_k, max_tokens, check)
+        notes.append(f"no recorded {mode} run to average: estimated from defaults (docqa.plan.estimate); "
+                     "ask a few questions and estimate again")
+    if est.cost is None:
+        notes.append("a remote model without prices: set llm.prompt_price and llm.completion_price (per million tokens)")
+    est.notes = notes + est.notes
+    return est
+
+
+def _from_runs(runs: list[RunRecord], mode: str, model: str | None, prices: tuple[float, float],
+               local: bool) -> QuestionEstimate:
+    prompt = mean(int(r.usage.get("prompt_tokens") or 0) for r in runs)
+    completion = mean(int(r.usage.get("completion_tokens") or 0) for r in runs)
+    calls = mean(int(r.usage.get("model_calls") or 0) for r in runs)
+    seconds = [float(r.timings.get("total") or 0.0) for r in runs]
+    return QuestionEstimate(mode, model, "runs", len(runs), round(prompt), round(completion), round(calls, 2),
+                            round(mean(seconds), 3), _cost(prompt, completion, prices, local, mode), prices,
+                            (round(min(seconds), 3), round(max(seconds), 3)))
+
+
+def _defaults(mode: str, model: str | None, prices: tuple[float, float], local: bool, top_k: int, max_tokens: int,
+              check: bool) -> QuestionEstimate:
+    if mode == "extractive" or model is None:
+        return QuestionEstimate("extractive", None, "defaults", 0, 0, 0, 0, EXTRACTIVE_SECONDS, 0.0, prices)
+    if mode == "agent":
+        calls = AGENT_CALLS
+        prompt, completion = AGENT_PROMPT_PER_CALL * calls, AGENT_COMPLETION_PER_CALL * calls
+    else:
+        sources = _PROMPT_OVERHEAD + top_k * max_tokens * _SOURCE_FILL
+        calls = 2 if check else 1
+        prompt = sources + (sources + _ANSWER_TOKENS if check else 0)
+        completion = _ANSWER_TOKENS + (_CHECK_TOKENS if check else 0)
+    read, write = ((rates.LOCAL_PROMPT_TOKENS_PER_S, rates.LOCAL_COMPLETION_TOKENS_PER_S) if local
+                   else (rates.REMOTE_PROMPT_TOKENS_PER_S, rates.REMOTE_COMPLETION_TOKENS_PER_S))
+    seconds = rates.RETRIEVAL_S + prompt / read + completion / write
+    notes = [] if local else ["a remote model's speed is assumed (not measured here)"]
+    return QuestionEstimate(mode, model, "defaults", 0, int(prompt), int(completion), calls, round(seconds, 1),
+                            _cost(prompt, completion, prices, local, mode), prices, notes=notes)
+
+
+def _cost(prompt: float, completion: float, prices: tuple[float, float], local: bool, mode: str) -> float | None:
+    if mode == "extractive" or prompt + completion == 0:
+        return 0.0
+    if not any(prices):
+        return 0.0 if local else None
+    return round((prompt * prices[0] + completion * prices[1]) / 1e6, 6)

@@ -1,0 +1,110 @@
+"""One sampled file looked at closely, in a bounded worker process (docqa.ingest.pool): read with
+OCR off, chunked as `docqa add` would, its scripts counted; a PDF's first pages checked for a
+text layer.  A file that hangs or eats memory costs only its own probe."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from docqa.errors import IngestError
+from docqa.ingest.scan import safe_path
+
+PDF_PAGES = 8  # pages of a PDF checked for a text layer
+LANGUAGE_CHARS = 4000  # characters of a document whose scripts are counted
+TOKEN_CHARS = 20_000  # characters of a document whose tokens are counted (then scaled)
+_MIN_PAGE_CHARS = 5  # as the PDF reader: fewer non-blank characters is a page without text
+
+
+@dataclass(slots=True)
+class Probe:
+    """What one file turned out to hold."""
+
+    path: str
+    size: int
+    type: str = ""
+    text_chars: int = 0
+    tokens: int = 0
+    chunks: int = 0
+    scripts: dict[str, int] = field(default_factory=dict)  # han, latin, other: letters counted
+    pdf_pages: int = 0
+    pdf_checked: int = 0  # first pages checked for a text layer
+    pdf_blank: int = 0  # of those, pages without one (scanned or image-only)
+    error_kind: str | None = None
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def probe(job: tuple, max_tokens: int = 512, overlap: int = 50, max_bytes: int = 200 * 2**20) -> Probe:
+    """Look at one (path, size, deep) job: `deep` reads and chunks it, else only a PDF's pages are checked."""
+    from docqa.ingest.ocr import OcrOptions, configure
+
+    path, size, deep = job
+    configure(OcrOptions(mode="off"))  # the survey counts scans; it does not read them
+    started = time.perf_counter()
+    result = Probe(safe_path(path), size)
+    try:
+        data = Path(path).read_bytes()
+        if data[:1024].find(b"%PDF-") >= 0:
+            _pdf_pages(result, Path(path), data)
+        if deep:
+            _read(result, Path(path), data, max_tokens, overlap, max_bytes)
+    except IngestError as exc:
+        result.error_kind, result.error = exc.kind, str(exc)
+    except OSError as exc:
+        result.error_kind, result.error = "unreadable", f"cannot read the file now: {exc.strerror or exc}"
+    except Exception as exc:  # a reader bug on odd input: reported with the file, the survey goes on
+        result.error_kind, result.error = "error", f"{type(exc).__name__}: {str(exc)[:200]}"
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def failed(job: tuple, error: IngestError) -> Probe:
+    """The probe of a file whose worker was stopped (time limit, memory cap)."""
+    return Probe(safe_path(job[0]), job[1], error_kind=error.kind, error=str(error))
+
+
+def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int, max_bytes: int) -> None:
+    from docqa.ingest.chunkers import chunk_document
+    from docqa.ingest.readers import bounds, read_file
+    from docqa.ingest.readers.zipguard import ZipLimits, applied
+    from docqa.text import count_tokens
+
+    with applied(ZipLimits()), bounds.limit(max_bytes):
+        doc = read_file(path, data)
+    result.type, text = doc.type, doc.text
+    result.text_chars = len(text)
+    result.chunks = len(chunk_document(doc, max_tokens, overlap))
+    head = text[:TOKEN_CHARS]
+    result.tokens = round(count_tokens(head) * len(text) / max(len(head), 1))
+    result.scripts = script_counts(text[:LANGUAGE_CHARS])
+
+
+def _pdf_pages(result: Probe, path: Path, data: bytes) -> None:
+    """Pages, and how many of the first PDF_PAGES have no text layer; EncryptedFileError when locked."""
+    from docqa.ingest.readers.pdf import open_pdf, page_text, pdfium_lock
+
+    with pdfium_lock:
+        pdf = open_pdf(path, data)
+        try:
+            result.pdf_pages = len(pdf)
+            for index in range(min(PDF_PAGES, len(pdf))):
+                try:
+                    text = page_text(pdf, index)
+                except Exception:  # a damaged page counts as one without text
+                    text = ""
+                result.pdf_checked += 1
+                result.pdf_blank += sum(not c.isspace() for c in text[:200]) < _MIN_PAGE_CHARS
+        finally:
+            pdf.close()
+
+
+def script_counts(text: str) -> dict[str, int]:
+    """Letters of `text` by script: han (Chinese), latin, other (kana, hangul, Cyrillic, ...)."""
+    from docqa.text.language import HAN_RUN
+
+    han = sum(len(run) for run in HAN_RUN.findall(text))
+    latin = sum(ch.isascii() and ch.isalpha() for ch in text)
+    letters = sum(ch.isalpha() for ch in text)
+    return {"han": han, "latin": latin, "other": max(letters - han - latin, 0)}

@@ -1,0 +1,56 @@
+"""Measured rates the plan's estimates rest on, each with the benchmarks/RESULTS.md section it
+comes from.  All were measured on the shared 2-vCPU machine with default settings (2 parser
+processes, 512/50-token chunks); a laptop is usually faster, a loaded server slower.
+"""
+
+from __future__ import annotations
+
+# -- parsing, chunking, full-text indexing (no vectors) ------------------------------------------
+# "knowledge-base core (issue 2)", Ingest throughput: synthetic text + Markdown, 60 MB in 10.26 s
+# (the slower of two runs: 5.8 MB/s of text).
+TEXT_BYTES_PER_S = 5.8e6
+# same table: the 41-file multiformat corpus (PDF, Office, HTML, e-mail, ...), 2.36 MB of files in 1.95 s.
+FILE_BYTES_PER_S = 1.21e6
+# same section, Code chunking: `ast` parse + exact token counts at 1.7 MB/s.
+CODE_BYTES_PER_S = 1.7e6
+# "OCR for pictures and scanned PDF pages (issue 15, item 5)": `docqa add` of page pictures with 2
+# workers, 0.12 pages/s; a PDF without a text layer 0.10 pages/s.  The slower figure is used.
+OCR_PAGES_PER_S = 0.10
+# "the cost of bounding a one-file add (issue 15, item 4)": the worker pool's start, ~55 ms.
+START_S = 0.5  # pool start, imports and dictionaries for an add of a folder (rounded up)
+
+# -- embedding ------------------------------------------------------------------------------------
+# "hybrid retrieval (issue 3)", At 100k chunks: the default model (USE multilingual) embedded 67.7
+# chunks/s over 100k chunks on the shared cores (~140 when quiet).
+USE_CHUNKS_PER_S = 67.7
+# same section, SciFact with multilingual-e5-small: 7 chunks/s against USE's 30 in the same conditions.
+E5_CHUNKS_PER_S = 7.0
+# remote embedding servers: not measured here; a guess, said as such in the estimate's notes.
+REMOTE_CHUNKS_PER_S = 50.0
+
+# -- index size ------------------------------------------------------------------------------------
+# "knowledge-base core (issue 2)", Ingest throughput: 60 MB of text -> 203 MB index (30,777 chunks) and
+# 48 MB -> 163 MB (100,000 chunks).  Fitted: 3.38 bytes of index per byte of text, ~8 per chunk.
+INDEX_BYTES_PER_TEXT_BYTE = 3.38
+INDEX_BYTES_PER_CHUNK = 8
+# "hybrid retrieval (issue 3)", At 100k chunks: 313 MB with vectors, 156 MB without (512-d, float16).
+VECTOR_BYTES_PER_CHUNK_512D = 1570
+
+# -- text per file byte and chunk size, when the sample has no file of a type -----------------------
+# Fallbacks only: the survey measures these on its sample (text characters per file byte).
+TEXT_PER_BYTE = {"pdf": 0.08, "docx": 0.35, "pptx": 0.08, "xlsx": 0.5, "epub": 0.6, "odt": 0.3, "html": 0.35,
+                 "eml": 0.6, "archive": 1.5, "compressed": 3.0, "image": 0.0}
+BYTES_PER_CHAR = 1.0  # plain text and Markdown: a UTF-8 character of English text is one byte
+# tiktoken cl100k: ~4 characters of English per token, ~1.3 of Chinese (text/tokens.py counts exactly)
+CHARS_PER_TOKEN = 3.6
+PAGE_BYTES_SCANNED = 150_000  # a scanned PDF page, for counting pages from a file size (a 200 DPI JPEG page)
+
+# -- answering, when the run log holds no run to average (docqa estimate) ----------------------------
+# The local model (README, Chat models; RESULTS "the local model, from install to a first answer"):
+# about 65 prompt tokens/s and 23 generated tokens/s on 2 idle cores.
+LOCAL_PROMPT_TOKENS_PER_S = 65.0
+LOCAL_COMPLETION_TOKENS_PER_S = 23.0
+# A remote or GPU-served model: not measured here; typical hosted speeds, said as an assumption.
+REMOTE_PROMPT_TOKENS_PER_S = 2000.0
+REMOTE_COMPLETION_TOKENS_PER_S = 60.0
+RETRIEVAL_S = 0.1  # hybrid search p50 ~19 ms at 100k chunks ("hybrid retrieval"), with the rest of a run's work

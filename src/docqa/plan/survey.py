@@ -1,0 +1,283 @@
+"""What a folder holds, found within stated limits: `docqa init` and `docqa estimate --ingest` must
+answer in seconds on a folder of any size, so nothing here parses everything.
+
+    listing    the ingest scan (globs, .gitignore, hidden files, symlinks) up to SCAN_FILES files
+    sniffing   the first 8 KB of up to HEAD_FILES files name their format (then: the extension)
+    checking   up to CHECK_FILES PDFs (first pages: a text layer?) and OLE containers (a password?)
+    sampling   up to SAMPLE_FILES files, SAMPLE_BYTES in all, spread over the formats found, read
+               and chunked as `docqa add` would (OCR off), in bounded worker processes:
+               PROBE_SECONDS per file, no new one after SAMPLE_SECONDS
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from docqa.ingest.scan import ScanResult, Scanner, safe_path
+from docqa.plan.probe import Probe
+
+SCAN_FILES = 200_000
+HEAD_FILES = 20_000
+CHECK_FILES = 200
+SAMPLE_FILES = 60
+SAMPLE_BYTES = 24 * 2**20
+SAMPLE_FILE_BYTES = 8 * 2**20  # larger files are sampled only when a format has no smaller one
+PROBE_SECONDS = 20.0
+SAMPLE_SECONDS = 30.0
+PROBE_MEMORY = 1024 * 2**20
+LARGEST = 10
+_SEED = 17
+
+
+@dataclass(slots=True)
+class Entry:
+    """One file found: its path, size, format (None: not read by docqa), code language, top folder."""
+
+    path: str
+    size: int
+    type: str | None
+    language: str | None = None
+    folder: str = ""
+
+
+@dataclass(slots=True)
+class Survey:
+    """A folder's contents: counts and sizes by format, languages, scans, code, what is skipped."""
+
+    root: str
+    complete: bool = True  # False: the listing stopped at SCAN_FILES
+    files: int = 0
+    bytes: int = 0
+    by_type: dict[str, dict[str, int]] = field(default_factory=dict)  # type -> files, bytes
+    code_languages: dict[str, int] = field(default_factory=dict)
+    folders: dict[str, dict[str, int]] = field(default_factory=dict)  # top-level folder -> files, bytes
+    largest: list[dict] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)  # reason -> files
+    skipped_examples: dict[str, list[str]] = field(default_factory=dict)
+    encrypted: list[str] = field(default_factory=list)
+    failing: list[dict] = field(default_factory=list)  # sampled files that will fail: path, kind, error
+    scanned: list[dict] = field(default_factory=list)  # PDFs with pages without a text layer
+    images: int = 0
+    scripts: dict[str, int] = field(default_factory=dict)  # letters sampled: han, latin, other
+    file_languages: dict[str, int] = field(default_factory=dict)  # sampled files: zh, en, other
+    sample: dict[str, dict[str, float]] = field(default_factory=dict)  # type -> files, bytes, text_chars, tokens, chunks, seconds
+    checked: int = 0
+    elapsed: float = 0.0
+    limits: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def survey(root: Path, *, include: list[str] | None = None, exclude: list[str] | None = None, gitignore: bool = True,
+           hidden: bool = False, max_tokens: int = 512, overlap: int = 50, max_file_mb: float = 200.0,
+           ocr: bool = False, workers: int = 2) -> Survey:
+    """Survey the folder `root` (see the module's limits); `ocr`: images and scans will be read."""
+    started = time.perf_counter()
+    root = Path(os.path.abspath(root))
+    result = Survey(str(root), limits=_limits())
+    scan = ScanResult()
+    entries = _list(Scanner(include or [], exclude or [], gitignore, hidden), root, scan, result)
+    max_bytes = int(max_file_mb * 2**20)
+    kept = _triage(entries, result, max_bytes, ocr)
+    _count(kept, result)
+    for path, reason in scan.skipped + [(p, f"unreadable now: {r}") for p, r in scan.unreadable]:
+        _skip(result, path, reason)
+    probes = _probe_all(_checks(kept) + _sample(kept), max_tokens, overlap, max_bytes, workers)
+    _absorb(probes, result, ocr)
+    result.elapsed = round(time.perf_counter() - started, 3)
+    return result
+
+
+def _limits() -> dict[str, float]:
+    return {"scan_files": SCAN_FILES, "head_files": HEAD_FILES, "check_files": CHECK_FILES,
+            "sample_files": SAMPLE_FILES, "sample_bytes": SAMPLE_BYTES, "probe_seconds": PROBE_SECONDS,
+            "sample_seconds": SAMPLE_SECONDS}
+
+
+def _list(scanner: Scanner, root: Path, scan: ScanResult, result: Survey) -> list[Entry]:
+    """The files under `root` (at most SCAN_FILES), each sniffed (the first HEAD_FILES) or named by extension."""
+    from docqa.ingest.readers.code import code_language
+
+    entries: list[Entry] = []
+    for file in scanner.walk(root, scan):
+        if len(entries) >= SCAN_FILES:
+            result.complete = False
+            break
+        try:
+            size = os.stat(file).st_size
+        except OSError as exc:
+            scan.unreadable.append((safe_path(file), exc.strerror or str(exc)))
+            continue
+        head = _head(file) if len(entries) < HEAD_FILES else None
+        kind = _kind(file, head)
+        parts = file.relative_to(root).parts
+        entries.append(Entry(str(file), size, kind, code_language(file, head or b"") if kind == "code" else None,
+                             parts[0] if len(parts) > 1 else ""))
+    return entries
+
+
+def _head(file: Path) -> bytes:
+    try:
+        with open(file, "rb") as f:
+            return f.read(8192)
+    except OSError:
+        return b""
+
+
+def _kind(file: Path, head: bytes | None) -> str | None:
+    """The format docqa would read the file as (None: binary it does not read)."""
+    from docqa.ingest.readers._encoding import bom_encoding
+    from docqa.ingest.readers.registry import reader_for, sniff_type
+
+    if head is not None:
+        if not head:
+            return "empty"
+        kind = sniff_type(file, head)
+        if kind is None and bom_encoding(head) is not None:  # UTF-16/32 text: read by its byte-order mark
+            reader = reader_for(file, head)
+            kind = reader.type if reader is not None and reader.type != "ole" else "text"
+        return kind
+    reader = reader_for(file, b"")
+    return reader.type if reader is not None else "unknown"
+
+
+def _triage(entries: list[Entry], result: Survey, max_bytes: int, ocr: bool) -> list[Entry]:
+    """The files `docqa add` would read; the others are counted in `skipped` with the reason."""
+    kept = []
+    for e in entries:
+        reason = None
+        if e.size == 0 or e.type == "empty":
+            reason = "empty file"
+        elif e.size > max_bytes:
+            reason = f"over ingest.max_file_mb ({max_bytes // 2**20} MB)"
+        elif e.type is None:
+            reason = "unsupported file type (binary)"
+        elif e.type == "image" and not ocr:
+            reason = "a picture: needs OCR (pip install 'docqa[ocr]', ingest.ocr not off)"
+        if reason:
+            _skip(result, safe_path(e.path), reason)
+        else:
+            kept.append(e)
+    return kept
+
+
+def _skip(result: Survey, path: str, reason: str) -> None:
+    result.skipped[reason] = result.skipped.get(reason, 0) + 1
+    examples = result.skipped_examples.setdefault(reason, [])
+    if len(examples) < 3:
+        examples.append(path)
+
+
+def _count(kept: list[Entry], result: Survey) -> None:
+    by_type: dict[str, Counter] = defaultdict(Counter)
+    folders: dict[str, Counter] = defaultdict(Counter)
+    for e in kept:
+        by_type[e.type or "unknown"].update(files=1, bytes=e.size)
+        folders[e.folder].update(files=1, bytes=e.size)
+        if e.language:
+            result.code_languages[e.language] = result.code_languages.get(e.language, 0) + 1
+    result.files, result.bytes = len(kept), sum(e.size for e in kept)
+    result.by_type = {t: dict(c) for t, c in sorted(by_type.items(), key=lambda kv: -kv[1]["bytes"])}
+    result.folders = {f: dict(c) for f, c in sorted(folders.items(), key=lambda kv: -kv[1]["files"])}
+    result.images = result.by_type.get("image", {}).get("files", 0)
+    result.largest = [{"path": safe_path(e.path), "size": e.size, "type": e.type}
+                      for e in sorted(kept, key=lambda e: -e.size)[:LARGEST]]
+
+
+def _checks(kept: list[Entry]) -> list[tuple]:
+    """PDFs (pages without a text layer, a password) and OLE containers (a password, or a legacy format)."""
+    picked = [e for e in kept if e.type in ("pdf", "ole")]
+    return [(e.path, e.size, e.type == "ole") for e in picked[:CHECK_FILES]]
+
+
+def _sample(kept: list[Entry]) -> list[tuple]:
+    """Up to SAMPLE_FILES files (SAMPLE_BYTES in all), spread over the formats: one of each in turn."""
+    rng = random.Random(_SEED)
+    pools: dict[str, list[Entry]] = defaultdict(list)
+    for e in kept:
+        if e.type not in ("image", "ole"):
+            pools[e.type or "unknown"].append(e)
+    for pool in pools.values():
+        rng.shuffle(pool)
+        pool.sort(key=lambda e: e.size > SAMPLE_FILE_BYTES)  # small ones first, in random order
+    picked, total = [], 0
+    while len(picked) < SAMPLE_FILES and any(pools.values()):
+        for pool in pools.values():
+            if pool and len(picked) < SAMPLE_FILES:
+                e = pool.pop(0)
+                if total + e.size <= SAMPLE_BYTES or not picked:
+                    picked.append((e.path, e.size, True))
+                    total += e.size
+    return picked
+
+
+def _probe_all(jobs: list[tuple], max_tokens: int, overlap: int, max_bytes: int, workers: int) -> list[Probe]:
+    """Each job probed in a bounded worker process; none started after SAMPLE_SECONDS."""
+    import multiprocessing
+    from functools import partial
+
+    from docqa.ingest.pool import ParsePool
+    from docqa.plan.probe import failed, probe
+
+    if not jobs:
+        return []
+    deadline = time.monotonic() + SAMPLE_SECONDS
+
+    def groups():
+        for job in jobs:
+            if time.monotonic() > deadline:
+                return
+            yield [job]
+
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    pool = ParsePool(partial(probe, max_tokens=max_tokens, overlap=overlap, max_bytes=max_bytes), failed,
+                     workers=min(workers, len(jobs)), timeout=PROBE_SECONDS, memory_bytes=PROBE_MEMORY, context=context)
+    return list(pool.run(groups()))
+
+
+def _absorb(probes: list[Probe], result: Survey, ocr: bool) -> None:
+    """Fold the probes into the survey: encrypted and scanned files, scripts, sampled rates per format."""
+    scripts: Counter = Counter()
+    sample: dict[str, Counter] = defaultdict(Counter)
+    seen: set[str] = set()
+    for p in probes:
+        if p.error_kind == "encrypted":
+            if p.path not in result.encrypted:
+                result.encrypted.append(p.path)
+        elif p.error_kind == "unsupported":
+            _skip(result, p.path, (p.error or "unsupported").split(": ", 1)[-1])
+        elif p.error_kind and p.error_kind != "no-text" and p.path not in seen:
+            result.failing.append({"path": p.path, "kind": p.error_kind, "error": p.error})
+        if p.pdf_blank and p.path not in seen:
+            result.scanned.append({"path": p.path, "pages": p.pdf_pages, "checked": p.pdf_checked,
+                                   "without_text": p.pdf_blank})
+        seen.add(p.path)
+        if p.type and not p.error_kind:
+            scripts.update(p.scripts)
+            lang = _language(p.scripts)
+            if lang:
+                result.file_languages[lang] = result.file_languages.get(lang, 0) + 1
+            sample[p.type].update(files=1, bytes=p.size, text_chars=p.text_chars, tokens=p.tokens, chunks=p.chunks,
+                                  seconds=p.seconds)
+    result.checked = len(seen)
+    result.scripts = dict(scripts)
+    result.sample = {t: {k: round(v, 3) for k, v in c.items()} for t, c in sample.items()}
+    for path in result.encrypted:
+        _skip(result, path, "encrypted: a password is required (it will fail; remove the password)")
+
+
+def _language(scripts: dict[str, int]) -> str | None:
+    """zh, en or other, from the letters of a sample (None: no letters)."""
+    han, latin, other = scripts.get("han", 0), scripts.get("latin", 0), scripts.get("other", 0)
+    total = han + latin + other
+    if not total:
+        return None
+    if han * 5 >= total:
+        return "zh"
+    return "en" if latin >= other else "other"
