@@ -39,6 +39,7 @@ from docqa.types import RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Ev
 
 log = logging.getLogger(__name__)
 _REINDEX_BATCH = 256
+_ESTIMATE_RUNS = 1000  # recent runs an estimate looks through (the plan averages the last of each mode)
 API_KEY_PREFIX = "dq_"  # every API key starts with it (secret scanners can match it)
 
 
@@ -668,6 +669,54 @@ class KnowledgeBase:
         require(principal, "write")
         api = self.settings.api
         return {"ingest_roots": list(api.ingest_roots), "max_upload_mb": api.max_upload_mb}
+
+    # -- estimates (docqa.plan) ----------------------------------------------------------------
+    def estimate(self, question: str | None = None, mode: str | None = None, *, principal: Principal = LOCAL) -> dict:
+        """Expected tokens, model calls, time and money of one question, from the averages of the recent
+        runs the principal sees (it reads the run log: the log permission), else from stated defaults."""
+        require(principal, "log")
+        from docqa.plan import estimate_question
+
+        found = self._chat_found()
+        chosen = self._estimate_mode(question, mode or self.settings.answer.mode, found.name is not None)
+        s = self.settings
+        est = estimate_question(self.runs(limit=_ESTIMATE_RUNS, principal=principal), chosen, found.name,
+                                local=found.is_local, prices=(s.llm.prompt_price, s.llm.completion_price),
+                                top_k=s.answer.top_k, max_tokens=s.chunk.max_tokens,
+                                check=s.answer.check and s.answer.llm_check)
+        return {"question": question, "chat": found.to_dict(), **est.to_dict()}
+
+    def estimate_ingest(self, folder: str | Path, *, principal: Principal = LOCAL) -> dict:
+        """What a first `add` of a folder would take (files, chunks, embedding tokens and price, time,
+        index size): for those who may add documents, and over the network only under api.ingest_roots."""
+        require(principal, "write")
+        from docqa.plan import ingest_estimate
+
+        path = ingest_paths(principal, [folder], self.settings.api.ingest_roots)[0]
+        return ingest_estimate(path, self.settings).to_dict()
+
+    def _chat_found(self):
+        """The chat model an estimate is for: the one chosen already, else found without starting one."""
+        from docqa.plan.chat import detect_chat, from_choice
+
+        if self._chat is not None or self._chat_model is not None:
+            return from_choice(self.chat, self.settings.llm.base_url)
+        return detect_chat(self.settings.llm)
+
+    @staticmethod
+    def _estimate_mode(question: str | None, mode: str, has_model: bool) -> str:
+        """The mode a question would be answered in (auto: as `choose_mode` routes it)."""
+        from docqa.answer.route import is_catalog_question, wants_exploration
+
+        if mode not in ("pipeline", "agent", "extractive", "auto"):
+            raise InputError(f"unknown mode {mode!r}: use pipeline, agent, extractive or auto")
+        if not has_model:
+            return "extractive"
+        if mode != "auto":
+            return mode
+        if question and is_catalog_question(question):
+            return "catalog"
+        return "agent" if question and wants_exploration(question) else "pipeline"
 
     def close(self) -> None:
         if self._chat is not None and self._chat.model is not None and self._chat_model is None:

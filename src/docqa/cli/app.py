@@ -27,6 +27,7 @@ from docqa.cli.links import linked
 from docqa.cli.paths import PathNamer
 from docqa.cli.tables import documents_table, log_table
 from docqa.cli.model import model_app
+from docqa.cli import plan as plan_cli
 from docqa.errors import ConfigError, DocqaError
 from docqa.settings import (AnswerSettings, ApiSettings, SearchSettings, config_path, default_kb_path, lint_config,
                             load_settings, masked, setting_sources)
@@ -732,6 +733,8 @@ def keys_revoke(
 
 
 app.add_typer(model_app, name="model")  # docqa model install | serve | status (docqa.cli.model)
+app.command("init")(plan_cli.init)  # docqa init [FOLDER]: survey, propose, write docqa.yml (docqa.cli.plan)
+app.command("estimate")(plan_cli.estimate)  # docqa estimate [QUESTION] | --ingest FOLDER
 
 
 @app.command("mcp")

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
-from typing import Annotated, Any, Protocol, TypeVar
+from typing import Annotated, Any, Literal, Protocol, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -39,7 +39,7 @@ INSTRUCTIONS = (
     "docqa answers questions from the user's own documents, with citations. Use query_knowledge for a "
     "question (it retrieves, answers and checks the answer against the sources); search_docs for passages; "
     "list_knowledge for the catalog of documents; fetch_doc to read one by its doc-id; ingest_files to add "
-    "files or folders."
+    "files or folders; estimate_cost for what a question will cost before asking it."
 )
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -204,6 +204,21 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         with _tool_errors(backend):
             who = _caller(ctx)
             return await backend.read(lambda kb: kb.fetch_doc(doc_id, offset, limit, principal=who).to_dict())
+
+    @_tool(server, annotations=_READ)
+    async def estimate_cost(
+        question: Annotated[str | None, Field(max_length=4000, description="The question (auto mode routes it as an answer would).")] = None,
+        mode: Annotated[Literal["pipeline", "agent", "extractive", "auto"] | None, Field(description="The answering mode (default: the configured one).")] = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """What one question is expected to cost before asking it: prompt and completion tokens, model calls,
+        seconds and money, from the averages of recent runs (or stated defaults when there are none). For
+        the people who keep the documents: it reads the question-and-answer log."""
+        with _tool_errors(backend):
+            who = _caller(ctx)
+            data = await backend.read(lambda kb: kb.estimate(question, mode, principal=who))
+            data["chat"]["reason"] = backend.redact(data["chat"]["reason"])
+            return data
 
     return server
 

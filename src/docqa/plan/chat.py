@@ -47,10 +47,11 @@ def detect_chat(llm: Any, start_local: bool = False) -> Found:
         found = _local_found(models_dir)
         if found is not None:
             return found
-    return _from_choice(choice, llm.base_url)
+    return from_choice(choice, llm.base_url)
 
 
-def _from_choice(choice: Choice, base_url: str) -> Found:
+def from_choice(choice: Choice, base_url: str) -> Found:
+    """A Found for a choice already made (a server's, or a model given to the KnowledgeBase)."""
     model = choice.model
     url = getattr(model, "base_url", "") or base_url
     return Found(model.name if model else None, choice.source, choice.reason, str(url or ""), model)

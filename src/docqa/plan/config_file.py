@@ -86,10 +86,10 @@ def _languages(survey: Survey) -> str:
 
 
 def _size(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1000 or unit == "GB":
+    for unit in ("B", "KB", "MB", "GB"):  # 1024 a step, as the CLI's tables count
+        if n < 1024 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000
+        n /= 1024
     return f"{n:.1f} GB"
 
 

@@ -219,8 +219,9 @@ def _from_runs(runs: list[RunRecord], mode: str, model: str | None, prices: tupl
 
 def _defaults(mode: str, model: str | None, prices: tuple[float, float], local: bool, top_k: int, max_tokens: int,
               check: bool) -> QuestionEstimate:
-    if mode == "extractive" or model is None:
-        return QuestionEstimate("extractive", None, "defaults", 0, 0, 0, 0, EXTRACTIVE_SECONDS, 0.0, prices)
+    if mode in ("extractive", "catalog") or model is None:
+        return QuestionEstimate(mode if model else "extractive", model, "defaults", 0, 0, 0, 0, EXTRACTIVE_SECONDS,
+                                0.0, prices)
     if mode == "agent":
         calls = AGENT_CALLS
         prompt, completion = AGENT_PROMPT_PER_CALL * calls, AGENT_COMPLETION_PER_CALL * calls
@@ -238,7 +239,7 @@ def _defaults(mode: str, model: str | None, prices: tuple[float, float], local: 
 
 
 def _cost(prompt: float, completion: float, prices: tuple[float, float], local: bool, mode: str) -> float | None:
-    if mode == "extractive" or prompt + completion == 0:
+    if mode in ("extractive", "catalog") or prompt + completion == 0:
         return 0.0
     if not any(prices):
         return 0.0 if local else None

@@ -12,7 +12,7 @@ from docqa.errors import InputError
 from docqa.plan.chat import detect_chat
 from docqa.plan.estimate import IngestEstimate
 from docqa.plan.propose import Environment, Proposal, estimate_for, propose
-from docqa.plan.survey import Survey, survey
+from docqa.plan.survey import Limits, Survey, survey
 
 
 @dataclass(slots=True)
@@ -30,10 +30,10 @@ class Plan:
                                 "use_installed": env.use_installed, "chat": env.chat.to_dict()}}
 
 
-def plan_folder(folder: str | Path, settings: Any, *, refine: bool | None = None) -> Plan:
+def plan_folder(folder: str | Path, settings: Any, *, refine: bool | None = None, limits: Limits = Limits()) -> Plan:
     """Survey `folder` and propose a configuration.  `refine`: None lets a chat model that answers now
     refine it; True also starts the installed local model for it; False: the rules alone."""
-    found = survey_folder(folder, settings)
+    found = survey_folder(folder, settings, limits)
     env = environment(settings, start_local=bool(refine))
     proposal = propose(found, env)
     if refine is not False and env.chat.model is not None:
@@ -46,7 +46,7 @@ def plan_folder(folder: str | Path, settings: Any, *, refine: bool | None = None
     return Plan(found, env, proposal)
 
 
-def survey_folder(folder: str | Path, settings: Any) -> Survey:
+def survey_folder(folder: str | Path, settings: Any, limits: Limits = Limits()) -> Survey:
     """The bounded survey of one folder under the ingest settings (globs, .gitignore, limits)."""
     path = Path(folder).expanduser()
     if not path.is_dir():
@@ -54,7 +54,7 @@ def survey_folder(folder: str | Path, settings: Any) -> Survey:
     i, c = settings.ingest, settings.chunk
     return survey(path, include=i.include, exclude=i.exclude, gitignore=i.gitignore, hidden=i.hidden,
                   max_tokens=c.max_tokens, overlap=c.overlap, max_file_mb=i.max_file_mb, ocr=ocr_enabled(i.ocr),
-                  workers=min(2, i.workers or 2))
+                  workers=min(2, i.workers or 2), limits=limits)
 
 
 def environment(settings: Any, start_local: bool = False) -> Environment:

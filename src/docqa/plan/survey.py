@@ -1,12 +1,13 @@
 """What a folder holds, found within stated limits: `docqa init` and `docqa estimate --ingest` must
 answer in seconds on a folder of any size, so nothing here parses everything.
 
-    listing    the ingest scan (globs, .gitignore, hidden files, symlinks) up to SCAN_FILES files
-    sniffing   the first 8 KB of up to HEAD_FILES files name their format (then: the extension)
-    checking   up to CHECK_FILES PDFs (first pages: a text layer?) and OLE containers (a password?)
-    sampling   up to SAMPLE_FILES files, SAMPLE_BYTES in all, spread over the formats found, read
-               and chunked as `docqa add` would (OCR off), in bounded worker processes:
-               PROBE_SECONDS per file, no new one after SAMPLE_SECONDS
+    listing    the ingest scan (globs, .gitignore, hidden files, symlinks) up to 200,000 files
+    sniffing   the first 8 KB of up to 20,000 files name their format (then: the extension)
+    checking   up to 200 PDFs (first 8 pages: a text layer?) and OLE containers (a password?)
+    sampling   up to 60 files, 24 MB in all, spread over the formats found, read and chunked as
+               `docqa add` would (OCR off), in bounded worker processes: 20 s per file, no new
+               one after 30 s
+(`Limits` holds these; the report carries them.)
 """
 
 from __future__ import annotations
@@ -21,17 +22,23 @@ from pathlib import Path
 from docqa.ingest.scan import ScanResult, Scanner, safe_path
 from docqa.plan.probe import Probe
 
-SCAN_FILES = 200_000
-HEAD_FILES = 20_000
-CHECK_FILES = 200
-SAMPLE_FILES = 60
-SAMPLE_BYTES = 24 * 2**20
 SAMPLE_FILE_BYTES = 8 * 2**20  # larger files are sampled only when a format has no smaller one
-PROBE_SECONDS = 20.0
-SAMPLE_SECONDS = 30.0
-PROBE_MEMORY = 1024 * 2**20
+PROBE_MEMORY = 1024 * 2**20  # a probe's worker may grow by this much (docqa.ingest.pool)
 LARGEST = 10
 _SEED = 17
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much a survey may look at (see the module docstring)."""
+
+    scan_files: int = 200_000
+    head_files: int = 20_000
+    check_files: int = 200
+    sample_files: int = 60
+    sample_bytes: int = 24 * 2**20
+    probe_seconds: float = 20.0
+    sample_seconds: float = 30.0
 
 
 @dataclass(slots=True)
@@ -50,7 +57,7 @@ class Survey:
     """A folder's contents: counts and sizes by format, languages, scans, code, what is skipped."""
 
     root: str
-    complete: bool = True  # False: the listing stopped at SCAN_FILES
+    complete: bool = True  # False: the listing stopped at limits.scan_files
     files: int = 0
     bytes: int = 0
     by_type: dict[str, dict[str, int]] = field(default_factory=dict)  # type -> files, bytes
@@ -76,37 +83,32 @@ class Survey:
 
 def survey(root: Path, *, include: list[str] | None = None, exclude: list[str] | None = None, gitignore: bool = True,
            hidden: bool = False, max_tokens: int = 512, overlap: int = 50, max_file_mb: float = 200.0,
-           ocr: bool = False, workers: int = 2) -> Survey:
-    """Survey the folder `root` (see the module's limits); `ocr`: images and scans will be read."""
+           ocr: bool = False, workers: int = 2, limits: Limits = Limits()) -> Survey:
+    """Survey the folder `root` within `limits`; `ocr`: images and scans will be read."""
     started = time.perf_counter()
     root = Path(os.path.abspath(root))
-    result = Survey(str(root), limits=_limits())
+    result = Survey(str(root), limits=asdict(limits))
     scan = ScanResult()
-    entries = _list(Scanner(include or [], exclude or [], gitignore, hidden), root, scan, result)
+    entries = _list(Scanner(include or [], exclude or [], gitignore, hidden), root, scan, result, limits)
     max_bytes = int(max_file_mb * 2**20)
     kept = _triage(entries, result, max_bytes, ocr)
     _count(kept, result)
     for path, reason in scan.skipped + [(p, f"unreadable now: {r}") for p, r in scan.unreadable]:
         _skip(result, path, reason)
-    probes = _probe_all(_checks(kept) + _sample(kept), max_tokens, overlap, max_bytes, workers)
+    jobs = _checks(kept, limits) + _sample(kept, limits)
+    probes = _probe_all(jobs, max_tokens, overlap, max_bytes, workers, limits)
     _absorb(probes, result, ocr)
     result.elapsed = round(time.perf_counter() - started, 3)
     return result
 
 
-def _limits() -> dict[str, float]:
-    return {"scan_files": SCAN_FILES, "head_files": HEAD_FILES, "check_files": CHECK_FILES,
-            "sample_files": SAMPLE_FILES, "sample_bytes": SAMPLE_BYTES, "probe_seconds": PROBE_SECONDS,
-            "sample_seconds": SAMPLE_SECONDS}
-
-
-def _list(scanner: Scanner, root: Path, scan: ScanResult, result: Survey) -> list[Entry]:
-    """The files under `root` (at most SCAN_FILES), each sniffed (the first HEAD_FILES) or named by extension."""
+def _list(scanner: Scanner, root: Path, scan: ScanResult, result: Survey, limits: Limits) -> list[Entry]:
+    """The files under `root` (at most scan_files), each sniffed (the first head_files) or named by extension."""
     from docqa.ingest.readers.code import code_language
 
     entries: list[Entry] = []
     for file in scanner.walk(root, scan):
-        if len(entries) >= SCAN_FILES:
+        if len(entries) >= limits.scan_files:
             result.complete = False
             break
         try:
@@ -114,7 +116,7 @@ def _list(scanner: Scanner, root: Path, scan: ScanResult, result: Survey) -> lis
         except OSError as exc:
             scan.unreadable.append((safe_path(file), exc.strerror or str(exc)))
             continue
-        head = _head(file) if len(entries) < HEAD_FILES else None
+        head = _head(file) if len(entries) < limits.head_files else None
         kind = _kind(file, head)
         parts = file.relative_to(root).parts
         entries.append(Entry(str(file), size, kind, code_language(file, head or b"") if kind == "code" else None,
@@ -190,14 +192,14 @@ def _count(kept: list[Entry], result: Survey) -> None:
                       for e in sorted(kept, key=lambda e: -e.size)[:LARGEST]]
 
 
-def _checks(kept: list[Entry]) -> list[tuple]:
+def _checks(kept: list[Entry], limits: Limits) -> list[tuple]:
     """PDFs (pages without a text layer, a password) and OLE containers (a password, or a legacy format)."""
     picked = [e for e in kept if e.type in ("pdf", "ole")]
-    return [(e.path, e.size, e.type == "ole") for e in picked[:CHECK_FILES]]
+    return [(e.path, e.size, e.type == "ole") for e in picked[:limits.check_files]]
 
 
-def _sample(kept: list[Entry]) -> list[tuple]:
-    """Up to SAMPLE_FILES files (SAMPLE_BYTES in all), spread over the formats: one of each in turn."""
+def _sample(kept: list[Entry], limits: Limits) -> list[tuple]:
+    """Up to sample_files files (sample_bytes in all), spread over the formats: one of each in turn."""
     rng = random.Random(_SEED)
     pools: dict[str, list[Entry]] = defaultdict(list)
     for e in kept:
@@ -207,18 +209,19 @@ def _sample(kept: list[Entry]) -> list[tuple]:
         rng.shuffle(pool)
         pool.sort(key=lambda e: e.size > SAMPLE_FILE_BYTES)  # small ones first, in random order
     picked, total = [], 0
-    while len(picked) < SAMPLE_FILES and any(pools.values()):
+    while len(picked) < limits.sample_files and any(pools.values()):
         for pool in pools.values():
-            if pool and len(picked) < SAMPLE_FILES:
+            if pool and len(picked) < limits.sample_files:
                 e = pool.pop(0)
-                if total + e.size <= SAMPLE_BYTES or not picked:
+                if total + e.size <= limits.sample_bytes or not picked:
                     picked.append((e.path, e.size, True))
                     total += e.size
     return picked
 
 
-def _probe_all(jobs: list[tuple], max_tokens: int, overlap: int, max_bytes: int, workers: int) -> list[Probe]:
-    """Each job probed in a bounded worker process; none started after SAMPLE_SECONDS."""
+def _probe_all(jobs: list[tuple], max_tokens: int, overlap: int, max_bytes: int, workers: int,
+               limits: Limits) -> list[Probe]:
+    """Each job probed in a bounded worker process; none started after sample_seconds."""
     import multiprocessing
     from functools import partial
 
@@ -227,7 +230,7 @@ def _probe_all(jobs: list[tuple], max_tokens: int, overlap: int, max_bytes: int,
 
     if not jobs:
         return []
-    deadline = time.monotonic() + SAMPLE_SECONDS
+    deadline = time.monotonic() + limits.sample_seconds
 
     def groups():
         for job in jobs:
@@ -237,7 +240,8 @@ def _probe_all(jobs: list[tuple], max_tokens: int, overlap: int, max_bytes: int,
 
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     pool = ParsePool(partial(probe, max_tokens=max_tokens, overlap=overlap, max_bytes=max_bytes), failed,
-                     workers=min(workers, len(jobs)), timeout=PROBE_SECONDS, memory_bytes=PROBE_MEMORY, context=context)
+                     workers=min(workers, len(jobs)), timeout=limits.probe_seconds, memory_bytes=PROBE_MEMORY,
+                     context=context)
     return list(pool.run(groups()))
 
 
