@@ -92,6 +92,9 @@ def survey(root: Path, *, include: list[str] | None = None, exclude: list[str] |
     entries = _list(Scanner(include or [], exclude or [], gitignore, hidden), root, scan, result, limits)
     max_bytes = int(max_file_mb * 2**20)
     kept = _triage(entries, result, max_bytes, ocr)
+    read = {id(e) for e in kept}
+    result.largest = [{"path": safe_path(e.path), "size": e.size, "type": e.type, "read": id(e) in read}
+                      for e in sorted(entries, key=lambda e: -e.size)[:LARGEST]]
     _count(kept, result)
     for path, reason in scan.skipped + [(p, f"unreadable now: {r}") for p, r in scan.unreadable]:
         _skip(result, path, reason)
@@ -188,8 +191,6 @@ def _count(kept: list[Entry], result: Survey) -> None:
     result.by_type = {t: dict(c) for t, c in sorted(by_type.items(), key=lambda kv: -kv[1]["bytes"])}
     result.folders = {f: dict(c) for f, c in sorted(folders.items(), key=lambda kv: -kv[1]["files"])}
     result.images = result.by_type.get("image", {}).get("files", 0)
-    result.largest = [{"path": safe_path(e.path), "size": e.size, "type": e.type}
-                      for e in sorted(kept, key=lambda e: -e.size)[:LARGEST]]
 
 
 def _checks(kept: list[Entry], limits: Limits) -> list[tuple]:
