@@ -210,6 +210,19 @@ async def test_http_reader_searches_and_asks_but_cannot_ingest(served, tmp_path:
         assert denied.is_error and "editor key" in _text(denied)
 
 
+async def test_http_estimate_cost_is_for_maintainers_not_readers(served):
+    url, kb = served
+    _, reader = kb.create_key("reader")
+    _, editor = kb.create_key("editor")
+    async with _client(url, editor) as client:
+        est = await client.call_tool("estimate_cost", {"question": "How is the service deployed?", "mode": "pipeline"})
+        assert not est.is_error and est.structured_content["basis"] == "defaults"
+        assert est.structured_content["mode"] == "extractive" and est.structured_content["cost"] == 0  # no chat model
+    async with _client(url, reader) as client:
+        denied = await client.call_tool("estimate_cost", {"question": "How is the service deployed?"})
+        assert denied.is_error and "editor key" in _text(denied)
+
+
 async def test_http_editor_ingests_only_inside_ingest_roots(served, tmp_path: Path):
     url, kb = served
     _, key = kb.create_key("editor")

@@ -230,11 +230,12 @@ def _defaults(mode: str, model: str | None, prices: tuple[float, float], local: 
         calls = 2 if check else 1
         prompt = sources + (sources + _ANSWER_TOKENS if check else 0)
         completion = _ANSWER_TOKENS + (_CHECK_TOKENS if check else 0)
+    prompt, completion = int(prompt), int(completion)
     read, write = ((rates.LOCAL_PROMPT_TOKENS_PER_S, rates.LOCAL_COMPLETION_TOKENS_PER_S) if local
                    else (rates.REMOTE_PROMPT_TOKENS_PER_S, rates.REMOTE_COMPLETION_TOKENS_PER_S))
     seconds = rates.RETRIEVAL_S + prompt / read + completion / write
     notes = [] if local else ["a remote model's speed is assumed (not measured here)"]
-    return QuestionEstimate(mode, model, "defaults", 0, int(prompt), int(completion), calls, round(seconds, 1),
+    return QuestionEstimate(mode, model, "defaults", 0, prompt, completion, calls, round(seconds, 1),
                             _cost(prompt, completion, prices, local, mode), prices, notes=notes)
 
 
