@@ -734,14 +734,44 @@ def keys_revoke(
 
 app.add_typer(model_app, name="model")  # docqa model install | serve | status (docqa.cli.model)
 app.command("init")(plan_cli.init)  # docqa init [FOLDER]: survey, propose, write docqa.yml (docqa.cli.plan)
-app.command("estimate")(plan_cli.estimate)  # docqa estimate [QUESTION] | --ingest FOLDER
+
+
+@app.command()
+def estimate(
+    question: Annotated[Optional[str], typer.Argument(metavar="[QUESTION]", help="The question (auto mode routes it as 'docqa ask' would).")] = None,
+    mode: Annotated[Optional[str], typer.Option("--mode", "-m", metavar="pipeline|agent|extractive|auto", show_default="auto (answer.mode)", help="The answering mode to estimate.")] = None,
+    ingest: Annotated[Optional[Path], typer.Option("--ingest", metavar="FOLDER", show_default="none", help="Estimate a first 'docqa add' of this folder instead (no knowledge base needed).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Expected tokens, model calls, time and money per question (or for adding a folder).
+
+    From the averages of the recent runs in the run log for the configured model and prices
+    (llm.prompt_price, llm.completion_price; local models cost nothing), or from stated defaults
+    when there are none. '--ingest FOLDER': files, chunks, embedding tokens (and their price with a
+    paid embedder, embed.price), time and index size, from a bounded survey and measured rates.
+    """
+    if ingest is not None:
+        from docqa.plan import ingest_estimate
+
+        result = ingest_estimate(ingest, _settings())
+        if as_json:
+            _print_json(result.to_dict())
+        else:
+            plan_cli.render_ingest(result)
+        return
+    with _open() as kb:
+        data = kb.estimate(question, mode)
+    if as_json:
+        _print_json(data)
+        return
+    plan_cli.render_question(data)
 
 
 @app.command("mcp")
 def mcp_() -> None:
     """Run the MCP server on standard input and output, for MCP clients (Claude Desktop, Cursor, ...).
 
-    Tools: ingest_files, query_knowledge, list_knowledge, search_docs, fetch_doc. Register it in a
+    Tools: ingest_files, query_knowledge, list_knowledge, search_docs, fetch_doc, estimate_cost. Register it in a
     client as the command 'docqa' with the arguments '--kb PATH mcp' (see README, MCP).
     """
     from docqa.mcp import serve_stdio

@@ -1,5 +1,5 @@
-"""`docqa init [FOLDER]` (survey a folder, propose and write docqa.yml) and `docqa estimate`
-(what a question or a first add will cost): rendering only; the work is in docqa.plan and the kb."""
+"""`docqa init [FOLDER]` (survey a folder, propose and write docqa.yml) and the rendering of
+`docqa estimate` (cli/app.py): the work is in docqa.plan and the kb."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def _render_plan(plan) -> None:
     for c in p.collections:
         out.print(f"  collection {escape(c['name'])}: {escape(c['folder'])}/ ({c['files']} files)")
     if p.estimate is not None:
-        _render_ingest(p.estimate)
+        render_ingest(p.estimate)
 
 
 def _render_refined(refined: dict | None) -> None:
@@ -115,7 +115,7 @@ def _render_refined(refined: dict | None) -> None:
         out.print(f"  [yellow]not taken[/] {escape(key)}: {escape(why)}")
 
 
-def _render_ingest(e) -> None:
+def render_ingest(e) -> None:
     embed = f"{e.embedder}: {e.embed_tokens:,} tokens embedded" if e.embedder else "no embedder (BM25 only)"
     cost = "" if e.embed_cost in (0, 0.0) else " (price unknown: set embed.price)" if e.embed_cost is None else f" (${e.embed_cost:.4f})"
     out.print(f"\n[bold]a first add[/]: about {_duration(e.seconds)} — parse {_duration(e.parse_seconds)}, "
@@ -132,39 +132,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
-def estimate(
-    question: Annotated[Optional[str], typer.Argument(metavar="[QUESTION]", help="The question (auto mode routes it as 'docqa ask' would).")] = None,
-    mode: Annotated[Optional[str], typer.Option("--mode", "-m", metavar="pipeline|agent|extractive|auto", show_default="auto (answer.mode)", help="The answering mode to estimate.")] = None,
-    ingest: Annotated[Optional[Path], typer.Option("--ingest", metavar="FOLDER", show_default="none", help="Estimate a first 'docqa add' of this folder instead (no knowledge base needed).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
-    """Expected tokens, model calls, time and money per question (or for adding a folder).
-
-    From the averages of the recent runs in the run log for the configured model and prices
-    (llm.prompt_price, llm.completion_price; local models cost nothing), or from stated defaults
-    when there are none. '--ingest FOLDER': files, chunks, embedding tokens (and their price with a
-    paid embedder, embed.price), time and index size, from a bounded survey and measured rates.
-    """
-    from docqa.cli.app import _open, _settings
-
-    if ingest is not None:
-        from docqa.plan import ingest_estimate
-
-        result = ingest_estimate(ingest, _settings())
-        if as_json:
-            sys.stdout.write(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n")
-        else:
-            _render_ingest(result)
-        return
-    with _open() as kb:
-        data = kb.estimate(question, mode)
-    if as_json:
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-        return
-    _render_question(data)
-
-
-def _render_question(d: dict) -> None:
+def render_question(d: dict) -> None:
     chat = d["chat"]
     who = f"{d['model']} ({chat['source']})" if d["model"] else "no chat model: extracted answers"
     cost = "unknown (set llm.prompt_price and llm.completion_price)" if d["cost"] is None else f"${d['cost']:.6f}"
