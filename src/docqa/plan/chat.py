@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from docqa.errors import ConfigError
 from docqa.llm import ChatModel, Choice, choose_chat_model
 from docqa.llm.factory import OLLAMA_URL
 
@@ -40,9 +41,12 @@ def detect_chat(llm: Any, start_local: bool = False) -> Found:
     local = _serving(models_dir, llm.context_window) if start_local else None
     if llm.provider == "local" and not start_local:
         return _local_found(models_dir) or Found(None, "extractive", "llm.provider is 'local' but no local model is set up here")
-    choice = choose_chat_model(llm.provider, llm.base_url, llm.model, llm.api_key, llm.temperature, llm.max_tokens,
-                               llm.timeout, llm.max_retries, llm.ollama_url or OLLAMA_URL,
-                               via=llm.from_environment.get("base_url"), local=local)
+    try:
+        choice = choose_chat_model(llm.provider, llm.base_url, llm.model, llm.api_key, llm.temperature,
+                                   llm.max_tokens, llm.timeout, llm.max_retries, llm.ollama_url or OLLAMA_URL,
+                                   via=llm.from_environment.get("base_url"), local=local)
+    except ConfigError as exc:  # the configured model is not there: said, and planned without it
+        return Found(None, "extractive", f"the configured chat model cannot be used: {exc}")
     if choice.model is None and llm.provider == "auto" and not start_local:
         found = _local_found(models_dir)
         if found is not None:

@@ -98,17 +98,20 @@ def _parse_seconds(kind: str, size: int, chars: float) -> float:
         return size / rates.CODE_BYTES_PER_S
     if kind in _TEXT_TYPES:
         return size / rates.TEXT_BYTES_PER_S
+    if kind == "compressed":  # decompressing is cheap; the text inside is what takes the time
+        return chars * rates.BYTES_PER_CHAR / rates.TEXT_BYTES_PER_S
     return size / rates.FILE_BYTES_PER_S
 
 
 def _ocr_pages(survey: Survey) -> int:
-    """Pictures (a page each) and the PDF pages without a text layer, scaled from the PDFs checked."""
-    pages = 0.0
-    for scan in survey.scanned:
-        pages += scan["pages"] * scan["without_text"] / max(scan["checked"], 1)
-    checked_pdfs = max(1, min(survey.checked, survey.by_type.get("pdf", {}).get("files", 0)))
+    """PDF pages without a text layer (scaled from the PDFs checked) and pictures, counted as pages by
+    their size (a page-wide scan is about PAGE_BYTES_SCANNED; an icon a tenth of a page at least)."""
+    pictures = survey.by_type.get("image", {"files": 0, "bytes": 0})
+    pages = max(pictures["bytes"] / rates.PAGE_BYTES_SCANNED, pictures["files"] * 0.1)
     pdfs = survey.by_type.get("pdf", {}).get("files", 0)
-    return int(round(survey.images + pages * max(1.0, pdfs / checked_pdfs)))
+    checked_pdfs = max(1, survey.pdfs_checked)
+    scanned = sum(x["pages"] * x["without_text"] / max(x["checked"], 1) for x in survey.scanned)
+    return int(round(pages + scanned * max(1.0, pdfs / checked_pdfs)))
 
 
 def _embed_rate(embedder: str) -> float:

@@ -23,7 +23,7 @@ class Probe:
 
     path: str
     size: int
-    type: str = ""
+    type: str = ""  # the format the survey found
     text_chars: int = 0
     tokens: int = 0
     chunks: int = 0
@@ -37,13 +37,14 @@ class Probe:
 
 
 def probe(job: tuple, max_tokens: int = 512, overlap: int = 50, max_bytes: int = 200 * 2**20) -> Probe:
-    """Look at one (path, size, deep) job: `deep` reads and chunks it, else only a PDF's pages are checked."""
+    """Look at one (path, size, deep, kind) job: `deep` reads and chunks it, else only a PDF's pages
+    are checked; `kind` is the format the survey found (a .gz holds another: its own counts go to it)."""
     from docqa.ingest.ocr import OcrOptions, configure
 
-    path, size, deep = job
+    path, size, deep, kind = job
     configure(OcrOptions(mode="off"))  # the survey counts scans; it does not read them
     started = time.perf_counter()
-    result = Probe(safe_path(path), size)
+    result = Probe(safe_path(path), size, kind)
     try:
         data = Path(path).read_bytes()
         if data[:1024].find(b"%PDF-") >= 0:
@@ -62,7 +63,7 @@ def probe(job: tuple, max_tokens: int = 512, overlap: int = 50, max_bytes: int =
 
 def failed(job: tuple, error: IngestError) -> Probe:
     """The probe of a file whose worker was stopped (time limit, memory cap)."""
-    return Probe(safe_path(job[0]), job[1], error_kind=error.kind, error=str(error))
+    return Probe(safe_path(job[0]), job[1], job[3], error_kind=error.kind, error=str(error))
 
 
 def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int, max_bytes: int) -> None:
@@ -73,7 +74,7 @@ def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int,
 
     with applied(ZipLimits()), bounds.limit(max_bytes):
         doc = read_file(path, data)
-    result.type, text = doc.type, doc.text
+    text = doc.text
     result.text_chars = len(text)
     result.chunks = len(chunk_document(doc, max_tokens, overlap))
     head = text[:TOKEN_CHARS]

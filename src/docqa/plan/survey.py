@@ -73,7 +73,8 @@ class Survey:
     scripts: dict[str, int] = field(default_factory=dict)  # letters sampled: han, latin, other
     file_languages: dict[str, int] = field(default_factory=dict)  # sampled files: zh, en, other
     sample: dict[str, dict[str, float]] = field(default_factory=dict)  # type -> files, bytes, text_chars, tokens, chunks, seconds
-    checked: int = 0
+    checked: int = 0  # files probed (checked or sampled)
+    pdfs_checked: int = 0  # PDFs whose first pages were checked for a text layer
     elapsed: float = 0.0
     limits: dict[str, float] = field(default_factory=dict)
 
@@ -196,7 +197,7 @@ def _count(kept: list[Entry], result: Survey) -> None:
 def _checks(kept: list[Entry], limits: Limits) -> list[tuple]:
     """PDFs (pages without a text layer, a password) and OLE containers (a password, or a legacy format)."""
     picked = [e for e in kept if e.type in ("pdf", "ole")]
-    return [(e.path, e.size, e.type == "ole") for e in picked[:limits.check_files]]
+    return [(e.path, e.size, e.type == "ole", e.type) for e in picked[:limits.check_files]]
 
 
 def _sample(kept: list[Entry], limits: Limits) -> list[tuple]:
@@ -215,7 +216,7 @@ def _sample(kept: list[Entry], limits: Limits) -> list[tuple]:
             if pool and len(picked) < limits.sample_files:
                 e = pool.pop(0)
                 if total + e.size <= limits.sample_bytes or not picked:
-                    picked.append((e.path, e.size, True))
+                    picked.append((e.path, e.size, True, e.type))
                     total += e.size
     return picked
 
@@ -263,7 +264,7 @@ def _absorb(probes: list[Probe], result: Survey, ocr: bool) -> None:
             result.scanned.append({"path": p.path, "pages": p.pdf_pages, "checked": p.pdf_checked,
                                    "without_text": p.pdf_blank})
         seen.add(p.path)
-        if p.type and not p.error_kind:
+        if p.text_chars and not p.error_kind:
             scripts.update(p.scripts)
             lang = _language(p.scripts)
             if lang:
@@ -271,6 +272,7 @@ def _absorb(probes: list[Probe], result: Survey, ocr: bool) -> None:
             sample[p.type].update(files=1, bytes=p.size, text_chars=p.text_chars, tokens=p.tokens, chunks=p.chunks,
                                   seconds=p.seconds)
     result.checked = len(seen)
+    result.pdfs_checked = len({p.path for p in probes if p.type == "pdf"})
     result.scripts = dict(scripts)
     result.sample = {t: {k: round(v, 3) for k, v in c.items()} for t, c in sample.items()}
     for path in result.encrypted:

@@ -1,0 +1,138 @@
+"""`docqa init` and `docqa estimate` (issue 17, parts 2 and 6): how long the planning step takes,
+and how close the estimates come to what then happens.
+
+    python benchmarks/init_estimate.py init      # plan_folder on the data pack and on /usr/share/doc,
+                                                 # against the bare listing (Scanner.scan) in the same run
+    python benchmarks/init_estimate.py ingest    # predicted vs actual first add (time, chunks, index size)
+    python benchmarks/init_estimate.py question  # predicted vs actual tokens / calls / time per question
+                                                 # (scripted model; defaults before runs, averages after)
+
+Run with `nice -n 10`; the data pack is ../shared/data beside the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+sys.path.insert(0, str(REPO / "tests"))  # the scripted OpenAI-compatible server
+
+
+def _settings(kb: str, **extra):
+    from docqa.settings import Settings
+
+    return Settings(kb=kb, llm={"provider": "none"}, **extra)
+
+
+def bench_init(folders: list[Path]) -> list[dict]:
+    """plan_folder (rules only) per folder, and the listing alone as the same-run baseline."""
+    from docqa.ingest.scan import Scanner
+    from docqa.plan import plan_folder
+
+    rows = []
+    for folder in folders:
+        t0 = time.perf_counter()
+        listed = Scanner(exclude=["**/.git/**", "**/node_modules/**", "**/__pycache__/**", "**/.venv/**"]).scan([folder])
+        listing = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        plan = plan_folder(folder, _settings("/tmp/unused.db"), refine=False)
+        took = time.perf_counter() - t0
+        s = plan.survey
+        rows.append({"folder": str(folder), "files_listed": len(listed.files), "files": s.files, "bytes": s.bytes,
+                     "types": len(s.by_type), "sampled": sum(int(x["files"]) for x in s.sample.values()),
+                     "checked": s.checked, "scanned": len(s.scanned), "encrypted": len(s.encrypted),
+                     "complete": s.complete, "init_s": round(took, 2), "listing_s": round(listing, 2),
+                     "predicted_add_s": plan.proposal.estimate.seconds})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def bench_ingest(folders: list[tuple[Path, str]]) -> list[dict]:
+    """The estimate under the default settings (embed.provider as given), then a real first add into a
+    fresh knowledge base with the same settings."""
+    from docqa.kb import KnowledgeBase
+    from docqa.plan import ingest_estimate
+
+    rows = []
+    for folder, embed in folders:
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = _settings(str(Path(tmp) / "kb.db"), embed={"provider": embed})
+            t0 = time.perf_counter()
+            est = ingest_estimate(folder, settings)
+            estimate_s = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            with KnowledgeBase(settings) as kb:
+                report = kb.add([folder])
+            actual_s = time.perf_counter() - t0
+            size = sum(p.stat().st_size for p in Path(tmp).glob("kb.db*"))
+        rows.append({"folder": str(folder.relative_to(DATA)) if folder.is_relative_to(DATA) else str(folder), "embed": embed,
+                     "estimate_s": round(estimate_s, 2),
+                     "predicted_s": est.seconds, "actual_s": round(actual_s, 1),
+                     "predicted_chunks": est.chunks, "actual_chunks": report.chunks,
+                     "predicted_index_mb": round(est.index_bytes / 2**20, 2), "actual_index_mb": round(size / 2**20, 2),
+                     "ocr_pages": est.ocr_pages, "added": len(report.added), "failed": len(report.failed)})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def bench_question(warm: int = 8, held_out: int = 8, seed: int = 3) -> dict:
+    """Scripted runs with varied usage and delays: the estimate before any run (defaults), after `warm`
+    runs (averages), against the mean of `held_out` further runs."""
+    from llm.scripted_server import ScriptedServer
+
+    from docqa.kb import KnowledgeBase
+    from docqa.llm import OpenAICompatModel
+
+    rng = random.Random(seed)
+    replies = []
+    for _ in range(warm + held_out):
+        replies += [{"text": "Backups are kept for 35 days [1].", "usage": (rng.randint(900, 2600), rng.randint(20, 120)),
+                     "delay": rng.uniform(0.05, 0.5)},
+                    {"text": "VERIFIED", "usage": (rng.randint(700, 1500), rng.randint(1, 8)), "delay": rng.uniform(0.02, 0.2)}]
+    with tempfile.TemporaryDirectory() as tmp, ScriptedServer(replies) as server:
+        docs = Path(tmp) / "docs"
+        docs.mkdir()
+        (docs / "ops.md").write_text("# Ops\n\n## Backups\n\nBackups are kept for 35 days.\n", encoding="utf-8")
+        settings = _settings(str(Path(tmp) / "kb.db"), embed={"provider": "none"}, answer={"mode": "pipeline"})
+        model = OpenAICompatModel(server.base_url, "scripted", timeout=30, max_retries=0)
+        with KnowledgeBase(settings, chat_model=model) as kb:
+            kb.add([docs])
+            before = kb.estimate("How long are backups kept?")
+            for _ in range(warm):
+                kb.ask("How long are backups kept?")
+            after = kb.estimate("How long are backups kept?")
+            for _ in range(held_out):
+                kb.ask("How long are backups kept?")
+            runs = kb.runs(limit=held_out)
+    actual = {"prompt_tokens": sum(r.usage["prompt_tokens"] for r in runs) / held_out,
+              "completion_tokens": sum(r.usage["completion_tokens"] for r in runs) / held_out,
+              "model_calls": sum(r.usage["model_calls"] for r in runs) / held_out,
+              "seconds": sum(r.timings["total"] for r in runs) / held_out}
+    keys = ("prompt_tokens", "completion_tokens", "model_calls", "seconds")
+    result = {"defaults": {k: before[k] for k in keys}, "after_runs": {k: after[k] for k in keys},
+              "actual_held_out": {k: round(v, 3) for k, v in actual.items()}, "warm": warm, "held_out": held_out}
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def main() -> None:
+    part = sys.argv[1] if len(sys.argv) > 1 else "all"
+    if part in ("init", "all"):
+        bench_init([DATA / "docs" / "multiformat", DATA, Path("/usr/share/doc")])
+    if part in ("ingest", "all"):
+        bench_ingest([(DATA / "docs" / "multiformat", "local"), (DATA / "docs" / "code", "local"),
+                      (DATA / "qa" / "squad2-dev-subset", "local"), (Path("/usr/share/doc"), "none")])
+    if part in ("question", "all"):
+        bench_question()
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OLLAMA_HOST", "127.0.0.1:9")  # no machine model: the figures are about docqa
+    main()
