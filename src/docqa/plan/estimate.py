@@ -59,7 +59,7 @@ def estimate_ingest(survey: Survey, embedder: str | None, max_tokens: int = 512,
     chars += pages * _OCR_PAGE_CHARS
     tokens += pages * _OCR_PAGE_CHARS / rates.CHARS_PER_TOKEN
     chunks += pages * 0.7  # a chunk never spans two pages: about one per page, fewer for short ones
-    embed_seconds = chunks / _embed_rate(embedder) if embedder else 0.0
+    embed_seconds = chars / _embed_rate(embedder) if embedder else 0.0
     embed_tokens = int(tokens + chunks * _PREFIX_TOKENS) if embedder else 0
     ocr_seconds = pages / rates.OCR_PAGES_PER_S
     notes = _ingest_notes(survey, embedder, paid, embed_price)
@@ -115,11 +115,12 @@ def _ocr_pages(survey: Survey) -> int:
 
 
 def _embed_rate(embedder: str) -> float:
+    """Characters a second the embedder takes in."""
     if embedder == "use-multilingual-v3":
-        return rates.USE_CHUNKS_PER_S
+        return rates.USE_CHARS_PER_S
     if embedder == "multilingual-e5-small":
-        return rates.E5_CHUNKS_PER_S
-    return rates.REMOTE_CHUNKS_PER_S
+        return rates.E5_CHARS_PER_S
+    return rates.REMOTE_CHARS_PER_S
 
 
 def _index_bytes(survey: Survey, chars: float, chunks: float, embedder: str | None) -> float:
@@ -144,7 +145,7 @@ def _ingest_notes(survey: Survey, embedder: str | None, paid: bool, price: float
     notes = []
     if embedder and embedder not in _EMBED_DIMS:
         notes.append(f"{embedder}: a remote embedder's speed is not measured here; assumed "
-                     f"{rates.REMOTE_CHUNKS_PER_S:.0f} chunks/s")
+                     f"{rates.REMOTE_CHARS_PER_S:,.0f} characters/s")
     if paid and not price:
         notes.append("the embedder's price is not set: set embed.price (per million tokens) for the cost")
     if not survey.complete:

@@ -121,8 +121,8 @@ def _embedder(survey: Survey, env: Environment, p: Proposal) -> None:
         p.set("embed.model", USE, f"{han:.0%} Chinese, {other:.0%} other scripts in the sample: the default model "
               "finds answers across languages, where e5 prefers same-language passages (RESULTS.md, Cross-lingual)")
         return
-    chunks = estimate_ingest(survey, E5, p.values.get("chunk.max_tokens", 512)).chunks
-    seconds = chunks / 7.0
+    e5 = estimate_ingest(survey, E5, p.values.get("chunk.max_tokens", 512))
+    chunks, seconds = e5.chunks, e5.embed_seconds
     if env.e5_installed and seconds <= E5_MAX_SECONDS:
         p.set("embed.model", E5, f"English text ({1 - han - other:.0%} Latin letters): multilingual-e5-small lifts "
               f"SciFact nDCG@10 from 0.70 to 0.72; it embeds 5-10x slower (about {seconds / 60:.0f} min here)")

@@ -20,13 +20,15 @@ OCR_PAGES_PER_S = 0.10
 START_S = 0.5  # pool start, imports and dictionaries for an add of a folder (rounded up)
 
 # -- embedding ------------------------------------------------------------------------------------
+# The models embed sentence windows of text, so their time follows the characters, not the chunks.
 # "hybrid retrieval (issue 3)", At 100k chunks: the default model (USE multilingual) embedded 67.7
-# chunks/s over 100k chunks on the shared cores (~140 when quiet).
-USE_CHUNKS_PER_S = 67.7
-# same section, SciFact with multilingual-e5-small: 7 chunks/s against USE's 30 in the same conditions.
-E5_CHUNKS_PER_S = 7.0
+# chunks/s of ~480 characters (48 MB / 100,000 chunks) on the shared cores: ~32,500 characters/s.
+USE_CHARS_PER_S = 67.7 * 480
+# same section, SciFact (7.8 MB in 5,610 chunks, ~1,390 characters each) with multilingual-e5-small:
+# 7 chunks/s, against USE's 30 in the same conditions: ~9,700 characters/s.
+E5_CHARS_PER_S = 7.0 * 1390
 # remote embedding servers: not measured here; a guess, said as such in the estimate's notes.
-REMOTE_CHUNKS_PER_S = 50.0
+REMOTE_CHARS_PER_S = 50_000.0
 
 # -- index size ------------------------------------------------------------------------------------
 # "knowledge-base core (issue 2)", Ingest throughput: 60 MB of text -> 203 MB index (30,777 chunks) and
