@@ -86,13 +86,14 @@ def _render_plan(plan) -> None:
         out.print(f"languages (letters of {sum(int(x['files']) for x in s.sample.values())} sampled files): {shares}")
     for title, paths in (("encrypted", s.encrypted), ("scanned (pages without text)", [x["path"] for x in s.scanned])):
         if paths:
-            out.print(f"{title}: {len(paths)} — " + ", ".join(escape(x) for x in paths[:5]) + (" …" if len(paths) > 5 else ""))
+            out.print(f"{title}: {len(paths)} — " + ", ".join(escape(_rel(x, s.root)) for x in paths[:5])
+                      + (" …" if len(paths) > 5 else ""))
     if s.largest:
         out.print("largest: " + ", ".join(f"{escape(Path(x['path']).name)} {size_text(x['size'])}" for x in s.largest[:5]))
     for reason, n in s.skipped.items():
         out.print(f"[yellow]skipped[/] {n} × {escape(reason)}")
     for fail in s.failing:
-        out.print(f"[red]will fail[/] {escape(fail['path'])}: {escape(fail['kind'])}")
+        out.print(f"[red]will fail[/] {escape(_rel(fail['path'], s.root))}: {escape(fail['kind'])}")
     out.print("\n[bold]proposed[/]")
     for key, value in p.values.items():
         out.print(f"  {key}: {escape(json.dumps(value, ensure_ascii=False))}  [dim]# {escape(p.reasons.get(key, ''))}[/]")
@@ -101,6 +102,11 @@ def _render_plan(plan) -> None:
         out.print(f"  collection {escape(c['name'])}: {escape(c['folder'])}/ ({c['files']} files)")
     if p.estimate is not None:
         render_ingest(p.estimate)
+
+
+def _rel(path: str, root: str) -> str:
+    """A path under the surveyed folder, relative to it."""
+    return path[len(root):].lstrip("/") if path.startswith(root.rstrip("/") + "/") else path
 
 
 def _render_refined(refined: dict | None) -> None:
