@@ -56,10 +56,21 @@ def start_ray(cpus: int) -> float:
 
 def ray_cpu() -> float:
     """CPU seconds used so far by this machine's Ray worker processes and the parser processes they reaped."""
+    return cpu_of(lambda cmdline: cmdline.startswith(b"ray::"))
+
+
+def server_cpu(kb: str) -> float:
+    """CPU seconds used so far by the PostgreSQL backends serving this database (0 for SQLite)."""
+    name = kb.rsplit("/", 1)[-1].encode()
+    return cpu_of(lambda cmdline: cmdline.startswith(b"postgres: ") and name in cmdline) if kb.startswith("postgresql") else 0.0
+
+
+def cpu_of(wanted) -> float:
+    """CPU seconds (with reaped children) of the processes whose command line `wanted` accepts."""
     total, tick = 0.0, os.sysconf("SC_CLK_TCK")
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            if not (stat.parent / "cmdline").read_bytes().startswith(b"ray::"):
+            if not wanted((stat.parent / "cmdline").read_bytes()):
                 continue
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
@@ -77,12 +88,12 @@ def own_cpu() -> float:
 def ingest(kb: str, folder: Path, engine: str, workers: int) -> dict:
     settings = Settings(kb=kb, ingest={"engine": engine, "workers": workers})
     with KnowledgeBase(settings) as base:
-        started, driver, workers_cpu = time.perf_counter(), own_cpu(), ray_cpu()
+        started, driver, workers_cpu, server = time.perf_counter(), own_cpu(), ray_cpu(), server_cpu(kb)
         report = base.add([folder])
         elapsed = time.perf_counter() - started
-        driver, workers_cpu = own_cpu() - driver, ray_cpu() - workers_cpu
+        driver, workers_cpu, server = own_cpu() - driver, ray_cpu() - workers_cpu, server_cpu(kb) - server
     return {"seconds": elapsed, "documents": len(report.added), "chunks": report.chunks, "failed": len(report.failed),
-            "driver_cpu": driver, "worker_cpu": workers_cpu}
+            "driver_cpu": driver, "worker_cpu": workers_cpu, "server_cpu": server}
 
 
 def worker_writes(url: str, folder: Path) -> dict:
@@ -98,13 +109,14 @@ def worker_writes(url: str, folder: Path) -> dict:
         spec = EmbedSpec(e.provider, e.model, e.base_url, e.api_key, e.timeout, e.window_chars, key)
         opts = base._ingest_options()
         files = base.scanner().scan([folder]).files
-    started, driver, workers_cpu = time.perf_counter(), own_cpu(), ray_cpu()
+    started, driver, workers_cpu, server = time.perf_counter(), own_cpu(), ray_cpu(), server_cpu(url)
     jobs = [(str(f), f.stat().st_size, f.stat().st_mtime_ns, None) for f in files]
     task = ray.remote(num_cpus=1, max_retries=0)(_parse_and_write)
     counts = ray.get([task.remote(group, opts, spec, url) for group in groups(jobs)])
     elapsed = time.perf_counter() - started
     return {"seconds": elapsed, "documents": sum(c[0] for c in counts), "chunks": sum(c[1] for c in counts),
-            "failed": sum(c[2] for c in counts), "driver_cpu": own_cpu() - driver, "worker_cpu": ray_cpu() - workers_cpu}
+            "failed": sum(c[2] for c in counts), "driver_cpu": own_cpu() - driver, "worker_cpu": ray_cpu() - workers_cpu,
+            "server_cpu": server_cpu(url) - server}
 
 
 _STORES: dict = {}
@@ -146,7 +158,8 @@ def main() -> None:
     def show(name: str, result: dict, startup: float | None = None) -> None:
         k = result["chunks"] / 1000
         print(f"{name:<34} {result['seconds']:6.1f} s {result['chunks'] / result['seconds']:6.1f} chunks/s | CPU s per 1k chunks: "
-              f"driver {result['driver_cpu'] / k:5.1f}, Ray workers {result['worker_cpu'] / k:5.1f} | {result['documents']} docs, "
+              f"driver {result['driver_cpu'] / k:5.1f}, Ray workers {result['worker_cpu'] / k:5.1f}, PostgreSQL "
+              f"{result['server_cpu'] / k:4.1f} | {result['documents']} docs, "
               f"{result['chunks']} chunks, {result['failed']} failed{'' if startup is None else f'; Ray start {startup:.1f} s'}",
               flush=True)
 

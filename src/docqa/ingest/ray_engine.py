@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -104,12 +105,24 @@ class RayEngine:
         quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
         try:
             if self.address:
+                _check_reachable(self.address)
                 ray.init(address=self.address, **quiet)
             else:
                 ray.init(num_cpus=self.workers or os.cpu_count() or 1, include_dashboard=False, **quiet)
         except ConnectionError as exc:
             raise ConfigError(f"cannot reach the Ray cluster at {self.address}: {exc}. Is it running ('ray status' "
                               "on the head node)? Check --ray-address / ingest.ray_address.") from exc
+
+
+def _check_reachable(address: str, seconds: float = 5.0) -> None:
+    """A host:port head that does not answer is refused at once (ray.init would retry for minutes)."""
+    if address == "auto" or "://" in address:
+        return  # Ray finds the local cluster itself; Ray Client has its own timeout
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=seconds).close()
+    except OSError as exc:
+        raise ConnectionError(f"nothing answers at {address} ({exc.strerror or exc})") from None
 
 
 def process_group(jobs: list[tuple], opts: IngestOptions, embed: EmbedSpec | None) -> list[Parsed]:
