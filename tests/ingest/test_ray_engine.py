@@ -230,5 +230,5 @@ def test_an_unreachable_cluster_is_a_clear_error(tmp_path):
     (tmp_path / "a.txt").write_text("The lone file.\n")
     done = subprocess.run([sys.executable, "-m", "docqa", "--kb", str(tmp_path / "kb.db"), "add", str(tmp_path / "a.txt"),
                            "--engine", "ray", "--ray-address", "127.0.0.1:1"], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1 and "cannot reach the Ray cluster at 127.0.0.1:1" in done.stderr, done.stderr
+    assert done.returncode == 2 and "cannot reach the Ray cluster at 127.0.0.1:1" in done.stderr, done.stderr
     assert "--ray-address" in done.stderr
