@@ -21,6 +21,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from postgres_backend import fresh_database, server_url  # noqa: E402
@@ -61,7 +62,7 @@ def ray_cpu() -> float:
 
 def server_cpu(kb: str) -> float:
     """CPU seconds used so far by the PostgreSQL backends serving this database (0 for SQLite)."""
-    name = kb.rsplit("/", 1)[-1].encode()
+    name = urlsplit(kb).path.strip("/").encode()
     return cpu_of(lambda cmdline: cmdline.startswith(b"postgres: ") and name in cmdline) if kb.startswith("postgresql") else 0.0
 
 
