@@ -136,11 +136,11 @@ def add(
     cannot be read now keeps its documents. Exits 1 when a file failed in this run (each is listed
     with its reason; the rest is still indexed); files failing as before are counted, not listed.
     """
+    _ingest_flags(_settings().ingest, workers, engine, ray_address)  # a bad flag stops before anything is created
     new = not Path(_settings().kb).exists()
     with _open(create=True) as kb:
         if new:
             err.print(f"created a new knowledge base at {escape(kb.settings.kb)}")
-        _ingest_flags(kb.settings.ingest, workers, engine, ray_address)
         with _progress(disabled=as_json) as bar:
             task = bar.add_task("parsing", total=None)
 
