@@ -204,3 +204,14 @@ def test_settings_all_matches_public_names():
 
     modules = {"lint", "model", "origin", "seed", "source", "standard", "annotations"}
     assert set(package.__all__) == {n for n in dir(package) if not n.startswith("_")} - modules
+
+
+def test_lint_checks_the_ingest_engine_and_ray_address():
+    write("ingest: {engine: ray, ray_address: 'http://head:8265'}\n")
+    code, out = config("lint")
+    assert code == 1 and "docqa.yml: ingest.ray_address: not a Ray address: use 'auto'" in out and "(got \"http://head:8265\")" in out
+    write("ingest: {engine: spark}\n")
+    code, out = config("lint")
+    assert code == 1 and "docqa.yml: ingest.engine: Input should be 'local' or 'ray'" in out
+    write("ingest: {engine: ray, ray_address: 'ray://head:10001'}\n")
+    assert config("lint") == (0, "docqa.yml: ok\n")

@@ -148,8 +148,20 @@ class KnowledgeBase:
         opts = self._ingest_options()
         check_ocr(opts.ocr)  # ingest.ocr: on without the extra stops here, naming the install command
         self._check_embedder(writing=True)
-        ingestor = Ingestor(self.store, self.scanner(include, exclude), opts, progress, self.embedder)
+        ingestor = Ingestor(self.store, self.scanner(include, exclude), opts, progress, self.embedder, self._engine())
         return ingestor.run(found, collection)
+
+    def _engine(self):
+        """settings.ingest.engine as the pipeline takes it: None (local worker processes) or a RayEngine."""
+        s = self.settings
+        if s.ingest.engine == "local":
+            return None
+        from docqa.ingest.ray_engine import EmbedSpec, RayEngine
+
+        e, embedder = s.embed, self.embedder
+        spec = embedder and EmbedSpec(e.provider, e.model, e.base_url, e.api_key, e.timeout, e.window_chars,
+                                      embedder.fingerprint.key)
+        return RayEngine(s.ingest.ray_address, s.ingest.workers, spec)
 
     def _ingest_options(self):
         """settings.chunk and settings.ingest as the ingest pipeline takes them."""

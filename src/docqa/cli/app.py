@@ -125,7 +125,9 @@ def add(
     collection: CollectionOption = None,
     include: IncludeOption = None,
     exclude: ExcludeOption = None,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", metavar="N", show_default="one per CPU core (ingest.workers)", help="Parser processes.")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", metavar="N", show_default="one per CPU core (ingest.workers)", help="Parser processes (engine ray: CPUs of the local Ray cluster).")] = None,
+    engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|ray", show_default="ingest.engine: local", help="Parse, chunk and embed on this machine's worker processes, or on a Ray cluster (pip install 'docqa[ray]').")] = None,
+    ray_address: Annotated[Optional[str], typer.Option("--ray-address", metavar="ADDR", show_default="a local Ray (ingest.ray_address)", help="The Ray cluster for --engine ray: auto, host:6379 or ray://host:10001.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Add or update files; unchanged files are skipped, changed ones replaced, vanished ones removed.
@@ -135,12 +137,11 @@ def add(
     cannot be read now keeps its documents. Exits 1 when a file failed in this run (each is listed
     with its reason; the rest is still indexed); files failing as before are counted, not listed.
     """
+    _ingest_flags(_settings().ingest, workers, engine, ray_address)  # a bad flag stops before anything is created
     new = not Path(_settings().kb).exists()
     with _open(create=True) as kb:
         if new:
             err.print(f"created a new knowledge base at {escape(kb.settings.kb)}")
-        if workers is not None:
-            kb.settings.ingest.workers = workers
         with _progress(disabled=as_json) as bar:
             task = bar.add_task("parsing", total=None)
 
@@ -155,6 +156,18 @@ def add(
         _render_report(report, namer)
     if report.failed:
         raise typer.Exit(1)
+
+
+def _ingest_flags(ingest, workers: int | None, engine: str | None, ray_address: str | None) -> None:
+    """`add`'s flags over settings.ingest (validated as the settings are: a bad value is a clean error)."""
+    from pydantic import ValidationError
+
+    try:
+        for name, value in (("workers", workers), ("engine", engine), ("ray_address", ray_address)):
+            if value is not None:
+                setattr(ingest, name, value)
+    except ValidationError as exc:
+        raise typer.BadParameter(exc.errors()[0]["msg"], param_hint=f"--{name.replace('_', '-')}") from None
 
 
 def _progress(disabled: bool) -> Progress:

@@ -24,7 +24,7 @@ import multiprocessing
 import os
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -45,6 +45,9 @@ from docqa.ingest.pool import ParsePool
 from docqa.ingest.readers.zipguard import ZipLimits, applied
 
 Progress = Callable[[int, int, str], None]  # (done, total, path)
+# An engine turns parse jobs into results, one per job, in any order: `parse_jobs` (worker processes
+# on this machine) or ray_engine.RayEngine (a Ray cluster).  The writer below is the same for both.
+Engine = Callable[[list[tuple], "IngestOptions"], Iterator["Parsed"]]
 # With ingest.parse_timeout and ingest.worker_memory_mb both 0 (no bounds asked for), this few
 # small files are parsed in-process: a pool costs more than it saves.  Otherwise every file goes
 # to a worker process, where it has a time limit and a memory cap (pool.py): only a process can be
@@ -112,6 +115,7 @@ class Parsed:
     metadata: dict = field(default_factory=dict)
     error: IngestError | None = None
     members: list[Parsed] | None = None  # an archive's members, each a document of its own
+    vectors: dict | None = None  # text hash -> vector, when an engine's workers embedded the chunks (ray_engine.py)
 
 
 @dataclass(slots=True)
@@ -195,7 +199,7 @@ def failed_job(job: tuple, error: IngestError) -> Parsed:
     return Parsed(path=safe_path(job[0]), size=job[1], mtime_ns=job[2], error=error)
 
 
-def _groups(jobs: list[tuple]):
+def groups(jobs: list[tuple]):
     """Consecutive jobs grouped up to _GROUP_FILES files or _GROUP_BYTES bytes (a big file goes alone)."""
     group: list[tuple] = []
     size = 0
@@ -213,8 +217,9 @@ class Ingestor:
     """Runs one `add` against a store."""
 
     def __init__(self, store: Stores, scanner: Scanner, opts: IngestOptions, progress: Progress | None = None,
-                 embedder: Embedder | None = None):
+                 embedder: Embedder | None = None, engine: Engine | None = None):
         self.store, self.scanner, self.opts = store, scanner, opts
+        self.engine = engine or parse_jobs
         self.progress = progress or (lambda done, total, path: None)
         self.embedder = embedder
         self.model = embedder.fingerprint.key if embedder else None
@@ -300,22 +305,18 @@ class Ingestor:
         for parsed in batch:
             if parsed.unchanged or parsed.error is not None:
                 continue
-            hashes = []
-            for chunk in parsed.chunks:
-                chunk.text = parsed.text[chunk.char_start : chunk.char_end]
-                enriched = embed_text(parsed.title, chunk.section, chunk.text, chunk.context, chunk.symbol)
-                hashes.append(h := text_hash(enriched))
-                texts.setdefault(h, enriched)
-            out[parsed.path] = ChunkVectors(self.model, hashes)
+            inputs = embed_inputs(parsed)
+            texts.update(inputs)
+            out[parsed.path] = ChunkVectors(self.model, [h for h, _ in inputs])
         if self.embedder is None or not texts:
             return out
         known = self.store.vectors.known_vectors(self.model, texts)
-        missing = [h for h in texts if h not in known]
+        fresh = {h: v for p in batch if p.vectors for h, v in p.vectors.items() if h not in known}  # an engine's workers embedded them
+        missing = [h for h in texts if h not in known and h not in fresh]
         if missing:
-            matrix = self.embedder.embed_batch([texts[h] for h in missing], "passage")
-            fresh = dict(zip(missing, matrix))
-            for entry in out.values():
-                entry.new = {h: fresh[h] for h in entry.hashes if h in fresh}
+            fresh.update(zip(missing, self.embedder.embed_batch([texts[h] for h in missing], "passage")))
+        for entry in out.values():
+            entry.new = {h: fresh[h] for h in entry.hashes if h in fresh}
         return out
 
     def _expand(self, parsed: Parsed, states: dict, collection: str, report: IngestReport) -> list[Parsed]:
@@ -333,18 +334,8 @@ class Ingestor:
                 del states[path]
         return [*keep, parsed]
 
-    def _results(self, jobs: list[tuple]):
-        workers = self.opts.workers or os.cpu_count() or 1
-        bounded = self.opts.parse_timeout > 0 or self.opts.worker_memory > 0  # only a worker can be stopped
-        if not bounded and len(jobs) <= _INLINE_MAX and sum(job[1] for job in jobs) <= _INLINE_BYTES:
-            for job in jobs:
-                yield parse_file(*job, self.opts)
-            return
-        _warm_up()  # forked workers inherit the loaded tokenizer and dictionaries
-        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-        pool = ParsePool(partial(parse_job, opts=self.opts), failed_job, workers=min(workers, len(jobs)),
-                         timeout=self.opts.parse_timeout, memory_bytes=self.opts.worker_memory, context=context)
-        yield from pool.run(_groups(jobs))
+    def _results(self, jobs: list[tuple]) -> Iterator[Parsed]:
+        return self.engine(jobs, self.opts)
 
     def _write(self, parsed: Parsed, old: FileState | None, collection: str, report: IngestReport,
                vectors: ChunkVectors | None) -> None:
@@ -425,6 +416,32 @@ class Ingestor:
             del states[old]
             report.moved.append((old, key))
         return remaining
+
+
+def parse_jobs(jobs: list[tuple], opts: IngestOptions) -> Iterator[Parsed]:
+    """The local engine: parse every job in bounded worker processes (pool.py), or inline when few and small."""
+    workers = opts.workers or os.cpu_count() or 1
+    bounded = opts.parse_timeout > 0 or opts.worker_memory > 0  # only a worker can be stopped
+    if not bounded and len(jobs) <= _INLINE_MAX and sum(job[1] for job in jobs) <= _INLINE_BYTES:
+        for job in jobs:
+            yield parse_file(*job, opts)
+        return
+    _warm_up()  # forked workers inherit the loaded tokenizer and dictionaries
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    pool = ParsePool(partial(parse_job, opts=opts), failed_job, workers=min(workers, len(jobs)),
+                     timeout=opts.parse_timeout, memory_bytes=opts.worker_memory, context=context)
+    yield from pool.run(groups(jobs))
+
+
+def embed_inputs(parsed: Parsed) -> list[tuple[str, str]]:
+    """(text hash, enriched text to embed) of each chunk of a parsed file, in chunk order (chunk
+    texts are restored from the document's text first: workers send spans only)."""
+    inputs = []
+    for chunk in parsed.chunks:
+        chunk.text = parsed.text[chunk.char_start : chunk.char_end]
+        enriched = embed_text(parsed.title, chunk.section, chunk.text, chunk.context, chunk.symbol)
+        inputs.append((text_hash(enriched), enriched))
+    return inputs
 
 
 def _hash_bytes(data: bytes) -> str:

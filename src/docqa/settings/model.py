@@ -41,6 +41,22 @@ def check_url(value: str) -> str:
     return value.strip()
 
 
+def check_ray_address(value: str) -> str:
+    """'' | 'auto' | host:port | ray://host:port; else a ValueError saying what is wrong."""
+    value = value.strip()
+    if value in ("", "auto"):
+        return value
+    parts = urlsplit(value if "://" in value else f"gcs://{value}")
+    if parts.scheme not in ("ray", "gcs") or not parts.hostname or parts.path not in ("", "/"):
+        raise ValueError("not a Ray address: use 'auto', host:port (e.g. 10.0.0.5:6379) or ray://host:10001")
+    try:
+        if parts.port is None:
+            raise ValueError
+    except ValueError:
+        raise ValueError("not a Ray address: it needs a port from 1 to 65535 (e.g. 10.0.0.5:6379 or ray://host:10001)") from None
+    return value
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -74,6 +90,17 @@ class IngestSettings(_Section):
         300.0, ge=0, description="Seconds one file may take to parse in a worker process; past it the worker is stopped and the file reported failed (0: no limit).")
     worker_memory_mb: int = Field(
         2048, ge=0, description="Memory (MB) a parser process may add to what it started with; a file that needs more is reported failed (0: no cap).")
+    engine: Literal["local", "ray"] = Field(
+        "local", description="Where files are parsed, chunked, enriched and embedded: local (worker processes on this machine) "
+        "or ray (a Ray cluster; pip install 'docqa[ray]'); the results are written by the process that runs 'docqa add' either way.")
+    ray_address: str = Field(
+        "", description="The Ray cluster for engine ray: empty starts a local one (ingest.workers CPUs); 'auto' joins the one "
+        "started on this machine with 'ray start'; host:port (the head's GCS port, 6379) or ray://host:10001 (Ray Client).")
+
+    @field_validator("ray_address")
+    @classmethod
+    def _ray_address(cls, v: str) -> str:
+        return check_ray_address(v)
 
 
 class ChunkSettings(_Section):
