@@ -46,7 +46,7 @@ def read_skill(folder: Path, origin: str) -> tuple[Skill | None, list[Problem]]:
         problems.append(Problem(path, body_start + 1, f"the body is {len(body)} characters: keep it under {MAX_BODY} "
                                 "and move detail into reference/*.md files the agent reads on demand"))
     if problems:
-        return None, problems
+        return None, sorted(problems, key=lambda p: p.line)
     return Skill(fields["name"], fields["description"], tuple(fields["triggers"]), body, folder, origin, sections), []
 
 
