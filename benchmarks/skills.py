@@ -128,8 +128,10 @@ def run_one(kb: KnowledgeBase, task: Task) -> dict:
 
 
 def settings_for(db: Path, llm: dict, skills: bool, max_steps: int) -> Settings:
+    # lean budgets (the same in both conditions): results of at most 2,500 characters, 3 hits a search
     return Settings(kb=str(db), llm=llm, skills={"enabled": skills},
-                    agent={"check": False, "max_steps": max_steps, "max_wall_seconds": 420, "max_tokens": 40000})
+                    agent={"check": False, "max_steps": max_steps, "max_wall_seconds": 900, "max_tokens": 40000,
+                           "max_result_chars": 2500, "search_top_k": 3})
 
 
 def summary(rows: list[dict]) -> dict:
@@ -154,13 +156,21 @@ def main() -> None:
     ap.add_argument("--llm", default="", help="an OpenAI-compatible server (default: serve the local model here)")
     ap.add_argument("--model", default="qwen2.5-coder-1.5b")
     ap.add_argument("--tasks", type=int, default=len(TASKS), help="the first N tasks")
-    ap.add_argument("--max-steps", type=int, default=6)
+    ap.add_argument("--max-steps", type=int, default=5)
+    ap.add_argument("--condition", choices=["both", "without", "with"], default="both",
+                    help="one condition only (two processes, one per condition, share a busy machine's CPU better)")
     ap.add_argument("--out", type=Path, default=WORK / "results.jsonl")
+    ap.add_argument("--summarise", type=Path, nargs="*", help="only print the summary of these results files")
     args = ap.parse_args()
-    WORK.mkdir(parents=True, exist_ok=True)
-    docs = build_corpus(WORK)
-    db = WORK / "kb.db"
-    for stale in WORK.glob("kb.db*"):
+    if args.summarise:
+        rows = [json.loads(line) for f in args.summarise for line in f.read_text(encoding="utf-8").splitlines() if line]
+        print(json.dumps(summary(rows), indent=2))
+        return
+    work = WORK / args.condition
+    work.mkdir(parents=True, exist_ok=True)
+    docs = build_corpus(work)
+    db = work / "kb.db"
+    for stale in work.glob("kb.db*"):
         stale.unlink()
     server = None
     base_url = args.llm
@@ -170,7 +180,7 @@ def main() -> None:
 
         server = ManagedServer(LocalServing(default_models_dir(), ctx=8192))
         base_url = server.url
-    llm = {"provider": "openai", "base_url": base_url, "model": args.model, "max_tokens": 400, "context_window": 8192,
+    llm = {"provider": "openai", "base_url": base_url, "model": args.model, "max_tokens": 300, "context_window": 8192,
            "timeout": 900, "temperature": 0.0, "max_retries": 0}
     rows: list[dict] = []
     try:
@@ -184,6 +194,8 @@ def main() -> None:
             with args.out.open("w", encoding="utf-8") as out:
                 for i, task in enumerate(interleaved(TASKS)[: args.tasks], start=1):
                     for condition, kb in kbs.items():
+                        if args.condition not in ("both", condition):
+                            continue
                         row = {"task": i, "skill": task.skill, "question": task.question, "condition": condition,
                                **run_one(kb, task)}
                         rows.append(row)
