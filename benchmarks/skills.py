@@ -135,6 +135,10 @@ def settings_for(db: Path, llm: dict, skills: bool, max_steps: int) -> Settings:
 
 
 def summary(rows: list[dict]) -> dict:
+    unique: dict[tuple[int, str], dict] = {}
+    for r in rows:  # a task run by two processes counts once (the first result)
+        unique.setdefault((r["task"], r["condition"]), r)
+    rows = list(unique.values())
     out = {}
     for condition in ("without", "with"):
         mine = [r for r in rows if r["condition"] == condition]
@@ -156,6 +160,7 @@ def main() -> None:
     ap.add_argument("--llm", default="", help="an OpenAI-compatible server (default: serve the local model here)")
     ap.add_argument("--model", default="qwen2.5-coder-1.5b")
     ap.add_argument("--tasks", type=int, default=len(TASKS), help="the first N tasks")
+    ap.add_argument("--first", type=int, default=1, help="start at this task (to split the tasks over processes)")
     ap.add_argument("--max-steps", type=int, default=5)
     ap.add_argument("--condition", choices=["both", "without", "with"], default="both",
                     help="one condition only (two processes, one per condition, share a busy machine's CPU better)")
@@ -166,7 +171,7 @@ def main() -> None:
         rows = [json.loads(line) for f in args.summarise for line in f.read_text(encoding="utf-8").splitlines() if line]
         print(json.dumps(summary(rows), indent=2))
         return
-    work = WORK / args.condition
+    work = WORK / f"{args.condition}-{args.first}"
     work.mkdir(parents=True, exist_ok=True)
     docs = build_corpus(work)
     db = work / "kb.db"
@@ -193,6 +198,8 @@ def main() -> None:
                                                          embedder=base.embedder, chat_model=base.chat)}
             with args.out.open("w", encoding="utf-8") as out:
                 for i, task in enumerate(interleaved(TASKS)[: args.tasks], start=1):
+                    if i < args.first:
+                        continue
                     for condition, kb in kbs.items():
                         if args.condition not in ("both", condition):
                             continue
