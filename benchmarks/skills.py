@@ -1,6 +1,11 @@
 """Skills with a real model: the agent on tasks that fit the built-in skills, with and without skills.
 
-    nice -n 10 python benchmarks/skills.py [--llm BASE_URL --model NAME] [--tasks N] [--out FILE]
+    nice -n 10 python benchmarks/skills.py [--llm BASE_URL --model NAME] [--tasks N] [--first I]
+                                           [--condition both|without|with] [--out FILE]
+    python benchmarks/skills.py --summarise FILE...      (the summary of results files, merged)
+
+On a busy machine run one process per condition (and per half of the tasks, --first 7): each
+serves its own model, so the conditions run side by side under the same load.
 
 Without --llm it serves the installed local model (Qwen2.5-Coder-1.5B, 'docqa model install')
 itself on loopback and stops it at the end.  The corpus is built from ../shared/data in a work

@@ -190,3 +190,19 @@ def test_matching_says_why_and_keeps_the_best(local_embedder):
     assert [m.skill.name for m in close] == ["summarise-collection"] and "similarity" in close[0].reason
     assert match("How long are backups kept?", skills, embed, 0.3, 2) == []
     assert len(match("Compare the table summary, step by step", skills, embed, 0.3, 1)) == 1  # max_active
+
+
+def test_one_run_loads_a_skill_once_and_records_why(tmp_path):
+    from docqa.skills import ActiveSkills
+
+    trace: list[dict] = []
+    active = ActiveSkills(load_skills([(BUILTIN, "builtin")]), trace)
+    assert "- find-mentions: Find every mention" in active.guidance() and "## Workflow" not in active.guidance()
+    first = active.load("find-mentions", "the agent called use_skill")
+    again = active.load("find-mentions", "the agent called use_skill")
+    assert first.startswith("# Skill: find-mentions") and again.startswith("Skill find-mentions is already loaded")
+    assert trace == [{"stage": "skill", "name": "find-mentions", "reason": "the agent called use_skill",
+                      "origin": "builtin"}]
+    assert "Skill find-mentions is loaded (the agent called use_skill)" in active.guidance()
+    assert [t.name for t in active.tools()] == ["use_skill", "read_skill_resource"]
+    assert ActiveSkills(load_skills([]), []).tools() == [] and ActiveSkills(load_skills([]), []).guidance() == ""
