@@ -54,17 +54,18 @@ ALLOWED: dict[str, set[str]] = {
     "run.context": BOTTOM | {"llm", "run.control"},
     "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "run.context"},
     "agent": BOTTOM | {"answer", "retrieve", "llm", "settings", "run.context"},
-    "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "run.control", "run.context"},
+    "skills": BOTTOM | {"agent", "settings"},  # SKILL.md folders; their tools are agent tools, handed to the loop by run
+    "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "run.control", "run.context", "skills"},
     "status": BOTTOM | {"llm", "embed", "store"},  # what the kb runs on and holds, for its keepers
     "plan": BOTTOM | {"ingest", "text", "settings", "llm"},  # docqa init / estimate: survey, proposal, estimates
     "kb": BOTTOM | {"access", "run", "run.control", "answer", "retrieve", "ingest", "store", "embed", "browse", "view", "session",
-                    "llm", "settings", "clock", "status", "plan"},
+                    "llm", "settings", "clock", "status", "plan", "skills"},
     "evaluate": BOTTOM | {"kb"},
     # Front ends: parse, authenticate, call the kb, render.  "__init__" = `from docqa import ...`.
     "mcp": BOTTOM | {"kb", "access", "settings", "version", "run.control"},  # run.control: cancel a call's run
     "api": BOTTOM | {"kb", "access", "settings", "version", "clock", "mcp", "__init__", "run",
                      "run.control", "web"},  # mcp: mounted at /mcp; run: the live runs' handles; web: the page at /
-    "cli": BOTTOM | {"kb", "run", "settings", "evaluate", "mcp", "api", "__init__", "version", "llm", "plan"},  # a front end may start another: 'docqa mcp', 'docqa serve'
+    "cli": BOTTOM | {"kb", "run", "settings", "evaluate", "mcp", "api", "__init__", "version", "llm", "plan", "skills"},  # a front end may start another: 'docqa mcp', 'docqa serve'
     "web": set(),  # the page: static assets over the API, it decides nothing
     "__init__": BOTTOM | {"kb", "ingest", "retrieve", "settings", "version"},
     "__main__": {"cli"},

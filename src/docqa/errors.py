@@ -4,6 +4,7 @@
     ├── ConfigError                 bad settings, unknown keys, bad values
     ├── MissingExtraError           an optional dependency is not installed (names the pip command)
     ├── InputError                  bad input from the user: a bad rating, an empty question
+    │   └── SkillError              a SKILL.md that does not parse, or a skill resource outside its folder
     ├── IngestError                 one file could not be ingested (always names the file)
     │   ├── UnsupportedFormatError  no reader for this type (legacy .doc, images, binary junk): skipped
     │   ├── EncryptedFileError      password-protected PDF / Office file
@@ -25,7 +26,7 @@
         ├── NoKnowledgeBaseError    a command that only reads names a file that does not exist
         ├── SchemaError             the index was written by a newer docqa or is damaged
         ├── EmbedderMismatchError   the index was embedded with another model: run `docqa reindex`
-        └── NotFoundError           no such document, chunk, session or run
+        └── NotFoundError           no such document, chunk, session, run or skill
 
 Every message says what to do next.
 """
@@ -43,6 +44,11 @@ class ConfigError(DocqaError):
 
 class InputError(DocqaError):
     """Bad input from the user (a bad rating, an empty question); the message says what is accepted."""
+
+
+class SkillError(InputError):
+    """A skill cannot be used: its SKILL.md is invalid (the message names the file and line), or a
+    resource path leaves the skill's folder or names no file."""
 
 
 class MissingExtraError(DocqaError):

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from docqa.ingest.watch import Batch, Watcher  # noqa: F401  (Batch: what a watcher reports, for the front ends)
     from docqa.run.control import Control
     from docqa.run.life import Run
+    from docqa.skills import Skill, SkillSet
     from docqa.view import Box, Original
 from docqa.types import RATINGS, ROLES, Answer, ApiKeyRecord, DocumentRecord, Event, FeedbackRecord, Hit, RunRecord, SessionRecord, SessionSummary
 
@@ -357,7 +358,7 @@ class KnowledgeBase:
 
         setup = Setup(self.settings, self.library(principal, collection), self.chat.model, self.chat.note,
                       self.store.runlog.save_run,
-                      lambda sid: self.session_runs(sid, principal=principal))
+                      lambda sid: self.session_runs(sid, principal=principal), self.skills(principal=principal))
         return Run(question, setup, session_id=session_id, mode=mode, check=check, record=record, control=control,
                    timeout=timeout)
 
@@ -369,6 +370,18 @@ class KnowledgeBase:
             if on_event is not None:
                 on_event(event)
         return run.wait()
+
+    def skills(self, *, principal: Principal = LOCAL) -> SkillSet:
+        """The skills the agent may use: built in, from skills.paths and from the 'skills' folder beside
+        the knowledge base file (read afresh each time; `problems` lists the SKILL.md files left out)."""
+        require(principal, "read")
+        from docqa.skills import load_skills, skill_roots
+
+        return load_skills(skill_roots(self.settings))
+
+    def skill(self, name: str, *, principal: Principal = LOCAL) -> Skill:
+        """One skill by name (NotFoundError naming the skills there are)."""
+        return self.skills(principal=principal).get(name)
 
     def choose_mode(self, question: str, mode: str | None = None) -> str:
         """pipeline or agent (see docqa.run.life.choose_mode)."""

@@ -80,7 +80,7 @@ def test_search_fetch_answer(make):
         requests = server.requests
     assert result.status == "SUCCESS" and result.mode == "agent" and result.answerable
     assert len(requests) == 3 and [t["function"]["name"] for t in requests[0]["tools"]] == [
-        "search_docs", "list_docs", "fetch_doc", "grep_docs", "answer"]
+        "search_docs", "list_docs", "fetch_doc", "grep_docs", "answer", "use_skill", "read_skill_resource"]
     # the tool results went back in the OpenAI shape
     tool_messages = [m for m in requests[2]["messages"] if m["role"] == "tool"]
     assert len(tool_messages) == 2 and "Backups are kept for 35 days." in tool_messages[1]["content"]

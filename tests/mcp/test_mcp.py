@@ -26,7 +26,7 @@ from docqa.mcp import build_server, mount
 from docqa.settings import Settings
 from llm.scripted_server import ScriptedServer
 
-TOOLS = {"ingest_files", "query_knowledge", "list_knowledge", "search_docs", "fetch_doc", "estimate_cost"}
+TOOLS = {"ingest_files", "query_knowledge", "list_knowledge", "search_docs", "fetch_doc", "estimate_cost", "list_skills"}
 OFFLINE = {"DOCQA_EMBED__PROVIDER": "none", "DOCQA_LLM__PROVIDER": "none"}
 BACKUP = """# Backups
 

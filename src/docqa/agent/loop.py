@@ -86,8 +86,12 @@ class _Budget:
 
 
 class AgentLoop:
-    def __init__(self, library: Library, settings: Settings, model: ChatModel, pipeline: Pipeline):
+    def __init__(self, library: Library, settings: Settings, model: ChatModel, pipeline: Pipeline,
+                 tools: list[Tool] | None = None, guidance: str = ""):
+        """`tools`: more tools beside the document tools (the skills'); `guidance`: more system prompt (the skills' index
+        and the procedures loaded for this question)."""
         self.lib, self.settings, self.model, self.pipeline = library, settings, model, pipeline
+        self.extra_tools, self.guidance = list(tools or []), guidance
 
     def run(self, question: str, ctx: RunContext, previous: dict | None = None) -> Events:
         """Explore with the tools and answer; steering comes through `ctx.control`."""
@@ -248,11 +252,14 @@ class AgentLoop:
             FetchDoc(lib.fetch_doc, lib.passage, evidence),
             GrepDocs(lib.grep_docs),
             AnswerTool(),
+            *self.extra_tools,
         ]
         return {t.name: t for t in tools}
 
     def _opening(self, question: str, language: str, previous: dict | None) -> list[Message]:
         system = SYSTEM.format(language=LANGUAGES.get(language, language), steps=self.settings.agent.max_steps)
+        if self.guidance:
+            system += "\n\n" + self.guidance
         messages = [Message("system", system)]
         if previous:
             turn = f"Earlier in this conversation the user asked: {previous['question']}\nThe answer was: {previous.get('answer_summary', '')}"

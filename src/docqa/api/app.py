@@ -24,6 +24,8 @@ from docqa.api.guard import HostGuard, OriginGuard, RequestGuard
 from docqa.api.metrics import MetricsMiddleware
 from docqa.api.routes import ask, collections, documents, health, jobs, keys, login, runs, search
 from docqa.api.routes import estimate
+
+from docqa.api.routes import skills
 from docqa.api.routes import originals  # the source viewer: a document's file, its PDF pages and boxes
 from docqa.api.runtime import Runtime
 from docqa.api.routes import log as qa_log, status  # the people who keep the documents: the log, the status
@@ -40,6 +42,8 @@ ROUTERS = (health.router, collections.router, documents.router, search.router, a
 ROUTERS += (qa_log.router, status.router)
 ROUTERS += (originals.router,)
 ROUTERS += (estimate.router,)  # docqa estimate: per question (the log permission) and per folder (editors)
+
+ROUTERS += (skills.router,)  # the agent's procedures
 
 
 def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], KnowledgeBase] | None = None,

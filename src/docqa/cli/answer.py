@@ -131,6 +131,8 @@ class AnswerView:
             check = "quoted from the documents"
         elif answer.mode == "catalog":
             check = "from the document list"
+        skills = [s["name"] for s in (answer.retrieval or {}).get("skills", [])]
+        check += f" · skill {', '.join(skills)}" if skills else ""  # which procedure the agent followed
         sure = f" · confidence {answer.confidence}" if answer.confidence else ""  # none when not found
         if answer.confidence_reasons:
             sure += f" ({escape('; '.join(answer.confidence_reasons))})"

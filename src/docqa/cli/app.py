@@ -28,6 +28,8 @@ from docqa.cli.paths import PathNamer
 from docqa.cli.tables import documents_table, log_table
 from docqa.cli.model import model_app
 from docqa.cli import plan as plan_cli
+
+from docqa.cli.skills import skills_app
 from docqa.errors import ConfigError, DocqaError
 from docqa.settings import (AnswerSettings, ApiSettings, SearchSettings, config_path, default_kb_path, lint_config,
                             load_settings, masked, setting_sources)
@@ -779,12 +781,15 @@ def estimate(
         return
     plan_cli.render_question(data)
 
+app.add_typer(skills_app(_settings), name="skills")  # docqa skills list | show | lint (docqa.cli.skills)
+
 
 @app.command("mcp")
 def mcp_() -> None:
     """Run the MCP server on standard input and output, for MCP clients (Claude Desktop, Cursor, ...).
 
-    Tools: ingest_files, query_knowledge, list_knowledge, search_docs, fetch_doc, estimate_cost. Register it in a
+    Tools: ingest_files, query_knowledge, list_knowledge, search_docs, fetch_doc, estimate_cost, list_skills.
+    Register it in a
     client as the command 'docqa' with the arguments '--kb PATH mcp' (see README, MCP).
     """
     from docqa.mcp import serve_stdio

@@ -1,4 +1,4 @@
-"""The MCP server: five tools, each a thin wrapper over KnowledgeBase, served over stdio or HTTP.
+"""The MCP server: seven tools, each a thin wrapper over KnowledgeBase, served over stdio or HTTP.
 
 A tool that fails returns an MCP error result (`isError`) with docqa's message (what went wrong
 and what to do); the server keeps serving.  Over HTTP each call runs as the principal the
@@ -219,6 +219,15 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
             data = await backend.read(lambda kb: kb.estimate(question, mode, principal=who))
             data["chat"]["reason"] = backend.redact(data["chat"]["reason"])
             return data
+
+    async def list_skills(ctx: Context = None) -> dict[str, Any]:  # type: ignore[assignment]
+        """The skills docqa's agent may load when answering (procedures such as comparing two versions of a
+        document or writing a step-by-step procedure): name, description, triggers, where each comes from."""
+        with _tool_errors(backend):
+            who = _caller(ctx)
+            found = await backend.read(lambda kb: kb.skills(principal=who))
+            return {"skills": [{k: v for k, v in s.summary().items() if k != "path"} for s in found],
+                    "problems": [str(p) for p in found.problems]}
 
     return server
 

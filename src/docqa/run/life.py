@@ -32,6 +32,7 @@ from docqa.run import owner
 from docqa.run.control import Control
 from docqa.session import previous_turn
 from docqa.settings import Settings
+from docqa.skills import ActiveSkills, SkillSet
 from docqa.types import CANCELLED, FAILED, Answer, Event, RunRecord
 
 MODES = ("pipeline", "agent", "auto")
@@ -47,6 +48,7 @@ class Setup:
     model_note: str | None  # which model answers (or why none) when it was chosen for the user: said in the notes
     save: Callable[[RunRecord], None]  # the run log: save or update a run
     history: Callable[[str], list[RunRecord]]  # a session's runs, oldest first
+    skills: SkillSet | None = None  # what the agent may use (None: no skills)
 
 
 def choose_mode(question: str, mode: str, model: ChatModel | None) -> str:
@@ -190,12 +192,33 @@ class Run:
             entry["route"] = route
         pipeline = Pipeline(setup.library, setup.settings, setup.model, setup.model_note)
         if route == "agent":
-            return (yield from AgentLoop(setup.library, setup.settings, setup.model, pipeline).run(question, ctx, previous))
+            skills = yield from self._skills(question, ctx)
+            loop = AgentLoop(setup.library, setup.settings, setup.model, pipeline, skills.tools() if skills else None,
+                             skills.guidance() if skills else "")
+            answer = yield from loop.run(question, ctx, previous)
+            if skills is not None:
+                answer.retrieval["skills"] = skills.used
+            return answer
         answer = yield from (pipeline.catalog(question, ctx) if route == "catalog" else
                              pipeline.run(question, ctx, previous=previous, check=self.check))
         if mode == "agent":
             answer.notes.append("agent mode needs a chat model; the question was answered without one")
         return answer
+
+    def _skills(self, question: str, ctx: RunContext) -> Generator[Event, None, ActiveSkills | None]:
+        """The agent's skills for this question, those it matches loaded now (each recorded with why)."""
+        if not self.setup.skills:
+            return None
+        active, s = ActiveSkills(self.setup.skills, ctx.trace), self.setup.settings.skills
+        if s.auto and s.max_active:
+            try:
+                found = active.match(question, self.setup.library.embed, s.similarity, s.max_active)
+            except DocqaError as exc:  # no embedder at hand: the triggers still match
+                ctx.trace.append({"stage": "skill_matching", "error": str(exc)})
+                found = active.match(question, None, s.similarity, s.max_active)
+            for m in found:
+                yield status("skill", name=m.skill.name, reason=m.reason, origin=m.skill.origin)
+        return active
 
     def _finish(self, run: RunRecord, answer: Answer, ctx: RunContext) -> None:
         answer.run_id, answer.session_id = run.id, run.session_id

@@ -23,6 +23,7 @@ from docqa.settings.model import (
     IngestSettings,
     LLMSettings,
     SearchSettings,
+    SkillsSettings,
     default_kb_path,
     masked,
 )
@@ -46,6 +47,6 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "APP_NAME", "CONFIG_ENV", "AgentSettings", "AnswerSettings", "ApiSettings", "ChunkSettings", "ConfigFile",
-    "ConfigProblem", "EmbedSettings", "IngestSettings", "LLMSettings", "SearchSettings", "Settings", "config_path",
+    "ConfigProblem", "EmbedSettings", "IngestSettings", "LLMSettings", "SearchSettings", "Settings", "SkillsSettings", "config_path",
     "default_kb_path", "env_problems", "lint_config", "load_settings", "masked", "read_config", "setting_sources",
 ]

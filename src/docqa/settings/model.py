@@ -201,6 +201,15 @@ class AgentSettings(_Section):
     check: bool = Field(True, description="Fact-check the agent's final answer (deterministic checks, then the model's verdict).")
 
 
+class SkillsSettings(_Section):
+    enabled: bool = Field(True, description="Offer skills to the agent: their names and descriptions in its prompt, use_skill and read_skill_resource as tools.")
+    builtin: bool = Field(True, description="Include the skills shipped with docqa (compare versions, summarise a collection, find mentions, answer from a table, write a procedure).")
+    paths: list[str] = Field(default_factory=list, description="More folders of skills (each a folder with SKILL.md, or a folder of them); the 'skills' folder beside the knowledge base file is always read, and wins on a name clash.")
+    auto: bool = Field(True, description="Load the procedure of the skills a question matches (a trigger phrase in it, or its meaning close to a skill's description) before the agent starts.")
+    similarity: float = Field(0.3, ge=0.0, le=1.0, description="Cosine similarity between the question and a skill's description (with the knowledge base's embedder) from which the skill is loaded automatically (0.3 for the default embedder: task questions scored 0.33-0.44 with their skill, other questions under 0.22).")
+    max_active: int = Field(2, ge=0, le=10, description="Skills loaded automatically for one question, best matches first (the agent may load more with use_skill).")
+
+
 class ApiSettings(_Section):
     host: str = Field("127.0.0.1", description="Address 'docqa serve' listens on; any other than loopback needs API keys (or --insecure).")
     port: int = Field(8000, ge=1, le=65535, description="Port 'docqa serve' listens on.")
@@ -244,6 +253,7 @@ class SettingsModel(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings, description="The chat model that writes answers.")
     answer: AnswerSettings = Field(default_factory=AnswerSettings, description="Answering: sources, checks, review rounds, the extractive answerer.")
     agent: AgentSettings = Field(default_factory=AgentSettings, description="Agent mode: the model explores the documents with tools, within budgets.")
+    skills: SkillsSettings = Field(default_factory=SkillsSettings, description="Skills: procedures (SKILL.md folders) the agent loads when a question needs them.")
     api: ApiSettings = Field(default_factory=ApiSettings, description="The HTTP API ('docqa serve'): address, workers, queue, timeouts, uploads.")
 
     @property

@@ -14,6 +14,7 @@ register({
     "steps.thinking_step": "Thinking (step {n})", "steps.thought": "Thought: {text}",
     "steps.review_one": "Review round {round}: {n} rejected claim", "steps.review": "Review round {round}: {n} rejected claims",
     "steps.steered": "Steered: {text}", "steps.error": "error: {error}", "steps.size": "{n} characters",
+    "steps.skill": "Skill {name}: {reason}", "steps.skill_resource": "Skill resource {name}/{path}",
   },
   zh: {
     "steps.title": "步骤", "steps.count": "步骤（{n}）", "steps.working": "处理中", "steps.no_details": "没有详情。",
@@ -25,6 +26,7 @@ register({
     "steps.thinking_step": "思考（第 {n} 步）", "steps.thought": "想法：{text}",
     "steps.review_one": "第 {round} 轮审查：{n} 条陈述被否决", "steps.review": "第 {round} 轮审查：{n} 条陈述被否决",
     "steps.steered": "已引导：{text}", "steps.error": "出错：{error}", "steps.size": "{n} 个字符",
+    "steps.skill": "技能 {name}：{reason}", "steps.skill_resource": "技能资料 {name}/{path}",
   },
 });
 
@@ -47,6 +49,10 @@ export function label(data) {
     }
     case "steered":
       return t("steps.steered", { text: oneLine(data.text || "", 120) });
+    case "skill": // a skill's procedure was loaded: matched to the question, or asked for with use_skill
+      return t("steps.skill", { name: data.name, reason: oneLine(data.reason || "", 120) });
+    case "skill_resource":
+      return t("steps.skill_resource", { name: data.name, path: data.path || "" });
     default:
       if (PLAIN.includes(phase)) return t(`steps.${phase}`);
       return phase ? phase[0].toUpperCase() + phase.slice(1).replace(/_/g, " ") : t("steps.working");
