@@ -220,6 +220,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
             data["chat"]["reason"] = backend.redact(data["chat"]["reason"])
             return data
 
+    @_tool(server, annotations=_READ)
     async def list_skills(ctx: Context = None) -> dict[str, Any]:  # type: ignore[assignment]
         """The skills docqa's agent may load when answering (procedures such as comparing two versions of a
         document or writing a step-by-step procedure): name, description, triggers, where each comes from."""
