@@ -184,3 +184,20 @@ def test_parse_graded_sorts_by_grade_and_keeps_ties_in_fused_order():
     assert parse_graded("[1] = 2\n[3] = 3", 4) == [2, 0, 1, 3]  # ungraded count as 0
     with pytest.raises(UnusableOrderError):
         parse_graded("1: 3", 4)
+
+
+def test_cli_search_rerank(make_kb, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    make_kb(None).close()  # builds the knowledge base
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    with ScriptedServer([{"text": "2 > 1"}]) as server:
+        env.update(DOCQA_LLM__PROVIDER="openai", DOCQA_LLM__BASE_URL=server.base_url, DOCQA_LLM__MAX_RETRIES="0")
+        run = [sys.executable, "-m", "docqa", "--kb", str(tmp_path / "kb.db"), "search", QUERY, "-k", "3"]
+        reranked = subprocess.run([*run, "--rerank", "llm"], capture_output=True, text=True, env=env, timeout=120)
+        bogus = subprocess.run([*run, "--rerank", "cross-encoder"], capture_output=True, text=True, env=env, timeout=120)
+    assert reranked.returncode == 0 and "reranked by the chat model" in reranked.stderr, reranked.stderr
+    assert len(server.requests) == 1 and "Which 3 passages" in server.requests[0]["messages"][-1]["content"]
+    assert bogus.returncode == 2 and "unknown reranker 'cross-encoder'" in bogus.stderr and "Traceback" not in bogus.stderr
