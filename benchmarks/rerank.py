@@ -88,6 +88,18 @@ def no_model_rows(kb: KnowledgeBase, queries: dict, doc_of: dict) -> dict[str, d
     return runs
 
 
+def field_weight_run(kb: KnowledgeBase, queries: dict, doc_of: dict, weights: str) -> dict[str, list[str]]:
+    """KnowledgeBase.search with other BM25 field weights (the SQLite store reads them per query)."""
+    from docqa.store.sqlite import fulltext
+
+    shipped = fulltext.BM25_WEIGHTS
+    fulltext.BM25_WEIGHTS = tuple(float(w) for w in weights.split(","))
+    try:
+        return {q: fold([h.chunk_id for h in kb.search(t, top_k=DEPTH, rerank="none")], doc_of) for q, t in queries.items()}
+    finally:
+        fulltext.BM25_WEIGHTS = shipped
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("dataset", nargs="?", default="scifact")
@@ -97,8 +109,15 @@ def main() -> None:
     ap.add_argument("--styles", default="listwise,graded")
     ap.add_argument("--timeout", type=float, default=600.0, help="the rerank time budget per query (s)")
     ap.add_argument("--no-prf", action="store_true")
+    ap.add_argument("--subset-only", action="store_true", help="search only the LLM subset (no every-query rows)")
+    ap.add_argument("--field-weights", default="", help="BM25 weights of title,keywords,summary,content to try, ';'-separated")
     args = ap.parse_args()
     _, queries, qrels = load(args.dataset)
+    if args.subset_only:
+        order = sorted(queries)
+        random.Random(16).shuffle(order)
+        queries = {q: queries[q] for q in order[: args.queries]}
+        qrels = {q: qrels[q] for q in queries}
     kb, doc_of = open_kb(args.dataset)
     with kb:
         baseline, hits_of, latency = {}, {}, []
@@ -114,6 +133,8 @@ def main() -> None:
         rows = {"KnowledgeBase.search defaults (rerank none) — baseline": baseline}
         if not args.no_prf:
             rows.update(no_model_rows(kb, queries, doc_of))
+        for weights in filter(None, args.field_weights.split(";")):
+            rows[f"field weights {weights} (title, keywords, summary, content)"] = field_weight_run(kb, queries, doc_of, weights)
         for name, run in rows.items():
             m = evaluate(run, qrels)
             print(f"| {name} | {m['ndcg@10']:.4f} | {m['recall@100']:.4f} |", flush=True)
@@ -122,33 +143,39 @@ def main() -> None:
 
 
 def llm_rows(args, kb, queries, qrels, hits_of, baseline, doc_of) -> None:
+    from beir import ndcg_at
     from docqa.llm.openai_compat import OpenAICompatModel
 
     model = OpenAICompatModel(args.llm_url, "local", timeout=args.timeout + 60, max_retries=0)
     subset = sorted(queries)
     random.Random(16).shuffle(subset)
     subset = subset[: args.queries]
-    sub_qrels = {q: qrels[q] for q in subset}
-    print(f"\nLLM reranking of the best {args.depth} hits, {len(subset)} queries (shuffle seed 16), model at {args.llm_url}")
-    print("\n| run (subset) | nDCG@10 | rerank p50 s | p95 s | fallbacks |\n|---|---|---|---|---|")
-    m = evaluate({q: baseline[q] for q in subset}, sub_qrels)
-    print(f"| fused order (rerank none) — baseline | {m['ndcg@10']:.4f} | 0 | 0 | – |", flush=True)
     styles = args.styles.split(",")
     rerankers = {st: LLMReranker(lambda s, u, k, d: reply_within(model, s, u, k, d), st) for st in styles}
-    runs, seconds, fallbacks = ({st: {} for st in styles}, {st: [] for st in styles}, {st: Counter() for st in styles})
+    print(f"\nLLM reranking of the best {args.depth} hits, up to {len(subset)} queries (shuffle seed 16), "
+          f"model at {args.llm_url}; one line per query and style as it finishes:", flush=True)
+    done: dict[str, list[tuple[float, float, float, str]]] = {st: [] for st in styles}
     for qid in subset:  # the styles one after the other per query: the server reuses the cached passages
         hits = hits_of[qid]
+        base = ndcg_at(baseline[qid], qrels[qid])
         for st, reranker in rerankers.items():
             ordered, report = reranker.rerank(queries[qid], hits[: args.depth], args.timeout)
-            seconds[st].append(report.ms / 1000)
-            if report.status == "fallback":
-                fallbacks[st][report.reason.split(":")[0]] += 1
-            runs[st][qid] = fold([h.chunk_id for h in [*ordered, *hits[args.depth:]]], doc_of)
-    for st in styles:
-        m = evaluate(runs[st], sub_qrels)
-        p95 = sorted(seconds[st])[int(len(seconds[st]) * 0.95)]
-        print(f"| llm {st} | {m['ndcg@10']:.4f} | {statistics.median(seconds[st]):.1f} | {p95:.1f} | "
-              f"{sum(fallbacks[st].values())} {dict(fallbacks[st]) or ''} |", flush=True)
+            ranked = fold([h.chunk_id for h in [*ordered, *hits[args.depth:]]], doc_of)
+            done[st].append((base, ndcg_at(ranked, qrels[qid]), report.ms / 1000, report.status))
+            print(f"q {qid} {st} fused {base:.4f} reranked {done[st][-1][1]:.4f} {report.ms / 1000:.0f} s "
+                  f"{report.status} {report.reason or ''}", flush=True)
+    summarize(done)
+
+
+def summarize(done: dict[str, list[tuple[float, float, float, str]]]) -> None:
+    print("\n| run (subset) | queries | nDCG@10 fused (baseline) | nDCG@10 reranked | rerank p50 s | max s | fallbacks |")
+    print("|---|---|---|---|---|---|---|")
+    for st, rows in done.items():
+        if rows:
+            n = len(rows)
+            print(f"| llm {st} | {n} | {sum(r[0] for r in rows) / n:.4f} | {sum(r[1] for r in rows) / n:.4f} | "
+                  f"{statistics.median(r[2] for r in rows):.0f} | {max(r[2] for r in rows):.0f} | "
+                  f"{sum(r[3] == 'fallback' for r in rows)} |", flush=True)
 
 
 if __name__ == "__main__":
