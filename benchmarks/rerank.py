@@ -107,6 +107,7 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=10, help="hits the reranker reads")
     ap.add_argument("--llm-url", default="http://127.0.0.1:8080/v1")
     ap.add_argument("--styles", default="listwise,graded")
+    ap.add_argument("--chars", type=int, default=240, help="characters of each hit the model reads")
     ap.add_argument("--timeout", type=float, default=600.0, help="the rerank time budget per query (s)")
     ap.add_argument("--no-prf", action="store_true")
     ap.add_argument("--subset-only", action="store_true", help="search only the LLM subset (no every-query rows)")
@@ -152,8 +153,10 @@ def llm_rows(args, kb, queries, qrels, hits_of, baseline, doc_of) -> None:
     subset = subset[: args.queries]
     styles = args.styles.split(",")
     rerankers = {st: LLMReranker(lambda s, u, k, d: reply_within(model, s, u, k, d), st) for st in styles}
+    for reranker in rerankers.values():
+        reranker.passage_chars = args.chars
     print(f"\nLLM reranking of the best {args.depth} hits, up to {len(subset)} queries (shuffle seed 16), "
-          f"model at {args.llm_url}; one line per query and style as it finishes:", flush=True)
+          f"model at {args.llm_url}, {args.chars} characters a passage; one line per query and style as it finishes:", flush=True)
     done: dict[str, list[tuple[float, float, float, str]]] = {st: [] for st in styles}
     for qid in subset:  # the styles one after the other per query: the server reuses the cached passages
         hits = hits_of[qid]
