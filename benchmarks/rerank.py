@@ -59,12 +59,13 @@ def prf(store, query: str, bm25: list[tuple[str, float]], docs: int, terms: int,
     return sorted(fused.items(), key=lambda kv: -kv[1])[:DEPTH]
 
 
-def open_kb(dataset: str) -> tuple[KnowledgeBase, dict[str, str]]:
+def open_kb(dataset: str, embed_model: str = "") -> tuple[KnowledgeBase, dict[str, str]]:
     corpus, _, _ = load(dataset)
     folder = WORK / dataset / "docs"
-    write_corpus(corpus, folder)
-    db = WORK / dataset / "rerank.db"
-    kb = KnowledgeBase(Settings(kb=str(db)))
+    if not folder.is_dir():
+        write_corpus(corpus, folder)
+    db = WORK / dataset / (f"rerank-{embed_model}.db" if embed_model else "rerank.db")
+    kb = KnowledgeBase(Settings(kb=str(db), embed={"provider": "local", "model": embed_model}))
     kb.add([folder])
     doc_of = {}
     for record in kb.documents():
@@ -110,6 +111,7 @@ def main() -> None:
     ap.add_argument("--chars", type=int, default=240, help="characters of each hit the model reads")
     ap.add_argument("--timeout", type=float, default=600.0, help="the rerank time budget per query (s)")
     ap.add_argument("--no-prf", action="store_true")
+    ap.add_argument("--embed-model", default="", help="the local embedding model (default: use-multilingual-v3)")
     ap.add_argument("--subset-only", action="store_true", help="search only the LLM subset (no every-query rows)")
     ap.add_argument("--field-weights", default="", help="BM25 weights of title,keywords,summary,content to try, ';'-separated")
     args = ap.parse_args()
@@ -119,7 +121,7 @@ def main() -> None:
         random.Random(16).shuffle(order)
         queries = {q: queries[q] for q in order[: args.queries]}
         qrels = {q: qrels[q] for q in queries}
-    kb, doc_of = open_kb(args.dataset)
+    kb, doc_of = open_kb(args.dataset, args.embed_model)
     with kb:
         baseline, hits_of, latency = {}, {}, []
         for qid, text in queries.items():
