@@ -201,3 +201,14 @@ def test_cli_search_rerank(make_kb, tmp_path):
     assert reranked.returncode == 0 and "reranked by the chat model" in reranked.stderr, reranked.stderr
     assert len(server.requests) == 1 and "Which 3 passages" in server.requests[0]["messages"][-1]["content"]
     assert bogus.returncode == 2 and "unknown reranker 'cross-encoder'" in bogus.stderr and "Traceback" not in bogus.stderr
+
+
+def test_the_agent_s_search_tool_reranks_and_says_when_it_could_not(make_kb):
+    from docqa.agent.tools import Evidence, SearchDocs
+
+    with ScriptedServer([{"text": "3 > 1"}, {"text": "no idea"}]) as server:
+        library = make_kb(server).library()
+        tool = SearchDocs(library.search, Evidence(), 3)
+        first, second = tool.run({"query": QUERY}), tool.run({"query": QUERY})
+    assert first.summary.endswith("; reranked") and len(server.requests) == 1 + 1
+    assert "not reranked (the model's answer was not an order" in second.summary
