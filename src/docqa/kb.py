@@ -18,11 +18,13 @@ from docqa.access import (LOCAL, Principal, check_grant, ingest_paths, manageabl
                           visible_run, visible_runs, visible_sessions)
 from docqa.clock import now
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
-from docqa.errors import AuthError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
+from docqa.errors import AuthError, ConfigError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.llm import ChatModel, Choice, choose_chat_model
+from docqa.llm.deadline import reply_within
 from docqa.llm.factory import OLLAMA_URL
 from docqa.retrieve import Retriever, SearchResults
+from docqa.retrieve.rerank import RERANKERS, LLMReranker, rerank_results
 from docqa.settings import Settings
 # Ingest, browsing, answering and the log are imported where they are used: a command that only
 # searches should not pay for the readers, the agent or the exporters at start-up (tests/test_startup.py).
@@ -303,21 +305,39 @@ class KnowledgeBase:
         return not any(self.store.documents.collection_sizes().values())
 
     def search(self, query: str, top_k: int | None = None, collection: str | None = None, *, mode: str | None = None,
-               path_glob: str | None = None, types: list[str] | tuple[str, ...] = (),
+               path_glob: str | None = None, types: list[str] | tuple[str, ...] = (), rerank: str | None = None,
                principal: Principal = LOCAL) -> SearchResults:
         """Best chunks for a query (hybrid by default), across every collection the principal sees
         unless one is given.
 
         The result is a list of hits, best first, with `.low_relevance` set when even the best
-        hit scores under `search.relevance_threshold`.
+        hit scores under `search.relevance_threshold`.  `rerank` (default `search.rerank`): `llm`
+        has the chat model reorder the best hits (`.rerank` reports what it did).
         """
         require(principal, "read")
         collection = scope(principal, collection)
-        mode = mode or self.settings.search.mode
+        s = self.settings.search
+        mode = mode or s.mode
         if mode != "bm25" and self.embedder is not None:
             self._check_embedder(writing=False)
         where = ChunkFilter(collection, path_glob, tuple(types))
-        return self.retriever.search(query, top_k, where, mode)
+        method = (rerank or s.rerank).lower()
+        if method == "none":
+            return self.retriever.search(query, top_k, where, mode)
+        if method not in RERANKERS:
+            raise ConfigError(f"unknown reranker {rerank!r}: use one of {', '.join(RERANKERS)}")
+        top_k = top_k or s.top_k
+        # the reranker sees only what this principal's search returned: it reorders, never widens
+        results = self.retriever.search(query, max(top_k, s.rerank_depth), where, mode)
+        return rerank_results(results, self._llm_reranker(), s.rerank_depth, top_k, s.rerank_timeout,
+                              missing=f"no chat model ({self.chat.reason})")
+
+    def _llm_reranker(self) -> LLMReranker | None:
+        """The chat model as a reranker (None: there is no chat model)."""
+        model = self.chat.model
+        if model is None:
+            return None
+        return LLMReranker(lambda system, user, max_tokens, deadline: reply_within(model, system, user, max_tokens, deadline))
 
     # -- answer ----------------------------------------------------------------------------
     @property

@@ -172,3 +172,13 @@ def test_a_missing_extra_names_the_install_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "sse_starlette", None)
     with pytest.raises(MissingExtraError, match=r"pip install 'docqa\[api\]'"):
         api.create_app()
+
+
+def test_search_rerank_parameter(make_app):
+    with ScriptedServer([{"text": "2 > 1"}]) as server:
+        with TestClient(make_app(server), raise_server_exceptions=False) as c:
+            fused = c.post("/api/v1/search", json={"query": "backups", "top_k": 2}).json()
+            reranked = c.post("/api/v1/search", json={"query": "backups", "top_k": 2, "rerank": "llm"}).json()
+            assert_error(c.post("/api/v1/search", json={"query": "backups", "rerank": "cross-encoder"}), 422)
+    assert "rerank" not in fused and reranked["rerank"]["status"] == "reranked" and len(server.requests) == 1
+    assert [h["chunk_id"] for h in reranked["hits"]] == [h["chunk_id"] for h in reversed(fused["hits"])]

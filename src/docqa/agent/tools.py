@@ -89,8 +89,16 @@ class SearchDocs(Tool):
             parts.append(f"[{n}] {location(hit)} (doc {hit.document_id}, score {hit.score:.2f})\n{hit.text.strip()}")
         low = getattr(hits, "low_relevance", False)
         head += "Low relevance: these may not answer it.\n\n" if low else ""
-        return ToolResult(head + "\n\n".join(parts), summary=f"{len(hits)} hits for {query!r}",
+        return ToolResult(head + "\n\n".join(parts), summary=f"{len(hits)} hits for {query!r}{_reranked(hits)}",
                           data={"sources": [self.evidence.number(h) for h in hits]})
+
+
+def _reranked(hits: Any) -> str:
+    """What search.rerank did, for the tool result's summary (the run trace and its status event)."""
+    report = getattr(hits, "rerank", None)
+    if not report:
+        return ""
+    return "; reranked" if report["status"] == "reranked" else f"; not reranked ({report['reason']})"
 
 
 class ListDocs(Tool):

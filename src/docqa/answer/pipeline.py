@@ -58,10 +58,14 @@ class Pipeline:
             yield status("retrieving")
             hits = self.library.search(standalone, self.settings.answer.top_k, None)
             entry["hits"] = [(h.chunk_id, round(h.score, 4)) for h in hits]
+            if hits.rerank:  # search.rerank ran: what it did, or why the fused order was kept
+                entry["rerank"] = hits.rerank
         answer = Answer(question, "", True, "pipeline", language=language, model=self.model.name if self.model else None)
         answer.retrieval = {"query": standalone, "mode": hits.mode, "low_relevance": hits.low_relevance,
                             "threshold": hits.threshold, "collection": collection,
                             "hits": [_hit_summary(h) for h in hits], "dropped": []}
+        if hits.rerank:
+            answer.retrieval["rerank"] = hits.rerank
         if self.model_note:
             answer.notes.append(self.model_note)
         if self.model is None:

@@ -41,6 +41,8 @@ class SearchRequest(_Body):
     mode: Literal["hybrid", "bm25", "dense"] | None = Field(None, description="Retrieval mode (default: search.mode).")
     path: str | None = Field(None, min_length=1, max_length=500, description="Only files whose path matches this glob.")
     types: list[str] = Field(default_factory=list, max_length=20, description="Only these file types or extensions.")
+    rerank: Literal["none", "llm"] | None = Field(
+        None, description="Reorder the best hits with the chat model (llm) or not (none); default: search.rerank.")
 
 
 class AskRequest(_Body):

@@ -341,6 +341,7 @@ def search(
     mode: Annotated[Optional[str], typer.Option("--mode", "-m", metavar="hybrid|bm25|dense", show_default=_default(SearchSettings, "mode", "search.mode"), help="BM25 and dense vectors fused, or either alone.")] = None,
     path: Annotated[Optional[str], typer.Option("--path", "-p", metavar="GLOB", show_default="every file", help="Only files whose path matches this glob, e.g. 'docs/**/*.md'.")] = None,
     types: Annotated[Optional[list[str]], typer.Option("--type", "-t", metavar="TYPE", show_default="every type", help="Only this file type or extension (repeatable), e.g. pdf, md.")] = None,
+    rerank: Annotated[Optional[str], typer.Option("--rerank", "-r", metavar="none|llm", show_default=_default(SearchSettings, "rerank", "search.rerank"), help="llm: the chat model reorders the best hits (slower; see the README's 'Reranking').")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Search: BM25 and multilingual dense vectors fused (hybrid), or either alone.
@@ -349,13 +350,17 @@ def search(
     search.relevance_threshold the result is flagged low relevance.
     """
     with _open() as kb:
-        hits = kb.search(query, top_k, collection, mode=mode, path_glob=path, types=types or ())
+        hits = kb.search(query, top_k, collection, mode=mode, path_glob=path, types=types or (), rerank=rerank)
         namer = _namer(kb)
         if not hits and not as_json:
             _hint_if_empty(kb)
     if as_json:
         _print_json([{**h.to_dict(), "low_relevance": hits.low_relevance} for h in hits])
         return
+    if hits.rerank and hits.rerank["status"] == "fallback":
+        err.print(f"[yellow]not reranked:[/] {escape(hits.rerank['reason'])}; the hits are in the fused order")
+    elif hits.rerank and hits.rerank["status"] == "reranked":
+        err.print(f"[dim]reranked by the chat model in {hits.rerank['ms'] / 1000:.1f} s[/]")
     if not hits:
         out.print("no matches")
     elif hits.low_relevance:

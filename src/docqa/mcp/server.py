@@ -184,13 +184,14 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         query: Annotated[str, Field(min_length=1, max_length=2000, description="Words or a question to look for.")],
         top_k: Annotated[int | None, Field(ge=1, le=100, description="How many passages (default: the configured search.top_k).")] = None,
         collection: Collection = None,
+        rerank: Annotated[Literal["none", "llm"] | None, Field(description="llm: the chat model reorders the best passages (slower); default: the configured search.rerank.")] = None,
         ctx: Context = None,  # type: ignore[assignment]
     ) -> dict[str, Any]:
         """The passages that best match a query (hybrid keyword + semantic search), best first, each with its
         file, section, page, lines, score (0..1) and text; low_relevance is true when even the best is weak."""
         with _tool_errors(backend):
             who = _caller(ctx)
-            return await backend.read(lambda kb: kb.search(query, top_k, collection, principal=who).to_dict())
+            return await backend.read(lambda kb: kb.search(query, top_k, collection, rerank=rerank, principal=who).to_dict())
 
     @_tool(server, annotations=_READ)
     async def fetch_doc(

@@ -45,10 +45,14 @@ class SearchResults(list):
     def __init__(self, hits: list[Hit], query: str, mode: str, low_relevance: bool, threshold: float):
         super().__init__(hits)
         self.query, self.mode, self.low_relevance, self.threshold = query, mode, low_relevance, threshold
+        self.rerank: dict | None = None  # the rerank stage's report (retrieve/rerank.py), when one ran
 
     def to_dict(self) -> dict:
-        return {"query": self.query, "mode": self.mode, "low_relevance": self.low_relevance,
-                "threshold": self.threshold, "hits": [h.to_dict() for h in self]}
+        out = {"query": self.query, "mode": self.mode, "low_relevance": self.low_relevance,
+               "threshold": self.threshold, "hits": [h.to_dict() for h in self]}
+        if self.rerank is not None:
+            out["rerank"] = self.rerank
+        return out
 
 
 @dataclass(slots=True)

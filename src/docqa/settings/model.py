@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 APP_NAME = "docqa"
+RERANKERS = ("none", "llm")  # search.rerank; docqa.retrieve.rerank implements them
 SECRETS = {"api_key"}
 
 
@@ -130,6 +131,19 @@ class SearchSettings(_Section):
         0.5, ge=0.0, le=1.0, description="Below this top score a search is flagged low_relevance (the documents may not hold the answer).")
     phrase_boost: float = Field(1.5, ge=1.0, description="Score multiplier for hits that contain the query as a phrase.")
     snippet_chars: int = Field(240, ge=40, description="Length of the highlighted snippet.")
+    rerank: str = Field(
+        "none", description="Reranking between retrieval and answering: none (the fused order) or llm (the chat model "
+        "orders the best search.rerank_depth hits; slower, see the README's 'Reranking').")
+    rerank_depth: int = Field(10, ge=2, le=50, description="Best fused hits the reranker reads and reorders.")
+    rerank_timeout: float = Field(
+        60.0, gt=0, description="Seconds the reranker may take; past it (or on an unusable answer) the fused order is kept and the results say so.")
+
+    @field_validator("rerank")
+    @classmethod
+    def _reranker(cls, value: str) -> str:
+        if value.strip().lower() not in RERANKERS:
+            raise ValueError(f"unknown reranker {value!r}: use none or llm (no offline cross-encoder model ships with docqa)")
+        return value.strip().lower()
 
 
 class EmbedSettings(_Section):

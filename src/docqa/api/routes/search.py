@@ -18,5 +18,6 @@ router = APIRouter(prefix=PREFIX, tags=["search"])
 async def search(body: SearchRequest, request: Request, rt: Runtime = Depends(get_runtime),
                  principal: Principal = Depends(reader)) -> dict:
     results = await rt.read(request, lambda kb: kb.search(body.query, body.top_k, body.collection, mode=body.mode,
-                                                          path_glob=body.path, types=body.types, principal=principal))
+                                                          path_glob=body.path, types=body.types, rerank=body.rerank,
+                                                          principal=principal))
     return results.to_dict()
