@@ -371,9 +371,15 @@ class KnowledgeBase:
         embed = (lambda texts, kind: embedder.embed_batch(texts, kind)) if embedder is not None else None
         from docqa.answer.library import Library
 
+        def within(c: str | None) -> str | None:  # a run named its collection: a tool call cannot widen it
+            if collection is not None and c not in (None, collection):
+                raise PermissionDeniedError(f"this question is limited to collection {collection!r}: "
+                                            f"{c!r} is outside it; search without naming a collection")
+            return c or collection
+
         return Library(
-            search=lambda q, k, c: self.search(q, k, c or collection, principal=principal),
-            documents=lambda c: self.documents(c or collection, principal=principal),
+            search=lambda q, k, c: self.search(q, k, within(c), principal=principal),
+            documents=lambda c: self.documents(within(c), principal=principal),
             list_docs=lambda grep, page, size: self.list_docs(grep, page, size, collection, principal=principal),
             fetch_doc=lambda doc_id, offset, limit: self.fetch_doc(doc_id, offset, limit, collection, principal=principal),
             grep_docs=lambda pattern, glob, context: self.grep_docs(pattern, glob, context, collection=collection,

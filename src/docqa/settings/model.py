@@ -156,6 +156,7 @@ class AnswerSettings(_Section):
     check: bool = Field(True, description="Fact-check answers: deterministic checks, then the model's own verdict.")
     llm_check: bool = Field(True, description="Ask the model to verify its answer against the sources (after the deterministic checks).")
     review_rounds: int = Field(2, ge=0, le=5, description="Regenerations after a rejected answer.")
+    guard: bool = Field(True, description="Injection guard: flag sources whose text tries to instruct the model, and reject claims that rest only on such text (off only to measure the guard).")
     support_threshold: float = Field(0.5, ge=0.0, le=1.0, description="Share of a sentence's content words its best source sentence must hold to support it.")
     extractive_sentences: int = Field(3, ge=1, le=10, description="Sentences the extractive answerer returns.")
     abstain_threshold: float = Field(0.5, ge=0.0, le=1.0, description="The extractive answerer abstains when its best evidence scores under this.")
