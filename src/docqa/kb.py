@@ -372,7 +372,7 @@ class KnowledgeBase:
         from docqa.answer.library import Library
 
         def within(c: str | None) -> str | None:  # a run named its collection: a tool call cannot widen it
-            if collection is not None and c not in (None, collection):
+            if collection is not None and c not in (None, collection) and principal.can_see(c):
                 raise PermissionDeniedError(f"this question is limited to collection {collection!r}: "
                                             f"{c!r} is outside it; search without naming a collection")
             return c or collection
