@@ -33,7 +33,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [(kind, re.compile(p, re.IGNORECA
                  r"preceding|all|your|system)\b[^.\n]{0,30}?\b(?:instructions?|rules|prompts?|directions|guidelines)\b"),
     ("override", r"(?:忽略|无视|忘记|忘掉|不要理会|忽视)[^。\n]{0,6}?(?:之前|以上|上面|前面|先前|所有|全部|系统)"
                  r"[^。\n]{0,6}?(?:指令|指示|提示词|规则|要求|约束)"),
-    ("role", r"\b(?:you are now|from now on,? you|act as (?:an? |the )?(?:ai|assistant|language model|chatbot)\b|"
+    ("role", r"\b(?:you are now|from now on,? you (?:are|will|must|shall) (?:only |now |always )?(?:answer|reply|respond|act|be|say|ignore|follow|obey)|act as (?:an? |the )?(?:ai|assistant|language model|chatbot)\b|"
              r"new instructions?:|system prompt|developer mode|jailbreak)"),
     ("role", r"^\W*(?:system|assistant)\s*(?:message|prompt)?\s*:\s*(?:you|ignore|from now)"),
     ("role", r"(?:你现在是|从现在(?:开始|起)[^。\n]{0,6}你|扮演(?:一个|一名)?(?:AI|人工智能|助手|模型)|系统提示|新的?指令[:：])"),
@@ -129,24 +129,17 @@ def record(retrieval: dict, notes: list[str], trace: list[dict], hits: Iterable[
 
 
 def rejections(cited: Cited, sources: SourceSet) -> list[Rejection]:
-    """Claims every citation of which points into a sentence that instructs the model: text that
-    tells the model what to answer is no evidence for the answer."""
+    """Claims that rest only on sources that try to instruct the model: a passage that tells the model
+    what to answer is no evidence for the answer, not even in its other sentences (an attacker writes
+    the planted value in a plain sentence beside the instruction)."""
     out = []
-    spans: dict[int, list[Finding]] = {}
+    tainted: dict[int, bool] = {}
     for claim in cited.claims:
-        if not claim.citations:
+        numbers = [c.n for c in claim.citations]
+        if not numbers or any(sources.get(n) is None for n in numbers):
             continue
-        hit_of = {c.n: sources.get(c.n) for c in claim.citations}
-        if any(s is None for s in hit_of.values()):
-            continue
-        tainted = []
-        for c in claim.citations:
-            hit = hit_of[c.n].hit
-            findings = spans.setdefault(c.n, detect(hit.text))
-            a, b = c.char_start - hit.char_start, c.char_end - hit.char_start
-            tainted.append(any(f.start < b and a < f.end for f in findings))
-        if all(tainted):
-            reason = "its source text instructs the model (possible prompt injection): it is not evidence"
+        if all(tainted.setdefault(n, bool(detect(sources.get(n).hit.text))) for n in numbers):
+            reason = "its only source tries to instruct the model (possible prompt injection): it is not evidence"
             claim.supported = False
             claim.problems.append(reason)
             out.append(Rejection(claim.text, [reason], "guard"))
