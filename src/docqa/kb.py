@@ -410,11 +410,12 @@ class KnowledgeBase:
         Markdown note (who, when, which run) in the `corrections` collection and indexed at once, so
         later answers find and cite it.  Editors (access.py: correct) of the run's collection."""
         from docqa.session import correction
+        from docqa.settings.model import default_kb_path
 
         run = self.run(run_id, principal=principal)
         require(principal, "correct", run.collection)
         author = f"API key {principal.key_id}" if principal.key_id else "the local owner"
-        path = correction.write(correction.folder(self.settings.kb), run, correction.note(run, text, author, now()))
+        path = correction.write(correction.folder(self.settings.kb, default_kb_path().parent), run, correction.note(run, text, author, now()))
         self.add([path], collection=correction.COLLECTION)  # the core files its own note (the caller may not write there)
         return self.document(path, correction.COLLECTION)
 

@@ -16,16 +16,12 @@ MAX_CHARS = 4000
 _RUN_IN_NAME = re.compile(r"correction-([0-9a-f]+)(?:-\d+)?\.md$")
 
 
-def folder(kb_location: str, configured: str | None = None) -> Path:
-    """Where the notes are kept: the configured folder, else `corrections/` beside a knowledge base file
-    (beside docqa's data folder for a database server)."""
-    if configured:
-        return Path(configured).expanduser()
+def folder(kb_location: str, data_dir: Path) -> Path:
+    """Where the notes are kept: `corrections/` beside a knowledge base file, or in docqa's data
+    folder `data_dir` for a database server."""
     location = kb_location[len("sqlite:///"):] if kb_location.startswith("sqlite:///") else kb_location
     if "://" in location or location == ":memory:":
-        from docqa.settings.model import default_kb_path
-
-        return default_kb_path().parent / "corrections"
+        return data_dir / "corrections"
     return Path(location).expanduser().resolve().parent / "corrections"
 
 
