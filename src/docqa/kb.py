@@ -73,6 +73,8 @@ class KnowledgeBase:
         self._retriever: Retriever | None = None
         self._chat_model = chat_model
         self._chat: Choice | None = chat_model if isinstance(chat_model, Choice) else None
+        self._question_vectors: dict = {}  # earlier questions' embeddings, for recall (docqa.answer.recall)
+        self._recent_runs = None  # the answered runs recall looks through, topped up on each look
         if store is None:
             self._reap_runs()
 
@@ -367,16 +369,32 @@ class KnowledgeBase:
 
     def _recall(self, collection: str | None):
         """The lookup of an earlier verified answer for a run over `collection` (docqa.answer.recall)."""
+        import numpy as np
+
         from docqa.answer import recall
 
         s = self.settings.answer
         embedder = self.embedder
-        embed = (lambda texts: embedder.embed_batch(texts, "query")) if embedder is not None else None
+        vectors = self._question_vectors
+
+        def embed(texts: list[str]):  # earlier questions are embedded once per process
+            missing = [t for t in dict.fromkeys(texts) if t not in vectors]
+            if missing:
+                if len(vectors) > 5000:
+                    vectors.clear()
+                vectors.update(zip(missing, embedder.embed_batch(missing, "query")))
+            return np.stack([vectors[t] for t in texts])
+
+        if self._recent_runs is None:
+            self._recent_runs = recall.RecentRuns(
+                lambda since: self.store.runlog.list_runs(since=since, limit=None if since else s.recall_runs), s.recall_runs)
+        recent = self._recent_runs
 
         def lookup(question: str):
             retired: list[dict] = []
-            runs = self.store.runlog.list_runs(statuses=["SUCCESS"], limit=s.recall_runs)
-            earlier = recall.find(question, collection, runs, embed, self._citations_changed, s.recall_similarity, retired)
+            runs = recent.current()
+            earlier = recall.find(question, collection, runs, embed if embedder is not None else None,
+                                  self._citations_changed, s.recall_similarity, retired)
             return (recall.answer_from(earlier, question, collection) if earlier else None), retired
 
         return lookup
@@ -384,6 +402,8 @@ class KnowledgeBase:
     def _citations_changed(self, run: RunRecord) -> str | None:
         """Why a run's cited passages no longer hold (a document gone, re-indexed since, or its quoted
         text moved); None when every one is unchanged."""
+        if any(fb.rating == "down" for fb in self.store.runlog.get_run(run.id).feedback):  # rated down since it was read
+            return "rated down"
         docs, texts = self.store.documents, {}
         citations = (run.result or {}).get("citations", [])
         chunk_ids = {c.get("chunk_id") for c in citations if ":L" not in str(c.get("chunk_id"))}  # not agent passages

@@ -18,11 +18,39 @@ import numpy as np
 
 from docqa.answer.support import content_tokens
 from docqa.run.context import RunContext, event, status
-from docqa.types import SUCCESS, VERIFIED, Answer, Citation, Event, RunRecord, Verification
+from docqa.types import RUNNING, SUCCESS, VERIFIED, Answer, Citation, Event, RunRecord, Verification
 
 MODE = "recall"
 _CANDIDATES = 16  # earlier questions embedded per recall, best word overlap first
 _MIN_OVERLAP = 0.5
+
+
+class RecentRuns:
+    """The answered runs recall looks through, kept in memory and topped up with the runs recorded
+    since the last look (by any process): a lookup reads only what is new.  `list_runs(since)` returns
+    runs created at or after `since` (None: the latest `limit`), newest first."""
+
+    def __init__(self, list_runs: Callable[[str | None], list[RunRecord]], limit: int):
+        self.list_runs, self.limit = list_runs, limit
+        self.runs: dict[str, RunRecord] = {}
+        self.pending: dict[str, str] = {}  # runs still RUNNING at the last look -> created_at
+        self.latest: str | None = None
+
+    def current(self) -> list[RunRecord]:
+        since = min([*self.pending.values(), self.latest]) if self.latest else None
+        for run in self.list_runs(since):
+            if run.status == RUNNING:
+                self.pending[run.id] = run.created_at
+                continue
+            self.pending.pop(run.id, None)
+            if run.status == SUCCESS:
+                run.trace = []  # not needed here; keeps the memory small
+                self.runs[run.id] = run
+            self.latest = max(self.latest or "", run.created_at)
+        if len(self.runs) > 2 * self.limit:
+            keep = sorted(self.runs.values(), key=lambda r: r.created_at)[-self.limit:]
+            self.runs = {r.id: r for r in keep}
+        return sorted(self.runs.values(), key=lambda r: r.created_at, reverse=True)[: self.limit]
 
 
 @dataclass(slots=True)
@@ -46,7 +74,10 @@ def find(question: str, collection: str | None, runs: Iterable[RunRecord], embed
             scored.append((overlap, run))
     scored.sort(key=lambda x: -x[0])
     scored = scored[:_CANDIDATES]
-    similar = _similarities(question, [r for _, r in scored], embed) if scored else []
+    same = [(o, r) for o, r in scored if o == 2.0]
+    if same:  # the same words: no embedding needed (the common case, and the fastest)
+        scored = same
+    similar = [1.0] * len(scored) if same else _similarities(question, [r for _, r in scored], embed) if scored else []
     for (overlap, run), sim in sorted(zip(scored, similar), key=lambda x: -x[1]):
         if overlap < 2.0 and sim < threshold:
             continue
