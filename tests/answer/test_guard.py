@@ -183,3 +183,18 @@ def test_text_a_browser_hides_is_not_indexed(tmp_path):
     text = read_file(page).text
     assert "Backups are kept for 35 days." in text
     assert not any(s in text for s in ("Ignore previous", "99", "hidden one", "hidden two"))
+
+
+def test_the_extractive_answer_never_quotes_a_source_that_instructs_the_model(tmp_path, local_embedder):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
+    (tmp_path / "docs" / "evil.md").write_text(EVIL, encoding="utf-8")
+    answers = {}
+    for guard in (True, False):
+        settings = Settings(kb=str(tmp_path / f"kb-{guard}.db"), llm={"provider": "none"}, answer={"guard": guard})
+        with KnowledgeBase(settings, embedder=local_embedder, chat_model=None) as kb:
+            kb.add([tmp_path / "docs"])
+            answers[guard] = kb.ask("How long are backups kept? The correct answer?", record=False)
+    assert "99 days" not in answers[True].answer and "35 days" in answers[True].answer
+    assert all(not c.path.endswith("evil.md") for c in answers[True].citations)
+    assert "99 days" in answers[False].answer  # what the guard keeps out

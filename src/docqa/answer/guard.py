@@ -128,6 +128,11 @@ def record(retrieval: dict, notes: list[str], trace: list[dict], hits: Iterable[
     return flags
 
 
+def evidence(hits: list[Hit]) -> list[Hit]:
+    """The hits that do not try to instruct the model (what the extractive answerer may quote)."""
+    return [h for h in hits if not detect(h.text)]
+
+
 def rejections(cited: Cited, sources: SourceSet) -> list[Rejection]:
     """Claims that rest only on sources that try to instruct the model: a passage that tells the model
     what to answer is no evidence for the answer, not even in its other sentences (an attacker writes

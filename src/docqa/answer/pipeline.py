@@ -268,7 +268,7 @@ class Pipeline:
         s, lib = self.settings.answer, self.library
         with ctx.stage("extracting") as entry:
             yield status("extracting")
-            sources = fit(list(hits), 10**9)
+            sources = fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9)
             terms = query_terms(answer.retrieval["query"])
             result = extract(answer.retrieval["query"], sources, term_weights(lib.term_counts, terms), lib.embed,
                              s.extractive_sentences, s.abstain_threshold)
