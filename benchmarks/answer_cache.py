@@ -70,7 +70,7 @@ def main() -> None:
     answerable = [r for r in rows if not r["is_impossible"]]
     rng = random.Random(args.seed)
     rng.shuffle(answerable)
-    settings = Settings(kb=str(WORK / "kb.db"), llm={"provider": "none"})
+    settings = Settings(kb=str(WORK / "kb.db"), llm={"provider": "none"}, answer={"recall": True})
     with KnowledgeBase(settings, embedder=LocalEmbedder(), chat_model=None) as kb:
         kb.add([docs])
         kb.ask("warm up the embedder", mode="pipeline", record=False)

@@ -646,11 +646,16 @@ class KnowledgeBase:
 
     def feedback(self, run_id: str, rating: str, comment: str | None = None, *,
                  principal: Principal = LOCAL) -> FeedbackRecord:
-        """Rate a run 'up' or 'down', with an optional comment."""
-        self.run(run_id, principal=principal)
+        """Rate a run 'up' or 'down', with an optional comment.  Rating down an answer repeated from an
+        earlier one (answer.recall) rates that one down too: it is retired and shows in the attention list."""
+        run = self.run(run_id, principal=principal)
         rating = rating.strip().lower()
         if rating not in RATINGS:
             raise InputError(f"a rating is 'up' or 'down', not {rating!r}")
+        earlier = ((run.result or {}).get("retrieval") or {}).get("recalled_from")
+        if rating == "down" and earlier:
+            note = f"(rated down on run {run_id}, which repeated this answer) {(comment or '').strip()}".strip()
+            self.store.runlog.add_feedback(earlier, "down", note)
         return self.store.runlog.add_feedback(run_id, rating, (comment or "").strip() or None)
 
     def qa_log(self, since: str | None = None, attention: bool = False, *, principal: Principal = LOCAL,

@@ -42,7 +42,7 @@ def kb(tmp_path, local_embedder):
     (docs / "ops.md").write_text(OPS, encoding="utf-8")
     (docs / "policy.md").write_text(POLICY, encoding="utf-8")
     with ScriptedServer([model] * 200) as server:
-        settings = Settings(kb=str(tmp_path / "kb.db"),
+        settings = Settings(kb=str(tmp_path / "kb.db"), answer={"recall": True},
                             llm={"provider": "openai", "base_url": server.base_url, "timeout": 5, "max_retries": 0})
         with KnowledgeBase(settings, embedder=local_embedder,
                            chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=5, max_retries=0)) as base:
@@ -80,6 +80,12 @@ def test_a_down_rating_or_a_changed_document_retires_it(kb):
     second = kb.ask("How long are backups kept?", mode="pipeline")
     assert second.mode == "pipeline"  # the rated-down one is retired; this answer is new and verified
     assert kb.ask("How long are backups kept?", mode="pipeline").retrieval.get("recalled_from") == second.run_id
+    repeated = kb.ask("How long are backups kept?", mode="pipeline")
+    assert repeated.retrieval["recalled_from"] == second.run_id
+    kb.feedback(repeated.run_id, "down")  # rating the repeat down retires the answer it repeated
+    assert any(fb.rating == "down" and repeated.run_id in fb.comment for fb in kb.run(second.run_id).feedback)
+    second = kb.ask("How long are backups kept?", mode="pipeline")
+    assert second.mode == "pipeline"
     (kb.docs / "ops.md").write_text(OPS + "\n## Restore\n\nA restore of the database takes about 40 minutes.\n",
                                     encoding="utf-8")
     kb.add([kb.docs], collection="ops")

@@ -156,7 +156,7 @@ class AnswerSettings(_Section):
     check: bool = Field(True, description="Fact-check answers: deterministic checks, then the model's own verdict.")
     llm_check: bool = Field(True, description="Ask the model to verify its answer against the sources (after the deterministic checks).")
     review_rounds: int = Field(2, ge=0, le=5, description="Regenerations after a rejected answer.")
-    recall: bool = Field(True, description="Answer a repeated question (same collection, near-duplicate) from an earlier VERIFIED answer whose cited passages are unchanged and that nobody rated down; asking afresh skips it.")
+    recall: bool = Field(False, description="Answer a repeated question (same collection, near-duplicate) from an earlier VERIFIED answer whose cited passages are unchanged and that nobody rated down; asking afresh skips it.")
     recall_similarity: float = Field(0.95, ge=0.5, le=1.0, description="Embedding similarity at which an earlier question counts as the same question (with most of its content words shared).")
     recall_runs: int = Field(300, ge=1, le=100000, description="How many recent answered runs recall looks through.")
     guard: bool = Field(True, description="Injection guard: flag sources whose text tries to instruct the model, and reject claims that rest only on such text (off only to measure the guard).")
