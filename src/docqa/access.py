@@ -5,6 +5,8 @@ every door (CLI, REST, MCP, the web page, the agent's tools) asks through the Kn
     actions                   read    (search, ask, list, fetch, grep; runs, sessions, feedback)  reader
                               write   (add and remove documents, create and delete collections)   editor
                               log     (the Q&A log for the people who keep the documents)         editor
+                              correct (write a correction to a logged answer: a note indexed in
+                                       the `corrections` collection)                              editor
                               status  (the models in use and why, index counts, health)           editor
                               keys    (create, list and revoke API keys)                          admin
                               reindex (re-embed every collection)                                 admin of every collection
@@ -37,6 +39,7 @@ ACTIONS: dict[str, tuple[str, str]] = {
     "read": ("reader", "search, ask and read documents"),
     "write": ("editor", "add and remove documents"),
     "log": ("editor", "read the question-and-answer log"),
+    "correct": ("editor", "write corrections to answers"),
     "status": ("editor", "see the server's status"),
     "keys": ("admin", "manage API keys"),
     "reindex": ("admin", "reindex"),

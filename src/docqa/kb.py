@@ -77,6 +77,8 @@ class KnowledgeBase:
         self._retriever: Retriever | None = None
         self._chat_model = chat_model
         self._chat: Choice | None = chat_model if isinstance(chat_model, Choice) else None
+        self._question_vectors: dict = {}  # earlier questions' embeddings, for recall (docqa.answer.recall)
+        self._recent_runs = None  # the answered runs recall looks through, topped up on each look
         if store is None:
             self._reap_runs()
 
@@ -360,7 +362,7 @@ class KnowledgeBase:
 
     def start(self, question: str, *, principal: Principal = LOCAL, session_id: str | None = None,
               collection: str | None = None, check: bool | None = None, mode: str | None = None, record: bool = True,
-              control: Control | None = None, timeout: float | None = None) -> Run:
+              control: Control | None = None, timeout: float | None = None, fresh: bool = False) -> Run:
         """Start answering a question: a `Run`, an iterator of its events (metadata, status, content,
         citations, failure, done) and a handle to steer, follow up or cancel it (docqa.run.life).
 
@@ -369,6 +371,7 @@ class KnowledgeBase:
         pipeline, agent (the model explores with tools) or auto (answer.mode; see `choose_mode`).
         `control`: a Control made before the run (to cancel it from a thread that does not hold it).
         `timeout`: seconds after which it stops before its next model call (recorded as CANCELLED).
+        `fresh`: answer anew even when an earlier verified answer to the same question holds (answer.recall).
         """
         require(principal, "read")
         collection = scope(principal, collection)
@@ -376,9 +379,11 @@ class KnowledgeBase:
             self.session_runs(session_id, principal=principal)
         from docqa.run.life import Run, Setup
 
+        recall = None if fresh or session_id or not record or not self.settings.answer.recall else self._recall(collection)
         setup = Setup(self.settings, self.library(principal, collection), self.chat.model, self.chat.note,
                       self.store.runlog.save_run,
-                      lambda sid: self.session_runs(sid, principal=principal), self.skills(principal=principal))
+                      lambda sid: self.session_runs(sid, principal=principal), self.skills(principal=principal),
+                      recall)
         return Run(question, setup, session_id=session_id, mode=mode, check=check, record=record, control=control,
                    timeout=timeout)
 
@@ -409,6 +414,78 @@ class KnowledgeBase:
 
         return choose_mode(question, mode or self.settings.answer.mode, self.chat.model)
 
+    def _recall(self, collection: str | None):
+        """The lookup of an earlier verified answer for a run over `collection` (docqa.answer.recall)."""
+        import numpy as np
+
+        from docqa.answer import recall
+
+        s = self.settings.answer
+        embedder = self.embedder
+        vectors = self._question_vectors
+
+        def embed(texts: list[str]):  # earlier questions are embedded once per process
+            missing = [t for t in dict.fromkeys(texts) if t not in vectors]
+            if missing:
+                if len(vectors) > 5000:
+                    vectors.clear()
+                vectors.update(zip(missing, embedder.embed_batch(missing, "query")))
+            return np.stack([vectors[t] for t in texts])
+
+        if self._recent_runs is None:
+            self._recent_runs = recall.RecentRuns(
+                lambda since: self.store.runlog.list_runs(since=since, limit=None if since else s.recall_runs), s.recall_runs)
+        recent = self._recent_runs
+
+        def lookup(question: str):
+            retired: list[dict] = []
+            runs = recent.current()
+            earlier = recall.find(question, collection, runs, embed if embedder is not None else None,
+                                  self._citations_changed, s.recall_similarity, retired)
+            return (recall.answer_from(earlier, question, collection) if earlier else None), retired
+
+        return lookup
+
+    def _citations_changed(self, run: RunRecord) -> str | None:
+        """Why a run's cited passages no longer hold (a document gone, re-indexed since, or its quoted
+        text moved); None when every one is unchanged."""
+        if any(fb.rating == "down" for fb in self.store.runlog.get_run(run.id).feedback):  # rated down since it was read
+            return "rated down"
+        docs, texts = self.store.documents, {}
+        citations = (run.result or {}).get("citations", [])
+        chunk_ids = {c.get("chunk_id") for c in citations if ":L" not in str(c.get("chunk_id"))}  # not agent passages
+        live = {h.chunk_id for h in docs.get_hits(sorted(chunk_ids))} if chunk_ids else set()
+        if chunk_ids - live:  # a chunk's id holds its document's content hash: the document changed
+            gone = next(c for c in citations if c.get("chunk_id") in chunk_ids - live)
+            return f"{gone.get('path')} changed or was removed since the answer"
+        for c in citations:
+            doc_id = c.get("document_id")
+            try:
+                record = docs.document_record(doc_id)
+                if doc_id not in texts:
+                    texts[doc_id] = docs.document_text(doc_id)
+            except NotFoundError:
+                return f"{c.get('path')} is no longer indexed"
+            if c.get("chunk_id") not in chunk_ids and _after(record.indexed_at, run.created_at):  # a passage the agent read: its document re-indexed since
+                return f"{record.path} changed (re-indexed {record.indexed_at}) since the answer"
+            if texts[doc_id][c.get("char_start", 0):c.get("char_end", 0)] != c.get("quote"):
+                return f"the quoted text of {record.path} is no longer where it was cited"
+        return None
+
+    def correct(self, run_id: str, text: str, *, principal: Principal = LOCAL) -> DocumentRecord:
+        """A maintainer's correction to a logged run: the right answer or a missing fact, saved as a
+        Markdown note (who, when, which run) in the `corrections` collection and indexed at once, so
+        later answers find and cite it.  Editors (access.py: correct) of the run's collection."""
+        from docqa.session import correction
+        from docqa.settings.model import default_kb_path
+
+        run = self.run(run_id, principal=principal)
+        require(principal, "correct", run.collection)
+        author = f"API key {principal.key_id}" if principal.key_id else "the local owner"
+        path = correction.write(correction.folder(self.settings.kb, default_kb_path().parent), run, correction.note(run, text, author, now()))
+        self.add([path], collection=correction.COLLECTION)  # the core files its own note (the caller may not write there)
+        return self.document(path, correction.COLLECTION)
+
     def library(self, principal: Principal = LOCAL, collection: str | None = None) -> Library:
         """What answering needs from this knowledge base: the principal's collections only (the run's
         collection when one was named).  A call naming a collection outside the principal's scope is
@@ -417,9 +494,15 @@ class KnowledgeBase:
         embed = (lambda texts, kind: embedder.embed_batch(texts, kind)) if embedder is not None else None
         from docqa.answer.library import Library
 
+        def within(c: str | None) -> str | None:  # a run named its collection: a tool call cannot widen it
+            if collection is not None and c not in (None, collection) and principal.can_see(c):
+                raise PermissionDeniedError(f"this question is limited to collection {collection!r}: "
+                                            f"{c!r} is outside it; search without naming a collection")
+            return c or collection
+
         return Library(
-            search=lambda q, k, c: self.search(q, k, c or collection, principal=principal),
-            documents=lambda c: self.documents(c or collection, principal=principal),
+            search=lambda q, k, c: self.search(q, k, within(c), principal=principal),
+            documents=lambda c: self.documents(within(c), principal=principal),
             list_docs=lambda grep, page, size: self.list_docs(grep, page, size, collection, principal=principal),
             fetch_doc=lambda doc_id, offset, limit: self.fetch_doc(doc_id, offset, limit, collection, principal=principal),
             grep_docs=lambda pattern, glob, context: self.grep_docs(pattern, glob, context, collection=collection,
@@ -610,11 +693,16 @@ class KnowledgeBase:
 
     def feedback(self, run_id: str, rating: str, comment: str | None = None, *,
                  principal: Principal = LOCAL) -> FeedbackRecord:
-        """Rate a run 'up' or 'down', with an optional comment."""
-        self.run(run_id, principal=principal)
+        """Rate a run 'up' or 'down', with an optional comment.  Rating down an answer repeated from an
+        earlier one (answer.recall) rates that one down too: it is retired and shows in the attention list."""
+        run = self.run(run_id, principal=principal)
         rating = rating.strip().lower()
         if rating not in RATINGS:
             raise InputError(f"a rating is 'up' or 'down', not {rating!r}")
+        earlier = ((run.result or {}).get("retrieval") or {}).get("recalled_from")
+        if rating == "down" and earlier:
+            note = f"(rated down on run {run_id}, which repeated this answer) {(comment or '').strip()}".strip()
+            self.store.runlog.add_feedback(earlier, "down", note)
         return self.store.runlog.add_feedback(run_id, rating, (comment or "").strip() or None)
 
     def qa_log(self, since: str | None = None, attention: bool = False, *, principal: Principal = LOCAL,
@@ -636,6 +724,11 @@ class KnowledgeBase:
         runs = [r for r in self.runs(since=since, until=until, statuses=statuses, principal=principal)
                 if collection is None or r.collection == collection]
         rows = needs_attention(runs, kinds) if attention or kinds else qa_log(runs)
+        from docqa.session.correction import COLLECTION, corrected_runs
+
+        corrected = corrected_runs([r.path for r in self.store.documents.list_documents(COLLECTION)])
+        for row in rows:
+            row["corrected"] = row["run_id"] in corrected
         return [row for row in rows if matches(row, text)] if text else rows
 
     def export_log(self, fp: IO[str], fmt: str = "jsonl", since: str | None = None, attention: bool = False,
@@ -793,6 +886,15 @@ def _utc_bound(value: str | None, name: str) -> str | None:
         raise InputError(f"{name} must be a date like 2026-01-31 or an ISO time, not {value!r}") from None
     moment = moment.replace(tzinfo=moment.tzinfo or timezone.utc)  # a time without a zone is UTC
     return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _after(a: str | None, b: str | None) -> bool:
+    """ISO time `a` is later than `b` (either missing: False)."""
+    if not a or not b:
+        return False
+    moments = [datetime.fromisoformat(x.replace("Z", "+00:00")) for x in (a, b)]
+    moments = [m.replace(tzinfo=m.tzinfo or timezone.utc) for m in moments]
+    return moments[0] > moments[1]
 
 
 def _hash_input(item: EmbedInput) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from docqa.answer.guard import neutral
 from docqa.answer.sources import Source, SourceSet, location
 from docqa.errors import DocqaError
 from docqa.types import Hit
@@ -86,7 +87,7 @@ class SearchDocs(Tool):
         parts = []
         for hit in hits:
             n = self.evidence.number(hit)
-            parts.append(f"[{n}] {location(hit)} (doc {hit.document_id}, score {hit.score:.2f})\n{hit.text.strip()}")
+            parts.append(f"[{n}] {location(hit)} (doc {hit.document_id}, score {hit.score:.2f})\n{neutral(hit.text.strip())}")
         low = getattr(hits, "low_relevance", False)
         head += "Low relevance: these may not answer it.\n\n" if low else ""
         return ToolResult(head + "\n\n".join(parts), summary=f"{len(hits)} hits for {query!r}{_reranked(hits)}",
@@ -112,7 +113,7 @@ class ListDocs(Tool):
 
     def run(self, args: dict[str, Any]) -> ToolResult:
         page = self.list_docs(args.get("grep") or None, int(args.get("page") or 1), int(args.get("page_size") or 50))
-        return ToolResult(page.render(), summary=f"{len(page.lines)} of {page.total} documents")
+        return ToolResult(neutral(page.render()), summary=f"{len(page.lines)} of {page.total} documents")
 
 
 class FetchDoc(Tool):
@@ -132,7 +133,7 @@ class FetchDoc(Tool):
         if page.line_end < page.line_start:
             return ToolResult(page.render(), summary=f"{page.path}: nothing at line {page.line_start}")
         n = self.evidence.number(self.passage(page.doc_id, page.line_start, page.line_end))
-        return ToolResult(f"Source [{n}]:\n{page.render()}", summary=f"lines {page.line_start}–{page.line_end} of {page.path}",
+        return ToolResult(f"Source [{n}]:\n{neutral(page.render())}", summary=f"lines {page.line_start}–{page.line_end} of {page.path}",
                           data={"sources": [n]})
 
 
@@ -151,7 +152,7 @@ class GrepDocs(Tool):
         if not pattern:
             raise ValueError("pattern is required")
         result = self.grep(pattern, args.get("path_glob") or None, max(0, min(int(args.get("context") or 1), 5)))
-        return ToolResult(result.render(), summary=f"{result.total} matches for /{pattern}/")
+        return ToolResult(neutral(result.render()), summary=f"{result.total} matches for /{pattern}/")
 
 
 class AnswerTool(Tool):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from dataclasses import dataclass, field
 
-from docqa.answer import prompts
+from docqa.answer import guard, prompts
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
@@ -114,11 +114,13 @@ class Pipeline:
             entry["standalone"] = standalone
         return standalone
 
-    def _sources(self, answer: Answer, hits: SearchResults, language: str) -> SourceSet:
+    def _sources(self, answer: Answer, hits: SearchResults, language: str, ctx: RunContext) -> SourceSet:
         s = self.settings.llm
         overhead = count_tokens(prompts.prompt_overhead(answer.retrieval["query"], language))
         budget = s.context_window - s.max_tokens - overhead - 128
         sources = fit(list(hits), max(budget, 64))
+        if self.settings.answer.guard:
+            guard.record(answer.retrieval, answer.notes, ctx.trace, [x.hit for x in sources.sources])
         answer.retrieval["dropped"] = [h.chunk_id for h in sources.dropped]
         if sources.dropped:
             answer.notes.append(f"{len(sources.dropped)} lower-ranked source(s) did not fit the model's context window "
@@ -131,7 +133,7 @@ class Pipeline:
         language = answer.language
         if not hits:
             return (yield from self._not_found(answer, ctx))
-        sources = self._sources(answer, hits, language)
+        sources = self._sources(answer, hits, language, ctx)
         base = prompts.answer_messages(answer.retrieval["query"], sources, language)
         if answer.question != answer.retrieval["query"]:
             base[-1].content += f"\n(The user asked: {answer.question})"
@@ -177,6 +179,8 @@ class Pipeline:
         with ctx.stage("checking") as entry:
             yield status("checking")
             draft.rejections = check_facts(draft.cited, sources)
+            if self.settings.answer.guard:  # text that tells the model what to answer is no evidence
+                draft.rejections += guard.rejections(draft.cited, sources)
             if draft.cited.invented:
                 draft.rejections.append(Rejection("", [f"cited source(s) {draft.cited.invented} do not exist"], "deterministic"))
             entry["deterministic"] = [r.to_dict() for r in draft.rejections]
@@ -268,7 +272,7 @@ class Pipeline:
         s, lib = self.settings.answer, self.library
         with ctx.stage("extracting") as entry:
             yield status("extracting")
-            sources = fit(list(hits), 10**9)
+            sources = fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9)
             terms = query_terms(answer.retrieval["query"])
             result = extract(answer.retrieval["query"], sources, term_weights(lib.term_counts, terms), lib.embed,
                              s.extractive_sentences, s.abstain_threshold)

@@ -98,12 +98,12 @@ def fit(hits: list[Hit], budget_tokens: int) -> SourceSet:
     dropped: list[Hit] = []
     used = 0
     for hit in hits:
-        cost = count_tokens(hit.text) + 24  # the label line and separators
+        cost = count_tokens(hit.text) + 40  # the fence, the label line and separators
         if used + cost <= budget_tokens:
             kept.append(Source(len(kept) + 1, hit))
             used += cost
         elif not kept:
-            kept.append(Source(1, hit, truncated=True, text=_cut(hit.text, max(budget_tokens - 24, 32))))
+            kept.append(Source(1, hit, truncated=True, text=_cut(hit.text, max(budget_tokens - 40, 32))))
             used = budget_tokens
         else:
             dropped.append(hit)

@@ -51,6 +51,7 @@ reader = may("read")
 scraper = may("read", limited=False)  # metrics: a monitor polls it, and must not be paced
 editor = may("write")
 logger = may("log")
+corrector = may("correct")
 monitor = may("status")
 reindexer = may("reindex")
 admin = may("keys")

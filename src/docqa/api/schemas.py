@@ -52,6 +52,7 @@ class AskRequest(_Body):
     collection: str | None = Field(None, min_length=1, max_length=200, description="Only this collection (default: all).")
     check: bool | None = Field(None, description="Fact-check the answer (default: answer.check).")
     mode: Mode | None = Field(None, description="pipeline, agent or auto (default: answer.mode).")
+    fresh: bool = Field(False, description="Answer anew even when an earlier verified answer to the same question holds (answer.recall).")
 
 
 class AgentRunRequest(_Body):
@@ -64,6 +65,11 @@ class AgentRunRequest(_Body):
 
 class MessageRequest(_Body):
     text: str = Field(min_length=1, max_length=20000, pattern=r"\S", description="The steering message or follow-up question.")
+
+
+class CorrectionRequest(_Body):
+    text: str = Field(min_length=1, max_length=4000, pattern=r"\S",
+                      description="The right answer, or the fact the documents miss, as a short note.")
 
 
 class FeedbackRequest(_Body):

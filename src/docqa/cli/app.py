@@ -392,6 +392,7 @@ def ask(
     session: Annotated[Optional[str], typer.Option("--session", "-s", metavar="ID", show_default="a new conversation", help="Continue a conversation (its id, from an earlier answer): follow-ups are understood.")] = None,
     mode: ModeOption = None,
     no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking (faster, no review rounds); without it, answer.check decides.")] = False,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Answer anew, even when an earlier verified answer to the same question still holds.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Answer a question from the documents only, with exact citations, fact-checked.
@@ -401,7 +402,8 @@ def ask(
     """
     with _open() as kb:
         _hint_if_empty(kb)
-        run = kb.start(question, collection=collection, session_id=session, check=False if no_check else None, mode=mode)
+        run = kb.start(question, collection=collection, session_id=session, check=False if no_check else None, mode=mode,
+                       fresh=fresh)
         if not show_run(run, stream=not as_json):
             raise typer.Exit(130)
     answer = run.answer
@@ -562,6 +564,22 @@ def feedback(
         _print_json(record.to_dict())
         return
     out.print(f"recorded '{record.rating}' for run {escape(run_id)}")
+
+
+@app.command()
+def correct(
+    run_id: Annotated[str, typer.Argument(metavar="RUN_ID", help="The run to correct: its id is in 'docqa log --attention'.")],
+    text: Annotated[str, typer.Argument(metavar="TEXT", help="The right answer, or the fact the documents miss, as a short note.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Correct an answer from the log: the note is saved as a Markdown document in the 'corrections'
+    collection (who, when, which run), indexed at once, and cited by later answers like any document."""
+    with _open() as kb:
+        record = kb.correct(run_id, text)
+    if as_json:
+        _print_json(record.to_dict())
+        return
+    out.print(f"saved {escape(record.path)} in collection 'corrections' (indexed: later answers cite it)")
 
 
 LOG_FORMATS = ("table", "jsonl", "csv", "md")

@@ -146,6 +146,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         question: Annotated[str, Field(min_length=1, max_length=4000, description="The question, in any language.")],
         collection: Collection = None,
         session_id: Annotated[str | None, Field(description="A previous answer's session_id, to ask a follow-up in the same conversation.")] = None,
+        fresh: Annotated[bool, Field(description="Answer anew even when an earlier verified answer to the same question holds.")] = False,
         ctx: Context = None,  # type: ignore[assignment]
     ) -> dict[str, Any]:
         """Answer a question from the documents only: the answer text with [n] citation markers, the
@@ -156,7 +157,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
             control = Control()  # the run is iterated in the backend's thread; this one may cancel it
             try:
                 answer = await backend.read(lambda kb: kb.start(question, session_id=session_id, collection=collection,
-                                                                control=control, principal=who).wait())
+                                                                control=control, principal=who, fresh=fresh).wait())
             except BaseException:  # the client cancelled the call or went away: no further model calls
                 control.cancel()
                 raise

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from docqa.agent import AgentLoop
 from docqa.answer.library import Library
 from docqa.answer.pipeline import Events, Pipeline
+from docqa.answer.recall import replay
 from docqa.answer.route import is_catalog_question, wants_exploration
 from docqa.clock import now
 from docqa.errors import DocqaError, InputError
@@ -49,6 +50,7 @@ class Setup:
     save: Callable[[RunRecord], None]  # the run log: save or update a run
     history: Callable[[str], list[RunRecord]]  # a session's runs, oldest first
     skills: SkillSet | None = None  # what the agent may use (None: no skills)
+    recall: Callable[[str], tuple[Answer | None, list[dict]]] | None = None  # an earlier verified answer (docqa.answer.recall)
 
 
 def choose_mode(question: str, mode: str, model: ChatModel | None) -> str:
@@ -190,6 +192,10 @@ class Run:
             route = "agent" if mode == "agent" and setup.model is not None else (
                 "catalog" if is_catalog_question(question) else "retrieval")
             entry["route"] = route
+        if route == "retrieval" and previous is None and setup.recall is not None:
+            recalled = yield from replay(question, ctx, setup.recall)
+            if recalled is not None:
+                return recalled
         pipeline = Pipeline(setup.library, setup.settings, setup.model, setup.model_note)
         if route == "agent":
             skills = yield from self._skills(question, ctx)

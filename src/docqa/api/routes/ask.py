@@ -35,7 +35,7 @@ _SSE_DOC = {200: {"description": "The answer (JSON), or its events (text/event-s
 async def ask(body: AskRequest, request: Request, rt: Runtime = Depends(get_runtime),
               principal: Principal = Depends(reader)) -> Response:
     options = {"session_id": body.session_id, "collection": body.collection, "check": body.check,
-               "mode": body.mode, "principal": principal}
+               "mode": body.mode, "principal": principal, "fresh": body.fresh}
     await _may_continue(rt, request, principal, body.session_id)
     return await respond(rt, request, body.question, options, stream=_wants_stream(request))
 

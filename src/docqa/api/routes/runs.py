@@ -8,11 +8,11 @@ from collections.abc import Callable
 from fastapi import APIRouter, Depends, Path, Query, Request
 
 from docqa.access import Principal
-from docqa.api.deps import get_runtime, reader
+from docqa.api.deps import corrector, get_runtime, reader
 from docqa.api.errors import ApiError
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
-from docqa.api.schemas import FeedbackRequest, MessageRequest
+from docqa.api.schemas import CorrectionRequest, FeedbackRequest, MessageRequest
 from docqa.run.life import Run
 
 router = APIRouter(prefix=PREFIX, tags=["runs"])
@@ -51,6 +51,13 @@ async def cancel(request: Request, run_id: str = RunId, rt: Runtime = Depends(ge
 async def feedback(body: FeedbackRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                    principal: Principal = Depends(reader)) -> dict:
     return (await rt.read(request, lambda kb: kb.feedback(run_id, body.rating, body.comment, principal=principal))).to_dict()
+
+
+@router.post("/runs/{run_id}/correction", status_code=201, responses=errors(),
+             summary="Correct a run's answer: a note in the corrections collection, indexed at once (editors)")
+async def correct(body: CorrectionRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
+                  principal: Principal = Depends(corrector)) -> dict:
+    return (await rt.write(request, lambda kb: kb.correct(run_id, body.text, principal=principal))).to_dict()
 
 
 @router.get("/sessions", summary="The caller's conversations, most recently active first", responses=errors())

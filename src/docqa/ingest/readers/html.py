@@ -18,8 +18,11 @@ from docqa.types import CODE, HEADING, PARAGRAPH, Document
 if TYPE_CHECKING:  # selectolax is imported when a page is parsed
     from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+# text a browser never shows (a page can hide instructions for a model there): dropped like [hidden]
+_HIDDEN_STYLE = ", ".join(f'[style*="{rule}" i]' for rule in ("display:none", "display: none", "visibility:hidden",
+                                                               "visibility: hidden"))
 _DROP = "script, style, noscript, template, svg, math, iframe, object, embed, canvas, select, " \
-        "[hidden], [aria-hidden=true]"
+        "[hidden], [aria-hidden=true], " + _HIDDEN_STYLE
 _BOILERPLATE = ("nav", "header", "footer", "aside")
 _BOILERPLATE_ROLES = "[role=navigation], [role=banner], [role=contentinfo], [role=complementary]"
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}

@@ -1,6 +1,8 @@
 // The Log view (editors): the question-and-answer log with the attention filter (not found, failed, low
 // confidence, rated down) and plain filters; a row opens its run's full trace; the same rows export as CSV.
+// A maintainer corrects a row's answer: the note becomes a document in the corrections collection.
 import { API, ApiError, call, getJSON } from "./api.js";
+import { postJSON } from "./turn.js";
 import { collectionNames, fillSelect } from "./collections.js";
 import { el, oneLine } from "./dom.js";
 import { register, t } from "./i18n.js";
@@ -17,6 +19,8 @@ register({
     "log.when": "When", "log.question": "Question", "log.confidence": "Confidence", "log.feedback": "Feedback",
     "log.reason": "Why", "log.count": "{n} question(s)", "log.trace": "Trace", "log.close": "Close",
     "log.votes": "up {up} · down {down}",
+    "log.correct": "Correct", "log.corrected": "corrected", "log.note": "The right answer, or the fact the documents miss",
+    "log.save": "Save", "log.cancel": "Cancel", "log.saved": "Saved as {path}: later answers cite it",
   },
   zh: {
     "log.title": "问答记录", "log.show": "显示", "log.all": "全部问题", "log.attention": "需要关注", "log.not_found": "未找到",
@@ -25,6 +29,8 @@ register({
     "log.since": "起始日期", "log.csv": "导出 CSV", "log.when": "时间", "log.question": "问题", "log.confidence": "置信度",
     "log.feedback": "反馈", "log.reason": "原因", "log.count": "{n} 个问题", "log.trace": "运行详情", "log.close": "关闭",
     "log.votes": "赞 {up} · 踩 {down}",
+    "log.correct": "更正", "log.corrected": "已更正", "log.note": "正确的答案，或文档缺少的事实", "log.save": "保存",
+    "log.cancel": "取消", "log.saved": "已保存为 {path}：之后的回答会引用它",
   },
 });
 
@@ -93,7 +99,32 @@ function row(q) {
     el("td", {}, el("button", { type: "button", class: "link open-trace", onclick: () => openTrace(q.run_id) },
       oneLine(q.question, 200))),
     el("td", {}, q.status), el("td", {}, q.confidence || ""), el("td", {}, q.collection || ""),
-    el("td", {}, t("log.votes", { up: q.feedback_up, down: q.feedback_down })), el("td", { class: "reason" }, q.reason || ""));
+    el("td", {}, t("log.votes", { up: q.feedback_up, down: q.feedback_down })),
+    el("td", { class: "reason" }, q.reason || "", " ", q.corrected ? el("span", { class: "tag corrected" }, t("log.corrected")) : "",
+      el("button", { type: "button", class: "link correct", onclick: (e) => correctForm(e.currentTarget, q.run_id) },
+        t("log.correct"))));
+}
+
+// An inline note under the reason: saved through the API (editors), indexed at once by the server.
+function correctForm(button, runId) {
+  const cell = button.parentElement;
+  if (cell.querySelector("form")) return;
+  const text = el("textarea", { rows: 3, maxlength: 4000, "aria-label": t("log.note"), placeholder: t("log.note") });
+  const form = el("form", { class: "correction" }, text,
+    el("button", { type: "submit" }, t("log.save")),
+    el("button", { type: "button", onclick: () => form.remove() }, t("log.cancel")));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    if (!text.value.trim()) return;
+    try {
+      const doc = await postJSON(`/runs/${encodeURIComponent(runId)}/correction`, { text: text.value });
+      form.replaceWith(el("span", { class: "tag corrected", role: "status" }, t("log.saved", { path: doc.path })));
+    } catch (error) {
+      $("log-message").textContent = error instanceof ApiError ? error.message : String(error);
+    }
+  });
+  cell.append(form);
+  text.focus();
 }
 
 async function openTrace(runId) {
