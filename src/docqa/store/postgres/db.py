@@ -2,20 +2,24 @@
 
 Reads take a pooled connection in autocommit mode; writes go through `PostgresDB.transaction()`,
 so a document's row, text, chunks, full-text postings and statistics, and vectors (written by
-different concern modules) commit together.  Document writes also take one advisory lock: the
+different concern modules) commit together.  A lost server (stopped, restarting, the network)
+surfaces as `StoreUnavailableError`; the pool checks each connection before lending it and
+reconnects by itself, so the next call after the server is back succeeds.  Document writes also take one advisory lock: the
 corpus statistics of BM25 (document frequencies, totals) are shared rows, and one writer at a
 time keeps them exact and free of deadlocks (ingest has one writer anyway; see issue 14's note).
 """
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from importlib import resources
 
-from docqa.errors import MissingExtraError, SchemaError, StoreError
+from docqa.errors import MissingExtraError, SchemaError, StoreError, StoreUnavailableError
 
 INSTALL = "pip install 'docqa[postgres]'"
 WRITE_LOCK = 0x646F6371  # pg_advisory_xact_lock key of the document writers ("docq")
+WAIT = 5.0  # seconds a call waits for a pooled connection before the database counts as unavailable
 
 
 def _psycopg():
@@ -50,21 +54,39 @@ class PostgresDB:
             raise StoreError(f"cannot connect to the PostgreSQL knowledge base {safe_url(url)}: {exc}".strip()
                              + " (is the server running, and the URL right?)") from exc
         self.pool = psycopg_pool.ConnectionPool(url, min_size=1, max_size=max_size, open=True, configure=_configure,
+                                                check=psycopg_pool.ConnectionPool.check_connection, timeout=WAIT,
                                                 kwargs={"autocommit": True}, name="docqa")
 
     @contextmanager
     def read(self):
         """A pooled connection for reads (autocommit: each statement sees the latest commits)."""
-        with self.pool.connection() as conn:
+        with self._reachable(), self.pool.connection() as conn:
             yield conn
 
     @contextmanager
     def transaction(self, documents: bool = False):
         """One atomic unit on its own connection; `documents=True` also takes the writers' lock."""
-        with self.pool.connection() as conn, conn.transaction():
+        with self._reachable(), self.pool.connection() as conn, conn.transaction():
             if documents:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
             yield conn
+
+    @contextmanager
+    def _reachable(self):
+        """A lost connection or server becomes StoreUnavailableError (lock timeouts and the like stay as they are)."""
+        try:
+            yield
+        except self.errors.OperationalError as exc:
+            if not _connection_lost(exc):
+                raise
+            raise StoreUnavailableError(f"the PostgreSQL knowledge base {safe_url(self.url)} cannot be reached right "
+                                        f"now ({_first_line(exc)}): retry in a moment") from exc
+
+    def ping(self) -> float:
+        """Seconds one round trip to the server takes; StoreUnavailableError when it cannot be reached."""
+        started = time.perf_counter()
+        self.one("SELECT 1")
+        return time.perf_counter() - started
 
     def one(self, sql: str, args=()):
         """The first column of the first row of a read."""
@@ -74,6 +96,17 @@ class PostgresDB:
 
     def close(self) -> None:
         self.pool.close()
+
+
+def _connection_lost(exc: Exception) -> bool:
+    """The error means the server or the connection is gone: no SQLSTATE (closed connection, pool
+    timeout), class 08 (connection exception) or 57P0x (shutdown, crash, cannot connect now)."""
+    state = getattr(exc, "sqlstate", None)
+    return state is None or state.startswith("08") or state.startswith("57P")
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def _configure(conn) -> None:

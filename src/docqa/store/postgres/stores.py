@@ -6,6 +6,7 @@ import json
 
 from docqa.session.postgres import PostgresRunLog
 from docqa.store.base import Stores
+from docqa.store.postgres.cluster import PostgresCluster
 from docqa.store.postgres.db import PostgresDB, safe_url
 from docqa.store.postgres.documents import PostgresDocuments
 from docqa.store.postgres.fulltext import PostgresFullText
@@ -28,6 +29,7 @@ class PostgresStores(Stores):
         self.vectors = PostgresVectors(self.db)
         self.runlog = PostgresRunLog(self.db)
         self.keys = PostgresKeys(self.db)
+        self.cluster = PostgresCluster(self.db)
 
     def stats(self) -> dict:
         with self.db.read() as conn:
@@ -65,7 +67,11 @@ class PostgresStores(Stores):
             "fts_orphans": _orphans(self.db),
         }
 
+    def ping(self) -> float:
+        return self.db.ping()
+
     def close(self) -> None:
+        self.cluster.close()
         self.db.close()
 
 
