@@ -18,7 +18,7 @@ from store.backends import chunks, record
 def test_url_selects_postgres_and_migrates(postgres_server):
     url = postgres_server.new_database()
     with open_store(url) as stores:
-        assert isinstance(stores, PostgresStores) and stores.schema_version == 6
+        assert isinstance(stores, PostgresStores) and stores.schema_version == 7
         assert "password" not in stores.path
 
 

@@ -4,13 +4,19 @@ Reads take a pooled connection in autocommit mode; writes go through `PostgresDB
 so a document's row, text, chunks, full-text postings and statistics, and vectors (written by
 different concern modules) commit together.  A lost server (stopped, restarting, the network)
 surfaces as `StoreUnavailableError`; the pool checks each connection before lending it and
-reconnects by itself, so the next call after the server is back succeeds.  Document writes also take one advisory lock: the
+reconnects by itself, so the next call after the server is back succeeds.
+
+Inside `batch()` (ingest), every read and write of the batching thread runs on one connection in
+one open transaction, committed every `seconds` (as SQLite groups its commits): each document is
+a savepoint inside it, so a killed writer still leaves every document wholly old or wholly new,
+and a batch of small documents costs one commit instead of one each.  Document writes also take one advisory lock: the
 corpus statistics of BM25 (document frequencies, totals) are shared rows, and one writer at a
 time keeps them exact and free of deadlocks (ingest has one writer anyway; see issue 14's note).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from contextlib import contextmanager
 from importlib import resources
@@ -56,20 +62,61 @@ class PostgresDB:
         self.pool = psycopg_pool.ConnectionPool(url, min_size=1, max_size=max_size, open=True, configure=_configure,
                                                 check=psycopg_pool.ConnectionPool.check_connection, timeout=WAIT,
                                                 kwargs={"autocommit": True}, name="docqa")
+        self._local = threading.local()  # .batch: this thread's open batch, if any
 
     @contextmanager
     def read(self):
-        """A pooled connection for reads (autocommit: each statement sees the latest commits)."""
+        """A pooled connection for reads (autocommit: each statement sees the latest commits); inside
+        this thread's batch, the batch's connection (its own uncommitted writes included)."""
+        batch = getattr(self._local, "batch", None)
+        if batch is not None:
+            with self._reachable():
+                yield batch.conn
+            return
         with self._reachable(), self.pool.connection() as conn:
             yield conn
 
     @contextmanager
     def transaction(self, documents: bool = False):
-        """One atomic unit on its own connection; `documents=True` also takes the writers' lock."""
+        """One atomic unit on its own connection; `documents=True` also takes the writers' lock.
+        Inside this thread's batch: a savepoint in the batch's transaction."""
+        batch = getattr(self._local, "batch", None)
+        if batch is not None:
+            with self._reachable():
+                batch.begin(documents)
+                with batch.conn.transaction():
+                    yield batch.conn
+                batch.commit_if_due()
+            return
         with self._reachable(), self.pool.connection() as conn, conn.transaction():
             if documents:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
             yield conn
+
+    @contextmanager
+    def batch(self, seconds: float = 0.5):
+        """Group this thread's writes into one transaction committed every `seconds` (nested: joins)."""
+        if getattr(self._local, "batch", None) is not None:
+            yield
+            return
+        with self._reachable(), self.pool.connection() as conn:
+            self._local.batch = batch = _Batch(conn, seconds)
+            try:
+                yield
+            except BaseException:
+                batch.rollback()
+                raise
+            else:
+                batch.commit()
+            finally:
+                self._local.batch = None
+
+    def commit_pending(self) -> None:
+        """Inside a batch: commit what this thread wrote so far."""
+        batch = getattr(self._local, "batch", None)
+        if batch is not None:
+            with self._reachable():
+                batch.commit()
 
     @contextmanager
     def _reachable(self):
@@ -96,6 +143,40 @@ class PostgresDB:
 
     def close(self) -> None:
         self.pool.close()
+
+
+class _Batch:
+    """One thread's open batch: its connection, and since when its transaction is open."""
+
+    def __init__(self, conn, seconds: float):
+        self.conn, self.seconds = conn, seconds
+        self.opened: float | None = None
+        self.locked = False
+
+    def begin(self, documents: bool) -> None:
+        if self.opened is None:
+            self.conn.execute("BEGIN")
+            self.opened, self.locked = time.monotonic(), False
+        if documents and not self.locked:
+            self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            self.locked = True
+
+    def commit_if_due(self) -> None:
+        if self.opened is not None and time.monotonic() - self.opened >= self.seconds:
+            self.commit()
+
+    def commit(self) -> None:
+        if self.opened is not None:
+            self.opened = None
+            self.conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.opened is not None:
+            self.opened = None
+            try:
+                self.conn.execute("ROLLBACK")
+            except Exception:  # a lost connection has nothing to roll back
+                pass
 
 
 def _connection_lost(exc: Exception) -> bool:
