@@ -12,7 +12,7 @@ from collections.abc import Callable
 from docqa.clock import now
 from docqa.errors import StoreUnavailableError
 from docqa.store.cluster import ACTIONS, Cluster, Command
-from docqa.store.postgres.db import PostgresDB, safe_url
+from docqa.store.postgres.db import PostgresDB, safe_url, track
 
 CHANNEL = "docqa_run_commands"
 _KEEP_ANSWERED = "1 hour"  # answered commands older than this are deleted when replicas are reaped
@@ -104,6 +104,7 @@ class PostgresCluster(Cluster):
         try:
             if self._listener is None or self._listener.closed:
                 self._listener = errors.connect(self.db.url, autocommit=True, connect_timeout=5)
+                track(self._listener)
                 self._listener.execute(f"LISTEN {CHANNEL}")
             for _ in self._listener.notifies(timeout=timeout, stop_after=1):
                 pass

@@ -16,8 +16,10 @@ time keeps them exact and free of deadlocks (ingest has one writer anyway; see i
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+import weakref
 from contextlib import contextmanager
 from importlib import resources
 
@@ -26,6 +28,7 @@ from docqa.errors import MissingExtraError, SchemaError, StoreError, StoreUnavai
 INSTALL = "pip install 'docqa[postgres]'"
 WRITE_LOCK = 0x646F6371  # pg_advisory_xact_lock key of the document writers ("docq")
 WAIT = 5.0  # seconds a call waits for a pooled connection before the database counts as unavailable
+_OPEN: weakref.WeakSet = weakref.WeakSet()  # every connection this process opened (see _forget_in_child)
 
 
 def _psycopg():
@@ -190,8 +193,34 @@ def _first_line(exc: Exception) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
+def track(conn) -> None:
+    """Remember a connection, so that a forked child lets go of it (see `_forget_in_child`)."""
+    _OPEN.add(conn)
+
+
+def _forget_in_child() -> None:
+    """In a forked child (ingest's parsing workers): point each inherited connection's socket at
+    /dev/null.  Otherwise the child keeps the parent's sessions open after the parent is killed: the
+    server never sees them end, and a transaction the parent had open (the ingest batch, its write
+    lock) would block every other writer for as long as the orphaned child lives."""
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        for conn in list(_OPEN):
+            try:
+                os.dup2(null, conn.pgconn.socket)  # the number stays valid; nothing reaches the server
+            except Exception:  # closed or broken: nothing to let go of
+                pass
+    finally:
+        os.close(null)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def _configure(conn) -> None:
     """Each pooled connection: pgvector's types (vectors travel in binary, not as text)."""
+    track(conn)
     try:
         from pgvector.psycopg import register_vector
     except ImportError as exc:
