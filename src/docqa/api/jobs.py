@@ -111,8 +111,9 @@ class Writer:
         except BusyError:
             with self._lock:
                 del self._jobs[job.id]
-            if self.shared is not None:
-                self.finish(job, None, "refused: the writer's queue was full")
+            if self.shared is not None:  # already saved as queued: never left so
+                job.status, job.error, job.finished_at = FAILED, "refused: the writer's queue was full", now()
+                self.shared.save(job)
             raise
         return job
 

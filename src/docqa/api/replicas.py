@@ -98,8 +98,11 @@ class Replica:
                         reaped["replicas"], reaped["runs"], reaped["jobs"])
 
     async def relay(self, run_id: str, to: str, action: str, text: str | None, timeout: float = 5.0) -> bool | None:
-        """Ask the replica `to` to act on its live run; its answer, or None when it did not answer in time."""
+        """Ask the replica `to` to act on its live run: its answer; False when `to` is no listed replica,
+        None when it did not answer in time."""
         command = await asyncio.to_thread(self.cluster.send, run_id, to, action, text)
+        if command is None:  # not answered by a replica: nobody here can reach it
+            return False
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             outcome = await asyncio.to_thread(self.cluster.outcome, command)

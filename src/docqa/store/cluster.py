@@ -49,8 +49,9 @@ class Cluster(ABC):
 
     # -- commands to live runs -------------------------------------------------------------------
     @abstractmethod
-    def send(self, run_id: str, owner: str, action: str, text: str | None) -> int:
-        """Queue a command for the replica `owner` (and wake it); returns the command's id."""
+    def send(self, run_id: str, owner: str, action: str, text: str | None) -> int | None:
+        """Queue a command for the replica `owner` (and wake it); returns the command's id, or None
+        when `owner` is not a live replica (a `docqa ask` process, or a replica already reaped)."""
 
     @abstractmethod
     def pending(self, owner: str) -> list[Command]:

@@ -77,14 +77,16 @@ class PostgresCluster(Cluster):
         return [r[0] for r in rows]
 
     # -- commands --------------------------------------------------------------------------------
-    def send(self, run_id: str, owner: str, action: str, text: str | None) -> int:
+    def send(self, run_id: str, owner: str, action: str, text: str | None) -> int | None:
         if action not in ACTIONS:
             raise ValueError(f"unknown run command {action!r}: one of {', '.join(ACTIONS)}")
         with self.db.transaction() as conn:  # NOTIFY is delivered at commit, when the row is visible
-            row = conn.execute("INSERT INTO run_commands (run_id, owner, action, text) VALUES (%s, %s, %s, %s)"
-                               " RETURNING id", (run_id, owner, action, text)).fetchone()
-            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, owner))
-        return row[0]
+            row = conn.execute("INSERT INTO run_commands (run_id, owner, action, text) SELECT %s, %s, %s, %s"
+                               " WHERE EXISTS (SELECT 1 FROM replicas WHERE id = %s) RETURNING id",
+                               (run_id, owner, action, text, owner)).fetchone()
+            if row is not None:
+                conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, owner))
+        return None if row is None else row[0]
 
     def pending(self, owner: str) -> list[Command]:
         with self.db.read() as conn:
