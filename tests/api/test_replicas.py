@@ -9,6 +9,7 @@ a job started on A is followed through B; and a lost database gives 503 with Ret
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -89,6 +90,19 @@ def cluster(postgres_server, tmp_path):
         server.__exit__(None, None, None)
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
 def _metadata(lines) -> dict:
     buffer = []
     for line in lines:
@@ -102,7 +116,7 @@ def _metadata(lines) -> dict:
 
 
 def test_a_run_on_a_is_read_steered_followed_up_and_cancelled_through_b(cluster):
-    a, b, model, _ = cluster([{"text": ANSWER, "delay": 2.0}, {"text": "API keys are rotated every 90 days [1].", "delay": 0.5},
+    a, b, model, _ = cluster([{"text": ANSWER, "delay": 8.0}, {"text": "API keys are rotated every 90 days [1].", "delay": 0.5},
                               {"text": "Backups are kept for 35 days [1]. " * 30, "chunk_delay": 0.2}])  # ~30 s of streaming
     with httpx.stream("POST", f"{a.url}/api/v1/ask", json={"question": "How long are backups kept?"}, headers=SSE,
                       timeout=60) as r:
@@ -149,9 +163,19 @@ def test_a_killed_replicas_job_and_run_are_marked_failed(cluster):
     with stream.stream("POST", f"{a.url}/api/v1/ask", json={"question": "How long are backups kept?"},
                        headers=SSE) as answer:
         run_id = _metadata(answer.iter_lines())["run_id"]
+        workers = _children(a.process.pid)  # its parsing workers, forked: orphaned by the kill
         a.process.kill()  # SIGKILL: no clean stop, nothing finished
         a.process.wait()
     stream.close()
+    try:  # the orphaned workers live on meanwhile (they must not hold A's database sessions open)
+        _marked_failed_then_rerun(b, job_url, run_id, docs)
+    finally:
+        for pid in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _marked_failed_then_rerun(b: Replica, job_url: str, run_id: str, docs: Path) -> None:
     job = wait_for(lambda: (j := httpx.get(f"{b.url}{job_url}").json())["status"] != "running" and j, timeout=30)
     assert job["status"] == "failed" and "stopped before it finished" in job["error"]
     run = wait_for(lambda: (x := httpx.get(f"{b.url}/api/v1/runs/{run_id}").json())["status"] != "RUNNING" and x)
