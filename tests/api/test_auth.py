@@ -23,6 +23,7 @@ from docqa.errors import AuthError, ConfigError, InputError, NotFoundError, Perm
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
+
 ROLES = ("reader", "editor", "admin")
 OPERATIONS = {"search": "reader", "ask": "reader", "ingest": "editor", "delete": "editor", "manage keys": "admin"}
 

@@ -12,6 +12,7 @@ from docqa.errors import (AuthError, ConfigError, CorruptFileError, EmbedderMism
 from docqa.kb import KnowledgeBase
 
 
+
 def assert_error(response, status: int, code: str | None = None) -> dict:
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("application/json")

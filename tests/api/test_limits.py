@@ -13,6 +13,7 @@ from docqa.api.errors import ApiError
 from docqa.api.limits import RateLimiter
 
 
+
 @pytest.fixture
 def clock(monkeypatch):
     """clock(seconds): move time.time on."""

@@ -14,6 +14,8 @@ from fastapi.testclient import TestClient
 from docqa.api.sse import EventOrder, OrderError, StreamState
 
 from api.conftest import ANSWER, sse_events, wait_for
+
+BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
 from llm.scripted_server import ScriptedServer
 
 ORDER = ["metadata", "status", "content", "citations", "failure", "done"]

@@ -10,6 +10,8 @@ import httpx
 from fastapi.testclient import TestClient
 
 from api.conftest import ANSWER, job_done
+
+BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 from api.test_errors import assert_error

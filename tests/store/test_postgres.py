@@ -18,7 +18,7 @@ from store.backends import chunks, record
 def test_url_selects_postgres_and_migrates(postgres_server):
     url = postgres_server.new_database()
     with open_store(url) as stores:
-        assert isinstance(stores, PostgresStores) and stores.schema_version == 6
+        assert isinstance(stores, PostgresStores) and stores.schema_version == 7
         assert "password" not in stores.path
 
 
@@ -74,3 +74,47 @@ def test_filtered_vector_search_keeps_recall(postgres_server, exact_limit):
         floor = 1.0 if exact_limit else 0.9  # the fallback is exact; HNSW is approximate, and must not collapse
         assert mean["one file"] >= floor and mean["md"] >= floor, mean
         assert mean["all"] >= 0.9, mean
+
+
+FORKED_WRITER = """
+import os, signal, sys, time
+from docqa.store.postgres.db import PostgresDB, WRITE_LOCK
+db = PostgresDB(sys.argv[1])
+with db.transaction(documents=True):  # holds the writers' lock, as an ingest batch does
+    child = os.fork()
+    if child == 0:  # a parsing worker, forked while the batch is open
+        time.sleep(60)
+        os._exit(0)
+    print("locked", child, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)  # the writer dies; its child lives on
+"""
+
+
+def test_a_killed_writers_forked_child_does_not_keep_its_lock(postgres_server, tmp_path):
+    """A forked child lets go of the parent's connections, so the server ends the killed writer's session."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psycopg
+
+    from docqa.store.postgres.db import WRITE_LOCK
+
+    url = postgres_server.new_database()
+    script = tmp_path / "writer.py"
+    script.write_text(FORKED_WRITER, encoding="utf-8")
+    out = tmp_path / "writer.out"
+    with out.open("w") as sink:  # a file, not a pipe: the orphaned child holds it open
+        subprocess.run([sys.executable, str(script), url], stdout=sink, stderr=subprocess.STDOUT, timeout=60)
+    assert "locked" in out.read_text(), out.read_text()
+    child = int(out.read_text().split()[1])
+    try:
+        started = time.monotonic()
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("SET lock_timeout = '20s'")
+            conn.execute("SELECT pg_advisory_lock(%s)", (WRITE_LOCK,))  # LockNotAvailable if the child kept it
+        assert time.monotonic() - started < 20
+    finally:
+        os.kill(child, signal.SIGKILL)

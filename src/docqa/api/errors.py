@@ -6,6 +6,7 @@
     DocqaError: InputError, ConfigError 400 · AuthError 401 · PermissionDeniedError 403 · NotFoundError 404
                 EmbedderMismatchError 409 · FileTooLargeError 413 · UnsupportedFormatError 415
                 other IngestError 422 · LLMError, EmbedError, StoreError, MissingExtraError 503
+                (StoreUnavailableError: 503 with Retry-After, the database is expected back)
     anything else                                                                      500, generic message;
                                                                                        the detail only in the log
 
@@ -29,7 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from docqa.errors import (AuthError, ConfigError, DocqaError, EmbedderMismatchError, EmbedError, FileTooLargeError,
                           IngestError, InputError, LLMError, MissingExtraError, NotFoundError, PermissionDeniedError,
-                          StoreError, UnsupportedFormatError)
+                          StoreError, StoreUnavailableError, UnsupportedFormatError)
 
 log = logging.getLogger("docqa.api")
 
@@ -53,6 +54,7 @@ _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "
                406: "not_acceptable", 409: "conflict", 413: "too_large", 415: "unsupported_media_type",
                422: "invalid_request", 429: "too_many_requests", 503: "unavailable"}
 INTERNAL = "internal error: the server logged the details"
+RETRY_STORE = 2  # seconds a client waits after the database was unreachable (the pool reconnects meanwhile)
 
 
 class ApiError(Exception):
@@ -86,6 +88,8 @@ def classify(exc: BaseException) -> tuple[int, str, dict[str, str]]:
     """(status, code, headers) for a docqa error or an ApiError; 500 for anything else."""
     if isinstance(exc, ApiError):
         return exc.status, exc.code, exc.headers
+    if isinstance(exc, StoreUnavailableError):  # the database will be back: say when to retry
+        return 503, "store_unavailable", {"Retry-After": str(RETRY_STORE)}
     for cls in type(exc).__mro__:
         if cls in _DOCQA:
             status, code = _DOCQA[cls]  # type: ignore[index]

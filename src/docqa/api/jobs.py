@@ -3,7 +3,9 @@ reindex, collections), in order, while the workers keep reading (SQLite allows o
 time; queueing the writes here means no request ever waits on the database's write lock).
 
 Long writes are background jobs, with progress, that clients poll (`GET /api/v1/jobs/{id}`); short
-ones are awaited by their request.  Jobs live in memory: the last `keep` finished ones are kept.
+ones are awaited by their request.  Jobs live in memory (the last `keep` finished ones are kept)
+and, with several replicas on one PostgreSQL database, also in the database (`shared`), so that
+any replica shows them.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from docqa.api.errors import BusyError, public_message
 from docqa.clock import now
@@ -45,10 +47,21 @@ class Job:
     created_at: str = ""
     started_at: str | None = None
     finished_at: str | None = None
+    on_progress: Callable[[Job], None] | None = field(default=None, repr=False, compare=False)
 
     def progress(self, done: int, total: int | None, current: str | None = None) -> None:
         """The ingest and reindex progress callback."""
         self.done, self.total, self.current = done, total, current
+        if self.on_progress is not None:
+            self.on_progress(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Job:
+        """A job as `to_dict` showed it (read back from the database)."""
+        progress = data.get("progress") or {}
+        return cls(data["id"], data["kind"], data.get("collection"), data.get("detail") or {}, data["status"],
+                   progress.get("done", 0), progress.get("total"), progress.get("current"), data.get("result"),
+                   data.get("error"), data.get("created_at", ""), data.get("started_at"), data.get("finished_at"))
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "collection": self.collection, "status": self.status,
@@ -57,10 +70,19 @@ class Job:
                 "started_at": self.started_at, "finished_at": self.finished_at}
 
 
+class Shared(Protocol):
+    """Where jobs are also kept for the other replicas (api/replicas.py's SharedJobs)."""
+
+    def save(self, job: Job, progress: bool = False) -> None: ...
+
+    def get(self, job_id: str) -> Job | None: ...
+
+
 class Writer:
     def __init__(self, kb: KnowledgeBase, capacity: int, retry_after: int = 2, redact: Callable[[str], str] = str,
-                 on_job: Callable[[Job], None] | None = None, keep: int = 1000):
+                 on_job: Callable[[Job], None] | None = None, keep: int = 1000, shared: Shared | None = None):
         self.kb, self.retry_after, self.redact, self.on_job, self.keep = kb, retry_after, redact, on_job, keep
+        self.shared = shared
         self._queue: queue.Queue = queue.Queue(maxsize=max(1, capacity))
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._lock = threading.Lock()
@@ -89,6 +111,9 @@ class Writer:
         except BusyError:
             with self._lock:
                 del self._jobs[job.id]
+            if self.shared is not None:  # already saved as queued: never left so
+                job.status, job.error, job.finished_at = FAILED, "refused: the writer's queue was full", now()
+                self.shared.save(job)
             raise
         return job
 
@@ -98,6 +123,9 @@ class Writer:
                                   started_at=now()))
 
     def _register(self, job: Job) -> Job:
+        if self.shared is not None:
+            job.on_progress = lambda one: self.shared.save(one, progress=True)
+            self.shared.save(job)
         with self._lock:
             self._jobs[job.id] = job
             ended = [key for key, old in self._jobs.items() if old.status in (SUCCEEDED, FAILED)]
@@ -114,6 +142,8 @@ class Writer:
     def job(self, job_id: str) -> Job:
         with self._lock:
             job = self._jobs.get(job_id)
+        if job is None and self.shared is not None:  # another replica's job
+            job = self.shared.get(job_id)
         if job is None:
             raise NotFoundError(f"no job {job_id!r}: job ids come from the answers of upload, ingest and reindex")
         return job
@@ -153,6 +183,8 @@ class Writer:
     def _one(self, job: Job | None, work: Callable, future: Future) -> None:
         if job is not None:
             job.status, job.started_at = RUNNING, now()
+            if self.shared is not None:
+                self.shared.save(job)
         try:
             result = work(self.kb, job) if job is not None else work(self.kb)
         except Exception as exc:  # a failed job is reported on the job or to the waiting request
@@ -173,6 +205,8 @@ class Writer:
         job.result, job.error, job.finished_at = result, error, now()
         job.status = FAILED if error else SUCCEEDED
         job.current = None
+        if self.shared is not None:
+            self.shared.save(job)
         if self.on_job is not None:
             self.on_job(job)
 

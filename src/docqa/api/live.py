@@ -24,6 +24,24 @@ class LiveRuns:
         with self._lock:
             return self._runs.get(run_id)
 
+    def act(self, run_id: str, action: str, text: str | None = None) -> bool | None:
+        """Steer, follow up or cancel the run here: True done, False it is no longer live (or takes no
+        more follow-ups), None it is not answered by this server."""
+        run = self.get(run_id)
+        if run is None:
+            return None
+        if not run.live:
+            return False
+        if action == "steer":
+            run.steer(text or "")
+        elif action == "follow_up":
+            return run.follow_up(text or "")
+        elif action == "cancel":
+            run.cancel()
+        else:
+            raise ValueError(f"unknown action on a live run: {action!r}")
+        return True
+
     def close(self, run: Run) -> None:
         """The run has ended: its ids can no longer be steered, followed up or cancelled."""
         with self._lock:

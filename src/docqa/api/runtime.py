@@ -18,9 +18,11 @@ from docqa.api.jobs import Job, Writer
 from docqa.api.limits import RateLimiter
 from docqa.api.live import LiveRuns
 from docqa.api.metrics import Metrics
+from docqa.api.replicas import Replica, SharedJobs
 from docqa.api.uploads import Uploads, upload_root
 from docqa.api.watching import WatchSpec, Watching
 from docqa.api.workers import WorkerPool
+from docqa.errors import StoreError
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
@@ -44,6 +46,7 @@ class Runtime:
         self.uploads = Uploads(upload_root(settings))
         self.pool: WorkerPool | None = None
         self.writer: Writer | None = None
+        self.replica: Replica | None = None  # with several servers on one PostgreSQL database
         self.started = False
         # what error messages must not show, and what they say instead
         self._hidden = {value: label for value, label in (
@@ -69,7 +72,13 @@ class Runtime:
 
     def start(self) -> None:
         api = self.settings.api
-        self.writer = Writer(self.make_kb(), api.queue_size, api.retry_after, self.redact, self._job_finished)
+        writer_kb = self.make_kb()
+        shared = None
+        if writer_kb.store.cluster is not None:  # a database other servers may share: join them
+            self.replica = Replica(self.make_kb(), self.live, api.heartbeat)
+            self.replica.start()
+            shared = SharedJobs(self.replica.cluster, self.replica.id)
+        self.writer = Writer(writer_kb, api.queue_size, api.retry_after, self.redact, self._job_finished, shared=shared)
         self.pool = WorkerPool(api.workers, api.queue_size, self.make_kb, api.retry_after)
         self.metrics.watch(lambda: self.pool.queued, lambda: self.pool.running, lambda: self.writer.queued,
                            lambda: len(self.live))
@@ -88,6 +97,8 @@ class Runtime:
             self.pool.shutdown()
         if self.writer is not None:
             self.writer.stop()
+        if self.replica is not None:  # after the writer: its jobs are finished or failed by now
+            self.replica.stop()
         with self._kb_lock:
             for kb in reversed(self._kbs):  # the first one owns the shared models: closed last
                 kb.close()
@@ -95,6 +106,19 @@ class Runtime:
 
     def ready(self) -> bool:
         return self.started and self.writer is not None and self.writer.alive()
+
+    def database(self) -> dict:
+        """Whether the knowledge base's database answers (a blocking round trip: call it off the event loop)."""
+        kb = self.replica.kb if self.replica is not None else self.writer.kb if self.writer is not None else None
+        if kb is None:
+            return {"ok": False, "error": "not open yet"}
+        try:
+            seconds = kb.store.ping()
+        except StoreError as exc:
+            return {"ok": False, "error": self.redact(str(exc))}
+        return {"ok": True, "backend": "postgresql" if self.replica is not None else "sqlite",
+                "round_trip_ms": round(seconds * 1000, 2),
+                **({"replica": self.replica.id} if self.replica is not None else {})}
 
     def health(self) -> dict:
         """Each part's health: the writer, the workers, the watch job (None: not watching)."""

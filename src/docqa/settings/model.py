@@ -238,6 +238,7 @@ class ApiSettings(_Section):
     max_upload_mb: float = Field(50.0, gt=0, description="Largest upload request, in MB (413 beyond it).")
     upload_dir: str = Field("", description="Folder uploaded files are kept in, one subfolder per collection; empty: 'uploads' beside the knowledge base file.")
     ingest_roots: list[str] = Field(default_factory=list, description="Server folders POST /api/v1/documents:ingest may read (and everything under them); empty: server-side ingestion is off.")
+    heartbeat: float = Field(2.0, gt=0, le=300, description="Seconds between a server's heartbeats in a PostgreSQL knowledge base shared by several 'docqa serve' replicas; one silent for five heartbeats is taken for dead, and its running answers and jobs are marked failed.")
     keepalive_seconds: float = Field(15.0, gt=0, description="An SSE stream with no event for this long gets a comment line, so proxies keep it open.")
     cors_origins: list[str] = Field(default_factory=list, description="Web origins browsers may call the API from (CORS), e.g. http://localhost:5173; empty: none.")
     rate_limit: float = Field(0.0, ge=0, description="Requests a minute each API key (or, without keys, each client address) may make; beyond it 429 with Retry-After. 0: no limit.")

@@ -8,6 +8,7 @@ them over one shared connection (txtai's base / factory / one module per backend
     vectors    VectorStore   (vectors.py)
     runlog     RunLog        (docqa/session/store.py: session/ owns its storage)
     keys       KeyStore      (keys.py)
+    cluster    Cluster       (cluster.py; only where several servers share the database, else None)
 
 The bundle adds what spans the concerns: grouping writes (`batch`, `commit_pending`), the
 backend's own health report (`check`) and counts (`stats`), and closing.  `ChunkFilter`, the
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from docqa.session.store import RunLog
     from docqa.store.documents import DocumentStore
     from docqa.store.fulltext import FullText
+    from docqa.store.cluster import Cluster
     from docqa.store.keys import KeyStore
     from docqa.store.vectors import VectorStore
 
@@ -55,6 +57,7 @@ class Stores(ABC):
     vectors: VectorStore
     runlog: RunLog
     keys: KeyStore
+    cluster: Cluster | None = None  # several API servers on one database (PostgreSQL)
 
     @abstractmethod
     def check(self) -> dict:
@@ -80,3 +83,8 @@ class Stores(ABC):
 
     def __exit__(self, *exc):
         self.close()
+
+    def ping(self) -> float:
+        """Seconds one round trip to the database takes; StoreUnavailableError when it cannot be
+        reached.  A file has no server to lose: 0."""
+        return 0.0

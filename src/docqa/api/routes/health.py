@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
@@ -18,16 +20,22 @@ async def healthz() -> dict:
     return {"status": "ok"}
 
 
-@router.get("/readyz", summary="The knowledge base is open and the workers and writer are running",
-            responses={503: {"description": "Not ready (starting, stopping, or the writer died)"}})
+@router.get("/readyz", summary="The knowledge base's database answers and the workers and writer are running",
+            responses={503: {"description": "Not ready (starting, stopping, the writer died, or the database "
+                                            "cannot be reached: then with Retry-After)"}})
 async def readyz(request: Request) -> JSONResponse:
     runtime: Runtime = request.app.state.runtime
     if not runtime.ready():
         return JSONResponse(body("not_ready", "the server is starting or stopping"), status_code=503)
+    database = await asyncio.to_thread(runtime.database)
+    if not database["ok"]:
+        retry = str(runtime.settings.api.retry_after)
+        return JSONResponse({**body("store_unavailable", database["error"]), "database": database}, status_code=503,
+                            headers={"Retry-After": retry})
     pool, writer = runtime.pool, runtime.writer
     return JSONResponse({"status": "ready", "workers": pool.workers, "busy": pool.running, "queued": pool.queued,
                          "capacity": pool.capacity, "writer_queue": writer.queued, "live_runs": len(runtime.live),
-                         "watch_job": runtime.watching.job.id if runtime.watching else None})
+                         "watch_job": runtime.watching.job.id if runtime.watching else None, "database": database})
 
 
 @router.get("/metrics", summary="Prometheus metrics (text exposition format)",

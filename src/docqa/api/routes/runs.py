@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from fastapi import APIRouter, Depends, Path, Query, Request
 
 from docqa.access import Principal
@@ -13,7 +11,9 @@ from docqa.api.errors import ApiError
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
 from docqa.api.schemas import CorrectionRequest, FeedbackRequest, MessageRequest
+from docqa.api.replicas import relay_target
 from docqa.run.life import Run
+from docqa.types import RUNNING
 
 router = APIRouter(prefix=PREFIX, tags=["runs"])
 RunId = Path(min_length=1, max_length=64, description="A run id (from the metadata event or the answer).")
@@ -30,21 +30,21 @@ async def get_run(request: Request, run_id: str = RunId, rt: Runtime = Depends(g
              responses=errors(409))
 async def steer(body: MessageRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                 principal: Principal = Depends(reader)) -> dict:
-    return await _live(rt, request, principal, run_id, "steer", lambda run: run.steer(body.text))
+    return await _live(rt, request, principal, run_id, "steer", body.text)
 
 
 @router.post("/runs/{run_id}/follow-up", status_code=202,
              summary="Queue a question to answer after a live run (same session, same stream)", responses=errors(409))
 async def follow_up(body: MessageRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                     principal: Principal = Depends(reader)) -> dict:
-    return await _live(rt, request, principal, run_id, "follow_up", lambda run: run.follow_up(body.text))
+    return await _live(rt, request, principal, run_id, "follow_up", body.text.strip())
 
 
 @router.post("/runs/{run_id}/cancel", status_code=202, summary="Cancel a live run (recorded as CANCELLED)",
              responses=errors(409))
 async def cancel(request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                  principal: Principal = Depends(reader)) -> dict:
-    return await _live(rt, request, principal, run_id, "cancel", lambda run: run.cancel())
+    return await _live(rt, request, principal, run_id, "cancel", None)
 
 
 @router.post("/runs/{run_id}/feedback", status_code=201, summary="Rate a run up or down", responses=errors())
@@ -77,13 +77,20 @@ async def get_session(request: Request, session_id: str = Path(min_length=1, max
     return {**session.to_dict(), "runs": [{k: v for k, v in run.to_dict().items() if k in keys} for run in runs]}
 
 
-async def _live(rt: Runtime, request: Request, principal: Principal, run_id: str, action: str,
-                act: Callable[[Run], bool | None]) -> dict:
-    """Act on a live run; 409 when the run exists but is no longer live (a follow-up it no longer
-    takes included), 404 when there is no such run (or the caller may not see it)."""
-    await rt.read(request, lambda kb: kb.run(run_id, principal=principal))
-    run = rt.live.get(run_id)
-    if run is not None and run.live and act(run) is not False:
+async def _live(rt: Runtime, request: Request, principal: Principal, run_id: str, action: str, text: str | None) -> dict:
+    """Act on a live run, here or (relayed) on the replica that answers it; 409 when the run exists
+    but is no longer live (a follow-up it no longer takes included), 404 when there is no such run
+    (or the caller may not see it)."""
+    record = await rt.read(request, lambda kb: kb.run(run_id, principal=principal))
+    done = rt.live.act(run_id, action, text)
+    target = relay_target(record.owner, rt.replica) if done is None and record.status == RUNNING else None
+    if target is not None:
+        done = await rt.replica.relay(run_id, target, action, text)
+        if done is None:
+            raise ApiError(503, "owner_unreachable", f"the server answering run {run_id} did not take the {action} "
+                                                     f"in time: retry in {rt.settings.api.retry_after} s",
+                           {"Retry-After": str(rt.settings.api.retry_after)})
+    if done:
         return {"run_id": run_id, "accepted": action}
     record = await rt.read(request, lambda kb: kb.run(run_id))
     raise ApiError(409, "not_running", f"run {run_id} is not running (status {record.status}): only a live run can be "

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 from docqa.session.postgres import PostgresRunLog
 from docqa.store.base import Stores
+from docqa.store.postgres.cluster import PostgresCluster
 from docqa.store.postgres.db import PostgresDB, safe_url
 from docqa.store.postgres.documents import PostgresDocuments
 from docqa.store.postgres.fulltext import PostgresFullText
@@ -15,10 +17,8 @@ from docqa.store.sqlite.fulltext import COMMON_TERM_SHARE, MIN_CHUNKS_TO_PRUNE
 
 
 class PostgresStores(Stores):
-    """Documents, full text, vectors, the run log and API keys over one connection pool.
-
-    Each document commits on its own (no `batch` grouping: PostgreSQL has no FTS flush to amortise).
-    """
+    """Documents, full text, vectors, the run log and API keys over one connection pool; `batch`
+    groups an ingest's documents into one transaction every half second (db.py)."""
 
     def __init__(self, url: str, common_term_share: float = COMMON_TERM_SHARE, min_chunks_to_prune: int = MIN_CHUNKS_TO_PRUNE):
         self.db = PostgresDB(url)
@@ -28,6 +28,7 @@ class PostgresStores(Stores):
         self.vectors = PostgresVectors(self.db)
         self.runlog = PostgresRunLog(self.db)
         self.keys = PostgresKeys(self.db)
+        self.cluster = PostgresCluster(self.db)
 
     def stats(self) -> dict:
         with self.db.read() as conn:
@@ -65,7 +66,19 @@ class PostgresStores(Stores):
             "fts_orphans": _orphans(self.db),
         }
 
+    @contextmanager
+    def batch(self, seconds: float = 0.5):
+        with self.db.batch(seconds):
+            yield self
+
+    def commit_pending(self) -> None:
+        self.db.commit_pending()
+
+    def ping(self) -> float:
+        return self.db.ping()
+
     def close(self) -> None:
+        self.cluster.close()
         self.db.close()
 
 
