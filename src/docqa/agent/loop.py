@@ -289,7 +289,7 @@ def _steer(messages: list[Message], ctx: RunContext) -> Generator[Event, None, N
 
 
 def _tool_message(call: ToolCall, result: ToolResult, structured: bool) -> Message:
-    content = result.content if result.error else guard.fence_result(call.name, result.content)
+    content = result.content if result.error or result.trusted else guard.fence_result(call.name, result.content)
     if structured:
         return Message("tool", content, tool_call_id=call.id)
     return Message("user", f"Result of {call.name}:\n{content}")  # the model wrote the call as text

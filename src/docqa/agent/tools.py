@@ -22,6 +22,7 @@ class ToolResult:
     summary: str = ""  # one line for front ends ("5 hits", "lines 1–200 of ops.md")
     error: bool = False
     data: dict[str, Any] = field(default_factory=dict)
+    trusted: bool = False  # the operator's own text (a skill's procedure), not a document's: not fenced as untrusted
 
 
 class Tool(ABC):

@@ -28,7 +28,7 @@ class UseSkill(Tool):
         if not name:
             raise ValueError(f"name is required: one of {', '.join(self.active.skills.names)}")
         text = self.active.load(name, "the agent called use_skill")
-        return ToolResult(text, summary=f"loaded skill {name}", data={"skill": name})
+        return ToolResult(text, summary=f"loaded skill {name}", data={"skill": name}, trusted=True)
 
 
 class ReadSkillResource(Tool):
@@ -49,4 +49,4 @@ class ReadSkillResource(Tool):
         path = str(args.get("path") or "")
         text = skill.read_resource(path, int(args.get("offset") or 1), int(args.get("limit") or PIECE_LINES))
         self.active.record({"stage": "skill_resource", "name": skill.name, "path": path})
-        return ToolResult(text, summary=f"{skill.name}/{path}: {text.splitlines()[0].split(': ', 1)[-1]}")
+        return ToolResult(text, summary=f"{skill.name}/{path}: {text.splitlines()[0].split(': ', 1)[-1]}", trusted=True)
