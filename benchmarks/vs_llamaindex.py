@@ -4,9 +4,11 @@
 
 Every run is a fresh process that ingests one corpus into a fresh index; the driver samples the
 RSS of that process and all its children every 20 ms (peak of the sum: a tree's shared pages are
-counted in each process, so forked workers are over-counted, not under-counted).  The time is the
-child's own, from before reading the first file to an index on disk (imports excluded; model
-loading included).  Tools take turns in each repetition, in rotating order.
+counted in each process, so forked workers are over-counted, not under-counted) and their PSS every
+200 ms (shared pages split between the processes: the memory the tree really takes).  The time is
+the child's own, from before reading the first file to an index on disk (imports excluded; model
+loading included), wall clock and CPU (the process and its waited-for children): on a shared
+machine the CPU seconds are the steadier figure.  Tools take turns in each repetition, in rotating order.
 
 - docqa: `KnowledgeBase.add(folder)` with default settings (2 parser processes, 512/50-token
   chunks), full text only (`embed.provider: none`) or with the bundled embedder.  `--baseline`
@@ -54,18 +56,26 @@ LLAMA_UNREADABLE = {"edge", "LICENSES"}
 
 DOCQA_CHILD = r"""
 import sys, time, json
+import resource
+def _cpu():
+    return sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+               for f in ("ru_utime", "ru_stime"))
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 folder, db, embed = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
-started = time.perf_counter()
+started, cpu0 = time.perf_counter(), _cpu()
 with KnowledgeBase(Settings(kb=db, embed={"provider": "local" if embed else "none"})) as kb:
     report = kb.add([folder])
     chunks = kb.stats()["chunks"]
-print(json.dumps({"seconds": time.perf_counter() - started, "chunks": chunks, "failed": len(report.failed)}))
+print(json.dumps({"seconds": time.perf_counter() - started, "cpu": _cpu() - cpu0, "chunks": chunks, "failed": len(report.failed)}))
 """
 
 LLAMA_CHILD = r"""
 import sys, time, json, os, hashlib
+import resource
+def _cpu():
+    return sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+               for f in ("ru_utime", "ru_stime"))
 import numpy as np
 from importlib.resources import files
 folder, out, embed = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
@@ -105,7 +115,7 @@ class UseEmbedding(BaseEmbedding):
     async def _aget_query_embedding(self, query): return self._get_query_embedding(query)
 
 
-started = time.perf_counter()
+started, cpu0 = time.perf_counter(), _cpu()
 docs = SimpleDirectoryReader(folder, recursive=True, exclude_hidden=False).load_data()
 nodes = SentenceSplitter(chunk_size=512, chunk_overlap=50).get_nodes_from_documents(docs)
 bm25 = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=10, stemmer=Stemmer.Stemmer("english"), language="english")
@@ -113,7 +123,7 @@ bm25.persist(os.path.join(out, "bm25"))
 if embed:
     index = VectorStoreIndex(nodes, embed_model=UseEmbedding())
     index.storage_context.persist(os.path.join(out, "vectors"))
-print(json.dumps({"seconds": time.perf_counter() - started, "chunks": len(nodes), "failed": 0}))
+print(json.dumps({"seconds": time.perf_counter() - started, "cpu": _cpu() - cpu0, "chunks": len(nodes), "failed": 0}))
 """
 
 
@@ -197,19 +207,23 @@ CASES = {  # name: (corpus, with embeddings)
 def measure(cmd: list[str], env: dict) -> dict:
     """Run one child; its JSON result plus the peak RSS of its process tree."""
     proc = psutil.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak = 0
+    peak = peak_pss = 0
+    tick = 0
     while proc.poll() is None:
         try:
             tree = [proc, *proc.children(recursive=True)]
-            peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
+            peak = max(peak, sum(p.memory_info().rss for p in tree))
+            if tick % 10 == 0:  # PSS (shared pages split between the processes) costs a smaps read
+                peak_pss = max(peak_pss, sum(p.memory_full_info().pss for p in tree))
         except psutil.Error:
             pass
+        tick += 1
         time.sleep(0.02)
     out, err = proc.communicate()
     if proc.returncode != 0:
         raise RuntimeError(f"{cmd[0]} failed ({proc.returncode}):\n{err[-3000:]}")
     result = json.loads(out.strip().splitlines()[-1])
-    result["peak_mb"] = peak / 2**20
+    result["peak_mb"], result["peak_pss_mb"] = peak / 2**20, peak_pss / 2**20
     return result
 
 
@@ -256,26 +270,30 @@ def main() -> None:
             for tool in order:
                 r = run_tool(tool, srcs, llama, folders[corpus], embed, scratch)
                 results.setdefault((case, tool), []).append(r)
-                print(f"  {case} rep {rep} {tool}: {r['seconds']:.2f} s, peak {r['peak_mb']:.0f} MB, "
+                print(f"  {case} rep {rep} {tool}: {r['seconds']:.2f} s, cpu {r['cpu']:.1f} s, peak RSS {r['peak_mb']:.0f} MB "
+                      f"(PSS {r['peak_pss_mb']:.0f} MB), "
                       f"{r['chunks']} chunks", flush=True)
     report(results, args.cases.split(","), tools, folders)
 
 
 def report(results: dict, cases: list[str], tools: list[str], folders: dict[str, Path]) -> None:
-    print("\n| work | " + " | ".join(tools) + " | docqa ÷ LlamaIndex (time) |")
+    print("\n| work | " + " | ".join(tools) + " | docqa speed-up over LlamaIndex: wall (CPU) |")
     print("|---|" + "---|" * (len(tools) + 1))
     for case in cases:
         corpus, _ = CASES[case]
         mb = sum(p.stat().st_size for p in folders[corpus].rglob("*") if p.is_file()) / 1e6
-        cells, med = [], {}
+        cells, med, cpu = [], {}, {}
         for tool in tools:
             runs = results[(case, tool)]
             med[tool] = statistics.median(r["seconds"] for r in runs)
             peak = max(r["peak_mb"] for r in runs)
+            pss = max(r["peak_pss_mb"] for r in runs)
+            cpu[tool] = statistics.median(r["cpu"] for r in runs)
             cells.append(f"{med[tool]:.1f} s ({min(r['seconds'] for r in runs):.1f}–{max(r['seconds'] for r in runs):.1f}), "
-                         f"{mb / med[tool]:.2f} MB/s, peak {peak:.0f} MB, {runs[0]['chunks']} chunks")
+                         f"{mb / med[tool]:.2f} MB/s, CPU {cpu[tool]:.1f} s, peak RSS {peak:.0f} MB / PSS {pss:.0f} MB, "
+                         f"{runs[0]['chunks']} chunks")
         ratio = med["docqa"] / med["llamaindex"]
-        print(f"| {case} ({mb:.1f} MB) | " + " | ".join(cells) + f" | {ratio:.2f} ({1 / ratio:.2f}× faster) |")
+        print(f"| {case} ({mb:.1f} MB) | " + " | ".join(cells) + f" | {1 / ratio:.2f}× (CPU {cpu['llamaindex'] / cpu['docqa']:.2f}×) |")
 
 
 if __name__ == "__main__":
