@@ -276,6 +276,24 @@ def test_fast_heading_scan_agrees_with_markdown_it(tmp_path: Path) -> None:
     assert key(doc.blocks) == key(MarkdownReader().headings(big))
 
 
+NESTED_MARKDOWN = ["- # In a list\n\ntext\n", "> # Quoted\n> more\n", "- item\n  text\n  ---\n\nafter\n"]
+
+
+def test_small_markdown_is_scanned_and_nested_headings_still_found(tmp_path: Path) -> None:
+    """Every file gets the regex scan except those with a heading inside a list or quote, which
+    the scan does not follow: those are parsed, so the headings are markdown-it's either way."""
+    from docqa.ingest.readers.text import MarkdownReader, scan_headings
+
+    def key(blocks):
+        return [(b.start, b.end, b.level) for b in blocks]
+
+    for i, text in enumerate([TRICKY_MARKDOWN, *NESTED_MARKDOWN]):
+        path = tmp_path / f"small{i}.md"
+        path.write_text(text, encoding="utf-8")
+        assert key(read_file(path).blocks) == key(MarkdownReader().headings(text)), text
+    assert all(key(scan_headings(t)) != key(MarkdownReader().headings(t)) for t in NESTED_MARKDOWN)
+
+
 def test_weak_sniffs_decide_only_for_unknown_extensions(tmp_path: Path) -> None:
     make_eml(tmp_path / "message", "Sniffed", "Body of a sniffed message.")
     make_html(tmp_path / "page.unknown", "Sniffed page", "<p>Body</p>")

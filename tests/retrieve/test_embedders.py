@@ -17,6 +17,7 @@ import pytest
 from docqa.embed.base import embed_text
 from docqa.embed.remote import OllamaEmbedder, OpenAIEmbedder
 from docqa.errors import EmbedderMismatchError, EmbedError
+from docqa.embed.base import Embedder
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
@@ -169,3 +170,26 @@ def test_reindex_resumes_after_a_kill(tmp_path):
             kb.reindex()
     resumed, straight = _vectors(tmp_path / "kb.db"), _vectors(reference / "kb.db")
     assert len(resumed) == chunks and resumed == straight
+
+
+class _HashEmbedder(Embedder):
+    """Deterministic per text (no padding effects): a sorted run must give the same rows."""
+
+    name, dimensions, batch_size, window_chars = "hash", 8, 3, 40
+
+    def __init__(self, pads: bool):
+        self.pads_batches, self.batches = pads, []
+
+    def _embed(self, texts, kind):
+        self.batches.append(list(texts))
+        return np.array([[(hash(t) >> (4 * k)) % 97 + 1 for k in range(8)] for t in texts], dtype=np.float32)
+
+
+def test_padded_batches_are_sorted_by_length_and_rows_stay_in_order():
+    texts = ["short", "a much longer passage. " * 6, "mid sized text here", "x", "another long one. " * 4]
+    plain, padded = _HashEmbedder(False), _HashEmbedder(True)
+    expected, got = plain.embed_batch(texts), padded.embed_batch(texts)
+    assert np.allclose(expected, got, atol=1e-6)  # each text's windows still average into its own row
+    lengths = [len(p) for batch in padded.batches for p in batch]
+    assert lengths == sorted(lengths) and len(padded.batches) > 1
+    assert [p for b in plain.batches for p in b] != [p for b in padded.batches for p in b]

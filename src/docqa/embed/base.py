@@ -75,6 +75,9 @@ class Embedder(ABC):
     # Weight of this model's dense scores in convex fusion with BM25 (measured per bundled model;
     # an unmeasured remote model gets an even split).
     fusion_weight: float = 0.5
+    # A model that pads each batch to its longest text gets batches of similar lengths (pieces
+    # sorted by length): mixing a short window with full ones spends its time on padding.
+    pads_batches: bool = False
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -94,18 +97,18 @@ class Embedder(ABC):
             parts = self.windows(text) if kind == "passage" else [text]
             pieces.extend(parts)
             owner.extend([i] * len(parts))
+        order = sorted(range(len(pieces)), key=lambda k: len(pieces[k])) if self.pads_batches else range(len(pieces))
         out: np.ndarray | None = None
-        for start in range(0, len(pieces), self.batch_size):
-            batch = pieces[start : start + self.batch_size]
-            vectors = np.asarray(self._embed(batch, kind), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            picked = order[start : start + self.batch_size]
+            vectors = np.asarray(self._embed([pieces[k] for k in picked], kind), dtype=np.float32)
             if out is None:
                 out = np.zeros((len(texts), vectors.shape[-1]), dtype=np.float32)
-            if vectors.shape != (len(batch), out.shape[1]):
-                raise EmbedError(f"{self.name} returned vectors of shape {vectors.shape}, expected ({len(batch)}, {out.shape[1]})")
-            np.add.at(out, owner[start : start + len(batch)], vectors)
+            if vectors.shape != (len(picked), out.shape[1]):
+                raise EmbedError(f"{self.name} returned vectors of shape {vectors.shape}, expected ({len(picked)}, {out.shape[1]})")
+            np.add.at(out, [owner[k] for k in picked], vectors)
             if progress:
-                done = owner[start + len(batch) - 1] + 1
-                progress(done, len(texts))
+                progress(len(texts) * (start + len(picked)) // len(pieces), len(texts))
         if out is None:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         return _normalise(out)
