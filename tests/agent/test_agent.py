@@ -97,13 +97,16 @@ def test_search_fetch_answer(make):
     assert [t["name"] for t in audit.trace if t.get("stage") == "tool"] == ["search_docs", "fetch_doc", "answer"]
 
 
-def test_step_budget_still_answers_with_fallback(make):
+def test_step_budget_falls_back_to_the_pipelines_answer_over_the_evidence(make):
     with ScriptedServer([call("search_docs", query="backups"), call("search_docs", query="retention"),
                          {"text": "Backups are kept for 35 days [1]."}]) as server:
         result, events = run(make(server, max_steps=2))
         final_request = server.requests[2]
     assert result.status == "FALLBACK" and "35 days" in result.answer and result.citations
-    assert "tools" not in final_request and "budget is used up (2 steps)" in final_request["messages"][-1]["content"]
+    assert "tools" not in final_request  # the pipeline's own prompt over the gathered passages, not the agent's chat
+    assert final_request["messages"][0]["content"].startswith("You answer questions using ONLY the numbered sources")
+    assert "35 days" in final_request["messages"][-1]["content"]
+    assert any("budget ran out (2 steps)" in n for n in result.notes)
     assert events[-1].data["status"] == "FALLBACK"
 
 

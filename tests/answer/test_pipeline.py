@@ -121,10 +121,22 @@ def test_model_rejection_then_verified(kb_factory):
     assert answer.usage["model_calls"] == 4
 
 
-def test_two_rejections_give_a_partial_answer_with_marks(kb_factory):
+def test_a_half_verified_answer_is_published_without_its_rejected_claim(kb_factory):
     bad = "Backups are kept for 35 days [1]. Backups are stored in 3 regions [1]."
     with ScriptedServer([{"text": bad}, {"text": bad}, {"text": bad}]) as server:
         answer, _ = ask(kb_factory(server), "How long are backups kept?")
+        calls = len(server.requests)
+    assert calls == 3 and answer.mode == "pipeline" and answer.retrieval["acceptance"]["outcome"] == "model"
+    v = answer.verification
+    assert v.status == "PARTIAL" and v.rounds == 2 and v.checked_claims == 1
+    assert [r["claim"] for r in v.rejected_claims] == ["Backups are stored in 3 regions."]
+    assert "35 days [1]" in answer.answer and "3 regions" not in answer.answer and "[unverified]" not in answer.answer
+
+
+def test_with_the_rule_off_a_partial_answer_is_published_with_marks(kb_factory):
+    bad = "Backups are kept for 35 days [1]. Backups are stored in 3 regions [1]."
+    with ScriptedServer([{"text": bad}, {"text": bad}, {"text": bad}]) as server:
+        answer, _ = ask(kb_factory(server, accept_share=0), "How long are backups kept?")
         calls = len(server.requests)
     assert calls == 3  # first answer + 2 review rounds; the model's check is not asked while facts fail
     v = answer.verification
