@@ -70,17 +70,10 @@ MF = [
     ("pdf", "Which library is LayoutParser's layout detection built upon?", ["Detectron2"], "layout-parser-paper-with-table.pdf"),
     ("doc", "What is the trading symbol of Galaxy Gaming's common stock?", ["GLXZ"], "example-10k-1p.html"),
     ("doc", "In which state is Galaxy Gaming incorporated?", ["Nevada"], "example-10k-1p.html"),
-    ("doc", "What is the address of Galaxy Gaming's principal executive offices?", ["6480 Cameron Street"], "example-10k-1p.html"),
     ("doc", "What were Nespresso's sales in January–June 2023, in millions of CHF?", ["3128", "3,128"], "2023-half-year-analyses-by-segment.xlsx"),
     ("doc", "How many Stanley Cups have the Maple Leafs won?", ["13"], "stanley-cups.csv"),
     ("doc", "What is the price of the Pruning Shears?", ["24.99"], "arbitrary-records.json"),
-    ("doc", "What is the price of Juicy Apples?", ["1.99"], "simple-table.md"),
     ("doc", "Which colours are in the same table row as Tangerine on the slide?", ["Pink", "Aqua"], "fake-power-point-table.pptx"),
-    ("doc", "What is the subject of Mallori Harrell's email with an attachment?", ["Fake email with attachment"], "fake-email-attachment.eml"),
-    ("doc", "Who sent the Test Email?", ["Matthew Robinson"], "fake-email-b64.eml"),
-    ("doc", "Which town and ZIP code does the UTF-16 test document mention?", ["Doylestown", "18901"], "fake-text-utf-16.txt"),
-    ("doc", "How much did the woman pay for coffee and cake in the German text?", ["15,50"], "fake-html-cp1252.html"),
-    ("doc", "According to the text, with what are all human beings endowed?", ["reason and conscience"], "eng_spa_mult.md"),
     ("zh>en", "备忘录中送达了多少瓶水？", ["20,000", "20000", "2万", "两万"], "fake-memo.pdf"),
     ("zh>en", "这些物资是哪一天送达的？", ["2023年1月23日", "1月23日", "January 23"], "fake-memo.pdf"),
     ("zh>en", "Galaxy Gaming 公司普通股的交易代码是什么？", ["GLXZ"], "example-10k-1p.html"),
@@ -240,10 +233,10 @@ def main() -> None:
     ap.add_argument("--llm", default="")
     ap.add_argument("--model", default="qwen2.5-coder-1.5b")
     ap.add_argument("--limit", type=int, default=0)
-    ap.add_argument("--squad", type=int, default=10)
-    ap.add_argument("--cmrc", type=int, default=6)
-    ap.add_argument("--agent-every", type=int, default=4)
-    ap.add_argument("--agent-steps", type=int, default=4)
+    ap.add_argument("--squad", type=int, default=8)
+    ap.add_argument("--cmrc", type=int, default=4)
+    ap.add_argument("--agent-every", type=int, default=6)
+    ap.add_argument("--agent-steps", type=int, default=3)
     ap.add_argument("--review-rounds", type=int, default=1)
     ap.add_argument("--modes", default="extractive,pipeline,agent,auto")
     ap.add_argument("--reuse", action="store_true", help="keep the knowledge base of the last run")

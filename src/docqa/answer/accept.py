@@ -6,8 +6,11 @@ answer (pipeline and agent) after it has been cited and checked:
 
 1. **Evidence first.**  When the extractive answerer, over the same passages, finds no sentence that
    answers the question well enough (its evidence under `answer.abstain_threshold`), the answer is
-   "not found": a model answer does not override it.
-2. **The model said NOT_FOUND** while the evidence is good: the extractive answer is published.
+   "not found": a model answer does not override it.  Across languages (a Chinese question whose
+   best passage is English, or the reverse) shared words cannot measure evidence: there retrieval's
+   relevance threshold decides.
+2. **The model said NOT_FOUND** while the evidence is good: the extractive answer is published
+   (across languages the model is believed: not found).
 3. **Enough of it verified.**  The answer's claims are its statements (questions, tool chatter and
    lone citation markers are dropped by the citer, never published).  When the share of claims the
    checks verified is under `answer.accept_share` (default 0.5: at least half), or there is no claim,
@@ -62,13 +65,15 @@ class Decision:
 
 
 def decide(claims: list[Claim], *, said_not_found: bool, weak_evidence: bool, text: str, language: str,
-           min_share: float) -> Decision:
+           min_share: float, crossing: bool = False) -> Decision:
     """The acceptance rule (see the module's docstring) for one cited and checked model answer."""
     verified = sum(c.supported for c in claims)
     if min_share <= 0:
         return Decision(MODEL, verified, len(claims), "the acceptance rule is off (answer.accept_share 0)")
     if weak_evidence:
         return Decision(NOT_FOUND, verified, len(claims), "no passage answers the question well enough")
+    if said_not_found and crossing:  # across languages the evidence is retrieval's alone: the model is believed
+        return Decision(NOT_FOUND, 0, 0, "the model found no answer in the passages (in the other language)")
     if said_not_found:
         return Decision(EXTRACTIVE, 0, 0, "the model found no answer, but the passages hold one")
     if not claims:

@@ -158,8 +158,8 @@ class Pipeline:
                 answer.notes.append("the model's answer was cut off by llm.max_tokens")
             draft = yield from self._cite(reply.text, sources, language, ctx)
             drafts.append(draft)
-            if draft.not_found or not check:
-                break
+            if draft.not_found or not check or _wrong_language(reply.text, language):
+                break  # nothing to check, or not publishable anyway (the acceptance rule quotes instead)
             problems = yield from self._check(answer, draft, sources, base, ctx)
             if not problems:
                 break
@@ -203,8 +203,8 @@ class Pipeline:
             if draft.cited.invented:
                 draft.rejections.append(Rejection("", [f"cited source(s) {draft.cited.invented} do not exist"], "deterministic"))
             entry["deterministic"] = [r.to_dict() for r in draft.rejections]
-            if draft.rejections or not self.settings.answer.llm_check:
-                return _problems(draft.rejections)
+            if draft.rejections or not self.settings.answer.llm_check or self.model.small:
+                return _problems(draft.rejections)  # a small model's verdict on itself costs a call and adds little
             try:
                 reply = yield from ctx.call(self.model, "checking", prompts.check_messages(base, strip_unverified(draft.text)),
                                             max_tokens=256, temperature=0.0)
@@ -295,7 +295,7 @@ class Pipeline:
         s = self.settings.answer
         if found is None and s.accept_share > 0 and hits:
             found = self._evidence(answer, hits, ctx)
-        decision = accept.decide(draft.cited.claims, said_not_found=draft.not_found,
+        decision = accept.decide(draft.cited.claims, said_not_found=draft.not_found, crossing=_crossing(answer, hits),
                                  weak_evidence=found is None or found[1].abstained, text=strip_markers(draft.text),
                                  language=answer.language, min_share=s.accept_share)
         ctx.trace.append({"stage": "accepting", **decision.to_dict(), "attempt": draft.text[:4000],
@@ -313,12 +313,14 @@ class Pipeline:
     def _evidence(self, answer: Answer, hits: SearchResults, ctx: RunContext) -> Found:
         """The extractive answerer over `hits`: its sources and result (evidence, chosen sentences)."""
         s, lib = self.settings.answer, self.library
+        # across languages the evidence model (shared words) cannot judge: retrieval's relevance decides
+        crossing = _crossing(answer, hits) and not hits.low_relevance
         with ctx.stage("extracting") as entry:
             pool = fit(list(hits), 10**9)
             terms = query_terms(answer.retrieval["query"])
             result = extract(answer.retrieval["query"], pool, term_weights(lib.term_counts, terms), lib.embed,
-                             s.extractive_sentences, s.abstain_threshold)
-            entry.update(evidence=round(result.evidence, 4), abstained=result.abstained)
+                             s.extractive_sentences, 0.0 if crossing else s.abstain_threshold)
+            entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
         answer.retrieval["evidence"] = round(result.evidence, 4)
         return pool, result
 
@@ -468,3 +470,8 @@ def _centres(found: Found | None) -> dict[str, tuple[int, int]]:
     for x in result.chosen:
         out.setdefault(pool.get(x.n).hit.chunk_id, (x.start, x.end))
     return out
+
+
+def _crossing(answer: Answer, hits: SearchResults) -> bool:
+    """The best passage is in the other language than the question (a Chinese question over English text)."""
+    return bool(hits) and language_of(hits[0].text[:400]) != answer.language

@@ -156,7 +156,7 @@ class AnswerSettings(_Section):
         "auto", description="pipeline (retrieve, generate, cite, check), agent (the model explores with tools) or auto (the agent when the model calls tools reliably, see llm.tool_calling, and the question asks to list, compare or summarise across files).")
     top_k: int = Field(6, ge=1, le=50, description="Sources given to the model (or the extractive answerer).")
     check: bool = Field(True, description="Fact-check answers: deterministic checks, then the model's own verdict.")
-    llm_check: bool = Field(True, description="Ask the model to verify its answer against the sources (after the deterministic checks).")
+    llm_check: bool = Field(True, description="Ask the model to verify its answer against the sources (after the deterministic checks); a small model (under 7B parameters) is not asked: on a CPU the call costs as much as the answer, and the acceptance rule decides.")
     review_rounds: int = Field(2, ge=0, le=5, description="Regenerations after a rejected answer.")
     support_threshold: float = Field(0.5, ge=0.0, le=1.0, description="Share of a sentence's content words its best source sentence must hold to support it.")
     extractive_sentences: int = Field(3, ge=1, le=10, description="Sentences the extractive answerer returns.")
@@ -165,7 +165,7 @@ class AnswerSettings(_Section):
     accept_share: float = Field(0.5, ge=0.0, le=1.0, description="Share of a model answer's claims the checks must verify for it to be published; under it the extractive answer over the same passages (or not found, when they hold no answer) is published instead, and the model's attempt is kept in the run's trace. 0: publish every model answer as written (docqa.answer.accept).")
     cross_lingual_support: float = Field(0.6, ge=0.0, le=1.0, description="Embedding similarity a claim needs with a source sentence in the other language (a Chinese answer from English passages, or the reverse) to count as supported.")
     small_model_sources: int = Field(3, ge=1, le=50, description="Sources given to a small model (under 7B parameters by its name, see llm.tool_calling): fewer, shorter prompts are faster and confuse it less.")
-    small_model_context: int = Field(450, ge=64, description="Tokens of sources given to a small model, shared equally among its sources, each cut to the sentences around its best one.")
+    small_model_context: int = Field(300, ge=64, description="Tokens of sources given to a small model, shared equally among its sources, each cut to the sentences around its best one.")
 
 
 class AgentSettings(_Section):
