@@ -241,11 +241,13 @@ def main() -> None:
     ap.add_argument("--modes", default="extractive,pipeline,agent,auto")
     ap.add_argument("--reuse", action="store_true", help="keep the knowledge base of the last run")
     ap.add_argument("--out", default=str(WORK / "rows.jsonl"))
-    ap.add_argument("--report", action="store_true", help="only summarise the rows of --out")
+    ap.add_argument("--report", action="store_true", help="only summarise the rows of --out (several: comma-separated)")
+    ap.add_argument("--kinds", default="", help="only these kinds of question (comma-separated), e.g. explore")
     args = ap.parse_args()
     out = Path(args.out)
     if args.report:
-        report([json.loads(x) for x in out.read_text(encoding="utf-8").splitlines() if x.strip()])
+        report([json.loads(x) for f in args.out.split(",") for x in Path(f).read_text(encoding="utf-8").splitlines()
+                if x.strip()])
         return
     WORK.mkdir(parents=True, exist_ok=True)
     db = WORK / "kb.db"
@@ -259,6 +261,7 @@ def main() -> None:
         print(f"ingested in {time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
     qs = questions(args.squad, args.cmrc)
     qs = qs[: args.limit] if args.limit else qs
+    qs = [q for q in qs if q["kind"] in args.kinds.split(",")] if args.kinds else qs
     modes = args.modes.split(",")
     out.write_text("", encoding="utf-8")
     rows: list[dict] = []
@@ -303,6 +306,12 @@ def report(rows: list[dict]) -> None:
     by_mode: dict[str, list[dict]] = {}
     for r in rows:
         by_mode.setdefault(r["mode"], []).append(r)
+    if "pipeline-before" in by_mode:  # main's auto: the agent for an exploring question (the model takes tools)
+        agent_before = {r["question"]: r for r in by_mode.get("agent-before", [])}
+        by_mode["auto-before"] = [
+            {**agent_before[r["question"]], "mode": "auto-before"}
+            if main_auto_agent(r["question"]) and r["question"] in agent_before else {**r, "mode": "auto-before"}
+            for r in by_mode["pipeline-before"]]
     print("\n| mode | questions | accuracy with citation (answerable) | abstention (unanswerable) | junk sentences | "
           "unverified marks | language match | s / question | calls / question | tokens / question |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -323,6 +332,13 @@ def report(rows: list[dict]) -> None:
     if squad:
         cited = [r["cited_gold_paragraph"] for r in squad if r["cited_gold_paragraph"] is not None]
         print(f"\nSQuAD paragraph-level citation accuracy (pipeline): {_share(cited)} over {len(cited)} answered")
+
+
+def main_auto_agent(question: str) -> bool:
+    """Whether main's `auto` gave the question to the agent (any model that takes tools)."""
+    from docqa.answer.route import is_catalog_question, wants_exploration
+
+    return wants_exploration(question) and not is_catalog_question(question)
 
 
 def table_row(mode: str, rs: list[dict]) -> str:

@@ -30,17 +30,23 @@ verifies them by the embedder instead (cosine of the claim and its best source s
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from docqa.answer.citer import Cited, citation_for
+from docqa.answer.citer import Cited, citation_for, number_by_first_use, strip_markers
 from docqa.answer.facts import missing_facts
+from docqa.answer.prompts import NOT_FOUND_TOKEN
 from docqa.answer.sources import SourceSet
 from docqa.text.language import has_cjk, language_of
 from docqa.text.sentences import sentence_spans
-from docqa.types import Claim
+from docqa.types import Answer, Claim, Hit
+
+if TYPE_CHECKING:
+    from docqa.answer.pipeline import Draft
 
 MODEL, EXTRACTIVE, NOT_FOUND = "model", "extractive", "not_found"
 Embed = Callable[[list[str], str], np.ndarray]
@@ -85,6 +91,50 @@ def decide(claims: list[Claim], *, said_not_found: bool, weak_evidence: bool, te
         return Decision(EXTRACTIVE, verified, len(claims),
                         f"the checks verified {verified} of its {len(claims)} claims (under {min_share:.0%})")
     return Decision(MODEL, verified, len(claims), f"the checks verified {verified} of its {len(claims)} claims")
+
+
+def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None, min_share: float) -> Decision:
+    """The rule for a cited, checked draft of `answer`, given whether the extractive answerer over
+    the same passages abstained (None: not asked); the verdict is kept in `answer.retrieval` and
+    said in its notes when the model's answer is not published."""
+    decision = decide(draft.cited.claims, said_not_found=draft.not_found, weak_evidence=abstained is not False,
+                      text=strip_markers(draft.text), language=answer.language, min_share=min_share,
+                      crossing=crossing(answer.language, hits))
+    answer.retrieval["acceptance"] = decision.to_dict()
+    if decision.outcome == EXTRACTIVE:
+        answer.notes.append(f"the model's answer was not published ({decision.reason}); the answer quotes the "
+                            "documents instead (the model's attempt is in the run's trace)")
+    elif decision.outcome == NOT_FOUND and not draft.not_found and draft.cited.claims:
+        answer.notes.append(f"the model's answer was not published: {decision.reason}")
+    return decision
+
+
+def record(decision: Decision, draft: Draft, low_relevance: bool,
+           mark: Callable[[str, list[Claim]], str] | None) -> dict:
+    """The trace entry: the verdict, the model's attempt, and what was published before the rule
+    (every model answer, unverified claims marked by `mark`; `before` None: not found) with its
+    citations, so that a benchmark can score both from one run."""
+    entry = {"stage": "accepting", **decision.to_dict(), "attempt": draft.text[:4000],
+             "dropped_sentences": draft.cited.dropped, "before": None}
+    claims = copy.deepcopy(draft.cited.claims)
+    if draft.not_found or not claims or (low_relevance and not any(c.supported for c in claims)):
+        return entry
+    text = number_by_first_use(draft.text, claims)
+    cited = [c for claim in claims for c in claim.citations]
+    entry.update(before=mark(text, claims) if mark else text, attempt_paths=[c.path for c in cited],
+                 attempt_quotes=[c.quote for c in cited])
+    return entry
+
+
+def crossing(language: str, hits: list[Hit]) -> bool:
+    """The best passage is in the other language than the question (a Chinese question over English text)."""
+    return bool(hits) and language_of(hits[0].text[:400]) != language
+
+
+def in_other_language(reply: str, language: str) -> bool:
+    """A model's reply that answers (not NOT_FOUND) in another language than `language`."""
+    body = reply.strip()
+    return not body.upper().startswith(NOT_FOUND_TOKEN) and wrong_language(strip_markers(body), language)
 
 
 def wrong_language(text: str, language: str) -> bool:

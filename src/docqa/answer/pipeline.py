@@ -8,7 +8,6 @@ with the same citation structure.  What a run does is recorded in its RunContext
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Generator
 from dataclasses import dataclass, field
 
@@ -152,13 +151,13 @@ class Pipeline:
                 yield status("generating")
                 call = ctx.call(self.model, "generating", messages, stream=round_ == 0)
                 reply = yield from (_shown(answer, call) if round_ == 0 else call)  # the first draft is shown as written
-            if round_ == 0 and _wrong_language(reply.text, language):
+            if round_ == 0 and accept.in_other_language(reply.text, language):
                 reply = yield from self._in_language(answer, messages, reply, ctx)
             if reply.truncated:
                 answer.notes.append("the model's answer was cut off by llm.max_tokens")
             draft = yield from self._cite(reply.text, sources, language, ctx)
             drafts.append(draft)
-            if draft.not_found or not check or _wrong_language(reply.text, language):
+            if draft.not_found or not check or accept.in_other_language(reply.text, language):
                 break  # nothing to check, or not publishable anyway (the acceptance rule quotes instead)
             problems = yield from self._check(answer, draft, sources, base, ctx)
             if not problems:
@@ -292,29 +291,20 @@ class Pipeline:
                 found: Found | None) -> Generator[Event, None, tuple[accept.Decision, Found | None]]:
         """The acceptance rule (docqa.answer.accept) over the same passages' extractive evidence; the
         model's attempt (and what was published before the rule) kept in the trace."""
-        s = self.settings.answer
-        if found is None and s.accept_share > 0 and hits:
+        if found is None and self.settings.answer.accept_share > 0 and hits:
             found = self._evidence(answer, hits, ctx)
-        decision = accept.decide(draft.cited.claims, said_not_found=draft.not_found, crossing=_crossing(answer, hits),
-                                 weak_evidence=found is None or found[1].abstained, text=strip_markers(draft.text),
-                                 language=answer.language, min_share=s.accept_share)
-        ctx.trace.append({"stage": "accepting", **decision.to_dict(), "attempt": draft.text[:4000],
-                          "dropped_sentences": draft.cited.dropped,
-                          **_as_published_before(draft, hits, answer.language, checked)})
-        answer.retrieval["acceptance"] = decision.to_dict()
+        decision = accept.judge(answer, draft, hits, found[1].abstained if found else None,
+                                self.settings.answer.accept_share)
+        mark = (lambda text, claims: _mark_unverified(text, claims, answer.language)) if checked else None
+        ctx.trace.append(accept.record(decision, draft, hits.low_relevance, mark))
         yield status("accepting", **decision.to_dict())
-        if decision.outcome == accept.EXTRACTIVE:
-            answer.notes.append(f"the model's answer was not published ({decision.reason}); the answer quotes the "
-                                "documents instead (the model's attempt is in the run's trace)")
-        elif decision.outcome == accept.NOT_FOUND and not draft.not_found and draft.cited.claims:
-            answer.notes.append(f"the model's answer was not published: {decision.reason}")
         return decision, found
 
     def _evidence(self, answer: Answer, hits: SearchResults, ctx: RunContext) -> Found:
         """The extractive answerer over `hits`: its sources and result (evidence, chosen sentences)."""
         s, lib = self.settings.answer, self.library
         # across languages the evidence model (shared words) cannot judge: retrieval's relevance decides
-        crossing = _crossing(answer, hits) and not hits.low_relevance
+        crossing = accept.crossing(answer.language, hits) and not hits.low_relevance
         with ctx.stage("extracting") as entry:
             pool = fit(list(hits), 10**9)
             terms = query_terms(answer.retrieval["query"])
@@ -443,24 +433,6 @@ def _hit_summary(hit) -> dict:
             "bm25_rank": hit.bm25_rank, "dense_rank": hit.dense_rank}
 
 
-def _wrong_language(text: str, language: str) -> bool:
-    body = text.strip()
-    said_not_found = body.upper().startswith(prompts.NOT_FOUND_TOKEN)
-    return not said_not_found and accept.wrong_language(strip_markers(body), language)
-
-
-def _as_published_before(draft: Draft, hits: SearchResults, language: str, checked: bool) -> dict:
-    """What was published before the acceptance rule (every model answer, unverified claims marked;
-    `before` None: not found), with its citations.  For the run's record and the benchmark."""
-    claims = copy.deepcopy(draft.cited.claims)
-    if draft.not_found or not claims or (hits.low_relevance and not any(c.supported for c in claims)):
-        return {"before": None}
-    text = number_by_first_use(draft.text, claims)
-    cited = [c for claim in claims for c in claim.citations]
-    return {"before": _mark_unverified(text, claims, language) if checked else text,
-            "attempt_paths": [c.path for c in cited], "attempt_quotes": [c.quote for c in cited]}
-
-
 def _centres(found: Found | None) -> dict[str, tuple[int, int]]:
     """Each passage's best sentence by the extractive answerer (chunk id -> span), best first."""
     if found is None:
@@ -471,7 +443,3 @@ def _centres(found: Found | None) -> dict[str, tuple[int, int]]:
         out.setdefault(pool.get(x.n).hit.chunk_id, (x.start, x.end))
     return out
 
-
-def _crossing(answer: Answer, hits: SearchResults) -> bool:
-    """The best passage is in the other language than the question (a Chinese question over English text)."""
-    return bool(hits) and language_of(hits[0].text[:400]) != answer.language
