@@ -220,10 +220,11 @@ def gold_paragraph(kb: KnowledgeBase, q: dict, cache: dict) -> str | None:
     return paras[q["paragraph"]] if 0 <= q["paragraph"] < len(paras) else None
 
 
-def settings(db: Path, args, model: bool) -> Settings:
+def settings(db: Path, args, model: bool, rule: bool = True) -> Settings:
     llm = ({"provider": "openai", "base_url": args.llm, "model": args.model, "max_tokens": 320, "context_window": 4096,
             "timeout": 600, "temperature": 0.0, "max_retries": 0} if model else {"provider": "none"})
-    return Settings(kb=str(db), llm=llm, answer={"review_rounds": args.review_rounds},
+    answer = {"review_rounds": args.review_rounds, **({} if rule else {"accept_share": 0.0})}
+    return Settings(kb=str(db), llm=llm, answer=answer,
                     agent={"max_steps": args.agent_steps, "max_wall_seconds": 420, "search_top_k": 3,
                            "max_result_chars": 2500})
 
@@ -243,6 +244,8 @@ def main() -> None:
     ap.add_argument("--out", default=str(WORK / "rows.jsonl"))
     ap.add_argument("--report", action="store_true", help="only summarise the rows of --out (several: comma-separated)")
     ap.add_argument("--kinds", default="", help="only these kinds of question (comma-separated), e.g. explore")
+    ap.add_argument("--before-pass", default="", help="rows of a run: ask the questions its pipeline answered "
+                    "with no model call (the evidence gate) again with the rule off (answer.accept_share 0)")
     args = ap.parse_args()
     out = Path(args.out)
     if args.report:
@@ -262,6 +265,9 @@ def main() -> None:
     qs = questions(args.squad, args.cmrc)
     qs = qs[: args.limit] if args.limit else qs
     qs = [q for q in qs if q["kind"] in args.kinds.split(",")] if args.kinds else qs
+    if args.before_pass:
+        before_pass(args, db, qs, out)
+        return
     modes = args.modes.split(",")
     out.write_text("", encoding="utf-8")
     rows: list[dict] = []
@@ -302,9 +308,30 @@ def main() -> None:
     report(rows)
 
 
+def before_pass(args, db: Path, qs: list[dict], out: Path) -> None:
+    """The questions the gate answered with no model call, asked with the rule off: their before rows."""
+    rows = [json.loads(x) for x in Path(args.before_pass).read_text(encoding="utf-8").splitlines() if x.strip()]
+    gated = {r["question"] for r in rows if r["mode"] == "pipeline" and r["calls"] == 0}
+    todo = [q for q in qs if q["question"] in gated]
+    print(f"{len(todo)} questions the evidence gate answered without the model", file=sys.stderr, flush=True)
+    out.write_text("", encoding="utf-8")
+    cache: dict = {}
+    with KnowledgeBase(settings(db, args, True, rule=False)) as kb:
+        for q in todo:
+            a, sec, _, _ = ask(kb, q, "pipeline")
+            r = row(q, "pipeline-before", a, sec, gold_paragraph(kb, q, cache), {"before_pass": True})
+            with out.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+            print(f"  before-pass {r['kind']:10} ok={int(r['correct'])} ans={int(r['answered'])} {r['seconds']:6.1f}s "
+                  f"{q['question'][:50]}", file=sys.stderr, flush=True)
+
+
 def report(rows: list[dict]) -> None:
+    last: dict[tuple[str, str], dict] = {}
+    for r in rows:  # a later row for the same mode and question (a before pass) replaces the earlier one
+        last[(r["mode"], r["question"])] = r
     by_mode: dict[str, list[dict]] = {}
-    for r in rows:
+    for r in last.values():
         by_mode.setdefault(r["mode"], []).append(r)
     if "pipeline-before" in by_mode:  # main's auto: the agent for an exploring question (the model takes tools)
         agent_before = {r["question"]: r for r in by_mode.get("agent-before", [])}

@@ -162,3 +162,11 @@ def test_the_rule_itself():
     assert decide([ok], **{**rule, "text": "备份保留三十五天。"}).outcome == EXTRACTIVE
     assert decide([bad], **{**rule, "min_share": 0}).outcome == MODEL
     assert quotation_note("en", "Backups are kept.") is None and quotation_note("en", "备份保留三十五天。")
+
+
+def test_a_true_fact_beside_the_question_is_not_an_answer(kb_factory):
+    # "every 6 hours" is in the documents, but the passage that answers "how long are backups kept?" is another
+    with ScriptedServer([{"text": "The database is backed up every 6 hours [1]."}]) as server:
+        answer, _ = ask(kb_factory(server), "How long are backups kept?")
+    assert answer.mode == "extractive" and "35 days" in answer.answer
+    assert answer.retrieval["acceptance"]["verified"] == 0

@@ -15,6 +15,9 @@ answer (pipeline and agent) after it has been cited and checked:
    lone citation markers are dropped by the citer, never published).  When the share of claims the
    checks verified is under `answer.accept_share` (default 0.5: at least half), or there is no claim,
    the extractive answer is published instead, and the model's attempt is kept in the run's trace.
+   A claim counts as verified only when it rests on one of the sentences the extractive answerer
+   found answer the question (its best `EVIDENCE_SENTENCES`): a true but beside-the-point fact
+   ("May 5, 2023", the date of a memo, for "when were the goods delivered?") does not.
    An accepted answer is published without the claims the checks rejected.
 4. **In the question's language.**  An answer in another language is asked for once more (see the
    pipeline); if it is still in the wrong language, the extractive answer is published.
@@ -37,7 +40,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from docqa.answer.citer import Cited, citation_for, number_by_first_use, strip_markers
+from docqa.answer.checker import Rejection
+from docqa.answer.citer import Cited, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.facts import missing_facts
 from docqa.answer.prompts import NOT_FOUND_TOKEN
 from docqa.answer.sources import SourceSet
@@ -49,6 +53,7 @@ if TYPE_CHECKING:
     from docqa.answer.pipeline import Draft
 
 MODEL, EXTRACTIVE, NOT_FOUND = "model", "extractive", "not_found"
+EVIDENCE_SENTENCES = 6  # the extractive answerer's best sentences a verified claim must rest on
 Embed = Callable[[list[str], str], np.ndarray]
 
 _QUOTATION = {  # said in the question's language when the quoted sentences are in the other one
@@ -93,10 +98,15 @@ def decide(claims: list[Claim], *, said_not_found: bool, weak_evidence: bool, te
     return Decision(MODEL, verified, len(claims), f"the checks verified {verified} of its {len(claims)} claims")
 
 
-def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None, min_share: float) -> Decision:
+def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None, min_share: float,
+          evidence: list[tuple[str, int, int]] | None = None) -> Decision:
     """The rule for a cited, checked draft of `answer`, given whether the extractive answerer over
-    the same passages abstained (None: not asked); the verdict is kept in `answer.retrieval` and
-    said in its notes when the model's answer is not published."""
+    the same passages abstained (None: not asked) and the sentences it found answer the question
+    (document id, start, end); the verdict is kept in `answer.retrieval` and said in its notes when
+    the model's answer is not published."""
+    if evidence is not None and min_share > 0:
+        for claim in off_evidence(draft.cited.claims, evidence):
+            draft.rejections.append(Rejection(claim.text, [claim.problems[-1]], "deterministic"))
     decision = decide(draft.cited.claims, said_not_found=draft.not_found, weak_evidence=abstained is not False,
                       text=strip_markers(draft.text), language=answer.language, min_share=min_share,
                       crossing=crossing(answer.language, hits))
@@ -107,6 +117,20 @@ def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None,
     elif decision.outcome == NOT_FOUND and not draft.not_found and draft.cited.claims:
         answer.notes.append(f"the model's answer was not published: {decision.reason}")
     return decision
+
+
+def off_evidence(claims: list[Claim], evidence: list[tuple[str, int, int]]) -> list[Claim]:
+    """Unverify the supported claims that rest on none of the `evidence` sentences: true of the
+    document ("May 5, 2023", the memo's date) but not what answers the question.  Returns them."""
+    out = []
+    for claim in claims:
+        if claim.supported and not is_not_found_statement(claim.text) and not any(
+                c.document_id == doc and c.char_start < end and start < c.char_end
+                for c in claim.citations for doc, start, end in evidence):
+            claim.supported = False
+            claim.problems.append("it does not rest on the passages that answer the question")
+            out.append(claim)
+    return out
 
 
 def record(decision: Decision, draft: Draft, low_relevance: bool,

@@ -294,7 +294,7 @@ class Pipeline:
         if found is None and self.settings.answer.accept_share > 0 and hits:
             found = self._evidence(answer, hits, ctx)
         decision = accept.judge(answer, draft, hits, found[1].abstained if found else None,
-                                self.settings.answer.accept_share)
+                                self.settings.answer.accept_share, _evidence_spans(found))
         mark = (lambda text, claims: _mark_unverified(text, claims, answer.language)) if checked else None
         ctx.trace.append(accept.record(decision, draft, hits.low_relevance, mark))
         yield status("accepting", **decision.to_dict())
@@ -309,7 +309,7 @@ class Pipeline:
             pool = fit(list(hits), 10**9)
             terms = query_terms(answer.retrieval["query"])
             result = extract(answer.retrieval["query"], pool, term_weights(lib.term_counts, terms), lib.embed,
-                             s.extractive_sentences, 0.0 if crossing else s.abstain_threshold)
+                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), 0.0 if crossing else s.abstain_threshold)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
         answer.retrieval["evidence"] = round(result.evidence, 4)
         return pool, result
@@ -333,7 +333,8 @@ class Pipeline:
         if result.abstained:
             return (yield from self._not_found(answer, ctx, streamed=streamed))
         answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
-                            for x in sorted(result.chosen, key=lambda x: (x.n, x.start))]  # reading order per source
+                            for x in sorted(result.chosen[: self.settings.answer.extractive_sentences],
+                                            key=lambda x: (x.n, x.start))]  # reading order per source
         answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, [c.n], [c], True, 1.0) for c in answer.citations]
         quoted = _quoted(answer.claims)
         text = number_by_first_use(quoted, answer.claims)
@@ -443,3 +444,12 @@ def _centres(found: Found | None) -> dict[str, tuple[int, int]]:
         out.setdefault(pool.get(x.n).hit.chunk_id, (x.start, x.end))
     return out
 
+
+
+def _evidence_spans(found: Found | None) -> list[tuple[str, int, int]] | None:
+    """The sentences the extractive answerer found answer the question: (document id, start, end)."""
+    if found is None:
+        return None
+    pool, result = found
+    return [(h.document_id, h.char_start + x.start, h.char_start + x.end)
+            for x in result.chosen for h in [pool.get(x.n).hit]]
