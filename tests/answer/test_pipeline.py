@@ -185,8 +185,9 @@ def test_a_not_found_answer_in_the_models_own_words_is_not_answerable(kb_factory
 def test_a_partial_answer_with_a_not_found_sentence_stays_answerable(kb_factory):
     reply = "Backups are kept for 35 days [1]. The documents do not say who approves the policy."
     with ScriptedServer([{"text": reply}, {"text": "VERIFIED"}]) as server:
-        answer, _ = ask(kb_factory(server), "How long are backups kept, and who approves the policy?")
-    assert answer.answerable and [c.n for c in answer.citations] == [1]
+        answer, _ = ask(kb_factory(server), "How long are backups kept?")
+    assert answer.answerable and [c.n for c in answer.citations] == [1] and answer.mode == "pipeline"
+    assert "do not say who approves" in answer.answer
 
 
 @pytest.mark.parametrize("question,expected", [
@@ -297,7 +298,7 @@ def test_catalog_questions_list_the_documents(kb_factory):
 
 def test_sources_that_do_not_fit_the_context_window_are_dropped_and_reported(kb_factory, tmp_path):
     with ScriptedServer([{"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
-        kb = kb_factory(server)
+        kb = kb_factory(server, accept_share=0)  # a keyword query: the evidence gate would not ask the model
         kb.settings.llm.context_window = 950
         kb.settings.llm.max_tokens = 400
         answer, _ = ask(kb, "backups database API keys alerts")

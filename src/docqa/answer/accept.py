@@ -16,7 +16,8 @@ answer (pipeline and agent) after it has been cited and checked:
    checks verified is under `answer.accept_share` (default 0.5: at least half), or there is no claim,
    the extractive answer is published instead, and the model's attempt is kept in the run's trace.
    A claim counts as verified only when it rests on one of the sentences the extractive answerer
-   found answer the question (its best `EVIDENCE_SENTENCES`): a true but beside-the-point fact
+   found answer the question (its best `EVIDENCE_SENTENCES`), and its numbers, dates and names are
+   in them: a true but beside-the-point fact
    ("May 5, 2023", the date of a memo, for "when were the goods delivered?") does not.
    An accepted answer is published without the claims the checks rejected.
 4. **In the question's language.**  An answer in another language is asked for once more (see the
@@ -99,7 +100,7 @@ def decide(claims: list[Claim], *, said_not_found: bool, weak_evidence: bool, te
 
 
 def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None, min_share: float,
-          evidence: list[tuple[str, int, int]] | None = None) -> Decision:
+          evidence: list[tuple[str, int, int, str]] | None = None) -> Decision:
     """The rule for a cited, checked draft of `answer`, given whether the extractive answerer over
     the same passages abstained (None: not asked) and the sentences it found answer the question
     (document id, start, end); the verdict is kept in `answer.retrieval` and said in its notes when
@@ -119,14 +120,16 @@ def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None,
     return decision
 
 
-def off_evidence(claims: list[Claim], evidence: list[tuple[str, int, int]]) -> list[Claim]:
-    """Unverify the supported claims that rest on none of the `evidence` sentences: true of the
-    document ("May 5, 2023", the memo's date) but not what answers the question.  Returns them."""
+def off_evidence(claims: list[Claim], evidence: list[tuple[str, int, int, str]]) -> list[Claim]:
+    """Unverify the supported claims that rest on none of the `evidence` sentences (document id,
+    start, end, text), or whose numbers, dates and names are not in them: true of the document
+    ("May 5, 2023", the memo's date) but not what answers the question.  Returns them."""
     out = []
+    said = "\n".join(text for *_, text in evidence)
     for claim in claims:
-        if claim.supported and not is_not_found_statement(claim.text) and not any(
+        if claim.supported and not is_not_found_statement(claim.text) and (missing_facts(claim.text, said) or not any(
                 c.document_id == doc and c.char_start < end and start < c.char_end
-                for c in claim.citations for doc, start, end in evidence):
+                for c in claim.citations for doc, start, end, _ in evidence)):
             claim.supported = False
             claim.problems.append("it does not rest on the passages that answer the question")
             out.append(claim)

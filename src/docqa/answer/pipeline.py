@@ -446,10 +446,10 @@ def _centres(found: Found | None) -> dict[str, tuple[int, int]]:
 
 
 
-def _evidence_spans(found: Found | None) -> list[tuple[str, int, int]] | None:
-    """The sentences the extractive answerer found answer the question: (document id, start, end)."""
+def _evidence_spans(found: Found | None) -> list[tuple[str, int, int, str]] | None:
+    """The sentences the extractive answerer found answer the question: (document id, start, end, text)."""
     if found is None:
         return None
     pool, result = found
-    return [(h.document_id, h.char_start + x.start, h.char_start + x.end)
+    return [(h.document_id, h.char_start + x.start, h.char_start + x.end, x.text)
             for x in result.chosen for h in [pool.get(x.n).hit]]
