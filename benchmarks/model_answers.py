@@ -42,7 +42,6 @@ HERE = Path(__file__).resolve().parent
 DATA = Path(os.environ.get("DOCQA_DATA", HERE.parents[1] / "shared" / "data"))
 WORK = HERE / ".work" / "model_answers"
 
-from docqa.answer.accept import quotation_note  # noqa: E402
 from docqa.answer.citer import strip_markers  # noqa: E402
 from docqa.answer.statement import is_statement, structure_line  # noqa: E402
 from docqa.evaluate import _norm  # noqa: E402
@@ -169,7 +168,8 @@ def score(q: dict, text: str | None, answerable: bool, cited_paths: list[str], c
 
 
 def _is_note(line: str) -> bool:
-    return any(line.strip() == quotation_note(lang, quoted) for lang, quoted in (("zh", "x"), ("en", "中文")))
+    """The line that flags a quotation in the other language (docqa.answer.accept.quotation_note)."""
+    return line.strip().startswith(("（以上引文为", "(The sentences above are quoted"))
 
 
 # -- asking --------------------------------------------------------------------------------------------
@@ -344,6 +344,14 @@ def report(rows: list[dict]) -> None:
     print("|---|---|---|---|---|---|---|---|---|---|")
     for mode, rs in by_mode.items():
         print(table_row(mode, rs))
+    asked = {r["question"] for r in by_mode.get("pipeline", []) if r["calls"] > 0}
+    if asked:
+        print(f"\non the {len(asked)} questions the pipeline asked the model (the others the evidence gate answered "
+              "'not found' with no model call, so their before is not known from this run):")
+        for mode in ("extractive", "pipeline", "pipeline-before"):
+            sub = [r for r in by_mode.get(mode, []) if r["question"] in asked]
+            if sub:
+                print(table_row(mode, sub))
     pipe = {r["question"]: r for r in by_mode.get("pipeline", [])}
     agent = by_mode.get("agent", [])
     if agent and pipe:

@@ -174,12 +174,15 @@ def test_not_found_in_the_question_language(kb_factory, question, expected):
 ])
 def test_a_not_found_answer_in_the_models_own_words_is_not_answerable(kb_factory, question, reply, expected):
     """A model that says the documents do not hold it, instead of writing NOT_FOUND, gets the same
-    result: answerable false, the standard answer in the question's language with what was searched."""
+    result: answerable false, the standard answer in the question's language with what was searched.
+    (With the acceptance rule on, the evidence gate answers these without asking the model.)"""
     with ScriptedServer([{"text": reply}]) as server:
-        answer, _ = ask(kb_factory(server), question)
+        answer, _ = ask(kb_factory(server, accept_share=0), question)
         calls = len(server.requests)
+        gated, _ = ask(kb_factory(server), question)
     assert not answer.answerable and answer.answer.startswith(expected) and question in answer.answer
     assert answer.citations == [] and calls == 1  # nothing to fact-check
+    assert not gated.answerable and len(server.requests) == 1 and gated.retrieval["acceptance"]["outcome"] == "not_found"
 
 
 def test_a_partial_answer_with_a_not_found_sentence_stays_answerable(kb_factory):

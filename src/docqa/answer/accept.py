@@ -58,7 +58,7 @@ EVIDENCE_SENTENCES = 6  # the extractive answerer's best sentences a verified cl
 Embed = Callable[[list[str], str], np.ndarray]
 
 _QUOTATION = {  # said in the question's language when the quoted sentences are in the other one
-    "zh": "（以上引文为英文原文，文档中没有中文表述。）",
+    "zh": "（以上引文为英文原文。）",
     "en": "(The sentences above are quoted in Chinese, as the documents write them.)",
 }
 
