@@ -293,8 +293,8 @@ class Pipeline:
         model's attempt (and what was published before the rule) kept in the trace."""
         if found is None and self.settings.answer.accept_share > 0 and hits:
             found = self._evidence(answer, hits, ctx)
-        decision = accept.judge(answer, draft, hits, found[1].abstained if found else None,  # --no-check: as written
-                                self.settings.answer.accept_share if checked else 0.0, _evidence_spans(found))
+        decision = accept.judge(answer, draft, hits, found[1].abstained if found else None,
+                                self.settings.answer.accept_share, _evidence_spans(found))
         mark = (lambda text, claims: _mark_unverified(text, claims, answer.language)) if checked else None
         ctx.trace.append(accept.record(decision, draft, hits.low_relevance, mark))
         yield status("accepting", **decision.to_dict())
