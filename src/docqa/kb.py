@@ -20,7 +20,7 @@ from docqa.clock import now
 from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
 from docqa.errors import AuthError, ConfigError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
-from docqa.llm import ChatModel, Choice, choose_chat_model
+from docqa.llm import ChatModel, Choice, capability, choose_chat_model
 from docqa.llm.deadline import reply_within
 from docqa.llm.factory import OLLAMA_URL
 from docqa.retrieve import Retriever, SearchResults
@@ -358,6 +358,7 @@ class KnowledgeBase:
                 self._chat = choose_chat_model(s.provider, s.base_url, s.model, s.api_key, s.temperature, s.max_tokens,
                                                s.timeout, s.max_retries, s.ollama_url or OLLAMA_URL,
                                                via=s.from_environment.get("base_url"), local=local)
+            capability.declare(self._chat.model, s.tool_calling)  # small? calls tools reliably?
         return self._chat
 
     def start(self, question: str, *, principal: Principal = LOCAL, session_id: str | None = None,

@@ -3,7 +3,8 @@
 The model is given the tools (OpenAI tool-calling protocol; tool calls written as JSON text by
 small local models are accepted too) and decides what to search, list, read and grep.  Budgets
 (steps, wall time, tokens, cost, per-tool timeout) bound it; the same call three times stops
-it.  When a budget runs out it still answers from the evidence it gathered (status FALLBACK).
+it.  When a budget runs out (or it repeats itself) the pipeline answers over the evidence it gathered
+(status FALLBACK), not its last message.
 A generator of events (status of each step, tool call and result; the answer's content and
 citations) that returns the Answer, like the pipeline; the run (docqa.run) drives it.  Steering
 messages join after the current tool round; follow-ups are the run's, answered after this answer.
@@ -54,8 +55,6 @@ REPEAT = ("You already called {name} with exactly these arguments; its result is
 CUT_OFF = "Your last message was cut off by the token limit, so its tool call was not run. Make the call shorter."
 NUDGE = ('Call one of the tools, or call answer with the final answer. As JSON alone, for example: '
          '{"name": "search_docs", "arguments": {"query": "..."}}')
-FINAL = ("Your budget is used up ({reason}). Answer now, using only the sources above and citing them as [n]. "
-         "If they do not contain the answer, say so.")
 REVIEW = ("A fact-check of your answer found problems:\n{problems}\nCheck them against the documents with the "
           "tools if you need to, then call answer again with a corrected answer that cites its sources as [n]. Leave "
           "out what the sources do not support.")
@@ -114,12 +113,17 @@ class AgentLoop:
             final, reason = yield from self._loop(messages, tools, ctx, budget)
         except LLMError as exc:
             return (yield from self._model_failed(answer, evidence, question, collection, ctx, exc))
-        if final is None:
+        if final is None:  # out of budget, or going round in circles: the pipeline answers over its evidence
             answer.status = FALLBACK
-            answer.notes.append(f"the agent's budget ran out ({reason}); it answered from the evidence it had gathered")
-            final = (yield from self._final_without_tools(messages, reason, ctx)) if not budget.hard(reason) else None
-        if final is None:  # not even one more model call is allowed: quote the evidence
-            return (yield from self.pipeline.extract_from(answer, self._results(answer, evidence, question, ctx), ctx))
+            answer.notes.append(f"the agent's budget ran out ({reason}); the answer was written from the evidence it had "
+                                "gathered, as the pipeline answers")
+            results = self._results(answer, evidence, question, ctx)
+            if budget.hard(reason):  # not even one more model call is allowed: quote the evidence
+                return (yield from self.pipeline.extract_from(answer, results, ctx))
+            try:
+                return (yield from self.pipeline.answer_from(answer, results, ctx, self.settings.agent.check))
+            except LLMError as exc:
+                return (yield from self._model_failed(answer, evidence, question, collection, ctx, exc))
         check = self.settings.agent.check
         drafts = yield from self._review(answer, final, evidence, messages, tools, ctx, budget, check)
         return (yield from self.pipeline.publish_best(answer, drafts, self._results(answer, evidence, question, ctx), ctx, check))
@@ -152,9 +156,16 @@ class AgentLoop:
         """The evidence gathered, as search results (for confidence, not-found and the extractive fallback)."""
         hits = sorted((s.hit for s in evidence.sources), key=lambda h: -h.score)
         answer.retrieval["hits"] = [_summary(s.n, s.hit) for s in evidence.sources]
+        if not hits:  # it gathered nothing (a small model that never called a tool): search for it
+            found = self.lib.search(question, self.settings.answer.top_k, None)
+            hits = list(found)
+            answer.retrieval["hits"] = [_summary(i, h) for i, h in enumerate(hits, start=1)]
+            results = SearchResults(hits, question, "agent", found.low_relevance, found.threshold)
+        else:
+            results = SearchResults(hits, question, "agent", False, self.settings.search.relevance_threshold)
         if self.settings.answer.guard:
-            guard.record(answer.retrieval, answer.notes, ctx.trace, [s.hit for s in evidence.sources])
-        return SearchResults(hits, question, "agent", not hits, self.settings.search.relevance_threshold)
+            guard.record(answer.retrieval, answer.notes, ctx.trace, hits)
+        return results
 
     def _model_failed(self, answer: Answer, evidence: Evidence, question: str, collection: str | None,
                       ctx: RunContext, exc: LLMError) -> Events:
@@ -243,16 +254,6 @@ class AgentLoop:
             return ToolResult(f"error: {exc}", summary=str(exc)[:120], error=True)
         except Exception as exc:  # a tool bug must not end the run; the model is told and goes on
             return ToolResult(f"error: {call.name} failed ({type(exc).__name__}: {exc})", summary="tool failed", error=True)
-
-    def _final_without_tools(self, messages: list[Message], reason: str,
-                             ctx: RunContext) -> Generator[Event, None, str | None]:
-        with ctx.stage("answering"):
-            yield status("answering")
-            reply = yield from ctx.call(self.model, "answering", [*messages, Message("user", FINAL.format(reason=reason))])
-        calls = text_tool_calls(reply.text, {"answer"})
-        if calls:
-            return parse_arguments(calls[0].arguments).get("text") or None
-        return reply.text.strip() or None
 
     # -- setup ------------------------------------------------------------------------------
     def _tools(self, evidence: Evidence) -> dict[str, Tool]:

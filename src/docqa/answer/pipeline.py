@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Generator
 from dataclasses import dataclass, field
 
-from docqa.answer import guard, prompts
+from docqa.answer import accept, guard, prompts
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
-from docqa.answer.extractive import extract
+from docqa.answer.extractive import Extract, extract
 from docqa.answer.library import Library
 from docqa.answer.route import catalog_answer, condense_heuristic, language_of, looks_like_follow_up, not_found_answer
-from docqa.answer.sources import SourceSet, fit
+from docqa.answer.sources import SourceSet, fit, focused
 from docqa.errors import LLMError
 from docqa.llm.base import ChatModel, ChatResult
 from docqa.retrieve import SearchResults
@@ -32,6 +32,7 @@ from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Answer, Claim, 
 
 UNVERIFIED_MARK = {"en": " [unverified]", "zh": "［未核实］"}
 Events = Generator[Event, None, Answer]  # what the stages are: they yield events and return the answer
+Found = tuple[SourceSet, Extract]  # the extractive answerer over a run's passages: its sources and result
 
 
 @dataclass(slots=True)
@@ -114,8 +115,16 @@ class Pipeline:
             entry["standalone"] = standalone
         return standalone
 
-    def _sources(self, answer: Answer, hits: SearchResults, language: str, ctx: RunContext) -> SourceSet:
-        s = self.settings.llm
+    def _sources(self, answer: Answer, hits: SearchResults, language: str, ctx: RunContext,
+                 found: Found | None = None) -> SourceSet:
+        s, a = self.settings.llm, self.settings.answer
+        if self.model is not None and self.model.small:  # a 1.5B-7B model: fewer, shorter sources
+            sources = focused(list(hits), _centres(found), a.small_model_sources,
+                              a.small_model_context // a.small_model_sources)
+            if a.guard:
+                guard.record(answer.retrieval, answer.notes, ctx.trace, [x.hit for x in sources.sources])
+            answer.retrieval["dropped"] = [h.chunk_id for h in sources.dropped]
+            return sources
         overhead = count_tokens(prompts.prompt_overhead(answer.retrieval["query"], language))
         budget = s.context_window - s.max_tokens - overhead - 128
         sources = fit(list(hits), max(budget, 64))
@@ -133,7 +142,13 @@ class Pipeline:
         language = answer.language
         if not hits:
             return (yield from self._not_found(answer, ctx))
-        sources = self._sources(answer, hits, language, ctx)
+        found = self._evidence(answer, hits, ctx) if self.settings.answer.accept_share > 0 else None
+        if found is not None and found[1].abstained:  # no passage answers it: not found, without a model call
+            ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
+            answer.retrieval["acceptance"] = {"outcome": accept.NOT_FOUND, "verified": 0, "claims": 0,
+                                              "reason": "no passage answers the question well enough"}
+            return (yield from self._not_found(answer, ctx))
+        sources = self._sources(answer, hits, language, ctx, found)
         base = prompts.answer_messages(answer.retrieval["query"], sources, language)
         if answer.question != answer.retrieval["query"]:
             base[-1].content += f"\n(The user asked: {answer.question})"
@@ -145,18 +160,30 @@ class Pipeline:
                 yield status("generating")
                 call = ctx.call(self.model, "generating", messages, stream=round_ == 0)
                 reply = yield from (_shown(answer, call) if round_ == 0 else call)  # the first draft is shown as written
+            if round_ == 0 and accept.in_other_language(reply.text, language):
+                reply = yield from self._in_language(answer, messages, reply, ctx)
             if reply.truncated:
                 answer.notes.append("the model's answer was cut off by llm.max_tokens")
             draft = yield from self._cite(reply.text, sources, language, ctx)
             drafts.append(draft)
-            if draft.not_found or not check:
-                break
+            if draft.not_found or not check or accept.in_other_language(reply.text, language):
+                break  # nothing to check, or not publishable anyway (the acceptance rule quotes instead)
             problems = yield from self._check(answer, draft, sources, base, ctx)
             if not problems:
                 break
             if round_ < rounds:
                 messages = prompts.review_messages(base, reply.text, problems)
-        return (yield from self.publish_best(answer, drafts, hits, ctx, check))
+        return (yield from self.publish_best(answer, drafts, hits, ctx, check, found))
+
+    def _in_language(self, answer: Answer, messages: list, reply: ChatResult,
+                     ctx: RunContext) -> Generator[Event, None, ChatResult]:
+        """The model answered in another language than the question's: asked once more, strictly."""
+        with ctx.stage("generating", retry="language") as entry:
+            yield status("generating", retry="language")
+            again = prompts.language_messages(messages, reply.text, answer.language)
+            retried = yield from ctx.call(self.model, "generating", again)
+            entry["first"] = reply.text[:2000]
+        return retried if retried.text.strip() else reply
 
     def _cite(self, text: str, sources: SourceSet, language: str, ctx: RunContext) -> Generator[Event, None, Draft]:
         with ctx.stage("citing") as entry:
@@ -165,7 +192,9 @@ class Pipeline:
             if body.upper().startswith(prompts.NOT_FOUND_TOKEN) or body.upper().rstrip(".") == "NOT FOUND":
                 return Draft(text, Cited([], [], []), not_found=True)
             cited = cite(body, sources, language, self.settings.answer.support_threshold)
-            entry.update(claims=len(cited.claims), invented_markers=cited.invented,
+            crossed = accept.support_across_languages(cited, sources, self.library.embed,
+                                                      self.settings.answer.cross_lingual_support, language)
+            entry.update(claims=len(cited.claims), invented_markers=cited.invented, cross_lingual=crossed,
                          unsupported=[c.text for c in cited.unsupported])
             # "the documents do not say …" in the model's own words is NOT_FOUND too: nothing to check,
             # and the standard answer (the question's language, what was searched, answerable false)
@@ -184,8 +213,8 @@ class Pipeline:
             if draft.cited.invented:
                 draft.rejections.append(Rejection("", [f"cited source(s) {draft.cited.invented} do not exist"], "deterministic"))
             entry["deterministic"] = [r.to_dict() for r in draft.rejections]
-            if draft.rejections or not self.settings.answer.llm_check:
-                return _problems(draft.rejections)
+            if draft.rejections or not self.settings.answer.llm_check or self.model.small:
+                return _problems(draft.rejections)  # a small model's verdict on itself costs a call and adds little
             try:
                 reply = yield from ctx.call(self.model, "checking", prompts.check_messages(base, strip_unverified(draft.text)),
                                             max_tokens=256, temperature=0.0)
@@ -220,13 +249,19 @@ class Pipeline:
         return draft, problems
 
     def publish_best(self, answer: Answer, drafts: list[Draft], results: SearchResults, ctx: RunContext,
-                     checked: bool) -> Events:
-        """Publish the draft with the fewest rejected claims (the later one on a tie)."""
-        return (yield from self._publish(answer, _best(drafts), results, ctx, rounds=len(drafts) - 1, checked=checked))
+                     checked: bool, found: Found | None = None) -> Events:
+        """Publish the draft with the fewest rejected claims (the later one on a tie), if the
+        acceptance rule accepts it (`found`: the extractive evidence over `results`, if known)."""
+        return (yield from self._publish(answer, _best(drafts), results, ctx, len(drafts) - 1, checked, found))
 
     def extract_from(self, answer: Answer, results: SearchResults, ctx: RunContext) -> Events:
         """The extractive answer over given hits (the agent's evidence when its budget is gone)."""
         return (yield from self._extractive(answer, results, ctx))
+
+    def answer_from(self, answer: Answer, results: SearchResults, ctx: RunContext, check: bool = True) -> Events:
+        """The pipeline's answer (generate, cite, check, accept) over given hits: the agent's evidence
+        when it ran out of budget or lost its way."""
+        return (yield from self._generate(answer, results, ctx, check))
 
     # -- results ----------------------------------------------------------------------------
     def _rate(self, answer: Answer, hits: SearchResults, evidence: float | None = None) -> None:
@@ -236,10 +271,17 @@ class Pipeline:
             relevance_threshold=hits.threshold, evidence=evidence, abstain_threshold=self.settings.answer.abstain_threshold)
 
     def _publish(self, answer: Answer, draft: Draft, hits: SearchResults, ctx: RunContext, rounds: int,
-                 checked: bool) -> Events:
+                 checked: bool, found: Found | None) -> Events:
+        decision, found = yield from self._accept(answer, draft, hits, ctx, checked, found)
+        if decision.outcome == accept.NOT_FOUND:
+            return (yield from self._not_found(answer, ctx, streamed=True))
+        if decision.outcome == accept.EXTRACTIVE:
+            return (yield from self._extractive(answer, hits, ctx, streamed=True, found=found))
         if draft.not_found:
             return (yield from self._not_found(answer, ctx, streamed=True))
         claims = draft.cited.claims
+        if self.settings.answer.accept_share > 0:  # an accepted answer goes without its rejected claims
+            claims = [c for c in claims if c.supported]
         supported = [c for c in claims if c.supported]
         if (hits.low_relevance and not supported) or not claims:  # nothing stated, or nothing relevant
             return (yield from self._not_found(answer, ctx, streamed=True))
@@ -256,6 +298,33 @@ class Pipeline:
         yield event("citations", citations=[c.to_dict() for c in answer.citations])
         return answer
 
+    def _accept(self, answer: Answer, draft: Draft, hits: SearchResults, ctx: RunContext, checked: bool,
+                found: Found | None) -> Generator[Event, None, tuple[accept.Decision, Found | None]]:
+        """The acceptance rule (docqa.answer.accept) over the same passages' extractive evidence; the
+        model's attempt (and what was published before the rule) kept in the trace."""
+        if found is None and self.settings.answer.accept_share > 0 and hits:
+            found = self._evidence(answer, hits, ctx)
+        decision = accept.judge(answer, draft, hits, found[1].abstained if found else None,
+                                self.settings.answer.accept_share, _evidence_spans(found))
+        mark = (lambda text, claims: _mark_unverified(text, claims, answer.language)) if checked else None
+        ctx.trace.append(accept.record(decision, draft, hits.low_relevance, mark))
+        yield status("accepting", **decision.to_dict())
+        return decision, found
+
+    def _evidence(self, answer: Answer, hits: SearchResults, ctx: RunContext) -> Found:
+        """The extractive answerer over `hits`: its sources and result (evidence, chosen sentences)."""
+        s, lib = self.settings.answer, self.library
+        # across languages the evidence model (shared words) cannot judge: retrieval's relevance decides
+        crossing = accept.crossing(answer.language, hits) and not hits.low_relevance
+        with ctx.stage("extracting") as entry:
+            pool = fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9)  # never quote a flagged source
+            terms = query_terms(answer.retrieval["query"])
+            result = extract(answer.retrieval["query"], pool, term_weights(lib.term_counts, terms), lib.embed,
+                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), 0.0 if crossing else s.abstain_threshold)
+            entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
+        answer.retrieval["evidence"] = round(result.evidence, 4)
+        return pool, result
+
     def _not_found(self, answer: Answer, ctx: RunContext, streamed: bool = False) -> Events:
         docs = len(self.library.documents(answer.retrieval.get("collection")))
         text = not_found_answer(answer.language, answer.retrieval["query"], answer.retrieval.get("collection"), docs,
@@ -267,23 +336,21 @@ class Pipeline:
         yield event("citations", citations=[])
         return answer
 
-    def _extractive(self, answer: Answer, hits: SearchResults, ctx: RunContext, streamed: bool = False) -> Events:
+    def _extractive(self, answer: Answer, hits: SearchResults, ctx: RunContext, streamed: bool = False,
+                    found: Found | None = None) -> Events:
         answer.mode = "extractive"
-        s, lib = self.settings.answer, self.library
-        with ctx.stage("extracting") as entry:
-            yield status("extracting")
-            sources = fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9)
-            terms = query_terms(answer.retrieval["query"])
-            result = extract(answer.retrieval["query"], sources, term_weights(lib.term_counts, terms), lib.embed,
-                             s.extractive_sentences, s.abstain_threshold)
-            entry.update(evidence=round(result.evidence, 4), abstained=result.abstained)
-        answer.retrieval["evidence"] = round(result.evidence, 4)
+        yield status("extracting")
+        sources, result = found or self._evidence(answer, hits, ctx)
         if result.abstained:
             return (yield from self._not_found(answer, ctx, streamed=streamed))
         answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
-                            for x in sorted(result.chosen, key=lambda x: (x.n, x.start))]  # reading order per source
+                            for x in sorted(result.chosen[: self.settings.answer.extractive_sentences],
+                                            key=lambda x: (x.n, x.start))]  # reading order per source
         answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, [c.n], [c], True, 1.0) for c in answer.citations]
-        text = number_by_first_use(_quoted(answer.claims), answer.claims)
+        quoted = _quoted(answer.claims)
+        text = number_by_first_use(quoted, answer.claims)
+        note = accept.quotation_note(answer.language, quoted)  # a quotation in the other language says so
+        text = f"{text}\n{note}" if note else text
         yield from _replace(answer, text) if streamed else _show(answer, text)
         answer.key_points = [c.text for c in answer.claims]
         answer.verification = Verification(VERIFIED, len(answer.claims), [], 0, "extractive")
@@ -376,3 +443,24 @@ def _hit_summary(hit) -> dict:
     return {"chunk_id": hit.chunk_id, "path": hit.path, "section": hit.section, "page": hit.page,
             "line_start": hit.line_start, "line_end": hit.line_end, "score": round(hit.score, 4),
             "bm25_rank": hit.bm25_rank, "dense_rank": hit.dense_rank}
+
+
+def _centres(found: Found | None) -> dict[str, tuple[int, int]]:
+    """Each passage's best sentence by the extractive answerer (chunk id -> span), best first."""
+    if found is None:
+        return {}
+    pool, result = found
+    out: dict[str, tuple[int, int]] = {}
+    for x in result.chosen:
+        out.setdefault(pool.get(x.n).hit.chunk_id, (x.start, x.end))
+    return out
+
+
+
+def _evidence_spans(found: Found | None) -> list[tuple[str, int, int, str]] | None:
+    """The sentences the extractive answerer found answer the question: (document id, start, end, text)."""
+    if found is None:
+        return None
+    pool, result = found
+    return [(h.document_id, h.char_start + x.start, h.char_start + x.end, x.text)
+            for x in result.chosen for h in [pool.get(x.n).hit]]

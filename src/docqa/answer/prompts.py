@@ -40,6 +40,8 @@ REVIEW = """A fact-check found problems in your answer:
 {problems}
 Write the answer again. Use only what the sources state, cite [n] after every claim, and leave out anything the sources do not support. If the sources do not contain the answer, reply with exactly: NOT_FOUND"""
 
+LANGUAGE = """Your answer is not in {language}. Write it again in {language} only: the same facts from the sources, each sentence followed by its source number like [1]. Keep names, numbers and code exactly as the sources write them. If the sources do not contain the answer, reply with exactly: NOT_FOUND"""
+
 CONDENSE_SYSTEM = """Rewrite the user's follow-up question as one standalone question that can be understood without the conversation.
 Keep its language. Resolve words like "it", "that", "they", "它", "这个" from the previous turn. Output only the question."""
 
@@ -61,6 +63,12 @@ def answer_messages(question: str, sources: SourceSet, language: str) -> list[Me
 def review_messages(base: list[Message], previous: str, problems: list[str]) -> list[Message]:
     listed = "\n".join(f"- {p}" for p in problems[:12])
     return [*base, Message("assistant", previous), Message("user", REVIEW.format(problems=listed))]
+
+
+def language_messages(messages: list[Message], previous: str, language: str) -> list[Message]:
+    """Ask once more for the answer in the question's language (the model answered in another)."""
+    name = LANGUAGE_NAMES.get(language, language)
+    return [*messages, Message("assistant", previous), Message("user", LANGUAGE.format(language=name))]
 
 
 def check_messages(base: list[Message], answer: str) -> list[Message]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from docqa.text.sentences import sentence_spans
 from docqa.text.tokens import count_tokens
 from docqa.types import Hit
 
@@ -108,6 +109,39 @@ def fit(hits: list[Hit], budget_tokens: int) -> SourceSet:
         else:
             dropped.append(hit)
     return SourceSet(kept, dropped)
+
+
+def focused(hits: list[Hit], centres: dict[str, tuple[int, int]], count: int, tokens: int) -> SourceSet:
+    """Sources for a small model: at most `count` hits (those with a centre first, in rank order), each
+    cut to the sentences around its centre span (chunk id -> (start, end) in its text) that fit in
+    about `tokens` tokens; a hit without a centre keeps its first sentences."""
+    order = sorted(hits, key=lambda h: h.chunk_id not in centres)
+    kept = []
+    for hit in order[:count]:
+        text = _around(hit.text, centres.get(hit.chunk_id), tokens)
+        kept.append(Source(len(kept) + 1, hit, truncated=text != hit.text, text=text))
+    return SourceSet(kept, order[count:])
+
+
+def _around(text: str, centre: tuple[int, int] | None, tokens: int) -> str:
+    """The sentences of `text` around `centre` (else from its start) that fit in `tokens` tokens."""
+    if count_tokens(text) <= tokens:
+        return text
+    spans = sentence_spans(text) or [(0, len(text))]
+    at = next((i for i, (s, e) in enumerate(spans) if centre and s <= centre[0] < e), 0)
+    lo = hi = at
+    used = count_tokens(text[spans[at][0] : spans[at][1]])
+    while True:
+        grown = False
+        for i in (hi + 1, lo - 1):
+            if 0 <= i < len(spans) and (i > hi or i < lo):
+                cost = count_tokens(text[spans[i][0] : spans[i][1]])
+                if used + cost <= tokens:
+                    lo, hi, used, grown = min(lo, i), max(hi, i), used + cost, True
+        if not grown:
+            break
+    window = text[spans[lo][0] : spans[hi][1]]
+    return window if used <= tokens else _cut(window, tokens)
 
 
 def _cut(text: str, tokens: int) -> str:

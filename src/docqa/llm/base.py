@@ -77,7 +77,9 @@ class ChatModel(ABC):
     """A chat model that streams."""
 
     name: str = "chat-model"
-    supports_tools: bool = True
+    supports_tools: bool = True  # the server takes tool specs (OpenAI tool calling)
+    reliable_tools: bool = True  # it also calls them reliably (docqa.llm.capability decides)
+    small: bool = False  # under 7B parameters: fewer, shorter sources (docqa.llm.capability)
 
     @abstractmethod
     def stream(self, messages: list[Message], tools: list[dict] | None = None, **options: Any) -> Iterator[Delta]:

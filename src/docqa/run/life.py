@@ -54,13 +54,14 @@ class Setup:
 
 
 def choose_mode(question: str, mode: str, model: ChatModel | None) -> str:
-    """pipeline or agent.  auto: the agent when the model supports tools and the question asks to
+    """pipeline or agent.  auto: the agent when the model calls tools reliably (docqa.llm.capability:
+    not a model under 7B parameters, unless llm.tool_calling says so) and the question asks to
     explore (list, compare, summarise across files), else the pipeline."""
     if mode not in MODES:
         raise InputError(f"unknown answer mode {mode!r}: use pipeline, agent or auto")
     if mode == "auto":
         explore = wants_exploration(question) and not is_catalog_question(question)
-        return "agent" if model is not None and model.supports_tools and explore else "pipeline"
+        return "agent" if model is not None and model.reliable_tools and explore else "pipeline"
     return mode
 
 

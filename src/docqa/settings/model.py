@@ -181,6 +181,8 @@ class LLMSettings(_Section):
     max_tokens: int = Field(1024, ge=16, description="Longest reply, in tokens.")
     timeout: float = Field(120.0, gt=0, description="Seconds to wait for a reply.")
     max_retries: int = Field(3, ge=0, le=10, description="Retries on 429 / 5xx / connection errors, with backoff.")
+    tool_calling: Literal["auto", "reliable", "unreliable"] = Field(
+        "auto", description="Whether the chat model calls tools reliably (answer.mode auto gives the agent only such a model): auto decides from the model's name, unreliable under 7B parameters (a 1.5B model writes its calls as JSON text; docqa.llm.capability).")
     context_window: int = Field(8192, ge=512, description="The model's context window, in tokens: sources that do not fit are dropped, lowest-ranked first, and reported.")
     @field_validator("base_url", "ollama_url")
     @classmethod
@@ -193,10 +195,10 @@ class LLMSettings(_Section):
 
 class AnswerSettings(_Section):
     mode: Literal["pipeline", "agent", "auto"] = Field(
-        "auto", description="pipeline (retrieve, generate, cite, check), agent (the model explores with tools) or auto (the agent when the model supports tools and the question asks to list, compare or summarise across files).")
+        "auto", description="pipeline (retrieve, generate, cite, check), agent (the model explores with tools) or auto (the agent when the model calls tools reliably, see llm.tool_calling, and the question asks to list, compare or summarise across files).")
     top_k: int = Field(6, ge=1, le=50, description="Sources given to the model (or the extractive answerer).")
     check: bool = Field(True, description="Fact-check answers: deterministic checks, then the model's own verdict.")
-    llm_check: bool = Field(True, description="Ask the model to verify its answer against the sources (after the deterministic checks).")
+    llm_check: bool = Field(True, description="Ask the model to verify its answer against the sources (after the deterministic checks); a small model (under 7B parameters) is not asked: on a CPU the call costs as much as the answer, and the acceptance rule decides.")
     review_rounds: int = Field(2, ge=0, le=5, description="Regenerations after a rejected answer.")
     recall: bool = Field(False, description="Answer a repeated question (same collection, near-duplicate) from an earlier VERIFIED answer whose cited passages are unchanged and that nobody rated down; asking afresh skips it.")
     recall_similarity: float = Field(0.95, ge=0.5, le=1.0, description="Embedding similarity at which an earlier question counts as the same question (with most of its content words shared).")
@@ -206,6 +208,10 @@ class AnswerSettings(_Section):
     extractive_sentences: int = Field(3, ge=1, le=10, description="Sentences the extractive answerer returns.")
     abstain_threshold: float = Field(0.5, ge=0.0, le=1.0, description="The extractive answerer abstains when its best evidence scores under this.")
     history_chars: int = Field(1200, ge=0, description="Characters of the previous turn used to understand a follow-up.")
+    accept_share: float = Field(0.5, ge=0.0, le=1.0, description="Share of a model answer's claims the checks must verify for it to be published; under it the extractive answer over the same passages (or not found, when they hold no answer) is published instead, and the model's attempt is kept in the run's trace. 0: publish every model answer as written (docqa.answer.accept).")
+    cross_lingual_support: float = Field(0.6, ge=0.0, le=1.0, description="Embedding similarity a claim needs with a source sentence in the other language (a Chinese answer from English passages, or the reverse) to count as supported.")
+    small_model_sources: int = Field(3, ge=1, le=50, description="Sources given to a small model (under 7B parameters by its name, see llm.tool_calling): fewer, shorter prompts are faster and confuse it less.")
+    small_model_context: int = Field(300, ge=64, description="Tokens of sources given to a small model, shared equally among its sources, each cut to the sentences around its best one.")
 
 
 class AgentSettings(_Section):
