@@ -284,7 +284,7 @@ async def test_agent_with_a_greedy_model_sees_nothing_outside_its_scope(tmp_path
             _, key = kb.create_key("reader", ["ops"])
             if door == "rest":
                 async with httpx.AsyncClient(base_url=url, headers={"X-API-Key": key}, timeout=60) as http:
-                    async with http.stream("POST", "/api/v1/ask", json={"question": "Compare all documents", "mode": "agent"},
+                    async with http.stream("POST", "/api/v1/ask", json={"question": "When do backups run?", "mode": "agent"},
                                            headers={"Accept": "text/event-stream"}) as response:
                         assert response.status_code == 200
                         stream = "".join([chunk async for chunk in response.aiter_text()])
@@ -294,7 +294,7 @@ async def test_agent_with_a_greedy_model_sees_nothing_outside_its_scope(tmp_path
                     assert SECRET not in shown
             else:
                 async with _mcp(url, key) as client:
-                    result = await client.call_tool("query_knowledge", {"question": "Compare and summarise all documents"})
+                    result = await client.call_tool("query_knowledge", {"question": "When do the backups run?"})
                 stream = "\n".join(b.text for b in result.content if getattr(b, "text", None))
                 assert not result.is_error, stream
                 run_id = result.structured_content["run_id"]

@@ -137,8 +137,10 @@ def test_an_injected_answer_is_flagged_and_rejected(corpus, guard):
         assert {f["path"].rsplit("/", 1)[-1] for f in flags} >= {"evil.md"}
         assert any("prompt injection" in note for note in answer.notes)
         assert any(t.get("stage") == "guard" for t in trace)
-        assert answer.verification.status != "VERIFIED" and "[unverified]" in answer.answer
-        assert any(r["by"] == "guard" for r in answer.verification.rejected_claims)
+        # the injected claim is rejected by the guard, so the acceptance rule publishes the quoted evidence instead
+        assert "99" not in answer.answer and "35 days" in answer.answer and answer.mode == "extractive"
+        attempt = [t for t in trace if t.get("stage") == "accepting"]
+        assert attempt and "99 days" in attempt[-1]["attempt"]  # the model's attempt is kept in the run record
     else:  # without the guard the obedient model's answer passes every check: what the guard is for
         assert "injection" not in answer.retrieval and answer.verification.status == "VERIFIED"
         assert "99 days" in answer.answer and "[unverified]" not in answer.answer

@@ -65,7 +65,7 @@ def test_a_python_caller_iterates_the_run(make):
         events = list(run)
     assert kinds(events) == ["metadata", "status", "content", "status", "citations", "done"]
     phases = [e.data["phase"] for e in events if e.type == "status"]
-    assert phases == ["routing", "retrieving", "generating", "citing", "checking"]
+    assert phases == ["routing", "retrieving", "generating", "citing", "checking", "accepting"]
     deltas = [e.data["delta"] for e in events if e.type == "content"]
     assert len(deltas) > 1 and "".join(deltas) == BACKUPS  # streamed as the model wrote it
     answer = run.answer

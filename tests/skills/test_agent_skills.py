@@ -52,7 +52,9 @@ def make(tmp_path, local_embedder):
     made = []
 
     def factory(server: ScriptedServer, **skills) -> KnowledgeBase:
-        settings = Settings(kb=str(tmp_path / "kb.db"), agent={"check": False}, skills=skills,
+        # these tests pin how skills are disclosed and recorded; whether an answer is published or quoted
+        # (the acceptance rule, answer.accept_share) is tested in tests/answer/test_accept.py
+        settings = Settings(kb=str(tmp_path / "kb.db"), agent={"check": False}, skills=skills, answer={"accept_share": 0},
                             llm={"provider": "openai", "base_url": server.base_url, "max_retries": 0, "timeout": 3})
         kb = KnowledgeBase(settings, embedder=local_embedder,
                            chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0))
