@@ -54,7 +54,7 @@ ALLOWED: dict[str, set[str]] = {
     "run.context": BOTTOM | {"llm", "run.control"},
     "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "run.context"},
     "agent": BOTTOM | {"answer", "retrieve", "llm", "settings", "run.context"},
-    "skills": BOTTOM | {"agent", "settings"},  # SKILL.md folders; their tools are agent tools, handed to the loop by run
+    "skills": BOTTOM | {"agent", "settings", "text"},  # SKILL.md folders; their tools are agent tools, handed to the loop by run
     "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "run.control", "run.context", "skills"},
     "status": BOTTOM | {"llm", "embed", "store"},  # what the kb runs on and holds, for its keepers
     "plan": BOTTOM | {"ingest", "text", "settings", "llm"},  # docqa init / estimate: survey, proposal, estimates

@@ -96,7 +96,10 @@ def test_agent_mode_explores_and_answers(kb):
     answer = kb.ask("Compare how long backups are kept with how often API keys are rotated.", mode="agent")
     assert answer.status in ("SUCCESS", "FALLBACK") and answer.mode in ("agent", "extractive")
     tools = [t["name"] for t in kb.run(answer.run_id).trace if t.get("stage") == "tool"]
-    assert "search_docs" in tools or "grep_docs" in tools or "fetch_doc" in tools
+    if tools:  # the calls it wrote as JSON text were read and run
+        assert "search_docs" in tools or "grep_docs" in tools or "fetch_doc" in tools
+    else:  # it called no tool (the 1.5B does not call them reliably): the agent searched for it itself
+        assert answer.retrieval["hits"], "an agent that gathered nothing must search before it answers"
     assert_exact_citations(kb, answer)
     if answer.answerable:
         assert answer.citations

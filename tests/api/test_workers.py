@@ -32,7 +32,9 @@ async def _burst(url: str, n: int) -> list[tuple[int, float, dict]]:
 
 def test_a_burst_gets_503_at_once(make_app, live):
     with ScriptedServer([SLOW] * 4) as server:
-        url = live(make_app(server, workers=1, queue_size=1, retry_after=7)).url
+        # accept_share 0: every request reaches the model (the acceptance rule's evidence gate would answer some
+        # of these "not found" without a model call, and this test counts the calls)
+        url = live(make_app(server, workers=1, queue_size=1, retry_after=7, answer={"accept_share": 0})).url
         results = asyncio.run(_burst(url, 8))
         metrics = httpx.get(f"{url}/metrics").text
     statuses = sorted(s for s, _, _ in results)

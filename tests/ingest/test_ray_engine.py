@@ -187,7 +187,7 @@ def test_a_sigkilled_driver_leaves_documents_whole_and_a_rerun_finishes(ray_sess
     """`docqa add --engine ray` killed (SIGKILL) while it writes, once its first documents are in:
     every document is wholly one version (SQLite integrity, full text, chunks and text agree); the
     next run finishes the job."""
-    files, paragraphs, trials = 100, 100, 2
+    files, paragraphs, trials = 200, 100, 2
     rng = random.Random(20261203)
     folder, kb = tmp_path / "docs", tmp_path / "kb.db"
     _write_corpus(folder, 1, files, paragraphs)
@@ -198,7 +198,7 @@ def test_a_sigkilled_driver_leaves_documents_whole_and_a_rerun_finishes(ray_sess
         proc = _driver(kb, folder, ray_session)
         while proc.poll() is None and _written(kb, folder) == 0:
             time.sleep(0.02)
-        time.sleep(rng.uniform(0, 0.8))  # writes commit in groups every 0.5 s
+        time.sleep(rng.uniform(0, 0.3))  # writes commit in groups every 0.5 s: kill before the next group lands
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         versions = _check(kb)

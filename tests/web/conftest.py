@@ -87,11 +87,12 @@ def agent_app(web_settings):
 
     models = []
 
-    def make(server):
+    def make(server, **answer):
         settings = web_settings.model_copy(update={
             "llm": web_settings.llm.model_copy(update={"provider": "openai", "base_url": server.base_url, "timeout": 10,
                                                        "max_retries": 0}),
-            "agent": web_settings.agent.model_copy(update={"check": False})})
+            "agent": web_settings.agent.model_copy(update={"check": False}),
+            "answer": web_settings.answer.model_copy(update=answer)})
         model = OpenAICompatModel(server.base_url, "scripted", timeout=10, max_retries=0)
         models.append(model)
         return create_app(settings, kb_factory=lambda: KnowledgeBase(settings, chat_model=model))

@@ -125,7 +125,9 @@ def _call(name: str, **arguments) -> dict:
 def test_a_sheet_citation_marks_its_row(page, agent_app, screenshot):
     script = [_call("search_docs", query="Carla Radiologist floor"),
               _call("answer", text="Carla works on floor 5 as a Radiologist [1].")]
-    with ScriptedServer(script) as model, LiveServer(agent_app(model)) as server:
+    # accept_share 0: the model's answer is published as written, so its citation of the sheet row is the chip
+    # (the acceptance rule is tested in tests/answer/test_accept.py; this test is about the viewer)
+    with ScriptedServer(script) as model, LiveServer(agent_app(model, accept_share=0)) as server:
         page.goto(server.url + "/")
         page.select_option("#mode", "agent")
         page.wait_for_selector("#collection option[value='A']", state="attached")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from docqa.skills.skill import Skill
+from docqa.text.language import has_cjk
 
 Embed = Callable[[list[str], str], np.ndarray]  # texts, kind ('passage' | 'query') -> vectors
 
@@ -55,7 +56,7 @@ def contains(question: str, phrase: str) -> bool:
     phrase = phrase.rstrip("*").strip()
     if not phrase:
         return False
-    if re.search(r"[\u3400-\u9fff]", phrase):
+    if has_cjk(phrase):
         return phrase in question
     pattern = r"(?<!\w)" + r"\s+".join(re.escape(w) for w in phrase.split()) + (r"\w*" if stem else r"(?!\w)")
     return re.search(pattern, question, re.IGNORECASE) is not None
