@@ -27,6 +27,8 @@ from docqa.run.context import RunContext, event, status
 from docqa.settings import Settings
 from docqa.text.language import has_cjk
 from docqa.text.segment import query_terms
+from docqa.text.sentences import sentence_spans
+from docqa.retrieve.snippet import coverage
 from docqa.text.tokens import count_tokens
 from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Answer, Claim, Event, Verification
 
@@ -119,8 +121,12 @@ class Pipeline:
                  found: Found | None = None) -> SourceSet:
         s, a = self.settings.llm, self.settings.answer
         if self.model is not None and self.model.small:  # a 1.5B-7B model: fewer, shorter sources
-            sources = focused(list(hits), _centres(found), a.small_model_sources,
-                              a.small_model_context // a.small_model_sources)
+            centres = _centres(found)
+            if answer.retrieval.get("second_look"):  # no quotable sentence: centre on the question's words
+                question = self._question(answer)
+                centres.update({h.chunk_id: span for h in hits if h.chunk_id not in centres
+                                and (span := _best_span(h.text, question.terms, question.weights)) is not None})
+            sources = focused(list(hits), centres, a.small_model_sources, a.small_model_context // a.small_model_sources)
             if a.guard:
                 guard.record(answer.retrieval, answer.notes, ctx.trace, [x.hit for x in sources.sources])
             answer.retrieval["dropped"] = [h.chunk_id for h in sources.dropped]
@@ -143,7 +149,9 @@ class Pipeline:
         if not hits:
             return (yield from self._not_found(answer, ctx))
         found = self._evidence(answer, hits, ctx) if self.settings.answer.accept_share > 0 else None
-        if found is not None and found[1].abstained:  # no passage answers it: not found, without a model call
+        second = found is not None and found[1].abstained and self._second_look(answer, hits)
+        answer.retrieval["second_look"] = second
+        if found is not None and found[1].abstained and not second:  # no passage answers it: not found, no model call
             ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
             answer.retrieval["acceptance"] = {"outcome": accept.NOT_FOUND, "verified": 0, "claims": 0,
                                               "reason": "no passage answers the question well enough"}
@@ -174,6 +182,13 @@ class Pipeline:
             if round_ < rounds:
                 messages = prompts.review_messages(base, reply.text, problems)
         return (yield from self.publish_best(answer, drafts, hits, ctx, check, found))
+
+    def _second_look(self, answer: Answer, hits: SearchResults) -> bool:
+        """Ask the model over relevant passages the extractive answerer could not quote (a table row, a
+        record, an answer spread over lines): its answer is then published only if every claim is
+        grounded (docqa.answer.accept)."""
+        return (self.settings.answer.second_look and not hits.low_relevance
+                and not accept.crossing(answer.language, hits))
 
     def _in_language(self, answer: Answer, messages: list, reply: ChatResult,
                      ctx: RunContext) -> Generator[Event, None, ChatResult]:
@@ -305,11 +320,18 @@ class Pipeline:
         if found is None and self.settings.answer.accept_share > 0 and hits:
             found = self._evidence(answer, hits, ctx)
         decision = accept.judge(answer, draft, hits, found[1].abstained if found else None,
-                                self.settings.answer.accept_share, _evidence_spans(found))
+                                self.settings.answer.accept_share, _evidence_spans(found), self._question(answer),
+                                second_look=bool(answer.retrieval.get("second_look")))
         mark = (lambda text, claims: _mark_unverified(text, claims, answer.language)) if checked else None
         ctx.trace.append(accept.record(decision, draft, hits.low_relevance, mark))
         yield status("accepting", **decision.to_dict())
         return decision, found
+
+    def _question(self, answer: Answer) -> accept.Question:
+        """The question's words and their IDF, for grounding claims (docqa.answer.grounding)."""
+        query = answer.retrieval["query"]
+        terms = query_terms(query)
+        return accept.Question(query, terms, term_weights(self.library.term_counts, terms))
 
     def _evidence(self, answer: Answer, hits: SearchResults, ctx: RunContext) -> Found:
         """The extractive answerer over `hits`: its sources and result (evidence, chosen sentences)."""
@@ -451,10 +473,28 @@ def _centres(found: Found | None) -> dict[str, tuple[int, int]]:
         return {}
     pool, result = found
     out: dict[str, tuple[int, int]] = {}
-    for x in result.chosen:
+    for x in result.chosen or result.ranked:
         out.setdefault(pool.get(x.n).hit.chunk_id, (x.start, x.end))
     return out
 
+
+
+def _best_span(text: str, terms: list[str], weights: dict[str, float]) -> tuple[int, int] | None:
+    """The sentence (or line) of `text` that holds most of the question's words, by IDF."""
+    spans = [(s + a, s + b) for s, e in (sentence_spans(text) or []) for a, b in _lines(text[s:e])]
+    if not spans:
+        return None
+    best = max(spans, key=lambda se: coverage(text[se[0]:se[1]], terms, weights))
+    return best if coverage(text[best[0]:best[1]], terms, weights) > 0 else None
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    out, at = [], 0
+    for line in text.split("\n"):
+        if line.strip():
+            out.append((at, at + len(line)))
+        at += len(line) + 1
+    return out
 
 
 def _evidence_spans(found: Found | None) -> list[tuple[str, int, int, str]] | None:
