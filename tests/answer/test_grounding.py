@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from docqa.answer.accept import MODEL, NOT_FOUND
+from docqa.answer.accept import EXTRACTIVE, MODEL, NOT_FOUND, decide, names_all
 from docqa.answer.grounding import Question, problem
 from docqa.kb import KnowledgeBase
 from docqa.llm import OpenAICompatModel
@@ -150,3 +150,14 @@ def test_the_second_look_can_be_turned_off(kb_factory):
         assert calls == 0 and not answer.answerable
     else:
         assert answer.retrieval["second_look"] is False
+
+
+def test_across_languages_not_found_yields_to_a_quote_that_names_what_was_asked():
+    rule = dict(said_not_found=True, weak_evidence=False, text="", language="zh", min_share=0.5, crossing=True)
+    question = Question("Pruning Shears 的价格是多少？", query_terms("Pruning Shears 的价格是多少？"), {})
+    quote = [("d1", 0, 60, '"name": "Pruning Shears", "price": 24.99')]
+    other = [("d1", 0, 60, '"name": "Garden Trowel", "price": 12.5')]
+    assert names_all(question, quote) and not names_all(question, other)
+    assert decide([], **rule, named=names_all(question, quote)).outcome == EXTRACTIVE
+    assert decide([], **rule, named=names_all(question, other)).outcome == NOT_FOUND
+    assert not names_all(Question("备份保留多久？", ["备份", "保留"], {}), quote)  # nothing named: the model is believed

@@ -14,7 +14,8 @@ answer (pipeline and agent) after it has been cited and checked:
    Chinese question whose best passage is English, or the reverse) shared words cannot measure
    evidence: there retrieval's relevance threshold decides.
 2. **The model said NOT_FOUND** while the evidence is good: the extractive answer is published
-   (across languages the model is believed: not found).
+   (across languages the model is believed — not found — unless the extractive answerer's best
+   sentence names everything the question names, "Pruning Shears" in 「Pruning Shears 的价格是多少？」).
 3. **Enough of it verified.**  The answer's claims are its statements (questions, tool chatter and
    lone citation markers are dropped by the citer, never published).  When the share of claims the
    checks verified is under `answer.accept_share` (default 0.5: at least half), or there is no claim,
@@ -52,6 +53,7 @@ import numpy as np
 from docqa.answer.checker import Rejection
 from docqa.answer.citer import Cited, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.facts import missing_facts
+from docqa.answer.extractive import _has_name
 from docqa.answer.grounding import Question, ground
 from docqa.answer.prompts import NOT_FOUND_TOKEN
 from docqa.answer.sources import SourceSet
@@ -86,9 +88,11 @@ class Decision:
 
 
 def decide(claims: list[Claim], *, said_not_found: bool, weak_evidence: bool, text: str, language: str,
-           min_share: float, crossing: bool = False, second_look: bool = False) -> Decision:
+           min_share: float, crossing: bool = False, second_look: bool = False, named: bool = False) -> Decision:
     """The acceptance rule (see the module's docstring) for one cited and checked model answer;
-    `second_look`: the model was asked over relevant passages the extractive answerer could not quote."""
+    `second_look`: the model was asked over relevant passages the extractive answerer could not quote;
+    `named`: the extractive answerer's best sentence names everything the question names (across
+    languages, where shared words cannot measure evidence, that is what says it is on the subject)."""
     verified = sum(c.supported for c in claims)
     if min_share <= 0:
         return Decision(MODEL, verified, len(claims), "the acceptance rule is off (answer.accept_share 0)")
@@ -96,7 +100,7 @@ def decide(claims: list[Claim], *, said_not_found: bool, weak_evidence: bool, te
         return _second_look(claims, verified, said_not_found=said_not_found, text=text, language=language)
     if weak_evidence:
         return Decision(NOT_FOUND, verified, len(claims), "no passage answers the question well enough")
-    if said_not_found and crossing:  # across languages the evidence is retrieval's alone: the model is believed
+    if said_not_found and crossing and not named:  # across languages the evidence is retrieval's: the model is believed
         return Decision(NOT_FOUND, 0, 0, "the model found no answer in the passages (in the other language)")
     if said_not_found:
         return Decision(EXTRACTIVE, 0, 0, "the model found no answer, but the passages hold one")
@@ -139,7 +143,8 @@ def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None,
         _reject(draft, off_evidence([c for c in draft.cited.claims if id(c) not in rows], evidence))
     decision = decide(draft.cited.claims, said_not_found=draft.not_found, weak_evidence=abstained is not False,
                       text=strip_markers(draft.text), language=answer.language, min_share=min_share,
-                      crossing=crossing(answer.language, hits), second_look=second_look)
+                      crossing=crossing(answer.language, hits), second_look=second_look,
+                      named=names_all(question, evidence))
     answer.retrieval["acceptance"] = decision.to_dict()
     if decision.outcome == EXTRACTIVE:
         answer.notes.append(f"the model's answer was not published ({decision.reason}); the answer quotes the "
@@ -167,6 +172,13 @@ def unground(claims: list[Claim], question: Question, hits: list[Hit]) -> set[in
         elif result.row:
             rows.add(id(claim))
     return rows
+
+
+def names_all(question: Question | None, evidence: list[tuple[str, int, int, str]] | None) -> bool:
+    """The question names something (a word with capitals or digits) and the best evidence sentence
+    names all of it."""
+    names = question.names if question is not None else []
+    return bool(names and evidence) and all(_has_name(evidence[0][3], n) for n in names)
 
 
 def _reject(draft: Draft, claims: list[Claim]) -> None:

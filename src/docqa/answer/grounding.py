@@ -8,7 +8,7 @@ the same JSON array).  A claim is grounded in a passage when
 
 - each of its facts (numbers, dates, identifiers, quoted strings: facts.facts_in, and the names it
   adds to the question's) occurs in the passage, in a *unit* — the table row or JSON/YAML record
-  it sits in, or in prose the lines around it — that is not another entity's: when some row or
+  it sits in, or in prose its sentence and the one either side — that is not another entity's: when some row or
   record of the passage names what the question asks about, the fact's own unit must name it too;
 - the question's names (words with capitals or digits) are in the passage or its heading;
 - the question's rarest content word (by IDF; framing words such as "year" or "哪" aside) is in the
@@ -21,15 +21,19 @@ up: only its names and the claim's facts are checked.
 
 from __future__ import annotations
 
+import bisect
+
 from dataclasses import dataclass
 
 from docqa.answer.citer import strip_markers
 from docqa.answer.extractive import _contradicts, _frames, _has_name, _holds, _names
 from docqa.answer.facts import Fact, fact_positions, facts_in, normalise
 from docqa.text.language import has_cjk
+from docqa.text.sentences import sentence_spans
 from docqa.types import Claim, Hit
 
-PROSE_LINES = 1  # in prose, the lines either side of a fact that belong to its unit
+PROSE_SENTENCES = 1  # in prose, the sentences either side of a fact's that belong to its unit,
+PROSE_LINES = 1  # and no more than this many lines either side (a PDF's header lines run into its first sentence)
 MAX_RECORD_LINES = 40  # a brace-delimited block longer than this is not one record
 
 
@@ -97,7 +101,7 @@ def problem(claim: str, question: Question, hit: Hit, start: int, end: int) -> G
             return Grounding("it takes its value from another row or record than the one the question asks about")
         ok = units
     else:
-        ok = [passage.unit_of(passage.line_of(start))]
+        ok = [passage.unit_of(start, end)]
     if any(passage.is_record(u) and passage.names_any(u, question.names) for u in ok):
         return Grounding(None, row=True)  # the row or record of what the question names
     context = [f"{heading}\n{passage.context_of(u)}" for u in ok]
@@ -108,29 +112,31 @@ def problem(claim: str, question: Question, hit: Hit, start: int, end: int) -> G
     return Grounding(None)
 
 
-Unit = tuple[int, int]  # first and last line
+Unit = tuple[int, int]  # a span of the passage's text
 
 
 class Passage:
-    """A passage's lines, with its table rows and JSON/YAML-like records."""
+    """A passage's text, with its table rows and JSON/YAML-like records (by lines) and its
+    sentences (for prose)."""
 
     def __init__(self, text: str):
+        self.text = text
         self.lines = text.split("\n")
         self.norm = [normalise(line) for line in self.lines]
         self.offsets = [0]
         for line in self.lines:
             self.offsets.append(self.offsets[-1] + len(line) + 1)
-        self.records = _records(self.lines)
+        self.rows = {self._span(a, b): (a, b) for a, b in _records(self.lines)}  # unit -> its lines
+        self.sentences = [(a, b) for a, b in sentence_spans(text) if text[a:b].strip()] or [(0, len(text))]
 
-    def line_of(self, offset: int) -> int:
-        return max(0, min(len(self.lines) - 1, next((i for i, o in enumerate(self.offsets[1:]) if offset < o),
-                                                    len(self.lines) - 1)))
+    def _span(self, first: int, last: int) -> Unit:
+        return self.offsets[first], self.offsets[last + 1] - 1
 
     def text_of(self, unit: Unit) -> str:
-        return "\n".join(self.lines[unit[0] : unit[1] + 1])
+        return self.text[unit[0] : unit[1]]
 
     def is_record(self, unit: Unit) -> bool:
-        return unit in self.records
+        return unit in self.rows
 
     def names_any(self, unit: Unit, names: list[str]) -> bool:
         text = self.text_of(unit)
@@ -138,32 +144,41 @@ class Passage:
 
     def context_of(self, unit: Unit) -> str:
         """The unit's text, after the first two rows of its table when it is a table row."""
-        first = unit[0]
-        if unit[0] == unit[1] and self.is_record(unit):
-            while first > 0 and (first - 1, first - 1) in self.records:
-                first -= 1
-        head = self.lines[first : min(first + 2, unit[0])]
+        lines = self.rows.get(unit)
+        if lines is None or lines[0] != lines[1]:
+            return self.text_of(unit)
+        first = lines[0]
+        while first > 0 and self._span(first - 1, first - 1) in self.rows:
+            first -= 1
+        head = self.lines[first : min(first + 2, lines[0])]
         return "\n".join(head + [self.text_of(unit)])
 
-    def unit_of(self, line: int) -> Unit:
-        """The record or row holding `line`, else the prose lines around it."""
-        inside = [r for r in self.records if r[0] <= line <= r[1]]
+    def unit_of(self, start: int, end: int | None = None) -> Unit:
+        """The record or row holding `start`, else the sentences around `start:end` (one either side)."""
+        inside = [u for u in self.rows if u[0] <= start <= u[1]]
         if inside:
-            return min(inside, key=lambda r: r[1] - r[0])
-        return self.prose_unit(line, line)
+            return min(inside, key=lambda u: u[1] - u[0])
+        end = start + 1 if end is None else max(end, start + 1)
+        i = next((k for k, (a, b) in enumerate(self.sentences) if start < b), len(self.sentences) - 1)
+        j = next((k for k, (a, b) in enumerate(self.sentences) if end - 1 < b), len(self.sentences) - 1)
+        lo, hi = max(0, i - PROSE_SENTENCES), min(len(self.sentences) - 1, max(i, j) + PROSE_SENTENCES)
+        first, last = self._line(start), self._line(end - 1)  # and no further than a line either side
+        lines = self._span(max(0, first - PROSE_LINES), min(len(self.lines) - 1, last + PROSE_LINES))
+        return max(self.sentences[lo][0], lines[0]), min(self.sentences[hi][1], lines[1])
 
-    def prose_unit(self, first: int, last: int) -> Unit:
-        return max(0, first - PROSE_LINES), min(len(self.lines) - 1, last + PROSE_LINES)
+    def _line(self, offset: int) -> int:
+        return max(0, bisect.bisect_right(self.offsets, offset) - 1)
 
     def fact_units(self, facts: list[tuple[str, str]], names: list[str]) -> list[Unit] | None:
-        """The units, of what the question names (`own`), that hold the facts (kind, value) — a fact
-        on a line counts for the unit of that line; the units that hold them all when there are
-        such, else every such unit holding one.  None when a fact is nowhere in the passage; empty
-        when one is only in another entity's row or record."""
+        """The units, of what the question names (`own`), that hold the facts (kind, value); the
+        units that hold them all when there are such, else every such unit holding one.  None
+        when a fact is nowhere in the passage; empty when one is only in another entity's row or
+        record."""
         every: set[Unit] | None = None
         anyof: set[Unit] = set()
         for kind, value in facts:
-            units = {self.unit_of(i) for i, line in enumerate(self.norm) if _occurs(kind, value, line)}
+            units = {self.unit_of(self.offsets[i] + min(at, len(self.lines[i])))
+                     for i, line in enumerate(self.norm) for at in _occurs(kind, value, line)}
             if not units:
                 return None
             units = {u for u in units if self.own(u, names)}
@@ -176,19 +191,20 @@ class Passage:
     def own(self, unit: Unit, names: list[str]) -> bool:
         """The unit is the asked-about entity's: it names one of `names`, or no other row or
         record does."""
-        if not names:
+        if not names or self.names_any(unit, names):
             return True
-        if self.names_any(unit, names):
-            return True
-        return not any(r != unit and self.names_any(r, names) for r in self.records)
+        return not any(r != unit and self.names_any(r, names) for r in self.rows)
 
 
-def _occurs(kind: str, value: str, line: str) -> bool:
-    """The fact occurs in the (normalised) line: a number or a date as a whole token, a name or an
-    identifier as a word."""
+def _occurs(kind: str, value: str, line: str) -> list[int]:
+    """Where the fact occurs in the (normalised) line: a number or a date as a whole token, a name
+    or an identifier as a word."""
     if kind == "name":
-        return _has_name(line, value)
-    return bool(fact_positions(Fact(kind, value, value), line))
+        if not _has_name(line, value):
+            return []
+        at = line.lower().find(value.lower())
+        return [max(at, 0)]
+    return fact_positions(Fact(kind, value, value), line)
 
 
 def _records(lines: list[str]) -> list[Unit]:
