@@ -8,6 +8,7 @@ with the same citation structure.  What a run does is recorded in its RunContext
 
 from __future__ import annotations
 
+import math
 from collections.abc import Generator
 from dataclasses import dataclass, field
 
@@ -123,9 +124,7 @@ class Pipeline:
         if self.model is not None and self.model.small:  # a 1.5B-7B model: fewer, shorter sources
             centres = _centres(found)
             if answer.retrieval.get("second_look"):  # no quotable sentence: centre on the question's words
-                question = self._question(answer)
-                centres.update({h.chunk_id: span for h in hits if h.chunk_id not in centres
-                                and (span := _best_span(h.text, question.terms, question.weights)) is not None})
+                centres = _term_centres(list(hits), query_terms(answer.retrieval["query"])) or centres
             sources = focused(list(hits), centres, a.small_model_sources, a.small_model_context // a.small_model_sources)
             if a.guard:
                 guard.record(answer.retrieval, answer.notes, ctx.trace, [x.hit for x in sources.sources])
@@ -479,13 +478,28 @@ def _centres(found: Found | None) -> dict[str, tuple[int, int]]:
 
 
 
-def _best_span(text: str, terms: list[str], weights: dict[str, float]) -> tuple[int, int] | None:
-    """The sentence (or line) of `text` that holds most of the question's words, by IDF."""
-    spans = [(s + a, s + b) for s, e in (sentence_spans(text) or []) for a, b in _lines(text[s:e])]
-    if not spans:
-        return None
-    best = max(spans, key=lambda se: coverage(text[se[0]:se[1]], terms, weights))
-    return best if coverage(text[best[0]:best[1]], terms, weights) > 0 else None
+def _term_centres(hits: list, terms: list[str]) -> dict[str, tuple[int, int]]:
+    """Each hit's line (a sentence cut at its line breaks) that holds the question's rarest word
+    among these hits' lines, then most of its words: "Nespresso" in one table row before "CHF" and
+    "2023" in every table's header."""
+    lines = {h.chunk_id: [(s + a, s + b) for s, e in (sentence_spans(h.text) or [])
+                          for a, b in _lines(h.text[s:e])] for h in hits}
+    texts = [h.text[a:b] for h in hits for a, b in lines[h.chunk_id]]
+    distinct = list(dict.fromkeys(t.lower() for t in terms))
+    held = {t: sum(coverage(x, [t]) > 0 for x in texts) for t in distinct}
+    weights = {t: math.log(1 + len(texts) / n) for t, n in held.items() if n}
+    out = {}
+    for h in hits:
+        scored = [(_rarest_held(h.text[a:b], weights), coverage(h.text[a:b], distinct, weights), (a, b))
+                  for a, b in lines[h.chunk_id]]
+        best = max(scored, default=(0.0, 0.0, None), key=lambda x: x[:2])
+        if best[0] > 0:
+            out[h.chunk_id] = best[2]
+    return out
+
+
+def _rarest_held(text: str, weights: dict[str, float]) -> float:
+    return max((w for t, w in weights.items() if coverage(text, [t]) > 0), default=0.0)
 
 
 def _lines(text: str) -> list[tuple[int, int]]:
