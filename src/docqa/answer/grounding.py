@@ -12,7 +12,7 @@ the same JSON array).  A claim is grounded in a passage when
   record of the passage names what the question asks about, the fact's own unit must name it too;
 - the question's names (words with capitals or digits) are in the passage or its heading;
 - the question's rarest content word (by IDF; framing words such as "year" or "哪" aside) is in the
-  unit or the heading;
+  unit or the heading, or half of its content words are (by IDF: a question of two parts);
 - the unit does not say the opposite (a negated question, an antonym: extractive._contradicts).
 
 Across languages (a Chinese question over an English passage) the question's words cannot be looked
@@ -28,12 +28,15 @@ from dataclasses import dataclass
 from docqa.answer.citer import strip_markers
 from docqa.answer.extractive import _contradicts, _frames, _has_name, _holds, _names
 from docqa.answer.facts import Fact, fact_positions, facts_in, normalise
+from docqa.retrieve.snippet import coverage
 from docqa.text.language import has_cjk
 from docqa.text.sentences import sentence_spans
 from docqa.types import Claim, Hit
 
 PROSE_SENTENCES = 1  # in prose, the sentences either side of a fact's that belong to its unit,
 PROSE_LINES = 1  # and no more than this many lines either side (a PDF's header lines run into its first sentence)
+HALF = 0.6  # or this share of the question's content words, by IDF (a question of two parts: "backups and logs")
+NEAR = 0.95  # IDF within this share of the rarest word's
 MAX_RECORD_LINES = 40  # a brace-delimited block longer than this is not one record
 
 
@@ -48,6 +51,24 @@ class Question:
     @property
     def names(self) -> list[str]:
         return _names(self.text)
+
+    def covered(self, text: str) -> float:
+        """IDF-weighted share of the question's content words (names and framing words aside) in `text`."""
+        in_names = " ".join(self.names).lower()
+        content = [t for t in dict.fromkeys(x.lower() for x in self.terms) if not _frames(t) and t not in in_names]
+        return coverage(text, content, self.weights) if content else 1.0
+
+    @property
+    def rare(self) -> list[str]:
+        """The rarest content word and those almost as rare (IDF within `NEAR`): each part of a question
+        of two parts ("backups" and "logs")."""
+        top = self.rarest
+        if top is None:
+            return []
+        in_names = " ".join(self.names).lower()
+        floor = self.weights.get(top, 1.0) * NEAR
+        return [t for t in dict.fromkeys(x.lower() for x in self.terms)
+                if not _frames(t) and t not in in_names and self.weights.get(t, 1.0) >= floor]
 
     @property
     def rarest(self) -> str | None:
@@ -105,7 +126,8 @@ def problem(claim: str, question: Question, hit: Hit, start: int, end: int) -> G
     if any(passage.is_record(u) and passage.names_any(u, question.names) for u in ok):
         return Grounding(None, row=True)  # the row or record of what the question names
     context = [f"{heading}\n{passage.context_of(u)}" for u in ok]
-    if not crossing and (rarest := question.rarest) is not None and not any(_holds(t, rarest) for t in context):
+    if not crossing and (rarest := question.rarest) is not None and not any(
+            any(_holds(t, r) for r in question.rare) or question.covered(t) >= HALF for t in context):
         return Grounding(f"the place it cites says nothing about “{rarest}”")
     if not crossing and all(_contradicts(question.text, passage.text_of(u)) for u in ok):
         return Grounding("the place it cites says the opposite of what the question asks")
