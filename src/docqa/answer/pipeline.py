@@ -15,6 +15,7 @@ from docqa.answer import accept, guard, prompts
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
+from docqa.answer.escalate import Escalation
 from docqa.answer.extractive import Extract, extract
 from docqa.answer.library import Library
 from docqa.answer.route import catalog_answer, condense_heuristic, language_of, looks_like_follow_up, not_found_answer
@@ -48,8 +49,10 @@ class Draft:
 
 class Pipeline:
     def __init__(self, library: Library, settings: Settings, model: ChatModel | None = None,
-                 model_note: str | None = None):
+                 model_note: str | None = None, escalation_model: ChatModel | None = None):
         self.library, self.settings, self.model, self.model_note = library, settings, model, model_note
+        prices = (settings.llm.escalation_prompt_price, settings.llm.escalation_completion_price)
+        self.escalation = Escalation(self, escalation_model, prices) if settings.answer.escalate else None
 
     def run(self, question: str, ctx: RunContext, *, previous: dict | None = None, check: bool = True) -> Events:
         """Answer from retrieved passages (the run has routed the question here)."""
@@ -173,7 +176,25 @@ class Pipeline:
                 break
             if round_ < rounds:
                 messages = prompts.review_messages(base, reply.text, problems)
+        if check and self.escalation is not None:  # rejected in every round: diagnose, act once (answer.escalate)
+            drafts, hits, found = yield from self.escalation.run(answer, drafts, hits, found, ctx)
         return (yield from self.publish_best(answer, drafts, hits, ctx, check, found))
+
+    def attempt(self, answer: Answer, hits: SearchResults, ctx: RunContext, *, why: str, strict: str | None = None,
+                model: ChatModel | None = None) -> Generator[Event, None, Draft]:
+        """One more answer over `hits` (escalation): written once — with the stricter prompt when
+        `strict` names the problem, or by another `model` — then cited and checked."""
+        language, query = answer.language, answer.retrieval["query"]
+        sources = self._sources(answer, hits, language, ctx)
+        messages = (prompts.strict_messages(query, sources, language, strict) if strict
+                    else prompts.answer_messages(query, sources, language))
+        with ctx.stage("generating", retry=why):
+            yield status("generating", retry=why)
+            reply = yield from ctx.call(model or self.model, "generating", messages)
+        draft = yield from self._cite(reply.text, sources, language, ctx)
+        if not draft.not_found:
+            yield from self._check(answer, draft, sources, messages, ctx)
+        return draft
 
     def _in_language(self, answer: Answer, messages: list, reply: ChatResult,
                      ctx: RunContext) -> Generator[Event, None, ChatResult]:
