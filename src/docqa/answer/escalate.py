@@ -1,6 +1,7 @@
 """Escalation: when the checks reject the answer in every review round, diagnose why from the run
 itself and act once, before the acceptance rule (docqa.answer.accept) judges the final attempt.
 
+It needs a repeated rejection: at least one review round (`answer.review_rounds` 0 never escalates).
 A round's answer counts as *rejected* when the checks found a problem and verified under
 `answer.accept_share` of its claims (one half when the rule is off): an answer the rule would publish
 is not escalated.  The diagnoses, tried in this order (the first that holds is the one acted on):
@@ -130,7 +131,7 @@ class Escalation:
         """The drafts to publish: unchanged unless every one was rejected, then after one action."""
         kept = Outcome(drafts, hits, found)
         s = self.pipeline.settings.answer
-        if not drafts or not all(rejected(d, s.accept_share or 0.5) for d in drafts):
+        if len(drafts) < 2 or not all(rejected(d, s.accept_share or 0.5) for d in drafts):  # repeated rejection only
             return kept
         changes = self._changes(drafts, hits)
         diagnosis = diagnose(answer.retrieval["query"], drafts, hits, changes)
