@@ -100,15 +100,15 @@ def decide(claims: list[Claim], *, said_not_found: bool, weak_evidence: bool, te
 
 
 def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None, min_share: float,
-          evidence: list[tuple[str, int, int, str]] | None = None) -> Decision:
+          evidence: list[tuple[str, int, int, str]] | None = None, task: bool = False) -> Decision:
     """The rule for a cited, checked draft of `answer`, given whether the extractive answerer over
     the same passages abstained (None: not asked) and the sentences it found answer the question
     (document id, start, end); the verdict is kept in `answer.retrieval` and said in its notes when
-    the model's answer is not published."""
-    if evidence is not None and min_share > 0:
+    the model's answer is not published.  `task`: the question is a task a skill matched (see `gated`)."""
+    if evidence is not None and min_share > 0 and not task:
         for claim in off_evidence(draft.cited.claims, evidence):
             draft.rejections.append(Rejection(claim.text, [claim.problems[-1]], "deterministic"))
-    decision = decide(draft.cited.claims, said_not_found=draft.not_found, weak_evidence=abstained is not False,
+    decision = decide(draft.cited.claims, said_not_found=draft.not_found, weak_evidence=gated(abstained, task),
                       text=strip_markers(draft.text), language=answer.language, min_share=min_share,
                       crossing=crossing(answer.language, hits))
     answer.retrieval["acceptance"] = decision.to_dict()
@@ -118,6 +118,13 @@ def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None,
     elif decision.outcome == NOT_FOUND and not draft.not_found and draft.cited.claims:
         answer.notes.append(f"the model's answer was not published: {decision.reason}")
     return decision
+
+
+def gated(abstained: bool | None, task: bool) -> bool:
+    """Rule 1's evidence gate: the extractive answerer abstained (or was not asked) — except for a task
+    a skill matched (compare, summarise, find every mention…): no single sentence answers those, so
+    their claims are judged one by one (the checks and rule 3), not against the question's best sentences."""
+    return abstained is not False and not task
 
 
 def off_evidence(claims: list[Claim], evidence: list[tuple[str, int, int, str]]) -> list[Claim]:

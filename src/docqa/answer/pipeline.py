@@ -8,7 +8,7 @@ with the same citation structure.  What a run does is recorded in its RunContext
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
 from docqa.answer import accept, guard, prompts
@@ -53,6 +53,7 @@ class Pipeline:
         self.library, self.settings, self.model, self.model_note = library, settings, model, model_note
         prices = (settings.llm.escalation_prompt_price, settings.llm.escalation_completion_price)
         self.escalation = Escalation(self, escalation_model, prices) if settings.answer.escalate else None
+        self.task: Callable[[], bool] = lambda: False  # the question is a task a skill matched (set by the run)
 
     def run(self, question: str, ctx: RunContext, *, previous: dict | None = None, check: bool = True) -> Events:
         """Answer from retrieved passages (the run has routed the question here)."""
@@ -146,7 +147,7 @@ class Pipeline:
         if not hits:
             return (yield from self._not_found(answer, ctx))
         found = self._evidence(answer, hits, ctx) if self.settings.answer.accept_share > 0 else None
-        if found is not None and found[1].abstained:  # no passage answers it: not found, without a model call
+        if found is not None and accept.gated(found[1].abstained, self.task()):  # no passage answers it: not found, no model call
             ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
             answer.retrieval["acceptance"] = {"outcome": accept.NOT_FOUND, "verified": 0, "claims": 0,
                                               "reason": "no passage answers the question well enough"}
@@ -326,7 +327,7 @@ class Pipeline:
         if found is None and self.settings.answer.accept_share > 0 and hits:
             found = self._evidence(answer, hits, ctx)
         decision = accept.judge(answer, draft, hits, found[1].abstained if found else None,
-                                self.settings.answer.accept_share, _evidence_spans(found))
+                                self.settings.answer.accept_share, _evidence_spans(found), self.task())
         mark = (lambda text, claims: _mark_unverified(text, claims, answer.language)) if checked else None
         ctx.trace.append(accept.record(decision, draft, hits.low_relevance, mark))
         yield status("accepting", **decision.to_dict())

@@ -201,6 +201,8 @@ class Run:
         pipeline = Pipeline(setup.library, setup.settings, setup.model, setup.model_note, setup.escalation_model)
         if route == "agent":
             skills = yield from self._skills(question, ctx)
+            if skills is not None:  # a task a skill fits is not held to one evidence sentence (answer.accept.gated)
+                pipeline.task = lambda: bool(skills.used)
             loop = AgentLoop(setup.library, setup.settings, setup.model, pipeline, skills.tools() if skills else None,
                              skills.guidance() if skills else "")
             answer = yield from loop.run(question, ctx, previous)
