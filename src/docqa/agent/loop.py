@@ -55,6 +55,8 @@ REPEAT = ("You already called {name} with exactly these arguments; its result is
 CUT_OFF = "Your last message was cut off by the token limit, so its tool call was not run. Make the call shorter."
 NUDGE = ('Call one of the tools, or call answer with the final answer. As JSON alone, for example: '
          '{"name": "search_docs", "arguments": {"query": "..."}}')
+COPIED = ("That repeats your instructions; it is not an answer. Do step 1 of them now: call its tool. As JSON alone, "
+          'for example: {"name": "list_docs", "arguments": {"grep": "..."}}')
 REVIEW = ("A fact-check of your answer found problems:\n{problems}\nCheck them against the documents with the "
           "tools if you need to, then call answer again with a corrected answer that cites its sources as [n]. Leave "
           "out what the sources do not support.")
@@ -199,9 +201,10 @@ class AgentLoop:
                     messages += [Message("assistant", reply.text or None), Message("user", CUT_OFF)]
                     continue
                 if not calls:
-                    if reply.text.strip() and not _looks_like_a_call(reply.text):
+                    copied = _repeats(reply.text, self.guidance)  # a small model may write out a loaded procedure
+                    if reply.text.strip() and not _looks_like_a_call(reply.text) and not copied:
                         return reply.text.strip(), None  # it answered in plain text
-                    messages += [Message("assistant", reply.text or None), Message("user", NUDGE)]
+                    messages += [Message("assistant", reply.text or None), Message("user", COPIED if copied else NUDGE)]
                     continue
                 structured = bool(reply.tool_calls)
                 messages.append(Message("assistant", reply.text or None, calls if structured else []))
@@ -312,3 +315,13 @@ def _canonical(arguments: str) -> str:
 def _summary(n: int, hit: Hit) -> dict:
     return {"n": n, "chunk_id": hit.chunk_id, "path": hit.path, "section": hit.section, "page": hit.page,
             "line_start": hit.line_start, "line_end": hit.line_end, "score": round(hit.score, 4)}
+
+
+def _repeats(text: str, guidance: str) -> bool:
+    """Most of the reply's lines are lines of the system prompt's skill instructions (not an answer)."""
+    if not guidance:
+        return False
+    lines = [line.strip(" \t-*#>0123456789.:").lower() for line in text.splitlines()]
+    lines = [line for line in lines if len(line) > 15]
+    known = guidance.lower()
+    return bool(lines) and sum(line in known for line in lines) >= 0.5 * len(lines)
