@@ -127,10 +127,39 @@ def report_scripted(rows: list[dict]) -> None:
 
 
 # -- the real model --------------------------------------------------------------------------------
+# Questions written to make a small model fail the checks: the answer is a figure the documents do not
+# state (a difference, a sum, a conversion), which the fact check cannot find in the cited passage.
+HARD = [
+    ("hard", "How many more Stanley Cups have the Montreal Canadiens won than the Toronto Maple Leafs?", ["11"], "stanley-cups.csv"),
+    ("hard", "How much do two Pruning Shears cost together?", ["49.98"], "arbitrary-records.json"),
+    ("hard", "How many bottles of water, blankets and laptops were delivered in total?", [], "fake-memo.pdf"),
+    ("hard", "By how many times did the price of oil multiply during the 1973 oil crisis?", ["4", "four"], "1973_oil_crisis.md"),
+    ("hard", "How many years after Newcomen's engine did James Watt patent his improvement?", [], "Steam_engine.md"),
+    ("hard", "What were Nespresso's sales in January–June 2023, in billions of CHF?", ["3.1"], "2023-half-year-analyses-by-segment.xlsx"),
+    ("hard", "How many years passed between the Treaty of Rome and the Treaty of Lisbon?", ["50"], "European_Union_law.md"),
+    ("hard", "What percentage of the time does a packet-switched network spend idle, according to the article?", [], None),
+]
+
+
 def settings(db: Path, args, escalate: bool) -> Settings:
     llm = {"provider": "openai", "base_url": args.llm, "model": args.model, "max_tokens": 320, "context_window": 4096,
            "timeout": 600, "temperature": 0.0, "max_retries": 0}
-    return Settings(kb=str(db), llm=llm, answer={"review_rounds": args.review_rounds, "escalate": escalate})
+    answer = {"review_rounds": args.review_rounds, "escalate": escalate}
+    if args.abstain is not None:  # the evidence gate answers "not found" before the model under it
+        answer["abstain_threshold"] = args.abstain
+    return Settings(kb=str(db), llm=llm, answer=answer)
+
+
+def question_set(args) -> list[dict]:
+    """model_answers' 44 questions (or those a rows file's run answered with no model call: --gated), and --hard."""
+    qs = ma.questions(8, 4)
+    if args.gated:
+        rows = [json.loads(x) for x in Path(args.gated).read_text(encoding="utf-8").splitlines() if x.strip()]
+        gated = {r["question"] for r in rows if r["run"] == "escalate" and r["calls"] == 0}
+        qs = [q for q in qs if q["question"] in gated]
+    if args.hard:
+        qs = ([] if args.hard_only else qs) + [{"kind": k, "question": q, "answers": a, "file": f} for k, q, a, f in HARD]
+    return qs[: args.limit] if args.limit else qs
 
 
 def ask(kb: KnowledgeBase, q: dict, gold: str | None, label: str) -> dict:
@@ -158,8 +187,7 @@ def run_real(args) -> list[dict]:
         ma.build(WORK / "docs")
         with KnowledgeBase(Settings(kb=str(db), llm={"provider": "none"})) as kb:
             kb.add([WORK / "docs"])
-    qs = ma.questions(8, 4)
-    qs = qs[: args.limit] if args.limit else qs
+    qs = question_set(args)
     out = Path(args.out)
     out.write_text("", encoding="utf-8")
     rows: list[dict] = []
@@ -221,6 +249,10 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--review-rounds", type=int, default=1)
     ap.add_argument("--reuse", action="store_true")
+    ap.add_argument("--abstain", type=float, default=None, help="answer.abstain_threshold (the evidence gate)")
+    ap.add_argument("--gated", default="", help="a rows file: only the questions its run answered with no model call")
+    ap.add_argument("--hard", action="store_true", help="add the hand-written questions a small model fails (HARD)")
+    ap.add_argument("--hard-only", action="store_true", help="with --hard: only those")
     ap.add_argument("--out", default=str(WORK / "rows.jsonl"))
     ap.add_argument("--report", action="store_true", help="only summarise the rows of --out")
     args = ap.parse_args()
