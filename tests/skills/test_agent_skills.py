@@ -138,6 +138,18 @@ def test_a_reply_that_copies_the_procedure_is_not_the_answer(make):
     assert "Find both versions" not in answer.answer
 
 
+def test_a_report_written_before_reading_anything_is_sent_back_once(make):
+    report = "- Changed: step 2 [1]"
+    with ScriptedServer([{"text": report}, call("list_docs", grep="ops"),
+                         call("answer", text="Step 2 changed from restart to reload.")]) as server:
+        _, _, trace = ask(make(server), "What changed between ops-v1 and ops-v2?")
+        nudge = server.requests[1]["messages"][-1]["content"]
+    assert nudge.startswith("You have read nothing from the documents yet") and len(server.requests) == 3
+    with ScriptedServer([{"text": report}, {"text": report}]) as server:  # told once: the second is its answer
+        answer, _, _ = ask(make(server), "What changed between ops-v1 and ops-v2?")
+        assert len(server.requests) == 2
+
+
 def test_bad_skill_calls_are_results_for_the_model_not_failures(make):
     with ScriptedServer([call("use_skill", name="no-such-skill"),
                          call("read_skill_resource", name="write-procedure", path="../../../docs/ops-v1.md"),

@@ -205,6 +205,8 @@ class Run:
                 pipeline.task = lambda: bool(skills.used)
             loop = AgentLoop(setup.library, setup.settings, setup.model, pipeline, skills.tools() if skills else None,
                              skills.guidance() if skills else "")
+            if skills is not None:  # with a procedure loaded, a report before reading anything is not the answer
+                loop.procedure = lambda: bool(skills.used)
             answer = yield from loop.run(question, ctx, previous)
             if skills is not None:
                 answer.retrieval["skills"] = skills.used
