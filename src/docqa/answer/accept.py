@@ -129,19 +129,20 @@ def _second_look(claims: list[Claim], verified: int, *, said_not_found: bool, te
 
 def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None, min_share: float,
           evidence: list[tuple[str, int, int, str]] | None = None, question: Question | None = None,
-          second_look: bool = False) -> Decision:
+          second_look: bool = False, task: bool = False) -> Decision:
     """The rule for a cited, checked draft of `answer`, given whether the extractive answerer over
     the same passages abstained (None: not asked), the sentences it found answer the question
     (document id, start, end), and the question's words for grounding (None: not checked);
-    `second_look`: the model was asked although the extractive answerer abstained.  The verdict is
-    kept in `answer.retrieval` and said in its notes when the model's answer is not published."""
+    `second_look`: the model was asked although the extractive answerer abstained; `task`: the
+    question is a task a skill matched (see `gated`).  The verdict is kept in `answer.retrieval` and
+    said in its notes when the model's answer is not published."""
     rows: set[int] = set()
-    if question is not None and min_share > 0:
+    if question is not None and min_share > 0 and not task:
         rows = unground(draft.cited.claims, question, hits)
         _reject(draft, [c for c in draft.cited.claims if c.problems and c.problems[-1].startswith(GROUNDING)])
-    if evidence is not None and min_share > 0 and not second_look:
+    if evidence is not None and min_share > 0 and not second_look and not task:
         _reject(draft, off_evidence([c for c in draft.cited.claims if id(c) not in rows], evidence))
-    decision = decide(draft.cited.claims, said_not_found=draft.not_found, weak_evidence=abstained is not False,
+    decision = decide(draft.cited.claims, said_not_found=draft.not_found, weak_evidence=gated(abstained, task),
                       text=strip_markers(draft.text), language=answer.language, min_share=min_share,
                       crossing=crossing(answer.language, hits), second_look=second_look,
                       named=names_all(question, evidence))
@@ -184,6 +185,13 @@ def names_all(question: Question | None, evidence: list[tuple[str, int, int, str
 def _reject(draft: Draft, claims: list[Claim]) -> None:
     for claim in claims:
         draft.rejections.append(Rejection(claim.text, [claim.problems[-1]], "deterministic"))
+
+
+def gated(abstained: bool | None, task: bool) -> bool:
+    """Rule 1's evidence gate: the extractive answerer abstained (or was not asked) — except for a task
+    a skill matched (compare, summarise, find every mention…): no single sentence answers those, so
+    their claims are judged one by one (the checks and rule 3), not against the question's best sentences."""
+    return abstained is not False and not task
 
 
 def off_evidence(claims: list[Claim], evidence: list[tuple[str, int, int, str]]) -> list[Claim]:

@@ -9,13 +9,14 @@ with the same citation structure.  What a run does is recorded in its RunContext
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
 from docqa.answer import accept, guard, prompts
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
+from docqa.answer.escalate import Escalation
 from docqa.answer.extractive import Extract, extract
 from docqa.answer.library import Library
 from docqa.answer.route import catalog_answer, condense_heuristic, language_of, looks_like_follow_up, not_found_answer
@@ -51,8 +52,11 @@ class Draft:
 
 class Pipeline:
     def __init__(self, library: Library, settings: Settings, model: ChatModel | None = None,
-                 model_note: str | None = None):
+                 model_note: str | None = None, escalation_model: ChatModel | None = None):
         self.library, self.settings, self.model, self.model_note = library, settings, model, model_note
+        prices = (settings.llm.escalation_prompt_price, settings.llm.escalation_completion_price)
+        self.escalation = Escalation(self, escalation_model, prices) if settings.answer.escalate else None
+        self.task: Callable[[], bool] = lambda: False  # the question is a task a skill matched (set by the run)
 
     def run(self, question: str, ctx: RunContext, *, previous: dict | None = None, check: bool = True) -> Events:
         """Answer from retrieved passages (the run has routed the question here)."""
@@ -148,9 +152,10 @@ class Pipeline:
         if not hits:
             return (yield from self._not_found(answer, ctx))
         found = self._evidence(answer, hits, ctx) if self.settings.answer.accept_share > 0 else None
-        second = found is not None and found[1].abstained and self._second_look(answer, hits)
+        task = self.task()
+        second = found is not None and found[1].abstained and not task and self._second_look(answer, hits)
         answer.retrieval["second_look"] = second
-        if found is not None and found[1].abstained and not second:  # no passage answers it: not found, no model call
+        if found is not None and accept.gated(found[1].abstained, task) and not second:  # not found, no model call
             ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
             answer.retrieval["acceptance"] = {"outcome": accept.NOT_FOUND, "verified": 0, "claims": 0,
                                               "reason": "no passage answers the question well enough"}
@@ -180,6 +185,8 @@ class Pipeline:
                 break
             if round_ < rounds:
                 messages = prompts.review_messages(base, reply.text, problems)
+        if check and self.escalation is not None:  # rejected in every round: diagnose, act once (answer.escalate)
+            drafts, hits, found = yield from self.escalation.run(answer, drafts, hits, found, ctx)
         return (yield from self.publish_best(answer, drafts, hits, ctx, check, found))
 
     def _second_look(self, answer: Answer, hits: SearchResults) -> bool:
@@ -188,6 +195,22 @@ class Pipeline:
         grounded (docqa.answer.accept)."""
         return (self.settings.answer.second_look and not hits.low_relevance
                 and not accept.crossing(answer.language, hits))
+
+    def attempt(self, answer: Answer, hits: SearchResults, ctx: RunContext, *, why: str, strict: str | None = None,
+                model: ChatModel | None = None) -> Generator[Event, None, Draft]:
+        """One more answer over `hits` (escalation): written once — with the stricter prompt when
+        `strict` names the problem, or by another `model` — then cited and checked."""
+        language, query = answer.language, answer.retrieval["query"]
+        sources = self._sources(answer, hits, language, ctx)
+        messages = (prompts.strict_messages(query, sources, language, strict) if strict
+                    else prompts.answer_messages(query, sources, language))
+        with ctx.stage("generating", retry=why):
+            yield status("generating", retry=why)
+            reply = yield from ctx.call(model or self.model, "generating", messages)
+        draft = yield from self._cite(reply.text, sources, language, ctx)
+        if not draft.not_found:
+            yield from self._check(answer, draft, sources, messages, ctx)
+        return draft
 
     def _in_language(self, answer: Answer, messages: list, reply: ChatResult,
                      ctx: RunContext) -> Generator[Event, None, ChatResult]:
@@ -320,7 +343,7 @@ class Pipeline:
             found = self._evidence(answer, hits, ctx)
         decision = accept.judge(answer, draft, hits, found[1].abstained if found else None,
                                 self.settings.answer.accept_share, _evidence_spans(found), self._question(answer),
-                                second_look=bool(answer.retrieval.get("second_look")))
+                                second_look=bool(answer.retrieval.get("second_look")), task=self.task())
         mark = (lambda text, claims: _mark_unverified(text, claims, answer.language)) if checked else None
         ctx.trace.append(accept.record(decision, draft, hits.low_relevance, mark))
         yield status("accepting", **decision.to_dict())
