@@ -49,7 +49,7 @@ print(json.dumps({"seconds": time.perf_counter() - started, "cpu": _cpu() - cpu0
 # -- the corpus --------------------------------------------------------------------------------
 
 def _texts(name: str, limit: int) -> list[str]:
-    path = SHARED / name / "corpus.jsonl"
+    path = Path(os.environ.get("DOCQA_SHARED_RETRIEVAL", SHARED)) / name / "corpus.jsonl"
     if not path.exists():
         raise SystemExit(f"{path} is missing: this benchmark needs ../shared/data (see its README)")
     with path.open(encoding="utf-8") as f:
