@@ -47,11 +47,12 @@ class ParsePool:
 
     `fail(job, error)` makes the result for a job whose worker died or overran its time.
     `context` is a multiprocessing context (fork where available: workers inherit loaded models).
+    `ready()` runs in each worker before its memory cap: it loads what the parent did not.
     """
 
     def __init__(self, work: Callable[[Job], Any], fail: Callable[[Job, IngestError], Any], *, workers: int,
-                 timeout: float, memory_bytes: int, context: Any):
-        self.work, self.fail, self.size = work, fail, max(1, workers)
+                 timeout: float, memory_bytes: int, context: Any, ready: Callable[[], None] | None = None):
+        self.work, self.fail, self.size, self.ready = work, fail, max(1, workers), ready
         self.timeout, self.memory_bytes, self.context = timeout, memory_bytes, context
         self.workers: list[_Worker] = []
 
@@ -155,7 +156,7 @@ class ParsePool:
 
     def _start(self) -> _Worker:
         parent, child = self.context.Pipe()
-        process = self.context.Process(target=_serve, args=(child, self.work, self.memory_bytes),
+        process = self.context.Process(target=_serve, args=(child, self.work, self.memory_bytes, self.ready),
                                        name="docqa-parse", daemon=True)
         process.start()
         child.close()
@@ -205,9 +206,11 @@ def _death(exitcode: int | None, memory_bytes: int) -> str:
             f"the {memory_bytes // 2**20} MB of ingest.worker_memory_mb")
 
 
-def _serve(conn: Connection, work: Callable[[Job], Any], memory_bytes: int) -> None:
+def _serve(conn: Connection, work: Callable[[Job], Any], memory_bytes: int, ready: Callable[[], None] | None) -> None:
     """A worker's loop: receive a group of jobs, answer each job as soon as it is done."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if ready is not None:
+        ready()
     cap_memory(memory_bytes)
     while (group := _receive(conn)) is not None:
         for job in group:
