@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING
 from docqa.access import (LOCAL, Principal, check_grant, ingest_paths, manageable, require, scope, visible_collection,
                           visible_run, visible_runs, visible_sessions)
 from docqa.clock import now
-from docqa.embed import Embedder, Fingerprint, embed_text, embedder_for, text_hash
+from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_hash
 from docqa.errors import AuthError, ConfigError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.llm import ChatModel, Choice, capability, choose_chat_model
@@ -103,7 +103,8 @@ class KnowledgeBase:
     def embedder(self) -> Embedder | None:
         """The configured embedder (None: BM25 only); built on first use."""
         if self._embedder is True:
-            self._embedder = embedder_for(self.settings.embed)
+            e = self.settings.embed
+            self._embedder = make_embedder(e.provider, e.model, e.base_url, e.api_key, e.timeout, e.window_chars)
         return self._embedder  # type: ignore[return-value]
 
     @property

@@ -52,16 +52,3 @@ def test_a_changed_model_file_is_refused_with_the_reinstall_hint(tmp_path):
 
 def test_the_unchanged_copy_loads():
     assert _open_session(1, _model_file()).get_inputs()[0].name == "inputs"
-
-
-def test_warm_opens_the_session_on_another_thread_and_embedding_waits_for_it():
-    warm = LocalEmbedder(threads=1)
-    warm.warm()
-    thread = warm._warming
-    assert thread is not None and thread.name == "docqa-embedder-load" and not thread.daemon
-    vector = warm.embed_query(TEXTS[0])  # waits on the lock while the other thread loads
-    thread.join(timeout=60)
-    assert warm._session is not None
-    warm.warm()  # loaded: no second thread
-    assert warm._warming is thread
-    assert np.array_equal(vector, LocalEmbedder(threads=1).embed_query(TEXTS[0]))

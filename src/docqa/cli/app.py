@@ -36,7 +36,6 @@ from docqa.settings import (AnswerSettings, ApiSettings, SearchSettings, config_
 from docqa.types import Hit
 
 if TYPE_CHECKING:  # the rest is imported where it is used: 'docqa --help' must not load numpy or the readers
-    from docqa.embed import Embedder
     from docqa.kb import KnowledgeBase
     from docqa.run import Run
     from docqa.settings import Settings
@@ -94,25 +93,11 @@ def _settings() -> Settings:
     return _state["settings"]
 
 
-def _open(*, create: bool = False, embedder: Embedder | None | bool = True) -> KnowledgeBase:
+def _open(*, create: bool = False) -> KnowledgeBase:
     """The knowledge base; only commands that fill it create it (NoKnowledgeBaseError otherwise)."""
     from docqa.kb import KnowledgeBase
 
-    return KnowledgeBase(_settings(), create=create, embedder=embedder)
-
-
-def _embedder_loading(mode: str | None) -> Embedder | None | bool:
-    """For a search that needs vectors: the configured embedder, its model already loading on another
-    thread while the core is imported and opened (0.1 s of a fresh `docqa search`); else True (the
-    knowledge base builds it if it ever needs it)."""
-    if (mode or _settings().search.mode) == "bm25":
-        return True
-    from docqa.embed import embedder_for
-
-    embedder = embedder_for(_settings().embed)
-    if embedder is not None:
-        embedder.warm()
-    return embedder
+    return KnowledgeBase(_settings(), create=create)
 
 
 def _namer(kb: KnowledgeBase) -> PathNamer:
@@ -364,7 +349,7 @@ def search(
     Scores are a calibrated 0..1 relevance; when even the best hit is under
     search.relevance_threshold the result is flagged low relevance.
     """
-    with _open(embedder=_embedder_loading(mode)) as kb:
+    with _open() as kb:
         hits = kb.search(query, top_k, collection, mode=mode, path_glob=path, types=types or (), rerank=rerank)
         namer = _namer(kb)
         if not hits and not as_json:
@@ -415,7 +400,7 @@ def ask(
     Streams the answer, then its sources. With no chat model configured or reachable, the
     best supporting sentences are extracted instead. Exits 1 when the run failed.
     """
-    with _open(embedder=_embedder_loading(None)) as kb:
+    with _open() as kb:
         _hint_if_empty(kb)
         run = kb.start(question, collection=collection, session_id=session, check=False if no_check else None, mode=mode,
                        fresh=fresh)

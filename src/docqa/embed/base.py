@@ -139,10 +139,6 @@ class Embedder(ABC):
             out.append(text[start:end])
         return [w for w in (p.strip() for p in out) if w] or [text[:limit]]
 
-    def warm(self) -> None:
-        """Start loading the model in the background, so that a fresh process loads it while it does
-        other start-up work; nothing to do for a model served elsewhere."""
-
     def close(self) -> None:
         """Release resources (sessions, connections)."""
 

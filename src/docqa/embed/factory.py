@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from docqa.embed.base import Embedder
 from docqa.errors import ConfigError
-
-if TYPE_CHECKING:
-    from docqa.settings import EmbedSettings
-
-
-def embedder_for(e: EmbedSettings) -> Embedder | None:
-    """The embedder the `embed` settings describe; None for BM25 only."""
-    return make_embedder(e.provider, e.model, e.base_url, e.api_key, e.timeout, e.window_chars)
 
 
 def make_embedder(provider: str, model: str = "", base_url: str = "", api_key: str | None = None,

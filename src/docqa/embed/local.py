@@ -45,26 +45,12 @@ class LocalEmbedder(Embedder):
         self.version = f"{USE_SHA256[:12]}-w{window_chars}"
         self._session = None
         self._lock = threading.Lock()
-        self._warming: threading.Thread | None = None
 
     def _load(self):
         with self._lock:
             if self._session is None:
                 self._session = _open_session(self.threads)
         return self._session
-
-    def warm(self) -> None:
-        """Open the session on another thread (not a daemon: the interpreter waits for it at exit);
-        the first `_embed` waits on the lock for it.  A failure there is raised again by that call."""
-        if self._session is None and self._warming is None:
-            self._warming = threading.Thread(target=self._load_quietly, name="docqa-embedder-load")
-            self._warming.start()
-
-    def _load_quietly(self) -> None:
-        try:
-            self._load()
-        except Exception:  # noqa: BLE001 - the caller's own load raises it, on its thread, with its context
-            pass
 
     def _embed(self, texts: list[str], kind: str) -> np.ndarray:
         return self._load().run(["outputs"], {"inputs": texts})[0]
