@@ -52,3 +52,11 @@ def test_a_changed_model_file_is_refused_with_the_reinstall_hint(tmp_path):
 
 def test_the_unchanged_copy_loads():
     assert _open_session(1, _model_file()).get_inputs()[0].name == "inputs"
+
+
+def test_a_truncated_model_file_gets_the_reinstall_hint_not_a_parse_error(tmp_path):
+    copy = tmp_path / "model.onnx"
+    copy.write_bytes(_model_file().read_bytes()[:1000])  # onnxruntime cannot even parse it
+    with pytest.raises(MissingExtraError) as caught:
+        _open_session(1, copy)
+    assert "sha256 mismatch" in str(caught.value) and "pip install --force-reinstall" in str(caught.value)
