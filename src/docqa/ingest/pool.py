@@ -6,8 +6,9 @@ task that hangs nor say which file a dead worker was parsing.  (pebble and loky,
 tasks out, are not installed, and they too would fail a whole group of small files at once.)  Here each worker is a forked
 process on its own pipe: the parent sends it groups of jobs, the worker answers file by file,
 so the parent always knows the one file in progress.  That file has `timeout` seconds from the
-moment its predecessor's answer arrived (time the consumer spends between results is not
-counted); past it the worker is killed.  A worker that dies (SIGKILL from the memory cap or the
+moment its predecessor's answer arrived, or, for a worker's first file, from the moment the
+worker said it was ready (its start and `ready()` are not the file's time; time the consumer
+spends between results is not counted either); past it the worker is killed.  A worker that dies (SIGKILL from the memory cap or the
 OOM killer, a crash in a C library) or is killed is replaced; the file it was parsing is
 reported failed with the reason, and the rest of its jobs go to the next free worker.
 
@@ -31,6 +32,11 @@ from docqa.errors import IngestError, ParseTimeoutError, WorkerKilledError
 
 Job = tuple  # (path, size, mtime_ns, old_hash): a job's first item names its file
 _PREFETCH = 3  # groups a worker may hold: the next ones are ready when it finishes the current one
+_START_SECONDS = 60.0  # a new worker's start and ready() may take this long, on top of its first file's time
+
+
+class _Ready:
+    """A worker's first message: started, ready() done, memory capped; its first file's clock starts now."""
 
 
 @dataclass(slots=True)
@@ -40,6 +46,7 @@ class _Worker:
     jobs: deque = field(default_factory=deque)  # sent, not answered yet; jobs[0] is in progress
     groups: deque = field(default_factory=deque)  # per group sent and not finished: answers still due
     deadline: float = 0.0
+    ready: bool = False  # its _Ready has arrived
 
 
 class ParsePool:
@@ -92,7 +99,7 @@ class ParsePool:
                 self.workers.remove(worker)
             return False
         if not worker.jobs:
-            worker.deadline = self._deadline()
+            worker.deadline = self._deadline(0.0 if worker.ready else _START_SECONDS)
         worker.jobs.extend(group)
         worker.groups.append(len(group))
         return True
@@ -115,6 +122,9 @@ class ParsePool:
                 result = worker.conn.recv()
             except (EOFError, OSError):
                 break  # it died: the pipe is closed
+            if isinstance(result, _Ready):
+                worker.ready, worker.deadline = True, self._deadline()
+                continue
             self._answered(worker)
             yield from self._give(result)
         else:
@@ -137,8 +147,8 @@ class ParsePool:
             worker.groups.popleft()
         worker.deadline = self._deadline()
 
-    def _deadline(self) -> float:
-        return time.monotonic() + self.timeout if self.timeout > 0 else float("inf")
+    def _deadline(self, extra: float = 0.0) -> float:
+        return time.monotonic() + self.timeout + extra if self.timeout > 0 else float("inf")
 
     def _replace(self, worker: _Worker, retry: deque, why: str | None) -> Any:
         """Stop a dead or overrunning worker; its file in progress fails, its other jobs go back."""
@@ -147,7 +157,10 @@ class ParsePool:
         self.workers.remove(worker)
         if rest:
             retry.appendleft(rest)
-        if why == "timeout":
+        if why == "timeout" and not worker.ready:
+            error = ParseTimeoutError(job[0], f"the parsing process did not start within {_START_SECONDS:g} s; "
+                                              "this file was not parsed (ingest.parse_timeout)")
+        elif why == "timeout":
             error = ParseTimeoutError(job[0], f"took longer than {self.timeout:g} s to parse; it was stopped "
                                               "(ingest.parse_timeout)")
         else:
@@ -212,6 +225,7 @@ def _serve(conn: Connection, work: Callable[[Job], Any], memory_bytes: int, read
     if ready is not None:
         ready()
     cap_memory(memory_bytes)
+    conn.send(_Ready())  # the first file's time limit starts now, not before ready()
     while (group := _receive(conn)) is not None:
         for job in group:
             try:
