@@ -8,13 +8,16 @@ process on its own pipe: the parent sends it groups of jobs, the worker answers 
 so the parent always knows the one file in progress.  That file has `timeout` seconds from the
 moment its predecessor's answer arrived, or, for a worker's first file, from the moment the
 worker said it was ready (its start and `ready()` are not the file's time; time the consumer
-spends between results is not counted either); past it the worker is killed.  A worker that dies (SIGKILL from the memory cap or the
-OOM killer, a crash in a C library) or is killed is replaced; the file it was parsing is
-reported failed with the reason, and the rest of its jobs go to the next free worker.
+spends between results is not counted either); past it the worker is killed.  A worker that
+dies (SIGKILL from the memory cap or the OOM killer, a crash in a C library) or is killed is
+replaced; the file it was parsing is reported failed with the reason, and the rest of its jobs
+go to the next free worker.
 
 Each worker caps its own memory (`RLIMIT_DATA`) at what it inherited plus `memory_bytes`, so an
 allocation past the cap fails in that worker (a MemoryError, or its death) and not in the
-machine.  The limits come from `ingest.parse_timeout` and `ingest.worker_memory_mb`.
+machine.  A forked worker may first refill heap its parent had freed (a long-lived process after
+a closed model session): the cap is exact from a fresh process, loose by that much in a long-lived
+one.  The limits come from `ingest.parse_timeout` and `ingest.worker_memory_mb`.
 """
 
 from __future__ import annotations
@@ -158,7 +161,7 @@ class ParsePool:
         if rest:
             retry.appendleft(rest)
         if why == "timeout" and not worker.ready:
-            error = ParseTimeoutError(job[0], f"the parsing process did not start within {_START_SECONDS:g} s; "
+            error = ParseTimeoutError(job[0], f"the parsing process did not start within {_START_SECONDS + self.timeout:g} s; "
                                               "this file was not parsed (ingest.parse_timeout)")
         elif why == "timeout":
             error = ParseTimeoutError(job[0], f"took longer than {self.timeout:g} s to parse; it was stopped "
