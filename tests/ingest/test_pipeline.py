@@ -172,3 +172,18 @@ def test_parallel_workers_match_serial(tmp_path):
             assert len(report.added) == 40
             results.append(sorted((Path(h.path).name, h.text) for h in kb.search("common word", top_k=500)))
     assert results[0] == results[1]
+
+
+def test_one_parser_process_while_the_local_model_embeds_on_the_same_cores():
+    from dataclasses import replace
+
+    from docqa.embed.local import LocalEmbedder
+    from docqa.embed.remote import OllamaEmbedder
+    from docqa.ingest.pipeline import IngestOptions, parse_workers
+
+    opts = IngestOptions()
+    cores = os.cpu_count() or 1
+    assert parse_workers(opts, None) == cores  # full text only: one per core
+    assert parse_workers(opts, LocalEmbedder()) == 1  # the model is the bottleneck (built lazily: nothing loads here)
+    assert parse_workers(opts, OllamaEmbedder("bge-m3", "http://127.0.0.1:9")) == cores  # a server embeds
+    assert parse_workers(replace(opts, workers=3), LocalEmbedder()) == 3  # ingest.workers set: as asked

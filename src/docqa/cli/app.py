@@ -127,7 +127,7 @@ def add(
     collection: CollectionOption = None,
     include: IncludeOption = None,
     exclude: ExcludeOption = None,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", metavar="N", show_default="one per CPU core (ingest.workers)", help="Parser processes (engine ray: CPUs of the local Ray cluster).")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", metavar="N", show_default="one per CPU core; one with the local embedding model (ingest.workers)", help="Parser processes (engine ray: CPUs of the local Ray cluster).")] = None,
     engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|ray", show_default="ingest.engine: local", help="Parse, chunk and embed on this machine's worker processes, or on a Ray cluster (pip install 'docqa[ray]').")] = None,
     ray_address: Annotated[Optional[str], typer.Option("--ray-address", metavar="ADDR", show_default="a local Ray (ingest.ray_address)", help="The Ray cluster for --engine ray: auto, host:6379 or ray://host:10001.")] = None,
     as_json: JsonOption = False,

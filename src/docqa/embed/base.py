@@ -78,6 +78,9 @@ class Embedder(ABC):
     # A model that pads each batch to its longest text gets batches of similar lengths (pieces
     # sorted by length): mixing a short window with full ones spends its time on padding.
     pads_batches: bool = False
+    # The model computes on this machine's CPU (not a server's): ingest then runs one parser process
+    # by default, the model being the bottleneck.
+    runs_here: bool = False
 
     @property
     def fingerprint(self) -> Fingerprint:

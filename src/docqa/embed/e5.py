@@ -46,6 +46,7 @@ class E5Embedder(Embedder):
     name = "multilingual-e5-small"
     dimensions = 384
     batch_size = 32
+    runs_here = True
     fusion_weight = 0.4  # SciFact 0.7195 (0.3: 0.7130, 0.5: 0.7154): RESULTS.md
     # One window: e5 reads up to 512 tokens, and a chunk (≤ 512 cl100k tokens) rarely exceeds that;
     # averaging windows measured worse (SciFact dense 0.53 with 1,500-character windows).

@@ -335,7 +335,11 @@ class Ingestor:
         return [*keep, parsed]
 
     def _results(self, jobs: list[tuple]) -> Iterator[Parsed]:
-        return self.engine(jobs, self.opts)
+        if self.engine is not parse_jobs:
+            return self.engine(jobs, self.opts)
+        workers = parse_workers(self.opts, self.embedder)
+        embeds_here = self.embedder is not None and self.embedder.runs_here
+        return parse_jobs(jobs, replace(self.opts, workers=workers), lean_parent=embeds_here and workers == 1)
 
     def _write(self, parsed: Parsed, old: FileState | None, collection: str, report: IngestReport,
                vectors: ChunkVectors | None) -> None:
@@ -418,17 +422,33 @@ class Ingestor:
         return remaining
 
 
-def parse_jobs(jobs: list[tuple], opts: IngestOptions) -> Iterator[Parsed]:
-    """The local engine: parse every job in bounded worker processes (pool.py), or inline when few and small."""
+def parse_workers(opts: IngestOptions, embedder: Embedder | None) -> int:
+    """Parser processes: ingest.workers, else one per core, or one while a model embeds on these cores.
+    That model is then the bottleneck and one parser keeps ahead of it; a second only holds memory
+    (200 Markdown files: peak RSS 764 -> 611 MB, CPU the same; RESULTS.md, issue 18)."""
+    if opts.workers:
+        return opts.workers
+    if embedder is not None and embedder.runs_here:
+        return 1
+    return os.cpu_count() or 1
+
+
+def parse_jobs(jobs: list[tuple], opts: IngestOptions, lean_parent: bool = False) -> Iterator[Parsed]:
+    """The local engine: parse every job in bounded worker processes (pool.py), or inline when few and small.
+    `lean_parent`: a lone worker loads the tokenizer and dictionaries itself, so this process (which
+    embeds) does not hold ~120 MB it never uses."""
     workers = opts.workers or os.cpu_count() or 1
     bounded = opts.parse_timeout > 0 or opts.worker_memory > 0  # only a worker can be stopped
     if not bounded and len(jobs) <= _INLINE_MAX and sum(job[1] for job in jobs) <= _INLINE_BYTES:
         for job in jobs:
             yield parse_file(*job, opts)
         return
-    _warm_up()  # forked workers inherit the loaded tokenizer and dictionaries
+    workers = min(workers, len(jobs))
+    lean = lean_parent and workers == 1
+    if not lean:
+        _warm_up()  # forked workers inherit the loaded tokenizer and dictionaries
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    pool = ParsePool(partial(parse_job, opts=opts), failed_job, workers=min(workers, len(jobs)),
+    pool = ParsePool(partial(parse_job, opts=opts), failed_job, workers=workers, ready=_warm_up if lean else None,
                      timeout=opts.parse_timeout, memory_bytes=opts.worker_memory, context=context)
     yield from pool.run(groups(jobs))
 

@@ -6,14 +6,18 @@ task that hangs nor say which file a dead worker was parsing.  (pebble and loky,
 tasks out, are not installed, and they too would fail a whole group of small files at once.)  Here each worker is a forked
 process on its own pipe: the parent sends it groups of jobs, the worker answers file by file,
 so the parent always knows the one file in progress.  That file has `timeout` seconds from the
-moment its predecessor's answer arrived (time the consumer spends between results is not
-counted); past it the worker is killed.  A worker that dies (SIGKILL from the memory cap or the
-OOM killer, a crash in a C library) or is killed is replaced; the file it was parsing is
-reported failed with the reason, and the rest of its jobs go to the next free worker.
+moment its predecessor's answer arrived, or, for a worker's first file, from the moment the
+worker said it was ready (its start and `ready()` are not the file's time; time the consumer
+spends between results is not counted either); past it the worker is killed.  A worker that
+dies (SIGKILL from the memory cap or the OOM killer, a crash in a C library) or is killed is
+replaced; the file it was parsing is reported failed with the reason, and the rest of its jobs
+go to the next free worker.
 
 Each worker caps its own memory (`RLIMIT_DATA`) at what it inherited plus `memory_bytes`, so an
 allocation past the cap fails in that worker (a MemoryError, or its death) and not in the
-machine.  The limits come from `ingest.parse_timeout` and `ingest.worker_memory_mb`.
+machine.  A forked worker may first refill heap its parent had freed (a long-lived process after
+a closed model session): the cap is exact from a fresh process, loose by that much in a long-lived
+one.  The limits come from `ingest.parse_timeout` and `ingest.worker_memory_mb`.
 """
 
 from __future__ import annotations
@@ -31,6 +35,11 @@ from docqa.errors import IngestError, ParseTimeoutError, WorkerKilledError
 
 Job = tuple  # (path, size, mtime_ns, old_hash): a job's first item names its file
 _PREFETCH = 3  # groups a worker may hold: the next ones are ready when it finishes the current one
+_START_SECONDS = 60.0  # a new worker's start and ready() may take this long, on top of its first file's time
+
+
+class _Ready:
+    """A worker's first message: started, ready() done, memory capped; its first file's clock starts now."""
 
 
 @dataclass(slots=True)
@@ -40,6 +49,7 @@ class _Worker:
     jobs: deque = field(default_factory=deque)  # sent, not answered yet; jobs[0] is in progress
     groups: deque = field(default_factory=deque)  # per group sent and not finished: answers still due
     deadline: float = 0.0
+    ready: bool = False  # its _Ready has arrived
 
 
 class ParsePool:
@@ -47,11 +57,12 @@ class ParsePool:
 
     `fail(job, error)` makes the result for a job whose worker died or overran its time.
     `context` is a multiprocessing context (fork where available: workers inherit loaded models).
+    `ready()` runs in each worker before its memory cap: it loads what the parent did not.
     """
 
     def __init__(self, work: Callable[[Job], Any], fail: Callable[[Job, IngestError], Any], *, workers: int,
-                 timeout: float, memory_bytes: int, context: Any):
-        self.work, self.fail, self.size = work, fail, max(1, workers)
+                 timeout: float, memory_bytes: int, context: Any, ready: Callable[[], None] | None = None):
+        self.work, self.fail, self.size, self.ready = work, fail, max(1, workers), ready
         self.timeout, self.memory_bytes, self.context = timeout, memory_bytes, context
         self.workers: list[_Worker] = []
 
@@ -91,7 +102,7 @@ class ParsePool:
                 self.workers.remove(worker)
             return False
         if not worker.jobs:
-            worker.deadline = self._deadline()
+            worker.deadline = self._deadline(0.0 if worker.ready else _START_SECONDS)
         worker.jobs.extend(group)
         worker.groups.append(len(group))
         return True
@@ -114,6 +125,9 @@ class ParsePool:
                 result = worker.conn.recv()
             except (EOFError, OSError):
                 break  # it died: the pipe is closed
+            if isinstance(result, _Ready):
+                worker.ready, worker.deadline = True, self._deadline()
+                continue
             self._answered(worker)
             yield from self._give(result)
         else:
@@ -136,8 +150,8 @@ class ParsePool:
             worker.groups.popleft()
         worker.deadline = self._deadline()
 
-    def _deadline(self) -> float:
-        return time.monotonic() + self.timeout if self.timeout > 0 else float("inf")
+    def _deadline(self, extra: float = 0.0) -> float:
+        return time.monotonic() + self.timeout + extra if self.timeout > 0 else float("inf")
 
     def _replace(self, worker: _Worker, retry: deque, why: str | None) -> Any:
         """Stop a dead or overrunning worker; its file in progress fails, its other jobs go back."""
@@ -146,7 +160,10 @@ class ParsePool:
         self.workers.remove(worker)
         if rest:
             retry.appendleft(rest)
-        if why == "timeout":
+        if why == "timeout" and not worker.ready:
+            error = ParseTimeoutError(job[0], f"the parsing process did not start within {_START_SECONDS + self.timeout:g} s; "
+                                              "this file was not parsed (ingest.parse_timeout)")
+        elif why == "timeout":
             error = ParseTimeoutError(job[0], f"took longer than {self.timeout:g} s to parse; it was stopped "
                                               "(ingest.parse_timeout)")
         else:
@@ -155,7 +172,7 @@ class ParsePool:
 
     def _start(self) -> _Worker:
         parent, child = self.context.Pipe()
-        process = self.context.Process(target=_serve, args=(child, self.work, self.memory_bytes),
+        process = self.context.Process(target=_serve, args=(child, self.work, self.memory_bytes, self.ready),
                                        name="docqa-parse", daemon=True)
         process.start()
         child.close()
@@ -205,10 +222,13 @@ def _death(exitcode: int | None, memory_bytes: int) -> str:
             f"the {memory_bytes // 2**20} MB of ingest.worker_memory_mb")
 
 
-def _serve(conn: Connection, work: Callable[[Job], Any], memory_bytes: int) -> None:
+def _serve(conn: Connection, work: Callable[[Job], Any], memory_bytes: int, ready: Callable[[], None] | None) -> None:
     """A worker's loop: receive a group of jobs, answer each job as soon as it is done."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if ready is not None:
+        ready()
     cap_memory(memory_bytes)
+    conn.send(_Ready())  # the first file's time limit starts now, not before ready()
     while (group := _receive(conn)) is not None:
         for job in group:
             try:

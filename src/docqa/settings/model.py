@@ -70,7 +70,7 @@ class IngestSettings(_Section):
     )
     gitignore: bool = Field(True, description="Skip what .gitignore files inside added folders ignore.")
     hidden: bool = Field(False, description="Also ingest hidden files and folders (names starting with '.').")
-    workers: int = Field(0, ge=0, description="Parser processes; 0 means one per CPU core.")
+    workers: int = Field(0, ge=0, description="Parser processes; 0 means one per CPU core, or one while a local embedding model (embed.provider local) computes on the same cores.")
     max_file_mb: float = Field(200.0, gt=0, description="Files larger than this are refused.")
     ocr: Literal["auto", "on", "off"] = Field(
         "auto", description="OCR for images and PDF pages without a text layer: auto (when pip install 'docqa[ocr]' is done; "

