@@ -114,6 +114,13 @@ class PostgresDB:
             finally:
                 self._local.batch = None
 
+    def defer_index(self, on: bool) -> None:
+        """From now on this thread's vector writes leave a missing HNSW index to the caller (bulk.py)."""
+        self._local.defer_index = on
+
+    def index_deferred(self) -> bool:
+        return getattr(self._local, "defer_index", False)
+
     def commit_pending(self) -> None:
         """Inside a batch: commit what this thread wrote so far."""
         batch = getattr(self._local, "batch", None)

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 from docqa.session.postgres import PostgresRunLog
 from docqa.store.base import Stores
+from docqa.store.postgres.bulk import deferred_index
 from docqa.store.postgres.cluster import PostgresCluster
 from docqa.store.postgres.db import PostgresDB, safe_url
 from docqa.store.postgres.documents import PostgresDocuments
@@ -69,6 +70,12 @@ class PostgresStores(Stores):
     @contextmanager
     def batch(self, seconds: float = 0.5):
         with self.db.batch(seconds):
+            yield self
+
+    @contextmanager
+    def bulk_load(self, seconds: float = 5.0):
+        """A batch whose new models' HNSW indexes are built once, at the end (bulk.py)."""
+        with deferred_index(self.db), self.db.batch(seconds):
             yield self
 
     def commit_pending(self) -> None:
