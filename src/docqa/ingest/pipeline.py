@@ -32,7 +32,7 @@ from pathlib import Path
 from docqa.clock import now
 from docqa.embed import Embedder, embed_text, text_hash
 from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError, UnreadableFileError
-from docqa.store import ChunkVectors, FileState, Stores
+from docqa.store import ChunkVectors, DocumentWrite, FileState, Stores
 from docqa.ingest.archives import parse_archive, skipped_lines, sort_members
 from docqa.ingest.readers import bounds
 from docqa.ingest.readers.archive import archive_of, is_archive_name
@@ -62,6 +62,9 @@ _GROUP_BYTES = 512 * 1024
 # Parsed files wait until this many chunks are pending, then are embedded in one go (the model
 # runs far better on full batches than on the one or two chunks of a small file).
 _EMBED_CHUNKS = 128
+# Without an embedder, parsed files are written in groups gathered for at most this long (one
+# `replace_documents` each: on PostgreSQL one COPY per table), so progress still moves often.
+_GROUP_SECONDS = 0.25
 
 
 @dataclass(slots=True)
@@ -276,24 +279,27 @@ class Ingestor:
         total, done = len(jobs), 0
         pending: list[Parsed] = []
         waiting = 0  # chunks in `pending`
+        since = time.monotonic()
         with self.store.batch():
             for parsed in self._results(jobs):
                 expanded = self._expand(parsed, states, collection, report)
                 pending.extend(expanded)
                 waiting += sum(len(p.chunks) for p in expanded)
-                if waiting >= _EMBED_CHUNKS or self.embedder is None:
+                if waiting >= _EMBED_CHUNKS or (self.embedder is None and time.monotonic() - since >= _GROUP_SECONDS):
                     done = self._flush(pending, states, collection, report, done, total)
-                    pending, waiting = [], 0
+                    pending, waiting, since = [], 0, time.monotonic()
             self._flush(pending, states, collection, report, done, total)
 
     def _flush(self, batch: list[Parsed], states: dict, collection: str, report: IngestReport, done: int, total: int) -> int:
         """Embed what the parsed files need (one model call for all of them), then write each."""
         vectors = self._vectors(batch)
+        group: dict[str, DocumentWrite] = {}  # the documents written together at the end (one replace_documents)
         for parsed in batch:
-            self._write(parsed, states.get(parsed.path), collection, report, vectors.get(parsed.path))
+            self._write(parsed, states.get(parsed.path), collection, report, vectors.get(parsed.path), group)
             if archive_of(parsed.path) is None:  # an archive's members are part of its one step
                 done += 1
                 self.progress(done, total, parsed.path)
+        self.store.documents.replace_documents(list(group.values()))
         if self.embedder is not None:
             self.store.commit_pending()  # never hold the write lock while the next batch is embedded
         return done
@@ -338,8 +344,12 @@ class Ingestor:
         return self.engine(jobs, self.opts)
 
     def _write(self, parsed: Parsed, old: FileState | None, collection: str, report: IngestReport,
-               vectors: ChunkVectors | None) -> None:
+               vectors: ChunkVectors | None, group: dict[str, DocumentWrite]) -> None:
+        """Record what became of a parsed file; a good document joins `group` (written by the caller)."""
         doc_id = document_id(collection, parsed.path)
+        if doc_id in group:  # the same document twice in one flush: its first version goes in first
+            self.store.documents.replace_documents(list(group.values()))
+            group.clear()
         if parsed.unchanged:
             self.store.documents.touch(doc_id, parsed.size, parsed.mtime_ns)
             report.unchanged.append(parsed.path)
@@ -353,7 +363,7 @@ class Ingestor:
             chunks=len(parsed.chunks), status="ok", error=None, indexed_at=now("seconds"), mtime_ns=parsed.mtime_ns,
             language=parsed.language,
         )
-        self.store.documents.replace_document(record, parsed.text, parsed.chunks, parsed.metadata, vectors)
+        group[doc_id] = DocumentWrite(record, parsed.text, parsed.chunks, parsed.metadata, vectors)
         (report.updated if old else report.added).append(parsed.path)
         report.chunks += len(parsed.chunks)
         report.bytes_parsed += parsed.size
