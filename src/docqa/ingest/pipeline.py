@@ -65,6 +65,9 @@ _EMBED_CHUNKS = 128
 # Without an embedder, parsed files are written in groups gathered for at most this long (one
 # `replace_documents` each: on PostgreSQL one COPY per table), so progress still moves often.
 _GROUP_SECONDS = 0.25
+# An ingest of at least this many files is a bulk load: the store may defer what it can do once at
+# the end cheaper than per document (PostgreSQL: a new model's HNSW index, built after the load).
+_BULK_FILES = 1000
 
 
 @dataclass(slots=True)
@@ -280,7 +283,7 @@ class Ingestor:
         pending: list[Parsed] = []
         waiting = 0  # chunks in `pending`
         since = time.monotonic()
-        with self.store.batch():
+        with self.store.bulk_load(0.5) if total >= _BULK_FILES else self.store.batch():
             for parsed in self._results(jobs):
                 expanded = self._expand(parsed, states, collection, report)
                 pending.extend(expanded)
