@@ -28,7 +28,8 @@ def test_the_index_is_built_at_the_end_of_a_large_first_ingest(postgres_server, 
     folder = tmp_path / "docs"
     folder.mkdir()
     for i in range(FILES):
-        Path(folder / f"f{i}.md").write_text(f"# Topic {i}\n\nThe river number {i} runs past stone bridge {i}.\n", encoding="utf-8")
+        text = f"# Topic {i}\n\nThe river number {i} runs past stone bridge {i}.\n"
+        Path(folder / f"f{i}.md").write_text(text, encoding="utf-8")
     url = postgres_server.new_database()
     seen: list[int] = []
     with KnowledgeBase(Settings(kb=url), embedder=local_embedder) as kb:

@@ -170,7 +170,8 @@ def test_a_load_killed_before_its_index_build_is_indexed_by_the_next_write(postg
         with stores.db.read() as conn:
             assert not has_index(conn, "m")
         w = _writes(1)[0]
-        assert stores.vectors.search_vector(w.vectors.new[w.vectors.hashes[0]], "m", 1)[0][0] == stores.documents.chunk_ids("d0")[0]
+        first = w.vectors.new[w.vectors.hashes[0]]
+        assert stores.vectors.search_vector(first, "m", 1)[0][0] == stores.documents.chunk_ids("d0")[0]
         stores.documents.replace_documents(_writes(2)[:1])
         with stores.db.read() as conn:
             assert has_index(conn, "m")
