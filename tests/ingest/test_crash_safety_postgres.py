@@ -56,10 +56,12 @@ def test_sigkill_at_random_points_postgres(postgres_server, tmp_path):
     span = time.monotonic() - started
     assert _check(url) == {1: FILES}
     partial = []
+    early, late = 0.0, span  # kill times seen to land before any write / after the last (bisected)
     for version in range(2, 2 + TRIALS):
         _write_corpus(folder, version, FILES, PARAGRAPHS)
         proc = _ingest(url, folder, "none")
-        time.sleep(rng.uniform(0.5, 1.0) * span)
+        wait = early + rng.uniform(0.4, 0.6) * (late - early)
+        time.sleep(wait)
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -68,8 +70,11 @@ def test_sigkill_at_random_points_postgres(postgres_server, tmp_path):
         written = versions.get(version, 0)
         if written not in (0, FILES):
             partial.append(versions)
+        elif written == 0:  # writes commit in groups (COPY, a commit every 0.5 s): the window may be short
+            early = wait
+            late = max(late, early * 1.4)
         else:
-            span *= 1.4 if written == 0 else 0.75  # kill later / earlier
+            late = wait
         print(f"trial {version}: exit {proc.returncode}, documents by version {versions}")
         if len(partial) >= 2:
             break
