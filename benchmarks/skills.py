@@ -124,7 +124,12 @@ def run_one(kb: KnowledgeBase, task: Task) -> dict:
     seconds = time.perf_counter() - t0
     trace = kb.run(answer.run_id).trace if answer.run_id else []
     ok, found = succeeded(task, answer)
-    return {"ok": ok, "found": found, "status": answer.status, "tokens": answer.usage.get("total_tokens", 0),
+    accepting = [t for t in trace if t.get("stage") == "accepting"]
+    attempt = accepting[-1].get("attempt", "") if accepting else answer.answer  # the agent's own final answer
+    attempt_found = sum(any(alt in attempt.lower() for alt in group) for group in task.expect)
+    return {"ok": ok, "found": found, "attempt_found": attempt_found,
+            "attempt_ok": attempt_found >= (task.need or len(task.expect)),
+            "acceptance": (answer.retrieval or {}).get("acceptance"), "status": answer.status, "tokens": answer.usage.get("total_tokens", 0),
             "model_calls": answer.usage.get("model_calls", 0),
             "steps": sum(1 for t in trace if t.get("stage") == "thinking"),
             "tools": [t["name"] for t in trace if t.get("stage") == "tool"],
@@ -152,6 +157,7 @@ def summary(rows: list[dict]) -> dict:
             continue
         n = len(mine)
         out[condition] = {"tasks": n, "success": sum(r["ok"] for r in mine),
+                          "agent_answer_has_the_terms": sum(bool(r.get("attempt_ok")) for r in mine),
                           "tokens_mean": round(sum(r["tokens"] for r in mine) / n),
                           "steps_mean": round(sum(r["steps"] for r in mine) / n, 2),
                           "tool_calls_mean": round(sum(len(r["tools"]) for r in mine) / n, 2),

@@ -22,7 +22,7 @@ from docqa.errors import AuthError, ConfigError, EmbedderMismatchError, InputErr
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.llm import ChatModel, Choice, capability, choose_chat_model
 from docqa.llm.deadline import reply_within
-from docqa.llm.factory import OLLAMA_URL
+from docqa.llm.factory import OLLAMA_URL, escalation_model
 from docqa.retrieve import Retriever, SearchResults
 from docqa.retrieve.rerank import RERANKERS, LLMReranker, rerank_results
 from docqa.settings import Settings
@@ -76,6 +76,7 @@ class KnowledgeBase:
         self._owns_embedder = embedder is True
         self._retriever: Retriever | None = None
         self._chat_model = chat_model
+        self._escalation: ChatModel | None = None
         self._chat: Choice | None = chat_model if isinstance(chat_model, Choice) else None
         self._question_vectors: dict = {}  # earlier questions' embeddings, for recall (docqa.answer.recall)
         self._recent_runs = None  # the answered runs recall looks through, topped up on each look
@@ -361,6 +362,16 @@ class KnowledgeBase:
             capability.declare(self._chat.model, s.tool_calling)  # small? calls tools reliably?
         return self._chat
 
+    @property
+    def escalation_model(self) -> ChatModel | None:
+        """llm.escalation_model, asked once when every review round was rejected (docqa.answer.escalate)."""
+        s = self.settings.llm
+        if self._escalation is None and s.escalation_model:
+            self._escalation = escalation_model(s.escalation_model, s.escalation_base_url, s.escalation_api_key,
+                                                default_url=s.base_url, default_key=s.api_key, timeout=s.timeout,
+                                                max_retries=s.max_retries, temperature=s.temperature, max_tokens=s.max_tokens)
+        return self._escalation
+
     def start(self, question: str, *, principal: Principal = LOCAL, session_id: str | None = None,
               collection: str | None = None, check: bool | None = None, mode: str | None = None, record: bool = True,
               control: Control | None = None, timeout: float | None = None, fresh: bool = False) -> Run:
@@ -384,7 +395,7 @@ class KnowledgeBase:
         setup = Setup(self.settings, self.library(principal, collection), self.chat.model, self.chat.note,
                       self.store.runlog.save_run,
                       lambda sid: self.session_runs(sid, principal=principal), self.skills(principal=principal),
-                      recall)
+                      recall, self.escalation_model)
         return Run(question, setup, session_id=session_id, mode=mode, check=check, record=record, control=control,
                    timeout=timeout)
 
@@ -512,7 +523,39 @@ class KnowledgeBase:
             term_counts=self.store.fulltext.term_counts,
             embed=embed,
             collection=collection,
+            keyword=lambda q, k: self.search(q, k, collection, mode="bm25", rerank="none", principal=principal),
+            changes=lambda ids: self.file_changes(ids, principal=principal),
+            refresh=lambda ids: self.refresh(ids, principal=principal),
         )
+
+    def file_changes(self, document_ids: list[str], *, principal: Principal = LOCAL) -> list[dict]:
+        """How the files of indexed documents differ on disk since they were indexed: one entry per
+        document that changed or cannot be read now (a file that cannot be read is not deleted)."""
+        from docqa.ingest.pipeline import disk_change
+
+        out = []
+        for doc_id in dict.fromkeys(document_ids):
+            record = self._record_of(doc_id, principal)
+            change = disk_change(record)
+            if change is not None:
+                out.append({"document_id": doc_id, "path": record.path, "collection": record.collection,
+                            "state": change[0], "why": change[1]})
+        return out
+
+    def refresh(self, document_ids: list[str], *, principal: Principal = LOCAL) -> dict[str, list]:
+        """Re-ingest the files of indexed documents, each into its own collection: only files the
+        knowledge base already indexes, and only for a principal that may write those collections."""
+        records = [self._record_of(doc_id, principal) for doc_id in dict.fromkeys(document_ids)]
+        for record in records:
+            require(principal, "write", record.collection)
+        out: dict[str, list] = {"updated": [], "unchanged": [], "failed": [], "unreadable": []}
+        for collection in dict.fromkeys(r.collection for r in records):
+            paths = [r.path for r in records if r.collection == collection]
+            # the index's own paths, not paths the caller named: no ingest-roots check (`received`)
+            done = self.add(paths, collection, principal=principal, received=True).to_dict()
+            for key in out:
+                out[key] += done[key]
+        return out
 
     def passage(self, document_id: str, line_start: int, line_end: int, *, principal: Principal = LOCAL) -> Hit:
         """Lines `line_start`..`line_end` of a document as a citable passage (a Hit spanning them)."""

@@ -90,11 +90,12 @@ def test_follow_up_is_condensed(kb):
     assert second.answerable and "35" in second.answer
 
 
+@pytest.mark.timeout(900)  # several 1.5B turns on 2 CPU cores; a reply sent back once (skills' nudge) adds one
 def test_agent_mode_explores_and_answers(kb):
     """The 1.5B model writes its tool calls as JSON text; the loop reads them, runs the tools and
     the answer goes through the same citer and checker."""
     answer = kb.ask("Compare how long backups are kept with how often API keys are rotated.", mode="agent")
-    assert answer.status in ("SUCCESS", "FALLBACK") and answer.mode in ("agent", "extractive")
+    assert answer.status in ("SUCCESS", "FALLBACK") and answer.mode in ("agent", "pipeline", "extractive")
     tools = [t["name"] for t in kb.run(answer.run_id).trace if t.get("stage") == "tool"]
     if tools:  # the calls it wrote as JSON text were read and run
         assert "search_docs" in tools or "grep_docs" in tools or "fetch_doc" in tools

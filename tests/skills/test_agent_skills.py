@@ -115,7 +115,8 @@ def test_a_matching_question_loads_the_procedure_before_the_first_step(make):
                          call("answer", text="Step 2 changed from restart to reload.")]) as server:
         answer, events, trace = ask(make(server), "What changed between ops-v1 and ops-v2?")
         first = system_prompt(server.requests[0])
-    assert COMPARE_BODY in first and "Skill compare-versions is loaded (the question contains its trigger" in first
+    assert COMPARE_BODY in first and "(skill compare-versions, loaded because the question contains its trigger" in first
+    assert "## Workflow" not in first and "Workflow:" in first  # instructions, not a document to copy
     assert PROCEDURE_BODY not in first  # only the matching skill's procedure
     matched = [e.data for e in events if e.type == "status" and e.data.get("phase") == "skill"]
     assert [m["name"] for m in matched] == ["compare-versions"] and "'what changed'" in matched[0]["reason"]
@@ -123,6 +124,30 @@ def test_a_matching_question_loads_the_procedure_before_the_first_step(make):
     assert entry["name"] == "compare-versions" and entry["reason"] == matched[0]["reason"]
     assert [s["name"] for s in answer.retrieval["skills"]] == ["compare-versions"]
     assert trace.index(entry) < next(i for i, t in enumerate(trace) if t.get("model_call"))  # before the model ran
+
+
+def test_a_reply_that_copies_the_procedure_is_not_the_answer(make):
+    copied = ("Workflow:\n1. Find both versions: call list_docs with grep on the document's name (or search_docs with "
+              "its subject).\n2. Read each version with fetch_doc (page with offset and limit when it is long).")
+    with ScriptedServer([{"text": copied}, call("list_docs", grep="ops"),
+                         call("answer", text="Step 2 changed from restart to reload.")]) as server:
+        answer, _, trace = ask(make(server), "What changed between ops-v1 and ops-v2?")
+        nudge = server.requests[1]["messages"][-1]["content"]
+    assert nudge.startswith("That repeats your instructions") and len(server.requests) == 3
+    assert [t["name"] for t in trace if t.get("stage") == "tool"] == ["list_docs", "answer"]
+    assert "Find both versions" not in answer.answer
+
+
+def test_a_report_written_before_reading_anything_is_sent_back_once(make):
+    report = "- Changed: step 2 [1]"
+    with ScriptedServer([{"text": report}, call("list_docs", grep="ops"),
+                         call("answer", text="Step 2 changed from restart to reload.")]) as server:
+        _, _, trace = ask(make(server), "What changed between ops-v1 and ops-v2?")
+        nudge = server.requests[1]["messages"][-1]["content"]
+    assert nudge.startswith("You have read nothing from the documents yet") and len(server.requests) == 3
+    with ScriptedServer([{"text": report}, {"text": report}]) as server:  # told once: the second is its answer
+        answer, _, _ = ask(make(server), "What changed between ops-v1 and ops-v2?")
+        assert len(server.requests) == 2
 
 
 def test_bad_skill_calls_are_results_for_the_model_not_failures(make):

@@ -203,6 +203,6 @@ def test_one_run_loads_a_skill_once_and_records_why(tmp_path):
     assert first.startswith("# Skill: find-mentions") and again.startswith("Skill find-mentions is already loaded")
     assert trace == [{"stage": "skill", "name": "find-mentions", "reason": "the agent called use_skill",
                       "origin": "builtin"}]
-    assert "Skill find-mentions is loaded (the agent called use_skill)" in active.guidance()
+    assert "(skill find-mentions, loaded because the agent called use_skill)" in active.guidance()
     assert [t.name for t in active.tools()] == ["use_skill", "read_skill_resource"]
     assert ActiveSkills(load_skills([]), []).tools() == [] and ActiveSkills(load_skills([]), []).guidance() == ""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -55,6 +55,10 @@ REPEAT = ("You already called {name} with exactly these arguments; its result is
 CUT_OFF = "Your last message was cut off by the token limit, so its tool call was not run. Make the call shorter."
 NUDGE = ('Call one of the tools, or call answer with the final answer. As JSON alone, for example: '
          '{"name": "search_docs", "arguments": {"query": "..."}}')
+COPIED = ("That repeats your instructions; it is not an answer. Do step 1 of them now: call its tool. As JSON alone, "
+          'for example: {"name": "list_docs", "arguments": {"grep": "..."}}')
+PREMATURE = ("You have read nothing from the documents yet, so this cannot be the answer. Follow your instructions: do "
+             'step 1 now by calling its tool. As JSON alone, for example: {"name": "list_docs", "arguments": {"grep": "..."}}')
 REVIEW = ("A fact-check of your answer found problems:\n{problems}\nCheck them against the documents with the "
           "tools if you need to, then call answer again with a corrected answer that cites its sources as [n]. Leave "
           "out what the sources do not support.")
@@ -96,6 +100,7 @@ class AgentLoop:
         and the procedures loaded for this question)."""
         self.lib, self.settings, self.model, self.pipeline = library, settings, model, pipeline
         self.extra_tools, self.guidance = list(tools or []), guidance
+        self.procedure: Callable[[], bool] = lambda: False  # a skill's procedure is loaded (set by the run)
 
     def run(self, question: str, ctx: RunContext, previous: dict | None = None) -> Events:
         """Explore with the tools and answer; steering comes through `ctx.control`."""
@@ -184,7 +189,7 @@ class AgentLoop:
     # -- the loop ---------------------------------------------------------------------------
     def _loop(self, messages: list[Message], tools: dict[str, Tool], ctx: RunContext, budget: _Budget) -> Loop:
         specs = [t.spec() for t in tools.values()]
-        seen = budget.seen
+        seen, premature_told = budget.seen, False
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="docqa-tool") as pool:
             while (reason := budget.exhausted()) is None:
                 budget.steps += 1
@@ -199,9 +204,13 @@ class AgentLoop:
                     messages += [Message("assistant", reply.text or None), Message("user", CUT_OFF)]
                     continue
                 if not calls:
-                    if reply.text.strip() and not _looks_like_a_call(reply.text):
+                    copied = _repeats(reply.text, self.guidance)  # a small model may write out a loaded procedure
+                    early = not copied and not premature_told and self.procedure() and not _read_anything(seen)
+                    if reply.text.strip() and not _looks_like_a_call(reply.text) and not copied and not early:
                         return reply.text.strip(), None  # it answered in plain text
-                    messages += [Message("assistant", reply.text or None), Message("user", NUDGE)]
+                    premature_told = premature_told or early  # a report written before reading: told once
+                    nudge = COPIED if copied else PREMATURE if early else NUDGE
+                    messages += [Message("assistant", reply.text or None), Message("user", nudge)]
                     continue
                 structured = bool(reply.tool_calls)
                 messages.append(Message("assistant", reply.text or None, calls if structured else []))
@@ -312,3 +321,18 @@ def _canonical(arguments: str) -> str:
 def _summary(n: int, hit: Hit) -> dict:
     return {"n": n, "chunk_id": hit.chunk_id, "path": hit.path, "section": hit.section, "page": hit.page,
             "line_start": hit.line_start, "line_end": hit.line_end, "score": round(hit.score, 4)}
+
+
+def _repeats(text: str, guidance: str) -> bool:
+    """Most of the reply's lines are lines of the system prompt's skill instructions (not an answer)."""
+    if not guidance:
+        return False
+    lines = [line.strip(" \t-*#>0123456789.:").lower() for line in text.splitlines()]
+    lines = [line for line in lines if len(line) > 15]
+    known = guidance.lower()
+    return bool(lines) and sum(line in known for line in lines) >= 0.5 * len(lines)
+
+
+def _read_anything(seen: dict[str, int]) -> bool:
+    """A document tool (search, list, fetch, grep) has been called in this run."""
+    return any(key.split("\x00", 1)[0] in ("search_docs", "list_docs", "fetch_doc", "grep_docs") for key in seen)

@@ -4,21 +4,30 @@ evidence, or "not found".
 A small model often writes answers its sources do not bear out.  The rule, applied to every model
 answer (pipeline and agent) after it has been cited and checked:
 
-1. **Evidence first.**  When the extractive answerer, over the same passages, finds no sentence that
-   answers the question well enough (its evidence under `answer.abstain_threshold`), the answer is
-   "not found": a model answer does not override it.  Across languages (a Chinese question whose
-   best passage is English, or the reverse) shared words cannot measure evidence: there retrieval's
-   relevance threshold decides.
+1. **Evidence first.**  When retrieval finds nothing relevant (its relevance threshold), the answer
+   is "not found" and the model is not asked.  When the extractive answerer, over relevant passages,
+   finds no sentence that answers the question well enough (its evidence under
+   `answer.abstain_threshold`: the answer may sit in a table row, a record, or be spread over lines
+   it cannot quote), the model gets a **second look** (`answer.second_look`): its answer is published
+   only if every claim is verified and grounded (docqa.answer.grounding), else "not found" — a model
+   answer never overrides "not found" with a claim the passages do not bear out.  Across languages (a
+   Chinese question whose best passage is English, or the reverse) shared words cannot measure
+   evidence: there retrieval's relevance threshold decides.
 2. **The model said NOT_FOUND** while the evidence is good: the extractive answer is published
-   (across languages the model is believed: not found).
+   (across languages the model is believed — not found — unless the extractive answerer's best
+   sentence names everything the question names, "Pruning Shears" in 「Pruning Shears 的价格是多少？」).
 3. **Enough of it verified.**  The answer's claims are its statements (questions, tool chatter and
    lone citation markers are dropped by the citer, never published).  When the share of claims the
    checks verified is under `answer.accept_share` (default 0.5: at least half), or there is no claim,
    the extractive answer is published instead, and the model's attempt is kept in the run's trace.
-   A claim counts as verified only when it rests on one of the sentences the extractive answerer
-   found answer the question (its best `EVIDENCE_SENTENCES`), and its numbers, dates and names are
-   in them: a true but beside-the-point fact
-   ("May 5, 2023", the date of a memo, for "when were the goods delivered?") does not.
+   A claim counts as verified only when it is grounded (docqa.answer.grounding: its facts stand in
+   the row, record or lines that name what the question asks about, next to the question's rarest
+   word) and it rests on one of the sentences the extractive answerer found answer the question
+   (its best `EVIDENCE_SENTENCES`), with its numbers, dates and names in them — or on the table row
+   or record that names what the question asks about, which the extractive answerer cannot quote:
+   a true but beside-the-point fact ("May 5, 2023", the date of a memo, for "when were the goods
+   delivered?") or a neighbour's value ("12.5", the Garden Trowel's price, for the Pruning Shears')
+   does not.
    An accepted answer is published without the claims the checks rejected.
 4. **In the question's language.**  An answer in another language is asked for once more (see the
    pipeline); if it is still in the wrong language, the extractive answer is published.
@@ -44,6 +53,8 @@ import numpy as np
 from docqa.answer.checker import Rejection
 from docqa.answer.citer import Cited, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.facts import missing_facts
+from docqa.answer.extractive import _has_name
+from docqa.answer.grounding import Question, ground
 from docqa.answer.prompts import NOT_FOUND_TOKEN
 from docqa.answer.sources import SourceSet
 from docqa.text.language import has_cjk, language_of
@@ -77,14 +88,19 @@ class Decision:
 
 
 def decide(claims: list[Claim], *, said_not_found: bool, weak_evidence: bool, text: str, language: str,
-           min_share: float, crossing: bool = False) -> Decision:
-    """The acceptance rule (see the module's docstring) for one cited and checked model answer."""
+           min_share: float, crossing: bool = False, second_look: bool = False, named: bool = False) -> Decision:
+    """The acceptance rule (see the module's docstring) for one cited and checked model answer;
+    `second_look`: the model was asked over relevant passages the extractive answerer could not quote;
+    `named`: the extractive answerer's best sentence names everything the question names (across
+    languages, where shared words cannot measure evidence, that is what says it is on the subject)."""
     verified = sum(c.supported for c in claims)
     if min_share <= 0:
         return Decision(MODEL, verified, len(claims), "the acceptance rule is off (answer.accept_share 0)")
+    if second_look:
+        return _second_look(claims, verified, said_not_found=said_not_found, text=text, language=language)
     if weak_evidence:
         return Decision(NOT_FOUND, verified, len(claims), "no passage answers the question well enough")
-    if said_not_found and crossing:  # across languages the evidence is retrieval's alone: the model is believed
+    if said_not_found and crossing and not named:  # across languages the evidence is retrieval's: the model is believed
         return Decision(NOT_FOUND, 0, 0, "the model found no answer in the passages (in the other language)")
     if said_not_found:
         return Decision(EXTRACTIVE, 0, 0, "the model found no answer, but the passages hold one")
@@ -99,18 +115,37 @@ def decide(claims: list[Claim], *, said_not_found: bool, weak_evidence: bool, te
     return Decision(MODEL, verified, len(claims), f"the checks verified {verified} of its {len(claims)} claims")
 
 
+def _second_look(claims: list[Claim], verified: int, *, said_not_found: bool, text: str, language: str) -> Decision:
+    """Over passages the extractive answerer could not quote: every claim grounded, or not found."""
+    if said_not_found or not claims:
+        return Decision(NOT_FOUND, 0, len(claims), "no passage answers the question well enough, and the model found none")
+    if wrong_language(text, language):
+        return Decision(NOT_FOUND, verified, len(claims), f"the model did not answer in {language}")
+    if verified < len(claims):
+        return Decision(NOT_FOUND, verified, len(claims), f"no sentence answers the question well enough, and the "
+                        f"checks verified only {verified} of the model's {len(claims)} claims (a second look needs all)")
+    return Decision(MODEL, verified, len(claims), f"a second look: the checks verified all {verified} of its claims")
+
+
 def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None, min_share: float,
-          evidence: list[tuple[str, int, int, str]] | None = None) -> Decision:
+          evidence: list[tuple[str, int, int, str]] | None = None, question: Question | None = None,
+          second_look: bool = False, task: bool = False) -> Decision:
     """The rule for a cited, checked draft of `answer`, given whether the extractive answerer over
-    the same passages abstained (None: not asked) and the sentences it found answer the question
-    (document id, start, end); the verdict is kept in `answer.retrieval` and said in its notes when
-    the model's answer is not published."""
-    if evidence is not None and min_share > 0:
-        for claim in off_evidence(draft.cited.claims, evidence):
-            draft.rejections.append(Rejection(claim.text, [claim.problems[-1]], "deterministic"))
-    decision = decide(draft.cited.claims, said_not_found=draft.not_found, weak_evidence=abstained is not False,
+    the same passages abstained (None: not asked), the sentences it found answer the question
+    (document id, start, end), and the question's words for grounding (None: not checked);
+    `second_look`: the model was asked although the extractive answerer abstained; `task`: the
+    question is a task a skill matched (see `gated`).  The verdict is kept in `answer.retrieval` and
+    said in its notes when the model's answer is not published."""
+    rows: set[int] = set()
+    if question is not None and min_share > 0 and not task:
+        rows = unground(draft.cited.claims, question, hits)
+        _reject(draft, [c for c in draft.cited.claims if c.problems and c.problems[-1].startswith(GROUNDING)])
+    if evidence is not None and min_share > 0 and not second_look and not task:
+        _reject(draft, off_evidence([c for c in draft.cited.claims if id(c) not in rows], evidence))
+    decision = decide(draft.cited.claims, said_not_found=draft.not_found, weak_evidence=gated(abstained, task),
                       text=strip_markers(draft.text), language=answer.language, min_share=min_share,
-                      crossing=crossing(answer.language, hits))
+                      crossing=crossing(answer.language, hits), second_look=second_look,
+                      named=names_all(question, evidence))
     answer.retrieval["acceptance"] = decision.to_dict()
     if decision.outcome == EXTRACTIVE:
         answer.notes.append(f"the model's answer was not published ({decision.reason}); the answer quotes the "
@@ -118,6 +153,45 @@ def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None,
     elif decision.outcome == NOT_FOUND and not draft.not_found and draft.cited.claims:
         answer.notes.append(f"the model's answer was not published: {decision.reason}")
     return decision
+
+
+GROUNDING = "not grounded: "
+
+
+def unground(claims: list[Claim], question: Question, hits: list[Hit]) -> set[int]:
+    """Unverify the supported claims that are not grounded (docqa.answer.grounding), saying why;
+    returns the ids of the claims grounded in the row or record that names what the question asks."""
+    by_chunk = {h.chunk_id: h for h in hits}
+    rows = set()
+    for claim in claims:
+        if not claim.supported or is_not_found_statement(claim.text):
+            continue
+        result = ground(claim, question, by_chunk)
+        if result.problem is not None:
+            claim.supported = False
+            claim.problems.append(GROUNDING + result.problem)
+        elif result.row:
+            rows.add(id(claim))
+    return rows
+
+
+def names_all(question: Question | None, evidence: list[tuple[str, int, int, str]] | None) -> bool:
+    """The question names something (a word with capitals or digits) and the best evidence sentence
+    names all of it."""
+    names = question.names if question is not None else []
+    return bool(names and evidence) and all(_has_name(evidence[0][3], n) for n in names)
+
+
+def _reject(draft: Draft, claims: list[Claim]) -> None:
+    for claim in claims:
+        draft.rejections.append(Rejection(claim.text, [claim.problems[-1]], "deterministic"))
+
+
+def gated(abstained: bool | None, task: bool) -> bool:
+    """Rule 1's evidence gate: the extractive answerer abstained (or was not asked) — except for a task
+    a skill matched (compare, summarise, find every mention…): no single sentence answers those, so
+    their claims are judged one by one (the checks and rule 3), not against the question's best sentences."""
+    return abstained is not False and not task
 
 
 def off_evidence(claims: list[Claim], evidence: list[tuple[str, int, int, str]]) -> list[Claim]:
@@ -142,7 +216,8 @@ def record(decision: Decision, draft: Draft, low_relevance: bool,
     (every model answer, unverified claims marked by `mark`; `before` None: not found) with its
     citations, so that a benchmark can score both from one run."""
     entry = {"stage": "accepting", **decision.to_dict(), "attempt": draft.text[:4000],
-             "dropped_sentences": draft.cited.dropped, "before": None}
+             "dropped_sentences": draft.cited.dropped, "before": None,
+             "claims": [c.to_dict() for c in draft.cited.claims]}
     claims = copy.deepcopy(draft.cited.claims)
     if draft.not_found or not claims or (low_relevance and not any(c.supported for c in claims)):
         return entry

@@ -5,7 +5,9 @@ in each cited chunk the span (one to three consecutive sentences) that best supp
 character offsets into the document, lines, page.  A sentence without a marker gets the
 source that supports it best if one supports it well enough; otherwise it is flagged
 unsupported.  A marker whose source does not support the sentence while another source does
-is moved to that source (the model numbered it wrong); that is reported in the claim.
+is moved to that source (the model numbered it wrong); so is one whose source lacks the claim's
+numbers, dates or names while exactly one other source supports it and holds them all.  Either
+move is reported in the claim.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from docqa.answer.facts import missing_facts
 from docqa.answer.sources import SourceSet, label
 from docqa.answer.statement import is_statement
 from docqa.answer.support import content_tokens, support
@@ -174,6 +177,12 @@ def _support(claim: Claim, sources: SourceSet, language: str, threshold: float) 
                 claim.problems.append(f"cited [{', '.join(map(str, claim.sources))}] but the text is in [{top[0]}]")
             strong = {top[0]: top[1]}
             claim.sources = [top[0]]
+    if strong and claim.sources and missing_facts(claim.text, "\n".join(sources.get(n).hit.text for n in strong)):
+        moved = _source_with_facts(claim, sources, tokens, threshold, exclude=set(best))
+        if moved is not None:  # its numbers are in another source that supports it as well: numbered wrong
+            claim.problems.append(f"cited [{', '.join(map(str, claim.sources))}] but its facts are in [{moved[0]}]")
+            strong = {moved[0]: moved[1]}
+            claim.sources = [moved[0]]
     if strong:
         claim.support = max(b[0] for b in strong.values())
         claim.citations = [citation_for(n, sources.get(n).hit, b[1], b[2], language, sources.paths) for n, b in strong.items()]
@@ -189,6 +198,14 @@ def _support(claim: Claim, sources: SourceSet, language: str, threshold: float) 
         claim.problems.append(f"[{n}] hardly supports it ({claim.support:.0%} of its words)")
     else:
         claim.problems.append("no source supports it")
+
+
+def _source_with_facts(claim: Claim, sources: SourceSet, tokens: set[str], threshold: float,
+                       exclude: set[int]) -> tuple[int, tuple[float, int, int]] | None:
+    """The one other source that supports `claim` and holds all its facts (None: none, or several)."""
+    found = [(s.n, b) for s in sources.sources if s.n not in exclude and not missing_facts(claim.text, s.hit.text)
+             and (b := _best_span(s.hit, tokens))[0] >= threshold]
+    return found[0] if len(found) == 1 else None
 
 
 def _best_span(hit: Hit, tokens: set[str]) -> tuple[float, int, int]:

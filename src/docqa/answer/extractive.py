@@ -104,6 +104,7 @@ class Extract:
     evidence: float  # P(answerable) from the best sentence: what the abstain threshold is compared with
     abstained: bool
     features: dict[str, float] = field(default_factory=dict)  # the evidence model's inputs (for evaluation)
+    ranked: list[Sentence] = field(default_factory=list)  # the best sentences even when it abstained
 
 
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
@@ -131,7 +132,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
                                  best.dense if embed is not None else None, retrieval[best.n])
     evidence = evidence_probability(features)
     if evidence < threshold:
-        return Extract([], evidence, True, features)
+        return Extract([], evidence, True, features, chosen)
     floor = best.score * _LATER_PICKS  # later picks must still be real evidence
     return Extract([s for i, s in enumerate(chosen) if i == 0 or s.score >= floor], evidence, False, features)
 

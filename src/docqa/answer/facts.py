@@ -95,16 +95,19 @@ def facts_in(claim: str) -> list[Fact]:
 def missing_facts(claim: str, cited: str) -> list[Fact]:
     """Facts of `claim` that do not occur in `cited` (after normalising both)."""
     source = normalise(cited)
-    lowered = source.lower()
-    out = []
-    for fact in facts_in(claim):
-        if fact.kind == "number":
-            value = fact.value.rstrip("%")
-            ok = re.search(rf"(?<![\d.]){re.escape(value)}(?!\d|\.\d)", source) is not None
-        elif fact.kind in ("quote", "path"):
-            ok = " ".join(fact.value.lower().split()) in " ".join(lowered.split())
-        else:
-            ok = re.search(rf"(?<![A-Za-z0-9_.]){re.escape(fact.value.lstrip('v'))}(?![A-Za-z0-9_]|\.\d)", source) is not None
-        if not ok:
-            out.append(fact)
-    return out
+    return [fact for fact in facts_in(claim) if not fact_positions(fact, source)]
+
+
+def fact_positions(fact: Fact, source: str) -> list[int]:
+    """Where `fact` occurs in `source` (already normalised): offsets of its matches."""
+    if fact.kind == "number":
+        value = fact.value.rstrip("%")
+        pattern = rf"(?<![\d.]){re.escape(value)}(?!\d|\.\d)"
+    elif fact.kind in ("quote", "path"):
+        flat = " ".join(source.lower().split())
+        needle = " ".join(fact.value.lower().split())
+        at = flat.find(needle)
+        return [at] if at >= 0 else []  # offsets in the whitespace-folded text: presence only
+    else:
+        pattern = rf"(?<![A-Za-z0-9_.]){re.escape(fact.value.lstrip('v'))}(?![A-Za-z0-9_]|\.\d)"
+    return [m.start() for m in re.finditer(pattern, source)]

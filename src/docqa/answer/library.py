@@ -31,3 +31,6 @@ class Library:
     term_counts: Callable[[list[str]], tuple[dict[str, int], int]]  # for the extractive answerer's idf
     embed: Callable[[list[str], str], np.ndarray] | None = None  # texts, kind; None: no embedder
     collection: str | None = None
+    keyword: Callable[[str, int], SearchResults] | None = None  # query, top_k: BM25 only, in the run's scope
+    changes: Callable[[list[str]], list[dict]] | None = None  # document ids -> those whose files differ on disk
+    refresh: Callable[[list[str]], dict] | None = None  # document ids -> re-ingested (needs write access)

@@ -8,13 +8,15 @@ with the same citation structure.  What a run does is recorded in its RunContext
 
 from __future__ import annotations
 
-from collections.abc import Generator
+import math
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
 from docqa.answer import accept, guard, prompts
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
+from docqa.answer.escalate import Escalation
 from docqa.answer.extractive import Extract, extract
 from docqa.answer.library import Library
 from docqa.answer.route import catalog_answer, condense_heuristic, language_of, looks_like_follow_up, not_found_answer
@@ -27,6 +29,8 @@ from docqa.run.context import RunContext, event, status
 from docqa.settings import Settings
 from docqa.text.language import has_cjk
 from docqa.text.segment import query_terms
+from docqa.text.sentences import sentence_spans
+from docqa.retrieve.snippet import coverage
 from docqa.text.tokens import count_tokens
 from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Answer, Claim, Event, Verification
 
@@ -48,8 +52,11 @@ class Draft:
 
 class Pipeline:
     def __init__(self, library: Library, settings: Settings, model: ChatModel | None = None,
-                 model_note: str | None = None):
+                 model_note: str | None = None, escalation_model: ChatModel | None = None):
         self.library, self.settings, self.model, self.model_note = library, settings, model, model_note
+        prices = (settings.llm.escalation_prompt_price, settings.llm.escalation_completion_price)
+        self.escalation = Escalation(self, escalation_model, prices) if settings.answer.escalate else None
+        self.task: Callable[[], bool] = lambda: False  # the question is a task a skill matched (set by the run)
 
     def run(self, question: str, ctx: RunContext, *, previous: dict | None = None, check: bool = True) -> Events:
         """Answer from retrieved passages (the run has routed the question here)."""
@@ -119,8 +126,10 @@ class Pipeline:
                  found: Found | None = None) -> SourceSet:
         s, a = self.settings.llm, self.settings.answer
         if self.model is not None and self.model.small:  # a 1.5B-7B model: fewer, shorter sources
-            sources = focused(list(hits), _centres(found), a.small_model_sources,
-                              a.small_model_context // a.small_model_sources)
+            centres = _centres(found)
+            if answer.retrieval.get("second_look"):  # no quotable sentence: centre on the question's words
+                centres = _term_centres(list(hits), query_terms(answer.retrieval["query"])) or centres
+            sources = focused(list(hits), centres, a.small_model_sources, a.small_model_context // a.small_model_sources)
             if a.guard:
                 guard.record(answer.retrieval, answer.notes, ctx.trace, [x.hit for x in sources.sources])
             answer.retrieval["dropped"] = [h.chunk_id for h in sources.dropped]
@@ -143,7 +152,10 @@ class Pipeline:
         if not hits:
             return (yield from self._not_found(answer, ctx))
         found = self._evidence(answer, hits, ctx) if self.settings.answer.accept_share > 0 else None
-        if found is not None and found[1].abstained:  # no passage answers it: not found, without a model call
+        task = self.task()
+        second = found is not None and found[1].abstained and not task and self._second_look(answer, hits)
+        answer.retrieval["second_look"] = second
+        if found is not None and accept.gated(found[1].abstained, task) and not second:  # not found, no model call
             ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
             answer.retrieval["acceptance"] = {"outcome": accept.NOT_FOUND, "verified": 0, "claims": 0,
                                               "reason": "no passage answers the question well enough"}
@@ -173,7 +185,32 @@ class Pipeline:
                 break
             if round_ < rounds:
                 messages = prompts.review_messages(base, reply.text, problems)
+        if check and self.escalation is not None:  # rejected in every round: diagnose, act once (answer.escalate)
+            drafts, hits, found = yield from self.escalation.run(answer, drafts, hits, found, ctx)
         return (yield from self.publish_best(answer, drafts, hits, ctx, check, found))
+
+    def _second_look(self, answer: Answer, hits: SearchResults) -> bool:
+        """Ask the model over relevant passages the extractive answerer could not quote (a table row, a
+        record, an answer spread over lines): its answer is then published only if every claim is
+        grounded (docqa.answer.accept)."""
+        return (self.settings.answer.second_look and not hits.low_relevance
+                and not accept.crossing(answer.language, hits))
+
+    def attempt(self, answer: Answer, hits: SearchResults, ctx: RunContext, *, why: str, strict: str | None = None,
+                model: ChatModel | None = None) -> Generator[Event, None, Draft]:
+        """One more answer over `hits` (escalation): written once — with the stricter prompt when
+        `strict` names the problem, or by another `model` — then cited and checked."""
+        language, query = answer.language, answer.retrieval["query"]
+        sources = self._sources(answer, hits, language, ctx)
+        messages = (prompts.strict_messages(query, sources, language, strict) if strict
+                    else prompts.answer_messages(query, sources, language))
+        with ctx.stage("generating", retry=why):
+            yield status("generating", retry=why)
+            reply = yield from ctx.call(model or self.model, "generating", messages)
+        draft = yield from self._cite(reply.text, sources, language, ctx)
+        if not draft.not_found:
+            yield from self._check(answer, draft, sources, messages, ctx)
+        return draft
 
     def _in_language(self, answer: Answer, messages: list, reply: ChatResult,
                      ctx: RunContext) -> Generator[Event, None, ChatResult]:
@@ -305,11 +342,18 @@ class Pipeline:
         if found is None and self.settings.answer.accept_share > 0 and hits:
             found = self._evidence(answer, hits, ctx)
         decision = accept.judge(answer, draft, hits, found[1].abstained if found else None,
-                                self.settings.answer.accept_share, _evidence_spans(found))
+                                self.settings.answer.accept_share, _evidence_spans(found), self._question(answer),
+                                second_look=bool(answer.retrieval.get("second_look")), task=self.task())
         mark = (lambda text, claims: _mark_unverified(text, claims, answer.language)) if checked else None
         ctx.trace.append(accept.record(decision, draft, hits.low_relevance, mark))
         yield status("accepting", **decision.to_dict())
         return decision, found
+
+    def _question(self, answer: Answer) -> accept.Question:
+        """The question's words and their IDF, for grounding claims (docqa.answer.grounding)."""
+        query = answer.retrieval["query"]
+        terms = query_terms(query)
+        return accept.Question(query, terms, term_weights(self.library.term_counts, terms))
 
     def _evidence(self, answer: Answer, hits: SearchResults, ctx: RunContext) -> Found:
         """The extractive answerer over `hits`: its sources and result (evidence, chosen sentences)."""
@@ -451,10 +495,43 @@ def _centres(found: Found | None) -> dict[str, tuple[int, int]]:
         return {}
     pool, result = found
     out: dict[str, tuple[int, int]] = {}
-    for x in result.chosen:
+    for x in result.chosen or result.ranked:
         out.setdefault(pool.get(x.n).hit.chunk_id, (x.start, x.end))
     return out
 
+
+
+def _term_centres(hits: list, terms: list[str]) -> dict[str, tuple[int, int]]:
+    """Each hit's line (a sentence cut at its line breaks) that holds the question's rarest word
+    among these hits' lines, then most of its words: "Nespresso" in one table row before "CHF" and
+    "2023" in every table's header."""
+    lines = {h.chunk_id: [(s + a, s + b) for s, e in (sentence_spans(h.text) or [])
+                          for a, b in _lines(h.text[s:e])] for h in hits}
+    texts = [h.text[a:b] for h in hits for a, b in lines[h.chunk_id]]
+    distinct = list(dict.fromkeys(t.lower() for t in terms))
+    held = {t: sum(coverage(x, [t]) > 0 for x in texts) for t in distinct}
+    weights = {t: math.log(1 + len(texts) / n) for t, n in held.items() if n}
+    out = {}
+    for h in hits:
+        scored = [(_rarest_held(h.text[a:b], weights), coverage(h.text[a:b], distinct, weights), (a, b))
+                  for a, b in lines[h.chunk_id]]
+        best = max(scored, default=(0.0, 0.0, None), key=lambda x: x[:2])
+        if best[0] > 0:
+            out[h.chunk_id] = best[2]
+    return out
+
+
+def _rarest_held(text: str, weights: dict[str, float]) -> float:
+    return max((w for t, w in weights.items() if coverage(text, [t]) > 0), default=0.0)
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    out, at = [], 0
+    for line in text.split("\n"):
+        if line.strip():
+            out.append((at, at + len(line)))
+        at += len(line) + 1
+    return out
 
 
 def _evidence_spans(found: Found | None) -> list[tuple[str, int, int, str]] | None:

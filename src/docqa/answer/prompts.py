@@ -42,6 +42,14 @@ Write the answer again. Use only what the sources state, cite [n] after every cl
 
 LANGUAGE = """Your answer is not in {language}. Write it again in {language} only: the same facts from the sources, each sentence followed by its source number like [1]. Keep names, numbers and code exactly as the sources write them. If the sources do not contain the answer, reply with exactly: NOT_FOUND"""
 
+STRICT = """
+Your earlier answers to this question were rejected: {problem}.
+This time follow the rules strictly:
+- Write only sentences that state facts the sources state, in the sources' words where you can.
+- End EVERY sentence with the number of its source in square brackets, like [1]. A sentence without one is removed.
+- Add nothing the sources do not say: no background, no advice, no guesses.
+- If the sources do not contain the answer, reply with exactly: NOT_FOUND"""
+
 CONDENSE_SYSTEM = """Rewrite the user's follow-up question as one standalone question that can be understood without the conversation.
 Keep its language. Resolve words like "it", "that", "they", "它", "这个" from the previous turn. Output only the question."""
 
@@ -58,6 +66,12 @@ def answer_messages(question: str, sources: SourceSet, language: str) -> list[Me
     system = ANSWER_SYSTEM.format(language=LANGUAGE_NAMES.get(language, language), rule=RULE)
     user = f"Sources:\n{sources_block(sources, language)}\n\nQuestion: {question}\nAnswer:"
     return [Message("system", system), Message("user", user)]
+
+
+def strict_messages(question: str, sources: SourceSet, language: str, problem: str) -> list[Message]:
+    """The answer prompt with the stricter rules (escalation after answers that ignored the format)."""
+    system, user = answer_messages(question, sources, language)
+    return [Message("system", system.content + STRICT.format(problem=problem)), user]
 
 
 def review_messages(base: list[Message], previous: str, problems: list[str]) -> list[Message]:

@@ -127,7 +127,7 @@ def _around(text: str, centre: tuple[int, int] | None, tokens: int) -> str:
     """The sentences of `text` around `centre` (else from its start) that fit in `tokens` tokens."""
     if count_tokens(text) <= tokens:
         return text
-    spans = sentence_spans(text) or [(0, len(text))]
+    spans = _pieces(text)
     at = next((i for i, (s, e) in enumerate(spans) if centre and s <= centre[0] < e), 0)
     lo = hi = at
     used = count_tokens(text[spans[at][0] : spans[at][1]])
@@ -141,7 +141,32 @@ def _around(text: str, centre: tuple[int, int] | None, tokens: int) -> str:
         if not grown:
             break
     window = text[spans[lo][0] : spans[hi][1]]
-    return window if used <= tokens else _cut(window, tokens)
+    window = window if used <= tokens else _cut(window, tokens)
+    return _with_header(text, spans[lo][0], window)
+
+
+def _pieces(text: str) -> list[tuple[int, int]]:
+    """The sentences of `text`, each cut at its line breaks (a table is one "sentence" of many rows)."""
+    out = []
+    for s, e in sentence_spans(text) or [(0, len(text))]:
+        at = s
+        for line in text[s:e].split("\n"):
+            if line.strip():
+                out.append((at, at + len(line)))
+            at += len(line) + 1
+    return out or [(0, len(text))]
+
+
+def _with_header(text: str, start: int, window: str) -> str:
+    """`window` (from `start` in `text`) after the first two rows of its table when it starts inside
+    a table below them: the column names say what a row's values are."""
+    lines = text[:start].split("\n")[:-1]  # the whole lines before the window
+    if " | " not in window.split("\n", 1)[0] or not lines or " | " not in lines[-1]:
+        return window
+    first = len(lines)
+    while first > 0 and " | " in lines[first - 1]:
+        first -= 1
+    return "\n".join(lines[first : first + 2] + [window])
 
 
 def _cut(text: str, tokens: int) -> str:

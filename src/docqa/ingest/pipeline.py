@@ -38,7 +38,7 @@ from docqa.ingest.readers import bounds
 from docqa.ingest.readers.archive import archive_of, is_archive_name
 from docqa.ingest.ocr import OcrOptions
 from docqa.ingest.ocr import configure as configure_ocr
-from docqa.ingest.scan import GONE, Scanner, safe_path
+from docqa.ingest.scan import GONE, Scanner, real_paths, safe_path
 from docqa.ingest.sync import absent_paths
 from docqa.types import Chunk, Document, DocumentRecord
 from docqa.ingest.pool import ParsePool
@@ -466,6 +466,27 @@ def _hash_file(path: str) -> str | None:
         return _hash_bytes(Path(path).read_bytes())
     except OSError:
         return None
+
+
+def disk_change(record: DocumentRecord) -> tuple[str, str] | None:
+    """How an indexed file differs on disk now: ("changed", what: size, content) or ("unreadable",
+    why: it cannot be read now, which does not make it deleted); None when it is as indexed (same
+    size and mtime, or the same content hash).  An archive's members are not checked (None)."""
+    if archive_of(record.path) is not None:
+        return None
+    path = real_paths(record.path)[-1]
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return "unreadable", exc.strerror or str(exc)
+    if st.st_size == record.size and st.st_mtime_ns == record.mtime_ns:
+        return None
+    if st.st_size != record.size:
+        return "changed", f"size {record.size} -> {st.st_size} bytes"
+    digest = _hash_file(path)
+    if digest is None:
+        return "unreadable", "the file cannot be read now"
+    return ("changed", "content hash differs (mtime changed too)") if digest != record.content_hash else None
 
 
 def _warm_up() -> None:

@@ -194,3 +194,17 @@ def available_memory() -> int:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return 8 << 30
+
+
+def escalation_model(name: str, base_url: str, api_key: str | None, *, default_url: str, default_key: str | None,
+                     **options: Any) -> ChatModel | None:
+    """llm.escalation_model (None when not set): at its own endpoint with its own key, else at the
+    chat model's endpoint (`default_url`) with its key; never the chat model's key at another server."""
+    if not name:
+        return None
+    url = base_url or default_url
+    if not url:
+        raise ConfigError("llm.escalation_model is set but has no endpoint: set llm.escalation_base_url "
+                          "(an OpenAI-compatible URL, e.g. https://api.openai.com/v1) or llm.base_url")
+    key = api_key if base_url else (api_key or default_key)
+    return OpenAICompatModel(url, name, api_key=key, **options)

@@ -36,6 +36,7 @@ class RunContext:
         self.usage = Usage()
         self.calls = 0
         self.prices = (prompt_price, completion_price)
+        self.apart: tuple[Usage, float] = (Usage(), 0.0)  # tokens priced by another model's prices, and their cost
         self.started = time.perf_counter()
         self.deadline = self.started + timeout if timeout else None
 
@@ -104,9 +105,15 @@ class RunContext:
             record["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
         return ChatResult("".join(text), calls, usage, finish)
 
+    def price_apart(self, usage: Usage, cost: float) -> None:
+        """`usage` (already counted in `self.usage`) cost `cost` at another model's prices (the escalation model)."""
+        self.apart = (self.apart[0] + usage, self.apart[1] + cost)
+
     @property
     def cost(self) -> float:
-        return (self.usage.prompt_tokens * self.prices[0] + self.usage.completion_tokens * self.prices[1]) / 1e6
+        own = Usage(self.usage.prompt_tokens - self.apart[0].prompt_tokens,
+                    self.usage.completion_tokens - self.apart[0].completion_tokens)
+        return (own.prompt_tokens * self.prices[0] + own.completion_tokens * self.prices[1]) / 1e6 + self.apart[1]
 
     def usage_dict(self) -> dict[str, Any]:
         cost = self.cost

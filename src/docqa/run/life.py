@@ -51,6 +51,7 @@ class Setup:
     history: Callable[[str], list[RunRecord]]  # a session's runs, oldest first
     skills: SkillSet | None = None  # what the agent may use (None: no skills)
     recall: Callable[[str], tuple[Answer | None, list[dict]]] | None = None  # an earlier verified answer (docqa.answer.recall)
+    escalation_model: ChatModel | None = None  # llm.escalation_model (docqa.answer.escalate)
 
 
 def choose_mode(question: str, mode: str, model: ChatModel | None) -> str:
@@ -197,11 +198,15 @@ class Run:
             recalled = yield from replay(question, ctx, setup.recall)
             if recalled is not None:
                 return recalled
-        pipeline = Pipeline(setup.library, setup.settings, setup.model, setup.model_note)
+        pipeline = Pipeline(setup.library, setup.settings, setup.model, setup.model_note, setup.escalation_model)
         if route == "agent":
             skills = yield from self._skills(question, ctx)
+            if skills is not None:  # a task a skill fits is not held to one evidence sentence (answer.accept.gated)
+                pipeline.task = lambda: bool(skills.used)
             loop = AgentLoop(setup.library, setup.settings, setup.model, pipeline, skills.tools() if skills else None,
                              skills.guidance() if skills else "")
+            if skills is not None:  # with a procedure loaded, a report before reading anything is not the answer
+                loop.procedure = lambda: bool(skills.used)
             answer = yield from loop.run(question, ctx, previous)
             if skills is not None:
                 answer.retrieval["skills"] = skills.used

@@ -1,7 +1,8 @@
 """The question-and-answer log: one row per run, for export and for the people who keep the documents.
 
 `needs_attention` picks the questions the documents did not answer well: answers that say the
-documents do not hold it, failed runs, low-confidence answers and answers rated down (the
+documents do not hold it, failed runs, low-confidence answers, answers rated down and runs that
+escalated after every review round was rejected, with the diagnosis (the
 `ATTENTION` kinds, listed in each row's `attention`).
 
 CSV cells that a spreadsheet would run as a formula (starting with = + - @, a tab or a carriage
@@ -22,7 +23,7 @@ COLUMNS = ("run_id", "session_id", "created_at", "status", "question", "answer",
            "collection", "model", "feedback_up", "feedback_down", "comments", "sources", "error")
 ATTENTION_COLUMNS = (*COLUMNS, "reason")
 TOP_SOURCES = 3
-ATTENTION = ("not_found", "failed", "low_confidence", "rated_down")  # why a run needs a maintainer's look
+ATTENTION = ("not_found", "failed", "low_confidence", "rated_down", "escalated")  # why a run needs a maintainer's look
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -60,6 +61,10 @@ def _reasons(run: RunRecord) -> list[tuple[str, str]]:
             reasons.append(("not_found", "not answered: the documents do not seem to hold it"))
         elif run.confidence == "low":
             reasons.append(("low_confidence", "low confidence"))
+    escalation = ((run.result or {}).get("retrieval") or {}).get("escalation")
+    if escalation:  # every review round was rejected (docqa.answer.escalate): the diagnosis and the action
+        reasons.append(("escalated", f"escalated: {escalation.get('kind')} ({escalation.get('reason')}); "
+                                     f"{escalation.get('action')}; {escalation.get('outcome')}"))
     for fb in run.feedback:
         if fb.rating == "down":
             reasons.append(("rated_down", f"rated down: {fb.comment}" if fb.comment else "rated down"))

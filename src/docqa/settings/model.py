@@ -16,7 +16,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 APP_NAME = "docqa"
 RERANKERS = ("none", "llm")  # search.rerank; docqa.retrieve.rerank implements them
-SECRETS = {"api_key"}
+SECRETS = {"api_key", "escalation_api_key"}
 
 
 def default_kb_path() -> Path:
@@ -184,13 +184,18 @@ class LLMSettings(_Section):
     tool_calling: Literal["auto", "reliable", "unreliable"] = Field(
         "auto", description="Whether the chat model calls tools reliably (answer.mode auto gives the agent only such a model): auto decides from the model's name, unreliable under 7B parameters (a 1.5B model writes its calls as JSON text; docqa.llm.capability).")
     context_window: int = Field(8192, ge=512, description="The model's context window, in tokens: sources that do not fit are dropped, lowest-ranked first, and reported.")
-    @field_validator("base_url", "ollama_url")
+    @field_validator("base_url", "ollama_url", "escalation_base_url")
     @classmethod
     def _urls(cls, value: str) -> str:
         return check_url(value)
 
     prompt_price: float = Field(0.0, ge=0.0, description="Price per million prompt tokens, for the cost in results (0 for local models).")
     completion_price: float = Field(0.0, ge=0.0, description="Price per million completion tokens.")
+    escalation_model: str = Field("", description="A stronger model asked once when every review round's answer was rejected and no diagnosis explains why (docqa.answer.escalate); empty: none, the best draft goes to the acceptance rule.")
+    escalation_base_url: str = Field("", description="OpenAI-compatible endpoint of llm.escalation_model (empty: llm.base_url).")
+    escalation_api_key: str | None = Field(None, description="Bearer key for llm.escalation_base_url (with no escalation_base_url: default llm.api_key; llm.api_key never goes to another server).")
+    escalation_prompt_price: float = Field(0.0, ge=0.0, description="Price per million prompt tokens of llm.escalation_model, for the cost shown when it is asked.")
+    escalation_completion_price: float = Field(0.0, ge=0.0, description="Price per million completion tokens of llm.escalation_model.")
 
 
 class AnswerSettings(_Section):
@@ -209,8 +214,10 @@ class AnswerSettings(_Section):
     abstain_threshold: float = Field(0.5, ge=0.0, le=1.0, description="The extractive answerer abstains when its best evidence scores under this.")
     history_chars: int = Field(1200, ge=0, description="Characters of the previous turn used to understand a follow-up.")
     accept_share: float = Field(0.5, ge=0.0, le=1.0, description="Share of a model answer's claims the checks must verify for it to be published; under it the extractive answer over the same passages (or not found, when they hold no answer) is published instead, and the model's attempt is kept in the run's trace. 0: publish every model answer as written (docqa.answer.accept).")
+    second_look: bool = Field(True, description="When retrieval finds relevant passages but the extractive answerer finds no sentence it can quote (a table row, a record, an answer spread over lines), ask the model anyway and publish its answer only if every claim is grounded in the passages (docqa.answer.grounding); else not found.")
     cross_lingual_support: float = Field(0.6, ge=0.0, le=1.0, description="Embedding similarity a claim needs with a source sentence in the other language (a Chinese answer from English passages, or the reverse) to count as supported.")
     small_model_sources: int = Field(3, ge=1, le=50, description="Sources given to a small model (under 7B parameters by its name, see llm.tool_calling): fewer, shorter prompts are faster and confuse it less.")
+    escalate: bool = Field(True, description="When every review round's answer is rejected, diagnose why from the run (changed files, retrieval, format) and act once: re-ingest, a keyword retry, a stricter prompt, or llm.escalation_model (docqa.answer.escalate).")
     small_model_context: int = Field(300, ge=64, description="Tokens of sources given to a small model, shared equally among its sources, each cut to the sentences around its best one.")
 
 

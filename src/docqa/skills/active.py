@@ -5,6 +5,7 @@ Each skill loaded is recorded in the run's trace with the reason."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from docqa.agent.tools import Tool
@@ -15,7 +16,8 @@ from docqa.skills.tools import ReadSkillResource, UseSkill
 
 INDEX = """Skills (procedures for kinds of task). When the question is such a task, call use_skill with the skill's name first and follow its procedure; it tells you which tools to use:
 {lines}"""
-LOADED = "Skill {name} is loaded ({reason}). Follow its procedure with your tools:"
+LOADED = ("Instructions for this task (skill {name}, loaded because {reason}). They are for you to follow with your "
+          "tools, not text for your reply: never write them out. Begin now with step 1 — your next message is its tool call.")
 
 
 class ActiveSkills:
@@ -51,7 +53,8 @@ class ActiveSkills:
     def guidance(self) -> str:
         """The system prompt's skills part: the index, then the procedures already loaded."""
         parts = [self.index()] if len(self.skills) else []
-        parts += [LOADED.format(name=u["name"], reason=u["reason"]) + "\n" + self._loaded[u["name"]] for u in self.used]
+        parts += [LOADED.format(name=u["name"], reason=u["reason"]) + "\n" + instructions(self.skills.get(u["name"]))
+                  for u in self.used]
         return "\n\n".join(parts)
 
     def tools(self) -> list[Tool]:
@@ -59,6 +62,13 @@ class ActiveSkills:
 
     def record(self, entry: dict[str, Any]) -> None:
         self.trace.append(entry)
+
+
+def instructions(skill: Skill) -> str:
+    """A matched skill's body for the system prompt: its sections as plain labels, no document-like
+    headings (a 1.5B model given "# Skill: …" and "## Workflow" replied with a copy of them)."""
+    body = re.sub(r"(?m)^#+\s*(.+?)\s*$", r"\1:", skill.body.strip())
+    return body
 
 
 def procedure(skill: Skill) -> str:

@@ -17,7 +17,7 @@ from docqa.api.runtime import Runtime
 
 router = APIRouter(prefix=PREFIX, tags=["log"])
 _MEDIA = {"jsonl": "application/x-ndjson", "csv": "text/csv; charset=utf-8", "md": "text/markdown; charset=utf-8"}
-Kind = Literal["not_found", "failed", "low_confidence", "rated_down"]
+Kind = Literal["not_found", "failed", "low_confidence", "rated_down", "escalated"]
 
 
 @dataclass

@@ -15,6 +15,7 @@ register({
     "steps.review_one": "Review round {round}: {n} rejected claim", "steps.review": "Review round {round}: {n} rejected claims",
     "steps.steered": "Steered: {text}", "steps.error": "error: {error}", "steps.size": "{n} characters",
     "steps.skill": "Skill {name}: {reason}", "steps.skill_resource": "Skill resource {name}/{path}",
+    "steps.escalating": "Every review was rejected ({kind}): {reason}",
   },
   zh: {
     "steps.title": "步骤", "steps.count": "步骤（{n}）", "steps.working": "处理中", "steps.no_details": "没有详情。",
@@ -27,6 +28,7 @@ register({
     "steps.review_one": "第 {round} 轮审查：{n} 条陈述被否决", "steps.review": "第 {round} 轮审查：{n} 条陈述被否决",
     "steps.steered": "已引导：{text}", "steps.error": "出错：{error}", "steps.size": "{n} 个字符",
     "steps.skill": "技能 {name}：{reason}", "steps.skill_resource": "技能资料 {name}/{path}",
+    "steps.escalating": "每轮审查都被否决（{kind}）：{reason}",
   },
 });
 
@@ -51,6 +53,8 @@ export function label(data) {
       return t("steps.steered", { text: oneLine(data.text || "", 120) });
     case "skill": // a skill's procedure was loaded: matched to the question, or asked for with use_skill
       return t("steps.skill", { name: data.name, reason: oneLine(data.reason || "", 120) });
+    case "escalating": // every review round was rejected: the diagnosis (docqa.answer.escalate)
+      return t("steps.escalating", { kind: data.kind || "?", reason: oneLine(data.reason || (data.model ? `${data.model} ${data.cost ?? ""}` : ""), 120) });
     case "skill_resource":
       return t("steps.skill_resource", { name: data.name, path: data.path || "" });
     default:
