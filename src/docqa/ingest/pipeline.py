@@ -63,7 +63,8 @@ _GROUP_BYTES = 512 * 1024
 # runs far better on full batches than on the one or two chunks of a small file).
 _EMBED_CHUNKS = 128
 # Without an embedder, parsed files are written in groups gathered for at most this long (one
-# `replace_documents` each: on PostgreSQL one COPY per table), so progress still moves often.
+# `replace_documents` each: on PostgreSQL one COPY per table), so progress still moves often;
+# at most half of ingest.commit_seconds, so every commit has a group to take.
 _GROUP_SECONDS = 0.25
 # An ingest of at least this many files is a bulk load: the store may defer what it can do once at
 # the end cheaper than per document (PostgreSQL: a new model's HNSW index, built after the load).
@@ -134,6 +135,9 @@ class IngestOptions:
     parse_timeout: float = 300.0  # seconds per file in a worker process (0: none)
     worker_memory: int = 2048 * 1024 * 1024  # bytes a worker process may grow by (0: no cap)
     zip_limits: ZipLimits = field(default_factory=ZipLimits)
+    # Written documents are committed at least this often (ingest.commit_seconds); not part of the
+    # readers' fingerprint (repr), since it changes no outcome.
+    commit_seconds: float = field(default=0.5, repr=False)
 
 
 def document_id(collection: str, path: str) -> str:
@@ -282,13 +286,14 @@ class Ingestor:
         total, done = len(jobs), 0
         pending: list[Parsed] = []
         waiting = 0  # chunks in `pending`
-        since = time.monotonic()
-        with self.store.bulk_load(0.5) if total >= _BULK_FILES else self.store.batch():
+        since, commit = time.monotonic(), self.opts.commit_seconds
+        gather = min(_GROUP_SECONDS, commit / 2)  # a group is written before its commit is due
+        with self.store.bulk_load(commit) if total >= _BULK_FILES else self.store.batch(commit):
             for parsed in self._results(jobs):
                 expanded = self._expand(parsed, states, collection, report)
                 pending.extend(expanded)
                 waiting += sum(len(p.chunks) for p in expanded)
-                if waiting >= _EMBED_CHUNKS or (self.embedder is None and time.monotonic() - since >= _GROUP_SECONDS):
+                if waiting >= _EMBED_CHUNKS or (self.embedder is None and time.monotonic() - since >= gather):
                     done = self._flush(pending, states, collection, report, done, total)
                     pending, waiting, since = [], 0, time.monotonic()
             self._flush(pending, states, collection, report, done, total)
