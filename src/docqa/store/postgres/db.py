@@ -1,6 +1,7 @@
 """The PostgreSQL database every PostgreSQL concern shares: a connection pool, migrations, transactions.
 
-Reads take a pooled connection in autocommit mode; writes go through `PostgresDB.transaction()`,
+Reads take a pooled connection in autocommit mode (`snapshot()`: one read-only transaction, for
+reads whose queries must agree); writes go through `PostgresDB.transaction()`,
 so a document's row, text, chunks, full-text postings and statistics, and vectors (written by
 different concern modules) commit together.  A lost server (stopped, restarting, the network)
 surfaces as `StoreUnavailableError`; the pool checks each connection before lending it and
@@ -77,6 +78,21 @@ class PostgresDB:
                 yield batch.conn
             return
         with self._reachable(), self.pool.connection() as conn:
+            yield conn
+
+    @contextmanager
+    def snapshot(self):
+        """`read`, but every statement sees the same committed state (one read-only REPEATABLE READ
+        transaction): figures read in several queries, such as BM25's totals and document
+        frequencies, agree with each other while writers commit.  Inside this thread's batch, the
+        batch's connection (its own writes included)."""
+        batch = getattr(self._local, "batch", None)
+        if batch is not None:
+            with self._reachable():
+                yield batch.conn
+            return
+        with self._reachable(), self.pool.connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             yield conn
 
     @contextmanager

@@ -51,8 +51,9 @@ class PostgresStores(Stores):
             }
 
     def check(self) -> dict:
-        """Agreement of the full-text statistics with the postings and chunks they count."""
-        with self.db.read() as conn:
+        """Agreement of the full-text statistics with the postings and chunks they count (one snapshot:
+        a writer committing meanwhile is no disagreement)."""
+        with self.db.snapshot() as conn:
             one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
             totals = conn.execute("SELECT chunks, tokens FROM fts_totals").fetchone()
             df_wrong = one("SELECT count(*) FROM (SELECT term, count(*) n FROM fts_postings GROUP BY term) p"
