@@ -135,7 +135,7 @@ class IngestOptions:
     parse_timeout: float = 300.0  # seconds per file in a worker process (0: none)
     worker_memory: int = 2048 * 1024 * 1024  # bytes a worker process may grow by (0: no cap)
     zip_limits: ZipLimits = field(default_factory=ZipLimits)
-    # Written documents are committed at least this often (ingest.commit_seconds); not part of the
+    # Seconds between the commits of written documents (ingest.commit_seconds); not part of the
     # readers' fingerprint (repr), since it changes no outcome.
     commit_seconds: float = field(default=0.5, repr=False)
 
