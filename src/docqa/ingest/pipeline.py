@@ -41,12 +41,14 @@ from docqa.ingest.ocr import configure as configure_ocr
 from docqa.ingest.scan import GONE, Scanner, real_paths, safe_path
 from docqa.ingest.sync import absent_paths
 from docqa.types import Chunk, Document, DocumentRecord
-from docqa.ingest.pool import ParsePool
+from docqa.ingest.pool import QUIET, ParsePool
 from docqa.ingest.readers.zipguard import ZipLimits, applied
 
 Progress = Callable[[int, int, str], None]  # (done, total, path)
 # An engine turns parse jobs into results, one per job, in any order: `parse_jobs` (worker processes
 # on this machine) or ray_engine.RayEngine (a Ray cluster).  The writer below is the same for both.
+# An engine may also yield QUIET when no result came for a while (`parse_jobs` with quiet=gather_seconds):
+# the files parsed so far are written then, not held until the slow file in progress is done.
 Engine = Callable[[list[tuple], "IngestOptions"], Iterator["Parsed"]]
 # With ingest.parse_timeout and ingest.worker_memory_mb both 0 (no bounds asked for), this few
 # small files are parsed in-process: a pool costs more than it saves.  Otherwise every file goes
@@ -229,7 +231,7 @@ class Ingestor:
     def __init__(self, store: Stores, scanner: Scanner, opts: IngestOptions, progress: Progress | None = None,
                  embedder: Embedder | None = None, engine: Engine | None = None):
         self.store, self.scanner, self.opts = store, scanner, opts
-        self.engine = engine or parse_jobs
+        self.engine = engine or partial(parse_jobs, quiet=gather_seconds(opts))
         self.progress = progress or (lambda done, total, path: None)
         self.embedder = embedder
         self.model = embedder.fingerprint.key if embedder else None
@@ -286,10 +288,15 @@ class Ingestor:
         total, done = len(jobs), 0
         pending: list[Parsed] = []
         waiting = 0  # chunks in `pending`
-        since, commit = time.monotonic(), self.opts.commit_seconds
-        gather = min(_GROUP_SECONDS, commit / 2)  # a group is written before its commit is due
+        since, commit, gather = time.monotonic(), self.opts.commit_seconds, gather_seconds(self.opts)
         with self.store.bulk_load(commit) if total >= _BULK_FILES else self.store.batch(commit):
             for parsed in self._results(jobs):
+                if parsed is QUIET:  # no result for a while (a slow file): write and commit what waits meanwhile
+                    if pending:
+                        done = self._flush(pending, states, collection, report, done, total)
+                        pending, waiting, since = [], 0, time.monotonic()
+                        self.store.commit_pending()
+                    continue
                 expanded = self._expand(parsed, states, collection, report)
                 pending.extend(expanded)
                 waiting += sum(len(p.chunks) for p in expanded)
@@ -436,8 +443,14 @@ class Ingestor:
         return remaining
 
 
-def parse_jobs(jobs: list[tuple], opts: IngestOptions) -> Iterator[Parsed]:
-    """The local engine: parse every job in bounded worker processes (pool.py), or inline when few and small."""
+def gather_seconds(opts: IngestOptions) -> float:
+    """How long parsed files may wait to be written together: _GROUP_SECONDS, at most half a commit interval."""
+    return min(_GROUP_SECONDS, opts.commit_seconds / 2)
+
+
+def parse_jobs(jobs: list[tuple], opts: IngestOptions, quiet: float | None = None) -> Iterator[Parsed]:
+    """The local engine: parse every job in bounded worker processes (pool.py), or inline when few and
+    small.  With `quiet`, QUIET comes between results whenever the workers were silent that long."""
     workers = opts.workers or os.cpu_count() or 1
     bounded = opts.parse_timeout > 0 or opts.worker_memory > 0  # only a worker can be stopped
     if not bounded and len(jobs) <= _INLINE_MAX and sum(job[1] for job in jobs) <= _INLINE_BYTES:
@@ -448,7 +461,7 @@ def parse_jobs(jobs: list[tuple], opts: IngestOptions) -> Iterator[Parsed]:
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     pool = ParsePool(partial(parse_job, opts=opts), failed_job, workers=min(workers, len(jobs)),
                      timeout=opts.parse_timeout, memory_bytes=opts.worker_memory, context=context)
-    yield from pool.run(groups(jobs))
+    yield from pool.run(groups(jobs), quiet=quiet)
 
 
 def embed_inputs(parsed: Parsed) -> list[tuple[str, str]]:
