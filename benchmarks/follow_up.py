@@ -10,6 +10,10 @@ the condensed question (`route.condense_heuristic`, no model, the previous turn'
 answer) is searched, and recall@5 (a top-5 hit from the gold article that holds a gold answer; for
 CMRC the gold document) is compared with the same question asked standalone and with the follow-up
 searched as it is; and whether the extractive answer to each quotes the gold passage.  `--against` measures another source tree (e.g. main) in the same run.
+With `--llm URL` (an OpenAI-compatible server, e.g. `docqa model serve`) the follow-up is also
+condensed by the model, as the pipeline does (`prompts.condense_messages`, then
+`route.condensed_reply`: the no-model rule when the reply is empty, runs on, or does not resolve
+the reference), and searched too; `FOLLOW_UP_RAW=1` uses the model's first line as it is.
 """
 
 from __future__ import annotations
@@ -98,6 +102,26 @@ def build(pairs: int, seed: int) -> list[dict]:
     return en + zh
 
 
+def model_condenser(url: str):
+    """The pipeline's condensing step with the chat model at `url` (Pipeline._condense)."""
+    from docqa.answer import prompts
+    from docqa.answer.route import condensed_reply
+    from docqa.llm.openai_compat import OpenAICompatModel
+
+    model = OpenAICompatModel(url, os.environ.get("DOCQA_LLM__MODEL", "local"), timeout=600)
+    check = os.environ.get("FOLLOW_UP_RAW") != "1"  # FOLLOW_UP_RAW=1: the model's first line as it is
+
+    def condense(question: str, previous: dict) -> tuple[str, bool]:
+        reply = model.complete(prompts.condense_messages(question, previous), max_tokens=96).text
+        if check:
+            standalone = condensed_reply(reply, question, previous)
+        else:
+            lines = [line.strip().strip('"“”') for line in reply.strip().splitlines() if line.strip()]
+            standalone = lines[0] if lines and len(lines[0]) <= 4 * len(question) + 200 else None
+        return standalone or "", standalone is not None
+    return condense
+
+
 def worker(name: str, conversations: list[dict]) -> dict:
     from docqa.answer.route import condense_heuristic
     from docqa.kb import KnowledgeBase
@@ -107,6 +131,10 @@ def worker(name: str, conversations: list[dict]) -> dict:
     for stale in WORK.glob(f"{name}.db*"):
         stale.unlink()
     hits_at = {"standalone": 0, "as asked": 0, "condensed": 0, "answered standalone": 0, "answered condensed": 0}
+    url = os.environ.get("FOLLOW_UP_LLM", "")
+    model = model_condenser(url) if url else None
+    if model:
+        hits_at.update({"condensed by the model": 0, "model replies used": 0})
     per_lang = defaultdict(lambda: defaultdict(int))
     examples = []
     with KnowledgeBase(Settings(kb=str(db), llm={"provider": "none"})) as kb:
@@ -115,7 +143,12 @@ def worker(name: str, conversations: list[dict]) -> dict:
             first = kb.ask(c["first"], record=False)
             previous = {"question": c["first"], "answer_summary": first.answer, "sources": []}
             condensed = condense_heuristic(c["follow"], previous)
-            for key, query in (("standalone", c["second"]), ("as asked", c["follow"]), ("condensed", condensed)):
+            queries = [("standalone", c["second"]), ("as asked", c["follow"]), ("condensed", condensed)]
+            if model:
+                by_model, used = model(c["follow"], previous)
+                hits_at["model replies used"] += used
+                queries.append(("condensed by the model", by_model or condensed))
+            for key, query in queries:
                 found = any(_gold(h, c) for h in kb.search(query, 5))
                 hits_at[key] += found
                 per_lang[c["lang"]][key] += found
@@ -124,8 +157,9 @@ def worker(name: str, conversations: list[dict]) -> dict:
                 right = answer.answerable and any(_gold_citation(x, c) for x in answer.citations)
                 hits_at[key] += right
                 per_lang[c["lang"]][key] += right
-            if len(examples) < 6:
-                examples.append({"first": c["first"], "follow": c["follow"], "condensed": condensed})
+            if len(examples) < 6 or (model and len(examples) < 12):
+                examples.append({"first": c["first"], "follow": c["follow"], "condensed": condensed,
+                                 **({"by the model": dict(queries)["condensed by the model"]} if model else {})})
     n = len(conversations)
     return {"conversations": n, **{k: round(v / n, 3) for k, v in hits_at.items()},
             "by_language": {lang: {k: v for k, v in d.items()} for lang, d in per_lang.items()}, "examples": examples}
@@ -156,6 +190,7 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=30, help="conversations per language")
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--against", default="")
+    ap.add_argument("--llm", default="", help="OpenAI-compatible base URL: also condense with this model")
     ap.add_argument("--worker", default="", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -164,6 +199,8 @@ def main() -> None:
         return
     WORK.mkdir(parents=True, exist_ok=True)
     conversations = build(args.pairs, args.seed)
+    if args.llm:
+        os.environ["FOLLOW_UP_LLM"] = args.llm
     (WORK / "conversations.json").write_text(json.dumps(conversations, ensure_ascii=False, indent=1), encoding="utf-8")
     runs = {}
     if args.against:
@@ -178,6 +215,12 @@ def main() -> None:
         print(f"| {name} | {r['standalone']:.3f} | {r['as asked']:.3f} | {r['condensed']:.3f} "
               f"| {100 * (r['standalone'] - r['condensed']):.1f} | {r['answered standalone']:.3f} "
               f"| {r['answered condensed']:.3f} |")
+    if args.llm:
+        print("\n| run | recall@5 standalone | condensed by the model | points under standalone | model replies used |")
+        print("|---|---|---|---|---|")
+        for name, r in runs.items():
+            print(f"| {name} | {r['standalone']:.3f} | {r['condensed by the model']:.3f} "
+                  f"| {100 * (r['standalone'] - r['condensed by the model']):.1f} | {r['model replies used']:.3f} |")
     print("\n" + json.dumps(runs, ensure_ascii=False, indent=2))
 
 

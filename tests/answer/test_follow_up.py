@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docqa.answer.route import condense_heuristic, previous_subject
+from docqa.answer.route import condense_heuristic, condensed_reply, previous_subject
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
@@ -59,3 +59,22 @@ def test_a_follow_up_with_a_pronoun_is_answered_without_a_model(tmp_path, local_
     assert second.answerable and "every 6 hours" in second.answer
     assert second.answer == standalone.answer  # the follow-up holds: as good as the standalone question
     assert logs.retrieval["query"] == "and how often are logs backed up?"
+
+
+@pytest.mark.parametrize("reply, follow, previous, used", [
+    ("How often are backups made?", "and how often are they made?", "How long are backups kept?", True),
+    ("Who had it tried to defeat?", "Who had it tried to defeat?", "Why did Toghun Temur dismiss Toghtogha?", False),
+    ('When was the Latin version of the word "it" first recorded?', "When was the Latin version of the word it first recorded?",
+     "What is the original meaning of the word Norman?", False),
+    ("暴鲤龙的属性是什么？", "它的属性是什么？", "暴鲤龙是根据什么设计的？", True),
+    ("它的属性是什么？", "它的属性是什么？", "暴鲤龙是根据什么设计的？", False),
+    ("How long are logs kept?", "what about logs?", "How long are backups kept?", True),
+    ("What is the capital of France?", "What is the capital of France?", "How long are backups kept?", True),  # no reference
+    ("", "and how often are they made?", "How long are backups kept?", False),
+    ("x" * 400, "and how often?", "How long are backups kept?", False),
+])
+def test_a_model_condensed_question_is_used_only_when_it_resolves_the_reference(reply, follow, previous, used):
+    standalone = condensed_reply(reply, follow, {"question": previous, "answer_summary": ""})
+    assert (standalone is not None) == used
+    if used:
+        assert standalone == reply

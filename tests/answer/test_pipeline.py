@@ -237,6 +237,20 @@ def test_follow_up_is_condensed_by_the_model(kb_factory):
     assert runs[1].standalone == "How long are database backups kept?"
 
 
+def test_a_model_rewrite_that_keeps_the_pronoun_is_not_used(kb_factory):
+    """The small model often hands the follow-up back unchanged ("how long are they kept?"): it
+    resolves nothing, so the question is condensed without the model, from the previous turn."""
+    with ScriptedServer([{"text": "The database is backed up every 6 hours [1]."}, {"text": "VERIFIED"},
+                         {"text": "How long are they kept?"},
+                         {"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
+        kb = kb_factory(server)
+        first, _ = ask(kb, "How often is the database backed up?")
+        second, _ = ask(kb, "and how long are they kept?", session_id=first.session_id)
+    assert second.retrieval["query"] == "and how long are the database kept?"
+    condensing = next(t for t in kb.run(second.run_id).trace if t.get("stage") == "condensing" and "model_call" not in t)
+    assert condensing["method"] == "terms" and condensing["unused_reply"] == "How long are they kept?"
+
+
 def test_follow_up_without_a_model_borrows_the_previous_terms(kb_factory):
     kb = kb_factory(None)
     first, _ = ask(kb, "How are API keys rotated?")

@@ -19,7 +19,7 @@ from docqa.answer.confidence import confidence
 from docqa.answer.escalate import Escalation
 from docqa.answer.extractive import Extract, extract
 from docqa.answer.library import Library
-from docqa.answer.route import catalog_answer, condense_heuristic, language_of, looks_like_follow_up, not_found_answer
+from docqa.answer.route import catalog_answer, condense_heuristic, condensed_reply, language_of, looks_like_follow_up, not_found_answer
 from docqa.answer.sources import SourceSet, fit, focused
 from docqa.errors import LLMError
 from docqa.llm.base import ChatModel, ChatResult
@@ -112,9 +112,9 @@ class Pipeline:
                 try:
                     reply = yield from ctx.call(self.model, "condensing", prompts.condense_messages(question, previous),
                                                 max_tokens=96)
-                    standalone = _one_line(reply.text)
-                    if not standalone or len(standalone) > 4 * len(question) + 200:
-                        standalone = None
+                    standalone = condensed_reply(reply.text, question, previous)
+                    if standalone is None:
+                        entry["unused_reply"] = reply.text[:300]
                 except LLMError as exc:
                     entry["error"] = str(exc)
             entry["method"] = "model" if standalone else "terms"
@@ -476,11 +476,6 @@ def _best(drafts: list[Draft]) -> Draft:
 
 def _problems(rejections: list[Rejection]) -> list[str]:
     return [f"{r.claim!r}: {'; '.join(r.reasons)}" if r.claim else "; ".join(r.reasons) for r in rejections]
-
-
-def _one_line(text: str) -> str:
-    lines = [line.strip().strip('"“”') for line in text.strip().splitlines() if line.strip()]
-    return lines[0] if lines else ""
 
 
 def _hit_summary(hit) -> dict:

@@ -99,6 +99,24 @@ def condense_heuristic(question: str, previous: dict) -> str:
     return question.rstrip() + " " + " ".join(extra[:8])
 
 
+def condensed_reply(reply: str, question: str, previous: dict) -> str | None:
+    """The model's standalone question, or None when it cannot be used: empty, running on, or not
+    resolving the follow-up — it still leans on the previous turn (a pronoun or "what about …") yet
+    adds no word of the previous question or answer ("Who had it tried to defeat?" back unchanged).
+    The caller then condenses without the model, which always carries the previous turn over."""
+    lines = [line.strip().strip('"“”') for line in reply.strip().splitlines() if line.strip()]
+    standalone = lines[0] if lines else ""
+    if not standalone or len(standalone) > 4 * len(question) + 200:
+        return None
+    leaning = _PRONOUN.search(question) or _ELLIPSIS.match(question.strip())
+    if leaning:
+        before = set(query_terms(f"{previous.get('question', '')} {previous.get('answer_summary', '')}"))
+        added = set(query_terms(standalone)) - set(query_terms(question))
+        if not added & before:
+            return None
+    return standalone
+
+
 def previous_subject(question: str, answer: str = "") -> str | None:
     """What a question is about: the words between its auxiliary and its main verb ("How long are
     backups kept?" → "backups"; "How often does the scheduler run?" → "the scheduler"); for Chinese,
