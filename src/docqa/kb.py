@@ -181,6 +181,7 @@ class KnowledgeBase:
             max_bytes=int(s.ingest.max_file_mb * mb), workers=s.ingest.workers,
             ocr=OcrOptions(mode=s.ingest.ocr, dpi=s.ingest.ocr_dpi, max_pages=s.ingest.ocr_max_pages),
             parse_timeout=s.ingest.parse_timeout, worker_memory=s.ingest.worker_memory_mb * mb,
+            commit_seconds=s.ingest.commit_seconds,
             zip_limits=ZipLimits(max_unpacked=int(s.ingest.max_unpacked_mb * mb), max_member=int(s.ingest.max_member_mb * mb),
                                  max_members=s.ingest.max_members, max_ratio=s.ingest.max_ratio),
         )

@@ -149,24 +149,48 @@ def test_a_run_on_a_is_read_steered_followed_up_and_cancelled_through_b(cluster)
     assert httpx.post(f"{b.url}/api/v1/runs/nope/cancel").status_code == 404
 
 
+NOTES = 1500  # files of the job killed on A: seconds of parsing and writing with one parser process
+
+
+@contextlib.contextmanager
+def _writers_lock(url: str):
+    """Hold the document writers' lock (store/postgres/db.py WRITE_LOCK) until the block ends: a
+    writer's next document write waits for it.  Yields the number of documents committed when taken."""
+    import psycopg
+
+    from docqa.store.postgres.db import WRITE_LOCK
+
+    with psycopg.connect(url) as conn:  # one transaction: the lock is released by its rollback
+        conn.execute("SET lock_timeout = '60s'")
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        yield conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+        conn.rollback()
+
+
 def test_a_killed_replicas_job_and_run_are_marked_failed(cluster):
     a, b, model, docs = cluster([{"text": ANSWER, "delay": 60}])
-    for n in range(150):  # slow enough to still be running when A is killed
-        (docs / f"note-{n:03}.md").write_text(f"# Note {n}\n\nItem {n} is kept in shelf {n % 17}.\n", encoding="utf-8")
+    for n in range(NOTES):
+        body = "\n\n".join(f"Item {n} line {p} is kept in shelf {n % 17}, box {p}." for p in range(40))
+        (docs / f"note-{n:04}.md").write_text(f"# Note {n}\n\n{body}\n", encoding="utf-8")
     r = httpx.post(f"{a.url}/api/v1/documents:ingest", json={"paths": [str(docs)]})
     assert r.status_code == 202
     job_url = r.headers["location"]
     running = wait_for(lambda: (j := httpx.get(f"{b.url}{job_url}").json())["status"] == "running"
                        and j["progress"]["done"] > 0 and j, timeout=60)  # B shows A's job and its progress
     assert running["kind"] == "ingest"
-    stream = httpx.Client(timeout=90)
-    with stream.stream("POST", f"{a.url}/api/v1/ask", json={"question": "How long are backups kept?"},
-                       headers=SSE) as answer:
-        run_id = _metadata(answer.iter_lines())["run_id"]
-        workers = _children(a.process.pid)  # its parsing workers, forked: orphaned by the kill
-        a.process.kill()  # SIGKILL: no clean stop, nothing finished
-        a.process.wait()
-    stream.close()
+    # Taken between two of A's commits, the writers' lock stops A's next write: with documents still
+    # to write, A's job is certainly running when A is killed (a fast machine may finish it otherwise).
+    with _writers_lock(cluster.url) as committed:
+        assert committed < NOTES + 1, "A's job wrote everything before the lock was taken: give it more files"
+        assert httpx.get(f"{b.url}{job_url}").json()["status"] == "running"
+        stream = httpx.Client(timeout=90)
+        with stream.stream("POST", f"{a.url}/api/v1/ask", json={"question": "How long are backups kept?"},
+                           headers=SSE) as answer:
+            run_id = _metadata(answer.iter_lines())["run_id"]
+            workers = _children(a.process.pid)  # its parsing workers, forked: orphaned by the kill
+            a.process.kill()  # SIGKILL: no clean stop, nothing finished
+            a.process.wait()
+        stream.close()
     try:  # the orphaned workers live on meanwhile (they must not hold A's database sessions open)
         _marked_failed_then_rerun(b, job_url, run_id, docs)
     finally:
@@ -185,7 +209,7 @@ def _marked_failed_then_rerun(b: Replica, job_url: str, run_id: str, docs: Path)
     done = wait_for(lambda: (j := httpx.get(f"{b.url}{again.headers['location']}").json())["status"] != "queued"
                     and j["status"] != "running" and j, timeout=300)
     assert done["status"] == "succeeded"
-    assert httpx.get(f"{b.url}/api/v1/documents", params={"limit": 1}).json()["total"] == 151
+    assert httpx.get(f"{b.url}/api/v1/documents", params={"limit": 1}).json()["total"] == NOTES + 1
 
 
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)

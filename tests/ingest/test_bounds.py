@@ -3,6 +3,7 @@ worker costing only its own file.  Every hostile file is real and built here; no
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import multiprocessing
@@ -10,7 +11,10 @@ import os
 import random
 import resource
 import signal
+import sqlite3
 import struct
+import subprocess
+import sys
 import time
 import zipfile
 from pathlib import Path
@@ -186,6 +190,32 @@ def test_a_hung_parse_is_stopped_at_the_time_limit(tmp_path, big_text):
     assert ok_names(report) == {"a1.txt", "a2.txt", "z1.txt", "z2.txt"}
     [(path, kind, reason)] = report.failed
     assert Path(path).name == "m-slow.txt" and kind == "timeout" and "ingest.parse_timeout" in reason
+
+
+def test_files_parsed_before_a_slow_one_are_committed_while_it_parses(tmp_path, big_text):
+    """Parsed files are written in groups, but a slow file (~1.7 s) does not hold the group: once the
+    pool has been quiet for ingest.commit_seconds / 2, what was parsed is written and committed.
+    (`docqa add` runs in its own process: the slow file's 20 MB result would leave this one a heap
+    that later memory-cap tests' workers inherit.)"""
+    folder, kb = tmp_path / "docs", tmp_path / "kb.db"
+    folder.mkdir()
+    small_files(folder, ["a1.txt", "a2.txt", "a3.txt"])
+    os.link(big_text, folder / "m-slow.txt")
+    env = {**os.environ, "DOCQA_INGEST__WORKERS": "1", "DOCQA_INGEST__COMMIT_SECONDS": "0.2",
+           "DOCQA_EMBED__PROVIDER": "none"}
+    proc = subprocess.Popen([sys.executable, "-m", "docqa", "--kb", str(kb), "add", str(folder)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = set()  # documents committed, as seen while the ingest runs
+    while proc.poll() is None:
+        if kb.exists():
+            with contextlib.suppress(sqlite3.OperationalError), contextlib.closing(
+                    sqlite3.connect(f"file:{kb}?mode=ro", uri=True, timeout=1)) as conn:
+                seen.add(conn.execute("SELECT count(*) FROM documents").fetchone()[0])
+        time.sleep(0.02)
+    assert proc.returncode == 0
+    with contextlib.closing(sqlite3.connect(kb)) as conn:
+        assert conn.execute("SELECT count(*) FROM documents").fetchone()[0] == 4
+    assert 3 in seen  # held until the slow file was done, the four would have been committed at once
 
 
 def test_a_killed_worker_costs_only_its_file(tmp_path, big_text):

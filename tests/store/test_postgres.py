@@ -5,14 +5,48 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import pytest
 
 from docqa.errors import SchemaError
-from docqa.store import ChunkFilter, ChunkVectors, open_store
+from docqa.store import ChunkFilter, ChunkVectors, DocumentWrite, open_store
+from docqa.store.fulltext import TextQuery
 from docqa.store.postgres import PostgresStores
 from store.backends import chunks, record
+
+
+def test_a_search_reads_the_statistics_of_one_moment_while_a_writer_commits(postgres_server):
+    """A writer adds 30 chunks holding a term in one commit and deletes them in the next, over and
+    over; every search meanwhile sees the corpus of one moment: none of the 30 or all of them, and
+    never the term's document frequency above the chunk count (read apart: a negative IDF's log,
+    'math domain error', the API's 500 in tests/api/test_workers.py)."""
+    url = postgres_server.new_database()
+    with open_store(url) as reader, open_store(url) as writer:
+        writer.documents.replace_document(record("base", "/d/base.md"), *chunks(["a note about backups"]))
+        writes = [DocumentWrite(record(f"s{i}", f"/d/s{i}.md", content_hash=f"s{i}"), *chunks([f"service {i} keeps logs"]))
+                  for i in range(30)]
+        stop, rounds = threading.Event(), []
+
+        def write() -> None:
+            while not stop.is_set():
+                writer.documents.replace_documents(writes)
+                writer.documents.delete_documents([w.record.document_id for w in writes])
+                rounds.append(1)
+
+        thread = threading.Thread(target=write)
+        thread.start()
+        try:
+            found, deadline = set(), time.monotonic() + 4
+            while time.monotonic() < deadline or len(rounds) < 20:
+                found.add(len(reader.fulltext.search_text(TextQuery(terms=["service", "logs"]), 50)))
+                assert reader.fulltext.term_counts(["service"])[0]["service"] in (0, 30)
+        finally:
+            stop.set()
+            thread.join()
+    assert found == {0, 30}
 
 
 def test_url_selects_postgres_and_migrates(postgres_server):

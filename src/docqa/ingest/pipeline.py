@@ -32,7 +32,7 @@ from pathlib import Path
 from docqa.clock import now
 from docqa.embed import Embedder, embed_text, text_hash
 from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError, UnreadableFileError
-from docqa.store import ChunkVectors, FileState, Stores
+from docqa.store import ChunkVectors, DocumentWrite, FileState, Stores
 from docqa.ingest.archives import parse_archive, skipped_lines, sort_members
 from docqa.ingest.readers import bounds
 from docqa.ingest.readers.archive import archive_of, is_archive_name
@@ -41,12 +41,14 @@ from docqa.ingest.ocr import configure as configure_ocr
 from docqa.ingest.scan import GONE, Scanner, real_paths, safe_path
 from docqa.ingest.sync import absent_paths
 from docqa.types import Chunk, Document, DocumentRecord
-from docqa.ingest.pool import ParsePool
+from docqa.ingest.pool import QUIET, ParsePool
 from docqa.ingest.readers.zipguard import ZipLimits, applied
 
 Progress = Callable[[int, int, str], None]  # (done, total, path)
 # An engine turns parse jobs into results, one per job, in any order: `parse_jobs` (worker processes
 # on this machine) or ray_engine.RayEngine (a Ray cluster).  The writer below is the same for both.
+# An engine may also yield QUIET when no result came for a while (`parse_jobs` with quiet=gather_seconds):
+# the files parsed so far are written then, not held until the slow file in progress is done.
 Engine = Callable[[list[tuple], "IngestOptions"], Iterator["Parsed"]]
 # With ingest.parse_timeout and ingest.worker_memory_mb both 0 (no bounds asked for), this few
 # small files are parsed in-process: a pool costs more than it saves.  Otherwise every file goes
@@ -62,6 +64,13 @@ _GROUP_BYTES = 512 * 1024
 # Parsed files wait until this many chunks are pending, then are embedded in one go (the model
 # runs far better on full batches than on the one or two chunks of a small file).
 _EMBED_CHUNKS = 128
+# Without an embedder, parsed files are written in groups gathered for at most this long (one
+# `replace_documents` each: on PostgreSQL one COPY per table), so progress still moves often;
+# at most half of ingest.commit_seconds, so every commit has a group to take.
+_GROUP_SECONDS = 0.25
+# An ingest of at least this many files is a bulk load: the store may defer what it can do once at
+# the end cheaper than per document (PostgreSQL: a new model's HNSW index, built after the load).
+_BULK_FILES = 1000
 
 
 @dataclass(slots=True)
@@ -128,6 +137,9 @@ class IngestOptions:
     parse_timeout: float = 300.0  # seconds per file in a worker process (0: none)
     worker_memory: int = 2048 * 1024 * 1024  # bytes a worker process may grow by (0: no cap)
     zip_limits: ZipLimits = field(default_factory=ZipLimits)
+    # Seconds between the commits of written documents (ingest.commit_seconds); not part of the
+    # readers' fingerprint (repr), since it changes no outcome.
+    commit_seconds: float = field(default=0.5, repr=False)
 
 
 def document_id(collection: str, path: str) -> str:
@@ -219,7 +231,7 @@ class Ingestor:
     def __init__(self, store: Stores, scanner: Scanner, opts: IngestOptions, progress: Progress | None = None,
                  embedder: Embedder | None = None, engine: Engine | None = None):
         self.store, self.scanner, self.opts = store, scanner, opts
-        self.engine = engine or parse_jobs
+        self.engine = engine  # None: the local engine, parse_jobs (see _results)
         self.progress = progress or (lambda done, total, path: None)
         self.embedder = embedder
         self.model = embedder.fingerprint.key if embedder else None
@@ -276,24 +288,33 @@ class Ingestor:
         total, done = len(jobs), 0
         pending: list[Parsed] = []
         waiting = 0  # chunks in `pending`
-        with self.store.batch():
+        since, commit, gather = time.monotonic(), self.opts.commit_seconds, gather_seconds(self.opts)
+        with self.store.bulk_load(commit) if total >= _BULK_FILES else self.store.batch(commit):
             for parsed in self._results(jobs):
+                if parsed is QUIET:  # no result for a while (a slow file): write and commit what waits meanwhile
+                    if pending:
+                        done = self._flush(pending, states, collection, report, done, total)
+                        pending, waiting, since = [], 0, time.monotonic()
+                        self.store.commit_pending()
+                    continue
                 expanded = self._expand(parsed, states, collection, report)
                 pending.extend(expanded)
                 waiting += sum(len(p.chunks) for p in expanded)
-                if waiting >= _EMBED_CHUNKS or self.embedder is None:
+                if waiting >= _EMBED_CHUNKS or (self.embedder is None and time.monotonic() - since >= gather):
                     done = self._flush(pending, states, collection, report, done, total)
-                    pending, waiting = [], 0
+                    pending, waiting, since = [], 0, time.monotonic()
             self._flush(pending, states, collection, report, done, total)
 
     def _flush(self, batch: list[Parsed], states: dict, collection: str, report: IngestReport, done: int, total: int) -> int:
         """Embed what the parsed files need (one model call for all of them), then write each."""
         vectors = self._vectors(batch)
+        group: dict[str, DocumentWrite] = {}  # the documents written together at the end (one replace_documents)
         for parsed in batch:
-            self._write(parsed, states.get(parsed.path), collection, report, vectors.get(parsed.path))
+            self._write(parsed, states.get(parsed.path), collection, report, vectors.get(parsed.path), group)
             if archive_of(parsed.path) is None:  # an archive's members are part of its one step
                 done += 1
                 self.progress(done, total, parsed.path)
+        self.store.documents.replace_documents(list(group.values()))
         if self.embedder is not None:
             self.store.commit_pending()  # never hold the write lock while the next batch is embedded
         return done
@@ -335,15 +356,20 @@ class Ingestor:
         return [*keep, parsed]
 
     def _results(self, jobs: list[tuple]) -> Iterator[Parsed]:
-        if self.engine is not parse_jobs:
+        if self.engine is not None:
             return self.engine(jobs, self.opts)
         workers = parse_workers(self.opts, self.embedder)
         embeds_here = self.embedder is not None and self.embedder.runs_here
-        return parse_jobs(jobs, replace(self.opts, workers=workers), lean_parent=embeds_here and workers == 1)
+        return parse_jobs(jobs, replace(self.opts, workers=workers), lean_parent=embeds_here and workers == 1,
+                          quiet=gather_seconds(self.opts))
 
     def _write(self, parsed: Parsed, old: FileState | None, collection: str, report: IngestReport,
-               vectors: ChunkVectors | None) -> None:
+               vectors: ChunkVectors | None, group: dict[str, DocumentWrite]) -> None:
+        """Record what became of a parsed file; a good document joins `group` (written by the caller)."""
         doc_id = document_id(collection, parsed.path)
+        if doc_id in group:  # the same document twice in one flush: its first version goes in first
+            self.store.documents.replace_documents(list(group.values()))
+            group.clear()
         if parsed.unchanged:
             self.store.documents.touch(doc_id, parsed.size, parsed.mtime_ns)
             report.unchanged.append(parsed.path)
@@ -357,7 +383,7 @@ class Ingestor:
             chunks=len(parsed.chunks), status="ok", error=None, indexed_at=now("seconds"), mtime_ns=parsed.mtime_ns,
             language=parsed.language,
         )
-        self.store.documents.replace_document(record, parsed.text, parsed.chunks, parsed.metadata, vectors)
+        group[doc_id] = DocumentWrite(record, parsed.text, parsed.chunks, parsed.metadata, vectors)
         (report.updated if old else report.added).append(parsed.path)
         report.chunks += len(parsed.chunks)
         report.bytes_parsed += parsed.size
@@ -433,10 +459,17 @@ def parse_workers(opts: IngestOptions, embedder: Embedder | None) -> int:
     return os.cpu_count() or 1
 
 
-def parse_jobs(jobs: list[tuple], opts: IngestOptions, lean_parent: bool = False) -> Iterator[Parsed]:
+def gather_seconds(opts: IngestOptions) -> float:
+    """How long parsed files may wait to be written together: _GROUP_SECONDS, at most half a commit interval."""
+    return min(_GROUP_SECONDS, opts.commit_seconds / 2)
+
+
+def parse_jobs(jobs: list[tuple], opts: IngestOptions, lean_parent: bool = False,
+               quiet: float | None = None) -> Iterator[Parsed]:
     """The local engine: parse every job in bounded worker processes (pool.py), or inline when few and small.
     `lean_parent`: a lone worker loads the tokenizer and dictionaries itself, so this process (which
-    embeds) does not hold ~120 MB it never uses."""
+    embeds) does not hold ~120 MB it never uses.  With `quiet`, QUIET comes between results whenever
+    the workers were silent that long."""
     workers = opts.workers or os.cpu_count() or 1
     bounded = opts.parse_timeout > 0 or opts.worker_memory > 0  # only a worker can be stopped
     if not bounded and len(jobs) <= _INLINE_MAX and sum(job[1] for job in jobs) <= _INLINE_BYTES:
@@ -450,7 +483,7 @@ def parse_jobs(jobs: list[tuple], opts: IngestOptions, lean_parent: bool = False
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     pool = ParsePool(partial(parse_job, opts=opts), failed_job, workers=workers, ready=_warm_up if lean else None,
                      timeout=opts.parse_timeout, memory_bytes=opts.worker_memory, context=context)
-    yield from pool.run(groups(jobs))
+    yield from pool.run(groups(jobs), quiet=quiet)
 
 
 def embed_inputs(parsed: Parsed) -> list[tuple[str, str]]:

@@ -34,6 +34,7 @@ from typing import Any
 from docqa.errors import IngestError, ParseTimeoutError, WorkerKilledError
 
 Job = tuple  # (path, size, mtime_ns, old_hash): a job's first item names its file
+QUIET = object()  # what run(quiet=...) yields when no answer came for that long (not a result)
 _PREFETCH = 3  # groups a worker may hold: the next ones are ready when it finishes the current one
 _START_SECONDS = 60.0  # a new worker's start and ready() may take this long, on top of its first file's time
 
@@ -66,15 +67,17 @@ class ParsePool:
         self.timeout, self.memory_bytes, self.context = timeout, memory_bytes, context
         self.workers: list[_Worker] = []
 
-    def run(self, groups: Iterable[list[Job]]) -> Iterator[Any]:
-        """Parse every group; results come back in completion order, one per job."""
+    def run(self, groups: Iterable[list[Job]], quiet: float | None = None) -> Iterator[Any]:
+        """Parse every group; results come back in completion order, one per job.  With `quiet`,
+        QUIET comes too whenever no answer came for that many seconds (a slow file is being parsed):
+        the consumer may deal with what it holds meanwhile."""
         source, retry = iter(groups), deque()
         try:
             while True:
                 self._assign(source, retry)
                 busy = [w for w in self.workers if w.jobs]
                 if busy:
-                    yield from self._collect(busy, retry)
+                    yield from self._collect(busy, retry, quiet)
                 elif not retry:
                     return
         finally:
@@ -107,16 +110,24 @@ class ParsePool:
         worker.groups.append(len(group))
         return True
 
-    def _collect(self, busy: list[_Worker], retry: deque) -> Iterator[Any]:
-        """Wait for the first answers (or deaths, or the nearest deadline) and handle them."""
+    def _collect(self, busy: list[_Worker], retry: deque, quiet: float | None) -> Iterator[Any]:
+        """Wait for the first answers (or deaths, or the nearest deadline, or `quiet` s) and handle them."""
         nearest = min(w.deadline for w in busy) - time.monotonic()
-        ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy],
-                         timeout=max(0.0, nearest) if nearest != float("inf") else None))
+        timeout = max(0.0, nearest) if nearest != float("inf") else None
+        if quiet is not None:
+            timeout = quiet if timeout is None else min(timeout, quiet)
+        ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=timeout))
+        handled = False
         for worker in busy:
             if worker.conn in ready or worker.process.sentinel in ready:
                 yield from self._drain(worker, retry)
             elif time.monotonic() >= worker.deadline:
                 yield from self._give(self._replace(worker, retry, "timeout"))
+            else:
+                continue
+            handled = True
+        if not handled and quiet is not None:
+            yield from self._give(QUIET)
 
     def _drain(self, worker: _Worker, retry: deque) -> Iterator[Any]:
         """Every answer the worker has sent so far; then, if it died with work left, its file in progress."""

@@ -91,6 +91,10 @@ class IngestSettings(_Section):
         300.0, ge=0, description="Seconds one file may take to parse in a worker process; past it the worker is stopped and the file reported failed (0: no limit).")
     worker_memory_mb: int = Field(
         2048, ge=0, description="Memory (MB) a parser process may add to what it started with; a file that needs more is reported failed (0: no cap).")
+    commit_seconds: float = Field(
+        0.5, gt=0, le=60, description="An ingest commits what it has written once this many seconds have passed since its "
+        "last commit (checked after each write): lower shows progress (and keeps it over a crash) sooner, at the cost of "
+        "more commits. Each document is wholly old or wholly new after a crash whatever the value.")
     engine: Literal["local", "ray"] = Field(
         "local", description="Where files are parsed, chunked, enriched and embedded: local (worker processes on this machine) "
         "or ray (a Ray cluster; pip install 'docqa[ray]'); the results are written by the process that runs 'docqa add' either way.")

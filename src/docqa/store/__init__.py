@@ -14,7 +14,7 @@ from docqa.errors import ConfigError, NoKnowledgeBaseError
 from docqa.session.store import RunLog
 from docqa.store.base import ChunkFilter, Stores
 from docqa.store.catalog import Catalog, CatalogPage
-from docqa.store.documents import DocumentStore, FileState
+from docqa.store.documents import DocumentStore, DocumentWrite, FileState
 from docqa.store.fulltext import FullText, TextQuery
 from docqa.store.keys import KeyStore
 from docqa.store.sqlite import SQLiteStores
@@ -40,5 +40,5 @@ def open_store(url: str, *, create: bool = True) -> Stores:
     return SQLiteStores(url)
 
 
-__all__ = ["Catalog", "CatalogPage", "ChunkFilter", "ChunkVectors", "DocumentStore", "EmbedInput", "FileState", "FullText",
-           "KeyStore", "RunLog", "SQLiteStores", "Stores", "TextQuery", "VectorStore", "open_store"]
+__all__ = ["Catalog", "CatalogPage", "ChunkFilter", "ChunkVectors", "DocumentStore", "DocumentWrite", "EmbedInput", "FileState",
+           "FullText", "KeyStore", "RunLog", "SQLiteStores", "Stores", "TextQuery", "VectorStore", "open_store"]

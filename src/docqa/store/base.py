@@ -10,7 +10,7 @@ them over one shared connection (txtai's base / factory / one module per backend
     keys       KeyStore      (keys.py)
     cluster    Cluster       (cluster.py; only where several servers share the database, else None)
 
-The bundle adds what spans the concerns: grouping writes (`batch`, `commit_pending`), the
+The bundle adds what spans the concerns: grouping writes (`batch`, `bulk_load`, `commit_pending`), the
 backend's own health report (`check`) and counts (`stats`), and closing.  `ChunkFilter`, the
 filter every search and the browsing reads accept, lives here because several concerns share it.
 """
@@ -71,6 +71,13 @@ class Stores(ABC):
     def batch(self, seconds: float = 0.5):
         """Group many writes into fewer commits; each document stays atomic. Default: no grouping."""
         yield self
+
+    @contextmanager
+    def bulk_load(self, seconds: float = 5.0):
+        """A `batch` for a large load (many new documents at once): a backend may defer work it can
+        do once at the end cheaper than per write (PostgreSQL: the HNSW index).  Default: `batch`."""
+        with self.batch(seconds):
+            yield self
 
     def commit_pending(self) -> None:
         """Inside `batch()`: commit what is written so far now (before slow work such as embedding)."""

@@ -30,6 +30,17 @@ class FileState:
     readers: str = ""  # fingerprint of the readers that failed or skipped it (registry.readers_fingerprint)
 
 
+@dataclass(slots=True)
+class DocumentWrite:
+    """One document to write with `replace_documents`: the arguments of `replace_document`."""
+
+    record: DocumentRecord
+    text: str
+    chunks: list[Chunk]
+    metadata: dict | None = None
+    vectors: ChunkVectors | None = None
+
+
 class DocumentStore(Catalog):
     """Documents, their text and chunks, and the collections that hold them."""
 
@@ -39,6 +50,13 @@ class DocumentStore(Catalog):
                          vectors: ChunkVectors | None = None) -> None:
         """Insert or replace a document, its text, its chunks (with their full-text entries) and
         their new vectors in one transaction; creates the collection when missing."""
+
+    def replace_documents(self, writes: list[DocumentWrite]) -> None:
+        """`replace_document` for many documents (distinct ids), each wholly old or wholly new after
+        a crash.  Default: one by one; a backend may write them together (PostgreSQL: one COPY per
+        table, bulk.py), which makes the group atomic as a whole."""
+        for w in writes:
+            self.replace_document(w.record, w.text, w.chunks, w.metadata, w.vectors)
 
     @abstractmethod
     def record_failure(self, record: DocumentRecord, metadata: dict | None = None) -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from docqa.errors import NotFoundError
 from docqa.retrieve import parse_query
-from docqa.store import ChunkFilter, DocumentStore
+from docqa.store import ChunkFilter, DocumentStore, DocumentWrite
 from docqa.types import Chunk
 from store.backends import chunks, record
 
@@ -33,6 +33,23 @@ def test_replace_drops_the_old_chunks(stores):
     text2, found2 = chunks(["new"])
     docs.replace_document(record("d1", "/a.txt", content_hash="h2"), text2, found2)
     assert docs.get_hits(old) == [] and len(docs.chunk_ids("d1")) == 1 and docs.document_text("d1") == text2
+
+
+def test_replace_documents_writes_a_group_like_one_by_one(stores):
+    """A group replaces each document's older version and is read back as replace_document writes it."""
+    docs = stores.documents
+    text, found = chunks(["old alpha", "old beta"])
+    docs.replace_document(record("d1", "/a.txt"), text, found)
+    old = docs.chunk_ids("d1")
+    group = [DocumentWrite(record(f"d{i}", f"/{i}.txt", collection="c" if i % 2 else "default", content_hash=f"g{i}"),
+                           *chunks([f"group {i} first", f"group {i} second"]), {"n": i}) for i in (1, 2, 3)]
+    docs.replace_documents(group)
+    assert docs.get_hits(old) == [] and docs.document_text("d1") == group[0].text
+    for i, w in zip((1, 2, 3), group):
+        assert [h.text for h in docs.get_hits(docs.chunk_ids(f"d{i}"))] == [f"group {i} first", f"group {i} second"]
+        assert docs.document_record(f"d{i}").content_hash == f"g{i}" and docs.document_metadata(f"d{i}") == {"n": i}
+    assert sorted(docs.collections()) == ["c", "default"]
+    docs.replace_documents([])
 
 
 def test_delete_removes_everything(stores):

@@ -1,6 +1,7 @@
 """The PostgreSQL database every PostgreSQL concern shares: a connection pool, migrations, transactions.
 
-Reads take a pooled connection in autocommit mode; writes go through `PostgresDB.transaction()`,
+Reads take a pooled connection in autocommit mode (`snapshot()`: one read-only transaction, for
+reads whose queries must agree); writes go through `PostgresDB.transaction()`,
 so a document's row, text, chunks, full-text postings and statistics, and vectors (written by
 different concern modules) commit together.  A lost server (stopped, restarting, the network)
 surfaces as `StoreUnavailableError`; the pool checks each connection before lending it and
@@ -80,6 +81,21 @@ class PostgresDB:
             yield conn
 
     @contextmanager
+    def snapshot(self):
+        """`read`, but every statement sees the same committed state (one read-only REPEATABLE READ
+        transaction): figures read in several queries, such as BM25's totals and document
+        frequencies, agree with each other while writers commit.  Inside this thread's batch, the
+        batch's connection (its own writes included)."""
+        batch = getattr(self._local, "batch", None)
+        if batch is not None:
+            with self._reachable():
+                yield batch.conn
+            return
+        with self._reachable(), self.pool.connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield conn
+
+    @contextmanager
     def transaction(self, documents: bool = False):
         """One atomic unit on its own connection; `documents=True` also takes the writers' lock.
         Inside this thread's batch: a savepoint in the batch's transaction."""
@@ -113,6 +129,13 @@ class PostgresDB:
                 batch.commit()
             finally:
                 self._local.batch = None
+
+    def defer_index(self, on: bool) -> None:
+        """From now on this thread's vector writes leave a missing HNSW index to the caller (bulk.py)."""
+        self._local.defer_index = on
+
+    def index_deferred(self) -> bool:
+        return getattr(self._local, "defer_index", False)
 
     def commit_pending(self) -> None:
         """Inside a batch: commit what this thread wrote so far."""

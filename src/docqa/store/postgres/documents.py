@@ -2,7 +2,8 @@
 
 `replace_document` writes the document row, its text, its chunks, their full-text postings and
 statistics (fulltext.py) and new vectors (vectors.py) in one transaction, so a killed writer
-leaves every document wholly old or wholly new.
+leaves every document wholly old or wholly new; `replace_documents` does the same for a group of
+documents with one COPY per table (bulk.py).
 """
 
 from __future__ import annotations
@@ -11,22 +12,20 @@ import json
 from collections.abc import Iterable
 
 from docqa.errors import NotFoundError
-from docqa.store.documents import DocumentStore, FileState
+from docqa.store.documents import DocumentStore, DocumentWrite, FileState
+from docqa.store.postgres.bulk import (CHUNK_COLUMNS, chunk_rows, copy_rows, delete_rows, postings_rows, reserve_seqs,
+                                       write_documents)
 from docqa.store.postgres.catalog import PostgresCatalog
-from docqa.store.postgres.fulltext import index_chunks, unindex_chunks
+from docqa.store.postgres.fulltext import index_chunks
 from docqa.store.postgres.rows import DOC_COLUMNS, to_hit, to_record
 from docqa.store.postgres.vectors import drop_orphan_vectors, insert_vectors
-from docqa.store.sqlite.documents import _chunk_row  # the same chunk ids and indexed text on both backends
 from docqa.store.vectors import ChunkVectors
-from docqa.text import segment_for_index
 from docqa.types import Chunk, DocumentRecord, Hit
 
 HIT_SQL = """
 SELECT c.id, c.document_id, d.path, d.collection, d.title, c.section, c.page_start, c.page_end,
        c.line_start, c.line_end, c.char_start, c.char_end, c.text, c.symbol, d.type
 FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(%s)"""
-CHUNK_COLUMNS = ("seq, id, document_id, ordinal, text, context, char_start, char_end, section, page_start, page_end,"
-                 " line_start, line_end, symbol, language, tokens, fts_title, fts_content, embed_hash")
 
 
 class PostgresDocuments(PostgresCatalog, DocumentStore):
@@ -35,28 +34,26 @@ class PostgresDocuments(PostgresCatalog, DocumentStore):
     # -- writing -------------------------------------------------------------------------
     def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk], metadata: dict | None = None,
                          vectors: ChunkVectors | None = None) -> None:
-        title = segment_for_index(record.title)
-        keywords, summary = segment_for_index(" ".join(record.keywords)), segment_for_index(record.summary)
-        hashes = vectors.hashes if vectors is not None else [None] * len(chunks)
-        if len(hashes) != len(chunks):
-            raise ValueError(f"{len(hashes)} text hashes for {len(chunks)} chunks")
-        rows = [(*_chunk_row(record.document_id, record.content_hash, title, c), h) for c, h in zip(chunks, hashes)]
+        rows, keywords, summary = chunk_rows(DocumentWrite(record, text, chunks, metadata, vectors))
         with self.db.transaction(documents=True) as conn:
             _ensure_collection(conn, record.collection)
-            old_hashes = _delete_rows(conn, record.document_id)
+            old_hashes = delete_rows(conn, [record.document_id])
             _upsert_document(conn, record, metadata or {}, len(chunks))
             conn.execute("INSERT INTO document_texts VALUES (%s, %s)", (record.document_id, text))
-            seqs = [r[0] for r in conn.execute(
-                "SELECT nextval(pg_get_serial_sequence('chunks', 'seq')) FROM generate_series(1, %s)", (len(rows),))]
-            with conn.cursor() as cur, cur.copy(f"COPY chunks ({CHUNK_COLUMNS}) FROM STDIN") as copy:
-                for seq, row in zip(seqs, rows):
-                    copy.write_row((seq, *row))
-            index_chunks(conn, [(seq, row[-3], keywords, summary if row[2] == 0 else "", row[3] if row[-2] is None else row[-2])
-                                for seq, row in zip(seqs, rows)])
+            seqs = reserve_seqs(conn, len(rows))
+            copy_rows(conn, f"chunks ({CHUNK_COLUMNS})", ((seq, *row) for seq, row in zip(seqs, rows)))
+            index_chunks(conn, postings_rows(seqs, rows, keywords, summary))
             if vectors is not None and vectors.model and vectors.new:
-                insert_vectors(conn, vectors.model, vectors.new)
+                insert_vectors(conn, vectors.model, vectors.new, index=not self.db.index_deferred())
             if old_hashes:
                 drop_orphan_vectors(conn, old_hashes)
+
+    def replace_documents(self, writes: list[DocumentWrite]) -> None:
+        """All of them in one transaction, one COPY per table (bulk.py)."""
+        writes = list(writes)
+        if writes:
+            with self.db.transaction(documents=True) as conn:
+                write_documents(conn, writes, index=not self.db.index_deferred())
 
     def record_failure(self, record: DocumentRecord, metadata: dict | None = None) -> None:
         with self.db.transaction(documents=True) as conn:
@@ -165,18 +162,8 @@ def _ensure_collection(conn, name: str) -> None:
     conn.execute("INSERT INTO collections VALUES (%s, now()::text) ON CONFLICT DO NOTHING", (name,))
 
 
-def _delete_rows(conn, document_id: str) -> list[str]:
-    """Delete a document's chunks (their postings cascade), statistics and text; returns its chunks' text hashes."""
-    rows = conn.execute("SELECT seq, embed_hash FROM chunks WHERE document_id = %s", (document_id,)).fetchall()
-    if rows:
-        unindex_chunks(conn, [r[0] for r in rows])
-        conn.execute("DELETE FROM chunks WHERE document_id = %s", (document_id,))
-    conn.execute("DELETE FROM document_texts WHERE document_id = %s", (document_id,))
-    return sorted({r[1] for r in rows if r[1] is not None})
-
-
 def _delete_document(conn, document_id: str) -> int:
-    old_hashes = _delete_rows(conn, document_id)
+    old_hashes = delete_rows(conn, [document_id])
     count = conn.execute("DELETE FROM documents WHERE id = %s", (document_id,)).rowcount
     drop_orphan_vectors(conn, old_hashes)
     return count

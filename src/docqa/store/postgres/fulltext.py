@@ -65,7 +65,9 @@ class PostgresFullText(FullText):
             return []
         pool = max(top_k * 3, 30)  # boosts re-order a wider pool than what is returned (as on SQLite)
         tokens = {t: TOKENS.terms(t) for t in query.terms}
-        with self.db.read() as conn:
+        # Statistics and postings of one moment (a snapshot): read apart, a commit between the totals
+        # and the document frequencies could give a df above N, the log of a negative number.
+        with self.db.snapshot() as conn:
             df, chunks, total_tokens = self._statistics(conn, [x for ts in tokens.values() for x in ts])
             if not chunks:
                 return []
@@ -82,7 +84,7 @@ class PostgresFullText(FullText):
 
     def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
         tokens = {t: TOKENS.terms(t) for t in dict.fromkeys(terms)}
-        with self.db.read() as conn:
+        with self.db.snapshot() as conn:
             df, chunks, _ = self._statistics(conn, [x for ts in tokens.values() for x in ts])
         return {t: min((df.get(x, 0) for x in ts), default=0) for t, ts in tokens.items()}, chunks
 

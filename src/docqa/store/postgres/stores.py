@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 from docqa.session.postgres import PostgresRunLog
 from docqa.store.base import Stores
+from docqa.store.postgres.bulk import deferred_index
 from docqa.store.postgres.cluster import PostgresCluster
 from docqa.store.postgres.db import PostgresDB, safe_url
 from docqa.store.postgres.documents import PostgresDocuments
@@ -50,8 +51,9 @@ class PostgresStores(Stores):
             }
 
     def check(self) -> dict:
-        """Agreement of the full-text statistics with the postings and chunks they count."""
-        with self.db.read() as conn:
+        """Agreement of the full-text statistics with the postings and chunks they count (one snapshot:
+        a writer committing meanwhile is no disagreement)."""
+        with self.db.snapshot() as conn:
             one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
             totals = conn.execute("SELECT chunks, tokens FROM fts_totals").fetchone()
             df_wrong = one("SELECT count(*) FROM (SELECT term, count(*) n FROM fts_postings GROUP BY term) p"
@@ -69,6 +71,12 @@ class PostgresStores(Stores):
     @contextmanager
     def batch(self, seconds: float = 0.5):
         with self.db.batch(seconds):
+            yield self
+
+    @contextmanager
+    def bulk_load(self, seconds: float = 5.0):
+        """A batch whose new models' HNSW indexes are built once, at the end (bulk.py)."""
+        with deferred_index(self.db), self.db.batch(seconds):
             yield self
 
     def commit_pending(self) -> None:

@@ -35,25 +35,46 @@ def index_name(model: str) -> str:
     return "embeddings_hnsw_" + hashlib.blake2b(model.encode(), digest_size=6).hexdigest()
 
 
-def insert_vectors(conn, model: str, vectors: dict[str, np.ndarray]) -> None:
-    """Write vectors of `model` by text hash (inside the caller's transaction), indexing the model on first use."""
+def insert_vectors(conn, model: str, vectors: dict[str, np.ndarray], index: bool = True) -> None:
+    """Write vectors of `model` by text hash (inside the caller's transaction), indexing the model on
+    first use unless `index` is False (a bulk load builds the index once at its end: bulk.py)."""
     if not vectors:
         return
-    dims = len(next(iter(vectors.values())))
-    _ensure_index(conn, model, dims)
+    if index:
+        _ensure_index(conn, model, len(next(iter(vectors.values()))))
     with conn.cursor() as cur:
         cur.executemany("INSERT INTO embeddings (model, text_hash, vector) VALUES (%s, %s, %s)"
                         " ON CONFLICT (model, text_hash) DO UPDATE SET vector = excluded.vector",
                         [(model, h, _halfvec(v)) for h, v in vectors.items()])
 
 
+def copy_vectors(conn, model: str, vectors: dict[str, np.ndarray], index: bool = True) -> None:
+    """`insert_vectors` with COPY: the hashes' old rows are deleted first (the upsert's effect)."""
+    if not vectors:
+        return
+    if index:
+        _ensure_index(conn, model, len(next(iter(vectors.values()))))
+    conn.execute("DELETE FROM embeddings WHERE model = %s AND text_hash = ANY(%s)", (model, list(vectors)))
+    with conn.cursor() as cur, cur.copy("COPY embeddings (model, text_hash, vector) FROM STDIN") as copy:
+        for h, v in vectors.items():
+            copy.write_row((model, h, _halfvec(v)))
+
+
+def has_index(conn, model: str) -> bool:
+    return conn.execute("SELECT 1 FROM pg_class WHERE relname = %s", (index_name(model),)).fetchone() is not None
+
+
 def _ensure_index(conn, model: str, dims: int) -> None:
+    if not has_index(conn, model):
+        create_index(conn, model, dims)
+
+
+def create_index(conn, model: str, dims: int) -> None:
+    """The HNSW cosine index of one model's vectors (an expression index: `halfvec(dims)`)."""
     from psycopg import sql
 
-    name = index_name(model)
-    if conn.execute("SELECT 1 FROM pg_class WHERE relname = %s", (name,)).fetchone() is None:
-        conn.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON embeddings USING hnsw ((vector::halfvec({})) halfvec_cosine_ops)"
-                             " WHERE model = {}").format(sql.Identifier(name), sql.Literal(dims), sql.Literal(model)))
+    conn.execute(sql.SQL("CREATE INDEX IF NOT EXISTS {} ON embeddings USING hnsw ((vector::halfvec({})) halfvec_cosine_ops)"
+                         " WHERE model = {}").format(sql.Identifier(index_name(model)), sql.Literal(dims), sql.Literal(model)))
 
 
 def drop_orphan_vectors(conn, hashes: list[str]) -> None:
@@ -102,7 +123,7 @@ class PostgresVectors(VectorStore):
 
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         with self.db.transaction(documents=True) as conn:
-            insert_vectors(conn, model, vectors)
+            insert_vectors(conn, model, vectors, index=not self.db.index_deferred())
 
     def embedder(self) -> str | None:
         return self.db.one("SELECT value FROM meta WHERE key = 'embedder'")
