@@ -69,6 +69,10 @@ def test_a_follow_up_with_a_pronoun_is_answered_without_a_model(tmp_path, local_
     ("暴鲤龙的属性是什么？", "它的属性是什么？", "暴鲤龙是根据什么设计的？", True),
     ("它的属性是什么？", "它的属性是什么？", "暴鲤龙是根据什么设计的？", False),
     ("How long are logs kept?", "what about logs?", "How long are backups kept?", True),
+    ("How long are the backups kept?", "How long are they kept?", "How often is the database backed up?", True),
+    ("How long are the snapshots kept?", "How long are they kept?", "How often is the database backed up?", True),
+    ("What type of it machine are BQP and QMA examples of?", "BQP and QMA are examples of what type of it machine?",
+     "What are three examples of complexity classes associated with probabilistic Turing machines?", False),
     ("What is the capital of France?", "What is the capital of France?", "How long are backups kept?", True),  # no reference
     ("", "and how often are they made?", "How long are backups kept?", False),
     ("x" * 400, "and how often?", "How long are backups kept?", False),

@@ -101,18 +101,20 @@ def condense_heuristic(question: str, previous: dict) -> str:
 
 def condensed_reply(reply: str, question: str, previous: dict) -> str | None:
     """The model's standalone question, or None when it cannot be used: empty, running on, or not
-    resolving the follow-up — it still leans on the previous turn (a pronoun or "what about …") yet
-    adds no word of the previous question or answer ("Who had it tried to defeat?" back unchanged).
+    resolving the follow-up — the follow-up leaned on the previous turn (a pronoun or "what about
+    …"), and the rewrite adds no word of the previous question or answer (nor one sharing its first
+    four letters) while it adds nothing at all or keeps a pronoun ("Who had it tried to defeat?"
+    back unchanged; "它的属性是什么？").
     The caller then condenses without the model, which always carries the previous turn over."""
     lines = [line.strip().strip('"“”') for line in reply.strip().splitlines() if line.strip()]
     standalone = lines[0] if lines else ""
     if not standalone or len(standalone) > 4 * len(question) + 200:
         return None
-    leaning = _PRONOUN.search(question) or _ELLIPSIS.match(question.strip())
-    if leaning:
+    if _PRONOUN.search(question) or _ELLIPSIS.match(question.strip()):
         before = set(query_terms(f"{previous.get('question', '')} {previous.get('answer_summary', '')}"))
         added = set(query_terms(standalone)) - set(query_terms(question))
-        if not added & before:
+        linked = any(a == b or (len(a) >= 4 and a[:4] == b[:4]) for a in added for b in before)  # backups ~ backed
+        if not linked and (not added or _PRONOUN.search(standalone)):
             return None
     return standalone
 
