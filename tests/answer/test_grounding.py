@@ -161,3 +161,35 @@ def test_across_languages_not_found_yields_to_a_quote_that_names_what_was_asked(
     assert decide([], **rule, named=names_all(question, quote)).outcome == EXTRACTIVE
     assert decide([], **rule, named=names_all(question, other)).outcome == NOT_FOUND
     assert not names_all(Question("备份保留多久？", ["备份", "保留"], {}), quote)  # nothing named: the model is believed
+
+
+OIL = """The 1973 oil crisis began in October 1973. Iran was then the second-largest exporter in OPEC.
+Oil prices had been rising for months, and producers talked of using oil as a weapon.
+Several years passed before the embargo was discussed again.
+On October 6, 1973, Egypt and Syria launched a surprise attack on Israel on Yom Kippur.
+This renewal of hostilities released the underlying economic pressure on oil prices.
+"""
+COVER = """Galaxy Gaming, Inc.
+(Exact name of registrant as specified in its charter)
+Nevada
+Securities registered pursuant to Section 12(b) of the Act:
+Title of each class | Trading symbol | Name of exchange on which registered
+Common stock | GLXZ | OTCQB marketplace
+"""
+
+
+@pytest.mark.parametrize("claim, question, text, ok", [
+    # SQuAD 2.0's swapped entity: the date and the attack are there, but they are Egypt's and Syria's
+    ("Iran launched a surprise attack on Israel on Yom Kippur, on October 6, 1973 [1].",
+     "What did Iran do on Yom Kippur on October 6, 1973?", OIL, False),
+    ("Egypt and Syria launched a surprise attack on Israel on Yom Kippur [1].",
+     "What did Egypt and Syria do on Yom Kippur?", OIL, True),
+    # a table row's subject stands in the document's title, not in the row: still grounded
+    ("The trading symbol of Galaxy Gaming's common stock is GLXZ [1].",
+     "What is the trading symbol of Galaxy Gaming's common stock?", COVER, True),
+])
+def test_in_prose_the_question_names_must_stand_where_the_facts_stand(claim, question, text, ok):
+    result = grounding(claim, question, text)
+    assert (result.problem is None) is ok, result.problem
+    if not ok:
+        assert "does not mention Iran" in result.problem

@@ -11,7 +11,7 @@ the same JSON array).  A claim is grounded in a passage when
   it sits in, or in prose its sentence and the one either side — that is not another entity's: when some row or
   record of the passage names what the question asks about, the fact's own unit must name it too;
 - the question's names (words with capitals or digits) are in the passage or its heading, and
-  (within one language) in the place the claim's facts stand, ± one sentence, or its heading;
+  (within one language, in prose) in the sentences the claim's facts stand in, ± one, or its heading;
 - the question's rarest content word (by IDF; framing words such as "year" or "哪" aside) is in the
   unit or the heading, or half of its content words are (by IDF: a question of two parts);
 - the unit does not say the opposite (a negated question, an antonym: extractive._contradicts).
@@ -130,7 +130,8 @@ def problem(claim: str, question: Question, hit: Hit, start: int, end: int) -> G
     if not crossing and (rarest := question.rarest) is not None and not any(
             any(_holds(t, r) for r in question.rare) or question.covered(t) >= HALF for t in context):
         return Grounding(f"the place it cites says nothing about “{rarest}”")
-    if not crossing and (missing := [n for n in question.names if not any(_has_name(t, n) for t in context)]):
+    prose = not any(passage.is_record(u) for u in ok)  # a table row's subject may stand in the table's title
+    if prose and not crossing and (missing := [n for n in question.names if not any(_has_name(t, n) for t in context)]):
         return Grounding(f"the place it cites does not mention {missing[0]}")  # "Iran" asked, "Egypt" there
     if not crossing and all(_contradicts(question.text, passage.text_of(u)) for u in ok):
         return Grounding("the place it cites says the opposite of what the question asks")
