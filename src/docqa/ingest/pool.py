@@ -6,9 +6,11 @@ task that hangs nor say which file a dead worker was parsing.  (pebble and loky,
 tasks out, are not installed, and they too would fail a whole group of small files at once.)  Here each worker is a forked
 process on its own pipe: the parent sends it groups of jobs, the worker answers file by file,
 so the parent always knows the one file in progress.  That file has `timeout` seconds from the
-moment its predecessor's answer arrived, or, for a worker's first file, from the moment the
-worker said it was ready (its start and `ready()` are not the file's time; time the consumer
-spends between results is not counted either); past it the worker is killed.  A worker that
+moment the worker started it, by the worker's own clock (CLOCK_MONOTONIC is the machine's, so both
+processes read the same time): a worker's start and `ready()` are not its first file's time, and a
+parent busy elsewhere (embedding the results it has) neither lends a file time nor takes it away.
+Past the limit the worker is killed; an answer that comes back after its file overran (the parent
+was busy when the limit passed) is that file's timeout, not its result.  A worker that
 dies (SIGKILL from the memory cap or the OOM killer, a crash in a C library) or is killed is
 replaced; the file it was parsing is reported failed with the reason, and the rest of its jobs
 go to the next free worker.
@@ -40,7 +42,20 @@ _START_SECONDS = 60.0  # a new worker's start and ready() may take this long, on
 
 
 class _Ready:
-    """A worker's first message: started, ready() done, memory capped; its first file's clock starts now."""
+    """A worker's first message: started, ready() done, memory capped."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Started:
+    """A worker took a group: its first job started at `at` (time.monotonic in the worker)."""
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    """A job's result, and when the worker finished it (the next job of its group starts then)."""
+    result: Any
+    at: float
 
 
 @dataclass(slots=True)
@@ -51,6 +66,7 @@ class _Worker:
     groups: deque = field(default_factory=deque)  # per group sent and not finished: answers still due
     deadline: float = 0.0
     ready: bool = False  # its _Ready has arrived
+    started: float | None = None  # when the job in progress started, by the worker's clock (None: not yet)
 
 
 class ParsePool:
@@ -122,12 +138,12 @@ class ParsePool:
             if worker.conn in ready or worker.process.sentinel in ready:
                 yield from self._drain(worker, retry)
             elif time.monotonic() >= worker.deadline:
-                yield from self._give(self._replace(worker, retry, "timeout"))
+                yield self._replace(worker, retry, "timeout")
             else:
                 continue
             handled = True
         if not handled and quiet is not None:
-            yield from self._give(QUIET)
+            yield QUIET
 
     def _drain(self, worker: _Worker, retry: deque) -> Iterator[Any]:
         """Every answer the worker has sent so far; then, if it died with work left, its file in progress."""
@@ -137,32 +153,41 @@ class ParsePool:
             except (EOFError, OSError):
                 break  # it died: the pipe is closed
             if isinstance(result, _Ready):
-                worker.ready, worker.deadline = True, self._deadline()
+                worker.ready = True
                 continue
-            self._answered(worker)
-            yield from self._give(result)
+            if isinstance(result, _Started):
+                worker.started, worker.deadline = result.at, self._deadline(at=result.at)
+                continue
+            job, took = worker.jobs[0], result.at - (worker.started if worker.started is not None else result.at)
+            self._answered(worker, result.at)
+            if self.timeout > 0 and took > self.timeout:  # it overran while this process was busy elsewhere
+                yield self.fail(job, self._overran(job))
+            else:
+                yield result.result
         else:
             if not worker.jobs or worker.process.exitcode is None:
                 return  # alive: its next answers come with the next wait
-        yield from self._give(self._replace(worker, retry, None))
+        yield self._replace(worker, retry, None)
 
-    def _give(self, result: Any) -> Iterator[Any]:
-        """Yield one result; the consumer's time with it does not count against any worker's clock."""
-        paused = time.monotonic()
-        yield result
-        held = time.monotonic() - paused
-        for worker in self.workers:
-            worker.deadline += held
-
-    def _answered(self, worker: _Worker) -> None:
+    def _answered(self, worker: _Worker, at: float) -> None:
+        """A job is answered at `at`: the next job of the same group started then; the first job of
+        the next group starts when the worker says so (_Started; until then this provisional clock)."""
         worker.jobs.popleft()
         worker.groups[0] -= 1
         if not worker.groups[0]:
             worker.groups.popleft()
-        worker.deadline = self._deadline()
+            worker.started = None
+        else:
+            worker.started = at
+        worker.deadline = self._deadline(at=at)
 
-    def _deadline(self, extra: float = 0.0) -> float:
-        return time.monotonic() + self.timeout + extra if self.timeout > 0 else float("inf")
+    def _deadline(self, extra: float = 0.0, at: float | None = None) -> float:
+        start = time.monotonic() if at is None else at
+        return start + self.timeout + extra if self.timeout > 0 else float("inf")
+
+    def _overran(self, job: Job) -> IngestError:
+        return ParseTimeoutError(job[0], f"took longer than {self.timeout:g} s to parse; it was stopped "
+                                         "(ingest.parse_timeout)")
 
     def _replace(self, worker: _Worker, retry: deque, why: str | None) -> Any:
         """Stop a dead or overrunning worker; its file in progress fails, its other jobs go back."""
@@ -175,8 +200,7 @@ class ParsePool:
             error = ParseTimeoutError(job[0], f"the parsing process did not start within {_START_SECONDS + self.timeout:g} s; "
                                               "this file was not parsed (ingest.parse_timeout)")
         elif why == "timeout":
-            error = ParseTimeoutError(job[0], f"took longer than {self.timeout:g} s to parse; it was stopped "
-                                              "(ingest.parse_timeout)")
+            error = self._overran(job)
         else:
             error = WorkerKilledError(job[0], _death(worker.process.exitcode, self.memory_bytes))
         return self.fail(job, error)
@@ -239,11 +263,12 @@ def _serve(conn: Connection, work: Callable[[Job], Any], memory_bytes: int, read
     if ready is not None:
         ready()
     cap_memory(memory_bytes)
-    conn.send(_Ready())  # the first file's time limit starts now, not before ready()
+    conn.send(_Ready())
     while (group := _receive(conn)) is not None:
+        conn.send(_Started(time.monotonic()))  # the group's first file's time limit starts now
         for job in group:
             try:
-                conn.send(work(job))
+                conn.send(_Answer(work(job), time.monotonic()))
             except MemoryError:  # past the cap outside the parse itself (e.g. sending the result back)
                 os._exit(_OUT_OF_MEMORY)
 
