@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -81,6 +82,9 @@ class Embedder(ABC):
     # The model computes on this machine's CPU (not a server's): ingest then runs one parser process
     # by default, the model being the bottleneck.
     runs_here: bool = False
+    # How many batches run at once, each on its own thread (a model whose session computes one batch
+    # on the calling thread and releases the GIL: each core then runs a batch of its own).
+    callers: int = 1
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -101,20 +105,32 @@ class Embedder(ABC):
             pieces.extend(parts)
             owner.extend([i] * len(parts))
         order = sorted(range(len(pieces)), key=lambda k: len(pieces[k])) if self.pads_batches else range(len(pieces))
+        batches = [order[start : start + self.batch_size] for start in range(0, len(order), self.batch_size)]
         out: np.ndarray | None = None
-        for start in range(0, len(order), self.batch_size):
-            picked = order[start : start + self.batch_size]
-            vectors = np.asarray(self._embed([pieces[k] for k in picked], kind), dtype=np.float32)
+        done = 0
+        for picked, vectors in self._run(batches, pieces, kind):
             if out is None:
                 out = np.zeros((len(texts), vectors.shape[-1]), dtype=np.float32)
             if vectors.shape != (len(picked), out.shape[1]):
                 raise EmbedError(f"{self.name} returned vectors of shape {vectors.shape}, expected ({len(picked)}, {out.shape[1]})")
             np.add.at(out, [owner[k] for k in picked], vectors)
+            done += len(picked)
             if progress:
-                progress(len(texts) * (start + len(picked)) // len(pieces), len(texts))
+                progress(len(texts) * done // len(pieces), len(texts))
         if out is None:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         return _normalise(out)
+
+    def _run(self, batches: list[Sequence[int]], pieces: list[str], kind: str) -> Iterator[tuple[Sequence[int], np.ndarray]]:
+        """Each batch with its vectors, in order; up to `callers` batches at once."""
+        def one(picked: Sequence[int]) -> tuple[Sequence[int], np.ndarray]:
+            return picked, np.asarray(self._embed([pieces[k] for k in picked], kind), dtype=np.float32)
+
+        if self.callers <= 1 or len(batches) <= 1:
+            yield from map(one, batches)
+            return
+        with ThreadPoolExecutor(min(self.callers, len(batches)), thread_name_prefix="docqa-embed") as pool:
+            yield from pool.map(one, batches)
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_batch([text], "query")[0]
