@@ -155,6 +155,18 @@ class Embedder(ABC):
             out.append(text[start:end])
         return [w for w in (p.strip() for p in out) if w] or [text[:limit]]
 
+    def warm(self) -> None:
+        """Load the model now (e.g. on a thread while the first files are parsed), if it loads lazily."""
+        if self.runs_here:
+            try:
+                self._load()
+            except Exception:  # noqa: BLE001 - the first real use raises it again, with its message, where it is handled
+                pass
+
+    def _load(self) -> object:
+        """The loaded model (a model computed here loads lazily)."""
+        return None
+
     def close(self) -> None:
         """Release resources (sessions, connections)."""
 
