@@ -16,7 +16,7 @@ import pytest
 
 from docqa.embed.base import embed_text
 from docqa.embed.remote import OllamaEmbedder, OpenAIEmbedder
-from docqa.errors import EmbedderMismatchError, EmbedError
+from docqa.errors import EmbedderMismatchError, EmbedError, MissingExtraError
 from docqa.embed.base import Embedder
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
@@ -193,3 +193,57 @@ def test_padded_batches_are_sorted_by_length_and_rows_stay_in_order():
     lengths = [len(p) for batch in padded.batches for p in batch]
     assert lengths == sorted(lengths) and len(padded.batches) > 1
     assert [p for b in plain.batches for p in b] != [p for b in padded.batches for p in b]
+
+
+class _SlowHashEmbedder(_HashEmbedder):
+    """The hash embedder with batches that finish out of order when several run at once."""
+
+    def __init__(self, callers: int):
+        super().__init__(True)
+        self.callers, self.threads = callers, set()
+
+    def _embed(self, texts, kind):
+        import threading
+        import time
+
+        self.threads.add(threading.get_ident())
+        time.sleep(0.02 if len(self.batches) % 2 == 0 else 0.001)  # the even batches finish last
+        return super()._embed(texts, kind)
+
+
+def test_batches_run_at_once_still_give_each_text_its_own_row():
+    texts = [f"passage {i}. " * (i % 9 + 1) for i in range(30)]
+    one, several = _SlowHashEmbedder(1), _SlowHashEmbedder(3)
+    done = []
+    expected = one.embed_batch(texts)
+    got = several.embed_batch(texts, progress=lambda n, total: done.append(n))
+    assert np.array_equal(expected, got)
+    assert len(one.threads) == 1 and len(several.threads) > 1  # they really ran on several threads
+    assert done == sorted(done) and done[-1] == len(texts)
+
+
+def test_a_failing_batch_among_several_running_raises_its_error():
+    class Failing(_SlowHashEmbedder):
+        def _embed(self, texts, kind):
+            if any("boom" in t for t in texts):
+                raise RuntimeError("the model failed on this batch")
+            return super()._embed(texts, kind)
+
+    with pytest.raises(RuntimeError, match="failed on this batch"):
+        Failing(2).embed_batch([f"text {i}" for i in range(12)] + ["boom"])
+
+
+def test_a_model_that_cannot_load_is_quiet_when_warmed_and_fails_at_first_use():
+    class Unloadable(_HashEmbedder):
+        runs_here = True
+
+        def _load(self):
+            raise MissingExtraError("the test model", "pip install the-test-model")
+
+        def _embed(self, texts, kind):
+            self._load()
+
+    embedder = Unloadable(False)
+    embedder.warm()  # on ingest's loading thread: nothing to report there
+    with pytest.raises(MissingExtraError, match="pip install the-test-model"):
+        embedder.embed_query("rotate keys")

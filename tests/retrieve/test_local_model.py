@@ -78,3 +78,16 @@ def test_the_batch_size_moves_the_vectors_only_slightly():
     cosine = (before * after).sum(axis=1)
     assert cosine.min() > 0.995, cosine.min()
     assert np.abs(before - after).max() < 0.05
+
+
+def test_batches_on_both_cores_give_the_vectors_of_one_at_a_time():
+    """One batch per core, each on its calling thread (issue 18): the same batches, so the same vectors."""
+    texts = [" ".join(TEXTS[(i + k) % 4] for k in range(i % 5 + 1)) + f" ({i})" for i in range(30)]
+    assert np.array_equal(LocalEmbedder(threads=2).embed_batch(texts), LocalEmbedder(threads=1).embed_batch(texts))
+
+
+def test_warm_loads_the_model():
+    embedder = LocalEmbedder()
+    assert embedder._session is None
+    embedder.warm()
+    assert embedder._session is not None
