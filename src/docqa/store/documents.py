@@ -8,7 +8,7 @@ other concerns' rows inside the same transaction).  The browsing reads come from
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from docqa.store.catalog import Catalog
@@ -39,6 +39,25 @@ class DocumentWrite:
     chunks: list[Chunk]
     metadata: dict | None = None
     vectors: ChunkVectors | None = None
+    # The segmented form of `fulltext_inputs` that have Chinese in them, made by the parser process
+    # (segmented_forms); what is missing is segmented when written.
+    segmented: Mapping[str, str] | None = None
+
+
+def fulltext_inputs(title: str, keywords: list[str], summary: str, chunks: list[Chunk]) -> Iterator[str]:
+    """The strings a store segments for its full-text index (Chinese words split by spaces), so
+    that a parser process can segment them beforehand (`DocumentWrite.segmented`)."""
+    yield title
+    yield " ".join(keywords)
+    yield summary
+    for chunk in chunks:
+        yield from chunk.section
+        yield indexed_text(chunk)
+
+
+def indexed_text(chunk: Chunk) -> str:
+    """A chunk's text as its full-text entry holds it: its context (a table's header row) first."""
+    return f"{chunk.context}\n{chunk.text}" if chunk.context else chunk.text
 
 
 class DocumentStore(Catalog):
@@ -47,16 +66,17 @@ class DocumentStore(Catalog):
     # -- writing ---------------------------------------------------------------------------
     @abstractmethod
     def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk], metadata: dict | None = None,
-                         vectors: ChunkVectors | None = None) -> None:
+                         vectors: ChunkVectors | None = None, segmented: Mapping[str, str] | None = None) -> None:
         """Insert or replace a document, its text, its chunks (with their full-text entries) and
-        their new vectors in one transaction; creates the collection when missing."""
+        their new vectors in one transaction; creates the collection when missing.  `segmented`:
+        see `DocumentWrite`."""
 
     def replace_documents(self, writes: list[DocumentWrite]) -> None:
         """`replace_document` for many documents (distinct ids), each wholly old or wholly new after
         a crash.  Default: one by one; a backend may write them together (PostgreSQL: one COPY per
         table, bulk.py), which makes the group atomic as a whole."""
         for w in writes:
-            self.replace_document(w.record, w.text, w.chunks, w.metadata, w.vectors)
+            self.replace_document(w.record, w.text, w.chunks, w.metadata, w.vectors, w.segmented)
 
     @abstractmethod
     def record_failure(self, record: DocumentRecord, metadata: dict | None = None) -> None:

@@ -2,9 +2,9 @@
 sentences."""
 
 from docqa.text.language import guess_language, has_cjk, language_of, script
-from docqa.text.segment import query_terms, query_words, segment_for_index
+from docqa.text.segment import query_terms, query_words, segment_for_index, segmented_forms, segmenter
 from docqa.text.sentences import sentence_spans, split_sentences
 from docqa.text.tokens import count_tokens, encode, decode
 
 __all__ = ["count_tokens", "encode", "decode", "guess_language", "has_cjk", "language_of", "query_terms", "query_words",
-           "script", "segment_for_index", "sentence_spans", "split_sentences"]
+           "script", "segment_for_index", "segmented_forms", "segmenter", "sentence_spans", "split_sentences"]

@@ -9,6 +9,7 @@ query time alike.  Latin text passes through untouched; FTS5's porter tokenizer 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
 from docqa.text.language import HAN, HAN_RUN, has_cjk
@@ -45,6 +46,19 @@ def segment_for_index(text: str) -> str:
     if not has_cjk(text):
         return text
     return HAN_RUN.sub(lambda m: " " + " ".join(_cut(m.group())) + " ", text)
+
+
+def segmented_forms(texts: Iterable[str]) -> dict[str, str]:
+    """`segment_for_index` of each text with Chinese in it, keyed by the text.  Made where a file is
+    parsed, so that the process that writes the index needs no segmenter (~31 MB) and spends no time on it."""
+    return {t: segment_for_index(t) for t in texts if t and has_cjk(t)}
+
+
+def segmenter(known: Mapping[str, str] | None) -> Callable[[str], str]:
+    """`segment_for_index`, answered from `known` (`segmented_forms`) where it holds the text."""
+    if not known:
+        return segment_for_index
+    return lambda text: known.get(text) or segment_for_index(text)
 
 
 def query_words(query: str) -> list[str]:

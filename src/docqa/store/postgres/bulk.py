@@ -25,7 +25,7 @@ from docqa.store.documents import DocumentWrite
 from docqa.store.postgres.fulltext import index_chunks, unindex_chunks
 from docqa.store.postgres.vectors import copy_vectors, create_index, drop_orphan_vectors, has_index
 from docqa.store.sqlite.documents import _chunk_row  # the same chunk ids and indexed text on both backends
-from docqa.text import segment_for_index
+from docqa.text import segmenter
 
 BUILD_MEMORY = "2GB"  # maintenance_work_mem of the one index build: 1M x 384 halfvec graphs fit
 BUILD_WORKERS = 2  # parallel maintenance workers (capped by the server's max_parallel_workers)
@@ -38,12 +38,13 @@ CHUNK_COLUMNS = ("seq, id, document_id, ordinal, text, context, char_start, char
 def chunk_rows(w: DocumentWrite) -> tuple[list[tuple], str, str]:
     """(chunk rows without their seq, keywords and summary as indexed) of one document."""
     record = w.record
-    title = segment_for_index(record.title)
-    keywords, summary = segment_for_index(" ".join(record.keywords)), segment_for_index(record.summary)
+    segment = segmenter(w.segmented)
+    title = segment(record.title)
+    keywords, summary = segment(" ".join(record.keywords)), segment(record.summary)
     hashes = w.vectors.hashes if w.vectors is not None else [None] * len(w.chunks)
     if len(hashes) != len(w.chunks):
         raise ValueError(f"{len(hashes)} text hashes for {len(w.chunks)} chunks")
-    rows = [(*_chunk_row(record.document_id, record.content_hash, title, c), h) for c, h in zip(w.chunks, hashes)]
+    rows = [(*_chunk_row(record.document_id, record.content_hash, title, c, segment), h) for c, h in zip(w.chunks, hashes)]
     return rows, keywords, summary
 
 

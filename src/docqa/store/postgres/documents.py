@@ -9,7 +9,7 @@ documents with one COPY per table (bulk.py).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from docqa.errors import NotFoundError
 from docqa.store.documents import DocumentStore, DocumentWrite, FileState
@@ -33,8 +33,8 @@ class PostgresDocuments(PostgresCatalog, DocumentStore):
 
     # -- writing -------------------------------------------------------------------------
     def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk], metadata: dict | None = None,
-                         vectors: ChunkVectors | None = None) -> None:
-        rows, keywords, summary = chunk_rows(DocumentWrite(record, text, chunks, metadata, vectors))
+                         vectors: ChunkVectors | None = None, segmented: Mapping[str, str] | None = None) -> None:
+        rows, keywords, summary = chunk_rows(DocumentWrite(record, text, chunks, metadata, vectors, segmented))
         with self.db.transaction(documents=True) as conn:
             _ensure_collection(conn, record.collection)
             old_hashes = delete_rows(conn, [record.document_id])

@@ -9,16 +9,16 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from docqa.errors import NotFoundError
-from docqa.store.documents import DocumentStore, FileState
+from docqa.store.documents import DocumentStore, FileState, indexed_text
 from docqa.store.sqlite.catalog import SQLiteCatalog
 from docqa.store.sqlite.fulltext import index_chunks, unindex_document
 from docqa.store.sqlite.rows import DOC_COLUMNS, to_hit, to_record
 from docqa.store.sqlite.vectors import drop_orphan_vectors, insert_vectors
 from docqa.store.vectors import ChunkVectors
-from docqa.text import segment_for_index
+from docqa.text import segment_for_index, segmenter
 from docqa.types import Chunk, DocumentRecord, Hit
 
 HIT_SQL = """
@@ -32,13 +32,14 @@ class SQLiteDocuments(SQLiteCatalog, DocumentStore):
 
     # -- writing -------------------------------------------------------------------------
     def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk], metadata: dict | None = None,
-                         vectors: ChunkVectors | None = None) -> None:
-        title = segment_for_index(record.title)
-        fts_doc = (segment_for_index(" ".join(record.keywords)), segment_for_index(record.summary))
+                         vectors: ChunkVectors | None = None, segmented: Mapping[str, str] | None = None) -> None:
+        segment = segmenter(segmented)
+        title = segment(record.title)
+        fts_doc = (segment(" ".join(record.keywords)), segment(record.summary))
         hashes = vectors.hashes if vectors is not None else [None] * len(chunks)
         if len(hashes) != len(chunks):
             raise ValueError(f"{len(hashes)} text hashes for {len(chunks)} chunks")
-        rows = [(*_chunk_row(record.document_id, record.content_hash, title, c), h) for c, h in zip(chunks, hashes)]
+        rows = [(*_chunk_row(record.document_id, record.content_hash, title, c, segment), h) for c, h in zip(chunks, hashes)]
         with self.db.transaction() as conn:
             _ensure_collection(conn, record.collection)
             old_hashes = _delete_rows(conn, record.document_id)
@@ -219,16 +220,17 @@ def _upsert_document(conn: sqlite3.Connection, r: DocumentRecord, metadata: dict
     )
 
 
-def _fts_title(title: str, chunk: Chunk) -> str:
-    parts = [title, *map(segment_for_index, chunk.section)]
+def _fts_title(title: str, chunk: Chunk, segment: Callable[[str], str]) -> str:
+    parts = [title, *map(segment, chunk.section)]
     if chunk.symbol:
         parts.append(chunk.symbol)
     return " / ".join(p for p in parts if p)
 
 
-def _chunk_row(document_id: str, content_hash: str, title: str, c: Chunk) -> tuple:
+def _chunk_row(document_id: str, content_hash: str, title: str, c: Chunk,
+               segment: Callable[[str], str] = segment_for_index) -> tuple:
     chunk_id = hashlib.blake2b(f"{document_id}:{content_hash}:{c.ordinal}".encode(), digest_size=8).hexdigest()
-    indexed = segment_for_index(c.context + "\n" + c.text if c.context else c.text)
+    indexed = segment(indexed_text(c))
     return (chunk_id, document_id, c.ordinal, c.text, c.context, c.char_start, c.char_end,
             json.dumps(list(c.section), ensure_ascii=False), c.page_start, c.page_end, c.line_start, c.line_end,
-            c.symbol, c.language, c.tokens, _fts_title(title, c), None if indexed == c.text else indexed)
+            c.symbol, c.language, c.tokens, _fts_title(title, c, segment), None if indexed == c.text else indexed)
