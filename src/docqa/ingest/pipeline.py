@@ -298,8 +298,8 @@ class Ingestor:
         since, commit, gather = time.monotonic(), self.opts.commit_seconds, gather_seconds(self.opts)
         with self.store.bulk_load(commit) if total >= _BULK_FILES else self.store.batch(commit):
             for parsed in self._results(jobs):
-                if done == 0 and not pending:
-                    self._warm_model()
+                if not self._warming and parsed is not QUIET and (parsed.chunks or parsed.members):
+                    self._warm_model()  # something to embed: load the model while the parser works on
                 if parsed is QUIET:  # no result for a while (a slow file): write and commit what waits meanwhile
                     if pending:
                         done = self._flush(pending, states, collection, report, done, total)
@@ -317,8 +317,8 @@ class Ingestor:
     def _warm_model(self) -> None:
         """Load a local model on a thread while the parser works on (its workers are started by now:
         a fork never copies the model).  Its 0.3 s are off the first batch's path."""
-        if self.embedder is not None and self.embedder.runs_here and not self._warming:
-            self._warming = True
+        self._warming = True
+        if self.embedder is not None and self.embedder.runs_here:
             threading.Thread(target=self.embedder.warm, name="docqa-model-load", daemon=True).start()
 
     def _flush(self, batch: list[Parsed], states: dict, collection: str, report: IngestReport, done: int, total: int) -> int:
