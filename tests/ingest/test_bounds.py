@@ -364,3 +364,24 @@ def test_with_the_local_model_a_file_over_the_memory_cap_fails_alone(tmp_path, b
     assert {Path(p).name for p in report["added"]} == {"a1.txt", "z1.txt", "z2.txt"}
     [failed] = report["failed"]
     assert Path(failed["path"]).name == "m-big.txt" and "ingest.worker_memory_mb" in failed["reason"], failed
+
+
+@needs_local_model
+def test_the_memory_cap_holds_in_a_process_that_embedded_before(tmp_path, big_text):
+    """A long-lived process (docqa serve, watch) that loaded and closed the local model: the freed
+    session must not stay behind as heap that a forked parser refills unseen by its cap (issue 18:
+    with the model's batches on two threads, ~85 MB of it did, and the 20 MB file was indexed)."""
+    warm = tmp_path / "warm"
+    warm.mkdir()
+    for i in range(30):
+        (warm / f"f{i}.md").write_text(f"# File {i}\n\n" + f"Paragraph about topic{i} and the common word.\n\n" * 30)
+    with KnowledgeBase(Settings(kb=str(tmp_path / "warm.db"), embed={"provider": "local"})) as kb:
+        assert len(kb.add([warm]).added) == 30
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    small_files(folder, ["a1.txt", "z1.txt"])
+    os.link(big_text, folder / "m-big.txt")
+    report = ingest(tmp_path, folder, worker_memory_mb=10)
+    assert ok_names(report) == {"a1.txt", "z1.txt"}
+    [(path, kind, reason)] = report.failed
+    assert Path(path).name == "m-big.txt" and "ingest.worker_memory_mb" in reason, reason

@@ -44,7 +44,8 @@ from docqa.ingest.ocr import configure as configure_ocr
 from docqa.ingest.scan import GONE, Scanner, real_paths, safe_path
 from docqa.ingest.sync import absent_paths
 from docqa.types import Chunk, Document, DocumentRecord
-from docqa.ingest.pool import QUIET, ParsePool, trim_heap
+from docqa.heap import keep_large_blocks_apart, trim_heap
+from docqa.ingest.pool import QUIET, ParsePool
 from docqa.ingest.readers.zipguard import ZipLimits, applied
 
 Progress = Callable[[int, int, str], None]  # (done, total, path)
@@ -547,6 +548,7 @@ def disk_change(record: DocumentRecord) -> tuple[str, str] | None:
 
 def _warm_up() -> None:
     """Load parsers, tokenizer and dictionaries once, before forking, so workers inherit them."""
+    keep_large_blocks_apart()  # the tables' large temporaries must not stay behind as heap holes
     import docqa.ingest.chunkers  # noqa: F401
     import docqa.ingest.readers  # noqa: F401
     from docqa.ingest.enrich import enrich

@@ -24,7 +24,6 @@ one.  The limits come from `ingest.parse_timeout` and `ingest.worker_memory_mb`.
 
 from __future__ import annotations
 
-import functools
 import os
 import signal
 import time
@@ -35,6 +34,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from docqa.errors import IngestError, ParseTimeoutError, WorkerKilledError
+from docqa.heap import trim_heap
 
 Job = tuple  # (path, size, mtime_ns, old_hash): a job's first item names its file
 QUIET = object()  # what run(quiet=...) yields when no answer came for that long (not a result)
@@ -283,25 +283,6 @@ def _receive(conn: Connection) -> list[Job] | None:
     try:
         return conn.recv()
     except (EOFError, OSError):
-        return None
-
-
-def trim_heap() -> None:
-    """Give the heap's free pages back to the system.  glibc keeps what a large parse freed (60 MB
-    after an 872-page Word file) for the life of the process; this costs about a millisecond."""
-    if _libc() is not None:
-        _libc().malloc_trim(0)
-
-
-@functools.lru_cache(maxsize=1)
-def _libc():
-    """glibc, or None (macOS, musl: no malloc_trim)."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None)
-        return libc if hasattr(libc, "malloc_trim") else None
-    except (ImportError, OSError):
         return None
 
 
