@@ -4,20 +4,13 @@ glibc keeps freed heap for reuse rather than giving it back, and after the first
 raises the size from which a block gets a mapping of its own (up to 32 MB), so later large
 temporaries land in the heap and stay there as free holes.  For docqa that is memory a parser
 process or the embedding process holds for nothing, and free heap that a forked parser refills
-unseen by its memory cap (pool.cap_memory counts the data size it starts with).  Both helpers do
-nothing where the C library is not glibc.
+unseen by its memory cap (pool.cap_memory counts the data size it starts with).  Nothing is done
+where the C library is not glibc.
 """
 
 from __future__ import annotations
 
 import functools
-
-
-def trim_heap() -> None:
-    """Give the heap's free pages back to the system.  glibc keeps what a large parse freed (60 MB
-    after an 872-page Word file) for the life of the process; this costs about a millisecond."""
-    if _libc() is not None:
-        _libc().malloc_trim(0)
 
 
 def keep_large_blocks_apart() -> None:
@@ -34,11 +27,11 @@ _M_MMAP_THRESHOLD = -3  # malloc.h
 
 @functools.lru_cache(maxsize=1)
 def _libc():
-    """glibc, or None (macOS, musl: no malloc_trim)."""
+    """glibc (told apart by its malloc_trim), or None (macOS, musl)."""
     try:
         import ctypes
 
         libc = ctypes.CDLL(None)
-        return libc if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
+        return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
     except (ImportError, OSError):
         return None

@@ -44,7 +44,7 @@ from docqa.ingest.ocr import configure as configure_ocr
 from docqa.ingest.scan import GONE, Scanner, real_paths, safe_path
 from docqa.ingest.sync import absent_paths
 from docqa.types import Chunk, Document, DocumentRecord
-from docqa.heap import keep_large_blocks_apart, trim_heap
+from docqa.heap import keep_large_blocks_apart
 from docqa.ingest.pool import QUIET, ParsePool
 from docqa.ingest.readers.zipguard import ZipLimits, applied
 
@@ -557,7 +557,6 @@ def _warm_up() -> None:
     count_tokens("warm up")
     segment_for_index("预热")
     enrich(Document(path="warm-up.txt", type="text", text="warm up 预热"))
-    trim_heap()  # building the tables freed ~30 MB that glibc would keep
 
 
 def _type_guess(path: str) -> str:

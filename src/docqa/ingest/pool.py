@@ -34,11 +34,9 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from docqa.errors import IngestError, ParseTimeoutError, WorkerKilledError
-from docqa.heap import trim_heap
 
 Job = tuple  # (path, size, mtime_ns, old_hash): a job's first item names its file
 QUIET = object()  # what run(quiet=...) yields when no answer came for that long (not a result)
-_TRIM_AFTER = 0.05  # seconds: a file that took longer may have freed much memory
 _PREFETCH = 3  # groups a worker may hold: the next ones are ready when it finishes the current one
 _START_SECONDS = 60.0  # a new worker's start and ready() may take this long, on top of its first file's time
 
@@ -267,16 +265,12 @@ def _serve(conn: Connection, work: Callable[[Job], Any], memory_bytes: int, read
     cap_memory(memory_bytes)
     conn.send(_Ready())
     while (group := _receive(conn)) is not None:
-        began = time.monotonic()
-        conn.send(_Started(began))  # the group's first file's time limit starts now
+        conn.send(_Started(time.monotonic()))  # the group's first file's time limit starts now
         for job in group:
             try:
-                conn.send(_Answer(work(job), done := time.monotonic()))
+                conn.send(_Answer(work(job), time.monotonic()))
             except MemoryError:  # past the cap outside the parse itself (e.g. sending the result back)
                 os._exit(_OUT_OF_MEMORY)
-            if done - began > _TRIM_AFTER:  # a large file: its freed memory goes back to the system
-                trim_heap()
-            began = done
 
 
 def _receive(conn: Connection) -> list[Job] | None:
