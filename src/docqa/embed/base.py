@@ -129,8 +129,11 @@ class Embedder(ABC):
         if self.callers <= 1 or len(batches) <= 1:
             yield from map(one, batches)
             return
-        with ThreadPoolExecutor(min(self.callers, len(batches)), thread_name_prefix="docqa-embed") as pool:
+        pool = ThreadPoolExecutor(min(self.callers, len(batches)), thread_name_prefix="docqa-embed")
+        try:
             yield from pool.map(one, batches)
+        finally:  # a failed batch (or a caller that stops early) cancels the batches not started
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_batch([text], "query")[0]
