@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from docqa.errors import MissingExtraError
 from docqa.text.language import HAN, HAN_RUN, has_cjk
 from docqa.text.segment import STOPWORDS
 from docqa.types import HEADING, Document, Enrichment
@@ -131,7 +132,8 @@ def _english_idf() -> dict[str, float]:
     with gzip.open(path, "rb") as fh:
         header, *buckets = msgpack.load(fh, raw=False)
     if header != {"format": "cB", "version": 1}:
-        raise RuntimeError(f"{path}: unexpected word-frequency format {header!r}; reinstall docqa's pinned wordfreq")
+        raise MissingExtraError(f"keyword extraction ({path} has an unexpected format {header!r})",
+                                "pip install --force-reinstall wordfreq==3.1.1")
     step = math.log(10) / 100
     table = {word: i * step for i, bucket in enumerate(buckets) for word in bucket}
     table.update(dict.fromkeys(STOPWORDS | _WEB_NOISE, 0.0))
