@@ -32,20 +32,21 @@ from docqa.settings import Settings
 SRC = Path(docqa.__file__).parent
 ROOT = "docqa"
 
-# Bottom to top.  Leaves (types, errors, clock, version) import nothing of ours; access, llm and
+# Bottom to top.  Leaves (types, errors, clock, version, heap) import nothing of ours; access, llm and
 # settings import nothing above them.  Target (DESIGN §2): front ends (cli, api, mcp, web) → kb
 # → run → agent → answer → retrieve → store, embed, text; ingest → store, embed, text.
 BOTTOM = {"types", "errors"}
 ALLOWED: dict[str, set[str]] = {
     "types": set(), "errors": set(), "clock": set(), "version": set(),
+    "heap": set(),  # glibc heap tuning for the processes that parse and embed
     "settings": {"errors"},
     "access": {"types", "errors"},  # Principal and the one policy, decided in the core
     "llm": {"errors"},
     "text": BOTTOM,
-    "embed": BOTTOM | {"text"},
+    "embed": BOTTOM | {"text", "heap"},
     "store": BOTTOM | {"text", "clock", "session"},  # session: the RunLog, which session/ owns
     "session": BOTTOM | {"clock"},
-    "ingest": BOTTOM | {"text", "store", "embed", "clock"},
+    "ingest": BOTTOM | {"text", "store", "embed", "clock", "heap"},
     "retrieve": BOTTOM | {"text", "store", "embed", "settings"},
     "browse": BOTTOM | {"store"},
     "view": BOTTOM | {"ingest"},  # the original file, PDF pages and boxes: the ingest readers open them
