@@ -139,3 +139,19 @@ def test_convex_weight_comes_from_the_model_unless_set(tmp_path, local_embedder)
         assert kb.retriever.dense_weight == local_embedder.fusion_weight == 0.3
     with KnowledgeBase(Settings(kb=str(tmp_path / "b.db"), search={"dense_weight": 0.6}), embedder=local_embedder) as kb:
         assert kb.retriever.dense_weight == 0.6
+
+
+def test_searches_at_once_on_one_knowledge_base_finish_and_agree(tmp_path, local_embedder):
+    """The model's query embedding and the stored vectors' load run on the retriever's two threads:
+    many searches at once on one knowledge base (its first search among them) must neither wait on
+    each other forever nor see a half-loaded matrix."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    queries = ["how long do we retain copies of the data store?", "数据库多久备份一次？", "who carries the pager?",
+               "what is the hotel limit per night on business trips?"] * 3
+    with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db")), embedder=local_embedder) as base:
+        base.add([build(tmp_path / "docs", DOCS)])
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            at_once = list(pool.map(lambda q: [(h.chunk_id, h.score) for h in base.search(q)], queries, timeout=120))
+        one_by_one = [[(h.chunk_id, h.score) for h in base.search(q)] for q in queries]
+    assert at_once == one_by_one

@@ -9,7 +9,7 @@ documents may not hold the answer.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from docqa.embed import Embedder
@@ -80,10 +80,12 @@ class Retriever:
         mode = self._mode(mode or s.mode)
         parsed = parse_query(query, s.phrase_boost)
         depth = max(s.candidates, top_k) if mode == "hybrid" else top_k
-        dense = self._pool().submit(self._dense, query, depth, where) if mode != "bm25" else None
-        lists = _Lists(  # BM25 runs here while the query is embedded and matched in the other thread
+        if mode != "bm25":  # a first search loads the model and the stored vectors at once (~0.3 s each at 30k chunks)
+            prepared = self._pool().submit(self.store.vectors.prepare, self.model_key)
+            vector = self._pool().submit(self.embedder.embed_query, query)
+        lists = _Lists(  # BM25 runs here while the query is embedded in another thread
             bm25=self.store.fulltext.search_text(parsed, depth, where) if mode != "dense" else [],
-            dense=dense.result() if dense is not None else [],
+            dense=self._dense(prepared, vector, depth, where) if mode != "bm25" else [],
         )
         fused = self._fuse(lists, mode, query, parsed.terms)[:top_k]
         hits = self.store.documents.get_hits([cid for cid, _ in fused])
@@ -93,7 +95,7 @@ class Retriever:
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docqa-dense")
+            self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="docqa-dense")
         return self._executor
 
     def close(self) -> None:
@@ -110,9 +112,9 @@ class Retriever:
             return "bm25"  # hybrid without vectors is BM25
         return mode
 
-    def _dense(self, query: str, depth: int, where: ChunkFilter | None) -> list[tuple[str, float]]:
-        vector = self.embedder.embed_query(query)
-        return self.store.vectors.search_vector(vector, self.model_key, depth, where)
+    def _dense(self, prepared: Future, vector: Future, depth: int, where: ChunkFilter | None) -> list[tuple[str, float]]:
+        prepared.result()
+        return self.store.vectors.search_vector(vector.result(), self.model_key, depth, where)
 
     def _fuse(self, lists: _Lists, mode: str, query: str, terms: list[str]) -> list[tuple[str, float]]:
         if mode == "bm25":

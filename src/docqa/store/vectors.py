@@ -46,6 +46,10 @@ class VectorStore(ABC):
         """(chunk_id, cosine similarity) best first, over the vectors of one model (StoreError when
         the query's dimensions differ from the stored vectors')."""
 
+    def prepare(self, model: str) -> None:
+        """Load what `search_vector` over `model` needs, so a first search can do it while the query
+        is embedded (a store that keeps nothing in memory has nothing to do)."""
+
     @abstractmethod
     def known_vectors(self, model: str, hashes: Iterable[str]) -> set[str]:
         """Which of these text hashes already have a vector of `model` (they need no embedding)."""

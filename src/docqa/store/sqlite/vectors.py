@@ -84,6 +84,9 @@ class SQLiteVectors(VectorStore):
         ids = dict(conn.execute(f"SELECT rowid, id FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})", rowids))
         return [(ids[r], float(score)) for r, score in zip(rowids, scores) if r in ids]
 
+    def prepare(self, model: str) -> None:
+        self._vector_cache(model)
+
     def _vector_cache(self, model: str) -> _VectorCache:
         """All vectors of `model` as one matrix (see matrix.py), reloaded when the index changed."""
         conn = self._vector_conn()
