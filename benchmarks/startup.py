@@ -19,6 +19,10 @@ moment of a shared machine hits both alike; the tables show the median and the m
   busy machine); the same search answered by a running `docqa serve` (POST /api/v1/search over loopback with
   httpx, one client, after a warm-up request), the floor a command line could approach.
 
+`--kb PATH [--query Q]` times the same commands on an existing knowledge base instead (left as it
+is; e.g. one built by `docqa add` over the growth benchmark's 10k or 100k files), where a first
+search also reads every stored vector once.
+
 Bytecode is cached (as for an installed package): PYTHONDONTWRITEBYTECODE is unset in the child
 processes and their .pyc files go to a scratch PYTHONPYCACHEPREFIX, warmed before timing.
 `--source` keeps the environment as it is instead.
@@ -54,17 +58,21 @@ def main() -> None:
     parser.add_argument("--new", default=str(NEW), help="src folder of the tree measured (default: this one)")
     parser.add_argument("--reps", type=int, default=7, help="runs of each command per tree")
     parser.add_argument("--source", action="store_true", help="do not cache bytecode (keep the environment)")
+    parser.add_argument("--kb", help="an existing knowledge base to search (default: one built from samples/)")
+    parser.add_argument("--query", default=QUERY, help="the search timed (with --kb)")
     args = parser.parse_args()
+    query = args.query if args.kb else QUERY
 
     work = Path(tempfile.mkdtemp(prefix="docqa-startup-"))
     trees = {name: Tree(name, src, work, args.source) for name, src in (("baseline", args.baseline), ("new", args.new))}
-    kb = work / "demo.db"
+    kb = Path(args.kb).resolve() if args.kb else work / "demo.db"
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; work in {work}")
-    trees["new"].run("--kb", str(kb), "add", str(SAMPLES))
+    if not args.kb:
+        trees["new"].run("--kb", str(kb), "add", str(SAMPLES))
     found = {}
     for tree in trees.values():  # warm the bytecode cache and the page cache
-        tree.run("--kb", str(kb), "search", QUERY)
-        found[tree.name] = [(h["chunk_id"], h["score"]) for q in (QUERY, QUESTION, "API 密钥多久轮换一次")
+        tree.run("--kb", str(kb), "search", query)
+        found[tree.name] = [(h["chunk_id"], h["score"]) for q in (query, QUESTION, "API 密钥多久轮换一次")
                             for h in json.loads(tree.run("--kb", str(kb), "search", q, "--json").stdout)]
         mode = re.search(r'"mode": "(\w+)"', tree.run("--kb", str(kb), "ask", QUESTION, "--json").stdout)
         print(f"{tree.name}: ask answered in mode {mode.group(1) if mode else '?'}")
@@ -74,7 +82,7 @@ def main() -> None:
     counts: dict[str, list[int]] = {}
     commands = {
         "docqa --help": ("--help",),
-        "docqa search": ("--kb", str(kb), "search", QUERY),
+        "docqa search": ("--kb", str(kb), "search", query),
         "docqa ask (extractive)": ("--kb", str(kb), "ask", QUESTION),
     }
     for rep in range(args.reps):
@@ -89,7 +97,7 @@ def main() -> None:
                     rows.setdefault("docqa search, CPU seconds (user + system)", {}).setdefault(tree.name, []).append(tree.cpu)
         rows.setdefault("docqa --version", {}).setdefault("new", []).append(trees["new"].timed("--version"))
         print(f"rep {rep + 1}/{args.reps} done, load average {os.getloadavg()[0]:.2f}", flush=True)
-    served = _served(trees["new"], kb, args.reps * 3)
+    served = _served(trees["new"], kb, query, args.reps * 3)
     print(f"load average at the end {os.getloadavg()[0]:.2f}\n")
     _report(rows, counts, served)
     shutil.rmtree(work, ignore_errors=True)
@@ -149,7 +157,7 @@ class Tree:
         return float(proc.stdout.split()[-1])
 
 
-def _served(tree: Tree, kb: Path, n: int) -> list[float]:
+def _served(tree: Tree, kb: Path, query: str, n: int) -> list[float]:
     """Seconds per POST /api/v1/search to a running `docqa serve`, after one warm-up request."""
     import httpx
 
@@ -168,11 +176,11 @@ def _served(tree: Tree, kb: Path, n: int) -> list[float]:
                 except httpx.TransportError:
                     pass
                 time.sleep(0.1)
-            client.post("/api/v1/search", json={"query": QUERY}).raise_for_status()  # loads the model
+            client.post("/api/v1/search", json={"query": query}).raise_for_status()  # loads the model
             times = []
             for _ in range(n):
                 started = time.perf_counter()
-                client.post("/api/v1/search", json={"query": QUERY}).raise_for_status()
+                client.post("/api/v1/search", json={"query": query}).raise_for_status()
                 times.append(time.perf_counter() - started)
         return times
     finally:
