@@ -80,3 +80,14 @@ def test_the_shipped_scan_graph_is_the_one_the_tool_builds():
     spec.loader.exec_module(tool)
     shipped = resources.files("docqa.store").joinpath("int8_scan.onnx").read_bytes()
     assert shipped == tool.build(), "run: python tools/scan_graph.py"
+
+
+def test_the_scale_is_the_largest_magnitude():
+    from docqa.store.matrix import _abs_max
+
+    m16 = np.array([[0.25, -0.75], [0.5, 0.125]], dtype=np.float16)
+    assert _abs_max(m16) == 0.75
+    assert _abs_max(-m16) == 0.75
+    rng = np.random.default_rng(5)
+    big = _unit(rng, 3000).astype(np.float16)
+    assert _abs_max(big) == float(np.abs(big.astype(np.float32)).max())

@@ -65,11 +65,14 @@ class _Int8Scan:
         import onnxruntime as ort
 
         rows, dims = matrix16.shape
-        self.scale = float(np.abs(matrix16).max()) / 127 or 1.0
+        self.scale = _abs_max(matrix16) / 127 or 1.0
         q8t = np.empty((dims, rows), dtype=np.int8)  # the layout MatMulInteger wants, filled block by block
-        for start in range(0, rows, 8192):
-            block = matrix16[start : start + 8192].astype(np.float32) / self.scale
-            q8t[:, start : start + len(block)] = np.clip(np.rint(block), -127, 127).astype(np.int8).T
+        block = np.empty((2048, dims), dtype=np.float32)
+        for start in range(0, rows, len(block)):
+            part = block[: min(len(block), rows - start)]
+            np.divide(matrix16[start : start + len(part)], np.float32(self.scale), out=part, casting="unsafe")
+            np.clip(np.rint(part, out=part), -127, 127, out=part)
+            q8t[:, start : start + len(part)] = part.astype(np.int8).T
         opts = ort.SessionOptions()
         opts.log_severity_level = 3
         opts.intra_op_num_threads = 1  # memory-bound: one thread reads as fast, and leaves a core to BM25
@@ -84,3 +87,10 @@ class _Int8Scan:
         qscale = float(np.abs(vector).max() / 127) or 1.0
         q = (np.clip(np.rint(vector / qscale), -127, 127) + 128).astype(np.uint8)[None]
         return self.session.run(None, {"q": q})[0][0].astype(np.float32) * (qscale * self.scale)
+
+
+def _abs_max(matrix16: np.ndarray) -> float:
+    """The largest |x| of a float16 matrix, from the bits (numpy's float16 arithmetic is ~20× slower)."""
+    if matrix16.size == 0:
+        return 0.0
+    return float(np.uint16((matrix16.view(np.uint16) & 0x7FFF).max()).view(np.float16))
