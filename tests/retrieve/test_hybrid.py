@@ -155,3 +155,40 @@ def test_searches_at_once_on_one_knowledge_base_finish_and_agree(tmp_path, local
             at_once = list(pool.map(lambda q: [(h.chunk_id, h.score) for h in base.search(q)], queries, timeout=120))
         one_by_one = [[(h.chunk_id, h.score) for h in base.search(q)] for q in queries]
     assert at_once == one_by_one
+
+
+def test_connections_to_one_file_share_its_vectors_and_see_each_others_writes(tmp_path, local_embedder):
+    """A server's worker threads each open the file: the matrix is loaded once and held once, and a
+    write through any connection makes every one of them search the new vectors."""
+    settings = Settings(kb=str(tmp_path / "kb.db"))
+    query = "how long do we retain copies of the data store?"
+    with KnowledgeBase(settings, embedder=local_embedder) as writer, \
+            KnowledgeBase(settings, embedder=local_embedder) as reader:
+        writer.add([build(tmp_path / "docs", DOCS)])
+        assert names(reader.search(query, mode="dense"))[0] == "backup.md"
+        assert names(writer.search(query, mode="dense"))[0] == "backup.md"
+        assert writer.store.vectors._cache is reader.store.vectors._cache  # one matrix
+        (tmp_path / "docs" / "en" / "backup.md").unlink()
+        writer.add([tmp_path / "docs"])
+        assert "backup.md" not in names(reader.search(query, mode="dense"))
+        assert "backup.md" not in names(writer.search(query, mode="dense"))
+        assert writer.store.vectors._cache is reader.store.vectors._cache
+
+
+def test_a_file_replaced_at_the_same_path_is_searched_afresh(tmp_path, local_embedder):
+    """The shared vectors are keyed by the file's path and its random generation token: a new
+    knowledge base at the path of one that was searched in this process never gets the old matrix."""
+    db = tmp_path / "kb.db"
+    query = "how long do we retain copies of the data store?"
+    with KnowledgeBase(Settings(kb=str(db)), embedder=local_embedder) as first:
+        first.add([build(tmp_path / "one", {"en/backup.md": DOCS["en/backup.md"]})])
+        assert names(first.search(query, mode="dense")) == ["backup.md"]
+        for leftover in tmp_path.glob("kb.db*"):
+            leftover.unlink()
+        with KnowledgeBase(Settings(kb=str(db)), embedder=local_embedder) as second, \
+                KnowledgeBase(Settings(kb=str(tmp_path / "elsewhere.db")), embedder=local_embedder) as control:
+            for base in (second, control):
+                base.add([build(tmp_path / "two", {"en/notes.txt": DOCS["en/notes.txt"]})])
+            hits, truth = second.search(query, mode="dense"), control.search(query, mode="dense")
+            assert names(hits) == ["notes.txt"]
+            assert hits[0].dense_score == truth[0].dense_score  # the new file's vector, not the old one's

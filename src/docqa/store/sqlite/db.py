@@ -7,6 +7,7 @@ inside `batch()` every concern's writes, runs included, join the one open transa
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import threading
 import time
@@ -106,11 +107,14 @@ class SQLiteDB:
     def bump_generation(conn: sqlite3.Connection) -> None:
         """Mark the chunks or vectors as changed (the vector cache reloads on a new generation).
 
-        A counter rather than PRAGMA data_version: that changes on every commit, and a run or
-        feedback saved after each question must not make the next search reload every vector.
+        Not PRAGMA data_version: that changes on every commit, and a run or feedback saved after
+        each question must not make the next search reload every vector.  A random token, not a
+        counter: the vectors loaded from one file are shared by every connection to it in the
+        process (sqlite/vectors.py), and a file replaced at the same path (a restored backup, a
+        new knowledge base) must never match a token of the old one.
         """
-        conn.execute("INSERT INTO meta VALUES ('generation', '1') "
-                     "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+        conn.execute("INSERT INTO meta VALUES ('generation', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                     (secrets.token_hex(12),))
 
     @staticmethod
     def generation(conn: sqlite3.Connection) -> str | None:

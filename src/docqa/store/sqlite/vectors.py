@@ -8,7 +8,10 @@ A document's new vectors are written by `SQLiteDocuments.replace_document` in it
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import threading
+import weakref
 from collections.abc import Callable, Iterable
 
 import numpy as np
@@ -38,10 +41,19 @@ def drop_orphan_vectors(conn: sqlite3.Connection, hashes: list[str]) -> None:
 
 
 class _VectorCache:
-    __slots__ = ("model", "token", "rowids", "matrix")
+    __slots__ = ("model", "token", "rowids", "matrix", "__weakref__")
 
     def __init__(self, model: str, token: str | None, rowids: np.ndarray, matrix: VectorMatrix):
         self.model, self.token, self.rowids, self.matrix = model, token, rowids, matrix
+
+
+class _Shared:
+    """The loaded vectors of each knowledge base file, shared by every connection to it in this process:
+    a server's worker threads each open their own, but the matrix (~1 GB at 300k vectors) is loaded
+    once and held once.  An entry lives while a `SQLiteVectors` holds it."""
+
+    caches: weakref.WeakValueDictionary[tuple[str, str], _VectorCache] = weakref.WeakValueDictionary()
+    loading = threading.Lock()  # one load at a time: the others wait for its matrix rather than load their own
 
 
 class SQLiteVectors(VectorStore):
@@ -88,21 +100,36 @@ class SQLiteVectors(VectorStore):
         self._vector_cache(model)
 
     def _vector_cache(self, model: str) -> _VectorCache:
-        """All vectors of `model` as one matrix (see matrix.py), reloaded when the index changed."""
+        """All vectors of `model` as one matrix (see matrix.py), reloaded when the index changed, and
+        shared with the other connections to the same file (`_Shared`)."""
         conn = self._vector_conn()
         token = self.db.generation(conn)
         cache = self._cache
-        if cache is None or cache.model != model or cache.token != token:
-            with self.db.lock:
-                rows = conn.execute(
-                    "SELECT c.rowid, e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.text_hash = c.embed_hash",
-                    (model,)).fetchall()
-            rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-            blob = b"".join(r[1] for r in rows)
-            dims = len(rows[0][1]) // 2 if rows else 0
-            matrix = VectorMatrix(np.frombuffer(blob, dtype=np.float16).reshape(len(rows), dims))
-            cache = self._cache = _VectorCache(model, token, rowids, matrix)
+        if cache is not None and cache.model == model and cache.token == token:
+            return cache
+        if self.db.path == ":memory:":
+            cache = self._cache = self._load(conn, model, token)
+            return cache
+        key = (os.path.realpath(self.db.path), model)
+        cache = _Shared.caches.get(key)
+        if cache is None or cache.token != token:
+            with _Shared.loading:
+                cache = _Shared.caches.get(key)
+                if cache is None or cache.token != token:
+                    cache = _Shared.caches[key] = self._load(conn, model, token)
+        self._cache = cache
         return cache
+
+    def _load(self, conn: sqlite3.Connection, model: str, token: str | None) -> _VectorCache:
+        with self.db.lock:
+            rows = conn.execute(
+                "SELECT c.rowid, e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.text_hash = c.embed_hash",
+                (model,)).fetchall()
+        rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        blob = b"".join(r[1] for r in rows)
+        dims = len(rows[0][1]) // 2 if rows else 0
+        del rows
+        return _VectorCache(model, token, rowids, VectorMatrix(np.frombuffer(blob, dtype=np.float16).reshape(len(rowids), dims)))
 
     def known_vectors(self, model: str, hashes: Iterable[str]) -> set[str]:
         hashes = list(dict.fromkeys(hashes))
@@ -167,5 +194,6 @@ class SQLiteVectors(VectorStore):
         return embedded, total
 
     def close(self) -> None:
+        self._cache = None  # the shared matrix goes when no open store holds it
         if self._vconn is not None:
             self._vconn.close()
