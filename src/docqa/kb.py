@@ -308,6 +308,17 @@ class KnowledgeBase:
         """True when no document is indexed (nothing added yet, or every file failed or was skipped)."""
         return not any(self.store.documents.collection_sizes().values())
 
+    def warm(self) -> None:
+        """Load now what a first search loads (the embedding model, the stored vectors), e.g. on a
+        server's start; nothing when there is no embedder or its vectors are not the index's."""
+        embedder = self.embedder
+        if embedder is None:
+            return
+        embedder.warm()
+        stored = self.store.vectors.embedder()
+        if stored and Fingerprint.from_json(stored) == embedder.fingerprint:
+            self.store.vectors.prepare(self.retriever.model_key)
+
     def search(self, query: str, top_k: int | None = None, collection: str | None = None, *, mode: str | None = None,
                path_glob: str | None = None, types: list[str] | tuple[str, ...] = (), rerank: str | None = None,
                principal: Principal = LOCAL) -> SearchResults:

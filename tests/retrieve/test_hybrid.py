@@ -192,3 +192,18 @@ def test_a_file_replaced_at_the_same_path_is_searched_afresh(tmp_path, local_emb
             hits, truth = second.search(query, mode="dense"), control.search(query, mode="dense")
             assert names(hits) == ["notes.txt"]
             assert hits[0].dense_score == truth[0].dense_score  # the new file's vector, not the old one's
+
+
+def test_warm_loads_the_vectors_a_first_search_needs(tmp_path, local_embedder):
+    settings = Settings(kb=str(tmp_path / "kb.db"))
+    with KnowledgeBase(settings, embedder=local_embedder) as writer:
+        writer.add([build(tmp_path / "docs", DOCS)])
+    with KnowledgeBase(settings, embedder=local_embedder) as server:
+        assert server.store.vectors._cache is None
+        server.warm()
+        warmed = server.store.vectors._cache
+        assert warmed is not None and warmed.matrix.rows == len(DOCS)
+        assert names(server.search("how long do we retain copies of the data store?", mode="dense"))[0] == "backup.md"
+        assert server.store.vectors._cache is warmed  # the search used what warm loaded
+    with KnowledgeBase(Settings(kb=str(tmp_path / "bm25.db"), embed={"provider": "none"}), embedder=None) as plain:
+        plain.warm()  # no embedder: nothing to load, no error

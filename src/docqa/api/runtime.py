@@ -83,10 +83,19 @@ class Runtime:
         self.metrics.watch(lambda: self.pool.queued, lambda: self.pool.running, lambda: self.writer.queued,
                            lambda: len(self.live))
         self.writer.start()
+        self.pool.submit(self._warm)  # the model and the vectors load while the server already answers
         if self.watch is not None and self.watch.paths:
             self.watching = Watching(self.watch, self.writer, self.writer.kb, self.redact)
             self.watching.start()
         self.started = True
+
+    @staticmethod
+    def _warm(kb: KnowledgeBase) -> None:
+        """On a worker: a first search then finds the model and the vectors loaded (seconds at 100k files)."""
+        try:
+            kb.warm()
+        except Exception as exc:  # noqa: BLE001 - the first search raises it again, where it is reported
+            log.warning("could not load the embedding model or the vectors ahead of the first search: %s", exc)
 
     def stop(self) -> None:
         self.started = False
