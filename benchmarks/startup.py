@@ -16,8 +16,10 @@ moment of a shared machine hits both alike; the tables show the median and the m
   chat model served on this machine is never asked); the hits of three hybrid searches (English,
   the question, Chinese) are compared between the trees first;
 - the CPU seconds of the search (user + system, all its threads: steadier than wall time on a
-  busy machine); the same search answered by a running `docqa serve` (POST /api/v1/search over loopback with
-  httpx, one client, after a warm-up request), the floor a command line could approach.
+  busy machine);
+- a running `docqa serve` of each tree (POST /api/v1/search over loopback with httpx): its first
+  search, sent as soon as /readyz answers; then searches sent 4 at a time, so each worker thread
+  searches (the floor a command line could approach); the server's RSS and peak RSS at the end.
 
 `--kb PATH [--query Q]` times the same commands on an existing knowledge base instead (left as it
 is; e.g. one built by `docqa add` over the growth benchmark's 10k or 100k files), where a first
@@ -97,7 +99,7 @@ def main() -> None:
                     rows.setdefault("docqa search, CPU seconds (user + system)", {}).setdefault(tree.name, []).append(tree.cpu)
         rows.setdefault("docqa --version", {}).setdefault("new", []).append(trees["new"].timed("--version"))
         print(f"rep {rep + 1}/{args.reps} done, load average {os.getloadavg()[0]:.2f}", flush=True)
-    served = _served(trees["new"], kb, query, args.reps * 3)
+    served = {name: _served(tree, kb, query, args.reps * 4) for name, tree in trees.items()}
     print(f"load average at the end {os.getloadavg()[0]:.2f}\n")
     _report(rows, counts, served)
     shutil.rmtree(work, ignore_errors=True)
@@ -157,9 +159,12 @@ class Tree:
         return float(proc.stdout.split()[-1])
 
 
-def _served(tree: Tree, kb: Path, query: str, n: int) -> list[float]:
-    """Seconds per POST /api/v1/search to a running `docqa serve`, after one warm-up request."""
+def _served(tree: Tree, kb: Path, query: str, n: int) -> dict:
+    """A running `docqa serve`: seconds to its first search (sent as soon as /readyz answers), then
+    seconds per POST /api/v1/search sent 4 at a time (so every worker thread searches), and the
+    server's memory at the end (VmRSS, VmHWM of /proc)."""
     import httpx
+    from concurrent.futures import ThreadPoolExecutor
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -168,27 +173,34 @@ def _served(tree: Tree, kb: Path, query: str, n: int) -> list[float]:
                               env=tree.env, cwd=tree.work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         base = f"http://127.0.0.1:{port}"
-        with httpx.Client(base_url=base, timeout=60) as client:
-            for _ in range(300):
+        with httpx.Client(base_url=base, timeout=120) as client:
+            for _ in range(600):
                 try:
                     if client.get("/readyz").status_code == 200:
                         break
                 except httpx.TransportError:
                     pass
                 time.sleep(0.1)
-            client.post("/api/v1/search", json={"query": query}).raise_for_status()  # loads the model
-            times = []
-            for _ in range(n):
-                started = time.perf_counter()
+            started = time.perf_counter()
+            client.post("/api/v1/search", json={"query": query}).raise_for_status()
+            first = time.perf_counter() - started
+
+            def one(_: int) -> float:
+                began = time.perf_counter()
                 client.post("/api/v1/search", json={"query": query}).raise_for_status()
-                times.append(time.perf_counter() - started)
-        return times
+                return time.perf_counter() - began
+
+            with ThreadPoolExecutor(4) as pool:
+                times = list(pool.map(one, range(n)))
+        status = Path(f"/proc/{server.pid}/status").read_text()
+        memory = {k: int(re.search(rf"^{k}:\s+(\d+) kB", status, re.M).group(1)) / 1024 for k in ("VmRSS", "VmHWM")}
+        return {"first": first, "times": times, **memory}
     finally:
         server.terminate()
         server.wait(timeout=30)
 
 
-def _report(rows: dict[str, dict[str, list[float]]], counts: dict[str, list[int]], served: list[float]) -> None:
+def _report(rows: dict[str, dict[str, list[float]]], counts: dict[str, list[int]], served: dict[str, dict]) -> None:
     print("| measure | baseline median (min) | new median (min) | change of the median |")
     print("|---|---:|---:|---:|")
     for label, by_tree in rows.items():
@@ -198,7 +210,12 @@ def _report(rows: dict[str, dict[str, list[float]]], counts: dict[str, list[int]
         print(f"| {label} | {cells[0]} | {cells[1]} | {change} |")
     print(f"| modules imported by `import docqa.cli` | {statistics.median(counts['baseline']):.0f} | "
           f"{statistics.median(counts['new']):.0f} | |")
-    print(f"| search answered by `docqa serve` (POST /api/v1/search, {len(served)} requests) | | {_cell(served, ms=True)} | |")
+    base, new = served["baseline"], served["new"]
+    print(f"| `docqa serve`: its first search, sent when /readyz answers | {base['first']:.2f} s | {new['first']:.2f} s | |")
+    print(f"| `docqa serve`: then {len(new['times'])} searches, 4 at a time | {_cell(base['times'], ms=True)} | "
+          f"{_cell(new['times'], ms=True)} | |")
+    print(f"| `docqa serve`: memory at the end, RSS (peak) | {base['VmRSS']:.0f} MB ({base['VmHWM']:.0f}) | "
+          f"{new['VmRSS']:.0f} MB ({new['VmHWM']:.0f}) | |")
 
 
 def _cell(values: list[float] | None, ms: bool = False) -> str:
