@@ -9,7 +9,7 @@ documents may not hold the answer.
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from docqa.embed import Embedder
@@ -71,6 +71,7 @@ class Retriever:
         self.embedder = embedder
         self.model_key = model_key or (embedder.fingerprint.key if embedder else None)
         self._executor: ThreadPoolExecutor | None = None
+        self._loading: ThreadPoolExecutor | None = None
 
     def search(self, query: str, top_k: int | None = None, where: ChunkFilter | None = None,
                mode: str | None = None) -> SearchResults:
@@ -80,12 +81,10 @@ class Retriever:
         mode = self._mode(mode or s.mode)
         parsed = parse_query(query, s.phrase_boost)
         depth = max(s.candidates, top_k) if mode == "hybrid" else top_k
-        if mode != "bm25":  # a first search loads the model and the stored vectors at once (~0.3 s each at 30k chunks)
-            prepared = self._pool().submit(self.store.vectors.prepare, self.model_key)
-            vector = self._pool().submit(self.embedder.embed_query, query)
-        lists = _Lists(  # BM25 runs here while the query is embedded in another thread
+        dense = self._pool().submit(self._dense, query, depth, where) if mode != "bm25" else None
+        lists = _Lists(  # BM25 runs here while the query is embedded and matched in the other thread
             bm25=self.store.fulltext.search_text(parsed, depth, where) if mode != "dense" else [],
-            dense=self._dense(prepared, vector, depth, where) if mode != "bm25" else [],
+            dense=dense.result() if dense is not None else [],
         )
         fused = self._fuse(lists, mode, query, parsed.terms)[:top_k]
         hits = self.store.documents.get_hits([cid for cid, _ in fused])
@@ -95,13 +94,19 @@ class Retriever:
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="docqa-dense")
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docqa-dense")
         return self._executor
 
+    def _loader(self) -> ThreadPoolExecutor:
+        if self._loading is None:
+            self._loading = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docqa-vectors")
+        return self._loading
+
     def close(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=True)
-            self._executor = None
+        for pool in (self._executor, self._loading):
+            if pool is not None:
+                pool.shutdown(wait=True)
+        self._executor = self._loading = None
 
     def _mode(self, mode: str) -> str:
         if mode not in MODES:
@@ -112,9 +117,14 @@ class Retriever:
             return "bm25"  # hybrid without vectors is BM25
         return mode
 
-    def _dense(self, prepared: Future, vector: Future, depth: int, where: ChunkFilter | None) -> list[tuple[str, float]]:
+    def _dense(self, query: str, depth: int, where: ChunkFilter | None) -> list[tuple[str, float]]:
+        # A first search loads the model and the stored vectors: both at once (~0.3 s each at 30k chunks,
+        # seconds at 300k).  The load runs on a pool of its own, so no dense task ever waits on a task
+        # queued behind it (one retriever may serve several threads).
+        prepared = self._loader().submit(self.store.vectors.prepare, self.model_key)
+        vector = self.embedder.embed_query(query)
         prepared.result()
-        return self.store.vectors.search_vector(vector.result(), self.model_key, depth, where)
+        return self.store.vectors.search_vector(vector, self.model_key, depth, where)
 
     def _fuse(self, lists: _Lists, mode: str, query: str, terms: list[str]) -> list[tuple[str, float]]:
         if mode == "bm25":
