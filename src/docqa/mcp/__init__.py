@@ -7,6 +7,8 @@ Needs the `mcp` extra: pip install 'docqa[mcp]'.
 from __future__ import annotations
 
 import importlib
+import logging
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from docqa.mcp.server import Backend
 
 _INSTALL = "pip install 'docqa[mcp]'"
+log = logging.getLogger(__name__)
 
 
 def build_server(source: KnowledgeBase | Backend) -> MCPServer:
@@ -34,10 +37,24 @@ def future_backend(submit_read: Callable, submit_write: Callable, settings: Sett
 
 
 def serve_stdio(settings: Settings) -> None:
-    """Serve the tools on standard input and output until the client disconnects."""
+    """Serve the tools on standard input and output until the client disconnects.  While the client
+    connects, a second connection loads the embedding model and the stored vectors (shared with the
+    first: see KnowledgeBase.warm), so the first search does not."""
     server = _server()
-    with KnowledgeBase(settings) as kb:
-        server.build_server(kb).run("stdio")
+    with KnowledgeBase(settings) as kb, KnowledgeBase(settings, embedder=kb.embedder) as warmer:
+        warming = threading.Thread(target=_warm, args=(warmer,), name="docqa-warm", daemon=True)
+        warming.start()
+        try:
+            server.build_server(kb).run("stdio")
+        finally:
+            warming.join()  # before its connection closes
+
+
+def _warm(kb: KnowledgeBase) -> None:
+    try:
+        kb.warm()
+    except Exception as exc:  # noqa: BLE001 - the first search raises it again, where the client sees it
+        log.warning("could not load the embedding model or the vectors ahead of the first search: %s", exc)
 
 
 def mount(app: Any, source: KnowledgeBase | Settings | Backend, **options: Any) -> MCPServer:
