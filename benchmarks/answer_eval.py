@@ -47,6 +47,8 @@ def main() -> None:
     ap.add_argument("--top-k", type=int, default=0, help="sources given to the model (default: the setting)")
     ap.add_argument("--reuse", action="store_true", help="keep the ingested knowledge base from the last run")
     ap.add_argument("--fit", action="store_true", help="print the evidence model fitted on all the questions")
+    ap.add_argument("--dump", default="", help="write each question's evidence features and outcome to this JSONL "
+                    "(benchmarks/trust/fit_decision.py fits the decision on it with the trust dev set)")
     ap.add_argument("--no-embed", action="store_true", help="no embedder: BM25-only search, evidence without the dense feature")
     args = ap.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
@@ -109,7 +111,23 @@ def main() -> None:
         print("\nbaseline: always abstain = abstention 1.000, answer accuracy 0.000; never abstain (threshold 0):"
               f" answer accuracy {summary['answer_accuracy']:.3f}, abstention 0.000")
         summary["evidence_model"] = evidence_report(report, captured, shipped, args.fit)
+        if args.dump:
+            dump(Path(args.dump), report, captured)
     print("\n" + json.dumps(summary, indent=2))
+
+
+def dump(path: Path, report: evaluate.Report, captured: list[dict[str, float] | None]) -> None:
+    """One line per question: its evidence features, whether it is answerable, and whether the answer
+    published at threshold 0 holds the gold answer (the label of a calibrated decision)."""
+    with path.open("w", encoding="utf-8") as out:
+        for outcome, features in zip(report.outcomes, captured):
+            if features is None:
+                continue
+            item = outcome.item
+            out.write(json.dumps({"source": "squad2", "group": item.article, "answerable": not item.impossible,
+                                  "correct": bool(outcome.contains_gold) and not item.impossible,
+                                  "features": features}, ensure_ascii=False) + "\n")
+    print(f"wrote {path}", file=sys.stderr)
 
 
 # -- the evidence model: fit and held-out check ------------------------------------------------

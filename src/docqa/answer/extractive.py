@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from docqa.answer import answerability
 from docqa.answer.facts import normalise
 from docqa.answer.sources import SourceSet
 from docqa.answer.statement import quotable_spans
@@ -31,6 +32,7 @@ from docqa.answer.support import content_tokens, jaccard
 from docqa.retrieve.snippet import coverage
 from docqa.text.language import HAN, has_cjk
 from docqa.text.segment import STOPWORDS, query_terms, query_words
+from docqa.types import Hit
 
 # Ranking weights of a candidate sentence.
 W_TERMS, W_DENSE, W_RETRIEVAL = 0.45, 0.35, 0.20
@@ -128,8 +130,9 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     chosen = _mmr(candidates, count)
     best = chosen[0]
     window = _window(candidates, best)
+    hit = sources.get(best.n).hit  # type: ignore[union-attr]
     features = evidence_features(question, best.text, " ".join(s.text for s in window), terms, weights,
-                                 best.dense if embed is not None else None, retrieval[best.n])
+                                 best.dense if embed is not None else None, retrieval[best.n], _context(hit))
     evidence = evidence_probability(features)
     if evidence < threshold:
         return Extract([], evidence, True, features, chosen)
@@ -138,8 +141,10 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
-                      dense: float | None, retrieval: float) -> dict[str, float]:
-    """The evidence model's inputs for the best sentence (`window`: it and its neighbours)."""
+                      dense: float | None, retrieval: float, context: str = "") -> dict[str, float]:
+    """The evidence model's inputs for the best sentence (`window`: it and its neighbours; `context`:
+    its passage's title, section and file name).  Across languages the lexical features that cannot
+    hold (the question's Chinese words in an English sentence) are zero; see docqa.answer.answerability."""
     distinct = list(dict.fromkeys(t.lower() for t in terms))
     found = [_holds(sentence, t) for t in distinct]
     idf = [weights.get(t, 1.0) for t in distinct]
@@ -154,12 +159,21 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     }
     if dense is not None:
         out["dense"] = float(dense)
+    out.update(answerability.features(question, window, context, coverage(context, terms, weights), dense))
+    if out["crossing"]:
+        out["missing_rare"] = 0.0
     return out
+
+
+def _context(hit: Hit) -> str:
+    """What names a passage's subject besides its text: its title, section path and file name."""
+    name = hit.path.replace("\\", "/").rsplit("/", 1)[-1]
+    return " ".join(x for x in (hit.title, hit.section, name) if x)
 
 
 def evidence_probability(features: dict[str, float]) -> float:
     model = EVIDENCE_MODEL if "dense" in features else EVIDENCE_MODEL_NO_DENSE
-    z = model["bias"] + sum(model[k] * v for k, v in features.items())
+    z = model["bias"] + sum(model.get(k, 0.0) * v for k, v in features.items())
     return 1.0 / (1.0 + math.exp(-z))
 
 

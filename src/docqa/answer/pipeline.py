@@ -303,6 +303,7 @@ class Pipeline:
     # -- results ----------------------------------------------------------------------------
     def _rate(self, answer: Answer, hits: SearchResults, evidence: float | None = None) -> None:
         """The answer's confidence and the reasons that lowered it (docqa.answer.confidence)."""
+        answer.probability = None if evidence is None else round(evidence, 4)
         answer.confidence, answer.confidence_reasons = confidence(
             answer.verification.status, answerable=answer.answerable, top_score=hits[0].score if hits else 0.0,
             relevance_threshold=hits.threshold, evidence=evidence, abstain_threshold=self.settings.answer.abstain_threshold)
@@ -331,7 +332,7 @@ class Pipeline:
         answer.citations = draft.cited.citations
         answer.verification = _verification(draft, claims, rounds, checked, self.settings.answer.llm_check)
         answer.key_points = [strip_markers(c.text).strip() for c in supported][:5]
-        self._rate(answer, hits)
+        self._rate(answer, hits, found[1].evidence if found else None)
         yield event("citations", citations=[c.to_dict() for c in answer.citations])
         return answer
 
