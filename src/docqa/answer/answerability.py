@@ -51,7 +51,8 @@ _DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\d{4}-\d\d-\d\d|\d+\s*年|\d+\s*月|\b
 # What a question asks for, by its words (English and Chinese), and the pattern an answer of that type holds.
 _ASKS = (
     ("version", re.compile(r"\bwhich version\b|\bwhat version\b|哪个版本|什么版本|版本号", re.I), _VERSION),
-    ("number", re.compile(r"\bhow (?:many|much|long|often|large|big)\b|\bwhat (?:is the )?(?:number|size|limit|port|percentage)\b"
+    ("number", re.compile(r"\bhow (?:many|much|long|often|large|big|far|fast|old)\b|\bwhat (?:is the )?(?:number|size|limit|port|percentage)\b"
+                          r"|\b(?:largest|smallest|maximum|minimum|max|min|default) (?:\w+ )?(?:size|length|number|value|limit|count|port)\b"
                           r"|多少|几个|几种|多久|多长|多大|多少次|端口", re.I), _NUMBER),
     ("path", re.compile(r"\bwhich (?:file|directory|folder|path)\b|\bwhat (?:file|directory|folder|path)\b|\bwhere is\b.*\b(?:stored|kept|located)\b"
                         r"|哪个文件|什么文件|哪个目录|什么目录|路径|存放在哪|位于哪", re.I), _PATH),

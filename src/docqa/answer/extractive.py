@@ -127,7 +127,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     dense_w = W_DENSE if embed is not None else 0.0
     for s in candidates:
         s.score = (W_TERMS * s.terms + dense_w * s.dense + W_RETRIEVAL * retrieval[s.n]) / (W_TERMS + dense_w + W_RETRIEVAL)
-    chosen = _mmr(candidates, count)
+    chosen = _complete(_mmr(candidates, count), candidates, question)
     best = chosen[0]
     window = _window(candidates, best)
     hit = sources.get(best.n).hit  # type: ignore[union-attr]
@@ -196,6 +196,25 @@ def _candidates(sources: SourceSet) -> list[Sentence]:
                 continue
             out.append(Sentence(source.n, s, e, sentence))
     return out
+
+
+def _complete(chosen: list[Sentence], candidates: list[Sentence], question: str) -> list[Sentence]:
+    """`chosen` with, right after its best sentence, the sentence that follows it in its chunk when the
+    best only leads up to the answer: it ends with a colon ("To rotate a key, run:"), or the question
+    asks for a kind of token (a number, a version, a path, a command, a date) that the best sentence
+    lacks and the next one holds."""
+    best = chosen[0]
+    same = sorted((s for s in candidates if s.n == best.n and s.start >= best.end), key=lambda s: s.start)
+    if not same or same[0] in chosen:
+        return chosen
+    follower = same[0]
+    kind = answerability.asked_type(question)
+    leads = best.text.rstrip().endswith((":", "："))
+    lacks = kind is not None and not answerability.holds_type(best.text, kind) and answerability.holds_type(follower.text, kind)
+    if not (leads or lacks):
+        return chosen
+    follower.score = max(follower.score, best.score * _LATER_PICKS)  # shown with the best, never cut by the floor
+    return [best, follower, *chosen[1:]]
 
 
 def _mmr(candidates: list[Sentence], count: int) -> list[Sentence]:
