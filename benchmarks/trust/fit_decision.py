@@ -46,7 +46,7 @@ def load(paths: list[str], dense: bool) -> list[dict]:
     return rows
 
 
-def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = 1e-2, iterations: int = 100) -> np.ndarray:
+def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float = 1e-3, iterations: int = 100) -> np.ndarray:
     """Weighted logistic regression by Newton's method; coefficients with the bias last (no L2 on it)."""
     x1 = np.hstack([x, np.ones((len(x), 1))])
     reg = l2 * np.eye(x1.shape[1])

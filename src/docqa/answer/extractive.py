@@ -133,6 +133,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     hit = sources.get(best.n).hit  # type: ignore[union-attr]
     features = evidence_features(question, best.text, " ".join(s.text for s in window), terms, weights,
                                  best.dense if embed is not None else None, retrieval[best.n], _context(hit))
+    features.update(_support_features(question, chosen, candidates, sources))
     evidence = evidence_probability(features)
     if evidence < threshold:
         return Extract([], evidence, True, features, chosen)
@@ -163,6 +164,20 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     if out["crossing"]:
         out["missing_rare"] = 0.0
     return out
+
+
+def _support_features(question: str, chosen: list[Sentence], candidates: list[Sentence], sources: SourceSet) -> dict[str, float]:
+    """How well the best sentence covers the question (IDF-weighted), whether any picked sentence holds the
+    kind of token the question asks for, how far the first passage leads the second, and how long the
+    question is (a long conversational question shares fewer of its words with the answer)."""
+    kind = answerability.asked_type(question)
+    scores = [x.hit.score for x in sources.sources[:2]]
+    return {
+        "coverage": float(chosen[0].terms),
+        "type_picked": float(kind is not None and any(answerability.holds_type(x.text, kind) for x in chosen)),
+        "lead": float(scores[0] - scores[1]) if len(scores) == 2 else float(scores[0] if scores else 0.0),
+        "long_question": float(min(len(query_terms(question)), 20) / 20),
+    }
 
 
 def _context(hit: Hit) -> str:
