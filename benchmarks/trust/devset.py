@@ -46,12 +46,17 @@ DEB_CACHE = WORK / "debs"
 TEXT_CACHE = WORK / "text"
 USRDOC = Path("/usr/share/doc")
 USRSHARE = Path("/usr/share")
-DATA = Path(os.environ.get("DOCQA_DATA", HERE.parents[2] / "shared" / "data"))
+MARKER = ".trust-corpus"  # written into a built corpus folder: build only prunes folders it made
 
 KINDS = {"fact", "number", "name", "procedure", "list", "version", "multihop", "crosslingual", "conversational"}
 LANGS = {"en", "zh"}
 REQUIRED = {"id", "docset", "lang", "kind", "question", "answerable", "answers", "evidence"}
 OPTIONAL = {"near", "note"}
+
+
+def data_root() -> Path:
+    """../shared/data (DOCQA_DATA overrides): where `shared` rows live."""
+    return Path(os.environ.get("DOCQA_DATA", HERE.parents[2] / "shared" / "data"))
 
 
 class DevsetError(Exception):
@@ -134,8 +139,10 @@ def _deb_root(package: str, version: str) -> Path:
         return root
     DEB_CACHE.mkdir(parents=True, exist_ok=True)
     before = set(DEB_CACHE.glob("*.deb"))
-    got = subprocess.run(["apt-get", "download", f"{package}={version}"], cwd=DEB_CACHE, capture_output=True, text=True)
-    debs = sorted(set(DEB_CACHE.glob("*.deb")) - before) or sorted(DEB_CACHE.glob(f"{package}_*.deb"))
+    got = subprocess.run(["apt-get", "download", f"{package}={version}"], cwd=DEB_CACHE, capture_output=True, text=True,
+                         check=False)
+    debs = (sorted(set(DEB_CACHE.glob("*.deb")) - before)
+            or sorted(DEB_CACHE.glob(f"{package}_{version.split(':')[-1]}_*.deb")))  # already downloaded once
     if got.returncode != 0 or not debs:
         raise DevsetError(f"cannot download {package}={version}: {(got.stderr or got.stdout).strip()[:300]} "
                           "(run `apt-get update`, or fix the version in the corpus tsv)")
@@ -150,7 +157,7 @@ def source_path(entry: CorpusFile) -> Path:
     if entry.source == "usrdoc":
         path = _under_share(USRSHARE, entry.relative_path)
     elif entry.source == "shared":
-        path = DATA / entry.relative_path
+        path = data_root() / entry.relative_path
     else:
         package, version = entry.source[4:].split("=", 1)
         path = _under_share(USRSHARE, entry.relative_path)
@@ -161,19 +168,23 @@ def source_path(entry: CorpusFile) -> Path:
     return path
 
 
-def build(out: Path) -> int:
-    """Copy every corpus file to out/<docset>/<relative_path>; stop at the first file that cannot be had."""
-    files = load_corpus()
+def build(out: Path, folder: Path = HERE) -> int:
+    """Copy every corpus file to out/<docset>/<relative_path>; stop at the first file that cannot be had.
+    Files in `out` that no tsv row lists any more are removed, so `out` must be empty or a folder `build` made."""
+    files = load_corpus(folder)
+    if out.exists() and any(out.iterdir()) and not (out / MARKER).exists():
+        raise DevsetError(f"{out} is not empty and was not made by `build`: choose an empty or new folder")
+    sources = {rel: source_path(entry) for rel, entry in files.items()}  # all found before anything is written
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text("made by benchmarks/trust/devset.py build\n")
     total = 0
-    for entry in files.values():
-        src = source_path(entry)
+    for rel, entry in files.items():
         dest = out / entry.built
         dest.parent.mkdir(parents=True, exist_ok=True)
-        if not dest.exists() or dest.stat().st_size != src.stat().st_size:
-            shutil.copyfile(src, dest)
+        shutil.copyfile(sources[rel], dest)
         total += dest.stat().st_size
-    wanted = {str(e.built) for e in files.values()}
-    for stale in [p for p in out.rglob("*") if p.is_file() and str(p.relative_to(out)) not in wanted]:
+    wanted = {entry.built.as_posix() for entry in files.values()} | {MARKER}
+    for stale in [p for p in out.rglob("*") if p.is_file() and p.relative_to(out).as_posix() not in wanted]:
         stale.unlink()  # a file dropped from the tsv must not stay in the knowledge base
     print(f"built {len(files)} files, {total / 2**20:.1f} MB, in {out}")
     return 0
@@ -181,17 +192,17 @@ def build(out: Path) -> int:
 
 # ---------------------------------------------------------------- text
 
-def extracted_text(path: Path) -> str:
+def extracted_text(path: Path, cache: Path = TEXT_CACHE) -> str:
     """The text docqa's reader registry extracts from a file (cached by content and reader set)."""
     from docqa.ingest.readers.registry import read_file, readers_fingerprint
 
     data = path.read_bytes()
     key = hashlib.sha256(data + readers_fingerprint().encode()).hexdigest()[:32]
-    cached = TEXT_CACHE / f"{key}.txt"
+    cached = cache / f"{key}.txt"
     if cached.exists():
         return cached.read_text(encoding="utf-8")
     text = read_file(path, data).text
-    TEXT_CACHE.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
     cached.write_text(text, encoding="utf-8")
     return text
 
@@ -214,6 +225,10 @@ def load_questions(folder: Path = HERE) -> list[tuple[str, int, dict | None, str
     return rows
 
 
+def _known(rel: object, corpus: dict[str, CorpusFile]) -> bool:
+    return isinstance(rel, str) and rel in corpus
+
+
 def _schema_errors(q: dict, corpus: dict[str, CorpusFile]) -> list[str]:
     errs = []
     missing, unknown = REQUIRED - q.keys(), q.keys() - REQUIRED - OPTIONAL
@@ -224,13 +239,13 @@ def _schema_errors(q: dict, corpus: dict[str, CorpusFile]) -> list[str]:
     if missing:
         return errs
     docsets = {e.docset for e in corpus.values()}
-    if q["docset"] not in docsets:
+    if not isinstance(q["docset"], str) or q["docset"] not in docsets:
         errs.append(f"docset {q['docset']!r} has no file in any corpus_*.tsv")
     if not re.fullmatch(re.escape(str(q["docset"])) + r"-\d{3,}", str(q["id"])):
         errs.append("id must be <docset>-<nnn>")
-    if q["lang"] not in LANGS:
+    if not isinstance(q["lang"], str) or q["lang"] not in LANGS:
         errs.append(f"lang must be one of {sorted(LANGS)}")
-    if q["kind"] not in KINDS:
+    if not isinstance(q["kind"], str) or q["kind"] not in KINDS:
         errs.append(f"kind must be one of {sorted(KINDS)}")
     if not isinstance(q["question"], str) or len(q["question"].strip()) < 5:
         errs.append("question must be a non-trivial string")
@@ -247,7 +262,7 @@ def _schema_errors(q: dict, corpus: dict[str, CorpusFile]) -> list[str]:
         errs.append("evidence must be a list of {file, quote} objects with non-empty quotes")
         evidence = []
     for e in evidence:
-        if e["file"] not in corpus:
+        if not _known(e["file"], corpus):
             errs.append(f"evidence file {e['file']!r} is not a relative_path of any corpus_*.tsv")
     if q["answerable"] is True:
         if not answers:
@@ -261,7 +276,7 @@ def _schema_errors(q: dict, corpus: dict[str, CorpusFile]) -> list[str]:
     elif q["answerable"] is False:
         if answers:
             errs.append("unanswerable question must have answers []")
-        if not isinstance(q.get("near"), str) or q.get("near") not in corpus:
+        if not _known(q.get("near"), corpus):
             errs.append("unanswerable question needs near: a relative_path of a corpus file that discusses the topic")
     return errs
 
@@ -289,24 +304,27 @@ def _evidence_errors(q: dict, corpus: dict[str, CorpusFile], texts: dict[str, st
     return errs
 
 
-def check() -> int:
+def check(folder: Path = HERE, cache: Path = TEXT_CACHE) -> int:
     """Validate every question file; print failures and return 1 when there are any."""
-    corpus = load_corpus()
+    from docqa.errors import IngestError
+
+    corpus = load_corpus(folder)
+    rows = load_questions(folder)
     failures: list[str] = []
     texts: dict[str, str] = {}
-    needed = {e["file"] for _, _, q, err in load_questions() if q and not err
-              for e in (q.get("evidence") or []) if isinstance(e, dict) and e.get("file") in corpus}
-    needed |= {q["near"] for _, _, q, err in load_questions() if q and not err and q.get("near") in corpus}
+    needed = {e["file"] for _, _, q, err in rows if q and not err
+              for e in (q.get("evidence") or []) if isinstance(e, dict) and _known(e.get("file"), corpus)}
+    needed |= {q["near"] for _, _, q, err in rows if q and not err and _known(q.get("near"), corpus)}
     for rel in sorted(needed):
         try:
-            texts[rel] = collapse(extracted_text(source_path(corpus[rel])))
+            texts[rel] = collapse(extracted_text(source_path(corpus[rel]), cache))
         except DevsetError as exc:
             failures.append(str(exc))
-        except Exception as exc:  # docqa's IngestError tree and anything a reader raises
+        except IngestError as exc:  # read_file turns any reader failure into one of these
             failures.append(f"{rel}: docqa could not read it: {type(exc).__name__}: {exc}")
     seen: dict[str, str] = {}
     count = 0
-    for name, n, q, err in load_questions():
+    for name, n, q, err in rows:
         where = f"{name}:{n}"
         if err:
             failures.append(f"{where}: {err}")
@@ -333,15 +351,16 @@ def check() -> int:
 def stats() -> int:
     """Counts by split, docset, lang, kind and answerable, and the corpus size."""
     questions = [q for _, _, q, err in load_questions() if q and not err]
+    zh_ids = _ids("questions_zh_docs.jsonl")
     corpus = load_corpus()
     if not questions:
         print("no questions")
         return 1
-    for title, key in (("split", lambda q: split(q["id"])), ("docset", lambda q: q.get("docset")),
+    for title, key in (("split", lambda q: split(str(q.get("id")))), ("docset", lambda q: q.get("docset")),
                        ("lang", lambda q: q.get("lang")), ("kind", lambda q: q.get("kind")),
                        ("answerable", lambda q: q.get("answerable")),
-                       ("split x answerable", lambda q: f"{split(q['id'])}/{q.get('answerable')}"),
-                       ("file", lambda q: "zh_docs" if q["id"] in _ids("questions_zh_docs.jsonl") else "en_docs")):
+                       ("split x answerable", lambda q: f"{split(str(q.get('id')))}/{q.get('answerable')}"),
+                       ("file", lambda q: "zh_docs" if q.get("id") in zh_ids else "en_docs")):
         counts = collections.Counter(str(key(q)) for q in questions)
         print(f"{title}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     n = len(questions)
