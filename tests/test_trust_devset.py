@@ -106,6 +106,7 @@ def test_build_lays_out_docset_and_relative_path_and_prunes_only_its_own_folder(
     (out / "demo" / "stale.txt").write_text("dropped from the tsv")
     devset.build(out, devset_dir)
     assert not (out / "demo" / "stale.txt").exists()
+    assert devset.corpus_path("docs/ports.md", devset.load_corpus(devset_dir)) == "demo/docs/ports.md"
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "keep.txt").write_text("not ours")

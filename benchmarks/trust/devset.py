@@ -118,6 +118,15 @@ def load_corpus(folder: Path = HERE) -> dict[str, CorpusFile]:
     return files
 
 
+def corpus_path(rel: str, corpus: dict[str, CorpusFile] | None = None) -> str:
+    """`<docset>/<relative_path>` of an evidence file or `near`: its place in the built tree, which is also the path
+    docqa reports for it when the built folder is what was added (e.g. `git-relnotes/git/RelNotes/2.39.5.txt`)."""
+    corpus = load_corpus() if corpus is None else corpus
+    if rel not in corpus:
+        raise DevsetError(f"{rel!r} is not a relative_path of any corpus_*.tsv")
+    return corpus[rel].built.as_posix()
+
+
 def _under_share(root: Path, rel: str) -> Path:
     """`man/...` under <root>/usr/share (or /usr/share), anything else under .../share/doc."""
     share = root / "usr" / "share" if root != USRSHARE else USRSHARE
