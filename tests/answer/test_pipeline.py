@@ -125,7 +125,10 @@ def test_drafts_are_not_the_answer_and_a_rejected_one_is_said_to_be(kb_factory):
     with ScriptedServer([{"text": "The database is backed up every 8 hours [1]."},
                          {"text": "The database is backed up every 6 hours [1]."},
                          {"text": "VERIFIED"}]) as server:
-        answer, events = ask(kb_factory(server), "How often is the database backed up?")
+        kb = kb_factory(server)
+        answer, events = ask(kb, "How often is the database backed up?")
+    trace = [t for t in kb.run(answer.run_id).trace if t.get("stage") == "draft_rejected"]
+    assert [(t["n"], t["reasons"]) for t in trace] == [(1, ["'The database is backed up every 8 hours.': number '8' is not in [1]"])]
     assert _drafts(events) == {1: "The database is backed up every 8 hours [1].",
                                2: "The database is backed up every 6 hours [1]."}
     assert sum(e.type == "draft" and e.data["n"] == 1 for e in events) > 1  # the first streamed as written

@@ -351,6 +351,14 @@ def test_the_draft_is_grey_under_the_steps_and_a_rejected_one_never_becomes_the_
         assert turn.locator(".draft").is_hidden()  # the published answer took its place
         seen = page.evaluate("window.seen")
         labels = page.locator(".turn .step-label").evaluate_all("ls => ls.map(l => l.textContent)")
+        session = turn.get_attribute("data-session-id")
+
+        page.reload()  # reopened from the record: the answer, and the rejection among its steps
+        page.locator(f"#session-list .session[data-session-id='{session}']").click()
+        past = page.locator(".turn").first
+        expect(past.locator(".answer")).to_have_text("The database is backed up every 6 hours [1].")
+        past_labels = past.locator(".step-label").evaluate_all("ls => ls.map(l => l.textContent)")
+        assert "Draft 1 rejected by the fact-check: 1 problem" in past_labels and "8 hours" not in past.inner_text()
     assert len(model.requests) == 3
     assert not any("8 hours" in text for text in seen["answers"])  # never, at any moment, the answer
     written = [d for d in seen["drafts"] if "8 hours" in d["text"] and d["label"] == "Draft 1, not checked yet"]

@@ -245,6 +245,7 @@ class Pipeline:
         """Problems found (empty: verified); a rejected draft is said to be (`draft_rejected`)."""
         problems = yield from self._verdict(answer, draft, sources, base, ctx)
         if problems:
+            ctx.trace.append({"stage": "draft_rejected", "n": ctx.drafts, "reasons": problems[:12]})
             yield event("draft_rejected", n=ctx.drafts, reasons=problems[:12])
         return problems
 

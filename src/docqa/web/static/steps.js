@@ -54,7 +54,7 @@ export function label(data) {
       return t(n === 1 ? "steps.review_one" : "steps.review", { round: data.round || "?", n });
     }
     case "draft_rejected": { // the checks rejected a draft (docqa.answer.pipeline); its reasons are the details
-      const k = (data.problems || []).length;
+      const k = (data.problems || data.reasons || []).length; // live: problems; from a recorded trace: reasons
       return t(k === 1 ? "steps.draft_rejected_one" : "steps.draft_rejected", { n: data.n ?? "?", k });
     }
     case "steered":
@@ -80,8 +80,9 @@ function resultLine(data) {
 function details(data) {
   const rest = { ...data };
   delete rest.phase;
-  if ((data.phase === "reviewing" || data.phase === "draft_rejected") && (data.problems || []).length) {
-    return el("ul", {}, data.problems.map((p) => el("li", {}, typeof p === "string" ? p : JSON.stringify(p))));
+  const problems = data.problems || (data.phase === "draft_rejected" ? data.reasons : null) || [];
+  if ((data.phase === "reviewing" || data.phase === "draft_rejected") && problems.length) {
+    return el("ul", {}, problems.map((p) => el("li", {}, typeof p === "string" ? p : JSON.stringify(p))));
   }
   if (!Object.keys(rest).length) return el("p", { class: "muted", "data-i18n": "steps.no_details" }, t("steps.no_details"));
   return el("pre", {}, JSON.stringify(rest, null, 2));
