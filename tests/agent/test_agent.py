@@ -227,6 +227,18 @@ def test_a_rejected_answer_is_reviewed_with_the_tools_then_verified(make):
     replaced = [e for e in events if e.type == "content" and e.data.get("replace")]
     assert replaced and replaced[-1].data["delta"] == result.answer
     assert [e.type for e in events][-2:] == ["citations", "done"]
+    # each answer the agent gave was a draft; the first was rejected; only the checked one is content
+    drafts = [e.data for e in events if e.type == "draft"]
+    assert [d["n"] for d in drafts] == [1, 2] and "3 regions" in drafts[0]["delta"]
+    assert [e.data["n"] for e in events if e.type == "draft_rejected"] == [1]
+    assert [e.data["delta"] for e in events if e.type == "content"] == [result.answer]
+
+
+def test_an_agent_answering_not_found_gets_the_not_found_answer_and_no_token(make):
+    with ScriptedServer([call("search_docs", query="backup policy approval"), answer("NOT_FOUND")]) as server:
+        result, events = run(make(server, check=True), "Who approves the backup policy?")
+    assert not result.answerable and result.answer.startswith("The documents do not contain an answer")
+    assert "NOT_FOUND" not in str([e.data for e in events if e.type in ("draft", "content")])
 
 
 def test_two_rejections_publish_the_best_answer_without_its_rejected_claim(make):

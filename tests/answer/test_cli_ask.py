@@ -3,10 +3,16 @@ knowledge base, the scripted model server on loopback."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import re
+import select
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pytest
@@ -22,13 +28,18 @@ Backups are kept for 35 days.
 """
 
 
-def docqa(kb: Path, *args: str, llm: str | None = None, stdin: str | None = None, ok: bool = True,
-          cwd: Path | None = None) -> subprocess.CompletedProcess:
+def _env(llm: str | None, **settings: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
     if llm:
         env.update(DOCQA_LLM__BASE_URL=llm, DOCQA_LLM__MODEL="scripted", DOCQA_LLM__MAX_RETRIES="0", DOCQA_LLM__TIMEOUT="5")
     else:
         env["DOCQA_LLM__PROVIDER"] = "none"
+    return {**env, **settings}
+
+
+def docqa(kb: Path, *args: str, llm: str | None = None, stdin: str | None = None, ok: bool = True,
+          cwd: Path | None = None, **settings: str) -> subprocess.CompletedProcess:
+    env = _env(llm, **settings)
     proc = subprocess.run([sys.executable, "-m", "docqa", "--kb", str(kb), *args], capture_output=True, text=True,
                           env=env, timeout=300, input=stdin, cwd=cwd)
     if ok:
@@ -134,7 +145,117 @@ def test_ctrl_c_cancels_the_run_and_records_it(kb):
         out, err = proc.communicate(timeout=60)
         calls = len(server.requests)
     assert proc.returncode == 130 and b"cancelled" in err and calls == 1
-    assert b"Backups are kept" in out  # what streamed before Ctrl-C was shown
+    assert out == b""  # the draft that streamed before Ctrl-C was never checked: it is not printed as an answer
     with KnowledgeBase(Settings(kb=str(kb), embed={"provider": "none"}, llm={"provider": "none"}), embedder=None) as base:
         last = base.runs(limit=1)[0]
     assert last.question == "How long are backups kept?" and last.status == "CANCELLED" and last.finished_at
+
+
+# -- drafts are not answers (issue 28) ---------------------------------------------------------------
+REJECTED_FIRST = [{"text": "Backups are kept for 40 days [1].", "chunk_delay": 0.05},
+                  {"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]
+
+
+def test_piped_only_the_checked_answer_is_printed(kb):
+    with ScriptedServer(REJECTED_FIRST) as server:
+        proc = docqa(kb, "ask", "How long are backups kept?", llm=server.base_url)
+        calls = len(server.requests)
+    assert calls == 3 and proc.stdout.startswith("Backups are kept for 35 days [1].\n")
+    assert "40 days" not in proc.stdout + proc.stderr and "revised" not in proc.stdout
+    assert "pipeline · verified" in proc.stderr
+
+
+@pytest.mark.parametrize("reply", ["NOT_FOUND", "NOT_FOUND.", "The sources do not say who approves it. NOT_FOUND"])
+def test_a_not_found_reply_prints_the_not_found_answer_and_no_token(kb, reply):
+    with ScriptedServer([{"text": reply}] * 3) as server:
+        proc = docqa(kb, "ask", "Who approves the backup policy?", llm=server.base_url, DOCQA_ANSWER__ACCEPT_SHARE="0")
+        calls = len(server.requests)
+    assert calls == 1 and proc.stdout.startswith("The documents do not contain an answer")
+    assert "not found in the documents" in proc.stderr
+    assert not re.search(r"(?i:NOT_FOUND)|NOT FOUND", proc.stdout + proc.stderr)
+
+
+def test_not_found_from_the_model_over_good_evidence_quotes_the_documents(kb):
+    with ScriptedServer([{"text": "NOT_FOUND"}]) as server:
+        proc = docqa(kb, "ask", "How long are backups kept?", llm=server.base_url)
+    assert "Backups are kept for 35 days." in proc.stdout and "NOT_FOUND" not in proc.stdout + proc.stderr
+
+
+_CSI = re.compile(r"\x1b\[([0-9;?]*)([A-Za-z])|\x1b\][^\x1b\x07]*(?:\x1b\\|\x07)")
+
+
+def screen(raw: str, columns: int = 80) -> list[str]:
+    """What is left on a terminal after `raw` was written to it: the cursor moves and line erases
+    that a transient area (rich's Live) uses are applied, colours and links dropped."""
+    rows: list[list[str]] = [[]]
+    r = c = 0
+    i = 0
+    while i < len(raw):
+        m = _CSI.match(raw, i) if raw[i] == "\x1b" else None
+        if m is not None:
+            arg, op = m.group(1), m.group(2)
+            if op == "A":
+                r = max(0, r - int(arg or 1))
+            elif op == "K" and arg == "2":
+                rows[r] = []
+            elif op == "K":
+                del rows[r][c:]
+            i = m.end()
+            continue
+        ch = raw[i]
+        i += 1
+        if ch == "\r":
+            c = 0
+            continue
+        if ch == "\n" or c >= columns:
+            r, c = r + 1, 0
+            while len(rows) <= r:
+                rows.append([])
+            if ch == "\n":
+                continue
+        row = rows[r]
+        row.extend(" " * (c + 1 - len(row)))
+        row[c] = ch
+        c += 1
+    return ["".join(row).rstrip() for row in rows]
+
+
+def in_terminal(kb: Path, *args: str, llm: str) -> str:
+    """`docqa` in a pseudo-terminal 80 columns wide: all it wrote (stdout and stderr)."""
+    main, child = pty.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 80, 0, 0))
+    env = {**_env(llm), "TERM": "xterm-256color"}
+    env.pop("COLUMNS", None)
+    proc = subprocess.Popen([sys.executable, "-m", "docqa", "--kb", str(kb), *args], stdin=subprocess.DEVNULL,
+                            stdout=child, stderr=child, env=env, close_fds=True)
+    os.close(child)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([main], [], [], 120)
+        if not ready:
+            proc.kill()
+            raise AssertionError("docqa wrote nothing for 120 s")
+        try:
+            data = os.read(main, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(main)
+    assert proc.wait(timeout=60) == 0, b"".join(chunks).decode()
+    return b"".join(chunks).decode()
+
+
+def test_in_a_terminal_the_draft_is_shown_as_a_draft_then_gives_way_to_the_checked_answer(kb):
+    with ScriptedServer(REJECTED_FIRST) as server:
+        raw = in_terminal(kb, "ask", "How long are backups kept?", llm=server.base_url)
+    plain = _CSI.sub("", raw)
+    assert "drafting…" in plain and "draft 1, not checked yet" in plain  # shown while it was written...
+    assert "Backups are kept for 40 days" in plain
+    shown = screen(raw)
+    assert "Backups are kept for 35 days [1]." in shown  # ...and what is left is the checked answer
+    assert "Sources" in shown and any("pipeline · verified" in line for line in shown)
+    left = [line for line in shown if "40" in line]
+    assert len(left) == 1 and left[0].startswith("draft 1 rejected by the fact-check:"), shown
+    assert not any("not checked yet" in line or "drafting…" in line for line in shown), shown

@@ -110,6 +110,66 @@ def test_deterministic_rejection_then_a_corrected_answer(kb_factory):
     assert replaced and replaced[-1].data["delta"] == answer.answer
 
 
+def _drafts(events) -> dict[int, str]:
+    """Each draft's text as streamed, by its number."""
+    drafts: dict[int, str] = {}
+    for e in events:
+        if e.type == "draft":
+            drafts[e.data["n"]] = drafts.get(e.data["n"], "") + e.data["delta"]
+    return drafts
+
+
+def test_drafts_are_not_the_answer_and_a_rejected_one_is_said_to_be(kb_factory):
+    """What the model writes streams as numbered drafts; the checks' rejection of the first is an
+    event; only the checked answer is content (issue 28: a wrong draft stayed on screen as the answer)."""
+    with ScriptedServer([{"text": "The database is backed up every 8 hours [1]."},
+                         {"text": "The database is backed up every 6 hours [1]."},
+                         {"text": "VERIFIED"}]) as server:
+        kb = kb_factory(server)
+        answer, events = ask(kb, "How often is the database backed up?")
+    trace = [t for t in kb.run(answer.run_id).trace if t.get("stage") == "draft_rejected"]
+    assert [(t["n"], t["reasons"]) for t in trace] == [(1, ["'The database is backed up every 8 hours.': number '8' is not in [1]"])]
+    assert _drafts(events) == {1: "The database is backed up every 8 hours [1].",
+                               2: "The database is backed up every 6 hours [1]."}
+    assert sum(e.type == "draft" and e.data["n"] == 1 for e in events) > 1  # the first streamed as written
+    rejected = [e.data for e in events if e.type == "draft_rejected"]
+    assert len(rejected) == 1 and rejected[0]["n"] == 1 and "number '8' is not in [1]" in rejected[0]["reasons"][0]
+    content = [e.data["delta"] for e in events if e.type == "content"]
+    assert content == [answer.answer] and "6 hours" in answer.answer and "8 hours" not in answer.answer
+    kinds = [e.type for e in events]
+    last_draft = max(i for i, k in enumerate(kinds) if k == "draft")
+    assert kinds.index("draft_rejected") < last_draft < kinds.index("content") < kinds.index("citations")
+    assert answer.verification.status == "VERIFIED"
+
+
+@pytest.mark.parametrize("question,reply,expected", [
+    ("Who approves the backup policy?", "NOT_FOUND", "The documents do not contain an answer"),
+    ("Who approves the backup policy?", "NOT_FOUND.", "The documents do not contain an answer"),
+    ("Who approves the backup policy?", "**Not_Found**", "The documents do not contain an answer"),
+    ("Who approves the backup policy?", "NOT FOUND", "The documents do not contain an answer"),
+    ("Who approves the backup policy?", "NOT_FOUND\nThe sources only describe the schedule.",
+     "The documents do not contain an answer"),
+    ("Who approves the backup policy?", "The sources do not say who approves it. NOT_FOUND",
+     "The documents do not contain an answer"),
+    ("谁批准备份策略？", "文档中没有提到谁批准备份策略。NOT_FOUND", "文档中没有找到这个问题的答案"),
+])
+def test_a_not_found_reply_in_any_form_is_not_found_and_its_token_never_shown(kb_factory, question, reply, expected):
+    with ScriptedServer([{"text": reply}] * 3) as server:
+        answer, events = ask(kb_factory(server, accept_share=0), question)
+    assert not answer.answerable and answer.answer.startswith(expected) and answer.citations == []
+    shown = [e.data["delta"] for e in events if e.type in ("draft", "content")] + [answer.answer]
+    assert not any("NOT_FOUND" in x.upper().replace(" ", "_") for x in shown), shown
+
+
+def test_a_not_found_token_beside_an_answer_is_left_out_of_it(kb_factory):
+    reply = "The database is backed up every 6 hours [1].\nNOT_FOUND"
+    with ScriptedServer([{"text": reply}, {"text": "VERIFIED"}]) as server:
+        answer, events = ask(kb_factory(server), "How often is the database backed up?")
+    assert answer.answerable and answer.answer == "The database is backed up every 6 hours [1]."
+    assert "NOT_FOUND" not in "".join(e.data["delta"] for e in events if e.type == "draft")
+    assert answer.verification.status == "VERIFIED"
+
+
 def test_model_rejection_then_verified(kb_factory):
     with ScriptedServer([{"text": "Backups are kept for 35 days [1]. The database is backed up to object storage [1]."},
                          {"text": "REJECTED: 'The database is backed up to object storage' does not answer how long"},
@@ -294,7 +354,7 @@ def test_cancel_stops_model_calls(kb_factory):
         run, events = kb.start("How often is the database backed up?"), []
         for event in run:
             events.append(event)
-            if event.type == "content":
+            if event.type == "draft":  # the answer is being written
                 run.cancel()
         answer = run.answer
         calls = len(server.requests)

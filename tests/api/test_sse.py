@@ -29,6 +29,7 @@ SSE = {"accept": "text/event-stream"}
     ["metadata", "status", "failure", "done"],  # the run failed
     ["metadata", "done"],
     ["metadata", "content", "citations", "done", "metadata", "status", "content", "citations", "done"],  # a follow-up
+    ["metadata", "status", "draft", "draft", "status", "draft_rejected", "draft", "content", "citations", "done"],
 ])
 def test_order_accepts_the_protocol(events):
     order = EventOrder()
@@ -143,8 +144,46 @@ def test_sse_order_over_real_http(make_app, live):
             events = sse_events(r.iter_lines())
     kinds = [k for k, _ in events]
     assert_protocol(kinds)
-    assert kinds.count("content") == len(ANSWER) // 7 + 1  # streamed as the model wrote it
+    assert kinds.count("draft") == len(ANSWER) // 7 + 1  # the draft streamed as the model wrote it
+    assert [d["delta"] for k, d in events if k == "content"] == [ANSWER]  # the checked answer, once
     assert events[-1][1]["status"] == "SUCCESS"
+
+
+def test_drafts_are_marked_and_a_rejected_one_is_never_the_answer(make_app, live):
+    """Issue 28: the model's first draft (a wrong number) streams as `draft`, its rejection is an event, and
+    `content` carries only the checked answer."""
+    script = [{"text": "Backups are kept for 40 days [1].", "chunk_delay": 0.01}, {"text": ANSWER}, {"text": "VERIFIED"}]
+    with ScriptedServer(script) as server:
+        url = live(make_app(server)).url
+        with httpx.stream("POST", f"{url}/api/v1/ask", json={"question": "How long are backups kept?"}, headers=SSE,
+                          timeout=30) as r:
+            events = sse_events(r.iter_lines())
+    kinds = [k for k, _ in events]
+    assert_protocol(kinds)
+    drafts: dict[int, str] = {}
+    for kind, data in events:
+        if kind == "draft":
+            drafts[data["n"]] = drafts.get(data["n"], "") + data["delta"]
+    assert drafts == {1: "Backups are kept for 40 days [1].", 2: ANSWER}
+    rejected = [d for k, d in events if k == "draft_rejected"]
+    assert [d["n"] for d in rejected] == [1] and "40" in rejected[0]["reasons"][0]
+    assert [d["delta"] for k, d in events if k == "content"] == [ANSWER] and "40 days" not in str(
+        [d for k, d in events if k not in ("draft", "draft_rejected")])
+    assert events[-1][1]["status"] == "SUCCESS"
+
+
+@pytest.mark.parametrize("reply", ["NOT_FOUND", "`NOT_FOUND`.", "The sources do not say who approves it.\nNOT_FOUND"])
+def test_a_not_found_reply_streams_the_not_found_answer_and_no_token(make_app, reply):
+    with ScriptedServer([{"text": reply}] * 3) as server:
+        with TestClient(make_app(server, answer={"accept_share": 0})) as c:
+            with c.stream("POST", "/api/v1/ask", json={"question": "Who approves the backup policy?"}, headers=SSE) as r:
+                events = sse_events(r.iter_lines())
+            body = c.post("/api/v1/ask", json={"question": "Who approves the backup policy?"}).json()
+    assert_protocol([k for k, _ in events])
+    content = "".join(d["delta"] for k, d in events if k == "content")
+    assert content.startswith("The documents do not contain an answer") and events[-1][1]["status"] == "SUCCESS"
+    assert "NOT_FOUND" not in str(events).upper().replace(" ", "_")
+    assert body["answerable"] is False and "NOT_FOUND" not in body["answer"]
 
 
 def test_client_disconnect_cancels_the_run(make_app, live):
@@ -157,7 +196,7 @@ def test_client_disconnect_cancels_the_run(make_app, live):
                           timeout=30) as r:
             for kind, data in _stream(r.iter_lines()):
                 seen.append((kind, data))
-                if kind == "content":
+                if kind == "draft":
                     break  # hang up mid-answer
         run_id = seen[0][1]["run_id"]
         run = wait_for(lambda: (x := httpx.get(f"{url}/api/v1/runs/{run_id}").json())["status"] != "RUNNING" and x)

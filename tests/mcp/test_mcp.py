@@ -272,6 +272,27 @@ async def test_http_on_loopback_without_keys_is_the_local_user(served, tmp_path:
 
 # -- a cancelled call stops the answer ---------------------------------------------------------------
 
+@pytest.mark.parametrize("script,question,expected,absent", [
+    ([{"text": "Backups run every night at 03:00 [1]."}, {"text": "Backups run every night at 02:00 [1]."},
+      {"text": "VERIFIED"}], "When do backups run?", "Backups run every night at 02:00 [1].", "03:00"),
+    ([{"text": "NOT_FOUND."}], "Who approves the backup policy?", "The documents do not contain an answer", "NOT_FOUND"),
+])
+async def test_query_knowledge_returns_only_the_checked_answer(kb_path: Path, tmp_path: Path, script, question,
+                                                               expected, absent):
+    """Issue 28: a rejected draft is not the answer, and the model's NOT_FOUND is the not-found answer, no token."""
+    with ScriptedServer(script) as server:
+        settings = _slow_model_settings(tmp_path, server).model_copy(update={"answer": Settings(
+            answer={"mode": "pipeline", "accept_share": 0}).answer})
+        with KnowledgeBase(settings) as kb:
+            async with Client(build_server(kb)) as client:
+                result = await client.call_tool("query_knowledge", {"question": question})
+        calls = len(server.requests)
+    assert not result.is_error and calls == len(script)
+    data = result.structured_content
+    assert data["answer"].startswith(expected) and data["answerable"] is (absent != "NOT_FOUND")
+    assert absent not in _text(result) and absent not in str(data)
+
+
 def _slow_model_settings(tmp_path: Path, server) -> Settings:
     return _settings(tmp_path, llm={"provider": "openai", "base_url": server.base_url, "timeout": 20, "max_retries": 0},
                      answer={"mode": "pipeline"}, api={"upload_dir": str(tmp_path / "up")})

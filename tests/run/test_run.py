@@ -63,11 +63,12 @@ def test_a_python_caller_iterates_the_run(make):
         kb = make(server)
         run = kb.start("How long are backups kept?")
         events = list(run)
-    assert kinds(events) == ["metadata", "status", "content", "status", "citations", "done"]
+    assert kinds(events) == ["metadata", "status", "draft", "status", "content", "citations", "done"]
     phases = [e.data["phase"] for e in events if e.type == "status"]
     assert phases == ["routing", "retrieving", "generating", "citing", "checking", "accepting"]
-    deltas = [e.data["delta"] for e in events if e.type == "content"]
-    assert len(deltas) > 1 and "".join(deltas) == BACKUPS  # streamed as the model wrote it
+    deltas = [e.data["delta"] for e in events if e.type == "draft"]
+    assert len(deltas) > 1 and "".join(deltas) == BACKUPS  # the draft streamed as the model wrote it
+    assert [e.data["delta"] for e in events if e.type == "content"] == [BACKUPS]  # then, checked, the answer
     answer = run.answer
     assert answer.status == "SUCCESS" and run.answers == [answer] and run.wait() is answer
     assert events[0].data == {"session_id": answer.session_id, "run_id": answer.run_id}
@@ -94,7 +95,7 @@ def test_closing_the_iterator_early_records_cancelled(make):
         events = []
         for event in run:
             events.append(event)
-            if event.type == "content":
+            if event.type == "draft":
                 break
         run.close()
         calls = len(server.requests)

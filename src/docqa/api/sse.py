@@ -1,6 +1,9 @@
 """Server-Sent Events: the answer's event stream, in protocol order, over sse-starlette.
 
-    metadata → status* → content* → citations → failure? → done {SUCCESS | FALLBACK | FAILED}
+    metadata → (status | draft | draft_rejected)* → content → citations → failure? → done {SUCCESS | FALLBACK | FAILED}
+
+`draft {n, delta}` is what the model writes, before the checks: never the answer.  A draft the checks
+reject is followed by `draft_rejected {n, reasons}`; `content` carries the published answer.
 
 The run itself is iterated by a worker thread, which puts each event on this response's channel
 (crossing into asyncio is the transport's job; the answering is the run's).  `EventOrder` is the state machine that enforces it (NEW → OPEN → TERMINAL | DISCONNECTED): an
@@ -49,9 +52,9 @@ class OrderError(ValueError):
     """An event the protocol does not allow at this point of the stream."""
 
 
-# Where each event may come in an answer: metadata, then status and content interleaved, citations
-# once, failure at most once, done.  An event may not come after one of a higher rank.
-_RANK = {"metadata": 0, "status": 1, "content": 1, "citations": 2, "failure": 3, "done": 4}
+# Where each event may come in an answer: metadata, then status, drafts and content interleaved,
+# citations once, failure at most once, done.  An event may not come after one of a higher rank.
+_RANK = {"metadata": 0, "status": 1, "draft": 1, "draft_rejected": 1, "content": 1, "citations": 2, "failure": 3, "done": 4}
 
 
 class EventOrder:

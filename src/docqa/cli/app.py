@@ -397,8 +397,9 @@ def ask(
 ) -> None:
     """Answer a question from the documents only, with exact citations, fact-checked.
 
-    Streams the answer, then its sources. With no chat model configured or reachable, the
-    best supporting sentences are extracted instead. Exits 1 when the run failed.
+    On a terminal the model's draft shows dim while it is written and checked; then the checked
+    answer is printed, with its sources (piped: only that). With no chat model configured or
+    reachable, the best supporting sentences are extracted instead. Exits 1 when the run failed.
     """
     with _open() as kb:
         _hint_if_empty(kb)

@@ -25,8 +25,9 @@ from docqa.run.life import Run
 from docqa.types import CANCELLED, Answer, Event
 
 router = APIRouter(prefix=PREFIX, tags=["ask"])
-_SSE_DOC = {200: {"description": "The answer (JSON), or its events (text/event-stream: metadata, status, content, "
-                                 "citations, failure, done)",
+_SSE_DOC = {200: {"description": "The answer (JSON), or its events (text/event-stream: metadata, status, draft and "
+                                 "draft_rejected (the model's text before the checks: never the answer), content "
+                                 "(the published answer), citations, failure, done)",
                   "content": {"application/json": {}, "text/event-stream": {}}}}
 
 
