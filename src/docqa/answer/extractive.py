@@ -29,8 +29,10 @@ from docqa.answer.sources import SourceSet
 from docqa.answer.statement import quotable_spans
 from docqa.answer.support import content_tokens, jaccard
 from docqa.retrieve.snippet import coverage
+from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import HAN, has_cjk
 from docqa.text.segment import STOPWORDS, query_terms, query_words
+from docqa.types import Hit
 
 # Ranking weights of a candidate sentence.
 W_TERMS, W_DENSE, W_RETRIEVAL = 0.45, 0.35, 0.20
@@ -60,7 +62,7 @@ _FRAME_CJK = re.compile(r"哪|什么|谁|几|怎|何|多少|多久|多长|多大
 # Negation in a question or a sentence ("not", "never", "不", "没有", ...).  Chinese compounds
 # that only look negative (不同 different, 非常 very, 无线 wireless, 未来 future) do not count.
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nothing|neither|nor|cannot)\b|n't\b"
+    r"\b(?:not|no|never|none|nothing|neither|nor|cannot)\b|n['\u2019]t\b"  # doesn't, doesn’t (typeset text curls the apostrophe)
     r"|不(?![同仅但断久少过论管如足错利])|没|未(?!来)|无(?![线论])|并非|非(?![常])", re.IGNORECASE)
 _ANTONYMS = """first last|most least|more less|more fewer|before after|increase decrease|increased decreased|
     higher lower|high low|largest smallest|larger smaller|early late|earlier later|earliest latest|oldest newest|
@@ -114,8 +116,9 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     if not candidates:
         return Extract([], 0.0, True)
     terms = query_terms(question)
+    given = _exact_given(question, sources)
     for s in candidates:
-        s.terms = coverage(s.text, terms, weights)
+        s.terms = coverage(_with(s.text, given.get(s.n)), terms, weights)
     if embed is not None:
         query = _unit(embed([question], "query"))[0]
         sims = _unit(embed([s.text for s in candidates], "passage")) @ query
@@ -128,7 +131,8 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     chosen = _mmr(candidates, count)
     best = chosen[0]
     window = _window(candidates, best)
-    features = evidence_features(question, best.text, " ".join(s.text for s in window), terms, weights,
+    features = evidence_features(question, _with(best.text, given.get(best.n)),
+                                 _with(" ".join(s.text for s in window), given.get(best.n)), terms, weights,
                                  best.dense if embed is not None else None, retrieval[best.n])
     evidence = evidence_probability(features)
     if evidence < threshold:
@@ -168,6 +172,29 @@ def render(chosen: list[Sentence]) -> str:
     ordered = sorted(chosen, key=lambda s: (s.n, s.start))
     parts = [f"{' '.join(s.text.split())} [{s.n}]" for s in ordered]
     return ("" if any(has_cjk(p) for p in parts) else " ").join(parts) if parts else ""
+
+
+def _exact_given(question: str, sources: SourceSet) -> dict[int, str]:
+    """Per source number, the question's exact tokens (text/exact.py) its chunk holds in its text, title,
+    section or path: what every sentence of the chunk is about.  "This release is to revert ..." under
+    "Git v2.39.5 Release Notes" answers a question on 2.39.5 without repeating the version."""
+    tokens = exact_tokens(question)
+    if not tokens:
+        return {}
+    out = {}
+    for source in sources.sources[:_HITS]:
+        where = _where(source.hit)
+        out[source.n] = " ".join(t for t in tokens if holds_exact(where, t))
+    return out
+
+
+def _where(hit: Hit) -> str:
+    return f"{hit.path}\n{hit.title}\n{hit.section}\n{hit.text}"
+
+
+def _with(text: str, given: str | None) -> str:
+    """`text` for matching question terms, with what its chunk is about (`_exact_given`) appended."""
+    return f"{text}\n{given}" if given else text
 
 
 def _candidates(sources: SourceSet) -> list[Sentence]:
@@ -236,6 +263,8 @@ def _names(question: str) -> list[str]:
 
 
 def _has_name(text: str, name: str) -> bool:
+    if exact_tokens(name) == [name]:  # a version or identifier: 2.39.4 is not 2.39.5
+        return holds_exact(normalise(text), name)
     if _holds(normalise(text), name.lower()):
         return True
     if name.isalpha() and name.isupper() and 2 <= len(name) <= 6:  # an acronym: "EU" for "European Union"
