@@ -28,11 +28,11 @@ from docqa.answer.facts import normalise
 from docqa.answer.sources import SourceSet
 from docqa.answer.statement import quotable_spans
 from docqa.answer.support import content_tokens, jaccard
+from docqa.retrieve.retriever import chunk_name
 from docqa.retrieve.snippet import coverage
 from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import HAN, has_cjk
 from docqa.text.segment import STOPWORDS, query_terms, query_words
-from docqa.types import Hit
 
 # Ranking weights of a candidate sentence.
 W_TERMS, W_DENSE, W_RETRIEVAL = 0.45, 0.35, 0.20
@@ -175,21 +175,19 @@ def render(chosen: list[Sentence]) -> str:
 
 
 def _exact_given(question: str, sources: SourceSet) -> dict[int, str]:
-    """Per source number, the question's exact tokens (text/exact.py) its chunk holds in its text, title,
-    section or path: what every sentence of the chunk is about.  "This release is to revert ..." under
-    "Git v2.39.5 Release Notes" answers a question on 2.39.5 without repeating the version."""
+    """Per source number, the question's exact tokens (text/exact.py) that name its chunk (`chunk_name`:
+    its path, title, section or heading).  Every sentence of the chunk is about them: "This release is
+    to revert ..." under "Git v2.39.5 Release Notes" answers a question on 2.39.5 without repeating the
+    version.  A token the chunk only mentions further down is not given: the notes of 2.37.1 list
+    v2.31.4 among the releases they merge, and are not about 2.31.4."""
     tokens = exact_tokens(question)
     if not tokens:
         return {}
     out = {}
     for source in sources.sources[:_HITS]:
-        where = _where(source.hit)
-        out[source.n] = " ".join(t for t in tokens if holds_exact(where, t))
+        name = chunk_name(source.hit)
+        out[source.n] = " ".join(t for t in tokens if holds_exact(name, t))
     return out
-
-
-def _where(hit: Hit) -> str:
-    return f"{hit.path}\n{hit.title}\n{hit.section}\n{hit.text}"
 
 
 def _with(text: str, given: str | None) -> str:

@@ -42,7 +42,13 @@ CALIBRATIONS[("dense", None)] = CALIBRATIONS[("dense", "use-multilingual-v3")]
 # An exact token of the query (text/exact.py) counts as rare, and so decides the order, when at
 # most this share of the chunks (or this many, in a small knowledge base) hold it.
 RARE_SHARE, RARE_CHUNKS = 0.05, 5
-NAMED = 2.0  # a token in a chunk's path, title or section weighs this many times one in its text only
+NAMED = 2.0  # a token naming a chunk (`chunk_name`) weighs this many times one in its text only
+
+
+def chunk_name(hit: Hit) -> str:
+    """What names a chunk: its document's path and title, its section and its first line (a heading)."""
+    heading = hit.text.lstrip().partition("\n")[0]
+    return f"{hit.path}\n{hit.title}\n{hit.section}\n{heading}"
 
 
 class SearchResults(list):
@@ -168,9 +174,9 @@ class Retriever:
     def _keep_exact(self, fused: list[tuple[str, float]], exact: dict[str, float]) -> tuple[list[tuple[str, float]], dict[str, Hit]]:
         """`fused` with the chunks holding the query's rare exact tokens moved ahead of those that do not.
 
-        Each token a chunk holds adds its IDF, twice over when the chunk's path, title or section
-        names it (the chunk is about `2.39.5`) rather than its text alone (it mentions `2.39.5`,
-        as the notes of every later release that merged its fixes do); chunks go by that sum,
+        Each token a chunk holds adds its IDF, twice over when its `chunk_name` (path, title,
+        section, heading) holds it: the chunk is about `2.39.5`, not merely mentioning it as the
+        notes of every later release that merged its fixes do.  Chunks go by that sum,
         ties in the fused order.  Neither list alone keeps an exact version ahead of its siblings:
         BM25 sees `2.39.5` as the pieces `2 39 5` that 2.39.4 shares, the dense vectors of the
         two files are nearly the same, and so the fused order of siblings is close to chance.
@@ -182,7 +188,7 @@ class Retriever:
             hit = hits.get(cid)
             if hit is None:
                 return 0.0
-            name = f"{hit.path}\n{hit.title}\n{hit.section}"
+            name = chunk_name(hit)
             return sum(w * (NAMED if holds_exact(name, t) else 1.0 if holds_exact(hit.text, t) else 0.0)
                        for t, w in exact.items())
 
