@@ -129,14 +129,14 @@ class Pipeline:
             centres = _centres(found)
             if answer.retrieval.get("second_look"):  # no quotable sentence: centre on the question's words
                 centres = _term_centres(list(hits), query_terms(answer.retrieval["query"])) or centres
-            sources = focused(list(hits), centres, a.small_model_sources, a.small_model_context // a.small_model_sources)
+            sources = self._named(focused(list(hits), centres, a.small_model_sources, a.small_model_context // a.small_model_sources))
             if a.guard:
                 guard.record(answer.retrieval, answer.notes, ctx.trace, [x.hit for x in sources.sources])
             answer.retrieval["dropped"] = [h.chunk_id for h in sources.dropped]
             return sources
         overhead = count_tokens(prompts.prompt_overhead(answer.retrieval["query"], language))
         budget = s.context_window - s.max_tokens - overhead - 128
-        sources = fit(list(hits), max(budget, 64))
+        sources = self._named(fit(list(hits), max(budget, 64)))
         if self.settings.answer.guard:
             guard.record(answer.retrieval, answer.notes, ctx.trace, [x.hit for x in sources.sources])
         answer.retrieval["dropped"] = [h.chunk_id for h in sources.dropped]
@@ -355,13 +355,19 @@ class Pipeline:
         terms = query_terms(query)
         return accept.Question(query, terms, term_weights(self.library.term_counts, terms))
 
+    def _named(self, sources: SourceSet) -> SourceSet:
+        """`sources`, knowing the knowledge base's other files of the same names (labels tell them apart)."""
+        if self.library.namesakes is not None:
+            sources.namesakes = self.library.namesakes([x.hit.path for x in sources.sources])
+        return sources
+
     def _evidence(self, answer: Answer, hits: SearchResults, ctx: RunContext) -> Found:
         """The extractive answerer over `hits`: its sources and result (evidence, chosen sentences)."""
         s, lib = self.settings.answer, self.library
         # across languages the evidence model (shared words) cannot judge: retrieval's relevance decides
         crossing = accept.crossing(answer.language, hits) and not hits.low_relevance
         with ctx.stage("extracting") as entry:
-            pool = fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9)  # never quote a flagged source
+            pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))  # never quote a flagged source
             terms = query_terms(answer.retrieval["query"])
             result = extract(answer.retrieval["query"], pool, term_weights(lib.term_counts, terms), lib.embed,
                              max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), 0.0 if crossing else s.abstain_threshold)

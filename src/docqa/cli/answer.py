@@ -13,7 +13,7 @@ from rich.text import Text
 
 from docqa.cli.console import err, out
 from docqa.cli.links import linked
-from docqa.types import Answer, Event
+from docqa.types import Answer, Citation, Event
 
 if TYPE_CHECKING:
     from docqa.run import Run
@@ -72,6 +72,12 @@ def take_typing(lines: queue.Queue | None, run: Run, asked: list[str]) -> None:
             err.print(f"[dim]steering: {escape(text)}[/]")
 
 
+def first_per_number(citations: list[Citation]) -> list[Citation]:
+    """One citation per source number, its first: a Sources line per [n], not per quoted sentence."""
+    seen: set[int] = set()
+    return [c for c in citations if not (c.n in seen or seen.add(c.n))]
+
+
 class AnswerView:
     """Renders an answer's events: the text as it streams, then sources, verification, notes."""
 
@@ -117,7 +123,7 @@ class AnswerView:
             return
         if answer.citations:
             out.print("\n[bold]Sources[/]")
-            for c in answer.citations:
+            for c in first_per_number(answer.citations):
                 quote = " ".join(c.quote.split())
                 quote = quote if len(quote) <= 160 else quote[:157] + "…"
                 out.print(Text.assemble(f" [{c.n}] ", linked(c.label, c.path, c.line_start, "cyan"), ("  “" + quote + "”", "dim")))
