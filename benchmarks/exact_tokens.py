@@ -1,6 +1,8 @@
 """Version-specific questions over real release notes: does the exact version's file come first?
 
     python benchmarks/exact_tokens.py [--notes /usr/share/doc/git/RelNotes] [--ask 40]
+    python benchmarks/exact_tokens.py --trust benchmarks/trust/questions_en_docs.jsonl \
+        --corpus benchmarks/.work/trust/corpus      # after `python benchmarks/trust/devset.py build`
 
 Copies Git's release notes 2.20.0-2.39.x (near-identical siblings: every maintenance release
 "merges up the fixes that appear in v2.30.9, v2.31.8, ...") and a few other documents of
@@ -11,6 +13,11 @@ here is tuned on the test half.  Reports hit@1 and hit@5 of the gold file (chunk
 for each search mode, and with `--ask N` the share of N test questions per language that `ask`
 without a model answers, and answers citing the gold file first.
 
+With `--trust`, the same over the trust dev set (issue 28, item 1): its questions that hold an exact
+token (text/exact.py), whatever their kind; per split (devset.py's rule: sha256 of the id even =
+dev), hit@1/hit@5 of an evidence file for answerable ones in each mode, and `ask` without a model:
+answerable ones correct (every answer group matched in the answer) and unanswerable ones abstained.
+
 Run it once with main's code and once with the branch's (PYTHONPATH), on the same machine, for
 a before/after; the first line names the docqa that ran.
 """
@@ -18,6 +25,9 @@ a before/after; the first line names the docqa that ran.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib.util
+import json
 import re
 import shutil
 import sys
@@ -68,7 +78,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--notes", default="/usr/share/doc/git/RelNotes")
     ap.add_argument("--ask", type=int, default=0, help="test questions per language answered by `ask` (no model)")
+    ap.add_argument("--trust", default="", help="a trust dev set questions_*.jsonl: measure on it instead")
+    ap.add_argument("--corpus", default="benchmarks/.work/trust/corpus", help="the built trust corpus (devset.py build)")
     args = ap.parse_args()
+    if args.trust:
+        return trust(Path(args.trust), Path(args.corpus))
     notes = Path(args.notes)
     if not notes.is_dir():
         raise SystemExit(f"{notes} not found: install the git package's documentation or pass --notes")
@@ -110,6 +124,66 @@ def ask(kb: KnowledgeBase, gold: dict[str, Path], versions: list[str]) -> None:
                 answered += 1
                 right += answer.citations[0].path == str(gold[v])
         print(f"| {lang} | {len(versions)} | {answered / len(versions):.3f} | {right / len(versions):.3f} |")
+
+
+def trust(questions_file: Path, corpus: Path) -> None:
+    exact_tokens = _this_tree_exact_tokens()
+    if not corpus.is_dir():
+        raise SystemExit(f"{corpus} not found: run python benchmarks/trust/devset.py build first")
+    questions = [json.loads(line) for line in questions_file.open(encoding="utf-8") if line.strip()]
+    asked = [q for q in questions if exact_tokens(q["question"])]
+    print(f"docqa: {Path(docqa.__file__).parent}")
+    with tempfile.TemporaryDirectory(prefix="exact-tokens-trust-") as tmp:
+        settings = Settings(kb=str(Path(tmp) / "kb.db"), llm={"provider": "none"})
+        with KnowledgeBase(settings, embedder=make_embedder("local", "")) as kb:
+            report = kb.add([corpus])
+            print(f"{len(report.added)} files, {kb.stats()['chunks']} chunks; {len(asked)} of {len(questions)} questions "
+                  "hold an exact token")
+            by_file = {str(Path(r.path).resolve().relative_to(corpus.resolve())).split("/", 1)[1]: r.path
+                       for r in kb.documents()}
+            print("\n| split | mode | answerable with evidence | hit@1 | hit@5 |\n|---|---|---|---|---|")
+            for half in ("dev", "test"):
+                gold = [q for q in asked if _split(q["id"]) == half and q["answerable"] and q["evidence"]]
+                for mode in MODES:
+                    top1 = top5 = 0
+                    for q in gold:
+                        want = {by_file[e["file"]] for e in q["evidence"] if e["file"] in by_file}
+                        ranked = files(kb.search(q["question"], top_k=20, mode=mode))
+                        top1 += bool(want & set(ranked[:1]))
+                        top5 += bool(want & set(ranked[:5]))
+                    print(f"| {half} | {mode} | {len(gold)} | {top1 / len(gold):.3f} | {top5 / len(gold):.3f} |")
+            print("\n| split | answerable | correct | unanswerable | abstained |\n|---|---|---|---|---|")
+            for half in ("dev", "test"):
+                part = [q for q in asked if _split(q["id"]) == half]
+                right = abstained = 0
+                for q in part:
+                    answer = kb.ask(q["question"], fresh=True, record=False)
+                    if q["answerable"]:
+                        right += answer.answerable and _matches(answer.answer, q["answers"])
+                    else:
+                        abstained += not answer.answerable
+                n_yes = sum(q["answerable"] for q in part)
+                n_no = len(part) - n_yes
+                print(f"| {half} | {n_yes} | {right / max(n_yes, 1):.3f} | {n_no} | {abstained / max(n_no, 1):.3f} |")
+
+
+def _this_tree_exact_tokens():
+    """text/exact.py of this tree, whatever docqa runs: main's code is measured on the same questions."""
+    path = Path(__file__).resolve().parents[1] / "src" / "docqa" / "text" / "exact.py"
+    spec = importlib.util.spec_from_file_location("exact_tokens_rule", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.exact_tokens
+
+
+def _split(question_id: str) -> str:
+    """benchmarks/trust/devset.py's rule: dev when the sha256 of the id is even."""
+    return "dev" if int(hashlib.sha256(question_id.encode()).hexdigest(), 16) % 2 == 0 else "test"
+
+
+def _matches(text: str, groups: list[list[str]]) -> bool:
+    flat = "".join(text.lower().split())
+    return all(any("".join(a.lower().split()) in flat for a in group) for group in groups)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from docqa.answer.facts import normalise
+from docqa.answer.shape import Shape, answered_words, shape
 from docqa.answer.sources import SourceSet
 from docqa.answer.statement import quotable_spans
 from docqa.answer.support import content_tokens, jaccard
@@ -107,6 +108,7 @@ class Extract:
     abstained: bool
     features: dict[str, float] = field(default_factory=dict)  # the evidence model's inputs (for evaluation)
     ranked: list[Sentence] = field(default_factory=list)  # the best sentences even when it abstained
+    shape: Shape | None = None  # a typed question's lead or a procedure's steps (answer/shape.py); None: `chosen`
 
 
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
@@ -138,7 +140,9 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     if evidence < threshold:
         return Extract([], evidence, True, features, chosen)
     floor = best.score * _LATER_PICKS  # later picks must still be real evidence
-    return Extract([s for i, s in enumerate(chosen) if i == 0 or s.score >= floor], evidence, False, features)
+    picked = [s for i, s in enumerate(chosen) if i == 0 or s.score >= floor]
+    shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
+    return Extract(picked, evidence, False, features, shape=shown)
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
@@ -148,7 +152,8 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     found = [_holds(sentence, t) for t in distinct]
     idf = [weights.get(t, 1.0) for t in distinct]
     top = max(idf, default=0.0)
-    missing = [w for t, w, f in zip(distinct, idf, found) if not f and not _frames(t)]
+    answered = answered_words(question, sentence)  # "which file": a path answers it without the word "file"
+    missing = [w for t, w, f in zip(distinct, idf, found) if not f and not _frames(t) and t not in answered]
     out = {
         "retrieval": float(retrieval),
         "matched": float(min(sum(found), _MATCHED_CAP)),

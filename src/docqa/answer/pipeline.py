@@ -394,8 +394,7 @@ class Pipeline:
         if result.abstained:
             return (yield from self._not_found(answer, ctx, streamed=streamed))
         answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
-                            for x in sorted(result.chosen[: self.settings.answer.extractive_sentences],
-                                            key=lambda x: (x.n, x.start))]  # reading order per source
+                            for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
         answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, [c.n], [c], True, 1.0) for c in answer.citations]
         quoted = _quoted(answer.claims)
         text = number_by_first_use(quoted, answer.claims)
@@ -407,6 +406,21 @@ class Pipeline:
         self._rate(answer, hits, result.evidence)
         yield event("citations", citations=[c.to_dict() for c in answer.citations])
         return answer
+
+
+def _quoted_in_order(result: Extract, count: int) -> list:
+    """The extractive answer's sentences: a procedure's steps whole and in order; else `count` of them in reading
+    order per source, after the sentence a typed question ("which file ...?") leads with (answer/shape.py)."""
+    if result.shape is None:
+        return sorted(result.chosen[:count], key=_reading)
+    if result.shape.steps:
+        return result.shape.sentences
+    lead, *rest = result.shape.sentences
+    return [lead, *sorted(rest[: count - 1], key=_reading)]
+
+
+def _reading(sentence) -> tuple[int, int]:
+    return sentence.n, sentence.start  # reading order per source
 
 
 def _quoted(claims: list[Claim]) -> str:

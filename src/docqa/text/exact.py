@@ -21,7 +21,8 @@ import re
 from functools import lru_cache
 
 # A candidate: an optional option dash or path root, then an ASCII word run with inner separators.
-_CANDIDATE = re.compile(r"(?<![A-Za-z0-9_./~-])(?:--?|~?/)?[A-Za-z0-9_][A-Za-z0-9_.+/:-]*")
+# A comma between digits stays inside: phosphatidylinositol-3,4-bisphosphate is one name, not two.
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9_./~,-])(?:--?|~?/)?[A-Za-z0-9_](?:[A-Za-z0-9_.+/:-]|,(?=\d))*")
 _TRAILING = ".:/+-"  # sentence punctuation or a dangling separator, not part of the token
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)", re.IGNORECASE)
 
