@@ -180,17 +180,17 @@ def render(chosen: list[Sentence]) -> str:
 
 
 def _exact_given(question: str, sources: SourceSet) -> dict[int, str]:
-    """Per source number, the question's exact tokens (text/exact.py) that name its chunk (`chunk_name`:
-    its path, title, section or heading).  Every sentence of the chunk is about them: "This release is
+    """Per source number, the question's exact tokens and one-word identifiers (text/exact.py) that name its
+    chunk (`chunk_name`: its path, title, section or first line).  Every sentence of the chunk is about them: "This release is
     to revert ..." under "Git v2.39.5 Release Notes" answers a question on 2.39.5 without repeating the
     version.  A token the chunk only mentions further down is not given: the notes of 2.37.1 list
     v2.31.4 among the releases they merge, and are not about 2.31.4."""
-    tokens = exact_tokens(question)
+    tokens = exact_tokens(question, whole=True)  # libtasn1 in libtasn1-doc/libtasn1.pdf: the file is about it
     if not tokens:
         return {}
     out = {}
     for source in sources.sources[:_HITS]:
-        name = chunk_name(source.hit)
+        name = chunk_name(source.hit, first_line=True)
         out[source.n] = " ".join(t for t in tokens if holds_exact(name, t))
     return out
 

@@ -45,10 +45,16 @@ RARE_SHARE, RARE_CHUNKS = 0.05, 5
 NAMED = 2.0  # a token naming a chunk (`chunk_name`) weighs this many times one in its text only
 
 
-def chunk_name(hit: Hit) -> str:
-    """What names a chunk: its document's path and title, its section and its first line (a heading)."""
-    heading = hit.text.lstrip().partition("\n")[0]
-    return f"{hit.path}\n{hit.title}\n{hit.section}\n{heading}"
+def chunk_name(hit: Hit, first_line: bool = False) -> str:
+    """What names a chunk: its document's path and title, and its section (headings); with `first_line`, also
+    its text's first line, a heading in formats without sections (a PDF page's running header).  Ranking
+    leaves that line out: a chunk may start anywhere, and a NEWS entry's first sentence names things it is
+    not about."""
+    name = f"{hit.path}\n{hit.title}\n{hit.section}"
+    if not first_line:
+        return name
+    line = hit.text.lstrip().partition("\n")[0]
+    return f"{name}\n{line}"
 
 
 class SearchResults(list):
@@ -175,7 +181,7 @@ class Retriever:
         """`fused` with the chunks holding the query's rare exact tokens moved ahead of those that do not.
 
         Each token a chunk holds adds its IDF, twice over when its `chunk_name` (path, title,
-        section, heading) holds it: the chunk is about `2.39.5`, not merely mentioning it as the
+        section) holds it: the chunk is about `2.39.5`, not merely mentioning it as the
         notes of every later release that merged its fixes do.  Chunks go by that sum,
         ties in the fused order.  Neither list alone keeps an exact version ahead of its siblings:
         BM25 sees `2.39.5` as the pieces `2 39 5` that 2.39.4 shares, the dense vectors of the
