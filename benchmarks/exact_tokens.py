@@ -17,6 +17,7 @@ With `--trust`, the same over the trust dev set (issue 28, item 1): its question
 token (text/exact.py), whatever their kind; per split (devset.py's rule: sha256 of the id even =
 dev), hit@1/hit@5 of an evidence file for answerable ones in each mode, and `ask` without a model:
 answerable ones correct (every answer group matched in the answer) and unanswerable ones abstained.
+`--kinds procedure,name` takes the questions of those kinds instead (item 4's answer shapes).
 
 Run it once with main's code and once with the branch's (PYTHONPATH), on the same machine, for
 a before/after; the first line names the docqa that ran.
@@ -80,9 +81,10 @@ def main() -> None:
     ap.add_argument("--ask", type=int, default=0, help="test questions per language answered by `ask` (no model)")
     ap.add_argument("--trust", default="", help="a trust dev set questions_*.jsonl: measure on it instead")
     ap.add_argument("--corpus", default="benchmarks/.work/trust/corpus", help="the built trust corpus (devset.py build)")
+    ap.add_argument("--kinds", default="", help="with --trust: the questions of these kinds (comma-separated) instead")
     args = ap.parse_args()
     if args.trust:
-        return trust(Path(args.trust), Path(args.corpus))
+        return trust(Path(args.trust), Path(args.corpus), [k for k in args.kinds.split(",") if k])
     notes = Path(args.notes)
     if not notes.is_dir():
         raise SystemExit(f"{notes} not found: install the git package's documentation or pass --notes")
@@ -126,19 +128,19 @@ def ask(kb: KnowledgeBase, gold: dict[str, Path], versions: list[str]) -> None:
         print(f"| {lang} | {len(versions)} | {answered / len(versions):.3f} | {right / len(versions):.3f} |")
 
 
-def trust(questions_file: Path, corpus: Path) -> None:
+def trust(questions_file: Path, corpus: Path, kinds: list[str]) -> None:
     exact_tokens = _this_tree_exact_tokens()
     if not corpus.is_dir():
         raise SystemExit(f"{corpus} not found: run python benchmarks/trust/devset.py build first")
     questions = [json.loads(line) for line in questions_file.open(encoding="utf-8") if line.strip()]
-    asked = [q for q in questions if exact_tokens(q["question"])]
+    asked = [q for q in questions if (q["kind"] in kinds if kinds else exact_tokens(q["question"]))]
     print(f"docqa: {Path(docqa.__file__).parent}")
     with tempfile.TemporaryDirectory(prefix="exact-tokens-trust-") as tmp:
         settings = Settings(kb=str(Path(tmp) / "kb.db"), llm={"provider": "none"})
         with KnowledgeBase(settings, embedder=make_embedder("local", "")) as kb:
             report = kb.add([corpus])
             print(f"{len(report.added)} files, {kb.stats()['chunks']} chunks; {len(asked)} of {len(questions)} questions "
-                  "hold an exact token")
+                  + (f"of kinds {', '.join(kinds)}" if kinds else "hold an exact token"))
             by_file = {str(Path(r.path).resolve().relative_to(corpus.resolve())).split("/", 1)[1]: r.path
                        for r in kb.documents()}
             print("\n| split | mode | answerable with evidence | hit@1 | hit@5 |\n|---|---|---|---|---|")
