@@ -538,7 +538,16 @@ class KnowledgeBase:
             keyword=lambda q, k: self.search(q, k, collection, mode="bm25", rerank="none", principal=principal),
             changes=lambda ids: self.file_changes(ids, principal=principal),
             refresh=lambda ids: self.refresh(ids, principal=principal),
+            namesakes=lambda paths: self.namesakes(paths, collection, principal=principal),
         )
+
+    def namesakes(self, paths: list[str], collection: str | None = None, *, principal: Principal = LOCAL) -> list[str]:
+        """Paths of the other documents the principal sees (in `collection`, when given) whose file name
+        is that of one of `paths`: a label naming only `README.Debian.gz` would not say which one."""
+        names = dict.fromkeys(p.replace("\\", "/").rsplit("/", 1)[-1] for p in paths)
+        given = set(paths)
+        return [r.path for name in names for r in self.store.documents.find_documents(name)
+                if r.path not in given and principal.can_see(r.collection) and collection in (None, r.collection)]
 
     def file_changes(self, document_ids: list[str], *, principal: Principal = LOCAL) -> list[dict]:
         """How the files of indexed documents differ on disk since they were indexed: one entry per

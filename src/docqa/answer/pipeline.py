@@ -131,14 +131,14 @@ class Pipeline:
             centres = _centres(found)
             if answer.retrieval.get("second_look"):  # no quotable sentence: centre on the question's words
                 centres = _term_centres(list(hits), query_terms(answer.retrieval["query"])) or centres
-            sources = focused(list(hits), centres, a.small_model_sources, a.small_model_context // a.small_model_sources)
+            sources = self._named(focused(list(hits), centres, a.small_model_sources, a.small_model_context // a.small_model_sources))
             if a.guard:
                 guard.record(answer.retrieval, answer.notes, ctx.trace, [x.hit for x in sources.sources])
             answer.retrieval["dropped"] = [h.chunk_id for h in sources.dropped]
             return sources
         overhead = count_tokens(prompts.prompt_overhead(answer.retrieval["query"], language))
         budget = s.context_window - s.max_tokens - overhead - 128
-        sources = fit(list(hits), max(budget, 64))
+        sources = self._named(fit(list(hits), max(budget, 64)))
         if self.settings.answer.guard:
             guard.record(answer.retrieval, answer.notes, ctx.trace, [x.hit for x in sources.sources])
         answer.retrieval["dropped"] = [h.chunk_id for h in sources.dropped]
@@ -363,13 +363,19 @@ class Pipeline:
         terms = query_terms(query)
         return accept.Question(query, terms, term_weights(self.library.term_counts, terms))
 
+    def _named(self, sources: SourceSet) -> SourceSet:
+        """`sources`, knowing the knowledge base's other files of the same names (labels tell them apart)."""
+        if self.library.namesakes is not None:
+            sources.namesakes = self.library.namesakes([x.hit.path for x in sources.sources])
+        return sources
+
     def _evidence(self, answer: Answer, hits: SearchResults, ctx: RunContext) -> Found:
         """The extractive answerer over `hits`: its sources and result (evidence, chosen sentences)."""
         s, lib = self.settings.answer, self.library
         # across languages the evidence model (shared words) cannot judge: retrieval's relevance decides
         crossing = accept.crossing(answer.language, hits) and not hits.low_relevance
         with ctx.stage("extracting") as entry:
-            pool = fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9)  # never quote a flagged source
+            pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))  # never quote a flagged source
             terms = query_terms(answer.retrieval["query"])
             result = extract(answer.retrieval["query"], pool, term_weights(lib.term_counts, terms), lib.embed,
                              max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), 0.0 if crossing else s.abstain_threshold)
@@ -396,8 +402,7 @@ class Pipeline:
         if result.abstained:
             return (yield from self._not_found(answer, ctx, streamed=streamed))
         answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
-                            for x in sorted(result.chosen[: self.settings.answer.extractive_sentences],
-                                            key=lambda x: (x.n, x.start))]  # reading order per source
+                            for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
         answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, [c.n], [c], True, 1.0) for c in answer.citations]
         quoted = _quoted(answer.claims)
         text = number_by_first_use(quoted, answer.claims)
@@ -409,6 +414,21 @@ class Pipeline:
         self._rate(answer, hits, result.evidence)
         yield event("citations", citations=[c.to_dict() for c in answer.citations])
         return answer
+
+
+def _quoted_in_order(result: Extract, count: int) -> list:
+    """The extractive answer's sentences: a procedure's steps whole and in order; else `count` of them in reading
+    order per source, after the sentence a typed question ("which file ...?") leads with (answer/shape.py)."""
+    if result.shape is None:
+        return sorted(result.chosen[:count], key=_reading)
+    if result.shape.steps:
+        return result.shape.sentences
+    lead, *rest = result.shape.sentences
+    return [lead, *sorted(rest[: count - 1], key=_reading)]
+
+
+def _reading(sentence) -> tuple[int, int]:
+    return sentence.n, sentence.start  # reading order per source
 
 
 def _quoted(claims: list[Claim]) -> str:

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from docqa.cli.console import err, out
 from docqa.cli.links import linked
-from docqa.types import Answer, Event
+from docqa.types import Answer, Citation, Event
 
 if TYPE_CHECKING:
     from docqa.run import Run
@@ -79,6 +79,12 @@ def take_typing(lines: queue.Queue | None, run: Run, asked: list[str]) -> None:
 # what a phase is called on the status line (the rest by their own name)
 PHASES = {"generating": "drafting", "citing": "checking", "checking": "checking", "accepting": "checking"}
 DRAFT_LINES = 3  # the draft's last lines shown under the status line
+
+
+def first_per_number(citations: list[Citation]) -> list[Citation]:
+    """One citation per source number, its first: a Sources line per [n], not per quoted sentence."""
+    seen: set[int] = set()
+    return [c for c in citations if not (c.n in seen or seen.add(c.n))]
 
 
 class AnswerView:
@@ -151,7 +157,7 @@ class AnswerView:
             return
         if answer.citations:
             out.print("\n[bold]Sources[/]")
-            for c in answer.citations:
+            for c in first_per_number(answer.citations):
                 quote = " ".join(c.quote.split())
                 quote = quote if len(quote) <= 160 else quote[:157] + "…"
                 out.print(Text.assemble(f" [{c.n}] ", linked(c.label, c.path, c.line_start, "cyan"), ("  “" + quote + "”", "dim")))
