@@ -624,12 +624,21 @@ class KnowledgeBase:
         return {"document_id": document_id, "path": record.path, "type": record.type, "text": text, "layout": shape}
 
     def document_file(self, document_id: str, *, principal: Principal = LOCAL) -> Original:
-        """Where the original file of a document is (an archive member's bytes are read, within
-        ingest.max_file_mb); UnreadableFileError when it is gone from disk."""
+        """A document's original file, read now within ingest.max_file_mb: only the indexed file
+        (its content hash), not through a symlink, under the folder its collection was added from;
+        UnreadableFileError (with the reason) otherwise, or when it is gone from disk."""
         from docqa.view import original_of
 
         record = self._record_of(document_id, principal)
-        return original_of(record.path, int(self.settings.ingest.max_file_mb * 1024 * 1024), record.size)
+        return original_of(record.path, int(self.settings.ingest.max_file_mb * 1024 * 1024), record.size,
+                           record.content_hash, self._added_from(record.collection))
+
+    def _added_from(self, collection: str) -> str | None:
+        """The folder a collection's documents were added from (their deepest common folder)."""
+        from docqa.browse.paths import common_folder
+
+        bounds = self.store.documents.path_bounds(collection)
+        return (common_folder(*bounds) or None) if bounds else None
 
     def page_image(self, document_id: str, page: int, scale: float | None = None, *,
                    principal: Principal = LOCAL) -> bytes:
