@@ -6,7 +6,7 @@ every door (CLI, REST, MCP, the web page, the agent's tools) asks through the Kn
                               write   (add and remove documents, create and delete collections)   editor
                               log     (the Q&A log for the people who keep the documents)         editor
                               correct (write a correction to a logged answer: a note indexed in
-                                       the `corrections` collection)                              editor
+                                       the run's own collection)                                  editor
                               status  (the models in use and why, index counts, health)           editor
                               keys    (create, list and revoke API keys)                          admin
                               reindex (re-embed every collection)                                 admin of every collection

@@ -498,17 +498,26 @@ class KnowledgeBase:
 
     def correct(self, run_id: str, text: str, *, principal: Principal = LOCAL) -> DocumentRecord:
         """A maintainer's correction to a logged run: the right answer or a missing fact, saved as a
-        Markdown note (who, when, which run) in the `corrections` collection and indexed at once, so
-        later answers find and cite it.  Editors (access.py: correct) of the run's collection."""
+        Markdown note (who, when, which run) and indexed at once into the run's collection, so later
+        answers there find and cite it as a correction of that collection, seen by exactly those who
+        see the collection (a run over every collection: the `corrections` collection).  Editors
+        (access.py: correct) of the run's collection."""
         from docqa.session import correction
-        from docqa.settings.model import default_kb_path
 
         run = self.run(run_id, principal=principal)
         require(principal, "correct", run.collection)
         author = f"API key {principal.key_id}" if principal.key_id else "the local owner"
-        path = correction.write(correction.folder(self.settings.kb, default_kb_path().parent), run, correction.note(run, text, author, now()))
-        self.add([path], collection=correction.COLLECTION)  # the core files its own note (the caller may not write there)
-        return self.document(path, correction.COLLECTION)
+        path = correction.write(self._corrections_folder(), run, correction.note(run, text, author, now()))
+        home = correction.home(run)
+        self.add([path], collection=home)  # the core files its own note (not a path the caller named)
+        return self.document(path, home)
+
+    def _corrections_folder(self) -> Path:
+        """Where correction notes are kept (docqa.session.correction.folder)."""
+        from docqa.session import correction
+        from docqa.settings.model import default_kb_path
+
+        return correction.folder(self.settings.kb, default_kb_path().parent)
 
     def library(self, principal: Principal = LOCAL, collection: str | None = None) -> Library:
         """What answering needs from this knowledge base: the principal's collections only (the run's
@@ -789,9 +798,10 @@ class KnowledgeBase:
         runs = [r for r in self.runs(since=since, until=until, statuses=statuses, principal=principal)
                 if collection is None or r.collection == collection]
         rows = needs_attention(runs, kinds) if attention or kinds else qa_log(runs)
-        from docqa.session.correction import COLLECTION, corrected_runs
+        from docqa.session.correction import corrected_runs
 
-        corrected = corrected_runs([r.path for r in self.store.documents.list_documents(COLLECTION)])
+        notes = self.store.documents.list_documents(None, path_prefix=str(self._corrections_folder()) + os.sep)
+        corrected = corrected_runs([r.path for r in notes])
         for row in rows:
             row["corrected"] = row["run_id"] in corrected
         return [row for row in rows if matches(row, text)] if text else rows

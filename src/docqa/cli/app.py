@@ -572,14 +572,15 @@ def correct(
     text: Annotated[str, typer.Argument(metavar="TEXT", help="The right answer, or the fact the documents miss, as a short note.")],
     as_json: JsonOption = False,
 ) -> None:
-    """Correct an answer from the log: the note is saved as a Markdown document in the 'corrections'
-    collection (who, when, which run), indexed at once, and cited by later answers like any document."""
+    """Correct an answer from the log: the note is saved as a Markdown document (who, when, which run) in
+    the run's collection ('corrections' for a run over every collection), indexed at once, and cited by
+    later answers there."""
     with _open() as kb:
         record = kb.correct(run_id, text)
     if as_json:
         _print_json(record.to_dict())
         return
-    out.print(f"saved {escape(record.path)} in collection 'corrections' (indexed: later answers cite it)")
+    out.print(f"saved {escape(record.path)} in collection {escape(repr(record.collection))} (indexed: later answers there cite it)")
 
 
 LOG_FORMATS = ("table", "jsonl", "csv", "md")
