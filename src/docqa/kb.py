@@ -21,6 +21,7 @@ from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_h
 from docqa.errors import AuthError, ConfigError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.llm import ChatModel, Choice, capability, choose_chat_model
+from docqa.names import check_collection, is_valid
 from docqa.llm.deadline import reply_within
 from docqa.llm.factory import OLLAMA_URL, escalation_model
 from docqa.retrieve import Retriever, SearchResults
@@ -147,6 +148,7 @@ class KnowledgeBase:
         s = self.settings
         collection = scope(principal, collection) or s.collection
         require(principal, "write", collection)
+        self.check_new_collection(collection)
         found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, s.api.ingest_roots)
         from docqa.ingest.ocr import check as check_ocr
         from docqa.ingest.pipeline import Ingestor
@@ -202,6 +204,7 @@ class KnowledgeBase:
         API server queues it on its one writer)."""
         from docqa.ingest.watch import QUIET_MS, Watcher
 
+        self.check_new_collection(collection or self.settings.collection)  # refused now, not on the first batch
         sync = sync or (lambda targets: self.add(targets, collection, include=include, exclude=exclude))
         return Watcher(sync, roots, self.scanner(include, exclude), QUIET_MS if quiet_ms is None else quiet_ms)
 
@@ -264,10 +267,15 @@ class KnowledgeBase:
 
     def create_collection(self, name: str, *, principal: Principal = LOCAL) -> bool:
         """Create an empty collection (False when it exists already)."""
-        if not name or not name.strip() or name != name.strip():
-            raise InputError(f"a collection name is a non-empty word without surrounding spaces, not {name!r}")
+        check_collection(name)
         require(principal, "write", scope(principal, name))
         return self.store.documents.create_collection(name)
+
+    def check_new_collection(self, collection: str) -> None:
+        """InputError for a name a new collection may not have (docqa.names); a collection that
+        exists already keeps its name, whatever it is (so it stays reachable)."""
+        if not is_valid(collection) and collection not in self.store.documents.collection_sizes():
+            check_collection(collection)
 
     def delete_collection(self, name: str, *, principal: Principal = LOCAL) -> list[DocumentRecord]:
         """Delete a collection and its documents (the files themselves are not touched)."""
