@@ -110,6 +110,8 @@ def scope(principal: Principal, collection: str | None) -> str | None:
     """The collection a call may use.  Given one: it, when the principal may see it.  None given:
     None (every collection) for an unscoped principal, the only collection of a key scoped to one."""
     if collection is not None:
+        if "\x00" in collection:  # no database stores it (PostgreSQL refuses it): the same error on every backend
+            raise InputError("the collection name holds a NUL character (\\0): remove it")
         if not principal.can_see(collection):
             raise PermissionDeniedError(_outside(principal, collection))
         return collection

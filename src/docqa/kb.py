@@ -21,7 +21,7 @@ from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_h
 from docqa.errors import AuthError, ConfigError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.llm import ChatModel, Choice, capability, choose_chat_model
-from docqa.names import check_collection, is_valid
+from docqa.names import check_collection, check_nul, is_valid
 from docqa.llm.deadline import reply_within
 from docqa.llm.factory import OLLAMA_URL, escalation_model
 from docqa.retrieve import Retriever, SearchResults
@@ -338,6 +338,7 @@ class KnowledgeBase:
         has the chat model reorder the best hits (`.rerank` reports what it did).
         """
         require(principal, "read")
+        check_nul(query, "query")  # no database stores a NUL
         collection = scope(principal, collection)
         s = self.settings.search
         mode = mode or s.mode
@@ -406,6 +407,7 @@ class KnowledgeBase:
         `fresh`: answer anew even when an earlier verified answer to the same question holds (answer.recall).
         """
         require(principal, "read")
+        check_nul(question, "question"), check_nul(session_id, "session id")  # no database stores a NUL
         collection = scope(principal, collection)
         if session_id:  # may this principal continue it?  Refused now (NotFoundError), not mid-run
             self.session_runs(session_id, principal=principal)

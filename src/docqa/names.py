@@ -27,3 +27,10 @@ def check_collection(name: str) -> str:
                          f"not starting with '.', at most {MAX_CHARS} characters — e.g. 'team-ops'")
     return name
 
+
+
+def check_nul(text: str | None, what: str) -> str | None:
+    """`text`, unless it holds a NUL character (no database stores it; InputError naming `what`)."""
+    if text is not None and "\x00" in text:
+        raise InputError(f"the {what} holds a NUL character (\\0): remove it")
+    return text

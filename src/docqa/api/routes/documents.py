@@ -17,7 +17,7 @@ from docqa.api.deps import editor, get_runtime, reader, reindexer
 from docqa.api.errors import ApiError, ClientGone
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
-from docqa.api.schemas import IngestRequest
+from docqa.api.schemas import NUL, IngestRequest
 from docqa.api.uploads import safe_name, safe_path
 from docqa.kb import KnowledgeBase
 
@@ -72,6 +72,8 @@ async def upload(request: Request, rt: Runtime = Depends(get_runtime), principal
 
 async def _upload(request: Request, form, rt: Runtime, principal: Principal) -> JSONResponse:
     name = form.get("collection")
+    if isinstance(name, str) and "\x00" in name:
+        raise ApiError(422, "invalid_request", f"collection: {NUL}")
     collection = scope(principal, name if isinstance(name, str) and name.strip() else None) or rt.settings.collection
     await rt.read(request, lambda kb: kb.check_new_collection(collection))  # refused now, not in the job
     files = [f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)]
