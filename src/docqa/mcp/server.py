@@ -230,7 +230,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
             who = _caller(ctx)
             found = await backend.read(lambda kb: kb.skills(principal=who))
             return {"skills": [{k: v for k, v in s.summary().items() if k != "path"} for s in found],
-                    "problems": [str(p) for p in found.problems]}
+                    "problems": found.shown_problems()}
 
     return server
 
