@@ -208,3 +208,19 @@ def test_a_folder_swapped_for_a_link_out_of_the_collection_is_not_served(tmp_pat
         (docs / "sub").symlink_to(outside / "sub")
         with pytest.raises(UnreadableFileError, match="outside the folder it was added from"):
             kb.document_file(plan)
+
+
+def test_every_response_is_for_this_origin_only(kb_docs):
+    """Cross-Origin-Resource-Policy and -Opener-Policy on page images, originals, API answers, errors,
+    streams and the page: a page of another origin (even another port of this host) cannot embed them."""
+    server, files, ids, _, keys = kb_docs
+    doc = ids[str(files["pdf"])]
+    with _client(server, keys["reader"]) as c:
+        responses = [c.get(f"{V}/documents/{doc}/pages/1"), c.get(f"{V}/documents/{doc}/file"), c.get(f"{V}/collections"),
+                     c.get(f"{V}/documents/0123456789abcdef/file"), c.post(f"{V}/search", json={"query": ""}),
+                     c.post(f"{V}/ask", json={"question": "What is in the handbook?"}, headers={"Accept": "text/event-stream"}),
+                     c.get("/"), httpx.get(f"{server.url}{V}/collections")]
+    assert [r.status_code for r in responses] == [200, 200, 200, 404, 422, 200, 200, 401]
+    for r in responses:
+        assert r.headers["cross-origin-resource-policy"] == "same-origin", r.request.url
+        assert r.headers["cross-origin-opener-policy"] == "same-origin", r.request.url
