@@ -149,7 +149,7 @@ class KnowledgeBase:
         collection = scope(principal, collection) or s.collection
         require(principal, "write", collection)
         self.check_new_collection(collection)
-        found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, s.api.ingest_roots)
+        found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, *self._ingest_roots(principal))
         from docqa.ingest.ocr import check as check_ocr
         from docqa.ingest.pipeline import Ingestor
 
@@ -158,6 +158,27 @@ class KnowledgeBase:
         self._check_embedder(writing=True)
         ingestor = Ingestor(self.store, self.scanner(include, exclude), opts, progress, self.embedder, self._engine())
         return ingestor.run(found, collection)
+
+    def _ingest_roots(self, principal: Principal) -> tuple[list[str], str]:
+        """The folders `principal` may name server files under, and the setting that lists them: an MCP
+        client over stdio mcp.ingest_roots (unset: the folders already added), anyone else api.ingest_roots."""
+        if principal.stdio:
+            roots = self.settings.mcp.ingest_roots
+            return (self.added_folders() if roots is None else list(roots)), "mcp.ingest_roots"
+        return list(self.settings.api.ingest_roots), "api.ingest_roots"
+
+    def added_folders(self) -> list[str]:
+        """The folders documents were added from: each collection's deepest common folder (correction
+        notes and archive members aside), without one inside another."""
+        from docqa.browse.paths import common_folder
+
+        notes = str(self._corrections_folder()) + os.sep
+        by_collection: dict[str, list[str]] = {}
+        for record in self.store.documents.list_documents(None):
+            if not record.path.startswith(notes):
+                by_collection.setdefault(record.collection, []).append(record.path.split("!/", 1)[0])
+        folders = {common_folder(min(p), max(p)) or os.sep for p in by_collection.values()}
+        return sorted(f for f in folders if not any(f != o and f.startswith(o) for o in folders))
 
     def _engine(self):
         """settings.ingest.engine as the pipeline takes it: None (local worker processes) or a RayEngine."""
