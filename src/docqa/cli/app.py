@@ -100,6 +100,16 @@ def _open(*, create: bool = False) -> KnowledgeBase:
     return KnowledgeBase(_settings(), create=create)
 
 
+def _open_or_create() -> tuple[KnowledgeBase, bool]:
+    """The knowledge base, created when it does not exist yet; True when it was just created."""
+    from docqa.errors import NoKnowledgeBaseError
+
+    try:
+        return _open(), False
+    except NoKnowledgeBaseError:
+        return _open(create=True), True
+
+
 def _namer(kb: KnowledgeBase) -> PathNamer:
     return PathNamer.for_root(kb.root())
 
@@ -140,8 +150,8 @@ def add(
     with its reason; the rest is still indexed); files failing as before are counted, not listed.
     """
     _ingest_flags(_settings().ingest, workers, engine, ray_address)  # a bad flag stops before anything is created
-    new = not Path(_settings().kb).exists()
-    with _open(create=True) as kb:
+    kb, new = _open_or_create()
+    with kb:
         if new:
             err.print(f"created a new knowledge base at {escape(kb.settings.kb)}")
         with _progress(disabled=as_json) as bar:
@@ -836,7 +846,11 @@ def serve(
     """
     from docqa import api  # lazily: only this command needs the [api] extra
 
-    _open(create=bool(watch)).close()  # a missing knowledge base stops here (unless --watch is to fill it)
+    kb, new = _open_or_create()  # a missing one is created: the page's uploads (or --watch) fill it
+    kb.close()
+    if new:
+        err.print(f"created a new knowledge base at {escape(kb.settings.kb)}: add documents on the page "
+                  "(Documents: drop files) or with 'docqa add FOLDER'")
     api.serve(_settings(), host, port, insecure, [str(p) for p in watch or []], watch_collection)
 
 
