@@ -19,7 +19,6 @@ from docqa.errors import InputError
 from docqa.kb import KnowledgeBase
 from test_access import _fill, _mcp, _settings, _Uvicorn, kb  # noqa: F401  (kb: the SQLite / PostgreSQL fixture)
 
-pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
@@ -27,6 +26,7 @@ def anyio_backend():
     return "asyncio"
 
 
+@pytest.mark.anyio
 async def test_a_nul_is_refused_at_every_door_on_every_backend(tmp_path: Path, kb: str):  # noqa: F811
     _fill(tmp_path, kb)
     settings = _settings(tmp_path, kb)
@@ -60,8 +60,12 @@ async def test_a_nul_is_refused_at_every_door_on_every_backend(tmp_path: Path, k
         for result in results:
             text = "\n".join(b.text for b in result.content if getattr(b, "text", None))
             assert result.is_error and "NUL" in text, text
+
+
+def test_a_nul_in_a_question_piped_to_docqa_chat_is_a_clear_error(tmp_path: Path, kb: str):  # noqa: F811
+    _fill(tmp_path, kb)
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
     env.update(DOCQA_EMBED__PROVIDER="none", DOCQA_LLM__PROVIDER="none")
     chat = subprocess.run([sys.executable, "-m", "docqa", "--kb", kb, "chat"], input="When do\0 backups run?\n",
-                          capture_output=True, text=True, env=env, timeout=300)
+                          capture_output=True, text=True, env=env, timeout=300, check=False)
     assert chat.returncode != 0 and "NUL" in chat.stderr and "Traceback" not in chat.stderr, chat.stderr

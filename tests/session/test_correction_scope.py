@@ -71,12 +71,12 @@ async def test_an_editor_of_one_collection_cannot_plant_text_in_another(tmp_path
         assert not _planted(h.text for h in core.search("deploy token PLANTED", 10))
 
 
-def docqa(kb: str, *args: str) -> subprocess.CompletedProcess:
-    """The CLI as a user runs it, on the knowledge base `kb`, without embedder or chat model."""
+def docqa(location: str, *args: str) -> subprocess.CompletedProcess:
+    """The CLI as a user runs it, on the knowledge base at `location`, without embedder or chat model."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
     env.update(DOCQA_EMBED__PROVIDER="none", DOCQA_LLM__PROVIDER="none")
-    return subprocess.run([sys.executable, "-m", "docqa", "--kb", kb, *args], capture_output=True, text=True, env=env,
-                          timeout=300)
+    return subprocess.run([sys.executable, "-m", "docqa", "--kb", location, *args], capture_output=True, text=True,
+                          env=env, timeout=300, check=False)
 
 
 def test_the_cli_files_a_correction_in_the_runs_collection(tmp_path: Path, kb: str):  # noqa: F811

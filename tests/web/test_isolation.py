@@ -25,7 +25,7 @@ class _OtherOrigin:
         body = html.encode()
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 (the http.server name)
+            def do_GET(self):
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html")
                 self.send_header("Content-Length", str(len(body)))
