@@ -17,6 +17,7 @@ from docqa.api import create_app
 from docqa.errors import UnreadableFileError
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
+from test_access import kb  # noqa: F401  (the SQLite / PostgreSQL fixture)
 from web.viewer_docs import PDF_PAGES, PDF_QUOTE, SLIDES, STAFF, make_pdf, make_pptx, make_xlsx, make_zip, quote_rect
 
 
@@ -190,8 +191,8 @@ def test_only_the_indexed_file_is_served_never_an_edit_or_a_link_out(kb_docs, tm
             assert linked.headers["content-type"].startswith("application/json")
 
 
-def test_a_folder_swapped_for_a_link_out_of_the_collection_is_not_served(tmp_path):
-    settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"})
+def test_a_folder_swapped_for_a_link_out_of_the_collection_is_not_served(tmp_path, kb):  # noqa: F811
+    settings = Settings(kb=kb, embed={"provider": "none"}, llm={"provider": "none"})  # SQLite and PostgreSQL
     docs, outside = tmp_path / "docs", tmp_path / "outside"
     (docs / "sub").mkdir(parents=True)
     (outside / "sub").mkdir(parents=True)
@@ -199,15 +200,19 @@ def test_a_folder_swapped_for_a_link_out_of_the_collection_is_not_served(tmp_pat
     secret = "# Plan\n\nThe plan file.\n"
     (docs / "sub" / "plan.md").write_text(secret, encoding="utf-8")
     (outside / "sub" / "plan.md").write_text(secret, encoding="utf-8")  # the same bytes, outside the folder
-    with KnowledgeBase(settings) as kb:
-        kb.add([docs], "A")
-        plan = kb.document(docs / "sub" / "plan.md", "A").document_id
-        assert kb.document_file(plan).read() == secret.encode()
+    with KnowledgeBase(settings) as core:
+        core.add([docs], "A")
+        plan = core.document(docs / "sub" / "plan.md", "A").document_id
+        assert core.document_file(plan).read() == secret.encode()
+        edited = docs / "top.md"
+        edited.write_text("# Top\n\nThe t0p file.\n", encoding="utf-8")  # the same size, another content
+        with pytest.raises(UnreadableFileError, match="same size, other content"):
+            core.document_file(core.document(edited, "A").document_id)
         (docs / "sub" / "plan.md").unlink()
         (docs / "sub").rmdir()
         (docs / "sub").symlink_to(outside / "sub")
         with pytest.raises(UnreadableFileError, match="outside the folder it was added from"):
-            kb.document_file(plan)
+            core.document_file(plan)
 
 
 def test_every_response_is_for_this_origin_only(kb_docs):
