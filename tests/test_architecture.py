@@ -40,6 +40,7 @@ ALLOWED: dict[str, set[str]] = {
     "types": set(), "errors": set(), "clock": set(), "version": set(),
     "heap": set(),  # glibc heap tuning for the processes that parse and embed
     "settings": {"errors"},
+    "names": {"errors"},  # what a collection may be called
     "access": {"types", "errors"},  # Principal and the one policy, decided in the core
     "llm": {"errors"},
     "text": BOTTOM,
@@ -59,7 +60,7 @@ ALLOWED: dict[str, set[str]] = {
     "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "run.control", "run.context", "skills"},
     "status": BOTTOM | {"llm", "embed", "store"},  # what the kb runs on and holds, for its keepers
     "plan": BOTTOM | {"ingest", "text", "settings", "llm"},  # docqa init / estimate: survey, proposal, estimates
-    "kb": BOTTOM | {"access", "run", "run.control", "answer", "retrieve", "ingest", "store", "embed", "browse", "view", "session",
+    "kb": BOTTOM | {"access", "names", "run", "run.control", "answer", "retrieve", "ingest", "store", "embed", "browse", "view", "session",
                     "llm", "settings", "clock", "status", "plan", "skills"},
     "evaluate": BOTTOM | {"kb"},
     # Front ends: parse, authenticate, call the kb, render.  "__init__" = `from docqa import ...`.

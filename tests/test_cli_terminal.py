@@ -26,7 +26,7 @@ OFFLINE = {"DOCQA_EMBED__PROVIDER": "none", "DOCQA_LLM__PROVIDER": "none"}
 OSC8 = re.compile(r"\x1b]8;[^;]*;([^\x1b]*)\x1b\\")
 ESCAPES = re.compile(r"\x1b\][^\x1b]*\x1b\\|\x1b\[[0-9;?]*[A-Za-z]")
 DEEP = "guides/platform/networking/load-balancers/configuration/advanced-health-checks.md"
-READ_COMMANDS = [["search", "x"], ["ask", "x"], ["list"], ["show", "abc"], ["stats"], ["log"], ["serve"], ["mcp"]]
+READ_COMMANDS = [["search", "x"], ["ask", "x"], ["list"], ["show", "abc"], ["stats"], ["log"], ["mcp"]]  # serve creates one (issue 30)
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:

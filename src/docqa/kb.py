@@ -21,6 +21,7 @@ from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_h
 from docqa.errors import AuthError, ConfigError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.llm import ChatModel, Choice, capability, choose_chat_model
+from docqa.names import check_collection, check_nul, is_valid
 from docqa.llm.deadline import reply_within
 from docqa.llm.factory import OLLAMA_URL, escalation_model
 from docqa.retrieve import Retriever, SearchResults
@@ -147,7 +148,8 @@ class KnowledgeBase:
         s = self.settings
         collection = scope(principal, collection) or s.collection
         require(principal, "write", collection)
-        found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, s.api.ingest_roots)
+        self.check_new_collection(collection)
+        found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, *self._ingest_roots(principal))
         from docqa.ingest.ocr import check as check_ocr
         from docqa.ingest.pipeline import Ingestor
 
@@ -156,6 +158,27 @@ class KnowledgeBase:
         self._check_embedder(writing=True)
         ingestor = Ingestor(self.store, self.scanner(include, exclude), opts, progress, self.embedder, self._engine())
         return ingestor.run(found, collection)
+
+    def _ingest_roots(self, principal: Principal) -> tuple[list[str], str]:
+        """The folders `principal` may name server files under, and the setting that lists them: an MCP
+        client over stdio mcp.ingest_roots (unset: the folders already added), anyone else api.ingest_roots."""
+        if principal.stdio:
+            roots = self.settings.mcp.ingest_roots
+            return (self.added_folders() if roots is None else list(roots)), "mcp.ingest_roots"
+        return list(self.settings.api.ingest_roots), "api.ingest_roots"
+
+    def added_folders(self) -> list[str]:
+        """The folders documents were added from: each collection's deepest common folder (correction
+        notes and archive members aside), without one inside another."""
+        from docqa.browse.paths import common_folder
+
+        notes = str(self._corrections_folder()) + os.sep
+        by_collection: dict[str, list[str]] = {}
+        for record in self.store.documents.list_documents(None):
+            if not record.path.startswith(notes):
+                by_collection.setdefault(record.collection, []).append(record.path.split("!/", 1)[0])
+        folders = {common_folder(min(p), max(p)) or os.sep for p in by_collection.values()}
+        return sorted(f for f in folders if not any(f != o and f.startswith(o) for o in folders))
 
     def _engine(self):
         """settings.ingest.engine as the pipeline takes it: None (local worker processes) or a RayEngine."""
@@ -202,6 +225,7 @@ class KnowledgeBase:
         API server queues it on its one writer)."""
         from docqa.ingest.watch import QUIET_MS, Watcher
 
+        self.check_new_collection(collection or self.settings.collection)  # refused now, not on the first batch
         sync = sync or (lambda targets: self.add(targets, collection, include=include, exclude=exclude))
         return Watcher(sync, roots, self.scanner(include, exclude), QUIET_MS if quiet_ms is None else quiet_ms)
 
@@ -264,10 +288,15 @@ class KnowledgeBase:
 
     def create_collection(self, name: str, *, principal: Principal = LOCAL) -> bool:
         """Create an empty collection (False when it exists already)."""
-        if not name or not name.strip() or name != name.strip():
-            raise InputError(f"a collection name is a non-empty word without surrounding spaces, not {name!r}")
+        check_collection(name)
         require(principal, "write", scope(principal, name))
         return self.store.documents.create_collection(name)
+
+    def check_new_collection(self, collection: str) -> None:
+        """InputError for a name a new collection may not have (docqa.names); a collection that
+        exists already keeps its name, whatever it is (so it stays reachable)."""
+        if not is_valid(collection) and collection not in self.store.documents.collection_sizes():
+            check_collection(collection)
 
     def delete_collection(self, name: str, *, principal: Principal = LOCAL) -> list[DocumentRecord]:
         """Delete a collection and its documents (the files themselves are not touched)."""
@@ -330,6 +359,7 @@ class KnowledgeBase:
         has the chat model reorder the best hits (`.rerank` reports what it did).
         """
         require(principal, "read")
+        check_nul(query, "query")  # no database stores a NUL
         collection = scope(principal, collection)
         s = self.settings.search
         mode = mode or s.mode
@@ -398,6 +428,7 @@ class KnowledgeBase:
         `fresh`: answer anew even when an earlier verified answer to the same question holds (answer.recall).
         """
         require(principal, "read")
+        check_nul(question, "question"), check_nul(session_id, "session id")  # no database stores a NUL
         collection = scope(principal, collection)
         if session_id:  # may this principal continue it?  Refused now (NotFoundError), not mid-run
             self.session_runs(session_id, principal=principal)
@@ -498,17 +529,26 @@ class KnowledgeBase:
 
     def correct(self, run_id: str, text: str, *, principal: Principal = LOCAL) -> DocumentRecord:
         """A maintainer's correction to a logged run: the right answer or a missing fact, saved as a
-        Markdown note (who, when, which run) in the `corrections` collection and indexed at once, so
-        later answers find and cite it.  Editors (access.py: correct) of the run's collection."""
+        Markdown note (who, when, which run) and indexed at once into the run's collection, so later
+        answers there find and cite it as a correction of that collection, seen by exactly those who
+        see the collection (a run over every collection: the `corrections` collection).  Editors
+        (access.py: correct) of the run's collection."""
         from docqa.session import correction
-        from docqa.settings.model import default_kb_path
 
         run = self.run(run_id, principal=principal)
         require(principal, "correct", run.collection)
         author = f"API key {principal.key_id}" if principal.key_id else "the local owner"
-        path = correction.write(correction.folder(self.settings.kb, default_kb_path().parent), run, correction.note(run, text, author, now()))
-        self.add([path], collection=correction.COLLECTION)  # the core files its own note (the caller may not write there)
-        return self.document(path, correction.COLLECTION)
+        path = correction.write(self._corrections_folder(), run, correction.note(run, text, author, now()))
+        home = correction.home(run)
+        self.add([path], collection=home)  # the core files its own note (not a path the caller named)
+        return self.document(path, home)
+
+    def _corrections_folder(self) -> Path:
+        """Where correction notes are kept (docqa.session.correction.folder)."""
+        from docqa.session import correction
+        from docqa.settings.model import default_kb_path
+
+        return correction.folder(self.settings.kb, default_kb_path().parent)
 
     def library(self, principal: Principal = LOCAL, collection: str | None = None) -> Library:
         """What answering needs from this knowledge base: the principal's collections only (the run's
@@ -633,12 +673,21 @@ class KnowledgeBase:
         return {"document_id": document_id, "path": record.path, "type": record.type, "text": text, "layout": shape}
 
     def document_file(self, document_id: str, *, principal: Principal = LOCAL) -> Original:
-        """Where the original file of a document is (an archive member's bytes are read, within
-        ingest.max_file_mb); UnreadableFileError when it is gone from disk."""
+        """A document's original file, read now within ingest.max_file_mb: only the indexed file
+        (its content hash), not through a symlink, under the folder its collection was added from;
+        UnreadableFileError (with the reason) otherwise, or when it is gone from disk."""
         from docqa.view import original_of
 
         record = self._record_of(document_id, principal)
-        return original_of(record.path, int(self.settings.ingest.max_file_mb * 1024 * 1024), record.size)
+        return original_of(record.path, int(self.settings.ingest.max_file_mb * 1024 * 1024), record.size,
+                           record.content_hash, self._added_from(record.collection))
+
+    def _added_from(self, collection: str) -> str | None:
+        """The folder a collection's documents were added from (their deepest common folder)."""
+        from docqa.browse.paths import common_folder
+
+        bounds = self.store.documents.path_bounds(collection)
+        return (common_folder(*bounds) or None) if bounds else None
 
     def page_image(self, document_id: str, page: int, scale: float | None = None, *,
                    principal: Principal = LOCAL) -> bytes:
@@ -789,9 +838,10 @@ class KnowledgeBase:
         runs = [r for r in self.runs(since=since, until=until, statuses=statuses, principal=principal)
                 if collection is None or r.collection == collection]
         rows = needs_attention(runs, kinds) if attention or kinds else qa_log(runs)
-        from docqa.session.correction import COLLECTION, corrected_runs
+        from docqa.session.correction import corrected_runs
 
-        corrected = corrected_runs([r.path for r in self.store.documents.list_documents(COLLECTION)])
+        notes = self.store.documents.list_documents(None, path_prefix=str(self._corrections_folder()) + os.sep)
+        corrected = corrected_runs([r.path for r in notes])
         for row in rows:
             row["corrected"] = row["run_id"] in corrected
         return [row for row in rows if matches(row, text)] if text else rows

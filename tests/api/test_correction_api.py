@@ -20,7 +20,7 @@ def test_an_editor_corrects_a_logged_answer(world):  # noqa: F811
     r = post(runs["missing"], "editor of A")
     assert r.status_code == 201, r.text
     doc = r.json()
-    assert doc["collection"] == "corrections" and doc["path"].endswith(f"correction-{runs['missing']}.md")
+    assert doc["collection"] == "A" and doc["path"].endswith(f"correction-{runs['missing']}.md")
     rows = get("/log", attention="true").json()["questions"]
     assert next(q for q in rows if q["run_id"] == runs["missing"])["corrected"] is True
     listed = get("/documents", q=f"correction-{runs['missing']}").json()["documents"]  # indexed at once

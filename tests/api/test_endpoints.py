@@ -144,19 +144,20 @@ def test_docqa_serve_runs_the_api(tmp_path):
     port = free_port()
     env = {**os.environ, "DOCQA_EMBED__PROVIDER": "none", "DOCQA_LLM__PROVIDER": "none"}
     command = [sys.executable, "-m", "docqa", "--kb", str(tmp_path / "kb.db"), "serve", "--port", str(port)]
-    missing = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
-    assert missing.returncode == 1 and "no knowledge base at" in missing.stderr  # serve reads: it creates nothing
-    (tmp_path / "docs").mkdir()
-    subprocess.run([*command[:-3], "add", str(tmp_path / "docs")], env=env, check=True, capture_output=True, timeout=60)
-    server = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        ready = wait_for(lambda: _get(f"http://127.0.0.1:{port}/readyz"), timeout=60, step=0.2)
-        assert ready.json()["status"] == "ready"
-        assert httpx.get(f"http://127.0.0.1:{port}/openapi.json").json()["info"]["title"] == "docqa"
-    finally:
-        server.terminate()
-        output = server.communicate(timeout=20)[0]
-    assert "Application startup complete" in output and "Traceback" not in output
+    outputs = []
+    for _ in range(2):  # a missing knowledge base is created (said once), then served as it is
+        server = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            ready = wait_for(lambda: _get(f"http://127.0.0.1:{port}/readyz"), timeout=60, step=0.2)
+            assert ready.json()["status"] == "ready"
+            assert httpx.get(f"http://127.0.0.1:{port}/openapi.json").json()["info"]["title"] == "docqa"
+            assert httpx.get(f"http://127.0.0.1:{port}/api/v1/collections").json()["collections"] == []
+        finally:
+            server.terminate()
+            outputs.append(server.communicate(timeout=20)[0])
+    assert all("Application startup complete" in o and "Traceback" not in o for o in outputs)
+    assert f"created a new knowledge base at {tmp_path / 'kb.db'}" in outputs[0]
+    assert "created a new knowledge base" not in outputs[1] and (tmp_path / "kb.db").exists()
     refused = subprocess.run([*command[:-2], "--host", "0.0.0.0"], env=env, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "--insecure" in refused.stderr
 

@@ -107,6 +107,40 @@ async def test_stdio_server_answers_and_survives_a_failing_tool(kb_path: Path, t
             assert listed.structured_content["total"] == 1
 
 
+async def _stdio_ingest(kb_path: Path, tmp_path: Path, paths: list[str], **env: str):
+    params = StdioServerParameters(command=sys.executable, args=["-m", "docqa", "--kb", str(kb_path), "mcp"],
+                                   env={**os.environ, **OFFLINE, "DOCQA_KB": str(kb_path), **env}, cwd=str(tmp_path))
+    async with Client(params, read_timeout_seconds=60) as client:
+        result = await client.call_tool("ingest_files", {"paths": paths, "collection": "ops"})
+        fetched = await client.call_tool("fetch_doc", {"doc_id": "secret.txt"})
+    return result, fetched
+
+
+async def test_stdio_ingest_files_reads_only_under_the_mcp_ingest_roots(kb_path: Path, tmp_path: Path):
+    """An agent steered by an injected document asks to index a file outside the folders added (as it
+    would /etc/passwd), then to fetch it: refused, and nothing of it is indexed."""
+    outside = tmp_path / "home"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("the private key is HUNTER2\n", encoding="utf-8")
+    (tmp_path / "ops" / "sub").mkdir()
+    (tmp_path / "ops" / "sub" / "new.md").write_text("# New\n\nA new runbook.\n", encoding="utf-8")
+    (tmp_path / "ops" / "sub" / "out.md").symlink_to(outside / "secret.txt")  # a link out of the roots
+    for target in (outside / "secret.txt", outside, tmp_path / "ops" / "sub" / "out.md", tmp_path / "ops" / ".." / "home"):
+        refused, fetched = await _stdio_ingest(kb_path, tmp_path, [str(target)])
+        assert refused.is_error and "is not under a folder in mcp.ingest_roots" in _text(refused), _text(refused)
+        assert fetched.is_error and "HUNTER2" not in _text(fetched)
+    added, _ = await _stdio_ingest(kb_path, tmp_path, [str(tmp_path / "ops" / "sub" / "new.md")])  # inside: as before
+    assert not added.is_error and added.structured_content["added"] == [str(tmp_path / "ops" / "sub" / "new.md")]
+    opened, fetched = await _stdio_ingest(kb_path, tmp_path, [str(outside / "secret.txt")],
+                                          DOCQA_MCP__INGEST_ROOTS=f'["{outside}"]')  # the owner opens a folder
+    assert not opened.is_error and "HUNTER2" in _text(fetched)
+    empty = tmp_path / "empty.db"
+    with KnowledgeBase(_settings(tmp_path, kb=str(empty))):
+        pass
+    nothing, _ = await _stdio_ingest(empty, tmp_path, [str(tmp_path / "ops")])
+    assert nothing.is_error and "add a folder with 'docqa add', or list folders in mcp.ingest_roots" in _text(nothing)
+
+
 # -- in process ----------------------------------------------------------------------------------
 
 async def test_tool_errors_are_results_in_process(kb_path: Path, tmp_path: Path):

@@ -100,6 +100,16 @@ def _open(*, create: bool = False) -> KnowledgeBase:
     return KnowledgeBase(_settings(), create=create)
 
 
+def _open_or_create() -> tuple[KnowledgeBase, bool]:
+    """The knowledge base, created when it does not exist yet; True when it was just created."""
+    from docqa.errors import NoKnowledgeBaseError
+
+    try:
+        return _open(), False
+    except NoKnowledgeBaseError:
+        return _open(create=True), True
+
+
 def _namer(kb: KnowledgeBase) -> PathNamer:
     return PathNamer.for_root(kb.root())
 
@@ -140,8 +150,8 @@ def add(
     with its reason; the rest is still indexed); files failing as before are counted, not listed.
     """
     _ingest_flags(_settings().ingest, workers, engine, ray_address)  # a bad flag stops before anything is created
-    new = not Path(_settings().kb).exists()
-    with _open(create=True) as kb:
+    kb, new = _open_or_create()
+    with kb:
         if new:
             err.print(f"created a new knowledge base at {escape(kb.settings.kb)}")
         with _progress(disabled=as_json) as bar:
@@ -573,14 +583,15 @@ def correct(
     text: Annotated[str, typer.Argument(metavar="TEXT", help="The right answer, or the fact the documents miss, as a short note.")],
     as_json: JsonOption = False,
 ) -> None:
-    """Correct an answer from the log: the note is saved as a Markdown document in the 'corrections'
-    collection (who, when, which run), indexed at once, and cited by later answers like any document."""
+    """Correct an answer from the log: the note is saved as a Markdown document (who, when, which run) in
+    the run's collection ('corrections' for a run over every collection), indexed at once, and cited by
+    later answers there."""
     with _open() as kb:
         record = kb.correct(run_id, text)
     if as_json:
         _print_json(record.to_dict())
         return
-    out.print(f"saved {escape(record.path)} in collection 'corrections' (indexed: later answers cite it)")
+    out.print(f"saved {escape(record.path)} in collection {escape(repr(record.collection))} (indexed: later answers there cite it)")
 
 
 LOG_FORMATS = ("table", "jsonl", "csv", "md")
@@ -836,7 +847,11 @@ def serve(
     """
     from docqa import api  # lazily: only this command needs the [api] extra
 
-    _open(create=bool(watch)).close()  # a missing knowledge base stops here (unless --watch is to fill it)
+    kb, new = _open_or_create()  # a missing one is created: the page's uploads (or --watch) fill it
+    kb.close()
+    if new:
+        err.print(f"created a new knowledge base at {escape(kb.settings.kb)}: add documents on the page "
+                  "(Documents: drop files) or with 'docqa add FOLDER'")
     api.serve(_settings(), host, port, insecure, [str(p) for p in watch or []], watch_collection)
 
 

@@ -273,6 +273,10 @@ class ApiSettings(_Section):
 
 
 
+class McpSettings(_Section):
+    ingest_roots: list[str] | None = Field(None, description="Folders 'docqa mcp' (stdio) lets a client index with ingest_files (and everything under them); unset: the folders already added to the knowledge base (each collection's common folder); []: none. MCP over HTTP uses api.ingest_roots.")
+
+
 class SettingsModel(BaseSettings):
     """All of docqa's settings, as fields (`docqa.settings.Settings` adds where they are read from)."""
 
@@ -291,6 +295,7 @@ class SettingsModel(BaseSettings):
     agent: AgentSettings = Field(default_factory=AgentSettings, description="Agent mode: the model explores the documents with tools, within budgets.")
     skills: SkillsSettings = Field(default_factory=SkillsSettings, description="Skills: procedures (SKILL.md folders) the agent loads when a question needs them.")
     api: ApiSettings = Field(default_factory=ApiSettings, description="The HTTP API ('docqa serve'): address, workers, queue, timeouts, uploads.")
+    mcp: McpSettings = Field(default_factory=McpSettings, description="The MCP server over stdio ('docqa mcp').")
 
     @property
     def kb_path(self) -> Path:

@@ -24,10 +24,16 @@ class Skill:
     folder: Path
     origin: str  # builtin | skills.paths | knowledge base
     sections: dict[str, str] = field(default_factory=dict, compare=False)
+    root: Path | None = field(default=None, compare=False)  # the folder of its origin it was found under
 
     @property
     def path(self) -> Path:
         return self.folder / SKILL_FILE
+
+    @property
+    def shown_path(self) -> str:
+        """Its SKILL.md relative to its origin's folder (never an absolute path: what clients see)."""
+        return relative_to_origin(self.path, self.root)
 
     def resources(self) -> list[str]:
         """Its other files (level 3), as paths relative to its folder; hidden files left out."""
@@ -80,4 +86,12 @@ class Skill:
 
     def summary(self) -> dict:
         return {"name": self.name, "description": self.description, "triggers": list(self.triggers),
-                "origin": self.origin, "path": str(self.path), "resources": self.resources()}
+                "origin": self.origin, "path": self.shown_path, "resources": self.resources()}
+
+
+def relative_to_origin(path: Path, root: Path | None) -> str:
+    """`path` below `root` as a POSIX path; its last two parts (folder/file) when it is not below it."""
+    try:
+        return path.relative_to(root).as_posix() if root is not None else "/".join(path.parts[-2:])
+    except ValueError:
+        return "/".join(path.parts[-2:])

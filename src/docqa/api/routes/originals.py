@@ -7,7 +7,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Path, Query, Request
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import Response
 
 from docqa.access import Principal
 from docqa.api.deps import get_runtime, reader
@@ -26,12 +26,11 @@ _PNG = {200: {"content": {"image/png": {}}, "description": "The page as a PNG"}}
     200: {"content": {"application/octet-stream": {}}, "description": "The file, as an attachment"}, **errors(413)})
 async def document_file(request: Request, document_id: str = DocumentId, rt: Runtime = Depends(get_runtime),
                         principal: Principal = Depends(reader)) -> Response:
-    """An uploaded or source file, or an archive member's bytes; 422 when the file is gone from disk."""
+    """An uploaded or source file, or an archive member's bytes; 422 when the file is gone from disk or is not
+    the indexed one any more (another content hash, a symlink, outside the folder it was added from)."""
     original = await rt.read(request, lambda kb: kb.document_file(document_id, principal=principal))
     headers = {**_SAFE, "Content-Disposition": attachment(original.name), "Content-Security-Policy": "sandbox"}
-    if original.path is not None:
-        return FileResponse(original.path, media_type=original.media_type, headers=headers)
-    return Response(original.data, media_type=original.media_type, headers=headers)
+    return Response(original.read(), media_type=original.media_type, headers=headers)  # the bytes checked, not the path
 
 
 @router.get("/documents/{document_id}/pages/{page}", summary="A page of a PDF document as a PNG",

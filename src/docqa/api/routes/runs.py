@@ -54,7 +54,7 @@ async def feedback(body: FeedbackRequest, request: Request, run_id: str = RunId,
 
 
 @router.post("/runs/{run_id}/correction", status_code=201, responses=errors(),
-             summary="Correct a run's answer: a note in the corrections collection, indexed at once (editors)")
+             summary="Correct a run's answer: a note in the run's collection, indexed at once (its editors)")
 async def correct(body: CorrectionRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                   principal: Principal = Depends(corrector)) -> dict:
     return (await rt.write(request, lambda kb: kb.correct(run_id, body.text, principal=principal))).to_dict()
