@@ -74,14 +74,17 @@ def test_every_phrase_is_found_by_search(ingested):
 
 def test_excluded_content_is_not_indexed(ingested):
     folder, rows, kb, _ = ingested
-    for row in rows:
-        if row["must_not_contain"]:
-            hits = kb.search(row["must_not_contain"], top_k=50)
-            assert not [h for h in hits if row["must_not_contain"] in h.text], row["file"]
+    excluded = [row for row in rows if row["must_not_contain"]]
+    assert excluded, "the manifest names content that must not be indexed"
+    for row in excluded:
+        hits = kb.search(row["must_not_contain"], top_k=50)
+        assert not [h for h in hits if row["must_not_contain"] in h.text], row["file"]
 
 
 def test_failures_are_listed_with_reasons(ingested):
-    _, _, kb, report = ingested
+    folder, rows, kb, report = ingested
+    must_fail = {row["file"] for row in rows if row["expected"].startswith("error:")}
+    assert must_fail and must_fail <= {Path(p).relative_to(folder).as_posix() for p, _, _ in report.failed}
     listed = {d.path: d for d in kb.documents()}
     for path, kind, reason in report.failed:
         assert reason and listed[path].status == "error" and listed[path].error.startswith(kind)
