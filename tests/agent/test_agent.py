@@ -39,7 +39,7 @@ def answer(text: str) -> dict:
 
 
 @pytest.fixture
-def make(tmp_path, local_embedder):
+def make(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
     (tmp_path / "docs" / "policy.md").write_text(POLICY, encoding="utf-8")
@@ -48,7 +48,7 @@ def make(tmp_path, local_embedder):
     def factory(server: ScriptedServer, **agent) -> KnowledgeBase:
         settings = Settings(kb=str(tmp_path / "kb.db"), agent={"check": False, **agent},
                             llm={"provider": "openai", "base_url": server.base_url, "max_retries": 0, "timeout": 3})
-        kb = KnowledgeBase(settings, embedder=local_embedder,
+        kb = KnowledgeBase(settings, embedder=embedder,
                            chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0))
         if not made:
             kb.add([tmp_path / "docs"])

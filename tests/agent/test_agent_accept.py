@@ -27,7 +27,7 @@ def call(name: str, **arguments) -> dict:
 
 
 @pytest.fixture
-def make(tmp_path, local_embedder):
+def make(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
     made = []
@@ -36,7 +36,7 @@ def make(tmp_path, local_embedder):
         settings = Settings(kb=str(tmp_path / "kb.db"), agent={"check": False, **agent},
                             llm={"provider": "openai", "base_url": server.base_url, "max_retries": 0, "timeout": 3,
                                  "tool_calling": tool_calling})
-        kb = KnowledgeBase(settings, embedder=local_embedder,
+        kb = KnowledgeBase(settings, embedder=embedder,
                            chat_model=OpenAICompatModel(server.base_url, name, timeout=3, max_retries=0))
         if not made:
             kb.add([tmp_path / "docs"])

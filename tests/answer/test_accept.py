@@ -38,7 +38,7 @@ ZH = """# 运维手册
 
 
 @pytest.fixture
-def kb_factory(tmp_path, local_embedder):
+def kb_factory(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
     (tmp_path / "docs" / "运维.md").write_text(ZH, encoding="utf-8")
@@ -49,7 +49,7 @@ def kb_factory(tmp_path, local_embedder):
                             llm={"provider": "openai" if server else "none", "base_url": server.base_url if server else "",
                                  "timeout": 3, "max_retries": 0})
         model = OpenAICompatModel(server.base_url, name, timeout=3, max_retries=0) if server else None
-        kb = KnowledgeBase(settings, embedder=local_embedder, chat_model=model)
+        kb = KnowledgeBase(settings, embedder=embedder, chat_model=model)
         if not opened:
             kb.add([tmp_path / "docs"])
         opened.append(kb)
@@ -138,7 +138,7 @@ def test_still_the_wrong_language_falls_back_to_the_extractive_answer(kb_factory
     assert answer.retrieval["acceptance"]["reason"] == "the model did not answer in zh"
 
 
-def test_a_chinese_answer_from_an_english_passage_is_verified_across_languages(kb_factory):
+def test_a_chinese_answer_from_an_english_passage_is_verified_across_languages(kb_factory, local_embedder):
     with ScriptedServer([{"text": "API 密钥每 90 天轮换一次 [1]。"}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
         answer, _ = ask(kb, "API 密钥多久轮换一次？")
@@ -146,7 +146,7 @@ def test_a_chinese_answer_from_an_english_passage_is_verified_across_languages(k
     assert answer.citations and answer.citations[0].path.endswith("ops.md") and "90 days" in answer.citations[0].quote
 
 
-def test_without_a_model_a_quotation_in_the_other_language_says_so(kb_factory):
+def test_without_a_model_a_quotation_in_the_other_language_says_so(kb_factory, local_embedder):
     answer, _ = ask(kb_factory(), "API 密钥多久轮换一次？")
     assert answer.answerable and "90 days" in answer.answer
     assert answer.answer.splitlines()[-1] == quotation_note("zh", "API keys are rotated")

@@ -89,7 +89,7 @@ def test_a_passage_that_says_the_opposite_is_not_grounded():
 
 # -- the second look, end to end ------------------------------------------------------------------
 @pytest.fixture
-def kb_factory(tmp_path, local_embedder):
+def kb_factory(tmp_path, embedder):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "garden-records.json").write_text(json.dumps(RECORDS, indent=2), encoding="utf-8")
@@ -102,7 +102,7 @@ def kb_factory(tmp_path, local_embedder):
         settings = Settings(kb=str(tmp_path / "kb.db"), answer={"review_rounds": 0, **answer},
                             llm={"provider": "openai", "base_url": server.base_url, "timeout": 3, "max_retries": 0})
         model = OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0)
-        kb = KnowledgeBase(settings, embedder=local_embedder, chat_model=model)
+        kb = KnowledgeBase(settings, embedder=embedder, chat_model=model)
         if not opened:
             kb.add([docs])
         opened.append(kb)

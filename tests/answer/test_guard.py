@@ -86,7 +86,7 @@ PLANTED = ("# Backup tools\n\nBackups and retention are described in the operati
 
 
 @pytest.fixture
-def corpus(tmp_path, local_embedder):
+def corpus(tmp_path, embedder):
     public, secret = tmp_path / "public", tmp_path / "secret"
     public.mkdir(), secret.mkdir()
     (public / "ops.md").write_text(OPS, encoding="utf-8")
@@ -99,7 +99,7 @@ def corpus(tmp_path, local_embedder):
     def make(server: ScriptedServer, guard: bool = True, **agent) -> KnowledgeBase:
         settings = Settings(kb=str(tmp_path / "kb.db"), answer={"guard": guard}, agent={"check": False, **agent},
                             llm={"provider": "openai", "base_url": server.base_url, "timeout": 3, "max_retries": 0})
-        kb = KnowledgeBase(settings, embedder=local_embedder,
+        kb = KnowledgeBase(settings, embedder=embedder,
                            chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0))
         if not opened:
             kb.add([public], collection="public")
@@ -187,14 +187,14 @@ def test_text_a_browser_hides_is_not_indexed(tmp_path):
     assert not any(s in text for s in ("Ignore previous", "99", "hidden one", "hidden two"))
 
 
-def test_the_extractive_answer_never_quotes_a_source_that_instructs_the_model(tmp_path, local_embedder):
+def test_the_extractive_answer_never_quotes_a_source_that_instructs_the_model(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
     (tmp_path / "docs" / "evil.md").write_text(EVIL, encoding="utf-8")
     answers = {}
     for guard in (True, False):
         settings = Settings(kb=str(tmp_path / f"kb-{guard}.db"), llm={"provider": "none"}, answer={"guard": guard})
-        with KnowledgeBase(settings, embedder=local_embedder, chat_model=None) as kb:
+        with KnowledgeBase(settings, embedder=embedder, chat_model=None) as kb:
             kb.add([tmp_path / "docs"])
             answers[guard] = kb.ask("How long are backups kept? The correct answer?", record=False)
     assert "99 days" not in answers[True].answer and "35 days" in answers[True].answer

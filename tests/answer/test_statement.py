@@ -72,14 +72,14 @@ MARKUP = re.compile(r"^\s*([=\-~])\1{2,}\s*$|\.\.\s|::|^\s*:\w+[^:]*:\s|\||^#", 
 
 
 @pytest.fixture
-def kb(tmp_path, local_embedder):
+def kb(tmp_path, embedder):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "faq.md").write_text(FAQ_MD, encoding="utf-8")
     (docs / "cache.rst").write_text(CACHE_RST, encoding="utf-8")
     (docs / "guide.html").write_text(GUIDE_HTML, encoding="utf-8")
     settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"})
-    with KnowledgeBase(settings, embedder=local_embedder) as kb:
+    with KnowledgeBase(settings, embedder=embedder) as kb:
         kb.add([docs])
         yield kb
 
@@ -160,7 +160,7 @@ def assert_numbered(answer):
         assert all(c.n in claim.sources for c in claim.citations)
 
 
-def scripted_kb(tmp_path, local_embedder, server):
+def scripted_kb(tmp_path, embedder, server):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "faq.md").write_text(FAQ_MD, encoding="utf-8")
@@ -168,15 +168,15 @@ def scripted_kb(tmp_path, local_embedder, server):
     settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "openai", "base_url": server.base_url,
                                                           "timeout": 3, "max_retries": 0})
     model = OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0)
-    kb = KnowledgeBase(settings, embedder=local_embedder, chat_model=model)
+    kb = KnowledgeBase(settings, embedder=embedder, chat_model=model)
     kb.add([docs])
     return kb
 
 
-def test_pipeline_numbers_sources_by_first_use_and_drops_what_states_nothing(tmp_path, local_embedder):
+def test_pipeline_numbers_sources_by_first_use_and_drops_what_states_nothing(tmp_path, embedder):
     facts = {"35 days": "Backups are kept for 35 days", "14 days": "Logs are kept for 14 days in the archive bucket"}
     with ScriptedServer([]) as server:
-        kb = scripted_kb(tmp_path, local_embedder, server)
+        kb = scripted_kb(tmp_path, embedder, server)
         try:
             prompt_sources = [h.text for h in kb.search("How long are backups and logs kept?", 8)]
             n = {key: 1 + next(i for i, t in enumerate(prompt_sources) if key in t) for key in facts}

@@ -58,11 +58,11 @@ def test_request_timeout_cancels_the_run(make_app):
     assert "event: failure" in text and '"code": "timeout"' in text and '"status": "FAILED"' in text
 
 
-def test_reads_run_beside_writes(make_app, live, docs, local_embedder):
+def test_reads_run_beside_writes(make_app, live, docs, embedder):
     """Searches and answers from 4 workers while the writer ingests and removes: no errors, no locks."""
     for i in range(30):
         (docs / f"note{i}.md").write_text(f"# Note {i}\n\nService {i} keeps its logs for {i + 1} days.\n", encoding="utf-8")
-    url = live(make_app(embedder=local_embedder, workers=4, queue_size=64)).url
+    url = live(make_app(embedder=embedder, workers=4, queue_size=64)).url
 
     async def load() -> list[int]:
         async with httpx.AsyncClient(base_url=url, timeout=60) as c:
@@ -97,7 +97,7 @@ def test_reads_run_beside_writes(make_app, live, docs, local_embedder):
     assert 'docqa_jobs_total{kind="ingest",status="succeeded"} 1.0' in runs
 
 
-def test_reindex_job(make_app, local_embedder):
+def test_reindex_job(make_app, embedder):
     with TestClient(make_app()) as c:  # indexed without vectors
         r = c.post("/api/v1/reindex")
         assert r.status_code == 202 and job_done(c, r)["result"]["embedder"] is None

@@ -305,7 +305,7 @@ def test_cli_adds_a_folder_with_a_zip(tmp_path):
     assert any(d["path"].endswith("manuals.zip!/install/guide.md") for d in listed)
 
 
-def test_citations_show_the_member_path(tmp_path, local_embedder):
+def test_citations_show_the_member_path(tmp_path, embedder):
     from docqa.llm import OpenAICompatModel
 
     from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
@@ -316,7 +316,7 @@ def test_citations_show_the_member_path(tmp_path, local_embedder):
         settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "openai", "base_url": server.base_url,
                                                              "timeout": 3, "max_retries": 0})
         model = OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0)
-        with KnowledgeBase(settings, embedder=local_embedder, chat_model=model) as kb:
+        with KnowledgeBase(settings, embedder=embedder, chat_model=model) as kb:
             kb.add([tmp_path / "docs"])
             answer = kb.ask("How do I run the flamingo installer?")
             [citation] = answer.citations

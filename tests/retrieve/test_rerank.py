@@ -29,7 +29,7 @@ QUERY = "how often is the database backup made"
 
 
 @pytest.fixture
-def make_kb(tmp_path, local_embedder):
+def make_kb(tmp_path, embedder):
     for collection, files in (("ops", OPS), ("secret", SECRET)):
         folder = tmp_path / collection
         folder.mkdir()
@@ -42,7 +42,7 @@ def make_kb(tmp_path, local_embedder):
                             llm={"provider": "openai" if server else "none", "base_url": server.base_url if server else "",
                                  "timeout": 5, "max_retries": 0})
         model = OpenAICompatModel(server.base_url, "scripted", timeout=5, max_retries=0) if server else None
-        kb = KnowledgeBase(settings, embedder=local_embedder, chat_model=model)
+        kb = KnowledgeBase(settings, embedder=embedder, chat_model=model)
         if not opened:
             kb.add([tmp_path / "ops"], collection="ops")
             kb.add([tmp_path / "secret"], collection="secret")
@@ -186,6 +186,7 @@ def test_parse_graded_sorts_by_grade_and_keeps_ties_in_fused_order():
         parse_graded("1: 3", 4)
 
 
+@pytest.mark.slow  # two CLI processes
 def test_cli_search_rerank(make_kb, tmp_path):
     import os
     import subprocess
@@ -194,7 +195,8 @@ def test_cli_search_rerank(make_kb, tmp_path):
     make_kb(None).close()  # builds the knowledge base
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
     with ScriptedServer([{"text": "2 > 1"}]) as server:
-        env.update(DOCQA_LLM__PROVIDER="openai", DOCQA_LLM__BASE_URL=server.base_url, DOCQA_LLM__MAX_RETRIES="0")
+        env.update(DOCQA_LLM__PROVIDER="openai", DOCQA_LLM__BASE_URL=server.base_url, DOCQA_LLM__MAX_RETRIES="0",
+                   DOCQA_EMBED__PROVIDER="hash")  # the embedder the knowledge base was built with (make_kb)
         run = [sys.executable, "-m", "docqa", "--kb", str(tmp_path / "kb.db"), "search", QUERY, "-k", "3"]
         reranked = subprocess.run([*run, "--rerank", "llm"], capture_output=True, text=True, env=env, timeout=120)
         bogus = subprocess.run([*run, "--rerank", "cross-encoder"], capture_output=True, text=True, env=env, timeout=120)

@@ -29,7 +29,7 @@ BACKUPS = "Backups are kept for 35 days [1]."
 
 
 @pytest.fixture
-def make(tmp_path, local_embedder):
+def make(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
     opened = []
@@ -37,7 +37,7 @@ def make(tmp_path, local_embedder):
     def factory(server: ScriptedServer) -> KnowledgeBase:
         settings = Settings(kb=str(tmp_path / "kb.db"), agent={"check": False},
                             llm={"provider": "openai", "base_url": server.base_url, "timeout": 3, "max_retries": 0})
-        kb = KnowledgeBase(settings, embedder=local_embedder,
+        kb = KnowledgeBase(settings, embedder=embedder,
                            chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0))
         if not opened:
             kb.add([tmp_path / "docs"])

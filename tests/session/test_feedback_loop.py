@@ -36,7 +36,7 @@ def model(body: dict) -> dict:
 
 
 @pytest.fixture
-def kb(tmp_path, local_embedder):
+def kb(tmp_path, embedder):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "ops.md").write_text(OPS, encoding="utf-8")
@@ -44,14 +44,14 @@ def kb(tmp_path, local_embedder):
     with ScriptedServer([model] * 200) as server:
         settings = Settings(kb=str(tmp_path / "kb.db"), answer={"recall": True},
                             llm={"provider": "openai", "base_url": server.base_url, "timeout": 5, "max_retries": 0})
-        with KnowledgeBase(settings, embedder=local_embedder,
+        with KnowledgeBase(settings, embedder=embedder,
                            chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=5, max_retries=0)) as base:
             base.add([docs], collection="ops")
             base.server, base.docs = server, docs  # type: ignore[attr-defined]
             yield base
 
 
-def test_a_repeated_question_is_answered_from_the_earlier_verified_answer(kb):
+def test_a_repeated_question_is_answered_from_the_earlier_verified_answer(kb, local_embedder):
     first = kb.ask("How long are backups kept?", mode="pipeline")
     assert first.verification.status == "VERIFIED" and first.mode == "pipeline"
     calls = len(kb.server.requests)

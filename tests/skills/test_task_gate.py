@@ -33,7 +33,7 @@ def call(tool: str, **arguments) -> dict:
 
 
 @pytest.fixture
-def make(tmp_path, local_embedder):
+def make(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops-v1.md").write_text(OPS, encoding="utf-8")
     (tmp_path / "docs" / "ops-v2.md").write_text(OPS_V2, encoding="utf-8")
@@ -43,7 +43,7 @@ def make(tmp_path, local_embedder):
         settings = Settings(kb=str(tmp_path / "kb.db"), agent={"check": True}, skills={"enabled": skills},
                             answer={"review_rounds": 0},
                             llm={"provider": "openai", "base_url": server.base_url, "max_retries": 0, "timeout": 3})
-        kb = KnowledgeBase(settings, embedder=local_embedder,
+        kb = KnowledgeBase(settings, embedder=embedder,
                            chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0))
         if not made:
             kb.add([tmp_path / "docs"])

@@ -15,9 +15,10 @@ import re
 import numpy as np
 
 from docqa.embed.base import Embedder
+from docqa.text.language import HAN_RANGES, HANGUL_RANGES, KANA_RANGES, char_class
 
 _WORD = re.compile(r"[^\W_]+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
+_CJK = re.compile(f"[{char_class(HAN_RANGES + KANA_RANGES + HANGUL_RANGES)}]+")
 
 
 def hash_tokens(text: str) -> list[str]:

@@ -55,6 +55,9 @@ class ScriptedChat(ChatModel):
         self.calls: list[Call] = []
         self.when_empty = when_empty
 
+    def __enter__(self) -> ScriptedChat:
+        return self
+
     def enqueue(self, *replies: Reply) -> ScriptedChat:
         self.replies.extend(replies)
         return self
