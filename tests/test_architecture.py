@@ -67,7 +67,8 @@ ALLOWED: dict[str, set[str]] = {
     "mcp": BOTTOM | {"kb", "access", "settings", "version", "run.control"},  # run.control: cancel a call's run
     "api": BOTTOM | {"kb", "access", "settings", "version", "clock", "mcp", "__init__", "run",
                      "run.control", "web"},  # mcp: mounted at /mcp; run: the live runs' handles; web: the page at /
-    "cli": BOTTOM | {"kb", "run", "settings", "evaluate", "mcp", "api", "__init__", "version", "llm", "plan", "skills"},  # a front end may start another: 'docqa mcp', 'docqa serve'
+    # a front end may start another: 'docqa mcp', 'docqa serve'
+    "cli": BOTTOM | {"kb", "run", "settings", "evaluate", "mcp", "api", "__init__", "version", "llm", "plan", "skills"},
     "web": set(),  # the page: static assets over the API, it decides nothing
     "__init__": BOTTOM | {"kb", "ingest", "retrieve", "settings", "version"},
     "__main__": {"cli"},

@@ -92,7 +92,7 @@ def render(text: str, sections: dict[str, Callable[[], str]] = SECTIONS) -> str:
         if not pattern.search(text):
             raise SystemExit(f"{PAGE}: no '<!-- generated: {name} -->' … '<!-- end: {name} -->' section")
         body = make()
-        text = pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
+        text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(2), text)
     return text
 
 

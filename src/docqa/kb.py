@@ -9,7 +9,7 @@ import secrets
 import time
 import uuid
 from collections.abc import Callable
-from datetime import date, datetime, timezone
+from datetime import date, datetime, UTC
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -940,8 +940,8 @@ def _utc_bound(value: str | None, name: str) -> str | None:
         moment = datetime.fromisoformat(value)
     except ValueError:
         raise InputError(f"{name} must be a date like 2026-01-31 or an ISO time, not {value!r}") from None
-    moment = moment.replace(tzinfo=moment.tzinfo or timezone.utc)  # a time without a zone is UTC
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+    moment = moment.replace(tzinfo=moment.tzinfo or UTC)  # a time without a zone is UTC
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
 def _after(a: str | None, b: str | None) -> bool:
@@ -949,7 +949,7 @@ def _after(a: str | None, b: str | None) -> bool:
     if not a or not b:
         return False
     moments = [datetime.fromisoformat(x.replace("Z", "+00:00")) for x in (a, b)]
-    moments = [m.replace(tzinfo=m.tzinfo or timezone.utc) for m in moments]
+    moments = [m.replace(tzinfo=m.tzinfo or UTC) for m in moments]
     return moments[0] > moments[1]
 
 

@@ -191,7 +191,8 @@ def test_cancelled_run_makes_no_further_model_calls(make):
 
 def test_tool_calls_written_as_text_by_small_models(make):
     text_call = {"text": 'I will search.\n```json\n{"name": "search_docs", "arguments": {"query": "backups kept"}}\n```'}
-    with ScriptedServer([text_call, {"text": '<tool_call>{"name": "answer", "arguments": {"text": "Backups are kept for 35 days [1]."}}</tool_call>'}]) as server:
+    tagged = {"text": '<tool_call>{"name": "answer", "arguments": {"text": "Backups are kept for 35 days [1]."}}</tool_call>'}
+    with ScriptedServer([text_call, tagged]) as server:
         result, _ = run(make(server))
         second = server.requests[1]["messages"]
     assert second[-1]["role"] == "user" and second[-1]["content"].startswith("Result of search_docs:")

@@ -15,10 +15,10 @@ from docqa.errors import ConfigError, MissingExtraError
 from docqa.kb import KnowledgeBase
 
 from api.conftest import ANSWER, free_port, wait_for
-
-BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
 from api.test_errors import assert_error
 from llm.scripted_server import ScriptedServer
+
+BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
 
 
 def test_collections(client):

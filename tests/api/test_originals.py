@@ -4,7 +4,6 @@ text endpoint gives.  A key scoped to A meets B's documents as missing ones."""
 
 from __future__ import annotations
 
-import io
 import struct
 from pathlib import Path
 from urllib.parse import quote

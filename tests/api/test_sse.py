@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 from docqa.api.sse import EventOrder, OrderError, StreamState
 
 from api.conftest import ANSWER, sse_events, wait_for
+from llm.scripted_server import ScriptedServer
 
 BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
-from llm.scripted_server import ScriptedServer
 
 ORDER = ["metadata", "status", "content", "citations", "failure", "done"]
 SSE = {"accept": "text/event-stream"}

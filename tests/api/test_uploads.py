@@ -13,9 +13,9 @@ from docqa.api.uploads import safe_name
 from docqa.errors import InputError
 
 from api.conftest import job_done
+from api.test_errors import assert_error
 
 BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
-from api.test_errors import assert_error
 
 MD = b"# Rotation\n\nAPI keys are rotated every 90 days.\n"
 

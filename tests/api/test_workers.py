@@ -9,13 +9,14 @@ import time
 import httpx
 from fastapi.testclient import TestClient
 
-from api.conftest import ANSWER, job_done
-
-BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
+
+from api.conftest import ANSWER, job_done
 from api.test_errors import assert_error
 from llm.scripted_server import ScriptedServer
+
+BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
 
 SLOW = {"text": ANSWER, "delay": 2.0}
 

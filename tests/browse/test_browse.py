@@ -25,7 +25,8 @@ def _write(root: Path) -> None:
     files = {
         "ops/backup.md": "# Nightly backups\n\nEvery night a snapshot goes to glacier storage at 02:00 UTC.\n\n"
                          "## Restore\n\nRestores take about an hour. The backup is encrypted.\n",
-        "ops/deploy.md": "# Deploying\n\nReleases go out every Tuesday afternoon after a careful review by two engineers of the platform team, who read the change log together.\n\n"
+        "ops/deploy.md": "# Deploying\n\nReleases go out every Tuesday afternoon after a careful review by two engineers of "
+                         "the platform team, who read the change log together.\n\n"
                          + "".join(f"## Step {i}\n\nThe kubernetes rollout waits for kubernetes health checks "
                                    f"before kubernetes moves on (step {i}).\n\n" for i in range(1, 5)),
         "ops/index.md": "# Operations\n\nThe operations folder: backups and deploys.\n",

@@ -138,7 +138,8 @@ def python_module(draw) -> str:
         body = "\n".join(f"    v{j} = {j} + len('{'x' * draw(st.integers(0, 30))}')" for j in range(statements))
         decorator = "@cache\n" if draw(st.booleans()) else ""
         if draw(st.booleans()):
-            parts.append(f"class C{i}:\n    attr = {i}\n\n    {decorator.replace(chr(10), chr(10) + '    ')}def m(self):\n    {body.replace(chr(10), chr(10) + '    ')}\n")
+            indented = decorator.replace(chr(10), chr(10) + '    ')
+            parts.append(f"class C{i}:\n    attr = {i}\n\n    {indented}def m(self):\n    {body.replace(chr(10), chr(10) + '    ')}\n")
         else:
             parts.append(f"# comment {i}\n{decorator}def f{i}():\n{body}\n")
         parts.append(draw(st.sampled_from(["", "X = 1\n", "import os\n"])))

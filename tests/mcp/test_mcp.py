@@ -71,7 +71,7 @@ async def test_stdio_server_answers_and_survives_a_failing_tool(kb_path: Path, t
     env = {**os.environ, **OFFLINE, "DOCQA_KB": str(kb_path)}
     params = StdioServerParameters(command=sys.executable, args=["-m", "docqa", "--kb", str(kb_path), "mcp"],
                                    env=env, cwd=str(tmp_path))
-    with open(tmp_path / "stderr.log", "w") as errlog:
+    with open(tmp_path / "stderr.log", "w"):
         async with Client(params, read_timeout_seconds=60) as client:
             tools = (await client.list_tools()).tools
             assert {t.name for t in tools} == TOOLS

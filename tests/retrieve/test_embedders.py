@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docqa.embed.base import embed_text
 from docqa.embed.remote import OllamaEmbedder, OpenAIEmbedder
 from docqa.errors import EmbedderMismatchError, EmbedError, MissingExtraError
 from docqa.embed.base import Embedder

@@ -18,12 +18,10 @@ import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from docqa.llm.base import ChatModel, Delta, Message, ToolCall, Usage
 
-Reply = Union[str, dict[str, Any], BaseException, Callable[["Call"], Any]]
-EXHAUSTED: dict[str, Any] = {"text": "(script exhausted)"}
 
 
 @dataclass(slots=True)
@@ -42,6 +40,10 @@ class Call:
     @property
     def tool_names(self) -> list[str]:
         return [t.get("function", {}).get("name", "") for t in self.tools or []]
+
+
+Reply = str | dict[str, Any] | BaseException | Callable[[Call], Any]
+EXHAUSTED: dict[str, Any] = {"text": "(script exhausted)"}
 
 
 class ScriptedChat(ChatModel):

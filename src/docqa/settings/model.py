@@ -36,7 +36,7 @@ def check_url(value: str) -> str:
     if not parts.hostname:
         raise ValueError("not a URL docqa can call: it has no host (e.g. http://127.0.0.1:8080/v1)")
     try:
-        parts.port
+        _ = parts.port  # urllib checks the port only when asked
     except ValueError:
         raise ValueError("not a URL docqa can call: its port is not a number from 1 to 65535") from None
     return value.strip()

@@ -84,7 +84,7 @@ async def _stream(rt: Runtime, question: str, options: dict[str, Any]) -> Respon
     deadline = time.monotonic() + api.request_timeout
     try:  # errors before the first event (none expected) still get a proper status
         first = await asyncio.wait_for(channel.get(), timeout=api.request_timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         control.cancel()
         raise ApiError(504, "timeout", "the run did not start within api.request_timeout") from None
     if first is END:
