@@ -36,6 +36,8 @@ from docqa.settings import (AnswerSettings, ApiSettings, SearchSettings, config_
 from docqa.types import Hit
 
 if TYPE_CHECKING:  # the rest is imported where it is used: 'docqa --help' must not load numpy or the readers
+    from pydantic import BaseModel
+
     from docqa.kb import KnowledgeBase
     from docqa.settings import Settings
 
@@ -48,7 +50,7 @@ app = Typer(
 )
 _state: dict = {}
 
-def _default(section: type, name: str, key: str) -> str:
+def _default(section: type[BaseModel], name: str, key: str) -> str:
     """A settings-backed default as help shows it: `10 (search.top_k)`."""
     return f"{section.model_fields[name].default} ({key})"
 

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from docqa.settings import load_settings
 
@@ -46,7 +46,7 @@ def install(
     from docqa.llm.local import install as install_model
 
     with _bar() as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def progress(what: str, done: int, total: int) -> None:
             if what not in tasks:

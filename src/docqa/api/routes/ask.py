@@ -25,7 +25,7 @@ from docqa.run.life import Run
 from docqa.types import CANCELLED, Answer, Event
 
 router = APIRouter(prefix=PREFIX, tags=["ask"])
-_SSE_DOC = {200: {"description": "The answer (JSON), or its events (text/event-stream: metadata, status, content, "
+_SSE_DOC: dict[int | str, dict[str, Any]] = {200: {"description": "The answer (JSON), or its events (text/event-stream: metadata, status, content, "
                                  "citations, failure, done)",
                   "content": {"application/json": {}, "text/event-stream": {}}}}
 
@@ -70,7 +70,7 @@ async def respond(rt: Runtime, request: Request, question: str, options: dict[st
 
 
 async def _stream(rt: Runtime, question: str, options: dict[str, Any]) -> Response:
-    control, loop, channel = Control(), asyncio.get_running_loop(), asyncio.Queue()
+    control, loop, channel = Control(), asyncio.get_running_loop(), asyncio.Queue[Any]()
 
     def put(item: Any) -> None:  # from the worker thread
         try:
