@@ -70,6 +70,7 @@ def run(kb, question="How long are backups kept?", **kw):
     return result, events
 
 
+@pytest.mark.slow
 def test_search_fetch_answer(make):
     server = ScriptedServer([call("search_docs", query="backup retention")])
     with server:
@@ -97,6 +98,7 @@ def test_search_fetch_answer(make):
     assert [t["name"] for t in audit.trace if t.get("stage") == "tool"] == ["search_docs", "fetch_doc", "answer"]
 
 
+@pytest.mark.slow
 def test_step_budget_falls_back_to_the_pipelines_answer_over_the_evidence(make):
     with ScriptedServer([call("search_docs", query="backups"), call("search_docs", query="retention"),
                          {"text": "Backups are kept for 35 days [1]."}]) as server:
@@ -110,6 +112,7 @@ def test_step_budget_falls_back_to_the_pipelines_answer_over_the_evidence(make):
     assert events[-1].data["status"] == "FALLBACK"
 
 
+@pytest.mark.slow
 def test_token_budget_answers_from_evidence_without_another_call(make):
     with ScriptedServer([{**call("search_docs", query="how long are backups kept"), "usage": (5000, 20)}]) as server:
         result, _ = run(make(server, max_tokens=1000))
@@ -118,6 +121,7 @@ def test_token_budget_answers_from_evidence_without_another_call(make):
     assert "35 days" in result.answer and any("budget ran out (1000 tokens)" in n for n in result.notes)
 
 
+@pytest.mark.slow
 def test_repeated_call_is_flagged_then_stopped(make):
     same = call("search_docs", query="backups")
     with ServerScript([same, same, same, {"text": "Backups are kept for 35 days [1]."}]) as server:
@@ -127,6 +131,7 @@ def test_repeated_call_is_flagged_then_stopped(make):
     assert len(server.requests) == 4 and result.status == "FALLBACK" and "repeated call" in result.notes[0]
 
 
+@pytest.mark.slow
 def test_a_failing_tool_becomes_an_error_result(make):
     with ScriptedServer([call("fetch_doc", doc_id="no-such-doc"), call("grep_docs", pattern="(unclosed"),
                          call("search_docs", query="backups"), answer("Backups are kept for 35 days [1].")]) as server:
@@ -137,6 +142,7 @@ def test_a_failing_tool_becomes_an_error_result(make):
     assert result.status == "SUCCESS" and "35 days" in result.answer
 
 
+@pytest.mark.slow
 def test_unknown_tool_and_bad_arguments_are_reported_to_the_model(make):
     with ScriptedServer([call("delete_everything"), {"tool_calls": [{"name": "search_docs", "arguments": "{not json"}]},
                          answer("The documents do not say.")]) as server:
@@ -146,6 +152,7 @@ def test_unknown_tool_and_bad_arguments_are_reported_to_the_model(make):
     assert "not valid JSON" in tool_messages[1]
 
 
+@pytest.mark.slow
 def test_steering_joins_after_the_tool_round(make):
     with ScriptedServer([call("search_docs", query="backups"), answer("Passwords must be at least 14 characters [2].")]) as server:
         kb = make(server)
@@ -160,6 +167,7 @@ def test_steering_joins_after_the_tool_round(make):
     assert result.status == "SUCCESS"
 
 
+@pytest.mark.slow
 def test_follow_up_runs_after_the_answer(make):
     with ScriptedServer([call("search_docs", query="backups"), answer("Backups are kept for 35 days [1]."),
                          call("search_docs", query="api keys"), answer("API keys are rotated every 90 days [1].")]) as server:
@@ -177,6 +185,7 @@ def test_follow_up_runs_after_the_answer(make):
         "How long are backups kept?", "And how often are API keys rotated?"]
 
 
+@pytest.mark.slow
 def test_cancelled_run_makes_no_further_model_calls(make):
     with ScriptedServer([call("search_docs", query="backups"), answer("never")]) as server:
         kb = make(server)
@@ -189,6 +198,7 @@ def test_cancelled_run_makes_no_further_model_calls(make):
     assert result.status == "CANCELLED" and calls == 1
 
 
+@pytest.mark.slow
 def test_tool_calls_written_as_text_by_small_models(make):
     text_call = {"text": 'I will search.\n```json\n{"name": "search_docs", "arguments": {"query": "backups kept"}}\n```'}
     tagged = {"text": '<tool_call>{"name": "answer", "arguments": {"text": "Backups are kept for 35 days [1]."}}</tool_call>'}
@@ -199,6 +209,7 @@ def test_tool_calls_written_as_text_by_small_models(make):
     assert result.status == "SUCCESS" and result.citations[0].quote == "Backups are kept for 35 days."
 
 
+@pytest.mark.slow
 def test_a_tool_call_cut_off_by_the_token_limit_is_not_run(make):
     with ScriptedServer([{**call("search_docs", query="backups"), "finish_reason": "length"},
                          answer("The documents do not say.")]) as server:
@@ -208,6 +219,7 @@ def test_a_tool_call_cut_off_by_the_token_limit_is_not_run(make):
     assert not any(e.data.get("name") == "search_docs" for e in events if e.type == "status")
 
 
+@pytest.mark.slow
 def test_a_rejected_answer_is_reviewed_with_the_tools_then_verified(make):
     """The final answer goes through the pipeline's checker; a rejection goes back to the agent with
     its reasons, the agent looks again with its tools and answers again; then the model verifies it."""
@@ -230,6 +242,7 @@ def test_a_rejected_answer_is_reviewed_with_the_tools_then_verified(make):
     assert [e.type for e in events][-2:] == ["citations", "done"]
 
 
+@pytest.mark.slow
 def test_two_rejections_publish_the_best_answer_without_its_rejected_claim(make):
     bad = "Backups are kept for 35 days [1]. Backups are copied to {n} regions [1]."
     with ScriptedServer([call("search_docs", query="backups"), answer(bad.format(n=3)), answer(bad.format(n=4)),
@@ -242,6 +255,7 @@ def test_two_rejections_publish_the_best_answer_without_its_rejected_claim(make)
     assert result.verification.rejected_claims[0]["claim"] == "Backups are copied to 5 regions."  # the last of equals
 
 
+@pytest.mark.slow
 def test_review_rounds_stay_within_the_step_budget(make):
     bad = "Backups are copied to 3 regions [1]."
     with ScriptedServer([call("search_docs", query="backups"), answer(bad), answer(bad + " ")]) as server:
@@ -266,6 +280,7 @@ class ServerScript(ScriptedServer):
     """A ScriptedServer (alias, for readability where the script is the point)."""
 
 
+@pytest.mark.slow
 def test_tool_arguments_are_json_in_the_trace(make):
     with ScriptedServer([call("search_docs", query="备份"), answer("Backups are kept for 35 days [1].")]) as server:
         result, _ = run(make(server))
@@ -275,6 +290,7 @@ def test_tool_arguments_are_json_in_the_trace(make):
     del audit
 
 
+@pytest.mark.slow
 def test_an_agent_that_finds_nothing_says_so_and_is_not_answerable(make):
     with ScriptedServer([call("search_docs", query="backup policy approval"),
                          answer("The documents do not mention who approves the backup policy.")]) as server:

@@ -48,6 +48,7 @@ def make(tmp_path, embedder):
         kb.close()
 
 
+@pytest.mark.slow
 def test_a_chatty_final_answer_gives_the_extractive_answer_over_the_evidence(make):
     chatter = 'The query "retention" did not match any lines in the documents. I\'ll try a shorter pattern.'
     with ScriptedServer([call("search_docs", query="backups kept"), call("answer", text=chatter)]) as server:
@@ -56,6 +57,7 @@ def test_a_chatty_final_answer_gives_the_extractive_answer_over_the_evidence(mak
     assert result.retrieval["acceptance"]["outcome"] == "extractive"
 
 
+@pytest.mark.slow
 def test_an_agent_answer_the_evidence_does_not_bear_out_is_not_published(make):
     made_up = "Backups are kept for 35 days [1]. They are encrypted with AES-512 [1]. They go to 4 regions [1]."
     with ScriptedServer([call("search_docs", query="backups kept"), call("answer", text=made_up)]) as server:
@@ -63,6 +65,7 @@ def test_an_agent_answer_the_evidence_does_not_bear_out_is_not_published(make):
     assert result.mode == "extractive" and "AES" not in result.answer and "35 days" in result.answer
 
 
+@pytest.mark.slow
 def test_a_confused_agent_falls_back_to_the_pipeline_not_its_last_message(make):
     same = call("search_docs", query="backups")
     with ScriptedServer([same, same, same, {"text": "Backups are kept for 35 days [1]."}]) as server:
@@ -73,6 +76,7 @@ def test_a_confused_agent_falls_back_to_the_pipeline_not_its_last_message(make):
     assert any("a repeated call" in n for n in result.notes)
 
 
+@pytest.mark.slow
 def test_an_agent_that_gathered_nothing_falls_back_to_a_search(make):
     with ScriptedServer([{"text": '{"name": "search_docs", "arguments": '}] * 2
                         + [{"text": "Backups are kept for 35 days [1]."}]) as server:
@@ -101,6 +105,7 @@ def test_model_sizes_from_names():
     assert is_small("qwen2.5-coder-1.5b") and not is_small("qwen2.5:7b-instruct") and not is_small("deepseek-chat")
 
 
+@pytest.mark.slow
 def test_a_small_model_gets_fewer_shorter_sources(make):
     with ScriptedServer([{"text": "Backups are kept for 35 days [1]."}]) as server:
         make(server, name="qwen2.5-coder-1.5b").ask("How long are backups kept?", mode="pipeline", check=False)

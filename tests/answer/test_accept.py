@@ -70,6 +70,7 @@ def accepting(kb, answer) -> dict:
     return next(t for t in kb.run(answer.run_id).trace if t.get("stage") == "accepting")
 
 
+@pytest.mark.slow
 def test_a_verified_answer_is_published(kb_factory):
     with ScriptedServer([{"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
@@ -80,6 +81,7 @@ def test_a_verified_answer_is_published(kb_factory):
     assert any(e.type == "status" and e.data.get("phase") == "accepting" for e in events)
 
 
+@pytest.mark.slow
 def test_a_minority_verified_answer_falls_back_to_the_extractive_answer(kb_factory):
     made_up = ("Backups are kept for 35 days [1]. Backups are encrypted with AES-512 [1]. "
                "Backups are copied to 4 regions [1].")
@@ -105,12 +107,14 @@ def test_an_invented_answer_over_weak_evidence_is_not_found(kb_factory):
     assert answer.retrieval["acceptance"]["outcome"] == NOT_FOUND
 
 
+@pytest.mark.slow
 def test_the_model_saying_not_found_does_not_hide_good_evidence(kb_factory):
     with ScriptedServer([{"text": "NOT_FOUND"}]) as server:
         answer, _ = ask(kb_factory(server), "How long are backups kept?")
     assert answer.answerable and answer.mode == "extractive" and "35 days" in answer.answer
 
 
+@pytest.mark.slow
 def test_chatter_questions_and_lone_markers_are_never_published(kb_factory):
     text = ("I'll try a shorter pattern. How long are backups kept? Backups are kept for 35 days [1]. [2]\n"
             "The query \"retention\" did not match any lines.")
@@ -121,6 +125,7 @@ def test_chatter_questions_and_lone_markers_are_never_published(kb_factory):
     assert len(accepting(kb, answer)["dropped_sentences"]) == 3
 
 
+@pytest.mark.slow
 def test_an_answer_in_the_wrong_language_is_asked_again_once(kb_factory):
     with ScriptedServer([{"text": "Backups are kept for 35 days [1]."}, {"text": "备份保留 35 天 [1]。"},
                          {"text": "VERIFIED"}]) as server:
@@ -130,6 +135,7 @@ def test_an_answer_in_the_wrong_language_is_asked_again_once(kb_factory):
     assert answer.mode == "pipeline" and answer.answer.startswith("备份保留 35 天") and answer.language == "zh"
 
 
+@pytest.mark.slow
 def test_still_the_wrong_language_falls_back_to_the_extractive_answer(kb_factory):
     with ScriptedServer([{"text": "Backups are kept for 35 days [1]."}] * 2) as server:
         answer, _ = ask(kb_factory(server), "备份保留多久？")
@@ -164,6 +170,7 @@ def test_the_rule_itself():
     assert quotation_note("en", "Backups are kept.") is None and quotation_note("en", "备份保留三十五天。")
 
 
+@pytest.mark.slow
 def test_a_true_fact_beside_the_question_is_not_an_answer(kb_factory):
     # "every 6 hours" is in the documents, but the passage that answers "how long are backups kept?" is another
     with ScriptedServer([{"text": "The database is backed up every 6 hours [1]."}]) as server:

@@ -45,6 +45,7 @@ def kb(tmp_path_factory) -> Path:
     return db
 
 
+@pytest.mark.slow
 def test_ask_json_shape(kb):
     with ScriptedServer([{"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
         result = json.loads(docqa(kb, "ask", "How long are backups kept?", "--json", llm=server.base_url).stdout)
@@ -59,6 +60,7 @@ def test_ask_json_shape(kb):
     assert result["retrieval"]["query"] == "How long are backups kept?" and result["retrieval"]["hits"]
 
 
+@pytest.mark.slow
 def test_ask_streams_the_answer_then_its_sources(kb):
     with ScriptedServer([{"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
         proc = docqa(kb, "ask", "How long are backups kept?", llm=server.base_url)
@@ -67,12 +69,14 @@ def test_ask_streams_the_answer_then_its_sources(kb):
     assert "verified" in proc.stderr and "docqa feedback" in proc.stderr
 
 
+@pytest.mark.slow
 def test_ask_without_a_model_says_so_and_extracts(kb):
     proc = docqa(kb, "ask", "How long are backups kept?")
     assert "35 days" in proc.stdout
     assert "llm.provider is 'none'" in proc.stderr
 
 
+@pytest.mark.slow
 def test_model_failure_is_a_clean_message_not_a_traceback(kb):
     with ScriptedServer([{"status": 500}]) as server:
         proc = docqa(kb, "ask", "How long are backups kept?", llm=server.base_url)
@@ -80,11 +84,13 @@ def test_model_failure_is_a_clean_message_not_a_traceback(kb):
     assert "35 days" in proc.stdout  # the extractive fallback still answers
 
 
+@pytest.mark.slow
 def test_empty_question_is_refused(kb):
     proc = docqa(kb, "ask", "  ", ok=False)
     assert proc.returncode == 1 and "the question is empty" in proc.stderr
 
 
+@pytest.mark.slow
 def test_chat_understands_follow_ups_and_feedback_is_recorded(kb):
     proc = docqa(kb, "chat", stdin="How often is the database backed up?\nhow long are they kept?\n/exit\n")
     assert "6 hours" in proc.stdout and "35 days" in proc.stdout
@@ -97,6 +103,7 @@ def test_chat_understands_follow_ups_and_feedback_is_recorded(kb):
     assert any(r["run_id"] == last["run_id"] and "too short" in json.dumps(r) for r in attention)
 
 
+@pytest.mark.slow
 def test_eval_reports_accuracy_and_abstention(kb, tmp_path):
     questions = tmp_path / "q.jsonl"
     questions.write_text("\n".join(json.dumps(q) for q in [
@@ -114,6 +121,7 @@ def test_eval_reports_accuracy_and_abstention(kb, tmp_path):
     assert proc.returncode == 1 and "bad.jsonl:1" in proc.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_cancels_the_run_and_records_it(kb):
     import signal
 

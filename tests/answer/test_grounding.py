@@ -113,6 +113,7 @@ def kb_factory(tmp_path, embedder):
         kb.close()
 
 
+@pytest.mark.slow
 def test_a_table_value_the_extractive_answerer_cannot_quote_is_answered_by_the_model(kb_factory):
     with ScriptedServer([{"text": "The Maple Leafs have won 13 Stanley Cups [1]."}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
@@ -122,6 +123,7 @@ def test_a_table_value_the_extractive_answerer_cannot_quote_is_answered_by_the_m
     assert any(c.path.endswith("stanley-cups.csv") for c in answer.citations)
 
 
+@pytest.mark.slow
 def test_a_neighbours_value_is_never_published(kb_factory):
     with ScriptedServer([{"text": "The Maple Leafs have won 2 Stanley Cups [1]."}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)

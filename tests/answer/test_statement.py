@@ -173,6 +173,7 @@ def scripted_kb(tmp_path, embedder, server):
     return kb
 
 
+@pytest.mark.slow
 def test_pipeline_numbers_sources_by_first_use_and_drops_what_states_nothing(tmp_path, embedder):
     facts = {"35 days": "Backups are kept for 35 days", "14 days": "Logs are kept for 14 days in the archive bucket"}
     with ScriptedServer([]) as server:

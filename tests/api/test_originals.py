@@ -53,6 +53,7 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
+@pytest.mark.slow
 def test_a_reader_downloads_its_collections_files_and_never_another(kb_docs):
     server, files, ids, member, keys = kb_docs
     with _client(server, keys["reader"]) as c:
@@ -79,6 +80,7 @@ def test_a_reader_downloads_its_collections_files_and_never_another(kb_docs):
     assert httpx.get(f"{server.url}/api/v1/documents/{ids[str(files['pdf'])]}/file").status_code == 401
 
 
+@pytest.mark.slow
 def test_an_uploaded_file_downloads_as_uploaded(kb_docs):
     server, _, _, _, keys = kb_docs
     data = "# Uploaded\n\nKept as sent: ünïcode.\n".encode()
@@ -91,6 +93,7 @@ def test_an_uploaded_file_downloads_as_uploaded(kb_docs):
         assert r.status_code == 200 and r.content == data
 
 
+@pytest.mark.slow
 def test_a_file_gone_from_disk_or_changed_is_a_clear_error(kb_docs):
     server, files, ids, _, keys = kb_docs
     files["pdf"].unlink()
@@ -105,6 +108,7 @@ def test_a_file_gone_from_disk_or_changed_is_a_clear_error(kb_docs):
         assert changed.status_code == 422 and "changed since it was indexed" in changed.json()["error"]["message"]
 
 
+@pytest.mark.slow
 def test_pdf_pages_render_bounded_and_bad_numbers_are_refused(kb_docs):
     server, files, ids, _, keys = kb_docs
     doc = ids[str(files["pdf"])]
@@ -125,6 +129,7 @@ def test_pdf_pages_render_bounded_and_bad_numbers_are_refused(kb_docs):
         assert c.get(f"{V}/documents/{doc}/pages/1/boxes?char_start=9&char_end=9").status_code == 422
 
 
+@pytest.mark.slow
 def test_boxes_stand_where_the_quote_is_on_its_page(kb_docs):
     server, files, ids, _, keys = kb_docs
     doc = ids[str(files["pdf"])]
@@ -143,6 +148,7 @@ def test_boxes_stand_where_the_quote_is_on_its_page(kb_docs):
     assert all(0 <= b["left"] < b["right"] <= 1 and 0 <= b["top"] < b["bottom"] <= 1 for b in boxes)
 
 
+@pytest.mark.slow
 def test_the_text_endpoint_gives_pages_slides_and_sheets(kb_docs):
     server, files, ids, _, keys = kb_docs
     with _client(server, keys["reader"]) as c:

@@ -78,6 +78,7 @@ def assert_protocol(kinds: list[str]) -> None:
 
 
 # -- in process --------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_sse_order_in_process(make_app):
     with ScriptedServer([{"text": ANSWER}, {"text": "VERIFIED"}]) as server:
         with TestClient(make_app(server)) as c:
@@ -92,6 +93,7 @@ def test_sse_order_in_process(make_app):
     assert {"routing", "retrieving", "generating", "citing", "checking"} <= {d["phase"] for k, d in events if k == "status"}
 
 
+@pytest.mark.slow
 def test_json_answer_without_the_sse_header(make_app):
     with ScriptedServer([{"text": ANSWER}, {"text": "VERIFIED"}]) as server:
         with TestClient(make_app(server)) as c:
@@ -103,6 +105,7 @@ def test_json_answer_without_the_sse_header(make_app):
     assert run["status"] == "SUCCESS" and run["question"] == "How long are backups kept?" and run["trace"]
 
 
+@pytest.mark.slow
 def test_model_failure_streams_failure_then_fallback(make_app):
     with ScriptedServer([{"status": 500}]) as server:
         with TestClient(make_app(server)) as c:
@@ -114,6 +117,7 @@ def test_model_failure_streams_failure_then_fallback(make_app):
     assert "Traceback" not in str(events) and server.base_url not in str(events)
 
 
+@pytest.mark.slow
 def test_keepalive_comments_on_long_pauses(make_app):
     with ScriptedServer([{"text": ANSWER, "delay": 1.2}]) as server:
         with TestClient(make_app(server, keepalive_seconds=0.2)) as c:
@@ -134,6 +138,7 @@ def test_seed_agent_endpoint_json_and_stream(make_app):
 
 
 # -- against a real uvicorn ------------------------------------------------------------------
+@pytest.mark.slow
 def test_sse_order_over_real_http(make_app, live):
     with ScriptedServer([{"text": ANSWER, "chunk_delay": 0.01}, {"text": "VERIFIED"}]) as server:
         url = live(make_app(server)).url
@@ -147,6 +152,7 @@ def test_sse_order_over_real_http(make_app, live):
     assert events[-1][1]["status"] == "SUCCESS"
 
 
+@pytest.mark.slow
 def test_client_disconnect_cancels_the_run(make_app, live):
     slow = {"text": "Backups are kept for 35 days [1]. " * 8, "chunk_delay": 0.1}  # ~4 s of streaming
     with ScriptedServer([slow, {"text": "VERIFIED"}]) as server:
@@ -170,6 +176,7 @@ def test_client_disconnect_cancels_the_run(make_app, live):
     assert 'docqa_runs_total{status="CANCELLED"} 1.0' in metrics and "docqa_sse_streams 0.0" in metrics
 
 
+@pytest.mark.slow
 def test_cancel_steer_and_follow_up_a_live_run(make_app, live):
     with ScriptedServer([{"text": ANSWER, "delay": 1.0}, {"text": "API keys are rotated every 90 days [1].", "delay": 0.5},
                          {"text": ANSWER, "delay": 3}]) as server:
@@ -203,6 +210,7 @@ def test_cancel_steer_and_follow_up_a_live_run(make_app, live):
     assert httpx.get(f"{url}/api/v1/runs/{run_id}").json()["status"] == "CANCELLED"
 
 
+@pytest.mark.slow
 def test_cancelled_stream_ends_without_done(make_app, live):
     with ScriptedServer([{"text": ANSWER, "delay": 3}]) as server:
         url = live(make_app(server)).url

@@ -14,6 +14,8 @@ from docqa.ingest import ocr
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
+pytestmark = pytest.mark.slow  # the whole ../shared/data corpus ingested with the bundled model (one module fixture)
+
 
 def normalise(text: str, chinese: bool) -> str:
     """The manifest's matching rule: NFKC, then collapse whitespace (remove it for Chinese)."""
@@ -32,6 +34,7 @@ def ingested(shared_data, tmp_path_factory):
     kb.close()
 
 
+@pytest.mark.slow
 def test_every_row_behaves_as_the_manifest_says(ingested):
     folder, rows, kb, report = ingested
     ok = {Path(p).relative_to(folder).as_posix() for p in report.added}
@@ -56,6 +59,7 @@ def test_every_row_behaves_as_the_manifest_says(ingested):
     assert len(ok) + len(failed) + len(skipped) == len(rows)
 
 
+@pytest.mark.slow
 def test_every_phrase_is_found_by_search(ingested):
     folder, rows, kb, _ = ingested
     missing = []
@@ -72,6 +76,7 @@ def test_every_phrase_is_found_by_search(ingested):
     assert not missing, f"phrases not found by search in: {missing}"
 
 
+@pytest.mark.slow
 def test_excluded_content_is_not_indexed(ingested):
     folder, rows, kb, _ = ingested
     excluded = [row for row in rows if row["must_not_contain"]]
@@ -81,6 +86,7 @@ def test_excluded_content_is_not_indexed(ingested):
         assert not [h for h in hits if row["must_not_contain"] in h.text], row["file"]
 
 
+@pytest.mark.slow
 def test_failures_are_listed_with_reasons(ingested):
     folder, rows, kb, report = ingested
     must_fail = {row["file"] for row in rows if row["expected"].startswith("error:")}

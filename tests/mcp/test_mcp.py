@@ -67,6 +67,7 @@ def _text(result) -> str:
 
 # -- stdio: `docqa mcp` as an MCP client starts it ------------------------------------------------
 
+@pytest.mark.slow
 async def test_stdio_server_answers_and_survives_a_failing_tool(kb_path: Path, tmp_path: Path):
     env = {**os.environ, **OFFLINE, "DOCQA_KB": str(kb_path)}
     params = StdioServerParameters(command=sys.executable, args=["-m", "docqa", "--kb", str(kb_path), "mcp"],
@@ -109,6 +110,7 @@ async def test_stdio_server_answers_and_survives_a_failing_tool(kb_path: Path, t
 
 # -- in process ----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 async def test_tool_errors_are_results_in_process(kb_path: Path, tmp_path: Path):
     with KnowledgeBase(_settings(tmp_path)) as kb:
         async with Client(build_server(kb)) as client:
@@ -186,6 +188,7 @@ async def _post(url: str, headers: dict[str, str] | None = None) -> httpx2.Respo
                                headers={"Accept": "application/json, text/event-stream", **(headers or {})})
 
 
+@pytest.mark.slow
 async def test_http_needs_a_key_once_keys_exist(served):
     url, kb = served
     kb.create_key("admin")
@@ -197,6 +200,7 @@ async def test_http_needs_a_key_once_keys_exist(served):
     assert (await _post(url, {"Authorization": "Bearer dq_wrong"})).status_code == 401
 
 
+@pytest.mark.slow
 async def test_http_reader_searches_and_asks_but_cannot_ingest(served, tmp_path: Path):
     url, kb = served
     _, key = kb.create_key("reader")
@@ -210,6 +214,7 @@ async def test_http_reader_searches_and_asks_but_cannot_ingest(served, tmp_path:
         assert denied.is_error and "editor key" in _text(denied)
 
 
+@pytest.mark.slow
 async def test_http_estimate_cost_is_for_maintainers_not_readers(served):
     url, kb = served
     _, reader = kb.create_key("reader")
@@ -223,6 +228,7 @@ async def test_http_estimate_cost_is_for_maintainers_not_readers(served):
         assert denied.is_error and "editor key" in _text(denied)
 
 
+@pytest.mark.slow
 async def test_http_editor_ingests_only_inside_ingest_roots(served, tmp_path: Path):
     url, kb = served
     _, key = kb.create_key("editor")
@@ -234,6 +240,7 @@ async def test_http_editor_ingests_only_inside_ingest_roots(served, tmp_path: Pa
         assert outside.is_error and "not under a folder in api.ingest_roots" in _text(outside)
 
 
+@pytest.mark.slow
 async def test_http_collection_scoped_key_sees_only_its_collection(served):
     url, kb = served
     _, key = kb.create_key("reader", ["ops"])
@@ -251,6 +258,7 @@ async def test_http_collection_scoped_key_sees_only_its_collection(served):
         assert not answer.is_error and answer.structured_content["answerable"] is False
 
 
+@pytest.mark.slow
 async def test_http_revoked_key_is_refused(served):
     url, kb = served
     record, key = kb.create_key("reader")
@@ -261,6 +269,7 @@ async def test_http_revoked_key_is_refused(served):
     assert refused.status_code == 401 and "revoked" in refused.json()["error"]["message"]
 
 
+@pytest.mark.slow
 async def test_http_on_loopback_without_keys_is_the_local_user(served, tmp_path: Path):
     url, _ = served
     async with Client(url) as client:  # the SDK's plain URL transport: no key at all
@@ -283,6 +292,7 @@ def _finished(kb: KnowledgeBase):
 
 
 @pytest.mark.parametrize("where", ["in process", "api over http"])
+@pytest.mark.slow
 async def test_a_cancelled_query_makes_no_further_model_calls(kb_path: Path, tmp_path: Path, where: str):
     """The client gives up (its read timeout sends notifications/cancelled): the run is recorded
     CANCELLED, its streamed answer is cut off and the fact-check call never happens."""

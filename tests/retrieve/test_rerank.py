@@ -60,6 +60,7 @@ def passages(body: dict) -> dict[int, str]:
     return {int(n): text for n, text in re.findall(r"^\[(\d+)\] (.*)$", user, re.M)}
 
 
+@pytest.mark.slow
 def test_the_model_s_order_is_the_order(make_kb):
     def last_then_retention(body: dict) -> dict:  # the model puts the fused last first, then the retention page
         numbered = passages(body)
@@ -81,6 +82,7 @@ def test_the_model_s_order_is_the_order(make_kb):
     assert request["temperature"] == 0.0 and request["max_tokens"] <= 32  # names the best few only
 
 
+@pytest.mark.slow
 def test_garbage_output_keeps_the_fused_order_and_says_so(make_kb):
     with ScriptedServer([{"text": "I am sorry, I cannot rank these documents."}]) as server:
         kb = make_kb(server)
@@ -90,6 +92,7 @@ def test_garbage_output_keeps_the_fused_order_and_says_so(make_kb):
     assert results.rerank["status"] == "fallback" and "not an order" in results.rerank["reason"]
 
 
+@pytest.mark.slow
 def test_a_slow_model_runs_out_of_time_and_the_fused_order_stays(make_kb):
     with ScriptedServer([{"text": "4 > 3 > 2", "delay": 3}]) as server:
         kb = make_kb(server, rerank_timeout=0.5)
@@ -102,6 +105,7 @@ def test_a_slow_model_runs_out_of_time_and_the_fused_order_stays(make_kb):
     assert results.rerank["status"] == "fallback" and "rerank_timeout (0.5 s)" in results.rerank["reason"]
 
 
+@pytest.mark.slow
 def test_a_failing_model_keeps_the_fused_order(make_kb):
     with ScriptedServer([{"status": 500}]) as server:
         results = make_kb(server).search(QUERY, 4)
@@ -116,6 +120,7 @@ def test_no_chat_model_means_the_fused_order_with_the_reason(make_kb):
     assert results.rerank["status"] == "fallback" and "no chat model" in results.rerank["reason"]
 
 
+@pytest.mark.slow
 def test_reranking_never_shows_more_than_the_caller_may_see(make_kb):
     def name_everything(body: dict) -> dict:  # the model tries numbers beyond the passages it was shown
         return {"text": " > ".join(str(n) for n in range(12, 0, -1))}
@@ -132,6 +137,7 @@ def test_reranking_never_shows_more_than_the_caller_may_see(make_kb):
     assert "secret" in {h.collection for h in everything}  # the owner's search does reach it
 
 
+@pytest.mark.slow
 def test_the_answer_and_its_trace_carry_the_rerank_report(make_kb):
     def rerank_or_answer(body: dict) -> dict:
         if "answer the question best" in body["messages"][-1]["content"]:
@@ -205,6 +211,7 @@ def test_cli_search_rerank(make_kb, tmp_path):
     assert bogus.returncode == 2 and "unknown reranker 'cross-encoder'" in bogus.stderr and "Traceback" not in bogus.stderr
 
 
+@pytest.mark.slow
 def test_the_agent_s_search_tool_reranks_and_says_when_it_could_not(make_kb):
     from docqa.agent.tools import Evidence, SearchDocs
 

@@ -58,6 +58,7 @@ def kinds(events) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_a_python_caller_iterates_the_run(make):
     with ScriptedServer([{"text": BACKUPS}, {"text": "VERIFIED"}]) as server:
         kb = make(server)
@@ -77,6 +78,7 @@ def test_a_python_caller_iterates_the_run(make):
     assert [t["stage"] for t in record.trace if "model_call" not in t][:2] == ["routing", "retrieving"]
 
 
+@pytest.mark.slow
 def test_the_run_is_recorded_running_while_it_works(make):
     with ScriptedServer([{"text": BACKUPS}, {"text": "VERIFIED"}]) as server:
         kb = make(server)
@@ -87,6 +89,7 @@ def test_the_run_is_recorded_running_while_it_works(make):
     assert kb.run(first.data["run_id"]).status == "SUCCESS"
 
 
+@pytest.mark.slow
 def test_closing_the_iterator_early_records_cancelled(make):
     with ScriptedServer([{"text": BACKUPS * 6, "chunk_delay": 0.01}, {"text": "VERIFIED"}]) as server:
         kb = make(server)
@@ -104,6 +107,7 @@ def test_closing_the_iterator_early_records_cancelled(make):
     assert record.status == "CANCELLED" and record.finished_at
 
 
+@pytest.mark.slow
 def test_cancel_from_another_thread_stops_before_the_next_model_call(make):
     with ScriptedServer([{"text": BACKUPS * 6, "chunk_delay": 0.02}, {"text": "VERIFIED"}]) as server:
         kb = make(server)
@@ -117,6 +121,7 @@ def test_cancel_from_another_thread_stops_before_the_next_model_call(make):
     assert kb.run(run.answer.run_id).status == "CANCELLED"
 
 
+@pytest.mark.slow
 def test_a_time_limit_stops_the_run(make):
     with ScriptedServer([{"text": BACKUPS * 6, "chunk_delay": 0.02}, {"text": "VERIFIED"}]) as server:
         kb = make(server)
@@ -126,6 +131,7 @@ def test_a_time_limit_stops_the_run(make):
     assert any(t["stage"] == "time_limit" for t in record.trace)
 
 
+@pytest.mark.slow
 def test_a_follow_up_is_answered_after_the_run_in_the_same_stream_and_session(make):
     script = [{"text": BACKUPS}, {"text": "How often are API keys rotated?"},  # the follow-up, made standalone
               {"text": "API keys are rotated every 90 days [1]."}]
@@ -149,6 +155,7 @@ def test_a_follow_up_is_answered_after_the_run_in_the_same_stream_and_session(ma
         "How long are backups kept?", "And how often are API keys rotated?"]
 
 
+@pytest.mark.slow
 def test_steering_reaches_the_agent(make):
     call = {"tool_calls": [{"name": "search_docs", "arguments": {"query": "backups"}}]}
     answer = {"tool_calls": [{"name": "answer", "arguments": {"text": BACKUPS}}]}
@@ -178,6 +185,7 @@ def test_the_question_is_routed_once(make):
     assert len(routing) == 1 and routing[0]["route"] == "catalog"
 
 
+@pytest.mark.slow
 def test_the_run_answers_within_the_principal_scope(make):
     from docqa.access import Principal
     from docqa.errors import PermissionDeniedError

@@ -73,6 +73,7 @@ def test_a_repeated_question_is_answered_from_the_earlier_verified_answer(kb, lo
     assert scoped.mode == "pipeline"
 
 
+@pytest.mark.slow
 def test_a_down_rating_or_a_changed_document_retires_it(kb):
     first = kb.ask("How long are backups kept?", mode="pipeline")
     assert kb.ask("How long are backups kept?", mode="pipeline").mode == "recall"
@@ -95,6 +96,7 @@ def test_a_down_rating_or_a_changed_document_retires_it(kb):
     assert any(r["run_id"] == second.run_id and "ops.md changed" in r["reason"] for r in recalling["retired"])
 
 
+@pytest.mark.slow
 def test_a_correction_is_a_document_later_answers_cite(kb):
     run = kb.ask("How long does a database restore take?", mode="pipeline")
     assert run.answerable is False

@@ -78,6 +78,7 @@ def system_prompt(request: dict) -> str:
     return request["messages"][0]["content"]
 
 
+@pytest.mark.slow
 def test_index_only_until_the_agent_calls_use_skill_then_it_follows_it(make):
     with ScriptedServer([call("use_skill", name="write-procedure"), call("search_docs", query="rotate API keys"),
                          call("read_skill_resource", name="write-procedure", path="templates/procedure.md"),
@@ -110,6 +111,7 @@ def test_index_only_until_the_agent_calls_use_skill_then_it_follows_it(make):
     assert results[0]["summary"] == "loaded skill write-procedure"
 
 
+@pytest.mark.slow
 def test_a_matching_question_loads_the_procedure_before_the_first_step(make):
     with ScriptedServer([call("list_docs", grep="ops"),
                          call("answer", text="Step 2 changed from restart to reload.")]) as server:
@@ -126,6 +128,7 @@ def test_a_matching_question_loads_the_procedure_before_the_first_step(make):
     assert trace.index(entry) < next(i for i, t in enumerate(trace) if t.get("model_call"))  # before the model ran
 
 
+@pytest.mark.slow
 def test_a_reply_that_copies_the_procedure_is_not_the_answer(make):
     copied = ("Workflow:\n1. Find both versions: call list_docs with grep on the document's name (or search_docs with "
               "its subject).\n2. Read each version with fetch_doc (page with offset and limit when it is long).")
@@ -138,6 +141,7 @@ def test_a_reply_that_copies_the_procedure_is_not_the_answer(make):
     assert "Find both versions" not in answer.answer
 
 
+@pytest.mark.slow
 def test_a_report_written_before_reading_anything_is_sent_back_once(make):
     report = "- Changed: step 2 [1]"
     with ScriptedServer([{"text": report}, call("list_docs", grep="ops"),
@@ -150,6 +154,7 @@ def test_a_report_written_before_reading_anything_is_sent_back_once(make):
         assert len(server.requests) == 2
 
 
+@pytest.mark.slow
 def test_bad_skill_calls_are_results_for_the_model_not_failures(make):
     with ScriptedServer([call("use_skill", name="no-such-skill"),
                          call("read_skill_resource", name="write-procedure", path="../../../docs/ops-v1.md"),
@@ -162,6 +167,7 @@ def test_bad_skill_calls_are_results_for_the_model_not_failures(make):
     assert answer.retrieval["skills"] == [] and not any(t.get("stage") == "skill_resource" for t in trace)
 
 
+@pytest.mark.slow
 def test_the_knowledge_base_own_skills_and_switching_skills_off(make, tmp_path):
     folder = tmp_path / "skills" / "incident-report"
     folder.mkdir(parents=True)

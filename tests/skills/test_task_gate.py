@@ -59,6 +59,7 @@ def script(text: str) -> list[dict]:
     return [call("search_docs", query="rotate API keys"), call("answer", text=text), {"text": "VERIFIED"}]
 
 
+@pytest.mark.slow
 def test_a_task_a_skill_fits_is_not_answered_not_found_by_the_evidence_gate(make):
     with ScriptedServer(script(FAIR)) as server:
         answer = make(server).ask(TASK, mode="agent")
@@ -67,6 +68,7 @@ def test_a_task_a_skill_fits_is_not_answered_not_found_by_the_evidence_gate(make
     assert answer.answerable and "acmectl keys rotate" in answer.answer and answer.citations
 
 
+@pytest.mark.slow
 def test_without_skills_the_same_question_is_gated(make):
     with ScriptedServer(script(FAIR)) as server:
         answer = make(server, skills=False).ask(TASK, mode="agent")
@@ -74,6 +76,7 @@ def test_without_skills_the_same_question_is_gated(make):
     assert not answer.answerable
 
 
+@pytest.mark.slow
 def test_a_task_answer_is_still_judged_claim_by_claim(make):
     with ScriptedServer(script(MADE_UP)) as server:
         answer = make(server).ask(TASK, mode="agent")
