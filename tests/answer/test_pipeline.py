@@ -1,5 +1,6 @@
-"""The answering pipeline end to end: a real knowledge base (SQLite, the bundled embedder) and a
-scripted OpenAI-compatible server on loopback standing in for the model."""
+"""The answering pipeline end to end: a real knowledge base (SQLite; the hash embedder, or the bundled
+model where a test needs meaning) and the scripted chat model of docqa.testing standing in for the
+model (the scripted OpenAI-compatible server on loopback where the HTTP client itself is tested)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,6 @@ When the queue is empty every call gets ``when_empty`` (the text "(script exhaus
 from __future__ import annotations
 
 import json
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,7 +52,7 @@ class ScriptedChat(ChatModel):
                  when_empty: Reply = EXHAUSTED):
         self.name = name
         self.supports_tools = supports_tools
-        self.replies: deque[Reply] = deque(replies)
+        self.replies: list[Reply] = list(replies)  # the queue: a test may add to it or insert into it
         self.calls: list[Call] = []
         self.when_empty = when_empty
 
@@ -72,7 +71,7 @@ class ScriptedChat(ChatModel):
     def stream(self, messages: list[Message], tools: list[dict] | None = None, **options: Any) -> Iterator[Delta]:
         call = Call(list(messages), tools if tools and self.supports_tools else None, dict(options))
         self.calls.append(call)
-        reply = self.replies.popleft() if self.replies else self.when_empty
+        reply = self.replies.pop(0) if self.replies else self.when_empty
         if callable(reply) and not isinstance(reply, BaseException):
             reply = reply(call)
         if isinstance(reply, BaseException):
