@@ -66,7 +66,7 @@ def test_scripted_chat_plays_back_its_queue_and_records_the_calls():
 
 
 def test_scripted_chat_streams_in_pieces_and_answers_from_a_function():
-    chat = ScriptedChat([lambda call: f"you said {call.messages[-1].content}", {"text": "cut", "finish_reason": "length"}],
+    chat = ScriptedChat([lambda body: f"you said {body['messages'][-1]['content']}", {"text": "cut", "finish_reason": "length"}],
                         supports_tools=False)
     pieces = [d.text for d in chat.stream([Message("user", "a long enough question")]) if d.text]
     assert len(pieces) > 1 and "".join(pieces) == "you said a long enough question"

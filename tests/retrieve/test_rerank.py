@@ -1,4 +1,4 @@
-"""The rerank stage (search.rerank: llm): a real knowledge base (SQLite, the bundled embedder) and
+"""The rerank stage (search.rerank: llm): a real knowledge base (SQLite, the hash embedder) and
 the scripted OpenAI-compatible server on loopback standing in for the chat model."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The maintainers' feedback loop: corrections written from the log become documents later answers
 cite, and a repeated question is answered from an earlier verified answer until a cited document
-changes or the answer is rated down.  A real knowledge base and the scripted model on loopback."""
+changes or the answer is rated down.  A real knowledge base and the scripted chat model (docqa.testing)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ import pytest
 from docqa.access import Principal
 from docqa.errors import InputError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
-from docqa.llm import OpenAICompatModel
 from docqa.settings import Settings
+from docqa.testing import ScriptedChat
 
-from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
 
 OPS = "# Operations\n\n## Backups\n\nThe database is backed up every 6 hours.\nBackups are kept for 35 days.\n"
 POLICY = "# Security policy\n\nPasswords must be at least 14 characters long.\n"
@@ -41,11 +40,11 @@ def kb(tmp_path, embedder):
     docs.mkdir()
     (docs / "ops.md").write_text(OPS, encoding="utf-8")
     (docs / "policy.md").write_text(POLICY, encoding="utf-8")
-    with ScriptedServer([model] * 200) as server:
+    with ScriptedChat([model] * 200) as server:
         settings = Settings(kb=str(tmp_path / "kb.db"), answer={"recall": True},
-                            llm={"provider": "openai", "base_url": server.base_url, "timeout": 5, "max_retries": 0})
+                            llm={"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "timeout": 5, "max_retries": 0})
         with KnowledgeBase(settings, embedder=embedder,
-                           chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=5, max_retries=0)) as base:
+                           chat_model=server) as base:
             base.add([docs], collection="ops")
             base.server, base.docs = server, docs  # type: ignore[attr-defined]
             yield base
@@ -73,7 +72,6 @@ def test_a_repeated_question_is_answered_from_the_earlier_verified_answer(kb, lo
     assert scoped.mode == "pipeline"
 
 
-@pytest.mark.slow
 def test_a_down_rating_or_a_changed_document_retires_it(kb):
     first = kb.ask("How long are backups kept?", mode="pipeline")
     assert kb.ask("How long are backups kept?", mode="pipeline").mode == "recall"
@@ -96,7 +94,6 @@ def test_a_down_rating_or_a_changed_document_retires_it(kb):
     assert any(r["run_id"] == second.run_id and "ops.md changed" in r["reason"] for r in recalling["retired"])
 
 
-@pytest.mark.slow
 def test_a_correction_is_a_document_later_answers_cite(kb):
     run = kb.ask("How long does a database restore take?", mode="pipeline")
     assert run.answerable is False

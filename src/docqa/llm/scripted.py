@@ -7,7 +7,9 @@ script served over HTTP, for tests that need a real server).  A reply is:
 - a dict: ``text``, ``tool_calls`` (``[{"name": ..., "arguments": dict or JSON text, "id": ...}]``),
   ``usage`` (``(prompt, completion)``), ``finish_reason`` ("length": cut off by the token limit);
 - an exception: raised by the call (e.g. ``LLMError("server down")``);
-- a function of the `Call`: returns one of the above (a reply that depends on what was asked).
+- a function of the request, as an OpenAI request body (``{"model", "messages": [{"role", "content"}, ...],
+  "tools", ...}``, as tests/llm/scripted_server.py passes it): returns one of the above (a reply that
+  depends on what was asked; the same function serves both fakes).
 
 When the queue is empty every call gets ``when_empty`` (the text "(script exhausted)").
 """
@@ -41,7 +43,7 @@ class Call:
         return [t.get("function", {}).get("name", "") for t in self.tools or []]
 
 
-Reply = str | dict[str, Any] | BaseException | Callable[[Call], Any]
+Reply = str | dict[str, Any] | BaseException | Callable[[dict[str, Any]], Any]
 EXHAUSTED: dict[str, Any] = {"text": "(script exhausted)"}
 
 
@@ -73,7 +75,7 @@ class ScriptedChat(ChatModel):
         self.calls.append(call)
         reply = self.replies.pop(0) if self.replies else self.when_empty
         if callable(reply) and not isinstance(reply, BaseException):
-            reply = reply(call)
+            reply = reply(_body(self, call))
         if isinstance(reply, BaseException):
             raise reply
         yield from _deltas({"text": reply} if isinstance(reply, str) else dict(reply))
