@@ -24,8 +24,10 @@ SLOW_FIXTURES = {"local_embedder", "postgres_server", "real_llm", "browser", "pa
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         params = getattr(item, "callspec", None)
-        on_postgres = params is not None and "postgres" in params.params.values()
-        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or on_postgres or item.get_closest_marker("real_llm"):
+        given = params.params if params is not None else {}  # parametrized names (a `page` number is no browser)
+        on_postgres = "postgres" in given.values()
+        fixtures = set(getattr(item, "fixturenames", ())) - set(given)
+        if SLOW_FIXTURES & fixtures or on_postgres or item.get_closest_marker("real_llm"):
             item.add_marker(pytest.mark.slow)
 
 
