@@ -6,8 +6,9 @@ The run itself is iterated by a worker thread, which puts each event on this res
 (crossing into asyncio is the transport's job; the answering is the run's).  `EventOrder` is the state
 machine that enforces it (NEW → OPEN → TERMINAL | DISCONNECTED): an event out of order is not sent
 (and is logged: it is a bug in the core).  After `done` the only event allowed is the `metadata` of
-the next answer, a follow-up queued while the run was live; the stream ends when the run does.  A run cancelled (by POST /runs/{id}/cancel) ends the stream
-without `done`: CANCELLED is recorded, never sent.
+the next answer, a follow-up queued while the run was live; the stream ends when the run does.  A
+run cancelled (by POST /runs/{id}/cancel) ends the stream without `done`: CANCELLED is recorded,
+never sent.
 
 Why sse-starlette rather than a bare StreamingResponse: it watches the connection for the client's
 disconnect while the generator waits for the next event and cancels the generator then (which
