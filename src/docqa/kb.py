@@ -8,8 +8,8 @@ import os
 import secrets
 import time
 import uuid
-from collections.abc import Callable
-from datetime import date, datetime, timezone
+from collections.abc import Callable, Sequence
+from datetime import date, datetime, UTC
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -30,6 +30,7 @@ from docqa.settings import Settings
 # Ingest, browsing, answering and the log are imported where they are used: a command that only
 # searches should not pay for the readers, the agent or the exporters at start-up (tests/test_startup.py).
 if TYPE_CHECKING:
+    from docqa.answer import recall
     from docqa.answer.library import Library
     from docqa.browse import DocPage, DocText, GrepResult
     from docqa.ingest.pipeline import IngestReport, Progress
@@ -80,7 +81,7 @@ class KnowledgeBase:
         self._escalation: ChatModel | None = None
         self._chat: Choice | None = chat_model if isinstance(chat_model, Choice) else None
         self._question_vectors: dict = {}  # earlier questions' embeddings, for recall (docqa.answer.recall)
-        self._recent_runs = None  # the answered runs recall looks through, topped up on each look
+        self._recent_runs: recall.RecentRuns | None = None  # answered runs recall looks through, topped up each look
         if store is None:
             self._reap_runs()
 
@@ -139,7 +140,7 @@ class KnowledgeBase:
         )
 
     # -- ingest ----------------------------------------------------------------------------
-    def add(self, paths: list[str | Path], collection: str | None = None, progress: Progress | None = None,
+    def add(self, paths: Sequence[str | Path], collection: str | None = None, progress: Progress | None = None,
             include: list[str] | None = None, exclude: list[str] | None = None, *,
             principal: Principal = LOCAL, received: bool = False) -> IngestReport:
         """Add files and folders (recursively, incrementally) to a collection.  A remote principal names
@@ -217,7 +218,7 @@ class KnowledgeBase:
         return Scanner(include=include if include is not None else s.include, exclude=[*s.exclude, *(exclude or [])],
                        gitignore=s.gitignore, hidden=s.hidden)
 
-    def watcher(self, roots: list[str | Path], collection: str | None = None, include: list[str] | None = None,
+    def watcher(self, roots: Sequence[str | Path], collection: str | None = None, include: list[str] | None = None,
                 exclude: list[str] | None = None, *, sync: Callable[[list[Path]], IngestReport] | None = None,
                 quiet_ms: int | None = None) -> Watcher:
         """A Watcher keeping folders in step with this index (`run(stop, on_batch)`, one `Batch` each): every
@@ -255,7 +256,7 @@ class KnowledgeBase:
             self._retriever = None
         return ReindexReport(key, embedded, before, total, time.perf_counter() - started)
 
-    def remove(self, paths: list[str | Path], collection: str | None = None, *,
+    def remove(self, paths: Sequence[str | Path], collection: str | None = None, *,
                principal: Principal = LOCAL) -> list[DocumentRecord]:
         """Remove documents by file path, or everything under a folder path. Returns what was removed."""
         from docqa.ingest.readers.archive import is_archive_name
@@ -313,7 +314,7 @@ class KnowledgeBase:
 
     # -- read ------------------------------------------------------------------------------
     def documents(self, collection: str | None = None, *, principal: Principal = LOCAL, text: str | None = None,
-                  statuses: list[str] | None = None) -> list[DocumentRecord]:
+                  statuses: Sequence[str] | None = None) -> list[DocumentRecord]:
         """Documents of a collection (every collection the principal sees when None); `text`: only those
         whose path or title holds it (ignoring case); `statuses`: only ok, error or skipped ones."""
         require(principal, "read")
@@ -390,7 +391,7 @@ class KnowledgeBase:
         """The chat model answers come from (None: extractive) and why; chosen once, on first use."""
         if self._chat is None:
             s = self.settings.llm
-            if self._chat_model is not None:
+            if self._chat_model is not None and not isinstance(self._chat_model, Choice):  # a Choice is _chat already
                 self._chat = Choice(self._chat_model, f"{self._chat_model.name} (given)", source="given")
             else:
                 from docqa.llm.local import default_models_dir
@@ -999,8 +1000,8 @@ def _utc_bound(value: str | None, name: str) -> str | None:
         moment = datetime.fromisoformat(value)
     except ValueError:
         raise InputError(f"{name} must be a date like 2026-01-31 or an ISO time, not {value!r}") from None
-    moment = moment.replace(tzinfo=moment.tzinfo or timezone.utc)  # a time without a zone is UTC
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+    moment = moment.replace(tzinfo=moment.tzinfo or UTC)  # a time without a zone is UTC
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
 def _after(a: str | None, b: str | None) -> bool:
@@ -1008,7 +1009,7 @@ def _after(a: str | None, b: str | None) -> bool:
     if not a or not b:
         return False
     moments = [datetime.fromisoformat(x.replace("Z", "+00:00")) for x in (a, b)]
-    moments = [m.replace(tzinfo=m.tzinfo or timezone.utc) for m in moments]
+    moments = [m.replace(tzinfo=m.tzinfo or UTC) for m in moments]
     return moments[0] > moments[1]
 
 

@@ -3,10 +3,13 @@ once and flagged in the log; readers and editors of another collection are refus
 
 from __future__ import annotations
 
+import pytest
+
 from api.test_editor_api import world  # noqa: F401  (the fixture: collections A and B, runs, keys)
 from api.test_errors import assert_error
 
 
+@pytest.mark.slow
 def test_an_editor_corrects_a_logged_answer(world):  # noqa: F811
     client, get, keys, runs = world
 

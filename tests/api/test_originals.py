@@ -4,7 +4,6 @@ text endpoint gives.  A key scoped to A meets B's documents as missing ones."""
 
 from __future__ import annotations
 
-import io
 import struct
 from pathlib import Path
 from urllib.parse import quote
@@ -56,6 +55,7 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
+@pytest.mark.slow
 def test_a_reader_downloads_its_collections_files_and_never_another(kb_docs):
     server, files, ids, member, keys = kb_docs
     with _client(server, keys["reader"]) as c:
@@ -82,6 +82,7 @@ def test_a_reader_downloads_its_collections_files_and_never_another(kb_docs):
     assert httpx.get(f"{server.url}/api/v1/documents/{ids[str(files['pdf'])]}/file").status_code == 401
 
 
+@pytest.mark.slow
 def test_an_uploaded_file_downloads_as_uploaded(kb_docs):
     server, _, _, _, keys = kb_docs
     data = "# Uploaded\n\nKept as sent: ünïcode.\n".encode()
@@ -94,6 +95,7 @@ def test_an_uploaded_file_downloads_as_uploaded(kb_docs):
         assert r.status_code == 200 and r.content == data
 
 
+@pytest.mark.slow
 def test_a_file_gone_from_disk_or_changed_is_a_clear_error(kb_docs):
     server, files, ids, _, keys = kb_docs
     files["pdf"].unlink()
@@ -108,6 +110,7 @@ def test_a_file_gone_from_disk_or_changed_is_a_clear_error(kb_docs):
         assert changed.status_code == 422 and "changed since it was indexed" in changed.json()["error"]["message"]
 
 
+@pytest.mark.slow
 def test_pdf_pages_render_bounded_and_bad_numbers_are_refused(kb_docs):
     server, files, ids, _, keys = kb_docs
     doc = ids[str(files["pdf"])]
@@ -128,6 +131,7 @@ def test_pdf_pages_render_bounded_and_bad_numbers_are_refused(kb_docs):
         assert c.get(f"{V}/documents/{doc}/pages/1/boxes?char_start=9&char_end=9").status_code == 422
 
 
+@pytest.mark.slow
 def test_boxes_stand_where_the_quote_is_on_its_page(kb_docs):
     server, files, ids, _, keys = kb_docs
     doc = ids[str(files["pdf"])]
@@ -146,6 +150,7 @@ def test_boxes_stand_where_the_quote_is_on_its_page(kb_docs):
     assert all(0 <= b["left"] < b["right"] <= 1 and 0 <= b["top"] < b["bottom"] <= 1 for b in boxes)
 
 
+@pytest.mark.slow
 def test_the_text_endpoint_gives_pages_slides_and_sheets(kb_docs):
     server, files, ids, _, keys = kb_docs
     with _client(server, keys["reader"]) as c:

@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 from docqa.api.sse import EventOrder, OrderError, StreamState
 
 from api.conftest import ANSWER, sse_events, wait_for
+from llm.scripted_server import ScriptedServer
 
 BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
-from llm.scripted_server import ScriptedServer
 
 ORDER = ["metadata", "status", "content", "citations", "failure", "done"]
 SSE = {"accept": "text/event-stream"}
@@ -79,6 +79,7 @@ def assert_protocol(kinds: list[str]) -> None:
 
 
 # -- in process --------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_sse_order_in_process(make_app):
     with ScriptedServer([{"text": ANSWER}, {"text": "VERIFIED"}]) as server:
         with TestClient(make_app(server)) as c:
@@ -93,6 +94,7 @@ def test_sse_order_in_process(make_app):
     assert {"routing", "retrieving", "generating", "citing", "checking"} <= {d["phase"] for k, d in events if k == "status"}
 
 
+@pytest.mark.slow
 def test_json_answer_without_the_sse_header(make_app):
     with ScriptedServer([{"text": ANSWER}, {"text": "VERIFIED"}]) as server:
         with TestClient(make_app(server)) as c:
@@ -104,6 +106,7 @@ def test_json_answer_without_the_sse_header(make_app):
     assert run["status"] == "SUCCESS" and run["question"] == "How long are backups kept?" and run["trace"]
 
 
+@pytest.mark.slow
 def test_model_failure_streams_failure_then_fallback(make_app):
     with ScriptedServer([{"status": 500}]) as server:
         with TestClient(make_app(server)) as c:
@@ -115,6 +118,7 @@ def test_model_failure_streams_failure_then_fallback(make_app):
     assert "Traceback" not in str(events) and server.base_url not in str(events)
 
 
+@pytest.mark.slow
 def test_keepalive_comments_on_long_pauses(make_app):
     with ScriptedServer([{"text": ANSWER, "delay": 1.2}]) as server:
         with TestClient(make_app(server, keepalive_seconds=0.2)) as c:
@@ -135,6 +139,7 @@ def test_seed_agent_endpoint_json_and_stream(make_app):
 
 
 # -- against a real uvicorn ------------------------------------------------------------------
+@pytest.mark.slow
 def test_sse_order_over_real_http(make_app, live):
     with ScriptedServer([{"text": ANSWER, "chunk_delay": 0.01}, {"text": "VERIFIED"}]) as server:
         url = live(make_app(server)).url
@@ -186,6 +191,7 @@ def test_a_not_found_reply_streams_the_not_found_answer_and_no_token(make_app, r
     assert body["answerable"] is False and "NOT_FOUND" not in body["answer"]
 
 
+@pytest.mark.slow
 def test_client_disconnect_cancels_the_run(make_app, live):
     slow = {"text": "Backups are kept for 35 days [1]. " * 8, "chunk_delay": 0.1}  # ~4 s of streaming
     with ScriptedServer([slow, {"text": "VERIFIED"}]) as server:
@@ -209,6 +215,7 @@ def test_client_disconnect_cancels_the_run(make_app, live):
     assert 'docqa_runs_total{status="CANCELLED"} 1.0' in metrics and "docqa_sse_streams 0.0" in metrics
 
 
+@pytest.mark.slow
 def test_cancel_steer_and_follow_up_a_live_run(make_app, live):
     with ScriptedServer([{"text": ANSWER, "delay": 1.0}, {"text": "API keys are rotated every 90 days [1].", "delay": 0.5},
                          {"text": ANSWER, "delay": 3}]) as server:
@@ -242,6 +249,7 @@ def test_cancel_steer_and_follow_up_a_live_run(make_app, live):
     assert httpx.get(f"{url}/api/v1/runs/{run_id}").json()["status"] == "CANCELLED"
 
 
+@pytest.mark.slow
 def test_cancelled_stream_ends_without_done(make_app, live):
     with ScriptedServer([{"text": ANSWER, "delay": 3}]) as server:
         url = live(make_app(server)).url

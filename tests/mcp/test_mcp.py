@@ -67,11 +67,12 @@ def _text(result) -> str:
 
 # -- stdio: `docqa mcp` as an MCP client starts it ------------------------------------------------
 
+@pytest.mark.slow
 async def test_stdio_server_answers_and_survives_a_failing_tool(kb_path: Path, tmp_path: Path):
     env = {**os.environ, **OFFLINE, "DOCQA_KB": str(kb_path)}
     params = StdioServerParameters(command=sys.executable, args=["-m", "docqa", "--kb", str(kb_path), "mcp"],
                                    env=env, cwd=str(tmp_path))
-    with open(tmp_path / "stderr.log", "w") as errlog:
+    with open(tmp_path / "stderr.log", "w"):
         async with Client(params, read_timeout_seconds=60) as client:
             tools = (await client.list_tools()).tools
             assert {t.name for t in tools} == TOOLS
@@ -143,6 +144,7 @@ async def test_stdio_ingest_files_reads_only_under_the_mcp_ingest_roots(kb_path:
 
 # -- in process ----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 async def test_tool_errors_are_results_in_process(kb_path: Path, tmp_path: Path):
     with KnowledgeBase(_settings(tmp_path)) as kb:
         async with Client(build_server(kb)) as client:
@@ -220,6 +222,7 @@ async def _post(url: str, headers: dict[str, str] | None = None) -> httpx2.Respo
                                headers={"Accept": "application/json, text/event-stream", **(headers or {})})
 
 
+@pytest.mark.slow
 async def test_http_needs_a_key_once_keys_exist(served):
     url, kb = served
     kb.create_key("admin")
@@ -231,6 +234,7 @@ async def test_http_needs_a_key_once_keys_exist(served):
     assert (await _post(url, {"Authorization": "Bearer dq_wrong"})).status_code == 401
 
 
+@pytest.mark.slow
 async def test_http_reader_searches_and_asks_but_cannot_ingest(served, tmp_path: Path):
     url, kb = served
     _, key = kb.create_key("reader")
@@ -244,6 +248,7 @@ async def test_http_reader_searches_and_asks_but_cannot_ingest(served, tmp_path:
         assert denied.is_error and "editor key" in _text(denied)
 
 
+@pytest.mark.slow
 async def test_http_estimate_cost_is_for_maintainers_not_readers(served):
     url, kb = served
     _, reader = kb.create_key("reader")
@@ -257,6 +262,7 @@ async def test_http_estimate_cost_is_for_maintainers_not_readers(served):
         assert denied.is_error and "editor key" in _text(denied)
 
 
+@pytest.mark.slow
 async def test_http_editor_ingests_only_inside_ingest_roots(served, tmp_path: Path):
     url, kb = served
     _, key = kb.create_key("editor")
@@ -268,6 +274,7 @@ async def test_http_editor_ingests_only_inside_ingest_roots(served, tmp_path: Pa
         assert outside.is_error and "not under a folder in api.ingest_roots" in _text(outside)
 
 
+@pytest.mark.slow
 async def test_http_collection_scoped_key_sees_only_its_collection(served):
     url, kb = served
     _, key = kb.create_key("reader", ["ops"])
@@ -285,6 +292,7 @@ async def test_http_collection_scoped_key_sees_only_its_collection(served):
         assert not answer.is_error and answer.structured_content["answerable"] is False
 
 
+@pytest.mark.slow
 async def test_http_revoked_key_is_refused(served):
     url, kb = served
     record, key = kb.create_key("reader")
@@ -295,6 +303,7 @@ async def test_http_revoked_key_is_refused(served):
     assert refused.status_code == 401 and "revoked" in refused.json()["error"]["message"]
 
 
+@pytest.mark.slow
 async def test_http_on_loopback_without_keys_is_the_local_user(served, tmp_path: Path):
     url, _ = served
     async with Client(url) as client:  # the SDK's plain URL transport: no key at all
@@ -338,6 +347,7 @@ def _finished(kb: KnowledgeBase):
 
 
 @pytest.mark.parametrize("where", ["in process", "api over http"])
+@pytest.mark.slow
 async def test_a_cancelled_query_makes_no_further_model_calls(kb_path: Path, tmp_path: Path, where: str):
     """The client gives up (its read timeout sends notifications/cancelled): the run is recorded
     CANCELLED, its streamed answer is cut off and the fact-check call never happens."""

@@ -58,6 +58,7 @@ def kb_dir(tmp_path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_cli_list_show_and_lint(kb_dir):
     kb = kb_dir / "kb.db"
     listed = json.loads(docqa(kb, "skills", "list", "--json").stdout)
@@ -84,6 +85,7 @@ def test_cli_list_show_and_lint(kb_dir):
         (6, "section 'Stop conditions' is missing")}
 
 
+@pytest.mark.slow
 def test_api_lists_and_shows_skills_and_needs_a_key_where_keys_are_on(kb_dir):
     settings = Settings(kb=str(kb_dir / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"},
                         api={"allowed_hosts": ["testserver"]})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urljoin
 
+import pytest
 from fastapi.testclient import TestClient
 
 from docqa.kb import KnowledgeBase
@@ -25,6 +26,7 @@ def _references(path: str, text: str) -> list[str]:
     return [urljoin(path, f) for f in found if not f.startswith("data:")]
 
 
+@pytest.mark.slow
 def test_the_page_and_every_asset_it_references_are_served_locally(web_app):
     with TestClient(web_app) as client:
         response = client.get("/")
@@ -57,6 +59,7 @@ def test_every_shipped_file_is_local_and_has_no_inline_script():
     assert not re.search(r"\son[a-z]+=", html), "an inline event handler (the CSP forbids it)"
 
 
+@pytest.mark.slow
 def test_the_source_text_goes_through_the_core(web_app, web_settings):
     with KnowledgeBase(web_settings) as kb:
         ids = {d.collection: d.document_id for d in kb.documents(None)}

@@ -118,7 +118,7 @@ def focused(hits: list[Hit], centres: dict[str, tuple[int, int]], count: int, to
     cut to the sentences around its centre span (chunk id -> (start, end) in its text) that fit in
     about `tokens` tokens; a hit without a centre keeps its first sentences."""
     order = sorted(hits, key=lambda h: h.chunk_id not in centres)
-    kept = []
+    kept: list[Source] = []
     for hit in order[:count]:
         text = _around(hit.text, centres.get(hit.chunk_id), tokens)
         kept.append(Source(len(kept) + 1, hit, truncated=text != hit.text, text=text))

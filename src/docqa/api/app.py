@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 import anyio
-from fastapi import Depends, FastAPI
+from fastapi import APIRouter, Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from docqa.api import errors
@@ -37,7 +37,7 @@ from docqa import web
 from docqa.version import __version__
 
 log = logging.getLogger("docqa.api")
-ROUTERS = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, jobs.router,
+ROUTERS: tuple[APIRouter, ...] = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, jobs.router,
            keys.router, login.router)
 
 ROUTERS += (qa_log.router, status.router)

