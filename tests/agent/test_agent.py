@@ -234,7 +234,7 @@ def test_a_rejected_answer_is_reviewed_with_the_tools_then_verified(make):
 
 
 def test_an_agent_answering_not_found_gets_the_not_found_answer_and_no_token(make):
-    with ScriptedServer([call("search_docs", query="backup policy approval"), answer("NOT_FOUND")]) as server:
+    with ScriptedChat([call("search_docs", query="backup policy approval"), answer("NOT_FOUND")]) as server:
         result, events = run(make(server, check=True), "Who approves the backup policy?")
     assert not result.answerable and result.answer.startswith("The documents do not contain an answer")
     assert "NOT_FOUND" not in str([e.data for e in events if e.type in ("draft", "content")])

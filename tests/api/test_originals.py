@@ -32,12 +32,12 @@ def kb_docs(tmp_path: Path):
     files["md"].write_text("# Notes\n\nNothing to see.\n", encoding="utf-8")
     member = make_pdf(tmp_path / "guide.pdf", ["The guide inside the archive."]).read_bytes()
     files["zip"] = make_zip(a / "manuals.zip", {"manuals/guide.pdf": member, "readme.md": b"# Manuals\n\nTwo files.\n"})
-    with KnowledgeBase(settings) as kb:
-        kb.add([a], "A")
-        kb.add([b], "B")
-        ids = {d.path: d.document_id for d in kb.documents()}
-        _, reader_a = kb.create_key("reader", ["A"], "reader of A")
-        _, editor_a = kb.create_key("editor", ["A"], "editor of A")
+    with KnowledgeBase(settings) as base:
+        base.add([a], "A")
+        base.add([b], "B")
+        ids = {d.path: d.document_id for d in base.documents()}
+        _, reader_a = base.create_key("reader", ["A"], "reader of A")
+        _, editor_a = base.create_key("editor", ["A"], "editor of A")
     app = create_app(settings, kb_factory=lambda: KnowledgeBase(settings))
     with LiveServer(app) as server:
         yield server, files, ids, member, {"reader": reader_a, "editor": editor_a}

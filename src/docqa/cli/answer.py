@@ -83,8 +83,10 @@ DRAFT_LINES = 3  # the draft's last lines shown under the status line
 
 def first_per_number(citations: list[Citation]) -> list[Citation]:
     """One citation per source number, its first: a Sources line per [n], not per quoted sentence."""
-    seen: set[int] = set()
-    return [c for c in citations if not (c.n in seen or seen.add(c.n))]
+    first: dict[int, Citation] = {}
+    for c in citations:
+        first.setdefault(c.n, c)
+    return list(first.values())
 
 
 class AnswerView:
