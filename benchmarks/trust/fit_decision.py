@@ -74,12 +74,12 @@ def matrix(rows: list[dict], names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def weights(rows: list[dict]) -> np.ndarray:
-    """Each source counts equally, whatever its number of rows."""
+def weights(rows: list[dict], share: dict[str, float]) -> np.ndarray:
+    """Each source counts as its `share` (default 1) whatever its number of rows."""
     count: dict[str, int] = {}
     for r in rows:
         count[r["source"]] = count.get(r["source"], 0) + 1
-    return np.array([1.0 / count[r["source"]] for r in rows])
+    return np.array([share.get(r["source"], 1.0) / count[r["source"]] for r in rows])
 
 
 def outcomes(rows: list[dict], p: np.ndarray, t: float) -> dict[str, float]:
@@ -109,12 +109,31 @@ def choose_threshold(rows: list[dict], p: np.ndarray, target: float = 0.8) -> fl
     return float(np.quantile(p[unanswerable], target)) if unanswerable.any() else 0.5
 
 
+def cross_validated(dev: list[dict], names: list[str], share: dict[str, float]) -> float:
+    """AUC on the trust dev rows, each half of its documentation sets predicted by a fit on the other half
+    (and every other source): how a setting of the fit is chosen without looking at the test split."""
+    groups = sorted({r["group"] for r in dev if r["source"] == "trust"})
+    folds = (set(groups[0::2]), set(groups[1::2]))
+    scores, labels = [], []
+    for held in folds:
+        train = [r for r in dev if not (r["source"] == "trust" and r["group"] in held)]
+        tested = [r for r in dev if r["source"] == "trust" and r["group"] in held]
+        x, y = matrix(train, names)
+        beta = fit(x, y, weights(train, share))
+        tx, ty = matrix(tested, names)
+        scores += list(predict(tx, beta))
+        labels += list(ty)
+    return auc(np.array(labels), np.array(scores))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("dumps", nargs="+")
     ap.add_argument("--no-dense", action="store_true", help="the model for knowledge bases without an embedder")
     ap.add_argument("--threshold", type=float, default=0.0, help="the abstain threshold (default: chosen on dev)")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--share", action="append", default=[], metavar="SOURCE=W",
+                    help="how much a source counts against the others (default 1 each), e.g. squad2=0.25")
     args = ap.parse_args()
     rows = load(args.dumps, dense=not args.no_dense)
     names = sorted({k for r in rows for k in r["features"]})
@@ -123,7 +142,9 @@ def main() -> None:
     trust_dev = [r for r in dev if r["source"] == "trust"]
     print(f"rows: dev {len(dev)} ({len(trust_dev)} trust), test {len(test)} (trust); features: {', '.join(names)}")
     x, y = matrix(dev, names)
-    beta = fit(x, y, weights(dev))
+    share = {k: float(v) for k, v in (item.split("=") for item in args.share)}
+    print(f"dev, cross-validated by documentation set: AUC {cross_validated(dev, names, share):.3f}")
+    beta = fit(x, y, weights(dev, share))
     for part, label in ((trust_dev, "trust dev (in-sample)"), (test, "trust test (held out)")):
         if not part:
             continue

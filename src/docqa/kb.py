@@ -8,8 +8,8 @@ import os
 import secrets
 import time
 import uuid
-from collections.abc import Callable
-from datetime import date, datetime, timezone
+from collections.abc import Callable, Sequence
+from datetime import date, datetime, UTC
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -21,6 +21,7 @@ from docqa.embed import Embedder, Fingerprint, embed_text, make_embedder, text_h
 from docqa.errors import AuthError, ConfigError, EmbedderMismatchError, InputError, NotFoundError, PermissionDeniedError
 from docqa.store import ChunkFilter, EmbedInput, Stores, open_store
 from docqa.llm import ChatModel, Choice, capability, choose_chat_model
+from docqa.names import check_collection, check_nul, is_valid
 from docqa.llm.deadline import reply_within
 from docqa.llm.factory import OLLAMA_URL, escalation_model
 from docqa.retrieve import Retriever, SearchResults
@@ -29,6 +30,7 @@ from docqa.settings import Settings
 # Ingest, browsing, answering and the log are imported where they are used: a command that only
 # searches should not pay for the readers, the agent or the exporters at start-up (tests/test_startup.py).
 if TYPE_CHECKING:
+    from docqa.answer import recall
     from docqa.answer.library import Library
     from docqa.browse import DocPage, DocText, GrepResult
     from docqa.ingest.pipeline import IngestReport, Progress
@@ -79,7 +81,7 @@ class KnowledgeBase:
         self._escalation: ChatModel | None = None
         self._chat: Choice | None = chat_model if isinstance(chat_model, Choice) else None
         self._question_vectors: dict = {}  # earlier questions' embeddings, for recall (docqa.answer.recall)
-        self._recent_runs = None  # the answered runs recall looks through, topped up on each look
+        self._recent_runs: recall.RecentRuns | None = None  # answered runs recall looks through, topped up each look
         if store is None:
             self._reap_runs()
 
@@ -138,7 +140,7 @@ class KnowledgeBase:
         )
 
     # -- ingest ----------------------------------------------------------------------------
-    def add(self, paths: list[str | Path], collection: str | None = None, progress: Progress | None = None,
+    def add(self, paths: Sequence[str | Path], collection: str | None = None, progress: Progress | None = None,
             include: list[str] | None = None, exclude: list[str] | None = None, *,
             principal: Principal = LOCAL, received: bool = False) -> IngestReport:
         """Add files and folders (recursively, incrementally) to a collection.  A remote principal names
@@ -147,7 +149,8 @@ class KnowledgeBase:
         s = self.settings
         collection = scope(principal, collection) or s.collection
         require(principal, "write", collection)
-        found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, s.api.ingest_roots)
+        self.check_new_collection(collection)
+        found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, *self._ingest_roots(principal))
         from docqa.ingest.ocr import check as check_ocr
         from docqa.ingest.pipeline import Ingestor
 
@@ -156,6 +159,27 @@ class KnowledgeBase:
         self._check_embedder(writing=True)
         ingestor = Ingestor(self.store, self.scanner(include, exclude), opts, progress, self.embedder, self._engine())
         return ingestor.run(found, collection)
+
+    def _ingest_roots(self, principal: Principal) -> tuple[list[str], str]:
+        """The folders `principal` may name server files under, and the setting that lists them: an MCP
+        client over stdio mcp.ingest_roots (unset: the folders already added), anyone else api.ingest_roots."""
+        if principal.stdio:
+            roots = self.settings.mcp.ingest_roots
+            return (self.added_folders() if roots is None else list(roots)), "mcp.ingest_roots"
+        return list(self.settings.api.ingest_roots), "api.ingest_roots"
+
+    def added_folders(self) -> list[str]:
+        """The folders documents were added from: each collection's deepest common folder (correction
+        notes and archive members aside), without one inside another."""
+        from docqa.browse.paths import common_folder
+
+        notes = str(self._corrections_folder()) + os.sep
+        by_collection: dict[str, list[str]] = {}
+        for record in self.store.documents.list_documents(None):
+            if not record.path.startswith(notes):
+                by_collection.setdefault(record.collection, []).append(record.path.split("!/", 1)[0])
+        folders = {common_folder(min(p), max(p)) or os.sep for p in by_collection.values()}
+        return sorted(f for f in folders if not any(f != o and f.startswith(o) for o in folders))
 
     def _engine(self):
         """settings.ingest.engine as the pipeline takes it: None (local worker processes) or a RayEngine."""
@@ -194,7 +218,7 @@ class KnowledgeBase:
         return Scanner(include=include if include is not None else s.include, exclude=[*s.exclude, *(exclude or [])],
                        gitignore=s.gitignore, hidden=s.hidden)
 
-    def watcher(self, roots: list[str | Path], collection: str | None = None, include: list[str] | None = None,
+    def watcher(self, roots: Sequence[str | Path], collection: str | None = None, include: list[str] | None = None,
                 exclude: list[str] | None = None, *, sync: Callable[[list[Path]], IngestReport] | None = None,
                 quiet_ms: int | None = None) -> Watcher:
         """A Watcher keeping folders in step with this index (`run(stop, on_batch)`, one `Batch` each): every
@@ -202,6 +226,7 @@ class KnowledgeBase:
         API server queues it on its one writer)."""
         from docqa.ingest.watch import QUIET_MS, Watcher
 
+        self.check_new_collection(collection or self.settings.collection)  # refused now, not on the first batch
         sync = sync or (lambda targets: self.add(targets, collection, include=include, exclude=exclude))
         return Watcher(sync, roots, self.scanner(include, exclude), QUIET_MS if quiet_ms is None else quiet_ms)
 
@@ -231,7 +256,7 @@ class KnowledgeBase:
             self._retriever = None
         return ReindexReport(key, embedded, before, total, time.perf_counter() - started)
 
-    def remove(self, paths: list[str | Path], collection: str | None = None, *,
+    def remove(self, paths: Sequence[str | Path], collection: str | None = None, *,
                principal: Principal = LOCAL) -> list[DocumentRecord]:
         """Remove documents by file path, or everything under a folder path. Returns what was removed."""
         from docqa.ingest.readers.archive import is_archive_name
@@ -264,10 +289,15 @@ class KnowledgeBase:
 
     def create_collection(self, name: str, *, principal: Principal = LOCAL) -> bool:
         """Create an empty collection (False when it exists already)."""
-        if not name or not name.strip() or name != name.strip():
-            raise InputError(f"a collection name is a non-empty word without surrounding spaces, not {name!r}")
+        check_collection(name)
         require(principal, "write", scope(principal, name))
         return self.store.documents.create_collection(name)
+
+    def check_new_collection(self, collection: str) -> None:
+        """InputError for a name a new collection may not have (docqa.names); a collection that
+        exists already keeps its name, whatever it is (so it stays reachable)."""
+        if not is_valid(collection) and collection not in self.store.documents.collection_sizes():
+            check_collection(collection)
 
     def delete_collection(self, name: str, *, principal: Principal = LOCAL) -> list[DocumentRecord]:
         """Delete a collection and its documents (the files themselves are not touched)."""
@@ -284,7 +314,7 @@ class KnowledgeBase:
 
     # -- read ------------------------------------------------------------------------------
     def documents(self, collection: str | None = None, *, principal: Principal = LOCAL, text: str | None = None,
-                  statuses: list[str] | None = None) -> list[DocumentRecord]:
+                  statuses: Sequence[str] | None = None) -> list[DocumentRecord]:
         """Documents of a collection (every collection the principal sees when None); `text`: only those
         whose path or title holds it (ignoring case); `statuses`: only ok, error or skipped ones."""
         require(principal, "read")
@@ -330,6 +360,7 @@ class KnowledgeBase:
         has the chat model reorder the best hits (`.rerank` reports what it did).
         """
         require(principal, "read")
+        check_nul(query, "query")  # no database stores a NUL
         collection = scope(principal, collection)
         s = self.settings.search
         mode = mode or s.mode
@@ -360,7 +391,7 @@ class KnowledgeBase:
         """The chat model answers come from (None: extractive) and why; chosen once, on first use."""
         if self._chat is None:
             s = self.settings.llm
-            if self._chat_model is not None:
+            if self._chat_model is not None and not isinstance(self._chat_model, Choice):  # a Choice is _chat already
                 self._chat = Choice(self._chat_model, f"{self._chat_model.name} (given)", source="given")
             else:
                 from docqa.llm.local import default_models_dir
@@ -398,6 +429,7 @@ class KnowledgeBase:
         `fresh`: answer anew even when an earlier verified answer to the same question holds (answer.recall).
         """
         require(principal, "read")
+        check_nul(question, "question"), check_nul(session_id, "session id")  # no database stores a NUL
         collection = scope(principal, collection)
         if session_id:  # may this principal continue it?  Refused now (NotFoundError), not mid-run
             self.session_runs(session_id, principal=principal)
@@ -498,17 +530,26 @@ class KnowledgeBase:
 
     def correct(self, run_id: str, text: str, *, principal: Principal = LOCAL) -> DocumentRecord:
         """A maintainer's correction to a logged run: the right answer or a missing fact, saved as a
-        Markdown note (who, when, which run) in the `corrections` collection and indexed at once, so
-        later answers find and cite it.  Editors (access.py: correct) of the run's collection."""
+        Markdown note (who, when, which run) and indexed at once into the run's collection, so later
+        answers there find and cite it as a correction of that collection, seen by exactly those who
+        see the collection (a run over every collection: the `corrections` collection).  Editors
+        (access.py: correct) of the run's collection."""
         from docqa.session import correction
-        from docqa.settings.model import default_kb_path
 
         run = self.run(run_id, principal=principal)
         require(principal, "correct", run.collection)
         author = f"API key {principal.key_id}" if principal.key_id else "the local owner"
-        path = correction.write(correction.folder(self.settings.kb, default_kb_path().parent), run, correction.note(run, text, author, now()))
-        self.add([path], collection=correction.COLLECTION)  # the core files its own note (the caller may not write there)
-        return self.document(path, correction.COLLECTION)
+        path = correction.write(self._corrections_folder(), run, correction.note(run, text, author, now()))
+        home = correction.home(run)
+        self.add([path], collection=home)  # the core files its own note (not a path the caller named)
+        return self.document(path, home)
+
+    def _corrections_folder(self) -> Path:
+        """Where correction notes are kept (docqa.session.correction.folder)."""
+        from docqa.session import correction
+        from docqa.settings.model import default_kb_path
+
+        return correction.folder(self.settings.kb, default_kb_path().parent)
 
     def library(self, principal: Principal = LOCAL, collection: str | None = None) -> Library:
         """What answering needs from this knowledge base: the principal's collections only (the run's
@@ -538,7 +579,16 @@ class KnowledgeBase:
             keyword=lambda q, k: self.search(q, k, collection, mode="bm25", rerank="none", principal=principal),
             changes=lambda ids: self.file_changes(ids, principal=principal),
             refresh=lambda ids: self.refresh(ids, principal=principal),
+            namesakes=lambda paths: self.namesakes(paths, collection, principal=principal),
         )
+
+    def namesakes(self, paths: list[str], collection: str | None = None, *, principal: Principal = LOCAL) -> list[str]:
+        """Paths of the other documents the principal sees (in `collection`, when given) whose file name
+        is that of one of `paths`: a label naming only `README.Debian.gz` would not say which one."""
+        names = dict.fromkeys(p.replace("\\", "/").rsplit("/", 1)[-1] for p in paths)
+        given = set(paths)
+        return [r.path for name in names for r in self.store.documents.find_documents(name)
+                if r.path not in given and principal.can_see(r.collection) and collection in (None, r.collection)]
 
     def file_changes(self, document_ids: list[str], *, principal: Principal = LOCAL) -> list[dict]:
         """How the files of indexed documents differ on disk since they were indexed: one entry per
@@ -624,12 +674,21 @@ class KnowledgeBase:
         return {"document_id": document_id, "path": record.path, "type": record.type, "text": text, "layout": shape}
 
     def document_file(self, document_id: str, *, principal: Principal = LOCAL) -> Original:
-        """Where the original file of a document is (an archive member's bytes are read, within
-        ingest.max_file_mb); UnreadableFileError when it is gone from disk."""
+        """A document's original file, read now within ingest.max_file_mb: only the indexed file
+        (its content hash), not through a symlink, under the folder its collection was added from;
+        UnreadableFileError (with the reason) otherwise, or when it is gone from disk."""
         from docqa.view import original_of
 
         record = self._record_of(document_id, principal)
-        return original_of(record.path, int(self.settings.ingest.max_file_mb * 1024 * 1024), record.size)
+        return original_of(record.path, int(self.settings.ingest.max_file_mb * 1024 * 1024), record.size,
+                           record.content_hash, self._added_from(record.collection))
+
+    def _added_from(self, collection: str) -> str | None:
+        """The folder a collection's documents were added from (their deepest common folder)."""
+        from docqa.browse.paths import common_folder
+
+        bounds = self.store.documents.path_bounds(collection)
+        return (common_folder(*bounds) or None) if bounds else None
 
     def page_image(self, document_id: str, page: int, scale: float | None = None, *,
                    principal: Principal = LOCAL) -> bytes:
@@ -780,9 +839,10 @@ class KnowledgeBase:
         runs = [r for r in self.runs(since=since, until=until, statuses=statuses, principal=principal)
                 if collection is None or r.collection == collection]
         rows = needs_attention(runs, kinds) if attention or kinds else qa_log(runs)
-        from docqa.session.correction import COLLECTION, corrected_runs
+        from docqa.session.correction import corrected_runs
 
-        corrected = corrected_runs([r.path for r in self.store.documents.list_documents(COLLECTION)])
+        notes = self.store.documents.list_documents(None, path_prefix=str(self._corrections_folder()) + os.sep)
+        corrected = corrected_runs([r.path for r in notes])
         for row in rows:
             row["corrected"] = row["run_id"] in corrected
         return [row for row in rows if matches(row, text)] if text else rows
@@ -940,8 +1000,8 @@ def _utc_bound(value: str | None, name: str) -> str | None:
         moment = datetime.fromisoformat(value)
     except ValueError:
         raise InputError(f"{name} must be a date like 2026-01-31 or an ISO time, not {value!r}") from None
-    moment = moment.replace(tzinfo=moment.tzinfo or timezone.utc)  # a time without a zone is UTC
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+    moment = moment.replace(tzinfo=moment.tzinfo or UTC)  # a time without a zone is UTC
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
 def _after(a: str | None, b: str | None) -> bool:
@@ -949,7 +1009,7 @@ def _after(a: str | None, b: str | None) -> bool:
     if not a or not b:
         return False
     moments = [datetime.fromisoformat(x.replace("Z", "+00:00")) for x in (a, b)]
-    moments = [m.replace(tzinfo=m.tzinfo or timezone.utc) for m in moments]
+    moments = [m.replace(tzinfo=m.tzinfo or UTC) for m in moments]
     return moments[0] > moments[1]
 
 

@@ -4,8 +4,8 @@ P(the documents answer the question, and the best sentence says so) is a logisti
 evidence a careful reader weighs (`docqa.answer.extractive.evidence_features` computes the lexical
 ones; this module adds what real documentation questions need):
 
-- `exact_missing`: the question names an exact token — a version (`2.39.5`), a path, an option
-  (`--force`), an identifier (`PermitRootLogin`), an error code — that neither the sentence's
+- `exact_missing`: the question names an exact token (docqa.text.exact: a version `2.39.5`, a path,
+  an option `--force`, an identifier `sshd_config`, an error code) that neither the sentence's
   window, nor its section, title or file name holds;
 - `heading`: how much of the question (IDF-weighted) the passage's title, section and file name hold:
   documentation answers a question under a heading that names its subject, in words the sentence
@@ -26,22 +26,9 @@ from __future__ import annotations
 
 import re
 
+from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import has_cjk
 
-# An exact token: a version or dotted number (2.39.5, 1.0rc2), a path (/etc/ssh/sshd_config, RelNotes/2.39.5.txt),
-# an option (--force, -R), an identifier with _ or an inner capital (PermitRootLogin, sshd_config), an
-# error code or id (CVE-2024-32002, E_NOMEM, 0x1F).
-_EXACT = re.compile(
-    r"(?<![\w.-])(?:"
-    r"[\w.-]*\d+(?:\.\d+)+[\w.+~-]*"  # versions and dotted numbers
-    r"|[\w.~-]*/[\w./~-]+"  # paths
-    r"|--?[A-Za-z][\w-]*"  # options
-    r"|[A-Za-z][a-z0-9]+[A-Z][\w]*"  # camelCase / PascalCase identifiers
-    r"|[A-Za-z]\w*_\w+"  # snake_case identifiers
-    r"|[A-Z]{2,}-\d[\w-]*"  # CVE-2024-1234, RFC-2119
-    r"|0x[0-9A-Fa-f]+"
-    r")(?![\w])"
-)
 _NUMBER = re.compile(r"\d")
 _VERSION = re.compile(r"\d+(?:\.\d+)+")
 _PATH = re.compile(r"[\w.~-]*/[\w./~-]+|\b[\w-]+\.(?:conf|cfg|txt|md|ini|ya?ml|json|toml|xml|sh|py|gz|d)\b")
@@ -60,11 +47,6 @@ _ASKS = (
                            r"|哪个命令|什么命令|哪个选项|什么选项|哪个参数|什么参数", re.I), _COMMAND),
     ("date", re.compile(r"\bwhen\b|\bwhat (?:year|date|day)\b|\bwhich year\b|哪一年|哪年|什么时候|何时|日期", re.I), _DATE),
 )
-
-
-def exact_tokens(question: str) -> list[str]:
-    """The question's exact tokens (versions, paths, options, identifiers, codes), in order, once each."""
-    return list(dict.fromkeys(m.group().rstrip(".-") for m in _EXACT.finditer(question) if m.group().rstrip(".-")))
 
 
 def asked_type(question: str) -> str | None:
@@ -88,8 +70,8 @@ def features(question: str, window: str, context: str, heading_coverage: float, 
     """The features this module adds (see the docstring): `window` is the best sentence and its
     neighbours; `context` the passage's title, section and file name; `heading_coverage` the share
     of the question's weighted terms that context holds."""
-    folded = f"{window}\n{context}".lower()
-    missing = [t for t in exact_tokens(question) if t.lower() not in folded]
+    held = f"{window}\n{context}"
+    missing = [t for t in exact_tokens(question) if not holds_exact(held, t)]
     kind = asked_type(question)
     cross = crossing(question, window)
     out = {

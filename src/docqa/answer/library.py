@@ -34,3 +34,4 @@ class Library:
     keyword: Callable[[str, int], SearchResults] | None = None  # query, top_k: BM25 only, in the run's scope
     changes: Callable[[list[str]], list[dict]] | None = None  # document ids -> those whose files differ on disk
     refresh: Callable[[list[str]], dict] | None = None  # document ids -> re-ingested (needs write access)
+    namesakes: Callable[[list[str]], list[str]] | None = None  # paths -> other visible documents' paths of the same file names
