@@ -373,13 +373,13 @@ class Pipeline:
     def _evidence(self, answer: Answer, hits: SearchResults, ctx: RunContext) -> Found:
         """The extractive answerer over `hits`: its sources and result (evidence, chosen sentences)."""
         s, lib = self.settings.answer, self.library
-        # across languages the evidence model (shared words) cannot judge: retrieval's relevance decides
+        # across languages the evidence model weighs the embedding instead of shared words (docqa.answer.answerability)
         crossing = accept.crossing(answer.language, hits) and not hits.low_relevance
         with ctx.stage("extracting") as entry:
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))  # never quote a flagged source
             terms = query_terms(answer.retrieval["query"])
             result = extract(answer.retrieval["query"], pool, term_weights(lib.term_counts, terms), lib.embed,
-                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), 0.0 if crossing else s.abstain_threshold)
+                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
         answer.retrieval["evidence"] = round(result.evidence, 4)
         answer.retrieval["evidence_features"] = {k: round(v, 4) for k, v in result.features.items()}  # for calibration fits
