@@ -3,7 +3,7 @@
     python benchmarks/trust/evaluate.py [--split dev|test|all] [--limit N] [--ids ID,...] [--lang en|zh]
         [--kind KIND,...] [--llm BASE_URL --model NAME [--mode pipeline|agent|auto]] [--reuse] [--out FILE]
     python benchmarks/trust/evaluate.py --report RUN.jsonl       # the tables of a finished (or partial) run
-    python benchmarks/trust/evaluate.py --compare A.jsonl B.jsonl  # the questions where two runs differ
+    python benchmarks/trust/evaluate.py --compare A.jsonl B.jsonl  # where two runs differ; exit 1 if B is worse on any
 
 One knowledge base holds the whole corpus (every corpus_*.tsv, built by devset.py into
 benchmarks/.work/trust/corpus/), with the default settings (the default embedder: hybrid search).  It is
@@ -210,12 +210,19 @@ def row(q: dict, answer: Answer, seconds: float, trace: list[dict], corpus: Corp
         "low_relevance": r.get("low_relevance"), "relevance_threshold": r.get("threshold"),
         "top_score": r["hits"][0]["score"] if r.get("hits") else None, "search_mode": r.get("mode"),
         "second_look": r.get("second_look"),
-        "acceptance": ({k: accepting[-1].get(k) for k in ("outcome", "verified", "claims", "reason", "before_model")}
-                       if accepting else r.get("acceptance")),
+        "acceptance": _acceptance(accepting[-1]) if accepting else r.get("acceptance"),
         "cross_lingual": extracting[-1].get("cross_lingual") if extracting else None,
         "seconds": round(seconds, 3), "timings": {k: round(v, 3) for k, v in answer.timings.items()},
         "usage": answer.usage,
     }
+
+
+def _acceptance(entry: dict) -> dict:
+    """The acceptance rule's verdict from the run's trace, with the model's attempt it judged."""
+    claims = entry.get("claims")
+    return {"outcome": entry.get("outcome"), "verified": entry.get("verified"), "reason": entry.get("reason"),
+            "claims": len(claims) if isinstance(claims, list) else claims, "attempt": (entry.get("attempt") or "")[:2000],
+            "before": entry.get("before")}
 
 
 def run(args) -> Path:
@@ -265,8 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"), help="list the questions where run B differs from run A")
     args = ap.parse_args(argv)
     if args.compare:
-        report.compare(*(report.load(Path(p)) for p in args.compare), names=args.compare)
-        return 0
+        worse = report.compare(*(report.load(Path(p)) for p in args.compare), names=args.compare)
+        return 1 if worse else 0
     paths = [Path(p) for p in args.report] if args.report else [run(args)]
     for path in paths:
         print(f"\n# {path}")

@@ -111,7 +111,7 @@ def compare(a: list[dict], b: list[dict], names: tuple[str, str] | list[str] = (
               f"{ra['outcome']} -> {rb['outcome']}\n  Q: {ra['question']}\n  A: {_short(ra['answer'])}\n  B: {_short(rb['answer'])}")
     only = sorted(by_a.keys() ^ by_b.keys())
     print(f"\n{better} better in B, {worse} worse in B, {len(common) - better - worse} the same"
-          + (f"; in one run only: {', '.join(only)}" if only else ""))
+          + (f"; {len(only)} in one run only: {', '.join(only[:10])}{' …' if len(only) > 10 else ''}" if only else ""))
     return worse
 
 
