@@ -26,6 +26,9 @@ _spec.loader.exec_module(score)
     # the note flagging a quotation in the other language is no claim; a lone marker is none either
     ("The notes say 2002. [1]\n（以上引文为英文原文。）", [("The notes say 2002.", [1])]),
     ("[1]", []),
+    # an ordered-list number cut off by the splitter joins the sentence after it
+    ("Reserved names stay. [1]5. More versions *(may change)* 1. A screen version is bolder. [2]",
+     [("Reserved names stay.", [1]), ("5. More versions *(may change)* 1. A screen version is bolder.", [2])]),
 ])
 def test_split_claims(answer, expected):
     assert [(c.text, c.sources) for c in score.split_claims(answer)] == expected

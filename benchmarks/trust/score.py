@@ -13,7 +13,9 @@ letters, digits and punctuation become half-width), case folded, all whitespace 
 
 **Claims and citations (ALCE-style).**  The published answer is split into claims: its sentences
 (docqa.text.sentences, English and Chinese), the note that flags a quotation in the other language left
-out; a marker that opens a sentence ("… hours. [1]") belongs to the sentence before it.  A claim's
+out; a marker that opens a sentence ("… hours. [1]") belongs to the sentence before it; an ordered-list
+number the splitter cut off ("… 2." once line breaks are gone) joins the sentence after it; a piece
+with no letter is no claim.  A claim's
 citations are the answer's citations whose number its markers name.
 - citation recall = claims carrying at least one citation / claims;
 - citation precision = (claim, citation) pairs where the citation supports the claim / pairs.
@@ -39,7 +41,7 @@ from docqa.text.sentences import sentence_spans
 
 # The line docqa adds when the quoted sentences are in the other language (docqa.answer.accept._QUOTATION).
 _NOTES = ("（以上引文为", "(The sentences above are quoted")
-_WORDLESS = re.compile(r"^[\W_]*$")
+_LIST_NUMBER = re.compile(r"(?:^|\s)\d{1,3}\.$")  # "2." ending a span: an ordered-list number, not a sentence end
 
 
 def normalise(text: str) -> str:
@@ -85,19 +87,31 @@ def split_claims(answer: str) -> list[Claim]:
     """The answer's claims with the source numbers each cites (see the module docstring)."""
     body = "\n".join(line for line in answer.splitlines() if not line.strip().startswith(_NOTES))
     claims: list[Claim] = []
-    for s, e in sentence_spans(body):
+    for s, e in _joined(body, sentence_spans(body)):
         sentence = body[s:e]
         lead = re.match(r"^(?:\s*(?:" + MARKER.pattern + r"))+", sentence, re.IGNORECASE)
         if lead and claims:  # "… hours. [1] Next sentence": the [1] belongs to the sentence before
             claims[-1].sources += _numbers(lead.group())
             sentence = sentence[lead.end():]
         text = strip_markers(sentence).strip()
-        if _WORDLESS.match(text):
+        if not any(ch.isalpha() for ch in text):
             continue
         claims.append(Claim(text, _numbers(sentence)))
     for claim in claims:
         claim.sources = list(dict.fromkeys(claim.sources))
     return claims
+
+
+def _joined(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sentence spans with a list number cut off at the end ("… changes. 2.", the published answer lost
+    its line breaks) joined to the sentence after it."""
+    out: list[tuple[int, int]] = []
+    for s, e in spans:
+        if out and _LIST_NUMBER.search(strip_markers(text[out[-1][0]:out[-1][1]]).strip()):
+            out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
 
 
 def _numbers(text: str) -> list[int]:
