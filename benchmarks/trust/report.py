@@ -64,7 +64,7 @@ def table(title: str, rows: list[dict], key: Callable[[dict], str]) -> None:
 
 
 def tables(rows: list[dict]) -> None:
-    """By split; then, over every row, by lang, by kind, answerable or not, by confidence; the target lines."""
+    """By split; then, over every row, by lang, kind, answerable or not, docset, confidence; the target lines."""
     if not rows:
         print("no rows")
         return
@@ -75,6 +75,7 @@ def tables(rows: list[dict]) -> None:
     table("lang", rows, lambda r: r["lang"])
     table("kind", rows, lambda r: r["kind"])
     table("answerable", rows, lambda r: "answerable" if r["answerable"] else "unanswerable")
+    table("docset", rows, lambda r: r.get("docset"))
     table("confidence", rows, lambda r: r["confidence"] or "none (not found)")
     targets(rows)
 
