@@ -7,8 +7,8 @@
 
 One knowledge base holds the whole corpus (every corpus_*.tsv, built by devset.py into
 benchmarks/.work/trust/corpus/), with the default settings (the default embedder: hybrid search).  It is
-kept in benchmarks/.work/trust/kb.db and rebuilt when the corpus or the embedder changes (a fingerprint
-beside it); --reuse keeps it as it is.  --corpus DIR and --questions FILE... evaluate another set laid
+kept in benchmarks/.work/trust/kb.db and rebuilt when the corpus, the embedder or docqa's ingest code
+changes (a fingerprint beside it); --reuse keeps it as it is.  --corpus DIR and --questions FILE... evaluate another set laid
 out the same way (DIR/<docset>/<relative_path>).
 
 Each question is asked the way `docqa ask` asks it: `KnowledgeBase.start(...)`, the run iterated to its
@@ -93,13 +93,16 @@ def settings(db: Path, args) -> Settings:
 
 
 def fingerprint(corpus: Path, s: Settings) -> str:
-    """The corpus files (paths and contents) and what shapes the index (embedder, chunker, docqa version)."""
-    from docqa.version import __version__
+    """The corpus files (paths and contents) and what shapes the index: the embedder and chunker settings
+    and the source of docqa's ingest, text, embed and store packages (a branch that changes them rebuilds)."""
+    import docqa
 
-    h = hashlib.sha256(json.dumps([s.embed.model_dump(mode="json"), s.chunk.model_dump(mode="json"), __version__],
+    h = hashlib.sha256(json.dumps([s.embed.model_dump(mode="json"), s.chunk.model_dump(mode="json")],
                                   sort_keys=True).encode())
-    for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
-        h.update(str(path.relative_to(corpus)).encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    package = Path(docqa.__file__).parent
+    code = [(package, p) for part in ("ingest", "text", "embed", "store") for p in sorted((package / part).rglob("*.py"))]
+    for root, path in code + [(corpus, p) for p in sorted(corpus.rglob("*")) if p.is_file()]:
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()
 
 
