@@ -162,7 +162,9 @@ class Corpus:
 
 # -- asking -----------------------------------------------------------------------------------------
 def ask(kb: KnowledgeBase, question: str, mode: str | None) -> tuple[Answer, float, list[dict]]:
-    """As `docqa ask QUESTION` does: start the run, iterate it to its end, take its answer."""
+    """As `docqa ask QUESTION` does: start the run, iterate it to its end, take its answer (recorded in
+    the run log, as the CLI records it; `fresh`: never an earlier run's answer replayed, though
+    answer.recall is off by default anyway)."""
     t0 = time.perf_counter()
     run = kb.start(question, mode=mode, fresh=True)
     for _event in run:
