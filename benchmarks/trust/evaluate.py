@@ -39,13 +39,13 @@ HERE = Path(__file__).resolve().parent
 WORK = HERE.parent / ".work" / "trust"
 sys.path.insert(0, str(HERE))
 
-import report
-import score
+import report  # noqa: E402  (beside this file, on the path set above)
+import score  # noqa: E402
 
-from docqa.errors import DocqaError
-from docqa.kb import KnowledgeBase
-from docqa.settings import Settings
-from docqa.types import CANCELLED, FAILED, Answer
+from docqa.errors import DocqaError  # noqa: E402
+from docqa.kb import KnowledgeBase  # noqa: E402
+from docqa.settings import Settings  # noqa: E402
+from docqa.types import CANCELLED, FAILED, Answer  # noqa: E402
 
 
 # -- the questions ----------------------------------------------------------------------------------
