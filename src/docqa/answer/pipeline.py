@@ -381,6 +381,7 @@ class Pipeline:
                              max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), 0.0 if crossing else s.abstain_threshold)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
         answer.retrieval["evidence"] = round(result.evidence, 4)
+        answer.retrieval["evidence_features"] = {k: round(v, 4) for k, v in result.features.items()}  # for calibration fits
         return pool, result
 
     def _not_found(self, answer: Answer, ctx: RunContext, streamed: bool = False) -> Events:
