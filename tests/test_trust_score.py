@@ -107,3 +107,15 @@ def test_score_claims_counts_per_claim_and_per_source():
     claims = score.score_claims("It fixes CVE-2024-32002 [1][2]. Nothing cited here. Invented [7].", cites, _gold(),
                                 [["CVE-2024-32002"]], True)
     assert [(c.citations, c.supported) for c in claims] == [([1, 2], [True, False]), ([], []), ([], [])]
+
+
+@pytest.mark.parametrize("claim, span, expected", [
+    ("Backups are kept for 35 days.", "Full backups run nightly. Backups are kept for 35 days.", True),  # a quote
+    ("Backups are kept 35 days.", "Backups are kept for 35 days.", True),  # most words, every number
+    ("Backups are kept for 40 days.", "Backups are kept for 35 days.", False),  # a number the span lacks
+    ("Keys are rotated by the security team.", "Backups are kept for 35 days.", False),
+    ("备份保留 35 天。", "每天凌晨 2 点进行全量备份，备份保留 35 天。", True),
+    ("备份保留 40 天。", "每天凌晨 2 点进行全量备份，备份保留 35 天。", False),
+])
+def test_a_citation_entails_its_claim_when_its_span_alone_bears_it_out(claim, span, expected):
+    assert score.entails(score.Span("ops.md", 0, len(span), span), claim) is expected

@@ -210,7 +210,8 @@ def row(q: dict, answer: Answer, seconds: float, trace: list[dict], corpus: Corp
         "verification": answer.verification.to_dict(),
         "citations": [{"n": c.n, "file": span.file, "path": c.path, "lines": [c.line_start, c.line_end],
                        "span": [c.char_start, c.char_end], "quote": c.quote} for c, span in zip(answer.citations, spans)],
-        "claims": [{"text": c.text, "citations": c.citations, "supported": c.supported} for c in claims],
+        "claims": [{"text": c.text, "citations": c.citations, "supported": c.supported, "entailed": c.entailed}
+                   for c in claims],
         "evidence": r.get("evidence"), "evidence_features": r.get("evidence_features"),
         "low_relevance": r.get("low_relevance"), "relevance_threshold": r.get("threshold"),
         "top_score": r["hits"][0]["score"] if r.get("hits") else None, "search_mode": r.get("mode"),

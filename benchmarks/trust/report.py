@@ -34,6 +34,7 @@ def summary(rows: list[dict]) -> dict:
         "failed": count(rows, "failed"),
         "claims": len(claims), "cited_claims": sum(bool(c["citations"]) for c in claims),
         "citations": len(pairs), "supporting": sum(pairs),
+        "entailing": sum(e for c in claims for e in c.get("entailed", [])),
         "seconds_mean": statistics.mean(seconds) if seconds else 0.0,
         "seconds_p50": seconds[len(seconds) // 2] if seconds else 0.0,
         "seconds_p95": seconds[min(len(seconds) - 1, int(len(seconds) * 0.95))] if seconds else 0.0,
@@ -86,7 +87,8 @@ def targets(rows: list[dict]) -> None:
     print("\nTargets (issue 28):")
     print(f"- answerable, correct and cited:    {share(s['correct'], s['answerable'])}")
     print(f"- unanswerable, abstained:          {share(s['abstained'], s['unanswerable'])}")
-    print(f"- citation precision (per claim):   {share(s['supporting'], s['citations'])}")
+    print(f"- citation precision (per claim):   {share(s['supporting'], s['citations'])} the cited span is gold evidence for the claim")
+    print(f"- citation support, ALCE (per claim): {share(s['entailing'], s['citations'])} the cited span alone bears the claim out")
     print(f"- citation recall (per claim):      {share(s['cited_claims'], s['claims'])}")
     print(f"- seconds per question:             mean {s['seconds_mean']:.2f}, p50 {s['seconds_p50']:.2f}, "
           f"p95 {s['seconds_p95']:.2f}")

@@ -20,7 +20,10 @@ citations are the answer's citations whose number its markers name.
 - citation recall = claims carrying at least one citation / claims;
 - citation precision = (claim, citation) pairs where the citation supports the claim / pairs.
 
-**Supports** (deterministic): a citation supports its claim when the question is answerable (for an
+Two per-claim precision figures are reported.  **Entails** (ALCE's citation precision, deterministic):
+the cited span alone bears the claim out — the claim is a quote of it, or all its numbers and at least
+80 % of its words (Chinese: characters) occur in it.  **Supports** (stricter: the citation is also gold
+evidence for the question; "citation precision" in the tables): a citation supports its claim when the question is answerable (for an
 unanswerable question answered anyway, no citation supports anything), the cited file is one of the
 question's gold evidence files, and either
   (a) the cited character span overlaps the span of a gold quote of that file (quotes located in the
@@ -146,6 +149,25 @@ def supports(citation: Span, claim: str, golds: list[Span], groups: list[list[st
     return False
 
 
+_WORD = re.compile(r"[^\W\d_]+|\d+(?:[.,:]\d+)*", re.UNICODE)
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def entails(citation: Span, claim: str) -> bool:
+    """ALCE's citation precision, deterministically: the cited span alone bears the claim out — the claim is
+    a quote of it, or every number of the claim and at least 80 % of its words (Chinese: its characters)
+    occur in the span.  Unlike `supports`, it does not ask whether the claim answers the question."""
+    said, cited = normalise(claim), normalise(citation.text)
+    if not said or said in cited:
+        return bool(said)
+    words = [w.casefold() for w in _WORD.findall(unicodedata.normalize("NFKC", strip_markers(claim)))]
+    numbers = [w for w in words if w[0].isdigit()]
+    if any(n not in cited for n in numbers):
+        return False
+    units = [ch for w in words for ch in (w if _HAN.search(w) else [w])]
+    return bool(units) and sum(u in cited for u in units) / len(units) >= 0.8
+
+
 def locate(text: str, quote: str) -> tuple[int, int] | None:
     """The span of `quote` in `text`, both compared with whitespace runs collapsed; None when absent."""
     words = quote.split()
@@ -161,6 +183,7 @@ class ClaimScore:
     text: str
     citations: list[int]  # the source numbers of the answer's citations it carries
     supported: list[bool]  # per citation: does it support the claim
+    entailed: list[bool] = field(default_factory=list)  # per citation: does its span alone bear the claim out (ALCE)
 
 
 def score_claims(answer: str, citations: dict[int, list[Span]], golds: list[Span], groups: list[list[str]],
@@ -172,5 +195,6 @@ def score_claims(answer: str, citations: dict[int, list[Span]], golds: list[Span
     for claim in split_claims(answer):
         numbers = [n for n in claim.sources if citations.get(n)]
         verdicts = [any(supports(span, claim.text, golds, groups, answerable) for span in citations[n]) for n in numbers]
-        out.append(ClaimScore(claim.text, numbers, verdicts))
+        entailed = [any(entails(span, claim.text) for span in citations[n]) for n in numbers]
+        out.append(ClaimScore(claim.text, numbers, verdicts, entailed))
     return out
