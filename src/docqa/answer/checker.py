@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from docqa.answer.citer import Cited
+from docqa.answer.entail import entailment_problems
 from docqa.answer.facts import missing_facts
 from docqa.answer.sources import SourceSet
 from docqa.answer.support import content_tokens, support
@@ -37,8 +38,9 @@ class Verdict:
     raw: str = ""
 
 
-def check_facts(cited: Cited, sources: SourceSet) -> list[Rejection]:
-    """Claims whose facts are missing from what they cite, or that nothing supports."""
+def check_facts(cited: Cited, sources: SourceSet, question: str | None = None) -> list[Rejection]:
+    """Claims whose facts are missing from what they cite, that nothing supports, or (given the
+    `question` they answer) that what they cite does not entail (docqa.answer.entail)."""
     out = []
     for claim in cited.claims:
         reasons = list(claim.problems) if not claim.supported else []
@@ -46,6 +48,8 @@ def check_facts(cited: Cited, sources: SourceSet) -> list[Rejection]:
             text = "\n".join(sources.get(n).hit.text for n in claim.sources)
             reasons += [f"{f.kind} {f.text!r} is not in [{', '.join(map(str, claim.sources))}]"
                         for f in missing_facts(claim.text, text)]
+            if question is not None and not reasons:
+                reasons += entailment_problems(claim, question, [sources.get(n).hit for n in claim.sources])
         if reasons:
             claim.supported = False
             claim.problems = list(dict.fromkeys([*claim.problems, *reasons]))

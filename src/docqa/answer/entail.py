@@ -1,0 +1,179 @@
+"""Entailment checks: does the passage a claim cites, read in context, say what the claim says?
+
+The fact check (facts.py) asks only whether a claim's strings occur in what it cites; a false
+claim can pass it.  "The default PermitRootLogin for new installations is "yes"" quotes a real
+string of openssh's README.Debian — from the sentence about installations *upgraded* from old
+versions; the sentence about new ones says "prohibit-password".  Given the question it answers, a
+claim is rejected when
+
+- **it says what the passage does not** (same language only): a content word of the claim is in
+  neither the passage, its heading, nor the question (a name — "Mumbai" where the passage says
+  "Delhi" — or a word: "notorious", "collaborated");
+- **its qualifier is not the passage's** (`QUALIFIERS`: new installations / upgrades, before /
+  after, enabled / disabled, minimum / maximum, increase / decrease; English and Chinese, so a
+  Chinese claim over an English passage is checked too): the claim or question asks about one
+  side, and every place of the passage that holds the claim's value (its sentence, one either side)
+  speaks of the other side only, or of neither while another place pairs the asked side with a
+  different value;
+- **it pairs a value with another subject**: the place of the passage that best matches the
+  claim's other words holds a different value of the same kind (a number, a version, a quoted
+  string), and the places that hold the claim's value match them clearly worse;
+- **its negation is not the passage's**: the claim says "not" (or 不, 没有) and the sentence of the
+  passage closest to it does not, or the reverse.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from docqa.answer.extractive import _NEGATION, _names
+from docqa.answer.facts import Fact, fact_positions, facts_in, normalise
+from docqa.answer.support import content_tokens
+from docqa.text.language import has_cjk
+from docqa.text.sentences import sentence_spans
+from docqa.types import Claim, Hit
+
+# Opposite qualifiers: (one side, the other side), each a regex over lower-cased text.
+QUALIFIERS: list[tuple[str, str, str]] = [
+    ("new installations", r"\bnew(?:ly)?\b|\bfresh\b|\binitial\b|新安装|新装|全新|新建",
+     r"\bupgrad\w*|\bexisting\b|\bprevious(?:ly)?\b|\blegacy\b|升级|已有|旧版"),
+    ("before / after", r"\bbefore\b|\bprior to\b|\bearlier than\b|\buntil\b|之前|以前",
+     r"\bafter\b|\bsince\b|\bas of\b|\blater than\b|之后|以后|起"),
+    ("enabled / disabled", r"\benabl\w*|\bturn(?:ed|s)? on\b|启用|开启|打开",
+     r"\bdisabl\w*|\bturn(?:ed|s)? off\b|禁用|关闭"),
+    ("minimum / maximum", r"\bmin(?:imum)?\b|\bat least\b|\blowest\b|最小|至少|最低",
+     r"\bmax(?:imum)?\b|\bat most\b|\bhighest\b|最大|至多|最多|最高"),
+    ("increase / decrease", r"\bincreas\w*|\braise[sd]?\b|\bgrow\w*|增加|提高|增长",
+     r"\bdecreas\w*|\breduc\w*|\blower(?:s|ed)?\b|减少|降低|下降"),
+]
+_QUALIFIER = [(name, re.compile(a, re.IGNORECASE), re.compile(b, re.IGNORECASE)) for name, a, b in QUALIFIERS]
+_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|「[^」\n]*」|`[^`\n]*`|'[^'\n]{1,60}'")
+_ANSWER_WORDS = frozenset({"yes", "no", "true", "false", "both", "neither", "also", "still", "only", "answer"})
+PAIR_MARGIN = 0.34  # the place that best matches the claim's other words beats every place holding its value by this much
+NEGATION_OVERLAP = 0.6  # the closest sentence shares this share of the claim's words before its negation is compared
+VALUE_KINDS = ("number", "date", "version", "quote", "identifier", "cve", "licence")
+
+
+@dataclass(slots=True)
+class Place:
+    """A sentence of the passage with the one either side: where a value is read in context."""
+
+    start: int
+    end: int
+    text: str
+    core: str  # the sentence itself
+
+
+def entailment_problems(claim: Claim, question: str, hits: list[Hit]) -> list[str]:
+    """Why the cited passages do not entail `claim` as an answer to `question` (empty: they do)."""
+    text = normalise(_strip_markers(claim.text))
+    passage = "\n".join(h.text for h in hits)
+    heading = " ".join(x for h in hits for x in (h.title, h.section) if x)
+    same_language = has_cjk(text) == has_cjk(passage)
+    problems = []
+    if same_language and (novel := novel_words(text, f"{heading}\n{passage}", question)):
+        problems.append(f"the passage does not say {', '.join(novel[:3])}")
+    places = _places(passage)
+    values = [f for f in facts_in(text) if f.kind in VALUE_KINDS and not _in(f, normalise(question))]
+    problems += [p for p in (_qualifier(text, question, values, places), _pairing(text, values, places)) if p]
+    if same_language and (p := _negation(text, places)):
+        problems.append(p)
+    return problems
+
+
+def novel_words(claim: str, passage: str, question: str) -> list[str]:
+    """The claim's content words (names first) that are in neither the passage nor the question."""
+    known = content_tokens(passage) | content_tokens(question)
+    novel = [t for t in content_tokens(claim) - known if t not in _ANSWER_WORDS]
+    if not novel:
+        return []
+    names = [n for n in _names(" " + claim) if content_tokens(n) & set(novel)]
+    rest = [t for t in novel if not any(t in content_tokens(n) for n in names)]
+    return list(dict.fromkeys(names + sorted(rest)))
+
+
+def _qualifier(claim: str, question: str, values: list[Fact], places: list[Place]) -> str | None:
+    """The claim's value stands where the passage speaks of the other side of a qualifier the claim
+    or question asks about (see the module docstring)."""
+    asked = f"{claim}\n{question}".lower()
+    for name, one, other in _QUALIFIER:
+        for side, opposite in ((one, other), (other, one)):
+            if not side.search(asked) or opposite.search(asked):
+                continue
+            for fact in values:
+                holding = [p for p in places if _in(fact, normalise(p.text))]
+                if not holding or any(side.search(p.text.lower()) for p in holding):
+                    continue
+                if all(opposite.search(p.text.lower()) for p in holding):
+                    return f"the passage gives {fact.text} for the other case ({name}) than the one asked"
+                others = [p for p in places if side.search(p.core.lower()) and _other_value(fact, p)]
+                if others:
+                    return f"the passage pairs the case asked ({name}) with {_other_value(fact, others[0])}, not {fact.text}"
+    return None
+
+
+def _pairing(claim: str, values: list[Fact], places: list[Place]) -> str | None:
+    """A value of the claim stands where the passage speaks of something else, and the place that
+    speaks of what the claim does holds another value of the same kind."""
+    for fact in values:
+        if fact.kind in ("quote", "identifier"):
+            continue
+        rest = content_tokens(claim.replace(fact.text, " ")) - content_tokens(fact.text)
+        if len(rest) < 2:
+            continue
+        scored = [(len(rest & content_tokens(p.core)) / len(rest), p) for p in places]
+        holding = [s for s, p in scored if _in(fact, normalise(p.text))]
+        if not holding:
+            continue
+        best, place = max(scored, key=lambda x: x[0])
+        other = _other_value(fact, place)
+        if other and not _in(fact, normalise(place.text)) and best - max(holding) >= PAIR_MARGIN:
+            return f"the passage gives {other}, not {fact.text}, where it speaks of what the claim says"
+    return None
+
+
+def _negation(claim: str, places: list[Place]) -> str | None:
+    """The claim is negated and the passage's closest sentence is not, or the reverse."""
+    words = content_tokens(claim)
+    if len(words) < 3:
+        return None
+    scored = [(len(words & content_tokens(p.core)) / len(words), p) for p in places]
+    best, place = max(scored, key=lambda x: x[0], default=(0.0, None))
+    if place is None or best < NEGATION_OVERLAP:
+        return None
+    said, there = _negated(claim), _negated(place.core)
+    if said and not there:
+        return "the claim says the opposite (a negation) of the passage's sentence"
+    if there and not said:
+        return "the passage's sentence says the opposite (a negation) of the claim"
+    return None
+
+
+def _negated(text: str) -> bool:
+    return _NEGATION.search(_QUOTED.sub(" ", text)) is not None
+
+
+def _other_value(fact: Fact, place: Place) -> str | None:
+    """A value of the same kind as `fact`, not it, in the place's sentence."""
+    for other in facts_in(place.core):
+        if other.kind == fact.kind and other.value != fact.value and fact.value not in other.value:
+            return other.text
+    return None
+
+
+def _in(fact: Fact, text: str) -> bool:
+    return bool(fact_positions(fact, text))
+
+
+def _places(passage: str) -> list[Place]:
+    spans = [(a, b) for a, b in sentence_spans(passage) if passage[a:b].strip()] or [(0, len(passage))]
+    out = []
+    for i, (a, b) in enumerate(spans):
+        lo, hi = spans[max(0, i - 1)][0], spans[min(len(spans) - 1, i + 1)][1]
+        out.append(Place(lo, hi, passage[lo:hi], passage[a:b]))
+    return out
+
+
+def _strip_markers(text: str) -> str:
+    return re.sub(r"\s*(?:\[\d+(?:\s*[,，、]\s*\d+)*\]|【\d+】)", "", text)
