@@ -149,7 +149,7 @@ def main() -> None:
     model = None
     if args.llm:
         from docqa.llm import OpenAICompatModel
-        model = OpenAICompatModel(args.llm, args.model, timeout=600.0, max_retries=0, temperature=0.0)
+        model = OpenAICompatModel(args.llm, args.model, timeout=600.0, max_retries=2, temperature=0.0)
     items = read_lines(args.data, QA)
     indices = list(range(args.start, args.end))
     if args.sample:

@@ -58,22 +58,35 @@ def check_facts(cited: Cited, sources: SourceSet, question: str | None = None) -
 
 
 _VERDICT = re.compile(r"^[\s*#>_-]*(VERIFIED|REJECTED)\b[\s*:.!_-]*", re.IGNORECASE)
+# What a small model says instead of REJECTED: "NOT VERIFIED", "UNVERIFIED", "NOT_FOUND", "not entailed"
+_DENIED = re.compile(r"\b(?:not[\s_-]+(?:verified|entailed|supported|found)|unverified|cannot be verified|"
+                     r"not_found|is not entailed)\b[\s*:.!_-]*", re.IGNORECASE)
 
 
 def parse_verdict(text: str) -> Verdict:
-    """`VERIFIED` → ok; `REJECTED: reasons` → not ok with one reason per line; else undecided."""
+    """`VERIFIED` → ok; `REJECTED: reasons` → not ok with one reason per line; else undecided.
+    A denial in other words (NOT VERIFIED, NOT_FOUND, not entailed) is a rejection: its token is
+    never a reason shown to the user."""
     body = text.strip()
     m = _VERDICT.match(body)
-    if m is None:
+    denied = _DENIED.search(body)
+    if m is None or (denied is not None and denied.start() <= m.start() + 4):
         found = re.search(r"\b(VERIFIED|REJECTED)\b[\s*:.!_-]*", body)
+        if denied is not None and (found is None or denied.start() <= found.start()
+                                   or body[:found.start()].rstrip().lower().endswith(("not", "un"))):
+            return Verdict(False, _reasons(body[denied.end():]), text)
         if found is None:
             return Verdict(None, raw=text)
         m = found
     if m.group(1).upper() == "VERIFIED":
         return Verdict(True, raw=text)
-    rest = body[m.end():]
+    return Verdict(False, _reasons(body[m.end():]), text)
+
+
+def _reasons(rest: str) -> list[str]:
     reasons = [line.strip(" -*•\t") for line in rest.splitlines() if line.strip(" -*•\t")]
-    return Verdict(False, reasons or ["the fact-checker rejected the answer without reasons"], text)
+    reasons = [r for r in reasons if not re.fullmatch(r"(?:NOT_FOUND|VERIFIED|REJECTED)[.!]?", r, re.IGNORECASE)]
+    return reasons or ["the fact-checker rejected the answer without reasons"]
 
 
 def blame(reasons: list[str], claims: list[Claim]) -> list[tuple[Claim | None, str]]:

@@ -48,10 +48,12 @@ QUALIFIERS: list[tuple[str, str, str]] = [
      r"\bdecreas\w*|\breduc\w*|\blower(?:s|ed)?\b|减少|降低|下降"),
 ]
 _QUALIFIER = [(name, re.compile(a, re.IGNORECASE), re.compile(b, re.IGNORECASE)) for name, a, b in QUALIFIERS]
+ASKED = ("new installations", "enabled / disabled")  # qualifiers a question's words set (others: the claim's own)
 _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|「[^」\n]*」|`[^`\n]*`|'[^'\n]{1,60}'")
 _ANSWER_WORDS = frozenset({"yes", "no", "true", "false", "both", "neither", "also", "still", "only", "answer"})
 PAIR_MARGIN = 0.34  # the place that best matches the claim's other words beats every place holding its value by this much
 NEGATION_OVERLAP = 0.6  # the closest sentence shares this share of the claim's words before its negation is compared
+NEGATED_PASSAGE_WORDS, NEGATED_PASSAGE_OVERLAP = 5, 0.75  # a negated passage sentence against a short phrase is noise
 VALUE_KINDS = ("number", "date", "version", "quote", "identifier", "cve", "licence")
 
 
@@ -79,6 +81,8 @@ def entailment_problems(claim: Claim, question: str, hits: list[Hit]) -> list[st
     problems += [p for p in (_qualifier(text, question, values, places), _pairing(text, values, places)) if p]
     if same_language and (p := _negation(text, places)):
         problems.append(p)
+    if same_language and (p := comparison_problem(text, question, passage)):
+        problems.append(p)
     return problems
 
 
@@ -96,8 +100,8 @@ def novel_words(claim: str, passage: str, question: str) -> list[str]:
 def _qualifier(claim: str, question: str, values: list[Fact], places: list[Place]) -> str | None:
     """The claim's value stands where the passage speaks of the other side of a qualifier the claim
     or question asks about (see the module docstring)."""
-    asked = f"{claim}\n{question}".lower()
     for name, one, other in _QUALIFIER:
+        asked = f"{claim}\n{question}".lower() if name in ASKED else claim.lower()
         for side, opposite in ((one, other), (other, one)):
             if not side.search(asked) or opposite.search(asked):
                 continue
@@ -145,7 +149,7 @@ def _negation(claim: str, places: list[Place]) -> str | None:
     said, there = _negated(claim), _negated(place.core)
     if said and not there:
         return "the claim says the opposite (a negation) of the passage's sentence"
-    if there and not said:
+    if there and not said and len(words) >= NEGATED_PASSAGE_WORDS and best >= NEGATED_PASSAGE_OVERLAP:
         return "the passage's sentence says the opposite (a negation) of the claim"
     return None
 
@@ -177,3 +181,84 @@ def _places(passage: str) -> list[Place]:
 
 def _strip_markers(text: str) -> str:
     return re.sub(r"\s*(?:\[\d+(?:\s*[,，、]\s*\d+)*\]|【\d+】)", "", text)
+
+
+# -- comparisons: "Which was released first, A or B?" answered with the one the passage's dates contradict --
+_EARLIER = re.compile(r"\b(?:first|earlier|earliest|older|oldest|sooner)\b|更早|最早|先", re.IGNORECASE)
+_LATER = re.compile(r"\b(?:later|latest|younger|youngest|newer|newest|more recent(?:ly)?|most recent(?:ly)?)\b|更晚|最晚|最新",
+                    re.IGNORECASE)
+_YEAR = re.compile(r"(?<![\d.,])(1[0-9]{3}|20[0-9]{2})(?![\d,]|\.\d)")
+_NAME_WORD = r"(?:[A-Z0-9][\w'’.&-]*|of|the|for|de|du|da|von|van|and|la|le|el)"
+_YEAR_REACH = 160  # characters after an option's first mention in which its year stands
+_ALTERNATIVES = re.compile(rf"((?:{_NAME_WORD}\s+)*[A-Z0-9][\w'’.&-]*)\s+or\s+(?:the\s+)?([A-Z0-9][\w'’.&-]*(?:\s+{_NAME_WORD})*)")
+
+
+def comparison_problem(claim: str, question: str, passage: str) -> str | None:
+    """The question asks which of two named things came first (or later), the claim picks one, and
+    the years the passage gives each say the other."""
+    earlier, later = _EARLIER.search(question), _LATER.search(question)
+    if bool(earlier) == bool(later):
+        return None
+    m = _ALTERNATIVES.search(question)
+    if m is None:
+        return None
+    options = [_trim(m.group(1)), _trim(m.group(2))]
+    picked = _picked(claim, options)
+    if picked is None:
+        return None
+    years = [_year_of(options[0], passage, options[1]), _year_of(options[1], passage, options[0])]
+    if None in years or years[0] == years[1]:
+        return None
+    want = min if earlier else max
+    right = options[years.index(want(years))]
+    if right != picked:
+        return f"the passage's years ({options[0]}: {years[0]}, {options[1]}: {years[1]}) say {right}, not {picked}"
+    return None
+
+
+def _trim(option: str) -> str:
+    """An alternative without the question's words before it ("Who was born first, Pablo Trapero")."""
+    words = option.replace(",", " ").split()
+    while words and (words[0].lower() in ("of", "the", "and", "de", "du", "da", "von", "van", "la", "le", "el")
+                     or words[0] in ("Which", "Who", "What", "Was", "Were", "Is", "Are", "Did", "Does", "Has", "Had")):
+        words = words[1:]
+    return " ".join(words).strip(" ?.'’")
+
+
+def _picked(claim: str, options: list[str]) -> str | None:
+    """The option the claim names first (by its first distinctive word)."""
+    at = []
+    for option in options:
+        keys = [w for w in re.findall(r"[\w'’&-]+", option) if len(w) > 2 and w.lower() not in ("the", "and")]
+        found = [claim.lower().find(k.lower()) for k in keys]
+        found = [x for x in found if x >= 0]
+        at.append(min(found) if found else None)
+    if all(x is None for x in at):
+        return None
+    if any(x is None for x in at):
+        return options[0] if at[0] is not None else options[1]
+    return options[0] if at[0] < at[1] else options[1]
+
+
+def _year_of(option: str, passage: str, other: str) -> int | None:
+    """The first year after the option's first mention in the passage, before the other option's."""
+    at = _mention(option, passage)
+    if at is None:
+        return None
+    end = at + _YEAR_REACH
+    after = _mention(other, passage[at + len(option):])
+    if after is not None:
+        end = min(end, at + len(option) + after)
+    year = _YEAR.search(passage, at, end)
+    return int(year.group(1)) if year else None
+
+
+def _mention(option: str, text: str) -> int | None:
+    """Where the option (its full name, else its first distinctive word) is first named in `text`."""
+    low = text.lower()
+    at = low.find(option.lower())
+    if at >= 0:
+        return at
+    keys = [w for w in re.findall(r"[\w'’&-]+", option) if len(w) > 2 and w.lower() not in ("the", "and", "for")]
+    found = [low.find(k.lower()) for k in keys[:1]]
+    return found[0] if found and found[0] >= 0 else None

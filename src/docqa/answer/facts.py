@@ -18,7 +18,7 @@ _UNITS = {"十": 10, "百": 100, "千": 1000}
 _BIG = {"万": 10_000, "亿": 100_000_000}
 _CN_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千万亿]+")
 _PERCENT_CN = re.compile(r"百分之\s*([零〇一二两三四五六七八九十百千万亿]+|\d+(?:\.\d+)?)")
-_THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3})((?:,\d{3})+)(?![\d,])")
+_THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3})((?:,\d{3})+)(?!\d|,\d)")  # "8,765,000, making": the comma after ends it
 
 _KINDS = [  # order matters: the first pattern to claim a span wins
     ("quote", re.compile(r"\"([^\"\n]{2,200})\"|“([^”\n]{2,200})”|「([^」\n]{2,200})」|`([^`\n]{1,200})`")),
