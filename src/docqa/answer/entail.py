@@ -53,7 +53,7 @@ _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|「[^」\n]*」|`[^`\n]*`|'[
 _ANSWER_WORDS = frozenset({"yes", "no", "true", "false", "both", "neither", "also", "still", "only", "answer"})
 PAIR_MARGIN = 0.34  # the place that best matches the claim's other words beats every place holding its value by this much
 NEGATION_OVERLAP = 0.6  # the closest sentence shares this share of the claim's words before its negation is compared
-NEGATED_PASSAGE_WORDS, NEGATED_PASSAGE_OVERLAP = 5, 0.75  # a negated passage sentence against a short phrase is noise
+NEGATED_PASSAGE_WORDS, NEGATED_PASSAGE_OVERLAP = 4, 0.6  # a negated passage sentence against a short phrase is noise
 VALUE_KINDS = ("number", "date", "version", "quote", "identifier", "cve", "licence")
 
 
@@ -127,12 +127,12 @@ def _pairing(claim: str, values: list[Fact], places: list[Place]) -> str | None:
         if len(rest) < 2:
             continue
         scored = [(len(rest & content_tokens(p.core)) / len(rest), p) for p in places]
-        holding = [s for s, p in scored if _in(fact, normalise(p.text))]
+        holding = [s for s, p in scored if _in(fact, normalise(p.core))]
         if not holding:
             continue
         best, place = max(scored, key=lambda x: x[0])
         other = _other_value(fact, place)
-        if other and not _in(fact, normalise(place.text)) and best - max(holding) >= PAIR_MARGIN:
+        if other and not _in(fact, normalise(place.core)) and best - max(holding) >= PAIR_MARGIN:
             return f"the passage gives {other}, not {fact.text}, where it speaks of what the claim says"
     return None
 
@@ -160,7 +160,7 @@ def _negated(text: str) -> bool:
 
 def _other_value(fact: Fact, place: Place) -> str | None:
     """A value of the same kind as `fact`, not it, in the place's sentence."""
-    for other in facts_in(place.core):
+    for other in facts_in(" ".join(place.core.split())):  # a quotation broken over lines is one value
         if other.kind == fact.kind and other.value != fact.value and fact.value not in other.value:
             return other.text
     return None
