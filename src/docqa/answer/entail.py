@@ -31,6 +31,7 @@ from docqa.answer.extractive import _NEGATION, _names
 from docqa.answer.facts import Fact, fact_positions, facts_in, normalise
 from docqa.answer.support import content_tokens
 from docqa.text.language import has_cjk
+from docqa.text.segment import STOPWORDS
 from docqa.text.sentences import sentence_spans
 from docqa.types import Claim, Hit
 
@@ -74,11 +75,14 @@ def entailment_problems(claim: Claim, question: str, hits: list[Hit]) -> list[st
     heading = " ".join(x for h in hits for x in (h.title, h.section) if x)
     same_language = has_cjk(text) == has_cjk(passage)
     problems = []
-    if same_language and (novel := novel_words(text, f"{heading}\n{passage}", question)):
+    checked = " ".join(f.text.lower() for f in facts_in(text))  # a fact is checked whole (facts.py), not word by word
+    if same_language and (novel := [w for w in novel_words(text, f"{heading}\n{passage}", question)
+                                    if w.lower() not in checked]):
         problems.append(f"the passage does not say {', '.join(novel[:3])}")
     places = _places(passage)
     values = [f for f in facts_in(text) if f.kind in VALUE_KINDS and not _in(f, normalise(question))]
-    problems += [p for p in (_qualifier(text, question, values, places), _pairing(text, values, places)) if p]
+    problems += [p for p in (_qualifier(text, question, values, places), _pairing(text, values, places),
+                             _unit(text, values, passage)) if p]
     if same_language and (p := _negation(text, places)):
         problems.append(p)
     if same_language and (p := comparison_problem(text, question, passage)):
@@ -123,7 +127,7 @@ def _pairing(claim: str, values: list[Fact], places: list[Place]) -> str | None:
     for fact in values:
         if fact.kind in ("quote", "identifier"):
             continue
-        rest = content_tokens(claim.replace(fact.text, " ")) - content_tokens(fact.text)
+        rest = content_tokens(claim) - {t for f in values for t in content_tokens(f.text)} - _MONTHS
         if len(rest) < 2:
             continue
         scored = [(len(rest & content_tokens(p.core)) / len(rest), p) for p in places]
@@ -134,6 +138,30 @@ def _pairing(claim: str, values: list[Fact], places: list[Place]) -> str | None:
         other = _other_value(fact, place)
         if other and not _in(fact, normalise(place.core)) and best - max(holding) >= PAIR_MARGIN:
             return f"the passage gives {other}, not {fact.text}, where it speaks of what the claim says"
+    return None
+
+
+_MONTHS = content_tokens("January February March April May June July August September October November December "
+                         "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec")  # a date's words are its value's, not its subject's
+_UNIT = re.compile(r"[a-z%]{1,12}|[A-Z][A-Za-z]{0,3}")  # "hours", "ms", "MB", "GiB"; not "Macanese"
+_UNIT_AFTER = r"\s*([A-Za-z%][A-Za-z]{0,11})\b"
+
+
+def _unit(claim: str, values: list[Fact], passage: str) -> str | None:
+    """A number the claim gives with a unit ("64 MB") that the passage gives only with other units
+    ("64 levels"), while it gives that unit to another number ("10 MB")."""
+    source = normalise(passage)
+    for fact in values:
+        if fact.kind != "number":
+            continue
+        m = re.search(re.escape(fact.text) + _UNIT_AFTER, claim)
+        if m is None or m.group(1).lower() in STOPWORDS or not _UNIT.fullmatch(m.group(1)) or _YEAR.fullmatch(fact.value):
+            continue
+        unit = m.group(1).lower()
+        after = [u.group(1).lower() for at in fact_positions(fact, source)
+                 if (u := re.match(r"[\d.,%]*" + _UNIT_AFTER, source[at:])) is not None]
+        if after and unit not in after and re.search(r"\d" + r"\s*" + re.escape(m.group(1)) + r"\b", source, re.IGNORECASE):
+            return f"the passage gives {fact.text} in {after[0]}, not in {m.group(1)}"
     return None
 
 
@@ -170,8 +198,13 @@ def _in(fact: Fact, text: str) -> bool:
     return bool(fact_positions(fact, text))
 
 
+_LINE_END = re.compile(r"(?<=[.!?。！？;；:：])[ \t]*\n")  # a line that ends a sentence ends it, whatever follows
+
+
 def _places(passage: str) -> list[Place]:
-    spans = [(a, b) for a, b in sentence_spans(passage) if passage[a:b].strip()] or [(0, len(passage))]
+    cuts = [0, *(m.end() for m in _LINE_END.finditer(passage)), len(passage)]
+    spans = [(a, b) for lo, hi in zip(cuts, cuts[1:]) for a, b in sentence_spans(passage, lo, hi)
+             if passage[a:b].strip()] or [(0, len(passage))]
     out = []
     for i, (a, b) in enumerate(spans):
         lo, hi = spans[max(0, i - 1)][0], spans[min(len(spans) - 1, i + 1)][1]
@@ -187,7 +220,7 @@ def _strip_markers(text: str) -> str:
 _EARLIER = re.compile(r"\b(?:first|earlier|earliest|older|oldest|sooner)\b|更早|最早|先", re.IGNORECASE)
 _LATER = re.compile(r"\b(?:later|latest|younger|youngest|newer|newest|more recent(?:ly)?|most recent(?:ly)?)\b|更晚|最晚|最新",
                     re.IGNORECASE)
-_YEAR = re.compile(r"(?<![\d.,])(1[0-9]{3}|20[0-9]{2})(?![\d,]|\.\d)")
+_YEAR = re.compile(r"(?<![\d.,])(1[0-9]{3}|20[0-9]{2})(?!\d|,\d|\.\d)")
 _NAME_WORD = r"(?:[A-Z0-9][\w'’.&-]*|of|the|for|de|du|da|von|van|and|la|le|el)"
 _YEAR_REACH = 160  # characters after an option's first mention in which its year stands
 _ALTERNATIVES = re.compile(rf"((?:{_NAME_WORD}\s+)*[A-Z0-9][\w'’.&-]*)\s+or\s+(?:the\s+)?([A-Z0-9][\w'’.&-]*(?:\s+{_NAME_WORD})*)")

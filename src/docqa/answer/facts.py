@@ -23,7 +23,7 @@ _THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3})((?:,\d{3})+)(?!\d|,\d)")  # "8,765
 _KINDS = [  # order matters: the first pattern to claim a span wins
     ("quote", re.compile(r"\"([^\"\n]{2,200})\"|“([^”\n]{2,200})”|「([^」\n]{2,200})」|`([^`\n]{1,200})`")),
     ("cve", re.compile(r"(?<![A-Za-z0-9-])CVE-\d{4}-\d{4,7}(?![\d])", re.IGNORECASE)),
-    ("licence", re.compile(r"(?<![A-Za-z0-9])(?:A|L)?GPL(?:(?:-|v|\s+v?)\d+(?:\.\d+)?(?:\+|-or-later|-only)?|\+)?(?![A-Za-z0-9])"
+    ("licence", re.compile(r"(?<![A-Za-z0-9])(?:A|L)?GPL(?:(?:-|v|\s+v?)\d+(?:\.\d+)?(?:\+|-or-later|-only|\s+or\s+later)?|\+)?(?![A-Za-z0-9])"
                            r"|(?<![A-Za-z0-9])(?:Apache|MPL|EPL|CDDL)-\d\.\d(?![\d.])|(?<![A-Za-z0-9])BSD-[234]-[Cc]lause")),
     ("path", re.compile(r"(?<![A-Za-z0-9_/])(?:[A-Za-z]:\\|~?/)?(?:[A-Za-z0-9_.-]+[/\\])+[A-Za-z0-9_.-]*[A-Za-z0-9_]")),
     ("version", re.compile(r"(?<![A-Za-z0-9_.])v?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?(?![A-Za-z0-9_]|\.\d)")),
@@ -120,7 +120,7 @@ def fact_positions(fact: Fact, source: str) -> list[int]:
     return [m.start() for m in re.finditer(pattern, source)]
 
 
-_LICENCE_PARTS = re.compile(r"^((?:A|L)?GPL|Apache|MPL|EPL|CDDL|BSD)(?:-|v|\s+v?)?(\d+(?:\.\d+)?)?(\+|-or-later|-only)?", re.IGNORECASE)
+_LICENCE_PARTS = re.compile(r"^((?:A|L)?GPL|Apache|MPL|EPL|CDDL|BSD)(?:-|v|\s+v?)?(\d+(?:\.\d+)?)?(\+|-or-later|-only|\s+or\s+later)?", re.IGNORECASE)
 
 
 def _licences(source: str) -> list[re.Match]:
@@ -135,5 +135,5 @@ def _same_licence(claimed: str, found: str) -> bool:
         return False
     if a.group(2) and (b.group(2) is None or float(a.group(2)) != float(b.group(2))):
         return False
-    later = ("+", "-or-later")
+    later = ("+", "-or-later") + tuple(x for x in (a.group(3), b.group(3)) if x and "later" in x and " " in x)
     return not (a.group(3) in later and b.group(3) not in later) and not (claimed.strip().endswith("GPL+") and b.group(3) not in later)
