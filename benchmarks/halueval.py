@@ -153,8 +153,8 @@ def main() -> None:
     items = read_lines(args.data, QA)
     indices = list(range(args.start, args.end))
     if args.sample:
-        indices = (even([i for i in indices if i < DEV_END], args.sample)
-                   + even([i for i in indices if i >= DEV_END], args.sample))
+        dev, test = even([i for i in indices if i < DEV_END], args.sample), even([i for i in indices if i >= DEV_END], args.sample)
+        indices = [i for pair in zip(test, dev) for i in pair] + test[len(dev):] + dev[len(test):]  # a partial run has both halves
     t0 = time.perf_counter()
     with open(args.out, "w", encoding="utf-8") as out:
         rows = run_qa(items, indices, out, model, embed)
