@@ -143,7 +143,7 @@ def main() -> None:
         sys.exit(f"items {args.start}-{args.end - 1}: only 0-{END - 1} are used")
     WORK.mkdir(parents=True, exist_ok=True)
     embed = None
-    if args.embed or args.uhgeval:
+    if args.embed:
         from docqa.embed import make_embedder
         embed = make_embedder("local").embed_batch
     model = None

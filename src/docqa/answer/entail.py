@@ -50,7 +50,7 @@ QUALIFIERS: list[tuple[str, str, str]] = [
 ]
 _QUALIFIER = [(name, re.compile(a, re.IGNORECASE), re.compile(b, re.IGNORECASE)) for name, a, b in QUALIFIERS]
 ASKED = ("new installations", "enabled / disabled")  # qualifiers a question's words set (others: the claim's own)
-_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|「[^」\n]*」|`[^`\n]*`|'[^'\n]{1,60}'")
+_QUOTED = re.compile(r"\"[^\"\n]{0,40}\"|“[^”\n]{0,40}”|「[^」\n]{0,40}」|`[^`\n]{0,40}`|'[^'\n]{1,40}'")  # a value, not quoted speech
 _ANSWER_WORDS = frozenset({"yes", "no", "true", "false", "both", "neither", "also", "still", "only", "answer"})
 PAIR_MARGIN = 0.34  # the place that best matches the claim's other words beats every place holding its value by this much
 NEGATION_OVERLAP = 0.6  # the closest sentence shares this share of the claim's words before its negation is compared
@@ -166,7 +166,14 @@ def _unit(claim: str, values: list[Fact], passage: str) -> str | None:
 
 
 def _negation(claim: str, places: list[Place]) -> str | None:
-    """The claim is negated and the passage's closest sentence is not, or the reverse."""
+    """A sentence of the claim is negated and the passage's closest sentence is not, or the reverse."""
+    for part in _places(claim):
+        if (problem := _negation_of(part.core, places)) is not None:
+            return problem
+    return None
+
+
+def _negation_of(claim: str, places: list[Place]) -> str | None:
     words = content_tokens(claim)
     if len(words) < 3:
         return None
