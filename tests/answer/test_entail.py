@@ -138,3 +138,11 @@ def test_check_facts_without_a_question_is_the_old_check():
     assert check_facts(cited, src) == []
     cited = cite('New installations use "PermitRootLogin yes" [1].', src)
     assert check_facts(cited, src, NEW) and not cited.claims[0].supported
+
+
+@pytest.mark.parametrize("answer", ["NOT_FOUND", "**NOT_FOUND**", "The default is NOT_FOUND [1].", "NOT FOUND."])
+def test_the_not_found_token_is_never_a_claim(answer):
+    """The answer prompt's token is an instruction's word, not something to publish (issue 28: a bare
+    NOT_FOUND was printed)."""
+    src = sources(hit_in(README, 0, len(README)))
+    assert cite(answer, src).claims == []

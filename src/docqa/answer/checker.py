@@ -1,9 +1,12 @@
-"""The checker: deterministic fact checks, then the model's own verdict.
+"""The checker: deterministic fact and entailment checks, then the model's own verdict.
 
-Deterministic first: every number, date, version, path, identifier and quoted string of a
-claim must occur in the text of a source it cites (facts.py), and every claim must be
-supported (citer.py).  Then, when a model is available, a fact-checker prompt answers
-`VERIFIED` or `REJECTED: <claims and reasons>`.
+Deterministic first: every number, date, version, path, identifier, CVE id, licence id and quoted
+string of a claim must occur in the text of a source it cites (facts.py), every claim must be
+supported (citer.py), and — given the question — what it cites must entail it, not merely share
+its strings (entail.py: the case it speaks of, a value paired with another subject, a unit,
+negation, words the passage does not say).  Then, when a model is available, a fact-checker
+prompt asks about entailment and answers `VERIFIED` or `REJECTED: <claims and reasons>`
+(parse_verdict reads a denial in other words too, and never passes a bare token on as a reason).
 """
 
 from __future__ import annotations

@@ -226,7 +226,8 @@ class Pipeline:
         with ctx.stage("citing") as entry:
             yield status("citing")
             body = text.strip()
-            if body.upper().startswith(prompts.NOT_FOUND_TOKEN) or body.upper().rstrip(".") == "NOT FOUND":
+            bare = body.strip(" \t\n*_#>`'\".:!").upper()
+            if bare.startswith(prompts.NOT_FOUND_TOKEN) or bare.startswith("NOT FOUND"):
                 return Draft(text, Cited([], [], []), not_found=True)
             cited = cite(body, sources, language, self.settings.answer.support_threshold)
             crossed = accept.support_across_languages(cited, sources, self.library.embed,
