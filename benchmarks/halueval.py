@@ -138,7 +138,12 @@ def main() -> None:
     ap.add_argument("--embed", action="store_true", help="the default embedder for claims in the other language")
     ap.add_argument("--uhgeval", type=int, default=0, help="also the first N UHGEval items (Chinese)")
     ap.add_argument("--out", default=str(WORK / "rows.jsonl"))
+    ap.add_argument("--report", action="store_true", help="only summarise the rows of --out (a partial run too)")
     args = ap.parse_args()
+    if args.report:
+        rows = [json.loads(x) for x in Path(args.out).read_text(encoding="utf-8").splitlines() if x.strip()]
+        summarise([r for r in rows if r["split"] != "uhgeval"], [r for r in rows if r["split"] == "uhgeval"])
+        return
     if not 0 <= args.start < args.end <= END:
         sys.exit(f"items {args.start}-{args.end - 1}: only 0-{END - 1} are used")
     WORK.mkdir(parents=True, exist_ok=True)
@@ -161,11 +166,18 @@ def main() -> None:
         if args.uhgeval:
             uhg = run_uhg(read_lines(args.data, UHG), args.uhgeval, out, embed)
     print(f"{len(rows)} items in {time.perf_counter() - t0:.0f}s; rows in {args.out}", file=sys.stderr)
+    summarise(rows, uhg if args.uhgeval else [])
+
+
+def summarise(rows: list[dict], uhg: list[dict]) -> None:
     for split in ("dev", "test"):
         part = [r for r in rows if r["split"] == split]
         if part:
             report(part, f"HaluEval QA {split} ({'0-2499' if split == 'dev' else '2500-4999'})")
-    if args.uhgeval:
+    seconds = [r[s]["model_seconds"] for r in rows for s in ("right", "hallucinated") if r[s].get("model_seconds")]
+    if seconds:
+        print(f"\nmodel verdicts: {len(seconds)}, {sum(seconds) / len(seconds):.1f} s each, {sum(seconds) / 60:.1f} min in all")
+    if uhg:
         report(uhg, "UHGEval concise")
 
 

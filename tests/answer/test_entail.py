@@ -146,3 +146,29 @@ def test_the_not_found_token_is_never_a_claim(answer):
     NOT_FOUND was printed)."""
     src = sources(hit_in(README, 0, len(README)))
     assert cite(answer, src).claims == []
+
+
+def test_the_pipeline_never_calls_the_wrong_default_verified(tmp_path, local_embedder):
+    """The user's case end to end (issue 28): a real knowledge base over the README, the model (a
+    scripted server on loopback) answers "yes" for new installations in every round; the published
+    answer is not that claim marked verified."""
+    from docqa.kb import KnowledgeBase
+    from docqa.llm import OpenAICompatModel
+    from docqa.settings import Settings
+
+    from llm.scripted_server import ScriptedServer
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "README.Debian").write_text(README, encoding="utf-8")
+    wrong = 'The default PermitRootLogin setting for new OpenSSH installations on Debian is "yes" [1].'
+    with ScriptedServer([{"text": wrong}, {"text": "VERIFIED"}] * 4) as server:
+        settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "openai", "base_url": server.base_url,
+                                                              "timeout": 3, "max_retries": 0})
+        model = OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0)
+        with KnowledgeBase(settings, embedder=local_embedder, chat_model=model) as kb:
+            kb.add([tmp_path / "docs"])
+            answer = kb.ask(NEW)
+    published_wrong = '"yes"' in answer.answer and "new" in answer.answer.lower() and answer.mode == "pipeline"
+    assert not (published_wrong and answer.verification.status == "VERIFIED"), (answer.answer, answer.verification)
+    assert answer.mode == "extractive" and any("not published" in n for n in answer.notes), answer.notes
+    assert answer.answer.index("without-password") < answer.answer.index('"PermitRootLogin yes"')  # new ones first
