@@ -51,7 +51,11 @@ QUALIFIERS: list[tuple[str, str, str]] = [
 _QUALIFIER = [(name, re.compile(a, re.IGNORECASE), re.compile(b, re.IGNORECASE)) for name, a, b in QUALIFIERS]
 ASKED = ("new installations", "enabled / disabled")  # qualifiers a question's words set (others: the claim's own)
 _QUOTED = re.compile(r"\"[^\"\n]{0,40}\"|“[^”\n]{0,40}”|「[^」\n]{0,40}」|`[^`\n]{0,40}`|'[^'\n]{1,40}'")  # a value, not quoted speech
-_ANSWER_WORDS = frozenset({"yes", "no", "true", "false", "both", "neither", "also", "still", "only", "answer"})
+_ANSWER_WORDS = frozenset({"yes", "no", "true", "false", "both", "neither", "also", "still", "only", "answer"}) | content_tokens(
+    # words about the documents rather than what they say: "Both documents explain how to rotate keys"
+    "document documents doc docs file files page pages section sections source sources passage text guide manual "
+    "explain explains explained describe describes described say says said state states stated mention mentions "
+    "mentioned note notes noted cover covers covered show shows shown list lists listed according")
 PAIR_MARGIN = 0.34  # the place that best matches the claim's other words beats every place holding its value by this much
 NEGATION_OVERLAP = 0.6  # the closest sentence shares this share of the claim's words before its negation is compared
 NEGATED_PASSAGE_WORDS, NEGATED_PASSAGE_OVERLAP = 4, 0.6  # a negated passage sentence against a short phrase is noise

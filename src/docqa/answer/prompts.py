@@ -37,6 +37,17 @@ Reply with VERIFIED or REJECTED, nothing else first.
 Answer to check:
 {answer}"""
 
+ENTAIL_SYSTEM = "You are a strict fact-checker. You judge one claim against one passage."
+
+ENTAIL = """Passage:
+{passage}
+
+Question: {question}
+Claim: {claim}
+
+Does the passage, read in context, state the claim as an answer to the question? Check the case it speaks of (for example new installations or upgrades), the version, negation, and each number with its unit and its subject. A value the passage gives for something else does not count, and neither does a detail the passage does not state.
+Reply with one word: VERIFIED if the passage states the claim, REJECTED if it does not."""
+
 REVIEW = """A fact-check found problems in your answer:
 {problems}
 Write the answer again. Use only what the sources state, cite [n] after every claim, and leave out anything the sources do not support. If the sources do not contain the answer, reply with exactly: NOT_FOUND"""
@@ -90,6 +101,12 @@ def check_messages(base: list[Message], answer: str) -> list[Message]:
     """The fact-check continues the answering conversation: the sources are already in it, so a
     server with a prompt cache (llama.cpp, vLLM, OpenAI) does not read them again."""
     return [*base, Message("assistant", answer), Message("user", CHECK.format(answer=answer))]
+
+
+def entail_messages(question: str, passage: str, claim: str) -> list[Message]:
+    """One claim against the passage it cites: a short prompt a small model can judge (one word back)."""
+    return [Message("system", ENTAIL_SYSTEM),
+            Message("user", ENTAIL.format(passage=passage.strip(), question=question.strip(), claim=claim.strip()))]
 
 
 def condense_messages(question: str, previous: dict) -> list[Message]:
