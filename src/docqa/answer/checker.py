@@ -101,3 +101,4 @@ def blame(reasons: list[str], claims: list[Claim]) -> list[tuple[Claim | None, s
         score, claim = max(scored, key=lambda x: x[0], default=(0.0, None))
         out.append((claim if score >= 0.5 else None, reason))
     return out
+

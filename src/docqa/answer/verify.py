@@ -5,7 +5,7 @@ The steps are the pipeline's (docqa.answer.pipeline): the citer reads the answer
 answer without one cites the passage), a claim in the other language than the passage is supported
 by the embedder (accept.support_across_languages), the deterministic checks run with the question
 (checker.check_facts: facts, then entailment), then grounding (accept.unground), and, with a
-model, the model's verdict on the claims (prompts.check_messages, checker.parse_verdict).
+model, the model's verdict on each claim against its passage (checker.claim_verdicts).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from docqa.answer import accept, prompts
-from docqa.answer.checker import Rejection, Verdict, check_facts, parse_verdict
+from docqa.answer.checker import Rejection, check_facts, parse_verdict
 from docqa.answer.citer import MARKER, Cited, cite
 from docqa.answer.grounding import Question
 from docqa.answer.sources import Source, SourceSet
@@ -30,8 +30,7 @@ class Checked:
 
     verified: bool
     cited: Cited
-    rejections: list[Rejection] = field(default_factory=list)
-    verdict: Verdict | None = None  # the model's, when one was asked
+    rejections: list[Rejection] = field(default_factory=list)  # by "deterministic" checks or the model ("llm")
 
     @property
     def reasons(self) -> list[str]:
@@ -73,12 +72,28 @@ def verify(question: str, answer: str, passage: str, *, title: str = "", model: 
         rejections += [Rejection(c.text, [c.problems[-1]], "deterministic") for c in cited.claims
                        if c.problems and c.problems[-1].startswith(accept.GROUNDING)]
     ok = bool(cited.claims) and not rejections and all(c.supported for c in cited.claims)
-    verdict = None
     if model is not None and ok:
-        base = prompts.answer_messages(question, sources, language)
-        reply = model.complete(prompts.check_messages(base, answer.strip()), max_tokens=256, temperature=0.0)
+        said = answer.strip() if _YES_NO.match(answer) else None  # the model judges the yes or no itself
+        rejections += claim_verdicts(model, question, cited, sources, said)
+        ok = not rejections
+    return Checked(ok, cited, rejections)
+
+
+def claim_verdicts(model: ChatModel, question: str, cited: Cited, sources: SourceSet,
+                   said: str | None = None) -> list[Rejection]:
+    """The model's verdict on each supported claim against the passages it cites (prompts.entail_messages:
+    one short prompt a claim, a one-word answer; `said`: what to show it instead of the claim's text): the
+    claims it rejects, unverified."""
+    out = []
+    for claim in cited.claims:
+        if not claim.supported or not claim.sources:
+            continue
+        passage = "\n\n".join(sources.get(n).hit.text for n in claim.sources)
+        reply = model.complete(prompts.entail_messages(question, passage, said or claim.text), max_tokens=8, temperature=0.0)
         verdict = parse_verdict(reply.text)
         if verdict.ok is False:
-            rejections.append(Rejection("", verdict.reasons, "llm"))
-            ok = False
-    return Checked(ok, cited, rejections, verdict)
+            reason = "the fact-checker found the passage does not state it"
+            claim.supported = False
+            claim.problems.append(reason)
+            out.append(Rejection(claim.text, [reason], "llm"))
+    return out
