@@ -172,3 +172,21 @@ def test_the_pipeline_never_calls_the_wrong_default_verified(tmp_path, local_emb
     assert not (published_wrong and answer.verification.status == "VERIFIED"), (answer.answer, answer.verification)
     assert answer.mode == "extractive" and any("not published" in n for n in answer.notes), answer.notes
     assert answer.answer.index("without-password") < answer.answer.index('"PermitRootLogin yes"')  # new ones first
+
+
+@pytest.mark.parametrize("reply, ok", [("VERIFIED", True), ("REJECTED", False), ("NOT VERIFIED", False), ("Hmm.", True)])
+def test_the_model_judges_each_claim_against_its_passage(reply, ok):
+    """With a model, a claim the deterministic checks pass is put to it with its passage (one short
+    prompt, one word back); an undecided reply leaves the deterministic verdict."""
+    from docqa.llm import OpenAICompatModel
+
+    from llm.scripted_server import ScriptedServer
+
+    with ScriptedServer([{"text": reply}]) as server:
+        model = OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0)
+        result = verify(NEW, 'New installations are set to "PermitRootLogin without-password" [1].', README, model=model)
+        sent = server.requests[0]["messages"][-1]["content"] if server.requests else ""
+    assert result.verified is ok
+    assert "PermitRootLogin without-password" in sent and NEW in sent
+    if not ok:
+        assert [r.by for r in result.rejections] == ["llm"]
