@@ -9,11 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
 
 from docqa.answer.checker import check_facts
 from docqa.answer.citer import cite
 from docqa.answer.entail import comparison_problem
 from docqa.answer.verify import verify
+from docqa.kb import KnowledgeBase
+from docqa.llm import OpenAICompatModel
+from docqa.settings import Settings
 
 from .hits import hit_in, sources
 
@@ -152,12 +156,6 @@ def test_the_pipeline_never_calls_the_wrong_default_verified(tmp_path, local_emb
     """The user's case end to end (issue 28): a real knowledge base over the README, the model (a
     scripted server on loopback) answers "yes" for new installations in every round; the published
     answer is not that claim marked verified."""
-    from docqa.kb import KnowledgeBase
-    from docqa.llm import OpenAICompatModel
-    from docqa.settings import Settings
-
-    from llm.scripted_server import ScriptedServer
-
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "README.Debian").write_text(README, encoding="utf-8")
     wrong = 'The default PermitRootLogin setting for new OpenSSH installations on Debian is "yes" [1].'
@@ -178,10 +176,6 @@ def test_the_pipeline_never_calls_the_wrong_default_verified(tmp_path, local_emb
 def test_the_model_judges_each_claim_against_its_passage(reply, ok):
     """With a model, a claim the deterministic checks pass is put to it with its passage (one short
     prompt, one word back); an undecided reply leaves the deterministic verdict."""
-    from docqa.llm import OpenAICompatModel
-
-    from llm.scripted_server import ScriptedServer
-
     with ScriptedServer([{"text": reply}]) as server:
         model = OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0)
         result = verify(NEW, 'New installations are set to "PermitRootLogin without-password" [1].', README, model=model)

@@ -24,6 +24,7 @@ claim is rejected when
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -214,7 +215,7 @@ _LINE_END = re.compile(r"(?<=[.!?。！？;；:：])[ \t]*\n")  # a line that en
 
 def _places(passage: str) -> list[Place]:
     cuts = [0, *(m.end() for m in _LINE_END.finditer(passage)), len(passage)]
-    spans = [(a, b) for lo, hi in zip(cuts, cuts[1:]) for a, b in sentence_spans(passage, lo, hi)
+    spans = [(a, b) for lo, hi in itertools.pairwise(cuts) for a, b in sentence_spans(passage, lo, hi)
              if passage[a:b].strip()] or [(0, len(passage))]
     out = []
     for i, (a, b) in enumerate(spans):

@@ -227,7 +227,7 @@ class Pipeline:
             yield status("citing")
             body = text.strip()
             bare = body.strip(" \t\n*_#>`'\".:!").upper()
-            if bare.startswith(prompts.NOT_FOUND_TOKEN) or bare.startswith("NOT FOUND"):
+            if bare.startswith((prompts.NOT_FOUND_TOKEN, "NOT FOUND")):
                 return Draft(text, Cited([], [], []), not_found=True)
             cited = cite(body, sources, language, self.settings.answer.support_threshold)
             crossed = accept.support_across_languages(cited, sources, self.library.embed,
