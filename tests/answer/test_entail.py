@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
+from llm.scripted_server import ScriptedServer
 
 from docqa.answer.checker import check_facts
 from docqa.answer.citer import cite
