@@ -268,6 +268,6 @@ def test_in_a_terminal_the_draft_is_shown_as_a_draft_then_gives_way_to_the_check
     shown = screen(raw)
     assert "Backups are kept for 35 days [1]." in shown  # ...and what is left is the checked answer
     assert "Sources" in shown and any("pipeline · verified" in line for line in shown)
-    left = [line for line in shown if "40" in line]
+    left = [line for line in shown if "40 days" in line]  # (not "40": a run id may hold it)
     assert len(left) == 1 and left[0].startswith("draft 1 rejected by the fact-check:"), shown
     assert not any("not checked yet" in line or "drafting…" in line for line in shown), shown

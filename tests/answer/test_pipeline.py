@@ -278,6 +278,17 @@ def test_extractive_answer_quotes_and_cites(kb_factory):
     assert answer.notes == ["llm.provider is 'none': answers are extracted from the documents"]
 
 
+@pytest.mark.parametrize("question", ["How long are backups kept?", "Which team won the 1998 football world cup?"])
+def test_the_answer_records_the_evidence_models_features(kb_factory, question):
+    """What a calibration fit needs: the features, which give back the evidence the answer was decided on."""
+    from docqa.answer.extractive import EVIDENCE_FEATURES, evidence_probability
+
+    answer, _ = ask(kb_factory(None), question)
+    features = answer.retrieval["evidence_features"]
+    assert set(features) == set(EVIDENCE_FEATURES)
+    assert evidence_probability(features) == pytest.approx(answer.retrieval["evidence"], abs=2e-3)
+
+
 def test_extractive_chinese(kb_factory):
     answer, _ = ask(kb_factory(None), "数据库多久备份一次？")
     assert answer.answerable and "6 小时备份一次" in answer.answer
