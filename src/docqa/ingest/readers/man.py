@@ -18,7 +18,7 @@ from docqa.ingest.readers.base import Reader, TextBuilder
 from docqa.ingest.readers.text import decode_source
 from docqa.types import Document
 
-_MAN_NAME = re.compile(r"\.(?:[1-9][a-z0-9]{0,8}|[ln]|man)$", re.I)
+_MAN_NAME = re.compile(r"\.(?:[1-9][a-z0-9]{0,8}|[ln]|man)$", re.IGNORECASE)
 
 
 def is_man_name(path: Path) -> bool:

@@ -165,7 +165,7 @@ class _Converter:
             self.skip_until = "." + end
         elif name == "ds" or name == "ds1":
             key, _, value = rest.partition(" ")
-            self.esc.define(key, value[1:] if value.startswith('"') else value)
+            self.esc.define(key, value.removeprefix('"'))
         elif name == "tr":
             self.set_translation(self.esc.text(rest))
         elif name == "TH" or name == "Dt":

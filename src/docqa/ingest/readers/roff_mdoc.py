@@ -24,7 +24,7 @@ _OPEN = {"Oo": "[", "Do": "\u201c", "Qo": '"', "So": "\u2018", "Po": "(", "Bo": 
 _CLOSE = {"Oc": "]", "Dc": "\u201d", "Qc": '"', "Sc": "\u2019", "Pc": ")", "Bc": "]", "Ac": ">", "Brc": "}"}
 _WORDS = {"Ar", "Cm", "Em", "Sy", "Li", "Pa", "Ev", "Va", "Dv", "Er", "Ic", "Ad", "Ms", "Sx", "Tn", "Fa", "Ft", "Fd",
           "Vt", "Lk", "Mt", "Cd", "An", "No", "Nx", "Ox", "Fx", "Bx", "At", "Bsx", "Dx", "St", "Lb", "Fn", "In",
-          "Ot", "Ex", "Rv", "Em", "Ta", "Ap", "Ns", "Fl", "Xr", "Nm", "Ux", "Eo", "Ec", "Es", "En", "Sm"}
+          "Ot", "Ex", "Rv", "Ta", "Ap", "Ns", "Fl", "Xr", "Nm", "Ux", "Eo", "Ec", "Es", "En", "Sm"}
 _BLOCKS = {"Pp", "Lp", "Bl", "El", "Bd", "Ed", "It", "Nd", "D1", "Dl", "Dd", "Os", "Bk", "Ek", "Bf", "Ef", "Rs", "Re",
            "%A", "%T", "%B", "%J", "%D", "%N", "%O", "%P", "%V", "%I", "%Q", "%R", "%U"}
 LITERAL = "\ue002"
