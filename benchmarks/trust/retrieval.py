@@ -20,10 +20,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import devset  # noqa: E402
+import devset
 
-from docqa.kb import KnowledgeBase  # noqa: E402
-from docqa.settings import Settings  # noqa: E402
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
 
 TOP = 20
 
@@ -76,8 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.docset} all  {summary(list(ranks.values()))}")
     if args.out:
         with open(args.out, "w", encoding="utf-8") as out:
-            for q in qs:
-                out.write(json.dumps({"id": q["id"], "split": devset.split(q["id"]), "rank": ranks[q["id"]]}) + "\n")
+            out.writelines(json.dumps({"id": q["id"], "split": devset.split(q["id"]), "rank": ranks[q["id"]]}) + "\n" for q in qs)
     return 0
 
 

@@ -27,8 +27,9 @@ _BREAK = {"PP", "LP", "P", "HP", "RS", "RE", "sp", "Sp", "ne", "bp", "SY", "YS",
 _NOFILL_ON = {"nf", "EX", "Vb", "Bd"}
 _NOFILL_OFF = {"fi", "EE", "Ve", "Ed"}
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
-_CONTROL = re.compile(r"^[.'][ \t]*(\S*)[ \t]*(.*)$")
+_CONTROL = re.compile(r"^[.'][ \t]*([^\s\\]*)[ \t]*(.*)$")  # `.el\{` is `el` and `\{`
 _TITLE_MACRO = re.compile(r"^[.'][ \t]*(TH|Dt)[ \t]")
+_DEFINITION = re.compile(r"^[.'][ \t]*(de1?|am1?|dei|ig)\b[ \t]*(?:(\S+)[ \t]*(\S+)?)?")
 
 
 @dataclass(slots=True)
@@ -41,12 +42,17 @@ class Page:
 
 
 def is_roff(text: str) -> bool:
-    """True when a `.TH` or `.Dt` line comes before any text line (only comments, requests and
-    blank lines above it)."""
-    for line in text.split("\n", 400)[:400]:
-        if _TITLE_MACRO.match(line):
+    """True when a `.TH` or `.Dt` line comes before any text line: above it only requests, comments,
+    macro definitions, blank lines and lines that print nothing (`\\t`, `\\}`)."""
+    end = ""
+    for line in logical_lines("\n".join(text.split("\n", 600)[:600])):
+        if end:
+            end = "" if line.rstrip() == end else end
+        elif _TITLE_MACRO.match(line):
             return True
-        if line.strip() and not line.startswith((".", "'", '\\"')):
+        elif (match := _DEFINITION.match(line.split('\\"', 1)[0])) is not None:
+            end = "." + ((match[3] if match[1] != "ig" else match[2]) or ".")
+        elif not line.startswith((".", "'")) and Escapes().text(line).strip():
             return False
     return False
 
@@ -84,6 +90,7 @@ class _Converter:
         self.brace_skip = 0  # depth of a false \{ ... \} block being skipped
         self.translate: dict[int, str] = {}
         self.link: str | None = None
+        self.section_name = ""
         self.mdoc = roff_mdoc.Mdoc(self)
 
     # ---- output
@@ -123,6 +130,8 @@ class _Converter:
         self.paragraph()
         self.heading_next = 0
         text = " ".join(text.split())
+        if level == 1:
+            self.section_name = text
         if text:
             self.page.parts.append((HEADING, level, text))
 

@@ -12,6 +12,7 @@ class Output(Protocol):
     """What the mdoc macros write to: the man converter's paragraph builder."""
 
     esc: Escapes
+    section_name: str  # the open .SH/.Sh heading
 
     def emit(self, text: str, spaced: bool = True) -> None: ...
     def paragraph(self) -> None: ...
@@ -61,6 +62,9 @@ class Mdoc:
             self.conv.emit("\u2014 " + self.phrase(args))
         elif name in ("Dd", "Os", "Bk", "Ek", "Bf", "Ef"):
             return
+        elif name == "Nm" and self.conv.section_name == "SYNOPSIS":  # each synopsis form on its own line
+            self.conv.line_break()
+            self.conv.emit(self.phrase([name, *args]))
         elif name.startswith("%"):
             self.conv.emit(self.phrase(args))
         else:
