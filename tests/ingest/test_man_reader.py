@@ -215,6 +215,30 @@ def test_pod_man_preamble_is_skipped_and_its_strings_used():
     assert "Index" not in text and "margin" not in text and not MARKUP.search(text)
 
 
+def test_tbl_tables_become_one_line_per_row():
+    page = convert(""".TH T 7
+.SH ATTRIBUTES
+.TS
+allbox tab(:);
+lb lb
+l l.
+Interface:Value
+_
+T{
+.BR l64a ()
+and friends
+T}:MT-Unsafe
+.T&
+l l.
+a64l():MT-Safe
+.TE
+After the table.
+""")
+    text = "\n\n".join(text for _, _, text in page.parts)
+    assert "Interface | Value\nl64a() and friends | MT-Unsafe\na64l() | MT-Safe\n\nAfter the table." in text
+    assert "allbox" not in text and "T{" not in text
+
+
 def test_chinese_lines_join_without_spaces_between_cjk():
     text = "\n\n".join(text for _, _, text in convert(CHINESE).parts)
     assert "--strip-components=目录层数\n在提取前，把文件从前往后指定层数的目录都从提取路径中去掉" in text

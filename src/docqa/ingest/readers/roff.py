@@ -23,13 +23,23 @@ _TEXT = {"B", "I", "SM", "SB", "R", "Nm", "CW", "UE", "ME"}
 # Font-alternating macros: their arguments joined without spaces.
 _ALTERNATING = {"BR", "BI", "IB", "IR", "RB", "RI"}
 _BREAK = {"PP", "LP", "P", "HP", "RS", "RE", "sp", "Sp", "ne", "bp", "SY", "YS", "in", "ti", "Pp", "Lp", "Bd", "Ed",
-          "Bl", "El", "TS", "TE", "EX", "EE", "Vb", "Ve", "nf", "fi", "ce", "D1", "Dl"}
+          "Bl", "El", "EX", "EE", "Vb", "Ve", "nf", "fi", "ce", "D1", "Dl"}
 _NOFILL_ON = {"nf", "EX", "Vb", "Bd"}
 _NOFILL_OFF = {"fi", "EE", "Ve", "Ed"}
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 _CONTROL = re.compile(r"^[.'][ \t]*([^\s\\]*)[ \t]*(.*)$")  # `.el\{` is `el` and `\{`
 _TITLE_MACRO = re.compile(r"^[.'][ \t]*(TH|Dt)[ \t]")
 _DEFINITION = re.compile(r"^[.'][ \t]*(de1?|am1?|dei|ig)\b[ \t]*(?:(\S+)[ \t]*(\S+)?)?")
+
+
+@dataclass(slots=True)
+class _Table:
+    """A tbl(1) table being read: its format lines are skipped, each row is one line, cells joined by " | "."""
+
+    tab: str = "\t"
+    stage: str = "format"  # "format" (options and format lines) or "rows"
+    block: bool = False  # inside a T{ ... T} text cell
+    nofill: bool = False  # the fill mode to restore at .TE
 
 
 @dataclass(slots=True)
@@ -91,6 +101,7 @@ class _Converter:
         self.translate: dict[int, str] = {}
         self.link: str | None = None
         self.section_name = ""
+        self.table: _Table | None = None
         self.mdoc = roff_mdoc.Mdoc(self)
 
     # ---- output
@@ -107,10 +118,11 @@ class _Converter:
             self.lines.append(text)
         elif text:
             last = self.lines[-1]
-            glue = "" if (self.join_next or not spaced or not last or last.endswith((" ", "\t"))
+            in_cell = self.table is not None and self.table.block
+            glue = "" if (self.join_next and not in_cell or not spaced or not last or last.endswith((" ", "\t"))
                           or _CJK.match(last[-1]) and _CJK.match(text[0])) else " "
             self.lines[-1] = last + glue + text
-        self.join_next = joined
+        self.join_next = joined or (self.table is not None and self.table.block)
         if self.tag_next and not self.join_next:
             self.tag_next = False
             self.line_break()
@@ -147,6 +159,8 @@ class _Converter:
             return
         if line.startswith((".\\\"", "'\\\"", '\\"')):
             return  # a comment line
+        if self.table is not None and self.table_line(line):
+            return
         if line.startswith((".", "'")):
             self.request(line)
         elif not line.strip():
@@ -211,8 +225,39 @@ class _Converter:
             self.emit("[" + self.esc.text(" ".join(split_args(rest))) + "]")
         elif name == "so":
             self.emit("See " + rest.strip() + ".")
+        elif name == "TS":
+            self.paragraph()
+            self.table = _Table(nofill=self.nofill)
+            self.nofill = True
+        elif name == "TE" and self.table is not None:
+            self.paragraph()
+            self.nofill, self.table = self.table.nofill, None
         elif name in _BREAK:
             self.block_break(name)
+
+    def table_line(self, line: str) -> bool:
+        """Handle one line inside .TS/.TE; False leaves it to the usual path (requests, text in a T{ cell)."""
+        table = self.table
+        assert table is not None
+        if table.stage == "format":
+            if (tab := re.search(r"\btab\s*\((.)\)", line)) and line.rstrip().endswith(";"):
+                table.tab = tab[1]
+            table.stage = "rows" if line.rstrip().endswith(".") else "format"
+            return True
+        if table.block and not line.startswith("T}"):
+            return not line.strip()  # blank lines inside a cell end nothing
+        if line.startswith((".", "'")):
+            table.stage = "format" if line.startswith(".T&") else table.stage
+            return line.startswith(".T&")
+        if line.strip() in ("_", "=", "\\_"):
+            return True
+        if line.startswith("T}"):
+            table.block, line, self.join_next = False, line[2:], True
+        opens = line.rstrip().endswith("T{")
+        line = line.rstrip()[:-2] if opens else line
+        self.emit(self.esc.text(line).replace(table.tab, " | "))
+        table.block = self.join_next = opens
+        return True
 
     def block_break(self, name: str) -> None:
         if name in ("sp", "Sp") and self.nofill:
