@@ -90,7 +90,7 @@ class _Converter:
     def __init__(self) -> None:
         self.page = Page()
         self.esc = Escapes()
-        self.lines: list[str] = []  # output lines of the open paragraph
+        self.lines: list[list[str]] = []  # output lines of the open paragraph, as pieces (appending stays linear)
         self.nofill = False
         self.join_next = False  # `\c`: the next text continues the current word
         self.heading_next = 0  # .SH without arguments: the next text line is the heading (its level)
@@ -115,24 +115,25 @@ class _Converter:
             self.heading(text, self.heading_next)
             return
         if not self.lines or self.nofill and not self.join_next:
-            self.lines.append(text)
+            self.lines.append([text])
         elif text:
-            last = self.lines[-1]
+            line = self.lines[-1]
+            last = next((piece[-1] for piece in reversed(line) if piece), "")
             in_cell = self.table is not None and self.table.block
-            glue = "" if (self.join_next and not in_cell or not spaced or not last or last.endswith((" ", "\t"))
-                          or _CJK.match(last[-1]) and _CJK.match(text[0])) else " "
-            self.lines[-1] = last + glue + text
+            glue = "" if (self.join_next and not in_cell or not spaced or last in ("", " ", "\t")
+                          or _CJK.match(last) and _CJK.match(text[0])) else " "
+            line.append(glue + text)
         self.join_next = joined or (self.table is not None and self.table.block)
         if self.tag_next and not self.join_next:
             self.tag_next = False
             self.line_break()
 
     def line_break(self) -> None:
-        if self.lines and self.lines[-1].strip():
-            self.lines.append("")
+        if self.lines and any(piece.strip() for piece in self.lines[-1]):
+            self.lines.append([])
 
     def paragraph(self) -> None:
-        text = textwrap.dedent("\n".join(line.rstrip() for line in self.lines)).strip("\n")
+        text = textwrap.dedent("\n".join("".join(line).rstrip() for line in self.lines)).strip("\n")
         if text.strip():
             self.page.parts.append((PARAGRAPH, 0, text))
         self.lines = []
@@ -167,7 +168,7 @@ class _Converter:
             if not self.nofill:
                 self.paragraph()
             elif self.lines:
-                self.lines.append("")
+                self.lines.append([])
         else:
             if line[0] in " \t" and not self.nofill:
                 self.line_break()
@@ -261,7 +262,7 @@ class _Converter:
 
     def block_break(self, name: str) -> None:
         if name in ("sp", "Sp") and self.nofill:
-            self.lines.append("")
+            self.lines.append([])
             return
         self.paragraph()
         if name in _NOFILL_ON:
@@ -277,13 +278,13 @@ class _Converter:
         if not tag.strip():
             return
         if len(tag) <= 4:  # a bullet or "1.": on the line of the item's text
-            self.lines.append(tag + " ")
+            self.lines.append([tag + " "])
         else:
             self.emit(tag)
             self.line_break()
 
     def close_link(self, args: list[str]) -> None:
-        if self.link and not (self.lines and self.link in self.lines[-1]):
+        if self.link and not (self.lines and self.link in "".join(self.lines[-1])):
             self.emit("<" + self.link + ">")
         if args:
             self.emit(self.esc.text(args[0]), spaced=False)
