@@ -19,7 +19,7 @@ from docqa.ingest.readers.roff_escapes import JOIN, Escapes, split_args
 from docqa.types import HEADING, PARAGRAPH
 
 # Requests that print their arguments (joined by a space) in the current paragraph.
-_TEXT = {"B", "I", "SM", "SB", "R", "Nm", "CW", "UE", "ME"}
+_TEXT = {"B", "I", "SM", "SB", "R", "CW"}
 # Font-alternating macros: their arguments joined without spaces.
 _ALTERNATING = {"BR", "BI", "IB", "IR", "RB", "RI"}
 _BREAK = {"PP", "LP", "P", "HP", "RS", "RE", "sp", "Sp", "ne", "bp", "SY", "YS", "in", "ti", "Pp", "Lp", "Bd", "Ed",
@@ -114,7 +114,9 @@ class _Converter:
         if self.heading_next:
             self.heading(text, self.heading_next)
             return
-        if not self.lines or self.nofill and not self.join_next:
+        if self.lines and not self.lines[-1]:  # the line a break opened
+            self.lines[-1].append(text)
+        elif not self.lines or self.nofill and not self.join_next:
             self.lines.append([text])
         elif text:
             line = self.lines[-1]
@@ -129,6 +131,7 @@ class _Converter:
             self.line_break()
 
     def line_break(self) -> None:
+        """End the output line: the next text starts a new one (an empty list until it comes)."""
         if self.lines and any(piece.strip() for piece in self.lines[-1]):
             self.lines.append([])
 
@@ -168,7 +171,7 @@ class _Converter:
             if not self.nofill:
                 self.paragraph()
             elif self.lines:
-                self.lines.append([])
+                self.lines.append([""])  # a blank line kept in no-fill text
         else:
             if line[0] in " \t" and not self.nofill:
                 self.line_break()
@@ -219,7 +222,7 @@ class _Converter:
         elif name == "br":
             self.line_break()
         elif name in ("UR", "MT"):
-            self.link = split_args(rest)[0] if rest.strip() else None
+            self.link = self.esc.text(split_args(rest)[0]) if rest.strip() else None
         elif name in ("UE", "ME"):
             self.close_link(split_args(rest))
         elif name == "OP":
@@ -262,7 +265,7 @@ class _Converter:
 
     def block_break(self, name: str) -> None:
         if name in ("sp", "Sp") and self.nofill:
-            self.lines.append([])
+            self.lines.append([""])
             return
         self.paragraph()
         if name in _NOFILL_ON:
