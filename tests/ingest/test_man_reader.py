@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -316,6 +317,28 @@ def test_conversion_is_linear_in_the_page_size(unit):
 
     small = seconds(20)
     assert seconds(400) < max(small, 0.005) * 20 * 5  # 20x the input: far from 400x the time
+
+
+FRAGMENTS = ["\\", "\\f", "\\(", "\\*(", "\\[", "\\{", "\\}", ".if n \\{", ".ie t", ".el", ".de X", "..", ".ig",
+             ".TS", "T{", "T}", ".TE", ".TP", ".IP", ".SH", ".nf", ".fi", "\\c", '"', "\\s-", "\\h'", ".Op Fl", ".It",
+             ".UR", ".UE", ".tr ab", ".ds x \\*x", "\\*x", "\\N'", "\\C'"]
+
+
+def test_mangled_pages_convert_without_errors():
+    rng = random.Random(7)
+    seeds = [ENGLISH, CHINESE, MDOC, POD]
+    for _ in range(300):
+        lines = rng.choice(seeds).split("\n")
+        for _ in range(rng.randrange(1, 6)):
+            at = rng.randrange(len(lines))
+            line = lines[at]
+            cut = rng.randrange(len(line) + 1)
+            lines[at] = line[:cut] + rng.choice(FRAGMENTS) + line[cut:]
+        if rng.random() < 0.3:
+            lines = lines[: rng.randrange(1, len(lines) + 1)]
+        page = convert("\n".join(lines))
+        for text in [page.title or "", *(text for _, _, text in page.parts)]:
+            assert not re.search("[\ue000-\uf8ff]", text), text  # no internal marker leaks
 
 
 # ---- the CLI: add, search and ask (no model) over man pages in a folder

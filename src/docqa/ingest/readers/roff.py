@@ -145,7 +145,7 @@ class _Converter:
     def heading(self, text: str, level: int) -> None:
         self.paragraph()
         self.heading_next = 0
-        text = " ".join(text.split())
+        text = " ".join(text.replace(JOIN, "").split())
         if level == 1:
             self.section_name = text
         if text:
@@ -277,7 +277,7 @@ class _Converter:
 
     def item(self, args: list[str]) -> None:
         self.paragraph()
-        tag = self.esc.text(args[0]) if args else ""
+        tag = self.esc.text(args[0]).replace(JOIN, "") if args else ""
         if not tag.strip():
             return
         if len(tag) <= 4:  # a bullet or "1.": on the line of the item's text
@@ -295,8 +295,8 @@ class _Converter:
 
     def title(self, args: list[str]) -> None:
         if self.page.title is None and args:
-            name = self.esc.text(args[0]).strip()
-            section = self.esc.text(args[1]).strip() if len(args) > 1 else ""
+            name = self.esc.text(args[0]).replace(JOIN, "").strip()
+            section = self.esc.text(args[1]).replace(JOIN, "").strip() if len(args) > 1 else ""
             self.page.title = f"{name}({section})" if section else name
             self.page.section = section or None
 
