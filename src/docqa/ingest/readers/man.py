@@ -47,7 +47,7 @@ class ManReader(Reader):
                 builder.add(text, kind, level=level)
             else:
                 builder.add(text, kind)
-        metadata = {"encoding": encoding, "source_lines": source.count("\n") + 1}
+        metadata = {"encoding": encoding}
         if page.section:
             metadata["man_section"] = page.section
         return builder.document(path, self.type, title=page.title, metadata=metadata)
