@@ -20,10 +20,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import devset
+import devset  # noqa: E402
 
-from docqa.kb import KnowledgeBase
-from docqa.settings import Settings
+from docqa.kb import KnowledgeBase  # noqa: E402
+from docqa.settings import Settings  # noqa: E402
 
 TOP = 20
 
