@@ -34,6 +34,9 @@ def test_a_question_that_asks_for_a_number_misses_it_in_a_sentence_without_one()
     asked = "How many days are backups kept?"
     assert answerability.features(asked, "Backups are kept for 35 days.", "", 0.0, None)["type_missing"] == 0.0
     assert answerability.features(asked, "Backups are kept for a while.", "", 0.0, None)["type_missing"] == 1.0
+    assert answerability.features("How often are snapshots made?", "Snapshots are made every six hours.", "", 0.0,
+                                  None)["type_missing"] == 0.0  # a number in words is a number
+    assert answerability.features("备份多久一次？", "每天凌晨进行一次全量备份。", "", 0.0, None)["type_missing"] == 0.0
 
 
 def test_across_languages_the_lexical_features_that_cannot_hold_are_zero():

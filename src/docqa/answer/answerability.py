@@ -29,7 +29,9 @@ import re
 from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import has_cjk
 
-_NUMBER = re.compile(r"\d")
+_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty"
+                     r"|hundred|thousand|million|billion|once|twice|daily|weekly|monthly|hourly|yearly|annually|nightly)\b"
+                     r"|[一二三四五六七八九十百千万亿两]", re.IGNORECASE)
 _VERSION = re.compile(r"\d+(?:\.\d+)+")
 _PATH = re.compile(r"[\w.~-]*/[\w./~-]+|\b[\w-]+\.(?:conf|cfg|txt|md|ini|ya?ml|json|toml|xml|sh|py|gz|d)\b")
 _COMMAND = re.compile(r"`[^`]+`|(?<![\w-])--?[A-Za-z][\w-]*|\$ \w|\b[a-z][\w-]+ (?:--?\w|[a-z]+\b)")
