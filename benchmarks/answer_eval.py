@@ -100,7 +100,7 @@ def main() -> None:
     label = f"{args.mode} with {args.model} at {args.llm}" if args.llm else "extractive (no model)"
     print(f"## {label}: {len(items)} questions in {elapsed:.0f}s")
     if not args.llm:
-        rows = report.tradeoff([x / 100 for x in range(20, 81, 5)])
+        rows = report.tradeoff(sorted({x / 100 for x in range(20, 81, 5)} | {shipped}))
         print("\n| abstain threshold | answer accuracy (answerable) | abstention accuracy (unanswerable) |")
         print("|---|---|---|")
         for r in rows:
@@ -170,7 +170,7 @@ def evidence_report(report: evaluate.Report, captured: list[dict[str, float] | N
                     show_fit: bool) -> dict:
     """The shipped evidence model's AUC on this run, and a refit's held-out (2-fold by article) figures."""
     dense = any(f and "dense" in f for f in captured)
-    names = [k for k in extractive.EVIDENCE_FEATURES if dense or k != "dense"]
+    names = [k for k in extractive.EVIDENCE_FEATURES if dense or k not in ("dense", "crossing_dense")]
     keep = [i for i, f in enumerate(captured) if f and all(k in f for k in names) and report.outcomes[i].item.article]
     x = np.array([[captured[i][k] for k in names] for i in keep], dtype=float)
     outcomes = [report.outcomes[i] for i in keep]

@@ -21,10 +21,10 @@ from docqa.types import PARTIAL, UNVERIFIED, VERIFIED
 
 LEVELS = ("low", "medium", "high")
 STRONG_HIT = 0.7  # best passage score a model answer needs for "high"
-# Bands of the calibrated probability that answering is right (benchmarks/trust/fit_decision.py's reliability
-# table on the trust dev set's held-out test split: predicted 0.55, right 0.71 at 0.5 and over; predicted 0.44,
-# right 0.39 from 0.4 to 0.5; right about 0.32 under 0.4).  README, "What verified and confidence mean".
-HIGH_P, MEDIUM_P = 0.5, 0.4
+# Bands of the probability that the documents answer the question: the levels the margins over the abstain
+# threshold gave before (0.2 and 0.05 over 0.5), now stated as the number itself.  What each level measured on the
+# trust dev set's test split: README, "What verified and the confidence levels mean".
+HIGH_P, MEDIUM_P = 0.7, 0.55
 _START = {VERIFIED: 2, PARTIAL: 1, UNVERIFIED: 0}
 
 
@@ -49,6 +49,6 @@ def confidence(status: str, *, answerable: bool, top_score: float, relevance_thr
         band = 2 if evidence >= HIGH_P else 1 if evidence >= MEDIUM_P else 0
         if band < 2:
             level = min(level, band)
-            span = f"{MEDIUM_P:.2f}–{HIGH_P:.2f}" if band == 1 else f"under {MEDIUM_P:.2f}"
-            reasons.append(f"the probability that answering is right is {evidence:.2f} ({LEVELS[band]}: {span})")
+            span = f"{MEDIUM_P:.2f} to {HIGH_P:.2f}" if band == 1 else f"under {MEDIUM_P:.2f}"
+            reasons.append(f"the probability that the documents answer the question is {evidence:.2f} ({LEVELS[band]}: {span})")
     return LEVELS[max(level, 0)], reasons

@@ -340,7 +340,8 @@ class Pipeline:
         answer.citations = draft.cited.citations
         answer.verification = _verification(draft, claims, rounds, checked, self.settings.answer.llm_check)
         answer.key_points = [strip_markers(c.text).strip() for c in supported][:5]
-        self._rate(answer, hits, found[1].evidence if found else None)
+        self._rate(answer, hits)
+        answer.probability = round(found[1].evidence, 4) if found else None  # shown beside the model answer's level
         yield event("citations", citations=[c.to_dict() for c in answer.citations])
         return answer
 
