@@ -47,6 +47,8 @@ def main() -> None:
     ap.add_argument("--top-k", type=int, default=0, help="sources given to the model (default: the setting)")
     ap.add_argument("--reuse", action="store_true", help="keep the ingested knowledge base from the last run")
     ap.add_argument("--fit", action="store_true", help="print the evidence model fitted on all the questions")
+    ap.add_argument("--dump", default="", help="write each question's evidence features and outcome to this JSONL "
+                    "(benchmarks/trust/fit_decision.py fits the decision on it with the trust dev set)")
     ap.add_argument("--no-embed", action="store_true", help="no embedder: BM25-only search, evidence without the dense feature")
     args = ap.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
@@ -98,7 +100,7 @@ def main() -> None:
     label = f"{args.mode} with {args.model} at {args.llm}" if args.llm else "extractive (no model)"
     print(f"## {label}: {len(items)} questions in {elapsed:.0f}s")
     if not args.llm:
-        rows = report.tradeoff([x / 100 for x in range(20, 81, 5)])
+        rows = report.tradeoff(sorted({x / 100 for x in range(20, 81, 5)} | {shipped}))
         print("\n| abstain threshold | answer accuracy (answerable) | abstention accuracy (unanswerable) |")
         print("|---|---|---|")
         for r in rows:
@@ -109,7 +111,23 @@ def main() -> None:
         print("\nbaseline: always abstain = abstention 1.000, answer accuracy 0.000; never abstain (threshold 0):"
               f" answer accuracy {summary['answer_accuracy']:.3f}, abstention 0.000")
         summary["evidence_model"] = evidence_report(report, captured, shipped, args.fit)
+        if args.dump:
+            dump(Path(args.dump), report, captured)
     print("\n" + json.dumps(summary, indent=2))
+
+
+def dump(path: Path, report: evaluate.Report, captured: list[dict[str, float] | None]) -> None:
+    """One line per question: its evidence features, whether it is answerable, and whether the answer
+    published at threshold 0 holds the gold answer (the label of a calibrated decision)."""
+    with path.open("w", encoding="utf-8") as out:
+        for outcome, features in zip(report.outcomes, captured):
+            if features is None:
+                continue
+            item = outcome.item
+            out.write(json.dumps({"source": "squad2", "group": item.article, "answerable": not item.impossible,
+                                  "correct": bool(outcome.contains_gold) and not item.impossible,
+                                  "features": features}, ensure_ascii=False) + "\n")
+    print(f"wrote {path}", file=sys.stderr)
 
 
 # -- the evidence model: fit and held-out check ------------------------------------------------
@@ -152,7 +170,7 @@ def evidence_report(report: evaluate.Report, captured: list[dict[str, float] | N
                     show_fit: bool) -> dict:
     """The shipped evidence model's AUC on this run, and a refit's held-out (2-fold by article) figures."""
     dense = any(f and "dense" in f for f in captured)
-    names = [k for k in extractive.EVIDENCE_FEATURES if dense or k != "dense"]
+    names = [k for k in extractive.EVIDENCE_FEATURES if dense or k not in ("dense", "crossing_dense")]
     keep = [i for i, f in enumerate(captured) if f and all(k in f for k in names) and report.outcomes[i].item.article]
     x = np.array([[captured[i][k] for k in names] for i in keep], dtype=float)
     outcomes = [report.outcomes[i] for i in keep]

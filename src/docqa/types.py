@@ -273,6 +273,7 @@ class Answer:
     verification: Verification = field(default_factory=Verification)
     confidence: str | None = None  # high | medium | low; None when the documents do not hold the answer
     confidence_reasons: list[str] = field(default_factory=list)  # what lowered it (docqa.answer.confidence)
+    probability: float | None = None  # calibrated P(the documents answer the question) (docqa.answer.answerability)
     key_points: list[str] = field(default_factory=list)
     retrieval: dict[str, Any] = field(default_factory=dict)  # query, mode, hits, low_relevance, dropped
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
@@ -292,7 +293,7 @@ class Answer:
             "mode": self.mode, "model": self.model, "language": self.language,
             "citations": [c.to_dict() for c in self.citations],
             "claims": [c.to_dict() for c in self.claims],
-            "verification": self.verification.to_dict(), "confidence": self.confidence,
+            "verification": self.verification.to_dict(), "confidence": self.confidence, "probability": self.probability,
             "confidence_reasons": self.confidence_reasons, "key_points": self.key_points, "retrieval": self.retrieval,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "usage": self.usage, "notes": self.notes,

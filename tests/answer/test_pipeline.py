@@ -285,7 +285,7 @@ def test_the_answer_records_the_evidence_models_features(kb_factory, question):
 
     answer, _ = ask(kb_factory(None), question)
     features = answer.retrieval["evidence_features"]
-    assert set(features) == set(EVIDENCE_FEATURES)
+    assert set(EVIDENCE_FEATURES) <= set(features)  # the model's inputs, and the further ones recorded for a refit
     assert evidence_probability(features) == pytest.approx(answer.retrieval["evidence"], abs=2e-3)
 
 

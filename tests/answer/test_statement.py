@@ -203,8 +203,9 @@ def test_pipeline_numbers_sources_by_first_use_and_drops_what_states_nothing(tmp
     ("PARTIAL", {"top_score": 0.9}, "medium", "partial"),
     ("UNVERIFIED", {"top_score": 0.9}, "low", "unverified"),
     ("VERIFIED", {"top_score": 0.9, "evidence": 0.8}, "high", None),
-    ("VERIFIED", {"top_score": 0.9, "evidence": 0.6}, "medium", "evidence"),
-    ("VERIFIED", {"top_score": 0.9, "evidence": 0.52}, "low", "just over the abstain threshold"),
+    ("VERIFIED", {"top_score": 0.9, "evidence": 0.6}, "medium", "the documents answer the question is 0.60 (medium: 0.55 to 0.70)"),
+    ("VERIFIED", {"top_score": 0.9, "evidence": 0.52}, "low", "is 0.52 (low: under 0.55)"),
+    ("VERIFIED", {"top_score": 0.3, "evidence": 0.9}, "medium", "under the relevance threshold"),
 ])
 def test_confidence_levels_and_reasons(status, kwargs, level, reason):
     got, reasons = confidence(status, answerable=True, relevance_threshold=0.5, abstain_threshold=0.5, **kwargs)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from docqa.answer import answerability
 from docqa.answer.facts import normalise
 from docqa.answer.shape import Shape, answered_words, shape
 from docqa.answer.sources import SourceSet
@@ -34,6 +35,7 @@ from docqa.retrieve.snippet import coverage
 from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import HAN, has_cjk
 from docqa.text.segment import STOPWORDS, query_terms, query_words
+from docqa.types import Hit
 
 # Ranking weights of a candidate sentence.
 W_TERMS, W_DENSE, W_RETRIEVAL = 0.45, 0.35, 0.20
@@ -42,11 +44,14 @@ _HITS = 5  # hits whose sentences are candidates
 _MIN_CHARS = 12
 _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share of the first's score
 
-# The evidence model: P(the documents answer the question) = sigmoid(bias + coefficients . features).
-# Fitted by `benchmarks/answer_eval.py --fit` (numpy Newton, balanced classes, L2 1e-3) on the
-# SQuAD 2.0 subset, answerable against unanswerable questions: held out 2-fold by article, AUC 0.71
-# (the linear score it replaces: 0.60).  Without an embedder there is no dense feature and search
-# is BM25 only, with its own relevance calibration; that model is fitted with --no-embed --fit.
+# The evidence model: P(the documents answer the question) = sigmoid(bias + coefficients . features), the one
+# answer-or-abstain decision of every mode and language pair.  Fitted by `benchmarks/answer_eval.py --fit` (numpy
+# Newton, balanced classes, L2 1e-3) on the SQuAD 2.0 subset, answerable against unanswerable questions: held out
+# 2-fold by article, AUC 0.71.  Without an embedder there is no dense feature and search is BM25 only; that model is
+# fitted with --no-embed --fit.  The further features of docqa.answer.answerability are computed and recorded with
+# every answer (`evidence_features`) for `benchmarks/trust/fit_decision.py`; a model refitted on them with the trust
+# dev set separates better on real documentation (benchmarks/RESULTS.md) but is not shipped yet (see there: it
+# abstains on plain questions over small folders and on more SQuAD questions).
 EVIDENCE_FEATURES = ("dense", "retrieval", "matched", "missing_rare", "missing_name", "contradiction")
 EVIDENCE_MODEL = {"dense": 1.828, "retrieval": 0.642, "matched": 0.146, "missing_rare": -0.674,
                   "missing_name": -0.63, "contradiction": -3.005, "bias": -0.928}
@@ -130,12 +135,14 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     dense_w = W_DENSE if embed is not None else 0.0
     for s in candidates:
         s.score = (W_TERMS * s.terms + dense_w * s.dense + W_RETRIEVAL * retrieval[s.n]) / (W_TERMS + dense_w + W_RETRIEVAL)
-    chosen = _mmr(candidates, count)
+    chosen = _complete(_mmr(candidates, count), candidates, question)
     best = chosen[0]
     window = _window(candidates, best)
+    hit = sources.get(best.n).hit  # type: ignore[union-attr]
     features = evidence_features(question, _with(best.text, given.get(best.n)),
                                  _with(" ".join(s.text for s in window), given.get(best.n)), terms, weights,
-                                 best.dense if embed is not None else None, retrieval[best.n])
+                                 best.dense if embed is not None else None, retrieval[best.n], _context(hit))
+    features.update(_support_features(question, chosen, candidates, sources))
     evidence = evidence_probability(features)
     if evidence < threshold:
         return Extract([], evidence, True, features, chosen)
@@ -146,8 +153,10 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
-                      dense: float | None, retrieval: float) -> dict[str, float]:
-    """The evidence model's inputs for the best sentence (`window`: it and its neighbours)."""
+                      dense: float | None, retrieval: float, context: str = "") -> dict[str, float]:
+    """The evidence model's inputs for the best sentence (`window`: it and its neighbours; `context`:
+    its passage's title, section and file name).  Across languages the lexical features that cannot
+    hold (the question's Chinese words in an English sentence) are zero; see docqa.answer.answerability."""
     distinct = list(dict.fromkeys(t.lower() for t in terms))
     found = [_holds(sentence, t) for t in distinct]
     idf = [weights.get(t, 1.0) for t in distinct]
@@ -163,12 +172,35 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     }
     if dense is not None:
         out["dense"] = float(dense)
+    out.update(answerability.features(question, window, context, coverage(context, terms, weights), dense))
+    if out["crossing"]:
+        out["missing_rare"] = 0.0
     return out
+
+
+def _support_features(question: str, chosen: list[Sentence], candidates: list[Sentence], sources: SourceSet) -> dict[str, float]:
+    """How well the best sentence covers the question (IDF-weighted), whether any picked sentence holds the
+    kind of token the question asks for, how far the first passage leads the second, and how long the
+    question is (a long conversational question shares fewer of its words with the answer)."""
+    kind = answerability.asked_type(question)
+    scores = [x.hit.score for x in sources.sources[:2]]
+    return {
+        "coverage": float(chosen[0].terms),
+        "type_picked": float(kind is not None and any(answerability.holds_type(x.text, kind) for x in chosen)),
+        "lead": float(scores[0] - scores[1]) if len(scores) == 2 else float(scores[0] if scores else 0.0),
+        "long_question": float(min(len(query_terms(question)), 20) / 20),
+    }
+
+
+def _context(hit: Hit) -> str:
+    """What names a passage's subject besides its text: its title, section path and file name."""
+    name = hit.path.replace("\\", "/").rsplit("/", 1)[-1]
+    return " ".join(x for x in (hit.title, hit.section, name) if x)
 
 
 def evidence_probability(features: dict[str, float]) -> float:
     model = EVIDENCE_MODEL if "dense" in features else EVIDENCE_MODEL_NO_DENSE
-    z = model["bias"] + sum(model[k] * v for k, v in features.items())
+    z = model["bias"] + sum(model[k] * v for k, v in features.items() if k in model)
     return 1.0 / (1.0 + math.exp(-z))
 
 
@@ -212,6 +244,25 @@ def _candidates(sources: SourceSet) -> list[Sentence]:
                 continue
             out.append(Sentence(source.n, s, e, sentence))
     return out
+
+
+def _complete(chosen: list[Sentence], candidates: list[Sentence], question: str) -> list[Sentence]:
+    """`chosen` with, right after its best sentence, the sentence that follows it in its chunk when the
+    best only leads up to the answer: it ends with a colon ("To rotate a key, run:"), or the question
+    asks for a kind of token (a number, a version, a path, a command, a date) that the best sentence
+    lacks and the next one holds."""
+    best = chosen[0]
+    same = sorted((s for s in candidates if s.n == best.n and s.start >= best.end), key=lambda s: s.start)
+    if not same or same[0] in chosen:
+        return chosen
+    follower = same[0]
+    kind = answerability.asked_type(question)
+    leads = best.text.rstrip().endswith((":", "："))
+    lacks = kind is not None and not answerability.holds_type(best.text, kind) and answerability.holds_type(follower.text, kind)
+    if not (leads or lacks):
+        return chosen
+    follower.score = max(follower.score, best.score * _LATER_PICKS)  # shown with the best, never cut by the floor
+    return [best, follower, *chosen[1:]]
 
 
 def _mmr(candidates: list[Sentence], count: int) -> list[Sentence]:

@@ -311,6 +311,7 @@ class Pipeline:
     # -- results ----------------------------------------------------------------------------
     def _rate(self, answer: Answer, hits: SearchResults, evidence: float | None = None) -> None:
         """The answer's confidence and the reasons that lowered it (docqa.answer.confidence)."""
+        answer.probability = None if evidence is None else round(evidence, 4)
         answer.confidence, answer.confidence_reasons = confidence(
             answer.verification.status, answerable=answer.answerable, top_score=hits[0].score if hits else 0.0,
             relevance_threshold=hits.threshold, evidence=evidence, abstain_threshold=self.settings.answer.abstain_threshold)
@@ -340,6 +341,7 @@ class Pipeline:
         answer.verification = _verification(draft, claims, rounds, checked, self.settings.answer.llm_check)
         answer.key_points = [strip_markers(c.text).strip() for c in supported][:5]
         self._rate(answer, hits)
+        answer.probability = round(found[1].evidence, 4) if found else None  # shown beside the model answer's level
         yield event("citations", citations=[c.to_dict() for c in answer.citations])
         return answer
 
@@ -372,13 +374,13 @@ class Pipeline:
     def _evidence(self, answer: Answer, hits: SearchResults, ctx: RunContext) -> Found:
         """The extractive answerer over `hits`: its sources and result (evidence, chosen sentences)."""
         s, lib = self.settings.answer, self.library
-        # across languages the evidence model (shared words) cannot judge: retrieval's relevance decides
+        # across languages the evidence model weighs the embedding instead of shared words (docqa.answer.answerability)
         crossing = accept.crossing(answer.language, hits) and not hits.low_relevance
         with ctx.stage("extracting") as entry:
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))  # never quote a flagged source
             terms = query_terms(answer.retrieval["query"])
             result = extract(answer.retrieval["query"], pool, term_weights(lib.term_counts, terms), lib.embed,
-                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), 0.0 if crossing else s.abstain_threshold)
+                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
         answer.retrieval["evidence"] = round(result.evidence, 4)
         answer.retrieval["evidence_features"] = {k: round(v, 4) for k, v in result.features.items()}  # for calibration fits

@@ -176,6 +176,7 @@ class AnswerView:
         skills = [s["name"] for s in (answer.retrieval or {}).get("skills", [])]
         check += f" · skill {', '.join(skills)}" if skills else ""  # which procedure the agent followed
         sure = f" · confidence {answer.confidence}" if answer.confidence else ""  # none when not found
+        sure += f" {answer.probability:.2f}" if answer.confidence and answer.probability is not None else ""
         if answer.confidence_reasons:
             sure += f" ({escape('; '.join(answer.confidence_reasons))})"
         err.print(f"[dim]{answer.mode} · {check}{sure} · {answer.timings.get('total', 0):.1f}s"

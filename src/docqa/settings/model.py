@@ -215,7 +215,7 @@ class AnswerSettings(_Section):
     guard: bool = Field(True, description="Injection guard: flag sources whose text tries to instruct the model, and reject claims that rest only on such text (off only to measure the guard).")
     support_threshold: float = Field(0.5, ge=0.0, le=1.0, description="Share of a sentence's content words its best source sentence must hold to support it.")
     extractive_sentences: int = Field(3, ge=1, le=10, description="Sentences the extractive answerer returns.")
-    abstain_threshold: float = Field(0.5, ge=0.0, le=1.0, description="The extractive answerer abstains when its best evidence scores under this.")
+    abstain_threshold: float = Field(0.5, ge=0.0, le=1.0, description="Answer or say the documents do not hold the answer: every mode and language pair abstains when the probability that the documents answer the question (docqa.answer.extractive's evidence model) is under this.")
     history_chars: int = Field(1200, ge=0, description="Characters of the previous turn used to understand a follow-up.")
     accept_share: float = Field(0.5, ge=0.0, le=1.0, description="Share of a model answer's claims the checks must verify for it to be published; under it the extractive answer over the same passages (or not found, when they hold no answer) is published instead, and the model's attempt is kept in the run's trace. 0: publish every model answer as written (docqa.answer.accept).")
     second_look: bool = Field(True, description="When retrieval finds relevant passages but the extractive answerer finds no sentence it can quote (a table row, a record, an answer spread over lines), ask the model anyway and publish its answer only if every claim is grounded in the passages (docqa.answer.grounding); else not found.")

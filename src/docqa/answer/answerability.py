@@ -1,0 +1,87 @@
+"""Answer or abstain: one calibrated decision, the same for every mode and language pair.
+
+P(the documents answer the question, and the best sentence says so) is a logistic model over the
+evidence a careful reader weighs (`docqa.answer.extractive.evidence_features` computes the lexical
+ones; this module adds what real documentation questions need):
+
+- `exact_missing`: the question names an exact token (docqa.text.exact: a version `2.39.5`, a path,
+  an option `--force`, an identifier `sshd_config`, an error code) that neither the sentence's
+  window, nor its section, title or file name holds;
+- `heading`: how much of the question (IDF-weighted) the passage's title, section and file name hold:
+  documentation answers a question under a heading that names its subject, in words the sentence
+  itself need not repeat;
+- `type_missing`: the question asks for a number, a version, a path or file, a command or option,
+  or a date, and the window holds no token of that type;
+- `crossing`: the question and the sentence are in different languages (Chinese and English): shared
+  words cannot measure evidence there, so the model weighs the embedding similarity instead
+  (`crossing_dense`) and the lexical features that cannot hold across languages are zero.
+
+The coefficients are fitted by `benchmarks/trust/fit_decision.py` on the dev split of the trust dev
+set (real documentation, `benchmarks/trust/`) together with the SQuAD 2.0 subset; the threshold that
+turns the probability into "answer" or "not found" is `answer.abstain_threshold`, and the probability
+itself is the confidence shown (`docqa.answer.confidence`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from docqa.text.exact import exact_tokens, holds_exact
+from docqa.text.language import has_cjk
+
+_NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty"
+                     r"|hundred|thousand|million|billion|once|twice|daily|weekly|monthly|hourly|yearly|annually|nightly)\b"
+                     r"|[一二三四五六七八九十百千万亿两]", re.IGNORECASE)
+_VERSION = re.compile(r"\d+(?:\.\d+)+")
+_PATH = re.compile(r"[\w.~-]*/[\w./~-]+|\b[\w-]+\.(?:conf|cfg|txt|md|ini|ya?ml|json|toml|xml|sh|py|gz|d)\b")
+_COMMAND = re.compile(r"`[^`]+`|(?<![\w-])--?[A-Za-z][\w-]*|\$ \w|\b[a-z][\w-]+ (?:--?\w|[a-z]+\b)")
+_DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\d{4}-\d\d-\d\d|\d+\s*年|\d+\s*月|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b")
+
+# What a question asks for, by its words (English and Chinese), and the pattern an answer of that type holds.
+_ASKS = (
+    ("version", re.compile(r"\bwhich version\b|\bwhat version\b|哪个版本|什么版本|版本号", re.I), _VERSION),
+    ("number", re.compile(r"\bhow (?:many|much|long|often|large|big|far|fast|old)\b|\bwhat (?:is the )?(?:number|size|limit|port|percentage)\b"
+                          r"|\b(?:largest|smallest|maximum|minimum|max|min|default) (?:\w+ )?(?:size|length|number|value|limit|count|port)\b"
+                          r"|多少|几个|几种|多久|多长|多大|多少次|端口", re.I), _NUMBER),
+    ("path", re.compile(r"\bwhich (?:file|directory|folder|path)\b|\bwhat (?:file|directory|folder|path)\b|\bwhere is\b.*\b(?:stored|kept|located)\b"
+                        r"|哪个文件|什么文件|哪个目录|什么目录|路径|存放在哪|位于哪", re.I), _PATH),
+    ("command", re.compile(r"\bwhich (?:command|option|flag|switch)\b|\bwhat (?:command|option|flag|switch)\b|\bhow do i (?:run|invoke)\b"
+                           r"|哪个命令|什么命令|哪个选项|什么选项|哪个参数|什么参数", re.I), _COMMAND),
+    ("date", re.compile(r"\bwhen\b|\bwhat (?:year|date|day)\b|\bwhich year\b|哪一年|哪年|什么时候|何时|日期", re.I), _DATE),
+)
+
+
+def asked_type(question: str) -> str | None:
+    """What kind of token the question asks for, if it asks for one: version, number, path, command or date."""
+    for name, asks, _ in _ASKS:
+        if asks.search(question):
+            return name
+    return None
+
+
+def holds_type(text: str, kind: str) -> bool:
+    return next(p for name, _, p in _ASKS if name == kind).search(text) is not None
+
+
+def crossing(question: str, sentence: str) -> bool:
+    """The question and the sentence are in different languages (one Chinese, the other not)."""
+    return has_cjk(question) != has_cjk(sentence)
+
+
+def features(question: str, window: str, context: str, heading_coverage: float, dense: float | None) -> dict[str, float]:
+    """The features this module adds (see the docstring): `window` is the best sentence and its
+    neighbours; `context` the passage's title, section and file name; `heading_coverage` the share
+    of the question's weighted terms that context holds."""
+    held = f"{window}\n{context}"
+    missing = [t for t in exact_tokens(question) if not holds_exact(held, t)]
+    kind = asked_type(question)
+    cross = crossing(question, window)
+    out = {
+        "exact_missing": float(bool(missing)),
+        "heading": 0.0 if cross else float(heading_coverage),
+        "type_missing": float(kind is not None and not holds_type(window, kind)),
+        "crossing": float(cross),
+    }
+    if dense is not None:
+        out["crossing_dense"] = float(dense) if cross else 0.0
+    return out
