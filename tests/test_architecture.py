@@ -44,23 +44,29 @@ ALLOWED: dict[str, set[str]] = {
     "llm": {"errors"},
     "text": BOTTOM,
     "embed": BOTTOM | {"text", "heap"},
-    "store": BOTTOM | {"text", "clock", "session"},  # session: the RunLog, which session/ owns
+    "store": BOTTOM | {"text", "clock", "session", "access"},  # session: the RunLog, which session/ owns; access: who manages keys
     "session": BOTTOM | {"clock"},
-    "ingest": BOTTOM | {"text", "store", "embed", "clock", "heap"},
-    "retrieve": BOTTOM | {"text", "store", "embed", "settings"},
-    "browse": BOTTOM | {"store"},
-    "view": BOTTOM | {"ingest"},  # the original file, PDF pages and boxes: the ingest readers open them
+    # the models a knowledge base runs on (embedder, retriever, chat model), shared by its services
+    "models": BOTTOM | {"llm", "embed", "settings", "store", "retrieve"},
+    # each concern's service (base + service.py) checks the caller's Principal: access is below them all
+    "ingest": BOTTOM | {"text", "store", "embed", "clock", "heap", "access", "settings", "models"},
+    "retrieve": BOTTOM | {"text", "store", "embed", "settings", "access", "llm"},
+    "browse": BOTTOM | {"store", "access"},
+    "view": BOTTOM | {"ingest", "access", "settings", "store"},  # the original file, PDF pages and boxes: the ingest readers open them
     # a question's life: run.control and run.context sit below answer and agent, the rest of run/ above agent
     "run.control": set(),
     "run.context": BOTTOM | {"llm", "run.control"},
-    "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "run.context"},
+    "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "run.context", "store", "embed"},  # store, embed: recall
     "agent": BOTTOM | {"answer", "retrieve", "llm", "settings", "run.context"},
     "skills": BOTTOM | {"agent", "settings", "text"},  # SKILL.md folders; their tools are agent tools, handed to the loop by run
-    "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "run.control", "run.context", "skills"},
-    "status": BOTTOM | {"llm", "embed", "store"},  # what the kb runs on and holds, for its keepers
-    "plan": BOTTOM | {"ingest", "text", "settings", "llm"},  # docqa init / estimate: survey, proposal, estimates
-    "kb": BOTTOM | {"access", "run", "run.control", "answer", "retrieve", "ingest", "store", "embed", "browse", "view", "session",
-                    "llm", "settings", "clock", "status", "plan", "skills"},
+    # run/ also serves the answers (a run's library over the services) and the log of runs
+    "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "run.control", "run.context", "skills",
+                     "access", "store", "embed", "retrieve", "browse", "ingest", "view", "models"},
+    "status": BOTTOM | {"llm", "embed", "store", "access", "models"},  # what the kb runs on and holds, for its keepers
+    "plan": BOTTOM | {"ingest", "text", "settings", "llm", "access", "run", "models"},  # docqa init / estimate: survey, proposal, estimates
+    # the facade: it builds the services and hands them their store and models
+    "kb": BOTTOM | {"access", "models", "run", "retrieve", "ingest", "store", "embed", "browse", "view", "llm", "settings",
+                    "status", "plan"},
     "evaluate": BOTTOM | {"kb"},
     # Front ends: parse, authenticate, call the kb, render.  "__init__" = `from docqa import ...`.
     "mcp": BOTTOM | {"kb", "access", "settings", "version", "run.control"},  # run.control: cancel a call's run

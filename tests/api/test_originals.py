@@ -34,9 +34,9 @@ def kb_docs(tmp_path: Path):
     with KnowledgeBase(settings) as kb:
         kb.add([a], "A")
         kb.add([b], "B")
-        ids = {d.path: d.document_id for d in kb.documents()}
-        _, reader_a = kb.create_key("reader", ["A"], "reader of A")
-        _, editor_a = kb.create_key("editor", ["A"], "editor of A")
+        ids = {d.path: d.document_id for d in kb.documents.list()}
+        _, reader_a = kb.keys.create("reader", ["A"], "reader of A")
+        _, editor_a = kb.keys.create("editor", ["A"], "editor of A")
     app = create_app(settings, kb_factory=lambda: KnowledgeBase(settings))
     with LiveServer(app) as server:
         yield server, files, ids, member, {"reader": reader_a, "editor": editor_a}

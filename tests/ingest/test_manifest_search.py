@@ -82,6 +82,6 @@ def test_excluded_content_is_not_indexed(ingested):
 
 def test_failures_are_listed_with_reasons(ingested):
     _, _, kb, report = ingested
-    listed = {d.path: d for d in kb.documents()}
+    listed = {d.path: d for d in kb.documents.list()}
     for path, kind, reason in report.failed:
         assert reason and listed[path].status == "error" and listed[path].error.startswith(kind)

@@ -44,7 +44,7 @@ def is_loopback(host: str) -> bool:
 
 def check_bind(host: str, insecure: bool, kb: KnowledgeBase) -> None:
     """Refuse to serve a non-loopback address without API keys, unless `insecure` (ConfigError: what to do)."""
-    if is_loopback(host) or insecure or kb.has_keys():
+    if is_loopback(host) or insecure or kb.keys.required():
         return
     raise ConfigError(
         f"refusing to serve on {host} without API keys: anyone who can reach it could read and change the "
@@ -98,19 +98,19 @@ class Access:
         key = bearer(headers)
         with self._lock:
             if key is not None:
-                return Principal.of(self.kb.authenticate_key(key))
-            keyless = not self.kb.has_keys()
+                return Principal.of(self.kb.keys.authenticate(key))
+            keyless = not self.kb.keys.required()
             if keyless and (self.loopback or self.insecure):
                 return LOCAL.over_network()  # a cookie left from when keys existed is of no account
             key = cookie_key(headers)
             if key is not None:
-                return Principal.of(self.kb.authenticate_key(key))
+                return Principal.of(self.kb.keys.authenticate(key))
         raise AuthError(f"this server requires an API key: {_HOW}")
 
     def login(self, key: str) -> Principal:
         """The principal `key` names (AuthError when it is unknown or revoked), to sign a browser in with."""
         with self._lock:
-            return Principal.of(self.kb.authenticate_key(key))
+            return Principal.of(self.kb.keys.authenticate(key))
 
 
 def authenticate(headers: Mapping[str, str], kb: KnowledgeBase, host: str = "127.0.0.1",

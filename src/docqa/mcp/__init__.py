@@ -41,7 +41,7 @@ def serve_stdio(settings: Settings) -> None:
     connects, a second connection loads the embedding model and the stored vectors (shared with the
     first: see KnowledgeBase.warm), so the first search does not."""
     server = _server()
-    with KnowledgeBase(settings) as kb, KnowledgeBase(settings, embedder=kb.embedder) as warmer:
+    with KnowledgeBase(settings) as kb, KnowledgeBase(settings, embedder=kb.models.embedder) as warmer:
         warming = threading.Thread(target=_warm, args=(warmer,), name="docqa-warm", daemon=True)
         warming.start()
         try:
@@ -52,7 +52,7 @@ def serve_stdio(settings: Settings) -> None:
 
 def _warm(kb: KnowledgeBase) -> None:
     try:
-        kb.warm()
+        kb.models.warm()
     except Exception as exc:  # noqa: BLE001 - the first search raises it again, where the client sees it
         log.warning("could not load the embedding model or the vectors ahead of the first search: %s", exc)
 

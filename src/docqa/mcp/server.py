@@ -178,7 +178,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         optionally filtered. A doc-id goes to fetch_doc."""
         with _tool_errors(backend):
             who = _caller(ctx)
-            return await backend.read(lambda kb: kb.list_docs(grep, page, collection=collection, principal=who).to_dict())
+            return await backend.read(lambda kb: kb.browse.list_docs(grep, page, collection=collection, principal=who).to_dict())
 
     @_tool(server, annotations=_READ)
     async def search_docs(
@@ -205,7 +205,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         says how to read on."""
         with _tool_errors(backend):
             who = _caller(ctx)
-            return await backend.read(lambda kb: kb.fetch_doc(doc_id, offset, limit, principal=who).to_dict())
+            return await backend.read(lambda kb: kb.browse.fetch_doc(doc_id, offset, limit, principal=who).to_dict())
 
     @_tool(server, annotations=_READ)
     async def estimate_cost(
@@ -218,7 +218,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         the people who keep the documents: it reads the question-and-answer log."""
         with _tool_errors(backend):
             who = _caller(ctx)
-            data = await backend.read(lambda kb: kb.estimate(question, mode, principal=who))
+            data = await backend.read(lambda kb: kb.estimates.question(question, mode, principal=who))
             data["chat"]["reason"] = backend.redact(data["chat"]["reason"])
             return data
 
@@ -228,7 +228,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         document or writing a step-by-step procedure): name, description, triggers, where each comes from."""
         with _tool_errors(backend):
             who = _caller(ctx)
-            found = await backend.read(lambda kb: kb.skills(principal=who))
+            found = await backend.read(lambda kb: kb.answers.skills(principal=who))
             return {"skills": [{k: v for k, v in s.summary().items() if k != "path"} for s in found],
                     "problems": [str(p) for p in found.problems]}
 

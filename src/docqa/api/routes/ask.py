@@ -45,7 +45,7 @@ async def ask(body: AskRequest, request: Request, rt: Runtime = Depends(get_runt
 async def run_agent(body: AgentRunRequest, request: Request, agent_id: str = Path(min_length=1, max_length=200),
                     rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> Response:
     collection = None if agent_id == "default" else agent_id
-    if collection is not None and collection not in await rt.read(request, lambda kb: kb.collections(principal=principal)):
+    if collection is not None and collection not in await rt.read(request, lambda kb: kb.documents.collections(principal=principal)):
         raise ApiError(404, "not_found", f"no agent {agent_id!r}: use 'default' (every collection) or a collection's name")
     options = {"session_id": body.session_id, "collection": collection, "check": None, "mode": body.mode or "agent",
                "principal": principal}
@@ -124,7 +124,7 @@ def public_answer(one: Answer, redact: Callable[[str], str]) -> dict[str, Any]:
 async def _may_continue(rt: Runtime, request: Request, principal: Principal, session_id: str | None) -> None:
     """Refused before the stream starts (404) when the core says the principal may not continue it."""
     if session_id:
-        await rt.read(request, lambda kb: kb.session_runs(session_id, principal=principal))
+        await rt.read(request, lambda kb: kb.log.session_runs(session_id, principal=principal))
 
 
 def _wants_stream(request: Request) -> bool:

@@ -17,7 +17,7 @@ router = APIRouter(prefix=PREFIX, tags=["status"])
 @router.get("/status", summary="Models in use and why, index size and counts, each part's health (editors)",
             responses=errors())
 async def status(request: Request, rt: Runtime = Depends(get_runtime), principal: Principal = Depends(monitor)) -> dict:
-    report = await rt.read(request, lambda kb: kb.status(principal=principal))
+    report = await rt.read(request, lambda kb: kb.status.summary(principal=principal))
     for part in ("chat", "embedder"):  # a reason names the model's server: shown as "the chat model's server"
         report[part]["reason"] = rt.redact(report[part]["reason"])
     health = rt.health()
