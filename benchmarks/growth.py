@@ -171,7 +171,7 @@ def main() -> None:
 
 
 def report(rows: list[dict], embed: bool) -> None:
-    print(f"\n| files | MB | tree | wall s | CPU s | files/s | MB/s | chunks | peak RSS MB (summed) | peak PSS MB | index MB | first search s | load |")
+    print("\n| files | MB | tree | wall s | CPU s | files/s | MB/s | chunks | peak RSS MB (summed) | peak PSS MB | index MB | first search s | load |")
     print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r['files']:,} | {r['mb']:.1f} | {r['tree']}{' +embed' if embed else ''} | {r['seconds']:.1f} | {r['cpu']:.1f} | "

@@ -155,7 +155,6 @@ def main() -> None:
         try:
             print(f"{backend}: building {args.chunks:,} chunks", flush=True)
             written, finished = build_all(url, args.chunks, words, args.words, args.group, args.one_by_one)
-            built = written + finished
             print(f"{backend}: written in {written:.0f} s, load ended (index build) in {finished:.0f} s more", flush=True)
             for mode in args.modes.split(","):
                 ms = latencies(url, queries, mode)

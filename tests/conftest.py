@@ -14,12 +14,47 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
+# The fast tier is `pytest -m "not slow"` (README, Tests).  A test is slow when it needs one of these fixtures
+# (the bundled ONNX model, a PostgreSQL server, the real chat model, a browser), runs on the PostgreSQL backend,
+# or is marked `real_llm` or `slow` itself (a real subprocess, OCR, Ray, or more than about two seconds).
+SLOW_FIXTURES = {"local_embedder", "postgres_server", "real_llm", "browser", "page"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        params = getattr(item, "callspec", None)
+        given = params.params if params is not None else {}  # parametrized names (a `page` number is no browser)
+        on_postgres = "postgres" in given.values()
+        fixtures = set(getattr(item, "fixturenames", ())) - set(given)
+        if SLOW_FIXTURES & fixtures or on_postgres or item.get_closest_marker("real_llm"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """../shared/data, or skip with the reason (a user's fresh clone does not have it)."""
     if not SHARED_DATA.is_dir():
         pytest.skip(f"{SHARED_DATA} not present (benchmark data ships beside the repo in CI only)")
     return SHARED_DATA
+
+
+@pytest.fixture
+def hash_embedder():
+    """The deterministic embedder of docqa.testing: word overlap, no model (the fast tier's dense retrieval)."""
+    from docqa.testing import HashEmbedder
+
+    return HashEmbedder()
+
+
+@pytest.fixture
+def embedder(request):
+    """The embedder of a test's knowledge base: the bundled model when the test also asks for `local_embedder`
+    (it asserts what only a model of meaning gives: a match across languages, a relevance gate; such a test
+    is slow), else the hash embedder."""
+    if "local_embedder" in request.fixturenames:
+        return request.getfixturevalue("local_embedder")
+    return request.getfixturevalue("hash_embedder")
 
 
 @pytest.fixture(scope="session")

@@ -220,6 +220,7 @@ def _kind(exc: BaseException | None) -> str:
 _HTTP = {403: "denied", 404: "missing", 400: "invalid", 422: "invalid"}
 
 
+@pytest.mark.slow
 async def test_one_policy_through_core_rest_and_mcp(tmp_path: Path, kb: str):
     ids = _fill(tmp_path, kb)
     settings = _settings(tmp_path, kb)
@@ -276,6 +277,7 @@ def _leaks(text: str, tmp_path: Path) -> bool:
 
 
 @pytest.mark.parametrize("door", ["rest", "mcp"])
+@pytest.mark.slow
 async def test_agent_with_a_greedy_model_sees_nothing_outside_its_scope(tmp_path: Path, door: str, kb: str):
     ids = _fill(tmp_path, kb)
     with ScriptedServer(_greedy_script(ids["dev"])) as server:

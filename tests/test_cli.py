@@ -33,6 +33,7 @@ def kb(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_help_explains_every_command():
     out = subprocess.run([sys.executable, "-m", "docqa", "--help"], capture_output=True, text=True).stdout
     for command in ("add", "watch", "remove", "list", "search", "show", "stats", "reindex"):
@@ -41,6 +42,7 @@ def test_help_explains_every_command():
         assert sub.returncode == 0 and "Usage" in sub.stdout and len(sub.stdout) > 200
 
 
+@pytest.mark.slow
 def test_search_json_shape_and_location(kb):
     hits = json.loads(docqa(kb, "search", "rotate API keys", "--json").stdout)
     assert hits and SEARCH_KEYS <= set(hits[0])
@@ -51,6 +53,7 @@ def test_search_json_shape_and_location(kb):
     assert "acmectl keys rotate" in "\n".join(text.splitlines()[top["line_start"] - 1: top["line_end"]])
 
 
+@pytest.mark.slow
 def test_search_modes_filters_and_relevance(kb):
     hybrid = json.loads(docqa(kb, "search", "how do I rotate the API keys", "--json").stdout)
     assert hybrid[0]["bm25_rank"] == 1 and hybrid[0]["dense_rank"] is not None
@@ -68,6 +71,7 @@ def test_search_modes_filters_and_relevance(kb):
     assert bad.returncode == 2 and "unknown search mode" in bad.stderr
 
 
+@pytest.mark.slow
 def test_reindex_json(tmp_path):
     path = tmp_path / "kb.db"
     proc = subprocess.run([sys.executable, "-m", "docqa", "--kb", str(path), "add", str(SAMPLES / "handbook")],
@@ -82,12 +86,14 @@ def test_reindex_json(tmp_path):
     assert json.loads(docqa(path, "search", "API keys", "--json").stdout)[0]["dense_rank"] is not None
 
 
+@pytest.mark.slow
 def test_list_json_shape(kb):
     docs = json.loads(docqa(kb, "list", "--json").stdout)
     assert {Path(d["path"]).name for d in docs} >= {"operations.md", "运维手册.md", "retry.py", "faq.html", "service-levels.csv"}
     assert all(LIST_KEYS <= set(d) and d["status"] == "ok" and d["chunks"] > 0 for d in docs)
 
 
+@pytest.mark.slow
 def test_show_chunk_and_document(kb):
     hit = json.loads(docqa(kb, "search", "backoff jitter", "--json").stdout)[0]
     shown = json.loads(docqa(kb, "show", hit["chunk_id"], "--json").stdout)
@@ -98,11 +104,13 @@ def test_show_chunk_and_document(kb):
     assert doc["chunks"] == len(doc["chunk_list"]) and doc["type"] == "code"
 
 
+@pytest.mark.slow
 def test_stats_json(kb):
     stats = json.loads(docqa(kb, "stats", "--json").stdout)
     assert stats["documents"] >= 7 and stats["chunks"] >= stats["documents"] and stats["by_type"]["markdown"] >= 2
 
 
+@pytest.mark.slow
 def test_errors_are_clean(tmp_path, kb):
     proc = docqa(kb, "show", "no-such-chunk", ok=False)
     assert proc.returncode == 1 and "no chunk" in proc.stderr and "Traceback" not in proc.stderr
@@ -112,6 +120,7 @@ def test_errors_are_clean(tmp_path, kb):
     assert proc.returncode == 1 and "not a usable docqa knowledge base" in proc.stderr
 
 
+@pytest.mark.slow
 def test_add_reports_failures_and_exits_1(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -124,11 +133,13 @@ def test_add_reports_failures_and_exits_1(tmp_path):
     assert [Path(f["path"]).name for f in report["failed"]] == ["bad.pdf"] and report["failed"][0]["reason"]
 
 
+@pytest.mark.slow
 def test_missing_path_fails_clearly(tmp_path):
     proc = docqa(tmp_path / "kb.db", "add", str(tmp_path / "no-such-folder"), ok=False)
     assert proc.returncode == 1 and "no such file or folder" in proc.stdout
 
 
+@pytest.mark.slow
 def test_bad_setting_is_a_config_error(tmp_path):
     env = {**os.environ, "DOCQA_CHUNK__MAX_TOKENS": "lots"}
     proc = subprocess.run([sys.executable, "-m", "docqa", "--kb", str(tmp_path / "kb.db"), "list"],
@@ -136,6 +147,7 @@ def test_bad_setting_is_a_config_error(tmp_path):
     assert proc.returncode == 2 and "chunk.max_tokens" in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_docqa_yml_is_read(tmp_path):
     (tmp_path / "docqa.yml").write_text("chunk: {max_tokens: 20, overlap: 2}\nbogus: 1\n", encoding="utf-8")
     proc = subprocess.run([sys.executable, "-m", "docqa", "--kb", str(tmp_path / "kb.db"), "list"],

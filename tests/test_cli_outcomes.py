@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ingest.fixtures import blank_png
 
 
@@ -30,6 +32,7 @@ def folder(tmp_path: Path) -> Path:
     return docs
 
 
+@pytest.mark.slow
 def test_a_rerun_with_nothing_changed_says_so_in_one_line_and_exits_0(tmp_path):
     docs, kb = folder(tmp_path), tmp_path / "kb.db"
     first = docqa(kb, "add", str(docs))
@@ -41,6 +44,7 @@ def test_a_rerun_with_nothing_changed_says_so_in_one_line_and_exits_0(tmp_path):
     assert len(again.stdout.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_list_counts_indexed_apart_from_failed_and_skipped(tmp_path):
     docs, kb = folder(tmp_path), tmp_path / "kb.db"
     docqa(kb, "add", str(docs))
@@ -56,6 +60,7 @@ def test_list_counts_indexed_apart_from_failed_and_skipped(tmp_path):
     assert (stats["documents"], stats["failed"], stats["skipped"]) == (3, 1, 3)
 
 
+@pytest.mark.slow
 def test_a_fifo_given_by_name_says_it_is_a_fifo(tmp_path):
     os.mkfifo(tmp_path / "pipe")
     proc = docqa(tmp_path / "kb.db", "add", str(tmp_path / "pipe"))

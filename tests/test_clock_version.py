@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 import docqa
 from docqa.clock import now
@@ -13,7 +13,7 @@ from docqa.version import __version__, installed_version
 def test_now_is_iso_utc_with_milliseconds():
     stamp = now()
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", stamp), stamp
-    assert abs((datetime.now(timezone.utc) - datetime.fromisoformat(stamp)).total_seconds()) < 5
+    assert abs((datetime.now(UTC) - datetime.fromisoformat(stamp)).total_seconds()) < 5
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", now("seconds"))
 
 

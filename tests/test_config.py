@@ -186,6 +186,7 @@ def test_lint_flags_environment_variables_that_name_no_setting(monkeypatch):
     assert out.count("unknown setting") == 1
 
 
+@pytest.mark.slow
 def test_lint_missing_file_exits_2(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.upper().startswith("DOCQA_")}
     proc = subprocess.run([sys.executable, "-m", "docqa", "config", "lint", "nope.yml"],

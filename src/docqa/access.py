@@ -6,7 +6,7 @@ every door (CLI, REST, MCP, the web page, the agent's tools) asks through the Kn
                               write   (add and remove documents, create and delete collections)   editor
                               log     (the Q&A log for the people who keep the documents)         editor
                               correct (write a correction to a logged answer: a note indexed in
-                                       the `corrections` collection)                              editor
+                                       the run's own collection)                                  editor
                               status  (the models in use and why, index counts, health)           editor
                               keys    (create, list and revoke API keys)                          admin
                               reindex (re-embed every collection)                                 admin of every collection
@@ -18,9 +18,11 @@ What a principal may not see does not exist for it: a document, run or session o
 collection gets the same NotFoundError as one that does not exist, so nobody can probe.
 
 Front ends authenticate (turn a key into a Principal) and hand it to the core; they decide
-nothing.  `LOCAL` is the local owner: the command line, MCP over stdio, a loopback server with
-no keys.  A `remote` principal came over the network: the files it names on the server's disk
-must lie under the configured ingest roots (`ingest_paths`).
+nothing.  `LOCAL` is the local owner: the command line, a loopback server with no keys.  A
+`remote` principal came over the network: the files it names on the server's disk must lie under
+api.ingest_roots (`ingest_paths`).  `STDIO` is the owner's MCP client over stdio — an agent that a
+document it read may steer — with the owner's rights, but the files it names must lie under
+mcp.ingest_roots (default: the folders already added to the knowledge base).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ class Principal:
     collections: tuple[str, ...] = ()  # the collections it may see; empty: all
     key_id: str | None = None  # None: no key was needed (the local owner)
     remote: bool = False  # came over the network: server paths only under the ingest roots
+    stdio: bool = False  # a client of 'docqa mcp' (an agent the owner runs): server paths only under mcp.ingest_roots
 
     @classmethod
     def of(cls, key: ApiKeyRecord, remote: bool = True) -> Principal:
@@ -79,7 +82,8 @@ class Principal:
         return {"role": self.role, "collections": list(self.collections), "key_id": self.key_id}
 
 
-LOCAL = Principal("admin")  # the local owner: the command line, MCP over stdio, a loopback server without keys
+LOCAL = Principal("admin")  # the local owner: the command line, a loopback server without keys
+STDIO = Principal("admin", stdio=True)  # the owner's MCP client over stdio: the owner's rights, its reads confined
 
 
 def allowed(principal: Principal, action: str, collection: str | None = None) -> bool:
@@ -110,6 +114,8 @@ def scope(principal: Principal, collection: str | None) -> str | None:
     """The collection a call may use.  Given one: it, when the principal may see it.  None given:
     None (every collection) for an unscoped principal, the only collection of a key scoped to one."""
     if collection is not None:
+        if "\x00" in collection:  # no database stores it (PostgreSQL refuses it): the same error on every backend
+            raise InputError("the collection name holds a NUL character (\\0): remove it")
         if not principal.can_see(collection):
             raise PermissionDeniedError(_outside(principal, collection))
         return collection
@@ -173,30 +179,37 @@ def _sees_conversation(principal: Principal, collections: Sequence[str | None]) 
     return bool(shown) and not (principal.collections and len(shown) < len(collections))
 
 
-def ingest_paths(principal: Principal, paths: Sequence[str | os.PathLike], roots: Sequence[str]) -> list[Path]:
-    """The server paths `principal` may have indexed.  The local owner: any path.  A remote caller:
-    absolute paths under one of `roots` (after resolving symlinks and '..'), else PermissionDeniedError;
-    a path there that does not exist is NotFoundError."""
-    if not principal.remote:
+def ingest_paths(principal: Principal, paths: Sequence[str | os.PathLike], roots: Sequence[str],
+                 setting: str = "api.ingest_roots") -> list[Path]:
+    """The server paths `principal` may have indexed.  The local owner: any path.  A remote caller (and
+    an MCP client over stdio): absolute paths under one of `roots` (after resolving symlinks and '..'),
+    the folders of `setting`, else PermissionDeniedError; a path there that does not exist is NotFoundError."""
+    if not principal.remote and not principal.stdio:
         return [Path(p) for p in paths]
     if not roots:
-        raise _reason(PermissionDeniedError("reading files on the server is off: an operator lists the folders it may "
-                                            "read in api.ingest_roots; or upload the files (POST /api/v1/documents)"),
-                      "ingest_disabled")
+        raise _reason(PermissionDeniedError(_no_roots(setting)), "ingest_disabled")
     allowed_roots = [os.path.realpath(os.path.expanduser(r)) for r in roots]
     out = []
     for raw in map(str, paths):
         if not os.path.isabs(raw) or "\x00" in raw:
-            raise _reason(InputError(f"{raw!r} is not an absolute path: give absolute paths under api.ingest_roots"),
+            raise _reason(InputError(f"{raw!r} is not an absolute path: give absolute paths under {setting}"),
                           "invalid_path")
         real = os.path.realpath(raw)
         if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in allowed_roots):
-            raise _reason(PermissionDeniedError(f"{raw} is not under a folder in api.ingest_roots: only those can be read"),
+            raise _reason(PermissionDeniedError(f"{raw} is not under a folder in {setting}: only those can be read"),
                           "path_not_allowed")
         if not os.path.exists(real):
             raise NotFoundError(f"{raw} does not exist on the server")
         out.append(Path(real))
     return out
+
+
+def _no_roots(setting: str) -> str:
+    if setting == "mcp.ingest_roots":
+        return ("ingest_files over stdio reads only under mcp.ingest_roots (default: the folders already added to the "
+                "knowledge base), and there are none: add a folder with 'docqa add', or list folders in mcp.ingest_roots")
+    return ("reading files on the server is off: an operator lists the folders it may read in api.ingest_roots; "
+            "or upload the files (POST /api/v1/documents)")
 
 
 def _reason(error: Exception, reason: str) -> Exception:

@@ -6,9 +6,9 @@ order as text; `now("seconds")` where a coarser stamp reads better (a document's
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 
 def now(timespec: str = "milliseconds") -> str:
     """The current UTC time as ISO 8601 text, e.g. '2026-01-02T03:04:05.678+00:00'."""
-    return datetime.now(timezone.utc).isoformat(timespec=timespec)
+    return datetime.now(UTC).isoformat(timespec=timespec)

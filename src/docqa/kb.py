@@ -21,7 +21,7 @@ or the exporters (tests/test_startup.py).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -154,7 +154,7 @@ class KnowledgeBase:
         return Search(self.settings, self.models)
 
     # -- the Python API of the README --------------------------------------------------------
-    def add(self, paths: list[str | Path], collection: str | None = None, progress: Progress | None = None,
+    def add(self, paths: Sequence[str | Path], collection: str | None = None, progress: Progress | None = None,
             include: list[str] | None = None, exclude: list[str] | None = None, *,
             principal: Principal = LOCAL, received: bool = False) -> IngestReport:
         """Add files and folders (recursively, incrementally) to a collection (see `Documents.add`)."""

@@ -92,8 +92,8 @@ class Models:
         """The chat model answers come from (None: extractive) and why; chosen once, on first use."""
         if self._chat is None:
             s = self.settings.llm
-            if self._given is not None:
-                self._chat = Choice(self._given, f"{self._given.name} (given)", source="given")  # type: ignore[union-attr]
+            if self._given is not None and not isinstance(self._given, Choice):  # a Choice is _chat already
+                self._chat = Choice(self._given, f"{self._given.name} (given)", source="given")
             else:
                 from docqa.llm.local import default_models_dir
                 from docqa.llm.server import LocalServing

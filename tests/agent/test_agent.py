@@ -1,4 +1,4 @@
-"""Agent mode with the scripted model server on loopback and a real knowledge base: the model
+"""Agent mode with the scripted chat model (docqa.testing) and a real knowledge base: the model
 decides which tools to call; the loop runs them within budgets."""
 
 from __future__ import annotations
@@ -8,11 +8,10 @@ import json
 import pytest
 
 from docqa.kb import KnowledgeBase
-from docqa.llm import OpenAICompatModel
 from docqa.run.life import choose_mode
 from docqa.settings import Settings
+from docqa.testing import ScriptedChat
 
-from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
 
 OPS = """# Operations
 
@@ -40,17 +39,16 @@ def answer(text: str) -> dict:
 
 
 @pytest.fixture
-def make(tmp_path, local_embedder):
+def make(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
     (tmp_path / "docs" / "policy.md").write_text(POLICY, encoding="utf-8")
     made = []
 
-    def factory(server: ScriptedServer, **agent) -> KnowledgeBase:
+    def factory(model: ScriptedChat, **agent) -> KnowledgeBase:
         settings = Settings(kb=str(tmp_path / "kb.db"), agent={"check": False, **agent},
-                            llm={"provider": "openai", "base_url": server.base_url, "max_retries": 0, "timeout": 3})
-        kb = KnowledgeBase(settings, embedder=local_embedder,
-                           chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0))
+                            llm={"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "max_retries": 0, "timeout": 3})
+        kb = KnowledgeBase(settings, embedder=embedder, chat_model=model)
         if not made:
             kb.add([tmp_path / "docs"])
         made.append(kb)
@@ -72,10 +70,10 @@ def run(kb, question="How long are backups kept?", **kw):
 
 
 def test_search_fetch_answer(make):
-    server = ScriptedServer([call("search_docs", query="backup retention")])
+    server = ScriptedChat([call("search_docs", query="backup retention")])
     with server:
         kb = make(server)
-        server.script += [call("fetch_doc", doc_id=doc_id(kb, "ops.md"), offset=3, limit=4),
+        server.replies += [call("fetch_doc", doc_id=doc_id(kb, "ops.md"), offset=3, limit=4),
                           answer("Backups are kept for 35 days [2].")]
         result, events = run(kb)
         requests = server.requests
@@ -99,7 +97,7 @@ def test_search_fetch_answer(make):
 
 
 def test_step_budget_falls_back_to_the_pipelines_answer_over_the_evidence(make):
-    with ScriptedServer([call("search_docs", query="backups"), call("search_docs", query="retention"),
+    with ScriptedChat([call("search_docs", query="backups"), call("search_docs", query="retention"),
                          {"text": "Backups are kept for 35 days [1]."}]) as server:
         result, events = run(make(server, max_steps=2))
         final_request = server.requests[2]
@@ -112,7 +110,7 @@ def test_step_budget_falls_back_to_the_pipelines_answer_over_the_evidence(make):
 
 
 def test_token_budget_answers_from_evidence_without_another_call(make):
-    with ScriptedServer([{**call("search_docs", query="how long are backups kept"), "usage": (5000, 20)}]) as server:
+    with ScriptedChat([{**call("search_docs", query="how long are backups kept"), "usage": (5000, 20)}]) as server:
         result, _ = run(make(server, max_tokens=1000))
         calls = len(server.requests)
     assert calls == 1 and result.status == "FALLBACK" and result.mode == "extractive"
@@ -121,7 +119,7 @@ def test_token_budget_answers_from_evidence_without_another_call(make):
 
 def test_repeated_call_is_flagged_then_stopped(make):
     same = call("search_docs", query="backups")
-    with ServerScript([same, same, same, {"text": "Backups are kept for 35 days [1]."}]) as server:
+    with ScriptedChat([same, same, same, {"text": "Backups are kept for 35 days [1]."}]) as server:
         result, _ = run(make(server))
         second_round = server.requests[2]["messages"]
     assert "already called search_docs with exactly these arguments" in second_round[-1]["content"]
@@ -129,7 +127,7 @@ def test_repeated_call_is_flagged_then_stopped(make):
 
 
 def test_a_failing_tool_becomes_an_error_result(make):
-    with ScriptedServer([call("fetch_doc", doc_id="no-such-doc"), call("grep_docs", pattern="(unclosed"),
+    with ScriptedChat([call("fetch_doc", doc_id="no-such-doc"), call("grep_docs", pattern="(unclosed"),
                          call("search_docs", query="backups"), answer("Backups are kept for 35 days [1].")]) as server:
         result, _ = run(make(server))
         tool_messages = [m["content"] for m in server.requests[3]["messages"] if m["role"] == "tool"]
@@ -139,7 +137,7 @@ def test_a_failing_tool_becomes_an_error_result(make):
 
 
 def test_unknown_tool_and_bad_arguments_are_reported_to_the_model(make):
-    with ScriptedServer([call("delete_everything"), {"tool_calls": [{"name": "search_docs", "arguments": "{not json"}]},
+    with ScriptedChat([call("delete_everything"), {"tool_calls": [{"name": "search_docs", "arguments": "{not json"}]},
                          answer("The documents do not say.")]) as server:
         run(make(server))
         tool_messages = [m["content"] for m in server.requests[2]["messages"] if m["role"] == "tool"]
@@ -148,9 +146,9 @@ def test_unknown_tool_and_bad_arguments_are_reported_to_the_model(make):
 
 
 def test_steering_joins_after_the_tool_round(make):
-    with ScriptedServer([call("search_docs", query="backups"), answer("Passwords must be at least 14 characters [2].")]) as server:
+    with ScriptedChat([call("search_docs", query="backups"), answer("Passwords must be at least 14 characters [2].")]) as server:
         kb = make(server)
-        server.script[1:1] = [call("search_docs", query="password length")]
+        server.replies[1:1] = [call("search_docs", query="password length")]
         run = kb.start("What are the rules?", mode="agent")
         for event in run:
             if event.type == "status" and event.data.get("phase") == "tool_result" and not run.answers:
@@ -162,7 +160,7 @@ def test_steering_joins_after_the_tool_round(make):
 
 
 def test_follow_up_runs_after_the_answer(make):
-    with ScriptedServer([call("search_docs", query="backups"), answer("Backups are kept for 35 days [1]."),
+    with ScriptedChat([call("search_docs", query="backups"), answer("Backups are kept for 35 days [1]."),
                          call("search_docs", query="api keys"), answer("API keys are rotated every 90 days [1].")]) as server:
         kb = make(server)
         run, queued = kb.start("How long are backups kept?", mode="agent"), []
@@ -179,7 +177,7 @@ def test_follow_up_runs_after_the_answer(make):
 
 
 def test_cancelled_run_makes_no_further_model_calls(make):
-    with ScriptedServer([call("search_docs", query="backups"), answer("never")]) as server:
+    with ScriptedChat([call("search_docs", query="backups"), answer("never")]) as server:
         kb = make(server)
         run = kb.start("How long are backups kept?", mode="agent")
         for event in run:
@@ -192,7 +190,8 @@ def test_cancelled_run_makes_no_further_model_calls(make):
 
 def test_tool_calls_written_as_text_by_small_models(make):
     text_call = {"text": 'I will search.\n```json\n{"name": "search_docs", "arguments": {"query": "backups kept"}}\n```'}
-    with ScriptedServer([text_call, {"text": '<tool_call>{"name": "answer", "arguments": {"text": "Backups are kept for 35 days [1]."}}</tool_call>'}]) as server:
+    tagged = {"text": '<tool_call>{"name": "answer", "arguments": {"text": "Backups are kept for 35 days [1]."}}</tool_call>'}
+    with ScriptedChat([text_call, tagged]) as server:
         result, _ = run(make(server))
         second = server.requests[1]["messages"]
     assert second[-1]["role"] == "user" and second[-1]["content"].startswith("Result of search_docs:")
@@ -200,7 +199,7 @@ def test_tool_calls_written_as_text_by_small_models(make):
 
 
 def test_a_tool_call_cut_off_by_the_token_limit_is_not_run(make):
-    with ScriptedServer([{**call("search_docs", query="backups"), "finish_reason": "length"},
+    with ScriptedChat([{**call("search_docs", query="backups"), "finish_reason": "length"},
                          answer("The documents do not say.")]) as server:
         _, events = run(make(server))
         second = server.requests[1]["messages"]
@@ -211,7 +210,7 @@ def test_a_tool_call_cut_off_by_the_token_limit_is_not_run(make):
 def test_a_rejected_answer_is_reviewed_with_the_tools_then_verified(make):
     """The final answer goes through the pipeline's checker; a rejection goes back to the agent with
     its reasons, the agent looks again with its tools and answers again; then the model verifies it."""
-    with ScriptedServer([call("search_docs", query="backups"),
+    with ScriptedChat([call("search_docs", query="backups"),
                          answer("Backups are kept for 35 days [1]. Backups are copied to 3 regions [1]."),
                          call("grep_docs", pattern="regions|copied"),
                          answer("Backups are kept for 35 days [1]."),
@@ -228,11 +227,23 @@ def test_a_rejected_answer_is_reviewed_with_the_tools_then_verified(make):
     replaced = [e for e in events if e.type == "content" and e.data.get("replace")]
     assert replaced and replaced[-1].data["delta"] == result.answer
     assert [e.type for e in events][-2:] == ["citations", "done"]
+    # each answer the agent gave was a draft; the first was rejected; only the checked one is content
+    drafts = [e.data for e in events if e.type == "draft"]
+    assert [d["n"] for d in drafts] == [1, 2] and "3 regions" in drafts[0]["delta"]
+    assert [e.data["n"] for e in events if e.type == "draft_rejected"] == [1]
+    assert [e.data["delta"] for e in events if e.type == "content"] == [result.answer]
+
+
+def test_an_agent_answering_not_found_gets_the_not_found_answer_and_no_token(make):
+    with ScriptedChat([call("search_docs", query="backup policy approval"), answer("NOT_FOUND")]) as server:
+        result, events = run(make(server, check=True), "Who approves the backup policy?")
+    assert not result.answerable and result.answer.startswith("The documents do not contain an answer")
+    assert "NOT_FOUND" not in str([e.data for e in events if e.type in ("draft", "content")])
 
 
 def test_two_rejections_publish_the_best_answer_without_its_rejected_claim(make):
     bad = "Backups are kept for 35 days [1]. Backups are copied to {n} regions [1]."
-    with ScriptedServer([call("search_docs", query="backups"), answer(bad.format(n=3)), answer(bad.format(n=4)),
+    with ScriptedChat([call("search_docs", query="backups"), answer(bad.format(n=3)), answer(bad.format(n=4)),
                          answer(bad.format(n=5))]) as server:
         result, _ = run(make(server, check=True))
         calls = len(server.requests)
@@ -244,7 +255,7 @@ def test_two_rejections_publish_the_best_answer_without_its_rejected_claim(make)
 
 def test_review_rounds_stay_within_the_step_budget(make):
     bad = "Backups are copied to 3 regions [1]."
-    with ScriptedServer([call("search_docs", query="backups"), answer(bad), answer(bad + " ")]) as server:
+    with ScriptedChat([call("search_docs", query="backups"), answer(bad), answer(bad + " ")]) as server:
         result, _ = run(make(server, check=True, max_steps=3))
         calls = len(server.requests)
     assert calls == 3 and any("budget ran out during review" in n for n in result.notes)
@@ -258,16 +269,12 @@ def test_review_rounds_stay_within_the_step_budget(make):
     ("What documents do you have?", "pipeline"),  # the catalog answers that
 ])
 def test_auto_mode_rule(make, question, mode):
-    with ScriptedServer([]) as server:
+    with ScriptedChat([]) as server:
         assert choose_mode(question, "auto", make(server).models.chat.model) == mode
 
 
-class ServerScript(ScriptedServer):
-    """A ScriptedServer (alias, for readability where the script is the point)."""
-
-
 def test_tool_arguments_are_json_in_the_trace(make):
-    with ScriptedServer([call("search_docs", query="备份"), answer("Backups are kept for 35 days [1].")]) as server:
+    with ScriptedChat([call("search_docs", query="备份"), answer("Backups are kept for 35 days [1].")]) as server:
         result, _ = run(make(server))
     audit = kb_trace = make(server).log.run(result.run_id).trace
     tool = next(t for t in kb_trace if t.get("stage") == "tool")
@@ -276,7 +283,7 @@ def test_tool_arguments_are_json_in_the_trace(make):
 
 
 def test_an_agent_that_finds_nothing_says_so_and_is_not_answerable(make):
-    with ScriptedServer([call("search_docs", query="backup policy approval"),
+    with ScriptedChat([call("search_docs", query="backup policy approval"),
                          answer("The documents do not mention who approves the backup policy.")]) as server:
         result, events = run(make(server, check=True), "Who approves the backup policy?")
         calls = len(server.requests)

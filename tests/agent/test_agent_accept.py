@@ -6,12 +6,11 @@ from __future__ import annotations
 import pytest
 
 from docqa.kb import KnowledgeBase
-from docqa.llm import OpenAICompatModel
 from docqa.llm.capability import is_small, parameters
 from docqa.run.life import choose_mode
 from docqa.settings import Settings
+from docqa.testing import ScriptedChat
 
-from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
 
 OPS = """# Operations
 
@@ -28,17 +27,17 @@ def call(name: str, **arguments) -> dict:
 
 
 @pytest.fixture
-def make(tmp_path, local_embedder):
+def make(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
     made = []
 
-    def factory(server: ScriptedServer, name: str = "scripted", tool_calling: str = "auto", **agent) -> KnowledgeBase:
+    def factory(server: ScriptedChat, name: str = "scripted", tool_calling: str = "auto", **agent) -> KnowledgeBase:
         settings = Settings(kb=str(tmp_path / "kb.db"), agent={"check": False, **agent},
-                            llm={"provider": "openai", "base_url": server.base_url, "max_retries": 0, "timeout": 3,
+                            llm={"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "max_retries": 0, "timeout": 3,
                                  "tool_calling": tool_calling})
-        kb = KnowledgeBase(settings, embedder=local_embedder,
-                           chat_model=OpenAICompatModel(server.base_url, name, timeout=3, max_retries=0))
+        server.name = name  # the name tells the model's size (docqa.llm.capability)
+        kb = KnowledgeBase(settings, embedder=embedder, chat_model=server)
         if not made:
             kb.add([tmp_path / "docs"])
         made.append(kb)
@@ -51,7 +50,7 @@ def make(tmp_path, local_embedder):
 
 def test_a_chatty_final_answer_gives_the_extractive_answer_over_the_evidence(make):
     chatter = 'The query "retention" did not match any lines in the documents. I\'ll try a shorter pattern.'
-    with ScriptedServer([call("search_docs", query="backups kept"), call("answer", text=chatter)]) as server:
+    with ScriptedChat([call("search_docs", query="backups kept"), call("answer", text=chatter)]) as server:
         result = make(server).ask("How long are backups kept?", mode="agent")
     assert result.mode == "extractive" and "35 days" in result.answer and "query" not in result.answer
     assert result.retrieval["acceptance"]["outcome"] == "extractive"
@@ -59,14 +58,14 @@ def test_a_chatty_final_answer_gives_the_extractive_answer_over_the_evidence(mak
 
 def test_an_agent_answer_the_evidence_does_not_bear_out_is_not_published(make):
     made_up = "Backups are kept for 35 days [1]. They are encrypted with AES-512 [1]. They go to 4 regions [1]."
-    with ScriptedServer([call("search_docs", query="backups kept"), call("answer", text=made_up)]) as server:
+    with ScriptedChat([call("search_docs", query="backups kept"), call("answer", text=made_up)]) as server:
         result = make(server).ask("How long are backups kept?", mode="agent")
     assert result.mode == "extractive" and "AES" not in result.answer and "35 days" in result.answer
 
 
 def test_a_confused_agent_falls_back_to_the_pipeline_not_its_last_message(make):
     same = call("search_docs", query="backups")
-    with ScriptedServer([same, same, same, {"text": "Backups are kept for 35 days [1]."}]) as server:
+    with ScriptedChat([same, same, same, {"text": "Backups are kept for 35 days [1]."}]) as server:
         result = make(server).ask("How long are backups kept?", mode="agent")
         last = server.requests[-1]
     assert len(server.requests) == 4 and "tools" not in last
@@ -75,7 +74,7 @@ def test_a_confused_agent_falls_back_to_the_pipeline_not_its_last_message(make):
 
 
 def test_an_agent_that_gathered_nothing_falls_back_to_a_search(make):
-    with ScriptedServer([{"text": '{"name": "search_docs", "arguments": '}] * 2
+    with ScriptedChat([{"text": '{"name": "search_docs", "arguments": '}] * 2
                         + [{"text": "Backups are kept for 35 days [1]."}]) as server:
         result = make(server, max_steps=2).ask("How long are backups kept?", mode="agent")
     assert result.status == "FALLBACK" and "35 days" in result.answer and result.citations
@@ -90,7 +89,7 @@ def test_an_agent_that_gathered_nothing_falls_back_to_a_search(make):
     ("gpt-4o-mini", "unreliable", "pipeline"),
 ])
 def test_auto_gives_the_agent_only_to_a_model_that_calls_tools_reliably(make, name, tool_calling, expected):
-    with ScriptedServer([]) as server:
+    with ScriptedChat([]) as server:
         kb = make(server, name=name, tool_calling=tool_calling)
         assert choose_mode(EXPLORE, "auto", kb.models.chat.model) == expected
         assert choose_mode("How long are backups kept?", "auto", kb.models.chat.model) == "pipeline"
@@ -103,7 +102,7 @@ def test_model_sizes_from_names():
 
 
 def test_a_small_model_gets_fewer_shorter_sources(make):
-    with ScriptedServer([{"text": "Backups are kept for 35 days [1]."}]) as server:
+    with ScriptedChat([{"text": "Backups are kept for 35 days [1]."}]) as server:
         make(server, name="qwen2.5-coder-1.5b").ask("How long are backups kept?", mode="pipeline", check=False)
         prompt = server.requests[0]["messages"][-1]["content"]
     assert "[1]" in prompt and "[4]" not in prompt and "35 days" in prompt

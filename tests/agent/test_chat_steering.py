@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
 
 OPS = "# Operations\n\n## Backups\n\nBackups are kept for 35 days.\n\n## Passwords\n\nPasswords need 14 characters.\n"
@@ -18,6 +20,7 @@ def call(name: str, **arguments) -> dict:
     return {"tool_calls": [{"name": name, "arguments": arguments}]}
 
 
+@pytest.mark.slow
 def test_typing_while_the_agent_works_steers_it(tmp_path):
     (tmp_path / "ops.md").write_text(OPS, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}

@@ -1,6 +1,7 @@
 """The acceptance rule (docqa.answer.accept): a model answer is published only when the checks
 verify enough of it, in the question's language; else the extractive answer over the same passages,
-or not found.  A real knowledge base and the scripted OpenAI-compatible server on loopback."""
+or not found.  A real knowledge base (SQLite; the hash embedder unless a test needs the bundled model) and
+the scripted chat model of docqa.testing."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ import pytest
 
 from docqa.answer.accept import EXTRACTIVE, MODEL, NOT_FOUND, decide, quotation_note
 from docqa.kb import KnowledgeBase
-from docqa.llm import OpenAICompatModel
 from docqa.settings import Settings
+from docqa.testing import ScriptedChat
 from docqa.types import Claim
 
-from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
 
 OPS = """# Operations
 
@@ -38,18 +38,19 @@ ZH = """# 运维手册
 
 
 @pytest.fixture
-def kb_factory(tmp_path, local_embedder):
+def kb_factory(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
     (tmp_path / "docs" / "运维.md").write_text(ZH, encoding="utf-8")
     opened = []
 
-    def make(server: ScriptedServer | None = None, name: str = "scripted", **answer) -> KnowledgeBase:
+    def make(model: ScriptedChat | None = None, name: str = "scripted", **answer) -> KnowledgeBase:
         settings = Settings(kb=str(tmp_path / "kb.db"), answer={"review_rounds": 0, **answer},
-                            llm={"provider": "openai" if server else "none", "base_url": server.base_url if server else "",
+                            llm={"provider": "openai" if model else "none", "base_url": "http://127.0.0.1:9/v1" if model else "",
                                  "timeout": 3, "max_retries": 0})
-        model = OpenAICompatModel(server.base_url, name, timeout=3, max_retries=0) if server else None
-        kb = KnowledgeBase(settings, embedder=local_embedder, chat_model=model)
+        if model is not None:
+            model.name = name  # the name tells the model's size (docqa.llm.capability)
+        kb = KnowledgeBase(settings, embedder=embedder, chat_model=model)
         if not opened:
             kb.add([tmp_path / "docs"])
         opened.append(kb)
@@ -71,7 +72,7 @@ def accepting(kb, answer) -> dict:
 
 
 def test_a_verified_answer_is_published(kb_factory):
-    with ScriptedServer([{"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
+    with ScriptedChat([{"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
         answer, events = ask(kb, "How long are backups kept?")
     assert answer.mode == "pipeline" and answer.answer == "Backups are kept for 35 days [1]."
@@ -83,7 +84,7 @@ def test_a_verified_answer_is_published(kb_factory):
 def test_a_minority_verified_answer_falls_back_to_the_extractive_answer(kb_factory):
     made_up = ("Backups are kept for 35 days [1]. Backups are encrypted with AES-512 [1]. "
                "Backups are copied to 4 regions [1].")
-    with ScriptedServer([{"text": made_up}]) as server:
+    with ScriptedChat([{"text": made_up}]) as server:
         kb = kb_factory(server)
         answer, _ = ask(kb, "How long are backups kept?")
         calls = len(server.requests)
@@ -97,7 +98,7 @@ def test_a_minority_verified_answer_falls_back_to_the_extractive_answer(kb_facto
 
 
 def test_an_invented_answer_over_weak_evidence_is_not_found(kb_factory):
-    with ScriptedServer([{"text": "Lima is the capital of Peru [1]."}]) as server:
+    with ScriptedChat([{"text": "Lima is the capital of Peru [1]."}]) as server:
         kb = kb_factory(server)
         answer, _ = ask(kb, "What is the capital of Peru?")
     assert not answer.answerable and "Lima" not in answer.answer
@@ -106,7 +107,7 @@ def test_an_invented_answer_over_weak_evidence_is_not_found(kb_factory):
 
 
 def test_the_model_saying_not_found_does_not_hide_good_evidence(kb_factory):
-    with ScriptedServer([{"text": "NOT_FOUND"}]) as server:
+    with ScriptedChat([{"text": "NOT_FOUND"}]) as server:
         answer, _ = ask(kb_factory(server), "How long are backups kept?")
     assert answer.answerable and answer.mode == "extractive" and "35 days" in answer.answer
 
@@ -114,7 +115,7 @@ def test_the_model_saying_not_found_does_not_hide_good_evidence(kb_factory):
 def test_chatter_questions_and_lone_markers_are_never_published(kb_factory):
     text = ("I'll try a shorter pattern. How long are backups kept? Backups are kept for 35 days [1]. [2]\n"
             "The query \"retention\" did not match any lines.")
-    with ScriptedServer([{"text": text}, {"text": "VERIFIED"}]) as server:
+    with ScriptedChat([{"text": text}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
         answer, _ = ask(kb, "How long are backups kept?")
     assert answer.mode == "pipeline" and answer.answer == "Backups are kept for 35 days [1]."
@@ -122,7 +123,7 @@ def test_chatter_questions_and_lone_markers_are_never_published(kb_factory):
 
 
 def test_an_answer_in_the_wrong_language_is_asked_again_once(kb_factory):
-    with ScriptedServer([{"text": "Backups are kept for 35 days [1]."}, {"text": "备份保留 35 天 [1]。"},
+    with ScriptedChat([{"text": "Backups are kept for 35 days [1]."}, {"text": "备份保留 35 天 [1]。"},
                          {"text": "VERIFIED"}]) as server:
         answer, _ = ask(kb_factory(server), "备份保留多久？")
         retry = server.requests[1]["messages"][-1]["content"]
@@ -131,22 +132,22 @@ def test_an_answer_in_the_wrong_language_is_asked_again_once(kb_factory):
 
 
 def test_still_the_wrong_language_falls_back_to_the_extractive_answer(kb_factory):
-    with ScriptedServer([{"text": "Backups are kept for 35 days [1]."}] * 2) as server:
+    with ScriptedChat([{"text": "Backups are kept for 35 days [1]."}] * 2) as server:
         answer, _ = ask(kb_factory(server), "备份保留多久？")
         calls = len(server.requests)
     assert calls == 2 and answer.mode == "extractive" and "35" in answer.answer
     assert answer.retrieval["acceptance"]["reason"] == "the model did not answer in zh"
 
 
-def test_a_chinese_answer_from_an_english_passage_is_verified_across_languages(kb_factory):
-    with ScriptedServer([{"text": "API 密钥每 90 天轮换一次 [1]。"}, {"text": "VERIFIED"}]) as server:
+def test_a_chinese_answer_from_an_english_passage_is_verified_across_languages(kb_factory, local_embedder):
+    with ScriptedChat([{"text": "API 密钥每 90 天轮换一次 [1]。"}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
         answer, _ = ask(kb, "API 密钥多久轮换一次？")
     assert answer.mode == "pipeline" and answer.answer.startswith("API 密钥每 90 天轮换一次"), answer.notes
     assert answer.citations and answer.citations[0].path.endswith("ops.md") and "90 days" in answer.citations[0].quote
 
 
-def test_without_a_model_a_quotation_in_the_other_language_says_so(kb_factory):
+def test_without_a_model_a_quotation_in_the_other_language_says_so(kb_factory, local_embedder):
     answer, _ = ask(kb_factory(), "API 密钥多久轮换一次？")
     assert answer.answerable and "90 days" in answer.answer
     assert answer.answer.splitlines()[-1] == quotation_note("zh", "API keys are rotated")
@@ -166,7 +167,7 @@ def test_the_rule_itself():
 
 def test_a_true_fact_beside_the_question_is_not_an_answer(kb_factory):
     # "every 6 hours" is in the documents, but the passage that answers "how long are backups kept?" is another
-    with ScriptedServer([{"text": "The database is backed up every 6 hours [1]."}]) as server:
+    with ScriptedChat([{"text": "The database is backed up every 6 hours [1]."}]) as server:
         answer, _ = ask(kb_factory(server), "How long are backups kept?")
     assert answer.mode == "extractive" and "35 days" in answer.answer
     assert answer.retrieval["acceptance"]["verified"] == 0

@@ -36,7 +36,7 @@ QUESTION = "How long are backups kept?"
 
 
 @pytest.fixture
-def make_kb(tmp_path, local_embedder):
+def make_kb(tmp_path, embedder):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "ops.md").write_text(OPS, encoding="utf-8")
@@ -47,7 +47,7 @@ def make_kb(tmp_path, local_embedder):
         settings = Settings(kb=str(tmp_path / "kb.db"), answer=answer, search=search or {},
                             llm={"provider": "openai", "base_url": server.base_url, "timeout": 3, "max_retries": 0,
                                  **(llm or {})})
-        kb = KnowledgeBase(settings, embedder=local_embedder,
+        kb = KnowledgeBase(settings, embedder=embedder,
                            chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0))
         if not opened:
             kb.add([docs])
@@ -85,7 +85,7 @@ def source_with(body: dict, text: str) -> int:
     raise AssertionError(f"no source holds {text!r}")
 
 
-def test_retrieval_that_missed_the_facts_retries_with_a_keyword_search(make_kb):
+def test_retrieval_that_missed_the_facts_retries_with_a_keyword_search(make_kb, local_embedder):
     wrong = {"text": "Offsite backup copies are held in the Glacier vault for 400 days [1]."}
     retry = lambda body: {"text": f"Offsite backup copies are held in the Glacier vault for 400 days [{source_with(body, 'Glacier')}]."}  # noqa: E731
     with ScriptedServer([wrong, wrong, wrong, retry, {"text": "VERIFIED"}]) as server:
@@ -105,6 +105,7 @@ def test_retrieval_that_missed_the_facts_retries_with_a_keyword_search(make_kb):
     assert "escalated: retrieval" in attention_reason(kb, answer)
 
 
+@pytest.mark.slow
 def test_a_cited_file_changed_on_disk_is_reingested_and_the_question_retried(make_kb):
     stale = {"text": "The database is backed up every 4 hours [1]."}
     with ScriptedServer([stale, stale, stale, stale, {"text": "VERIFIED"}]) as server:
@@ -124,6 +125,7 @@ def test_a_cited_file_changed_on_disk_is_reingested_and_the_question_retried(mak
     assert "changed_files" in attention_reason(kb, answer)
 
 
+@pytest.mark.slow
 def test_a_reader_cannot_trigger_a_reingest(make_kb):
     stale = {"text": "The database is backed up every 4 hours [1]."}
     with ScriptedServer([stale, stale, stale]) as server:
@@ -139,6 +141,7 @@ def test_a_reader_cannot_trigger_a_reingest(make_kb):
     assert "every 6 hours" in kb.documents.text(kb.documents.get(ops).document_id)  # left as indexed
 
 
+@pytest.mark.slow
 def test_a_file_that_cannot_be_read_now_is_not_taken_for_deleted(make_kb):
     wrong = {"text": "The database is backed up every 8 hours [1]."}
     with ScriptedServer([wrong, wrong, wrong]) as server:
@@ -155,7 +158,7 @@ def test_a_file_that_cannot_be_read_now_is_not_taken_for_deleted(make_kb):
     assert kb.documents.text(doc_id)  # still indexed
 
 
-def test_answers_without_markers_are_retried_with_the_stricter_prompt(make_kb):
+def test_answers_without_markers_are_retried_with_the_stricter_prompt(make_kb, local_embedder):
     loose = {"text": "Backups last roughly one month, usually."}
     with ScriptedServer([loose, loose, loose, {"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
         kb = make_kb(server)
@@ -174,6 +177,7 @@ def test_answers_without_markers_are_retried_with_the_stricter_prompt(make_kb):
     assert "format" in attention_reason(kb, answer)
 
 
+@pytest.mark.slow
 def test_an_unexplained_rejection_asks_the_escalation_model_once_with_its_cost(make_kb):
     wrong = {"text": "The database is backed up every 8 hours [1]."}
     with ScriptedServer([wrong, wrong, wrong, {"text": "VERIFIED"}]) as server, \
@@ -195,6 +199,7 @@ def test_an_unexplained_rejection_asks_the_escalation_model_once_with_its_cost(m
     assert answer.retrieval["escalation"]["cost"]["cost"] == 0.0024
 
 
+@pytest.mark.slow
 def test_still_rejected_without_an_escalation_model_publishes_as_before(make_kb):
     wrong = {"text": "The database is backed up every 8 hours [1]."}
     with ScriptedServer([wrong, wrong, wrong]) as server:
@@ -213,7 +218,7 @@ def test_still_rejected_without_an_escalation_model_publishes_as_before(make_kb)
     assert not escalations(kb, answer) and "escalation" not in answer.retrieval
 
 
-def test_a_run_acts_once(make_kb):
+def test_a_run_acts_once(make_kb, local_embedder):
     loose = {"text": "Backups last roughly one month, usually."}
     with ScriptedServer([loose, loose, loose, loose, loose]) as server, ScriptedServer([]) as strong:
         kb = make_kb(server, llm={"escalation_model": "strong-model", "escalation_base_url": strong.base_url})
@@ -225,6 +230,7 @@ def test_a_run_acts_once(make_kb):
     assert entry["outcome"].startswith("still rejected")
 
 
+@pytest.mark.slow
 def test_an_answer_the_rule_would_publish_is_not_escalated(make_kb):
     half = "Backups are kept for 35 days [1]. Backups are stored in 3 regions [1]."
     with ScriptedServer([{"text": half}] * 3) as server:

@@ -44,11 +44,11 @@ def test_condensed_follow_up_keeps_the_subject(follow, previous, standalone):
     assert condense_heuristic(follow, {"question": previous, "answer_summary": ""}) == standalone
 
 
-def test_a_follow_up_with_a_pronoun_is_answered_without_a_model(tmp_path, local_embedder):
+def test_a_follow_up_with_a_pronoun_is_answered_without_a_model(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
     settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"})
-    with KnowledgeBase(settings, embedder=local_embedder) as kb:
+    with KnowledgeBase(settings, embedder=embedder) as kb:
         kb.add([tmp_path / "docs"])
         first = kb.ask("How long are backups kept?")
         second = kb.ask("and how often are they backed up?", session_id=first.session_id)

@@ -1,8 +1,8 @@
 """Grounding (docqa.answer.grounding): a claim's cited place must answer the question — its facts in
 the row or record of what the question names, next to the question's rarest word — and the second
 look (answer.second_look): over relevant passages the extractive answerer cannot quote, the model's
-answer is published only when every claim is grounded.  Real knowledge bases, the scripted
-OpenAI-compatible server on loopback."""
+answer is published only when every claim is grounded.  Real knowledge bases (the hash embedder),
+the scripted chat model of docqa.testing."""
 
 from __future__ import annotations
 
@@ -13,12 +13,11 @@ import pytest
 from docqa.answer.accept import EXTRACTIVE, MODEL, NOT_FOUND, decide, names_all
 from docqa.answer.grounding import Question, problem
 from docqa.kb import KnowledgeBase
-from docqa.llm import OpenAICompatModel
 from docqa.settings import Settings
+from docqa.testing import ScriptedChat
 from docqa.text.segment import query_terms
 from docqa.types import Hit
 
-from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
 
 RECORDS = [{"sku": "GRD-8842", "name": "Garden Trowel", "price": 12.5, "in_stock": True},
            {"sku": "GRD-1290", "name": "Watering Can", "price": 18.0, "in_stock": False},
@@ -89,7 +88,7 @@ def test_a_passage_that_says_the_opposite_is_not_grounded():
 
 # -- the second look, end to end ------------------------------------------------------------------
 @pytest.fixture
-def kb_factory(tmp_path, local_embedder):
+def kb_factory(tmp_path, embedder):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "garden-records.json").write_text(json.dumps(RECORDS, indent=2), encoding="utf-8")
@@ -98,11 +97,10 @@ def kb_factory(tmp_path, local_embedder):
     (docs / "ops.md").write_text("# Operations\n\n## Backups\n\nBackups are kept for 35 days.\n", encoding="utf-8")
     opened = []
 
-    def make(server: ScriptedServer, **answer) -> KnowledgeBase:
+    def make(model: ScriptedChat, **answer) -> KnowledgeBase:
         settings = Settings(kb=str(tmp_path / "kb.db"), answer={"review_rounds": 0, **answer},
-                            llm={"provider": "openai", "base_url": server.base_url, "timeout": 3, "max_retries": 0})
-        model = OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0)
-        kb = KnowledgeBase(settings, embedder=local_embedder, chat_model=model)
+                            llm={"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "timeout": 3, "max_retries": 0})
+        kb = KnowledgeBase(settings, embedder=embedder, chat_model=model)
         if not opened:
             kb.add([docs])
         opened.append(kb)
@@ -114,7 +112,7 @@ def kb_factory(tmp_path, local_embedder):
 
 
 def test_a_table_value_the_extractive_answerer_cannot_quote_is_answered_by_the_model(kb_factory):
-    with ScriptedServer([{"text": "The Maple Leafs have won 13 Stanley Cups [1]."}, {"text": "VERIFIED"}]) as server:
+    with ScriptedChat([{"text": "The Maple Leafs have won 13 Stanley Cups [1]."}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
         answer = kb.ask("How many Stanley Cups have the Maple Leafs won?")
     assert answer.answerable and answer.mode == "pipeline" and "13" in answer.answer
@@ -123,7 +121,7 @@ def test_a_table_value_the_extractive_answerer_cannot_quote_is_answered_by_the_m
 
 
 def test_a_neighbours_value_is_never_published(kb_factory):
-    with ScriptedServer([{"text": "The Maple Leafs have won 2 Stanley Cups [1]."}, {"text": "VERIFIED"}]) as server:
+    with ScriptedChat([{"text": "The Maple Leafs have won 2 Stanley Cups [1]."}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
         answer = kb.ask("How many Stanley Cups have the Maple Leafs won?")
     assert "2 Stanley Cups" not in answer.answer
@@ -133,7 +131,7 @@ def test_a_neighbours_value_is_never_published(kb_factory):
 
 
 def test_a_second_look_is_not_given_without_relevant_passages(kb_factory):
-    with ScriptedServer([{"text": "The capital of Peru is Lima [1]."}]) as server:
+    with ScriptedChat([{"text": "The capital of Peru is Lima [1]."}]) as server:
         kb = kb_factory(server)
         answer = kb.ask("What is the capital of Peru?")
         calls = len(server.requests)
@@ -142,14 +140,14 @@ def test_a_second_look_is_not_given_without_relevant_passages(kb_factory):
 
 
 def test_the_second_look_can_be_turned_off(kb_factory):
-    with ScriptedServer([{"text": "The Maple Leafs have won 13 Stanley Cups [1]."}, {"text": "VERIFIED"}]) as server:
+    with ScriptedChat([{"text": "The Maple Leafs have won 13 Stanley Cups [1]."}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server, second_look=False)
         answer = kb.ask("How many Stanley Cups have the Maple Leafs won?")
         calls = len(server.requests)
-    if answer.retrieval.get("evidence", 1.0) < 0.5:  # the extractive answerer abstained: no model call then
-        assert calls == 0 and not answer.answerable
-    else:
-        assert answer.retrieval["second_look"] is False
+    # the question the model answers above with a second look: without it, the extractive answerer's
+    # abstention stands, and the model is never asked
+    assert answer.retrieval["second_look"] is False and calls == 0
+    assert not answer.answerable and answer.retrieval["acceptance"]["outcome"] == NOT_FOUND
 
 
 def test_across_languages_not_found_yields_to_a_quote_that_names_what_was_asked():

@@ -1,5 +1,6 @@
-"""The answering pipeline end to end: a real knowledge base (SQLite, the bundled embedder) and a
-scripted OpenAI-compatible server on loopback standing in for the model."""
+"""The answering pipeline end to end: a real knowledge base (SQLite; the hash embedder, or the bundled
+model where a test needs meaning) and the scripted chat model of docqa.testing standing in for the
+model (the scripted OpenAI-compatible server on loopback where the HTTP client itself is tested)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from docqa.kb import KnowledgeBase
 from docqa.llm import OpenAICompatModel
 from docqa.settings import Settings
+from docqa.testing import ScriptedChat
 
 from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
 
@@ -36,18 +38,21 @@ ZH = """# 运维手册
 
 
 @pytest.fixture
-def kb_factory(tmp_path, local_embedder):
+def kb_factory(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
     (tmp_path / "docs" / "运维.md").write_text(ZH, encoding="utf-8")
     opened = []
 
-    def make(server: ScriptedServer | None = None, **answer) -> KnowledgeBase:
+    def make(server: ScriptedChat | ScriptedServer | None = None, **answer) -> KnowledgeBase:
+        """A ScriptedChat answers in process; a ScriptedServer over HTTP (the client's errors and timeouts)."""
+        url = getattr(server, "base_url", "http://127.0.0.1:9/v1")
         settings = Settings(kb=str(tmp_path / "kb.db"), answer=answer,
-                            llm={"provider": "openai" if server else "none", "base_url": server.base_url if server else "",
+                            llm={"provider": "openai" if server else "none", "base_url": url if server else "",
                                  "timeout": 3, "max_retries": 0})
-        model = OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0) if server else None
-        kb = KnowledgeBase(settings, embedder=local_embedder, chat_model=model)
+        model = server if isinstance(server, ScriptedChat) or server is None else \
+            OpenAICompatModel(url, "scripted", timeout=3, max_retries=0)
+        kb = KnowledgeBase(settings, embedder=embedder, chat_model=model)
         if not opened:
             kb.add([tmp_path / "docs"])
         opened.append(kb)
@@ -68,8 +73,8 @@ def doc_text(kb, citation) -> str:
     return kb.documents.text(citation.document_id)
 
 
-def test_verified_answer_with_exact_citations(kb_factory):
-    with ScriptedServer([{"text": "The database is backed up every 6 hours [1]. Backups are kept for 35 days [1].",
+def test_verified_answer_with_exact_citations(kb_factory, local_embedder):  # relevance of each claim: a real model
+    with ScriptedChat([{"text": "The database is backed up every 6 hours [1]. Backups are kept for 35 days [1].",
                           "usage": (300, 20)}, {"text": "VERIFIED", "usage": (350, 2)}]) as server:
         kb = kb_factory(server)
         answer, events = ask(kb, "How often is the database backed up?")
@@ -97,7 +102,7 @@ def test_verified_answer_with_exact_citations(kb_factory):
 
 
 def test_deterministic_rejection_then_a_corrected_answer(kb_factory):
-    with ScriptedServer([{"text": "The database is backed up every 8 hours [1]."},
+    with ScriptedChat([{"text": "The database is backed up every 8 hours [1]."},
                          {"text": "The database is backed up every 6 hours [1]."},
                          {"text": "VERIFIED"}]) as server:
         answer, events = ask(kb_factory(server), "How often is the database backed up?")
@@ -110,8 +115,68 @@ def test_deterministic_rejection_then_a_corrected_answer(kb_factory):
     assert replaced and replaced[-1].data["delta"] == answer.answer
 
 
+def _drafts(events) -> dict[int, str]:
+    """Each draft's text as streamed, by its number."""
+    drafts: dict[int, str] = {}
+    for e in events:
+        if e.type == "draft":
+            drafts[e.data["n"]] = drafts.get(e.data["n"], "") + e.data["delta"]
+    return drafts
+
+
+def test_drafts_are_not_the_answer_and_a_rejected_one_is_said_to_be(kb_factory):
+    """What the model writes streams as numbered drafts; the checks' rejection of the first is an
+    event; only the checked answer is content (issue 28: a wrong draft stayed on screen as the answer)."""
+    with ScriptedServer([{"text": "The database is backed up every 8 hours [1]."},
+                         {"text": "The database is backed up every 6 hours [1]."},
+                         {"text": "VERIFIED"}]) as server:
+        kb = kb_factory(server)
+        answer, events = ask(kb, "How often is the database backed up?")
+    trace = [t for t in kb.log.run(answer.run_id).trace if t.get("stage") == "draft_rejected"]
+    assert [(t["n"], t["reasons"]) for t in trace] == [(1, ["'The database is backed up every 8 hours.': number '8' is not in [1]"])]
+    assert _drafts(events) == {1: "The database is backed up every 8 hours [1].",
+                               2: "The database is backed up every 6 hours [1]."}
+    assert sum(e.type == "draft" and e.data["n"] == 1 for e in events) > 1  # the first streamed as written
+    rejected = [e.data for e in events if e.type == "draft_rejected"]
+    assert len(rejected) == 1 and rejected[0]["n"] == 1 and "number '8' is not in [1]" in rejected[0]["reasons"][0]
+    content = [e.data["delta"] for e in events if e.type == "content"]
+    assert content == [answer.answer] and "6 hours" in answer.answer and "8 hours" not in answer.answer
+    kinds = [e.type for e in events]
+    last_draft = max(i for i, k in enumerate(kinds) if k == "draft")
+    assert kinds.index("draft_rejected") < last_draft < kinds.index("content") < kinds.index("citations")
+    assert answer.verification.status == "VERIFIED"
+
+
+@pytest.mark.parametrize("question,reply,expected", [
+    ("Who approves the backup policy?", "NOT_FOUND", "The documents do not contain an answer"),
+    ("Who approves the backup policy?", "NOT_FOUND.", "The documents do not contain an answer"),
+    ("Who approves the backup policy?", "**Not_Found**", "The documents do not contain an answer"),
+    ("Who approves the backup policy?", "NOT FOUND", "The documents do not contain an answer"),
+    ("Who approves the backup policy?", "NOT_FOUND\nThe sources only describe the schedule.",
+     "The documents do not contain an answer"),
+    ("Who approves the backup policy?", "The sources do not say who approves it. NOT_FOUND",
+     "The documents do not contain an answer"),
+    ("谁批准备份策略？", "文档中没有提到谁批准备份策略。NOT_FOUND", "文档中没有找到这个问题的答案"),
+])
+def test_a_not_found_reply_in_any_form_is_not_found_and_its_token_never_shown(kb_factory, question, reply, expected):
+    with ScriptedServer([{"text": reply}] * 3) as server:
+        answer, events = ask(kb_factory(server, accept_share=0), question)
+    assert not answer.answerable and answer.answer.startswith(expected) and answer.citations == []
+    shown = [e.data["delta"] for e in events if e.type in ("draft", "content")] + [answer.answer]
+    assert not any("NOT_FOUND" in x.upper().replace(" ", "_") for x in shown), shown
+
+
+def test_a_not_found_token_beside_an_answer_is_left_out_of_it(kb_factory):
+    reply = "The database is backed up every 6 hours [1].\nNOT_FOUND"
+    with ScriptedServer([{"text": reply}, {"text": "VERIFIED"}]) as server:
+        answer, events = ask(kb_factory(server), "How often is the database backed up?")
+    assert answer.answerable and answer.answer == "The database is backed up every 6 hours [1]."
+    assert "NOT_FOUND" not in "".join(e.data["delta"] for e in events if e.type == "draft")
+    assert answer.verification.status == "VERIFIED"
+
+
 def test_model_rejection_then_verified(kb_factory):
-    with ScriptedServer([{"text": "Backups are kept for 35 days [1]. The database is backed up to object storage [1]."},
+    with ScriptedChat([{"text": "Backups are kept for 35 days [1]. The database is backed up to object storage [1]."},
                          {"text": "REJECTED: 'The database is backed up to object storage' does not answer how long"},
                          {"text": "Backups are kept for 35 days [1]."},
                          {"text": "VERIFIED"}]) as server:
@@ -123,7 +188,7 @@ def test_model_rejection_then_verified(kb_factory):
 
 def test_a_half_verified_answer_is_published_without_its_rejected_claim(kb_factory):
     bad = "Backups are kept for 35 days [1]. Backups are stored in 3 regions [1]."
-    with ScriptedServer([{"text": bad}, {"text": bad}, {"text": bad}]) as server:
+    with ScriptedChat([{"text": bad}, {"text": bad}, {"text": bad}]) as server:
         answer, _ = ask(kb_factory(server), "How long are backups kept?")
         calls = len(server.requests)
     assert calls == 3 and answer.mode == "pipeline" and answer.retrieval["acceptance"]["outcome"] == "model"
@@ -135,7 +200,7 @@ def test_a_half_verified_answer_is_published_without_its_rejected_claim(kb_facto
 
 def test_with_the_rule_off_a_partial_answer_is_published_with_marks(kb_factory):
     bad = "Backups are kept for 35 days [1]. Backups are stored in 3 regions [1]."
-    with ScriptedServer([{"text": bad}, {"text": bad}, {"text": bad}]) as server:
+    with ScriptedChat([{"text": bad}, {"text": bad}, {"text": bad}]) as server:
         answer, _ = ask(kb_factory(server, accept_share=0), "How long are backups kept?")
         calls = len(server.requests)
     assert calls == 3  # first answer + 2 review rounds; the model's check is not asked while facts fail
@@ -148,7 +213,7 @@ def test_with_the_rule_off_a_partial_answer_is_published_with_marks(kb_factory):
 
 
 def test_invented_source_numbers_are_dropped(kb_factory):
-    with ScriptedServer([{"text": "Backups are kept for 35 days [1][9]."}, {"text": "VERIFIED"}]) as server:
+    with ScriptedChat([{"text": "Backups are kept for 35 days [1][9]."}, {"text": "VERIFIED"}]) as server:
         answer, _ = ask(kb_factory(server, review_rounds=0), "How long are backups kept?")
     assert [c.n for c in answer.citations] == [1]
     assert any("[9]" in r["reasons"][0] or "9" in r["reasons"][0] for r in answer.verification.rejected_claims)
@@ -159,7 +224,7 @@ def test_invented_source_numbers_are_dropped(kb_factory):
     ("1998年世界杯冠军是哪支球队？", "文档中没有找到这个问题的答案"),
 ])
 def test_not_found_in_the_question_language(kb_factory, question, expected):
-    with ScriptedServer([{"text": "NOT_FOUND"}]) as server:
+    with ScriptedChat([{"text": "NOT_FOUND"}]) as server:
         answer, events = ask(kb_factory(server), question)
     assert not answer.answerable and answer.answer.startswith(expected)
     assert question in answer.answer  # says what was searched
@@ -172,11 +237,11 @@ def test_not_found_in_the_question_language(kb_factory, question, expected):
      "The documents do not contain an answer"),
     ("谁批准备份策略？", "文档中没有提到谁批准备份策略。", "文档中没有找到这个问题的答案"),
 ])
-def test_a_not_found_answer_in_the_models_own_words_is_not_answerable(kb_factory, question, reply, expected):
+def test_a_not_found_answer_in_the_models_own_words_is_not_answerable(kb_factory, local_embedder, question, reply, expected):
     """A model that says the documents do not hold it, instead of writing NOT_FOUND, gets the same
     result: answerable false, the standard answer in the question's language with what was searched.
     (With the acceptance rule on, the evidence gate answers these without asking the model.)"""
-    with ScriptedServer([{"text": reply}]) as server:
+    with ScriptedChat([{"text": reply}]) as server:
         answer, _ = ask(kb_factory(server, accept_share=0), question)
         calls = len(server.requests)
         gated, _ = ask(kb_factory(server), question)
@@ -187,7 +252,7 @@ def test_a_not_found_answer_in_the_models_own_words_is_not_answerable(kb_factory
 
 def test_a_partial_answer_with_a_not_found_sentence_stays_answerable(kb_factory):
     reply = "Backups are kept for 35 days [1]. The documents do not say who approves the policy."
-    with ScriptedServer([{"text": reply}, {"text": "VERIFIED"}]) as server:
+    with ScriptedChat([{"text": reply}, {"text": "VERIFIED"}]) as server:
         answer, _ = ask(kb_factory(server), "How long are backups kept?")
     assert answer.answerable and [c.n for c in answer.citations] == [1] and answer.mode == "pipeline"
     assert "do not say who approves" in answer.answer
@@ -206,12 +271,22 @@ def test_extractive_answer_quotes_and_cites(kb_factory):
     answer, _ = ask(kb_factory(None), "How long are backups kept?")
     assert answer.mode == "extractive" and answer.answerable
     assert "Backups are kept for 35 days." in answer.answer and "[1]" in answer.answer
-    kb_text = None
+    assert answer.citations
     for c in answer.citations:
         assert c.quote in answer.answer.replace("\n", " ") or " ".join(c.quote.split()) in answer.answer
         assert c.char_end > c.char_start
     assert answer.notes == ["llm.provider is 'none': answers are extracted from the documents"]
-    del kb_text
+
+
+@pytest.mark.parametrize("question", ["How long are backups kept?", "Which team won the 1998 football world cup?"])
+def test_the_answer_records_the_evidence_models_features(kb_factory, question):
+    """What a calibration fit needs: the features, which give back the evidence the answer was decided on."""
+    from docqa.answer.extractive import EVIDENCE_FEATURES, evidence_probability
+
+    answer, _ = ask(kb_factory(None), question)
+    features = answer.retrieval["evidence_features"]
+    assert set(features) == set(EVIDENCE_FEATURES)
+    assert evidence_probability(features) == pytest.approx(answer.retrieval["evidence"], abs=2e-3)
 
 
 def test_extractive_chinese(kb_factory):
@@ -221,7 +296,7 @@ def test_extractive_chinese(kb_factory):
 
 
 def test_follow_up_is_condensed_by_the_model(kb_factory):
-    with ScriptedServer([{"text": "The database is backed up every 6 hours [1]."}, {"text": "VERIFIED"},
+    with ScriptedChat([{"text": "The database is backed up every 6 hours [1]."}, {"text": "VERIFIED"},
                          {"text": "How long are database backups kept?"},
                          {"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
@@ -240,7 +315,7 @@ def test_follow_up_is_condensed_by_the_model(kb_factory):
 def test_a_model_rewrite_that_keeps_the_pronoun_is_not_used(kb_factory):
     """The small model often hands the follow-up back unchanged ("how long are they kept?"): it
     resolves nothing, so the question is condensed without the model, from the previous turn."""
-    with ScriptedServer([{"text": "The database is backed up every 6 hours [1]."}, {"text": "VERIFIED"},
+    with ScriptedChat([{"text": "The database is backed up every 6 hours [1]."}, {"text": "VERIFIED"},
                          {"text": "How long are they kept?"},
                          {"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
@@ -261,7 +336,7 @@ def test_follow_up_without_a_model_borrows_the_previous_terms(kb_factory):
 
 @pytest.mark.parametrize("script,fragment", [
     ([{"status": 500}], "refused the request"),
-    ([{"text": "slow", "delay": 5}], "no answer from scripted in time"),
+    pytest.param([{"text": "slow", "delay": 5}], "no answer from scripted in time", marks=pytest.mark.slow),
 ])
 def test_model_failure_falls_back_with_a_clear_message(kb_factory, script, fragment):
     with ScriptedServer(script) as server:
@@ -287,13 +362,13 @@ def test_unreachable_model_fails_over_cleanly(kb_factory, tmp_path):
 
 
 def test_cancel_stops_model_calls(kb_factory):
-    with ScriptedServer([{"text": "The database is backed up every 6 hours [1]. " * 8, "chunk_delay": 0.01},
+    with ScriptedChat([{"text": "The database is backed up every 6 hours [1]. " * 8, "chunk_delay": 0.01},
                          {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
         run, events = kb.start("How often is the database backed up?"), []
         for event in run:
             events.append(event)
-            if event.type == "content":
+            if event.type == "draft":  # the answer is being written
                 run.cancel()
         answer = run.answer
         calls = len(server.requests)
@@ -303,7 +378,7 @@ def test_cancel_stops_model_calls(kb_factory):
 
 
 def test_catalog_questions_list_the_documents(kb_factory):
-    with ScriptedServer([]) as server:
+    with ScriptedChat([]) as server:
         kb = kb_factory(server)
         answer, _ = ask(kb, "What documents do you have?")
         zh, _ = ask(kb, "你有哪些文件？")
@@ -313,7 +388,7 @@ def test_catalog_questions_list_the_documents(kb_factory):
 
 
 def test_sources_that_do_not_fit_the_context_window_are_dropped_and_reported(kb_factory, tmp_path):
-    with ScriptedServer([{"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
+    with ScriptedChat([{"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server, accept_share=0)  # a keyword query: the evidence gate would not ask the model
         kb.settings.llm.context_window = 950
         kb.settings.llm.max_tokens = 400
@@ -326,7 +401,7 @@ def test_sources_that_do_not_fit_the_context_window_are_dropped_and_reported(kb_
 
 
 def test_run_is_recorded_with_its_trace(kb_factory):
-    with ScriptedServer([{"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
+    with ScriptedChat([{"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
         answer, _ = ask(kb, "How long are backups kept?")
     run = kb.log.run(answer.run_id)
@@ -338,7 +413,7 @@ def test_run_is_recorded_with_its_trace(kb_factory):
 
 
 def test_no_check_skips_the_checker(kb_factory):
-    with ScriptedServer([{"text": "Backups are kept for 40 days [1]."}]) as server:
+    with ScriptedChat([{"text": "Backups are kept for 40 days [1]."}]) as server:
         answer, _ = ask(kb_factory(server), "How long are backups kept?", check=False)
         assert len(server.requests) == 1  # no fact-check call
     # the acceptance rule still applies: "40 days" is not in the passage, so the documents are quoted

@@ -218,6 +218,7 @@ def _call(client, request: tuple[str, str, dict | None], key: str | None = None)
 
 
 @pytest.mark.parametrize("role", ROLES)
+@pytest.mark.slow
 def test_http_role_matrix(role, make_app, tmp_path: Path, docs: Path):
     app = make_app()
     with KnowledgeBase(_settings(tmp_path)) as kb:
@@ -241,6 +242,7 @@ def test_http_role_matrix(role, make_app, tmp_path: Path, docs: Path):
                 assert response.headers["www-authenticate"].startswith("Bearer")
 
 
+@pytest.mark.slow
 def test_http_without_keys_on_loopback_is_the_local_admin(client):
     assert client.get("/api/v1/whoami").json() == {"role": "admin", "collections": [], "key_id": None}
     made = client.post("/api/v1/keys", json={"role": "editor", "collections": ["ops"]})
@@ -301,6 +303,7 @@ def kb_keys(tmp_path: Path):
         return kb.keys.list()
 
 
+@pytest.mark.slow
 def test_http_runs_and_sessions_are_seen_only_within_a_keys_collections(make_app, tmp_path: Path, docs: Path):
     """A run asked over one collection is not visible (404, as if it did not exist) to a key scoped
     to another: not its record, its feedback, its steering, its conversation, nor continuing it."""

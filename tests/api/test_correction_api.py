@@ -3,10 +3,13 @@ once and flagged in the log; readers and editors of another collection are refus
 
 from __future__ import annotations
 
+import pytest
+
 from api.test_editor_api import world  # noqa: F401  (the fixture: collections A and B, runs, keys)
 from api.test_errors import assert_error
 
 
+@pytest.mark.slow
 def test_an_editor_corrects_a_logged_answer(world):  # noqa: F811
     client, get, keys, runs = world
 
@@ -20,7 +23,7 @@ def test_an_editor_corrects_a_logged_answer(world):  # noqa: F811
     r = post(runs["missing"], "editor of A")
     assert r.status_code == 201, r.text
     doc = r.json()
-    assert doc["collection"] == "corrections" and doc["path"].endswith(f"correction-{runs['missing']}.md")
+    assert doc["collection"] == "A" and doc["path"].endswith(f"correction-{runs['missing']}.md")
     rows = get("/log", attention="true").json()["questions"]
     assert next(q for q in rows if q["run_id"] == runs["missing"])["corrected"] is True
     listed = get("/documents", q=f"correction-{runs['missing']}").json()["documents"]  # indexed at once

@@ -25,6 +25,7 @@ def _plant(c, **headers):
     return c.post("/api/v1/documents", files=[("files", PLANTED)], headers=headers)
 
 
+@pytest.mark.slow
 def test_a_cross_origin_upload_to_a_keyless_loopback_server_is_refused(make_app, live):
     server = live(make_app())
     with httpx.Client(base_url=server.url, timeout=30) as c:
@@ -79,6 +80,7 @@ def test_login_sets_an_http_only_strict_cookie_that_revocation_ends(make_app):
         assert COOKIE not in c.cookies and c.get("/api/v1/whoami").status_code == 401
 
 
+@pytest.mark.slow
 def test_with_keys_cookie_writes_need_the_own_origin_and_bearer_scripts_need_none(make_app, live):
     app = make_app()
     with KnowledgeBase(app.state.runtime.settings) as kb:

@@ -51,6 +51,7 @@ def _csv(response) -> list[dict]:
     return list(csv.DictReader(io.StringIO(response.text)))
 
 
+@pytest.mark.slow
 def test_status_says_which_models_and_why_with_counts_and_health(world):
     _, get, _, _ = world
     body = get("/status").json()
@@ -81,6 +82,7 @@ def test_document_list_filters_by_text_and_status(world):
     assert get("/documents", status="nonsense").status_code == 422
 
 
+@pytest.mark.slow
 def test_an_upload_keeps_a_dropped_folders_relative_paths(world, tmp_path):
     client, get, keys, _ = world
     headers = {"Authorization": f"Bearer {keys['editor']}"}
@@ -101,6 +103,7 @@ def test_an_upload_keeps_a_dropped_folders_relative_paths(world, tmp_path):
     assert not (tmp_path / "escape.md").exists() and not (tmp_path / "uploads" / "escape.md").exists()
 
 
+@pytest.mark.slow
 def test_log_filters_and_csv(world):
     _, get, _, runs = world
     ids = lambda r: {row["run_id"] for row in r.json()["questions"]}  # noqa: E731
@@ -129,6 +132,7 @@ def test_log_filters_and_csv(world):
     ("GET", "/log"), ("GET", "/log.csv"), ("GET", "/status"), ("GET", "/documents:ingest"),
     ("POST", "/documents"), ("DELETE", "/documents/some-id"),
 ])
+@pytest.mark.slow
 def test_a_reader_may_not(world, method, path):
     client, _, keys, _ = world
     r = client.request(method, f"/api/v1{path}", headers={"Authorization": f"Bearer {keys['reader']}"},
@@ -136,6 +140,7 @@ def test_a_reader_may_not(world, method, path):
     assert_error(r, 403, "forbidden")
 
 
+@pytest.mark.slow
 def test_a_key_scoped_to_a_never_sees_b(world):
     _, get, _, runs = world
     documents = get("/documents", "editor of A").json()["documents"]

@@ -15,10 +15,10 @@ from docqa.errors import ConfigError, MissingExtraError
 from docqa.kb import KnowledgeBase
 
 from api.conftest import ANSWER, free_port, wait_for
-
-BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
 from api.test_errors import assert_error
 from llm.scripted_server import ScriptedServer
+
+BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
 
 
 def test_collections(client):
@@ -44,6 +44,7 @@ def test_documents_and_search(client):
     assert only["hits"] and all(h["type"] == "markdown" for h in only["hits"])
 
 
+@pytest.mark.slow
 def test_runs_sessions_and_feedback(make_app):
     with ScriptedServer([{"text": ANSWER}, {"text": "VERIFIED"}]) as server:
         with TestClient(make_app(server)) as c:
@@ -81,12 +82,14 @@ def test_health_readiness_and_metrics(client):
     assert 'route="/api/v1/search",status="200"' in text
 
 
+@pytest.mark.slow
 def test_not_ready_before_startup(make_app):
     c = TestClient(make_app())  # not entered: the lifespan has not run
     assert_error(c.get("/readyz"), 503, "not_ready")
     assert_error(c.post("/api/v1/search", json={"query": "x"}), 503, "unavailable")
 
 
+@pytest.mark.slow
 def test_openapi_documents_every_endpoint(client):
     paths = client.get("/openapi.json").json()["paths"]
     for path in ("/api/v1/collections", "/api/v1/collections/{name}", "/api/v1/documents", "/api/v1/documents:ingest",
@@ -115,6 +118,7 @@ def test_api_keys_through_the_auth_hook(make_app, tmp_path):
         assert c.get("/healthz").status_code == 200  # liveness needs no key
 
 
+@pytest.mark.slow
 def test_loopback_server_refuses_other_host_names(make_app, live):
     """DNS rebinding: a page on evil.example resolving to 127.0.0.1 must not reach the API as the local user."""
     url = live(make_app(allowed_hosts=[])).url
@@ -140,23 +144,25 @@ def test_serve_refuses_other_addresses_without_keys(tmp_path):
         check_bind("0.0.0.0", False, settings)
 
 
+@pytest.mark.slow
 def test_docqa_serve_runs_the_api(tmp_path):
     port = free_port()
     env = {**os.environ, "DOCQA_EMBED__PROVIDER": "none", "DOCQA_LLM__PROVIDER": "none"}
     command = [sys.executable, "-m", "docqa", "--kb", str(tmp_path / "kb.db"), "serve", "--port", str(port)]
-    missing = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
-    assert missing.returncode == 1 and "no knowledge base at" in missing.stderr  # serve reads: it creates nothing
-    (tmp_path / "docs").mkdir()
-    subprocess.run([*command[:-3], "add", str(tmp_path / "docs")], env=env, check=True, capture_output=True, timeout=60)
-    server = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        ready = wait_for(lambda: _get(f"http://127.0.0.1:{port}/readyz"), timeout=60, step=0.2)
-        assert ready.json()["status"] == "ready"
-        assert httpx.get(f"http://127.0.0.1:{port}/openapi.json").json()["info"]["title"] == "docqa"
-    finally:
-        server.terminate()
-        output = server.communicate(timeout=20)[0]
-    assert "Application startup complete" in output and "Traceback" not in output
+    outputs = []
+    for _ in range(2):  # a missing knowledge base is created (said once), then served as it is
+        server = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            ready = wait_for(lambda: _get(f"http://127.0.0.1:{port}/readyz"), timeout=60, step=0.2)
+            assert ready.json()["status"] == "ready"
+            assert httpx.get(f"http://127.0.0.1:{port}/openapi.json").json()["info"]["title"] == "docqa"
+            assert httpx.get(f"http://127.0.0.1:{port}/api/v1/collections").json()["collections"] == []
+        finally:
+            server.terminate()
+            outputs.append(server.communicate(timeout=20)[0])
+    assert all("Application startup complete" in o and "Traceback" not in o for o in outputs)
+    assert f"created a new knowledge base at {tmp_path / 'kb.db'}" in outputs[0]
+    assert "created a new knowledge base" not in outputs[1] and (tmp_path / "kb.db").exists()
     refused = subprocess.run([*command[:-2], "--host", "0.0.0.0"], env=env, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "--insecure" in refused.stderr
 
@@ -176,6 +182,7 @@ def test_a_missing_extra_names_the_install_command(monkeypatch):
         api.create_app()
 
 
+@pytest.mark.slow
 def test_search_rerank_parameter(make_app):
     with ScriptedServer([{"text": "2 > 1"}]) as server:
         with TestClient(make_app(server), raise_server_exceptions=False) as c:

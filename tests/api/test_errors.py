@@ -45,6 +45,7 @@ def test_the_error_tree_maps_to_statuses(exc, status, code):
     assert classify(exc)[:2] == (status, code)
 
 
+@pytest.mark.slow
 def test_http_errors_have_the_shape(client):
     assert_error(client.get("/api/v1/nothing-here"), 404, "not_found")
     assert_error(client.delete("/api/v1/search"), 405, "method_not_allowed")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from docqa.kb import KnowledgeBase
@@ -15,6 +16,7 @@ from llm.scripted_server import ScriptedServer
 QUESTION = "How long are backups kept?"
 
 
+@pytest.mark.slow
 def test_api_estimate_for_editors_not_readers(make_app, docs: Path):
     with ScriptedServer() as server:
         app = make_app(server)

@@ -4,7 +4,6 @@ text endpoint gives.  A key scoped to A meets B's documents as missing ones."""
 
 from __future__ import annotations
 
-import io
 import struct
 from pathlib import Path
 from urllib.parse import quote
@@ -14,8 +13,10 @@ import pytest
 
 from api.conftest import LiveServer, job_done
 from docqa.api import create_app
+from docqa.errors import UnreadableFileError
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
+from test_access import kb  # noqa: F401  (the SQLite / PostgreSQL fixture)
 from web.viewer_docs import PDF_PAGES, PDF_QUOTE, SLIDES, STAFF, make_pdf, make_pptx, make_xlsx, make_zip, quote_rect
 
 
@@ -31,12 +32,12 @@ def kb_docs(tmp_path: Path):
     files["md"].write_text("# Notes\n\nNothing to see.\n", encoding="utf-8")
     member = make_pdf(tmp_path / "guide.pdf", ["The guide inside the archive."]).read_bytes()
     files["zip"] = make_zip(a / "manuals.zip", {"manuals/guide.pdf": member, "readme.md": b"# Manuals\n\nTwo files.\n"})
-    with KnowledgeBase(settings) as kb:
-        kb.add([a], "A")
-        kb.add([b], "B")
-        ids = {d.path: d.document_id for d in kb.documents.list()}
-        _, reader_a = kb.keys.create("reader", ["A"], "reader of A")
-        _, editor_a = kb.keys.create("editor", ["A"], "editor of A")
+    with KnowledgeBase(settings) as base:
+        base.add([a], "A")
+        base.add([b], "B")
+        ids = {d.path: d.document_id for d in base.documents.list()}
+        _, reader_a = base.keys.create("reader", ["A"], "reader of A")
+        _, editor_a = base.keys.create("editor", ["A"], "editor of A")
     app = create_app(settings, kb_factory=lambda: KnowledgeBase(settings))
     with LiveServer(app) as server:
         yield server, files, ids, member, {"reader": reader_a, "editor": editor_a}
@@ -54,6 +55,7 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
+@pytest.mark.slow
 def test_a_reader_downloads_its_collections_files_and_never_another(kb_docs):
     server, files, ids, member, keys = kb_docs
     with _client(server, keys["reader"]) as c:
@@ -80,6 +82,7 @@ def test_a_reader_downloads_its_collections_files_and_never_another(kb_docs):
     assert httpx.get(f"{server.url}/api/v1/documents/{ids[str(files['pdf'])]}/file").status_code == 401
 
 
+@pytest.mark.slow
 def test_an_uploaded_file_downloads_as_uploaded(kb_docs):
     server, _, _, _, keys = kb_docs
     data = "# Uploaded\n\nKept as sent: ünïcode.\n".encode()
@@ -92,6 +95,7 @@ def test_an_uploaded_file_downloads_as_uploaded(kb_docs):
         assert r.status_code == 200 and r.content == data
 
 
+@pytest.mark.slow
 def test_a_file_gone_from_disk_or_changed_is_a_clear_error(kb_docs):
     server, files, ids, _, keys = kb_docs
     files["pdf"].unlink()
@@ -106,6 +110,7 @@ def test_a_file_gone_from_disk_or_changed_is_a_clear_error(kb_docs):
         assert changed.status_code == 422 and "changed since it was indexed" in changed.json()["error"]["message"]
 
 
+@pytest.mark.slow
 def test_pdf_pages_render_bounded_and_bad_numbers_are_refused(kb_docs):
     server, files, ids, _, keys = kb_docs
     doc = ids[str(files["pdf"])]
@@ -126,6 +131,7 @@ def test_pdf_pages_render_bounded_and_bad_numbers_are_refused(kb_docs):
         assert c.get(f"{V}/documents/{doc}/pages/1/boxes?char_start=9&char_end=9").status_code == 422
 
 
+@pytest.mark.slow
 def test_boxes_stand_where_the_quote_is_on_its_page(kb_docs):
     server, files, ids, _, keys = kb_docs
     doc = ids[str(files["pdf"])]
@@ -144,6 +150,7 @@ def test_boxes_stand_where_the_quote_is_on_its_page(kb_docs):
     assert all(0 <= b["left"] < b["right"] <= 1 and 0 <= b["top"] < b["bottom"] <= 1 for b in boxes)
 
 
+@pytest.mark.slow
 def test_the_text_endpoint_gives_pages_slides_and_sheets(kb_docs):
     server, files, ids, _, keys = kb_docs
     with _client(server, keys["reader"]) as c:
@@ -163,3 +170,67 @@ def test_the_text_endpoint_gives_pages_slides_and_sheets(kb_docs):
         {"name": "Staff", "rows": [[1, 3], [5, 2]], "line_start": 1, "line_end": 6, "char_start": 0,
          "char_end": len(sheet["text"])}]}  # rows 1-3, then 5-6: row 4 is blank
     assert notes["layout"] is None and notes["type"] == "markdown"
+
+
+def test_only_the_indexed_file_is_served_never_an_edit_or_a_link_out(kb_docs, tmp_path):
+    """An edit of the same size, a symlink (even to identical bytes) and a folder swapped for a link
+    out of the collection's folder: 422 with the reason, for the download and the page image."""
+    server, files, ids, _, keys = kb_docs
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    md, pdf = files["md"], files["pdf"]
+    original_md = md.read_bytes()
+    md.write_bytes(original_md.replace(b"Nothing", b"Anythin"))  # same size, other bytes
+    assert len(md.read_bytes()) == len(original_md)
+    twin = outside / "handbook.pdf"
+    twin.write_bytes(pdf.read_bytes())  # the very bytes indexed, but reached through a link
+    pdf.unlink()
+    pdf.symlink_to(twin)
+    with _client(server, keys["reader"]) as c:
+        edited = c.get(f"{V}/documents/{ids[str(md)]}/file")
+        assert edited.status_code == 422 and edited.json()["error"]["code"] == "unreadable_file"
+        assert "changed since it was indexed" in edited.json()["error"]["message"] and "Anythin" not in edited.text
+        for path in ("file", "pages/1"):
+            linked = c.get(f"{V}/documents/{ids[str(pdf)]}/{path}")
+            assert linked.status_code == 422 and "symlink" in linked.json()["error"]["message"], path
+            assert linked.headers["content-type"].startswith("application/json")
+
+
+def test_a_folder_swapped_for_a_link_out_of_the_collection_is_not_served(tmp_path, kb):  # noqa: F811
+    settings = Settings(kb=kb, embed={"provider": "none"}, llm={"provider": "none"})  # SQLite and PostgreSQL
+    docs, outside = tmp_path / "docs", tmp_path / "outside"
+    (docs / "sub").mkdir(parents=True)
+    (outside / "sub").mkdir(parents=True)
+    (docs / "top.md").write_text("# Top\n\nThe top file.\n", encoding="utf-8")
+    secret = "# Plan\n\nThe plan file.\n"
+    (docs / "sub" / "plan.md").write_text(secret, encoding="utf-8")
+    (outside / "sub" / "plan.md").write_text(secret, encoding="utf-8")  # the same bytes, outside the folder
+    with KnowledgeBase(settings) as core:
+        core.add([docs], "A")
+        plan = core.document(docs / "sub" / "plan.md", "A").document_id
+        assert core.document_file(plan).read() == secret.encode()
+        edited = docs / "top.md"
+        edited.write_text("# Top\n\nThe t0p file.\n", encoding="utf-8")  # the same size, another content
+        with pytest.raises(UnreadableFileError, match="same size, other content"):
+            core.document_file(core.document(edited, "A").document_id)
+        (docs / "sub" / "plan.md").unlink()
+        (docs / "sub").rmdir()
+        (docs / "sub").symlink_to(outside / "sub")
+        with pytest.raises(UnreadableFileError, match="outside the folder it was added from"):
+            core.document_file(plan)
+
+
+def test_every_response_is_for_this_origin_only(kb_docs):
+    """Cross-Origin-Resource-Policy and -Opener-Policy on page images, originals, API answers, errors,
+    streams and the page: a page of another origin (even another port of this host) cannot embed them."""
+    server, files, ids, _, keys = kb_docs
+    doc = ids[str(files["pdf"])]
+    with _client(server, keys["reader"]) as c:
+        responses = [c.get(f"{V}/documents/{doc}/pages/1"), c.get(f"{V}/documents/{doc}/file"), c.get(f"{V}/collections"),
+                     c.get(f"{V}/documents/0123456789abcdef/file"), c.post(f"{V}/search", json={"query": ""}),
+                     c.post(f"{V}/ask", json={"question": "What is in the handbook?"}, headers={"Accept": "text/event-stream"}),
+                     c.get("/"), httpx.get(f"{server.url}{V}/collections")]
+    assert [r.status_code for r in responses] == [200, 200, 200, 404, 422, 200, 200, 401]
+    for r in responses:
+        assert r.headers["cross-origin-resource-policy"] == "same-origin", r.request.url
+        assert r.headers["cross-origin-opener-policy"] == "same-origin", r.request.url

@@ -47,6 +47,7 @@ CHECKS = [not_a_server_error, schemathesis.check(error_shape)]
 # Driven through `as_strategy` rather than schemathesis' pytest plugin, whose lazy fixture loader
 # reads a private pytest attribute that pytest 9 removed.
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
+@pytest.mark.slow
 def test_no_server_errors(api_schema, mode):
     operations = [result.ok() for result in api_schema.get_all_operations()]
     # Not the key routes: a key created by the fuzzer would make every later request a 401 (test_auth covers them).

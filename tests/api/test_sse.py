@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 from docqa.api.sse import EventOrder, OrderError, StreamState
 
 from api.conftest import ANSWER, sse_events, wait_for
+from llm.scripted_server import ScriptedServer
 
 BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
-from llm.scripted_server import ScriptedServer
 
 ORDER = ["metadata", "status", "content", "citations", "failure", "done"]
 SSE = {"accept": "text/event-stream"}
@@ -29,6 +29,7 @@ SSE = {"accept": "text/event-stream"}
     ["metadata", "status", "failure", "done"],  # the run failed
     ["metadata", "done"],
     ["metadata", "content", "citations", "done", "metadata", "status", "content", "citations", "done"],  # a follow-up
+    ["metadata", "status", "draft", "draft", "status", "draft_rejected", "draft", "content", "citations", "done"],
 ])
 def test_order_accepts_the_protocol(events):
     order = EventOrder()
@@ -78,6 +79,7 @@ def assert_protocol(kinds: list[str]) -> None:
 
 
 # -- in process --------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_sse_order_in_process(make_app):
     with ScriptedServer([{"text": ANSWER}, {"text": "VERIFIED"}]) as server:
         with TestClient(make_app(server)) as c:
@@ -92,6 +94,7 @@ def test_sse_order_in_process(make_app):
     assert {"routing", "retrieving", "generating", "citing", "checking"} <= {d["phase"] for k, d in events if k == "status"}
 
 
+@pytest.mark.slow
 def test_json_answer_without_the_sse_header(make_app):
     with ScriptedServer([{"text": ANSWER}, {"text": "VERIFIED"}]) as server:
         with TestClient(make_app(server)) as c:
@@ -103,6 +106,7 @@ def test_json_answer_without_the_sse_header(make_app):
     assert run["status"] == "SUCCESS" and run["question"] == "How long are backups kept?" and run["trace"]
 
 
+@pytest.mark.slow
 def test_model_failure_streams_failure_then_fallback(make_app):
     with ScriptedServer([{"status": 500}]) as server:
         with TestClient(make_app(server)) as c:
@@ -114,6 +118,7 @@ def test_model_failure_streams_failure_then_fallback(make_app):
     assert "Traceback" not in str(events) and server.base_url not in str(events)
 
 
+@pytest.mark.slow
 def test_keepalive_comments_on_long_pauses(make_app):
     with ScriptedServer([{"text": ANSWER, "delay": 1.2}]) as server:
         with TestClient(make_app(server, keepalive_seconds=0.2)) as c:
@@ -134,6 +139,7 @@ def test_seed_agent_endpoint_json_and_stream(make_app):
 
 
 # -- against a real uvicorn ------------------------------------------------------------------
+@pytest.mark.slow
 def test_sse_order_over_real_http(make_app, live):
     with ScriptedServer([{"text": ANSWER, "chunk_delay": 0.01}, {"text": "VERIFIED"}]) as server:
         url = live(make_app(server)).url
@@ -143,10 +149,49 @@ def test_sse_order_over_real_http(make_app, live):
             events = sse_events(r.iter_lines())
     kinds = [k for k, _ in events]
     assert_protocol(kinds)
-    assert kinds.count("content") == len(ANSWER) // 7 + 1  # streamed as the model wrote it
+    assert kinds.count("draft") == len(ANSWER) // 7 + 1  # the draft streamed as the model wrote it
+    assert [d["delta"] for k, d in events if k == "content"] == [ANSWER]  # the checked answer, once
     assert events[-1][1]["status"] == "SUCCESS"
 
 
+def test_drafts_are_marked_and_a_rejected_one_is_never_the_answer(make_app, live):
+    """Issue 28: the model's first draft (a wrong number) streams as `draft`, its rejection is an event, and
+    `content` carries only the checked answer."""
+    script = [{"text": "Backups are kept for 40 days [1].", "chunk_delay": 0.01}, {"text": ANSWER}, {"text": "VERIFIED"}]
+    with ScriptedServer(script) as server:
+        url = live(make_app(server)).url
+        with httpx.stream("POST", f"{url}/api/v1/ask", json={"question": "How long are backups kept?"}, headers=SSE,
+                          timeout=30) as r:
+            events = sse_events(r.iter_lines())
+    kinds = [k for k, _ in events]
+    assert_protocol(kinds)
+    drafts: dict[int, str] = {}
+    for kind, data in events:
+        if kind == "draft":
+            drafts[data["n"]] = drafts.get(data["n"], "") + data["delta"]
+    assert drafts == {1: "Backups are kept for 40 days [1].", 2: ANSWER}
+    rejected = [d for k, d in events if k == "draft_rejected"]
+    assert [d["n"] for d in rejected] == [1] and "40" in rejected[0]["reasons"][0]
+    assert [d["delta"] for k, d in events if k == "content"] == [ANSWER] and "40 days" not in str(
+        [d for k, d in events if k not in ("draft", "draft_rejected")])
+    assert events[-1][1]["status"] == "SUCCESS"
+
+
+@pytest.mark.parametrize("reply", ["NOT_FOUND", "`NOT_FOUND`.", "The sources do not say who approves it.\nNOT_FOUND"])
+def test_a_not_found_reply_streams_the_not_found_answer_and_no_token(make_app, reply):
+    with ScriptedServer([{"text": reply}] * 3) as server:
+        with TestClient(make_app(server, answer={"accept_share": 0})) as c:
+            with c.stream("POST", "/api/v1/ask", json={"question": "Who approves the backup policy?"}, headers=SSE) as r:
+                events = sse_events(r.iter_lines())
+            body = c.post("/api/v1/ask", json={"question": "Who approves the backup policy?"}).json()
+    assert_protocol([k for k, _ in events])
+    content = "".join(d["delta"] for k, d in events if k == "content")
+    assert content.startswith("The documents do not contain an answer") and events[-1][1]["status"] == "SUCCESS"
+    assert "NOT_FOUND" not in str(events).upper().replace(" ", "_")
+    assert body["answerable"] is False and "NOT_FOUND" not in body["answer"]
+
+
+@pytest.mark.slow
 def test_client_disconnect_cancels_the_run(make_app, live):
     slow = {"text": "Backups are kept for 35 days [1]. " * 8, "chunk_delay": 0.1}  # ~4 s of streaming
     with ScriptedServer([slow, {"text": "VERIFIED"}]) as server:
@@ -157,7 +202,7 @@ def test_client_disconnect_cancels_the_run(make_app, live):
                           timeout=30) as r:
             for kind, data in _stream(r.iter_lines()):
                 seen.append((kind, data))
-                if kind == "content":
+                if kind == "draft":
                     break  # hang up mid-answer
         run_id = seen[0][1]["run_id"]
         run = wait_for(lambda: (x := httpx.get(f"{url}/api/v1/runs/{run_id}").json())["status"] != "RUNNING" and x)
@@ -170,6 +215,7 @@ def test_client_disconnect_cancels_the_run(make_app, live):
     assert 'docqa_runs_total{status="CANCELLED"} 1.0' in metrics and "docqa_sse_streams 0.0" in metrics
 
 
+@pytest.mark.slow
 def test_cancel_steer_and_follow_up_a_live_run(make_app, live):
     with ScriptedServer([{"text": ANSWER, "delay": 1.0}, {"text": "API keys are rotated every 90 days [1].", "delay": 0.5},
                          {"text": ANSWER, "delay": 3}]) as server:
@@ -203,6 +249,7 @@ def test_cancel_steer_and_follow_up_a_live_run(make_app, live):
     assert httpx.get(f"{url}/api/v1/runs/{run_id}").json()["status"] == "CANCELLED"
 
 
+@pytest.mark.slow
 def test_cancelled_stream_ends_without_done(make_app, live):
     with ScriptedServer([{"text": ANSWER, "delay": 3}]) as server:
         url = live(make_app(server)).url

@@ -13,9 +13,9 @@ from docqa.api.uploads import safe_name
 from docqa.errors import InputError
 
 from api.conftest import job_done
+from api.test_errors import assert_error
 
 BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
-from api.test_errors import assert_error
 
 MD = b"# Rotation\n\nAPI keys are rotated every 90 days.\n"
 
@@ -123,6 +123,7 @@ def test_ingest_is_off_without_roots(make_app, docs):
         assert_error(c.post("/api/v1/documents:ingest", json={"paths": [str(docs)]}), 403, "ingest_disabled")
 
 
+@pytest.mark.slow
 def test_uploads_over_real_http(make_app, live):
     url = live(make_app()).url
     with httpx.Client(base_url=url, timeout=30) as c:
@@ -132,6 +133,7 @@ def test_uploads_over_real_http(make_app, live):
         assert_error(big, 413, "too_large")
 
 
+@pytest.mark.slow
 def test_an_uploaded_zip_bomb_is_refused_before_it_is_unpacked(client):
     import io
     import resource

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from docqa.api import create_app
@@ -26,6 +27,7 @@ def _paths(c, query: str) -> set[str]:
     return {os.path.basename(h["path"]) for h in hits}
 
 
+@pytest.mark.slow
 def test_watched_folder_is_a_job_and_changes_become_searchable(tmp_path):
     folder = tmp_path / "watched"
     folder.mkdir()
@@ -54,6 +56,7 @@ def test_without_watch_readyz_names_no_job(client):
     assert client.get("/readyz").json()["watch_job"] is None
 
 
+@pytest.mark.slow
 def test_docqa_serve_watch(tmp_path):
     folder = tmp_path / "watched"
     folder.mkdir()

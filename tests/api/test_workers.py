@@ -7,15 +7,17 @@ import asyncio
 import time
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
-from api.conftest import ANSWER, job_done
-
-BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
+
+from api.conftest import ANSWER, job_done
 from api.test_errors import assert_error
 from llm.scripted_server import ScriptedServer
+
+BOTH_BACKENDS = True  # the tests that make an app run on SQLite and PostgreSQL (api/conftest.py)
 
 SLOW = {"text": ANSWER, "delay": 2.0}
 
@@ -30,6 +32,7 @@ async def _burst(url: str, n: int) -> list[tuple[int, float, dict]]:
         return await asyncio.gather(*(one(i) for i in range(n)))
 
 
+@pytest.mark.slow
 def test_a_burst_gets_503_at_once(make_app, live):
     with ScriptedServer([SLOW] * 4) as server:
         # accept_share 0: every request reaches the model (the acceptance rule's evidence gate would answer some
@@ -39,14 +42,17 @@ def test_a_burst_gets_503_at_once(make_app, live):
         metrics = httpx.get(f"{url}/metrics").text
     statuses = sorted(s for s, _, _ in results)
     assert statuses == [200, 200] + [503] * 6  # one answering, one queued, the rest refused
-    for status, seconds, headers in results:
+    for status, _, headers in results:
         if status == 503:
-            assert seconds < 1.0 and headers["retry-after"] == "7"
-            assert headers["body"]["error"]["code"] == "busy"
+            assert headers["retry-after"] == "7" and headers["body"]["error"]["code"] == "busy"
+    # at once: every refusal came back while the answer was still being written (not a fixed time: a busy
+    # machine stretches both)
+    assert max(t for s, t, _ in results if s == 503) < min(t for s, t, _ in results if s == 200)
     assert len(server.requests) == 2  # refused requests never reached the model
     assert 'route="/api/v1/ask",status="503"} 6.0' in metrics
 
 
+@pytest.mark.slow
 def test_request_timeout_cancels_the_run(make_app):
     with ScriptedServer([{"text": ANSWER, "delay": 3}] * 2) as server:
         with TestClient(make_app(server, request_timeout=0.5)) as c:
@@ -58,11 +64,12 @@ def test_request_timeout_cancels_the_run(make_app):
     assert "event: failure" in text and '"code": "timeout"' in text and '"status": "FAILED"' in text
 
 
-def test_reads_run_beside_writes(make_app, live, docs, local_embedder):
+@pytest.mark.slow
+def test_reads_run_beside_writes(make_app, live, docs, embedder):
     """Searches and answers from 4 workers while the writer ingests and removes: no errors, no locks."""
     for i in range(30):
         (docs / f"note{i}.md").write_text(f"# Note {i}\n\nService {i} keeps its logs for {i + 1} days.\n", encoding="utf-8")
-    url = live(make_app(embedder=local_embedder, workers=4, queue_size=64)).url
+    url = live(make_app(embedder=embedder, workers=4, queue_size=64)).url
 
     async def load() -> list[int]:
         async with httpx.AsyncClient(base_url=url, timeout=60) as c:
@@ -97,12 +104,13 @@ def test_reads_run_beside_writes(make_app, live, docs, local_embedder):
     assert 'docqa_jobs_total{kind="ingest",status="succeeded"} 1.0' in runs
 
 
-def test_reindex_job(make_app, local_embedder):
+def test_reindex_job(make_app, embedder):
     with TestClient(make_app()) as c:  # indexed without vectors
         r = c.post("/api/v1/reindex")
         assert r.status_code == 202 and job_done(c, r)["result"]["embedder"] is None
 
 
+@pytest.mark.slow
 def test_a_caller_over_its_rate_limit_gets_429_others_do_not(make_app, live):
     url = live(make_app(rate_limit=30, rate_burst=3)).url  # a request every 2 s, 3 at once
     with KnowledgeBase(Settings(kb=make_app.kb_path, embed={"provider": "none"}, llm={"provider": "none"})) as kb:

@@ -25,7 +25,8 @@ def _write(root: Path) -> None:
     files = {
         "ops/backup.md": "# Nightly backups\n\nEvery night a snapshot goes to glacier storage at 02:00 UTC.\n\n"
                          "## Restore\n\nRestores take about an hour. The backup is encrypted.\n",
-        "ops/deploy.md": "# Deploying\n\nReleases go out every Tuesday afternoon after a careful review by two engineers of the platform team, who read the change log together.\n\n"
+        "ops/deploy.md": "# Deploying\n\nReleases go out every Tuesday afternoon after a careful review by two engineers of "
+                         "the platform team, who read the change log together.\n\n"
                          + "".join(f"## Step {i}\n\nThe kubernetes rollout waits for kubernetes health checks "
                                    f"before kubernetes moves on (step {i}).\n\n" for i in range(1, 5)),
         "ops/index.md": "# Operations\n\nThe operations folder: backups and deploys.\n",
@@ -64,6 +65,7 @@ def _doc_id(kb: KnowledgeBase, docs: Path, rel: str) -> str:
 
 
 # -- list_docs ---------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_list_docs_lines_are_llms_txt_style_and_ordered_by_path(corpus):
     kb, docs = corpus
     page = kb.browse.list_docs()
@@ -218,6 +220,7 @@ def test_grep_docs_caps_matches_and_says_how_many_more(corpus):
     assert "showing the first 5, 495 more" in result.note and "path_glob" in result.note
 
 
+@pytest.mark.slow
 def test_grep_docs_errors_and_guards(corpus):
     kb, _ = corpus
     with pytest.raises(InputError, match="missing \\)"):
@@ -234,6 +237,7 @@ def test_grep_docs_errors_and_guards(corpus):
 
 
 # -- llms-txt ----------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_llms_txt_command(corpus, tmp_path):
     kb, docs = corpus
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")} | {"DOCQA_EMBED__PROVIDER": "none"}

@@ -109,6 +109,7 @@ def test_compressed_files_in_a_folder_are_indexed_under_their_real_path(kb, tmp_
     assert path.endswith("broken.txt.gz") and kind == "corrupt" and "gzip" in reason
 
 
+@pytest.mark.slow
 def test_a_compressed_bomb_is_refused_quickly(tmp_path):
     bomb = tmp_path / "bomb.txt.gz"
     bomb.write_bytes(gzip.compress(b"a" * (300 * 1024 * 1024), compresslevel=9))  # ~300 KB -> 300 MB
@@ -208,6 +209,7 @@ def test_dotdot_and_absolute_member_names_are_only_names(kb, tmp_path):
     assert archive_of(f"{archive}!/etc/passwd") == str(archive) and archive_of("/d/notes!/x.txt") is None
 
 
+@pytest.mark.slow
 def test_members_no_reader_takes_are_skipped_and_counted(kb, tmp_path):
     png = blank_png()  # a real picture with no text: skipped with or without OCR
     few = make_zip(tmp_path / "few" / "a.zip", {"guide.md": GUIDE, "photo.png": png, "blob.bin": bytes(range(256)) * 8})
@@ -236,6 +238,7 @@ def test_nested_archives_are_opened_one_level_deep(kb, tmp_path):
     assert path == f"{outer}!/inner.zip!/deeper.zip" and "one level" in reason
 
 
+@pytest.mark.slow
 def test_zip_bombs_and_member_limits_are_refused_before_reading(kb, tmp_path):
     bomb = make_zip(tmp_path / "b" / "bomb.zip", {"zeros.txt": b"0" * (200 * 1024 * 1024)})  # 200 MB in ~200 KB
     started = time.perf_counter()
@@ -282,6 +285,7 @@ def test_non_utf8_member_names_do_not_stop_the_batch(kb, tmp_path):
     assert not report.failed and hit_paths(kb, "caracal")[0].startswith(f"{path}!/caf")
 
 
+@pytest.mark.slow
 def test_cli_adds_a_folder_with_a_zip(tmp_path):
     docs = tmp_path / "docs"
     make_zip(docs / "manuals.zip", {"install/guide.md": GUIDE})
@@ -305,7 +309,8 @@ def test_cli_adds_a_folder_with_a_zip(tmp_path):
     assert any(d["path"].endswith("manuals.zip!/install/guide.md") for d in listed)
 
 
-def test_citations_show_the_member_path(tmp_path, local_embedder):
+@pytest.mark.slow
+def test_citations_show_the_member_path(tmp_path, embedder):
     from docqa.llm import OpenAICompatModel
 
     from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
@@ -316,7 +321,7 @@ def test_citations_show_the_member_path(tmp_path, local_embedder):
         settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "openai", "base_url": server.base_url,
                                                              "timeout": 3, "max_retries": 0})
         model = OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0)
-        with KnowledgeBase(settings, embedder=local_embedder, chat_model=model) as kb:
+        with KnowledgeBase(settings, embedder=embedder, chat_model=model) as kb:
             kb.add([tmp_path / "docs"])
             answer = kb.ask("How do I run the flamingo installer?")
             [citation] = answer.citations

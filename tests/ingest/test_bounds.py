@@ -79,6 +79,7 @@ def bomb_files(tmp_path_factory) -> dict[Path, str]:
     return bombs(tmp_path_factory.mktemp("bombs"))
 
 
+@pytest.mark.slow
 def test_each_bomb_is_refused_from_its_directory_quickly(bomb_files):
     for path, setting in bomb_files.items():
         assert path.stat().st_size < 1300 * 1024, path  # the whole point: small packed, huge unpacked
@@ -90,6 +91,7 @@ def test_each_bomb_is_refused_from_its_directory_quickly(bomb_files):
         assert str(path) in message and setting in message and "member" in message, message
 
 
+@pytest.mark.slow
 def test_bombs_in_a_folder_fail_alone_and_fast(bomb_files, tmp_path):
     folder = next(iter(bomb_files)).parent
     (folder / "good.txt").write_text("The lighthouse keeper counts seventeen gulls.\n")
@@ -181,6 +183,7 @@ def ok_names(report) -> set[str]:
     return {Path(p).name for p in report.added}
 
 
+@pytest.mark.slow
 def test_a_hung_parse_is_stopped_at_the_time_limit(tmp_path, big_text):
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -192,6 +195,7 @@ def test_a_hung_parse_is_stopped_at_the_time_limit(tmp_path, big_text):
     assert Path(path).name == "m-slow.txt" and kind == "timeout" and "ingest.parse_timeout" in reason
 
 
+@pytest.mark.slow
 def test_files_parsed_before_a_slow_one_are_committed_while_it_parses(tmp_path, big_text):
     """Parsed files are written in groups, but a slow file (~1.7 s) does not hold the group: once the
     pool has been quiet for ingest.commit_seconds / 2, what was parsed is written and committed.
@@ -218,6 +222,7 @@ def test_files_parsed_before_a_slow_one_are_committed_while_it_parses(tmp_path, 
     assert 3 in seen  # held until the slow file was done, the four would have been committed at once
 
 
+@pytest.mark.slow
 def test_a_killed_worker_costs_only_its_file(tmp_path, big_text):
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -280,6 +285,7 @@ def nap(job: tuple) -> str:
     return job[0]
 
 
+@pytest.mark.slow
 def test_a_workers_start_is_not_charged_to_its_first_file():
     """ready() runs before the first file's clock starts, also in the worker that replaces a stopped one."""
     from docqa.ingest.pool import ParsePool
@@ -292,6 +298,7 @@ def test_a_workers_start_is_not_charged_to_its_first_file():
     assert (error.path, error.kind) == ("hung", "timeout") and "took longer than 0.4 s" in error.reason
 
 
+@pytest.mark.slow
 def test_a_file_overrunning_while_the_consumer_is_busy_still_fails_alone():
     """The parent embeds what it has between results (one thread): a file that overran its limit
     meanwhile is reported as a timeout when the parent comes back, not taken as a result."""
@@ -322,6 +329,7 @@ def ingest_with_the_local_model(tmp_path: Path, folder: Path, **ingest_settings)
 
 
 @needs_local_model
+@pytest.mark.slow
 def test_with_the_local_model_a_hung_parse_is_still_stopped_alone(tmp_path, big_text):
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -345,6 +353,7 @@ with KnowledgeBase(settings) as kb:
 
 
 @needs_local_model
+@pytest.mark.slow
 def test_with_the_local_model_a_file_over_the_memory_cap_fails_alone(tmp_path, big_text):
     """As `docqa add` runs it: a fresh process.  The cap counts from the worker's data size at its start,
     so in a long-lived process that has freed memory (a closed model session, earlier batches) a forked
@@ -367,6 +376,7 @@ def test_with_the_local_model_a_file_over_the_memory_cap_fails_alone(tmp_path, b
 
 
 @needs_local_model
+@pytest.mark.slow
 def test_the_memory_cap_holds_in_a_process_that_embedded_before(tmp_path, big_text):
     """A long-lived process (docqa serve, watch) that loaded and closed the local model: the freed
     session must not stay behind as heap that a forked parser refills unseen by its cap (issue 18:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -65,6 +66,7 @@ def markdown(draw) -> str:
 
 @SETTINGS
 @given(prose(), LIMITS)
+@pytest.mark.slow
 def test_prose(text, limits):
     document = Document("p.txt", "text", text)
     check(document, chunk_document(document, *limits), limits[0])
@@ -75,6 +77,7 @@ def test_prose(text, limits):
 # Bare headings merged into the next section: the overlap must not start inside them.
 @example("# the\n\n" * 6 + "# the\n# 3.14\n\n" + "a" * 50 + "\n\n# the\n\n", (32, 8))
 @example("# the\n\n" * 5 + "# the the\n\n# the the the 3.14\n\n# the the the the\n\n", (32, 8))
+@pytest.mark.slow
 def test_sections(text, limits):
     document = markdown_doc(text)
     chunks = chunk_document(document, *limits)
@@ -95,6 +98,7 @@ def _only_heading(text: str, start: int, head: int) -> bool:
 # An overlap tail next to Chinese text: the summed count undercounted the join by one.
 @example(["中. \n\n中. \n\n中. \n\n中. \n\n中! the the the. 型. 答中中中中中中中. 索中中中中中中中中中中中答 the the the the the "
           "the the the the the the 3.14 3.14 3.14 3.14 Dr. the. \n\n"], (64, 20), "pdf")
+@pytest.mark.slow
 def test_pages(pages, limits, kind):
     document = paged_doc([p.strip() or "x" for p in pages], kind)
     chunks = chunk_document(document, *limits)
@@ -109,6 +113,7 @@ ROW = st.lists(st.one_of(WORD, HAN), min_size=1, max_size=8).map(" | ".join)
 @SETTINGS
 @given(st.dictionaries(st.sampled_from(["A", "B", "表"]), st.lists(ROW, min_size=2, max_size=60),
                        min_size=1, max_size=3), LIMITS)
+@pytest.mark.slow
 def test_rows(sheets, limits):
     document = sheet_doc(sheets)
     chunks = chunk_document(document, *limits)
@@ -124,6 +129,7 @@ def test_rows(sheets, limits):
 @SETTINGS
 @given(st.lists(st.lists(st.tuples(WORD, st.integers(0, 999)), min_size=1, max_size=40),
                 min_size=1, max_size=6), LIMITS, st.sampled_from(["json", "yaml", "code"]))
+@pytest.mark.slow
 def test_lines_and_code(blocks, limits, kind):
     text = "\n\n".join("\n".join(f'"{w}{n}": {n},' for w, n in block) for block in blocks)
     document = Document(f"d.{kind}", kind, text, language="python" if kind == "code" else None)
@@ -138,7 +144,8 @@ def python_module(draw) -> str:
         body = "\n".join(f"    v{j} = {j} + len('{'x' * draw(st.integers(0, 30))}')" for j in range(statements))
         decorator = "@cache\n" if draw(st.booleans()) else ""
         if draw(st.booleans()):
-            parts.append(f"class C{i}:\n    attr = {i}\n\n    {decorator.replace(chr(10), chr(10) + '    ')}def m(self):\n    {body.replace(chr(10), chr(10) + '    ')}\n")
+            indented = decorator.replace(chr(10), chr(10) + '    ')
+            parts.append(f"class C{i}:\n    attr = {i}\n\n    {indented}def m(self):\n    {body.replace(chr(10), chr(10) + '    ')}\n")
         else:
             parts.append(f"# comment {i}\n{decorator}def f{i}():\n{body}\n")
         parts.append(draw(st.sampled_from(["", "X = 1\n", "import os\n"])))
@@ -147,6 +154,7 @@ def python_module(draw) -> str:
 
 @SETTINGS
 @given(python_module(), LIMITS)
+@pytest.mark.slow
 def test_python(text, limits):
     document = Document("m.py", "code", text, language="python")
     chunks = chunk_document(document, *limits)

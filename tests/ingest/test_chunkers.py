@@ -172,7 +172,7 @@ def test_sentence_longer_than_limit_is_cut_at_tokens():
 
 @pytest.mark.parametrize("overlap", [10, 30])
 def test_overlap_present_and_bounded(overlap):
-    text = "\n\n".join(ENGLISH * 4 + "Closing remark number %d." % i for i in range(20))
+    text = "\n\n".join(ENGLISH * 4 + f"Closing remark number {i}." for i in range(20))
     chunks = run(Document("a.txt", "text", text), max_tokens=100, overlap=overlap)
     assert len(chunks) > 4
     for a, b in zip(chunks, chunks[1:]):

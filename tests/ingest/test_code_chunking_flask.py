@@ -24,6 +24,7 @@ def _measure(root: Path) -> dict:
 
 
 @pytest.mark.shared
+@pytest.mark.slow
 def test_flask_functions_and_methods_stay_whole(shared_data):
     root = shared_data / "docs" / "code" / "flask-3.1.1"
     if not (root / "symbols.tsv").is_file():

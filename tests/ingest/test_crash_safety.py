@@ -97,6 +97,7 @@ def _new_documents(kb: Path, version: int):
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("setup", SETUPS)
+@pytest.mark.slow
 def test_sigkill_at_random_points(tmp_path, setup):
     """Every trial rewrites all files with a new version and kills the ingest part-way; after
     each kill every document is wholly one version and the index is consistent."""

@@ -22,6 +22,7 @@ def _jieba_table() -> dict[str, float]:
     return table
 
 
+@pytest.mark.slow
 def test_the_compact_chinese_table_gives_every_word_its_jieba_idf():
     table = _jieba_table()
     words = list(table)
@@ -40,6 +41,7 @@ def test_a_table_keeps_the_last_value_of_a_word_given_twice_and_finds_prefixes_a
     assert table.highest == 6.25 and table.median == 4.5
 
 
+@pytest.mark.slow
 def test_the_english_table_is_wordfreqs_own():
     wordfreq = pytest.importorskip("wordfreq")
     expected = {w: -math.log(f) for w, f in wordfreq.get_frequency_dict("en", wordlist="small").items() if f > 0}

@@ -22,6 +22,8 @@ import zipfile
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
@@ -111,6 +113,7 @@ def write_mutants(seeds: list[Path], folder: Path, n: int, seed: int) -> dict[st
     return made
 
 
+@pytest.mark.slow
 def test_corrupted_files_of_every_format_fail_clearly_and_alone(tmp_path):
     phrases = make_corpus(tmp_path / "seeds")
     seeds = sorted(phrases)

@@ -62,6 +62,7 @@ def default_options():
 
 
 @needs_ocr
+@pytest.mark.slow
 def test_english_image_is_read_with_lines_and_boxes(tmp_path: Path) -> None:
     doc = read_file(draw(tmp_path / "note.png", ENGLISH, font=cjk_font()))
     assert doc.type == "image" and doc.metadata["pages"] == 1
@@ -79,6 +80,7 @@ def test_english_image_is_read_with_lines_and_boxes(tmp_path: Path) -> None:
 
 
 @needs_ocr
+@pytest.mark.slow
 def test_chinese_image_is_read(tmp_path: Path) -> None:
     font = cjk_font()
     if font is None:
@@ -89,6 +91,7 @@ def test_chinese_image_is_read(tmp_path: Path) -> None:
 
 
 @needs_ocr
+@pytest.mark.slow
 def test_pdf_page_without_text_layer_is_read_and_keeps_its_page_number(tmp_path: Path) -> None:
     from fpdf import FPDF
 
@@ -108,6 +111,7 @@ def test_pdf_page_without_text_layer_is_read_and_keeps_its_page_number(tmp_path:
 
 
 @needs_ocr
+@pytest.mark.slow
 def test_ocr_page_cap_leaves_pages_out_and_says_so(tmp_path: Path) -> None:
     from fpdf import FPDF
 
@@ -126,6 +130,7 @@ def test_ocr_page_cap_leaves_pages_out_and_says_so(tmp_path: Path) -> None:
 
 
 @needs_ocr
+@pytest.mark.slow
 def test_tiff_frames_are_pages(tmp_path: Path) -> None:
     from PIL import Image
 
@@ -147,6 +152,7 @@ def test_huge_picture_is_refused_before_decoding(tmp_path: Path) -> None:
 
 
 @needs_ocr
+@pytest.mark.slow
 def test_blank_pdf_and_broken_image_with_ocr(tmp_path: Path) -> None:
     with pytest.raises(NoTextLayerError, match="blank.pdf: no text layer: OCR found no text"):
         read_file(make_pdf(tmp_path / "blank.pdf", [""]))
@@ -177,6 +183,7 @@ def test_ocr_off_reports_images_as_needing_ocr(tmp_path: Path) -> None:
 
 
 @needs_ocr
+@pytest.mark.slow
 def test_generated_scan_is_found_by_search(tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -190,6 +197,7 @@ def test_generated_scan_is_found_by_search(tmp_path: Path) -> None:
 
 @needs_ocr
 @pytest.mark.shared
+@pytest.mark.slow
 def test_shared_scans_become_searchable(shared_data: Path, tmp_path: Path) -> None:
     """The two OCR-only files of the multiformat corpus, found by a word of each."""
     edge = shared_data / "docs" / "multiformat" / "edge"
@@ -219,6 +227,7 @@ def test_ocr_on_without_the_extra_stops_adding_with_the_install_command(tmp_path
 
 
 @needs_ocr
+@pytest.mark.slow
 def test_worker_processes_read_pictures_with_the_settings(tmp_path: Path) -> None:
     """More files than the in-process threshold: forked workers get the OCR options with the ingest options."""
     folder = tmp_path / "docs"

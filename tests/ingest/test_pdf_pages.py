@@ -65,6 +65,7 @@ def write_flowing_pdf(path: Path) -> Path:
 
 
 @pytest.mark.parametrize("sizes", [(512, 50), (64, 8)])
+@pytest.mark.slow
 def test_generated_chunks_stand_on_their_pages(tmp_path, sizes):
     path = write_flowing_pdf(tmp_path / "flow.pdf")
     count, wrong = misplaced(path, *sizes)
@@ -73,6 +74,7 @@ def test_generated_chunks_stand_on_their_pages(tmp_path, sizes):
     assert doc.metadata["pages"] >= 3
 
 
+@pytest.mark.slow
 def test_shared_pdfs_chunks_stand_on_their_pages(shared_data):
     total, wrong = 0, []
     for path in sorted(shared_data.rglob("*.pdf")):

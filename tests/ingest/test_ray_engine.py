@@ -78,6 +78,7 @@ def _rows(path: str) -> dict:
     return {"documents": docs, "chunks": chunks, "vectors": vectors, "texts": texts}
 
 
+@pytest.mark.slow
 def test_same_outcomes_as_the_local_engine(ray_session, tmp_path):
     """A mixed folder (every format, an archive, bad files) gives the same report, documents, chunks
     with their exact spans, and vectors (the real local embedder, run inside the Ray workers)."""
@@ -101,6 +102,7 @@ def test_same_outcomes_as_the_local_engine(ray_session, tmp_path):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.slow
 def test_incremental_add_update_rename_delete(ray_session, backend, request, tmp_path):
     """Unchanged files are skipped (size+mtime, then hash), changed ones replaced, a renamed one moved, a deleted one removed."""
     docs = tmp_path / "docs"
@@ -130,6 +132,7 @@ def test_incremental_add_update_rename_delete(ray_session, backend, request, tmp
         assert kb.store.check()["fts_orphans"] == 0
 
 
+@pytest.mark.slow
 def test_per_file_bounds_hold_on_ray_workers(ray_session, tmp_path):
     """A file over the time limit is stopped in its parser process and fails alone; the rest is indexed."""
     docs = tmp_path / "docs"
@@ -147,6 +150,7 @@ def test_per_file_bounds_hold_on_ray_workers(ray_session, tmp_path):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.slow
 def test_a_killed_ray_worker_is_retried_then_its_file_reported(ray_session, backend, request, tmp_path):
     """The worker given poison.txt dies every time: the files of its group are retried on other
     workers and indexed; poison.txt is reported failed after RETRIES tries, and a re-run says so again."""
@@ -183,6 +187,7 @@ def _written(kb: Path, folder: Path) -> int:
 
 
 @pytest.mark.timeout(600)
+@pytest.mark.slow
 def test_a_sigkilled_driver_leaves_documents_whole_and_a_rerun_finishes(ray_session, tmp_path):
     """`docqa add --engine ray` killed (SIGKILL) while it writes, once its first documents are in:
     every document is wholly one version (SQLite integrity, full text, chunks and text agree); the
@@ -213,6 +218,7 @@ def test_a_sigkilled_driver_leaves_documents_whole_and_a_rerun_finishes(ray_sess
     print(f"kills that landed mid-write: {sum(landed)} of {trials}")
 
 
+@pytest.mark.slow
 def test_without_ray_the_engine_names_the_install_command(tmp_path):
     code = ("import sys; sys.modules['ray'] = None\n"  # as if docqa[ray] were not installed
             "from docqa.cli import main\n"
@@ -222,6 +228,7 @@ def test_without_ray_the_engine_names_the_install_command(tmp_path):
     assert done.returncode != 0 and "pip install 'docqa[ray]'" in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 def test_engine_settings_are_checked(tmp_path):
     with pytest.raises(ValueError, match="not a Ray address"):
         Settings(ingest={"engine": "ray", "ray_address": "http://head:8265"})
@@ -230,6 +237,7 @@ def test_engine_settings_are_checked(tmp_path):
     assert Settings(ingest={"engine": "ray", "ray_address": "10.0.0.5:6379"}).ingest.ray_address == "10.0.0.5:6379"
 
 
+@pytest.mark.slow
 def test_an_unreachable_cluster_is_a_clear_error(tmp_path):
     (tmp_path / "a.txt").write_text("The lone file.\n")
     done = subprocess.run([sys.executable, "-m", "docqa", "--kb", str(tmp_path / "kb.db"), "add", str(tmp_path / "a.txt"),

@@ -64,6 +64,7 @@ def check_blocks(doc) -> None:
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["file"] for r in ROWS])
+@pytest.mark.slow
 def test_manifest_row(shared_data: Path, row: dict[str, str]) -> None:
     path = MULTIFORMAT / row["file"]
     if row["expected"].startswith("ingests") or ocr_reads(row):

@@ -155,6 +155,7 @@ def test_pdf_pages(tmp_path: Path) -> None:
     assert doc.text == "First page says hello.\n\nSecond page says bye."
 
 
+@pytest.mark.slow
 def test_pdf_without_text_needs_ocr(tmp_path: Path) -> None:
     with pytest.raises(NoTextLayerError, match="blank.pdf: no text layer"):
         read_file(make_pdf(tmp_path / "blank.pdf", [""]))

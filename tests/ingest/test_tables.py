@@ -129,6 +129,7 @@ def table_kb(tmp_path_factory):
 
 
 @pytest.mark.parametrize("kind", sorted(WRITERS))
+@pytest.mark.slow
 def test_a_cell_question_finds_its_row(table_kb, kind):
     misses = []
     for word, city, price in ROWS:

@@ -90,6 +90,7 @@ def indexed(kb: KnowledgeBase) -> set[str]:
     return {Path(r.path).name for r in kb.documents.list() if r.status == "ok"}
 
 
+@pytest.mark.slow
 def test_create_modify_rename_delete_are_picked_up(tmp_path, settings, reader):
     docs = tmp_path / "docs"
     write(docs / "keep.md", "# Keep\n\nnothing changes here\n")
@@ -111,6 +112,7 @@ def test_create_modify_rename_delete_are_picked_up(tmp_path, settings, reader):
     assert all(0 < b.latency < DEADLINE for b in watch.batches[1:])
 
 
+@pytest.mark.slow
 def test_an_atomic_save_updates_the_document(tmp_path, settings, reader):
     """Editors save by writing a temporary file and renaming it over the original."""
     docs = tmp_path / "docs"
@@ -124,6 +126,7 @@ def test_an_atomic_save_updates_the_document(tmp_path, settings, reader):
         assert not found(reader, "raft")
 
 
+@pytest.mark.slow
 def test_a_burst_of_saves_is_one_batch(tmp_path, settings, reader):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -135,6 +138,7 @@ def test_a_burst_of_saves_is_one_batch(tmp_path, settings, reader):
         assert len(watch.batches) - 1 <= 3  # 20 files, one burst: one batch (two or three on a busy machine)
 
 
+@pytest.mark.slow
 def test_resync_at_start_catches_what_changed_while_stopped(tmp_path, settings, reader):
     docs = tmp_path / "docs"
     write(docs / "old.md", "# Old\n\nobsolete words\n")
@@ -151,6 +155,7 @@ def test_resync_at_start_catches_what_changed_while_stopped(tmp_path, settings, 
     assert found(reader, "pelicans") == {"edit.md"} and found(reader, "flamingos") == {"new.md"}
 
 
+@pytest.mark.slow
 def test_excluded_hidden_and_gitignored_changes_are_ignored(tmp_path, settings, reader):
     docs = tmp_path / "docs"
     write(docs / ".gitignore", "build/\n*.log\n")
@@ -190,6 +195,7 @@ def test_a_path_that_cannot_be_read_now_is_kept(tmp_path, settings):
     assert len(plan.unreadable) == 1 and "kept in the index" in plan.unreadable[0][1]
 
 
+@pytest.mark.slow
 def test_a_broken_file_is_reported_and_the_watch_goes_on(tmp_path, settings, reader):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -250,6 +256,7 @@ def _line_with(lines: queue.Queue, text: str, seen: list[str]) -> str:
     raise AssertionError(f"no line with {text!r} in: {''.join(seen)}")
 
 
+@pytest.mark.slow
 def test_docqa_watch_as_a_process(tmp_path):
     docs = tmp_path / "docs"
     write(docs / "first.md", "# First\n\nalready here\n")

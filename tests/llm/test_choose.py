@@ -85,6 +85,7 @@ def test_ollama_host_with_the_configured_model(env):
         assert "qwen2.5:7b-instruct on Ollama" in choice.note
 
 
+@pytest.mark.slow
 def test_ollama_without_the_configured_model_picks_the_best_and_says_which(env):
     with ScriptedServer([{"text": "from llama"}]) as server:
         server.ollama_models = [

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .scripted_server import ScriptedServer
 
 DOC = "# Operations\n\n## Backups\n\nThe database is backed up every 6 hours.\nBackups are kept for 35 days.\n"
@@ -22,6 +24,7 @@ def docqa(*args: str, cwd: Path, env: dict[str, str] | None = None, stdin: str |
                           cwd=cwd, timeout=300, input=stdin)
 
 
+@pytest.mark.slow
 def test_model_status_when_not_installed(tmp_path):
     proc = docqa("model", "status", cwd=tmp_path, env={"DOCQA_LLM__MODELS_DIR": str(tmp_path / "models")})
     assert proc.returncode == 1, proc.stderr
@@ -36,6 +39,7 @@ def test_model_status_when_not_installed(tmp_path):
     assert "docqa model install" in data["problem"]
 
 
+@pytest.mark.slow
 def test_config_lint_names_file_key_value_and_reason_for_a_bad_url(tmp_path):
     (tmp_path / "docqa.yml").write_text("llm:\n  base_url: htp://127.0.0.1:8080/v1\nembed:\n  base_url: http://:11434\n")
     proc = docqa("config", "lint", cwd=tmp_path, env={"OLLAMA_HOST": "htp://box"})
@@ -48,6 +52,7 @@ def test_config_lint_names_file_key_value_and_reason_for_a_bad_url(tmp_path):
     assert asked.returncode == 2 and "llm.base_url: not a URL docqa can call" in asked.stderr
 
 
+@pytest.mark.slow
 def test_chat_uses_a_running_local_model_and_says_so_once(tmp_path):
     (tmp_path / "ops.md").write_text(DOC, encoding="utf-8")
     models = tmp_path / "models"
@@ -65,6 +70,7 @@ def test_chat_uses_a_running_local_model_and_says_so_once(tmp_path):
     assert {r["model"] for r in server.requests} == {"qwen2.5-coder-1.5b"}
 
 
+@pytest.mark.slow
 def test_ask_with_nothing_configured_says_how_to_get_a_model(tmp_path):
     (tmp_path / "ops.md").write_text(DOC, encoding="utf-8")
     env = {"DOCQA_LLM__MODELS_DIR": str(tmp_path / "models")}

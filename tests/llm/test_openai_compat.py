@@ -66,12 +66,14 @@ def test_cut_off_reply_is_reported():
 
 
 @pytest.mark.parametrize("status", [500, 503, 429])
+@pytest.mark.slow
 def test_retries_then_succeeds(status):
     with ScriptedServer([{"status": status}, {"status": status}, {"text": "ok"}]) as server:
         assert model(server, max_retries=3).complete([Message("user", "q")]).text == "ok"
         assert len(server.requests) == 3
 
 
+@pytest.mark.slow
 def test_gives_up_with_a_clear_error():
     with ScriptedServer([{"status": 500}] * 5) as server:
         with pytest.raises(LLMError, match="refused the request for qwen2.5: 500"):
@@ -83,6 +85,7 @@ def test_gives_up_with_a_clear_error():
         assert len(server.requests) == 1  # a client error is not retried
 
 
+@pytest.mark.slow
 def test_timeout_and_unreachable():
     with ScriptedServer([{"delay": 2, "text": "late"}]) as server:
         with pytest.raises(LLMError, match="no answer from qwen2.5 in time"):

@@ -67,11 +67,12 @@ def _text(result) -> str:
 
 # -- stdio: `docqa mcp` as an MCP client starts it ------------------------------------------------
 
+@pytest.mark.slow
 async def test_stdio_server_answers_and_survives_a_failing_tool(kb_path: Path, tmp_path: Path):
     env = {**os.environ, **OFFLINE, "DOCQA_KB": str(kb_path)}
     params = StdioServerParameters(command=sys.executable, args=["-m", "docqa", "--kb", str(kb_path), "mcp"],
                                    env=env, cwd=str(tmp_path))
-    with open(tmp_path / "stderr.log", "w") as errlog:
+    with open(tmp_path / "stderr.log", "w"):
         async with Client(params, read_timeout_seconds=60) as client:
             tools = (await client.list_tools()).tools
             assert {t.name for t in tools} == TOOLS
@@ -107,8 +108,43 @@ async def test_stdio_server_answers_and_survives_a_failing_tool(kb_path: Path, t
             assert listed.structured_content["total"] == 1
 
 
+async def _stdio_ingest(kb_path: Path, tmp_path: Path, paths: list[str], **env: str):
+    params = StdioServerParameters(command=sys.executable, args=["-m", "docqa", "--kb", str(kb_path), "mcp"],
+                                   env={**os.environ, **OFFLINE, "DOCQA_KB": str(kb_path), **env}, cwd=str(tmp_path))
+    async with Client(params, read_timeout_seconds=60) as client:
+        result = await client.call_tool("ingest_files", {"paths": paths, "collection": "ops"})
+        fetched = await client.call_tool("fetch_doc", {"doc_id": "secret.txt"})
+    return result, fetched
+
+
+async def test_stdio_ingest_files_reads_only_under_the_mcp_ingest_roots(kb_path: Path, tmp_path: Path):
+    """An agent steered by an injected document asks to index a file outside the folders added (as it
+    would /etc/passwd), then to fetch it: refused, and nothing of it is indexed."""
+    outside = tmp_path / "home"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("the private key is HUNTER2\n", encoding="utf-8")
+    (tmp_path / "ops" / "sub").mkdir()
+    (tmp_path / "ops" / "sub" / "new.md").write_text("# New\n\nA new runbook.\n", encoding="utf-8")
+    (tmp_path / "ops" / "sub" / "out.md").symlink_to(outside / "secret.txt")  # a link out of the roots
+    for target in (outside / "secret.txt", outside, tmp_path / "ops" / "sub" / "out.md", tmp_path / "ops" / ".." / "home"):
+        refused, fetched = await _stdio_ingest(kb_path, tmp_path, [str(target)])
+        assert refused.is_error and "is not under a folder in mcp.ingest_roots" in _text(refused), _text(refused)
+        assert fetched.is_error and "HUNTER2" not in _text(fetched)
+    added, _ = await _stdio_ingest(kb_path, tmp_path, [str(tmp_path / "ops" / "sub" / "new.md")])  # inside: as before
+    assert not added.is_error and added.structured_content["added"] == [str(tmp_path / "ops" / "sub" / "new.md")]
+    opened, fetched = await _stdio_ingest(kb_path, tmp_path, [str(outside / "secret.txt")],
+                                          DOCQA_MCP__INGEST_ROOTS=f'["{outside}"]')  # the owner opens a folder
+    assert not opened.is_error and "HUNTER2" in _text(fetched)
+    empty = tmp_path / "empty.db"
+    with KnowledgeBase(_settings(tmp_path, kb=str(empty))):
+        pass
+    nothing, _ = await _stdio_ingest(empty, tmp_path, [str(tmp_path / "ops")])
+    assert nothing.is_error and "add a folder with 'docqa add', or list folders in mcp.ingest_roots" in _text(nothing)
+
+
 # -- in process ----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 async def test_tool_errors_are_results_in_process(kb_path: Path, tmp_path: Path):
     with KnowledgeBase(_settings(tmp_path)) as kb:
         async with Client(build_server(kb)) as client:
@@ -186,6 +222,7 @@ async def _post(url: str, headers: dict[str, str] | None = None) -> httpx2.Respo
                                headers={"Accept": "application/json, text/event-stream", **(headers or {})})
 
 
+@pytest.mark.slow
 async def test_http_needs_a_key_once_keys_exist(served):
     url, kb = served
     kb.keys.create("admin")
@@ -197,6 +234,7 @@ async def test_http_needs_a_key_once_keys_exist(served):
     assert (await _post(url, {"Authorization": "Bearer dq_wrong"})).status_code == 401
 
 
+@pytest.mark.slow
 async def test_http_reader_searches_and_asks_but_cannot_ingest(served, tmp_path: Path):
     url, kb = served
     _, key = kb.keys.create("reader")
@@ -210,6 +248,7 @@ async def test_http_reader_searches_and_asks_but_cannot_ingest(served, tmp_path:
         assert denied.is_error and "editor key" in _text(denied)
 
 
+@pytest.mark.slow
 async def test_http_estimate_cost_is_for_maintainers_not_readers(served):
     url, kb = served
     _, reader = kb.keys.create("reader")
@@ -223,6 +262,7 @@ async def test_http_estimate_cost_is_for_maintainers_not_readers(served):
         assert denied.is_error and "editor key" in _text(denied)
 
 
+@pytest.mark.slow
 async def test_http_editor_ingests_only_inside_ingest_roots(served, tmp_path: Path):
     url, kb = served
     _, key = kb.keys.create("editor")
@@ -234,6 +274,7 @@ async def test_http_editor_ingests_only_inside_ingest_roots(served, tmp_path: Pa
         assert outside.is_error and "not under a folder in api.ingest_roots" in _text(outside)
 
 
+@pytest.mark.slow
 async def test_http_collection_scoped_key_sees_only_its_collection(served):
     url, kb = served
     _, key = kb.keys.create("reader", ["ops"])
@@ -251,6 +292,7 @@ async def test_http_collection_scoped_key_sees_only_its_collection(served):
         assert not answer.is_error and answer.structured_content["answerable"] is False
 
 
+@pytest.mark.slow
 async def test_http_revoked_key_is_refused(served):
     url, kb = served
     record, key = kb.keys.create("reader")
@@ -261,6 +303,7 @@ async def test_http_revoked_key_is_refused(served):
     assert refused.status_code == 401 and "revoked" in refused.json()["error"]["message"]
 
 
+@pytest.mark.slow
 async def test_http_on_loopback_without_keys_is_the_local_user(served, tmp_path: Path):
     url, _ = served
     async with Client(url) as client:  # the SDK's plain URL transport: no key at all
@@ -271,6 +314,27 @@ async def test_http_on_loopback_without_keys_is_the_local_user(served, tmp_path:
 
 
 # -- a cancelled call stops the answer ---------------------------------------------------------------
+
+@pytest.mark.parametrize("script,question,expected,absent", [
+    ([{"text": "Backups run every night at 03:00 [1]."}, {"text": "Backups run every night at 02:00 [1]."},
+      {"text": "VERIFIED"}], "When do backups run?", "Backups run every night at 02:00 [1].", "03:00"),
+    ([{"text": "NOT_FOUND."}], "Who approves the backup policy?", "The documents do not contain an answer", "NOT_FOUND"),
+])
+async def test_query_knowledge_returns_only_the_checked_answer(kb_path: Path, tmp_path: Path, script, question,
+                                                               expected, absent):
+    """Issue 28: a rejected draft is not the answer, and the model's NOT_FOUND is the not-found answer, no token."""
+    with ScriptedServer(script) as server:
+        settings = _slow_model_settings(tmp_path, server).model_copy(update={"answer": Settings(
+            answer={"mode": "pipeline", "accept_share": 0}).answer})
+        with KnowledgeBase(settings) as kb:
+            async with Client(build_server(kb)) as client:
+                result = await client.call_tool("query_knowledge", {"question": question})
+        calls = len(server.requests)
+    assert not result.is_error and calls == len(script)
+    data = result.structured_content
+    assert data["answer"].startswith(expected) and data["answerable"] is (absent != "NOT_FOUND")
+    assert absent not in _text(result) and absent not in str(data)
+
 
 def _slow_model_settings(tmp_path: Path, server) -> Settings:
     return _settings(tmp_path, llm={"provider": "openai", "base_url": server.base_url, "timeout": 20, "max_retries": 0},
@@ -283,6 +347,7 @@ def _finished(kb: KnowledgeBase):
 
 
 @pytest.mark.parametrize("where", ["in process", "api over http"])
+@pytest.mark.slow
 async def test_a_cancelled_query_makes_no_further_model_calls(kb_path: Path, tmp_path: Path, where: str):
     """The client gives up (its read timeout sends notifications/cancelled): the run is recorded
     CANCELLED, its streamed answer is cut off and the fact-check call never happens."""

@@ -46,6 +46,7 @@ def _kb(tmp_path: Path, docs: Path, server: ScriptedServer | None, **llm) -> Kno
     return kb
 
 
+@pytest.mark.slow
 def test_without_runs_the_estimate_comes_from_defaults_and_says_so(tmp_path: Path, docs: Path):
     with ScriptedServer() as server, _kb(tmp_path, docs, server, prompt_price=2.0, completion_price=8.0) as kb:
         est = kb.estimates.question(QUESTION, "pipeline")
@@ -62,6 +63,7 @@ def test_without_runs_the_estimate_comes_from_defaults_and_says_so(tmp_path: Pat
         kb.estimates.question(QUESTION, "fast")
 
 
+@pytest.mark.slow
 def test_after_runs_the_estimate_is_their_average(tmp_path: Path, docs: Path):
     replies = []
     for prompt, completion in ((1000, 40), (1400, 60), (1300, 50)):
@@ -107,6 +109,7 @@ def test_estimating_reads_the_log_so_a_reader_is_refused(tmp_path: Path, docs: P
         assert kb.estimates.ingest(docs, principal=Principal("editor", remote=True))["files"] == 1
 
 
+@pytest.mark.slow
 def test_cli_estimate_for_a_question_and_for_a_folder(tmp_path: Path, docs: Path):
     kb = tmp_path / "kb.db"
     assert docqa(tmp_path, "--kb", str(kb), "add", str(docs), DOCQA_EMBED__PROVIDER="none").returncode == 0

@@ -61,6 +61,7 @@ def docqa(cwd: Path, *args: str, input: str | None = None, **env: str) -> subpro
                           input=input, env=_env(**env), timeout=300)
 
 
+@pytest.mark.slow
 def test_init_reports_the_folder_and_writes_a_config_that_lint_accepts(mixed: Path, tmp_path: Path):
     work = tmp_path / "work"
     work.mkdir()
@@ -93,6 +94,7 @@ def test_init_reports_the_folder_and_writes_a_config_that_lint_accepts(mixed: Pa
     assert shown["chunk"]["max_tokens"] == 512 and shown["ingest"]["ocr"] == p["values"]["ingest.ocr"]
 
 
+@pytest.mark.slow
 def test_init_asks_before_overwriting(mixed: Path, tmp_path: Path):
     work = tmp_path / "work"
     work.mkdir()
@@ -112,6 +114,7 @@ def test_init_asks_before_overwriting(mixed: Path, tmp_path: Path):
     assert mine.read_text(encoding="utf-8").startswith("# docqa.yml — written")
 
 
+@pytest.mark.slow
 def test_init_of_a_missing_folder_is_a_clear_error(tmp_path: Path):
     proc = docqa(tmp_path, "init", str(tmp_path / "nowhere"))
     assert proc.returncode == 1 and "nowhere: not a folder" in proc.stderr
@@ -160,6 +163,7 @@ def _settings(tmp_path: Path, server: ScriptedServer) -> Settings:
                                                       "model": "scripted", "timeout": 10, "max_retries": 0})
 
 
+@pytest.mark.slow
 def test_a_chat_model_refines_the_proposal_and_says_why(mixed: Path, tmp_path: Path):
     reply = {"changes": {"chunk.max_tokens": 768, "embed.model": "bge-m3", "llm.model": "gpt-9", "chunk.overlap": 900},
              "why": "long handbook sections read better whole"}
@@ -179,6 +183,7 @@ def test_a_chat_model_refines_the_proposal_and_says_why(mixed: Path, tmp_path: P
     assert lint_config(config, {}) == []
 
 
+@pytest.mark.slow
 def test_an_unusable_reply_leaves_the_rules(mixed: Path, tmp_path: Path):
     with ScriptedServer([{"text": "The proposal looks fine to me."}]) as server:
         refined = plan_folder(mixed, _settings(tmp_path, server)).proposal

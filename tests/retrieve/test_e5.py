@@ -19,6 +19,7 @@ def e5():
     return make_embedder("local", "multilingual-e5-small")
 
 
+@pytest.mark.slow
 def test_vectors_are_unit_length_and_prefix_aware(e5):
     texts = ["Full backups run every night at 02:00 UTC and are kept for 35 days.", "每天凌晨两点进行全量备份，保留三十五天。"]
     passages = e5.embed_batch(texts)
@@ -28,6 +29,7 @@ def test_vectors_are_unit_length_and_prefix_aware(e5):
     assert e5.fingerprint.name == "multilingual-e5-small" and e5.fingerprint.dimensions == 384
 
 
+@pytest.mark.slow
 def test_ranks_relevant_passages_first(e5):
     english = e5.embed_batch(["Full backups run every night and are kept for 35 days.",
                               "The on-call engineer must acknowledge a page within five minutes.",
@@ -41,6 +43,7 @@ def test_ranks_relevant_passages_first(e5):
     # which is why the default model for mixed zh/en knowledge bases stays USE-multilingual.
 
 
+@pytest.mark.slow
 def test_a_knowledge_base_built_with_e5(tmp_path, e5):
     settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "local", "model": "multilingual-e5-small"})
     with KnowledgeBase(settings, embedder=e5) as kb:

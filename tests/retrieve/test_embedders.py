@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docqa.embed.base import embed_text
 from docqa.embed.remote import OllamaEmbedder, OpenAIEmbedder
 from docqa.errors import EmbedderMismatchError, EmbedError, MissingExtraError
 from docqa.embed.base import Embedder
@@ -49,6 +48,7 @@ def test_openai_embedder_orders_by_index_and_sends_the_key(server):
     assert len(server.requests) == 3 and all(r["auth"] == "Bearer sk-test" for r in server.requests)
 
 
+@pytest.mark.slow
 def test_retries_on_5xx_and_429_then_fails_clearly(server):
     e = OpenAIEmbedder("m", server.url + "/v1")
     server.fail_next = [503, 429]
@@ -61,6 +61,7 @@ def test_retries_on_5xx_and_429_then_fails_clearly(server):
         e.embed_batch(["bad"])
 
 
+@pytest.mark.slow
 def test_unreachable_server_names_the_url_and_what_to_do():
     e = OllamaEmbedder("bge-m3", "http://127.0.0.1:9")  # discard port: nothing listens
     with pytest.raises(EmbedError, match=r"127\.0\.0\.1:9/api/embed.*ollama pull bge-m3"):
@@ -95,6 +96,7 @@ def _sent(server) -> list[str]:
     return [t for r in server.requests for t in r["body"]["input"] if t != "dimension probe"]
 
 
+@pytest.mark.slow
 def test_unchanged_text_is_never_embedded_twice(tmp_path, server):
     root = _corpus(tmp_path / "docs", files=2)
     with KnowledgeBase(_settings(tmp_path, server.url)) as kb:
@@ -112,6 +114,7 @@ def test_unchanged_text_is_never_embedded_twice(tmp_path, server):
         assert stats["vectors"] == stats["chunks"]  # the replaced chunk's vector is gone
 
 
+@pytest.mark.slow
 def test_another_model_is_refused_until_reindex(tmp_path, server):
     root = _corpus(tmp_path / "docs")
     with KnowledgeBase(_settings(tmp_path, server.url, "model-a")) as kb:
@@ -141,6 +144,7 @@ def _vectors(db: Path) -> dict[str, bytes]:
         conn.close()
 
 
+@pytest.mark.slow
 def test_reindex_resumes_after_a_kill(tmp_path):
     root = _corpus(tmp_path / "docs", files=100, sections=6)  # 600 chunks: three reindex batches
     with KnowledgeBase(_settings(tmp_path, None)) as kb:  # built without vectors

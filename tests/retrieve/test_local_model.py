@@ -26,6 +26,7 @@ def _session_from_bytes(threads: int):
     return ort.InferenceSession(_model_file().read_bytes(), opts, providers=["CPUExecutionProvider"])
 
 
+@pytest.mark.slow
 def test_the_model_read_from_its_file_gives_the_vectors_of_the_bytes_load():
     embedder = LocalEmbedder(threads=1)
     got = embedder.embed_batch(TEXTS, "passage")
@@ -36,6 +37,7 @@ def test_the_model_read_from_its_file_gives_the_vectors_of_the_bytes_load():
     assert np.array_equal(got, expected)
 
 
+@pytest.mark.slow
 def test_a_changed_model_file_is_refused_with_the_reinstall_hint(tmp_path):
     copy = tmp_path / "model.onnx"
     shutil.copyfile(_model_file(), copy)
@@ -50,6 +52,7 @@ def test_a_changed_model_file_is_refused_with_the_reinstall_hint(tmp_path):
     assert str(copy) in str(caught.value)
 
 
+@pytest.mark.slow
 def test_the_unchanged_copy_loads():
     assert _open_session(1, _model_file()).get_inputs()[0].name == "inputs"
 
@@ -62,6 +65,7 @@ def test_a_truncated_model_file_gets_the_reinstall_hint_not_a_parse_error(tmp_pa
     assert "sha256 mismatch" in str(caught.value) and "pip install --force-reinstall" in str(caught.value)
 
 
+@pytest.mark.slow
 def test_the_batch_size_moves_the_vectors_only_slightly():
     """Batches of 8 (issue 18) against the former 32, same texts.  Not float noise: the quantized model
     scales each batch's activations together (DynamicQuantizeLinear over the whole batch tensor), so a
@@ -80,12 +84,14 @@ def test_the_batch_size_moves_the_vectors_only_slightly():
     assert np.abs(before - after).max() < 0.05
 
 
+@pytest.mark.slow
 def test_batches_on_both_cores_give_the_vectors_of_one_at_a_time():
     """One batch per core, each on its calling thread (issue 18): the same batches, so the same vectors."""
     texts = [" ".join(TEXTS[(i + k) % 4] for k in range(i % 5 + 1)) + f" ({i})" for i in range(30)]
     assert np.array_equal(LocalEmbedder(threads=2).embed_batch(texts), LocalEmbedder(threads=1).embed_batch(texts))
 
 
+@pytest.mark.slow
 def test_warm_loads_the_model():
     embedder = LocalEmbedder()
     assert embedder._session is None

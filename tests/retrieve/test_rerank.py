@@ -1,4 +1,4 @@
-"""The rerank stage (search.rerank: llm): a real knowledge base (SQLite, the bundled embedder) and
+"""The rerank stage (search.rerank: llm): a real knowledge base (SQLite, the hash embedder) and
 the scripted OpenAI-compatible server on loopback standing in for the chat model."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ QUERY = "how often is the database backup made"
 
 
 @pytest.fixture
-def make_kb(tmp_path, local_embedder):
+def make_kb(tmp_path, embedder):
     for collection, files in (("ops", OPS), ("secret", SECRET)):
         folder = tmp_path / collection
         folder.mkdir()
@@ -42,7 +42,7 @@ def make_kb(tmp_path, local_embedder):
                             llm={"provider": "openai" if server else "none", "base_url": server.base_url if server else "",
                                  "timeout": 5, "max_retries": 0})
         model = OpenAICompatModel(server.base_url, "scripted", timeout=5, max_retries=0) if server else None
-        kb = KnowledgeBase(settings, embedder=local_embedder, chat_model=model)
+        kb = KnowledgeBase(settings, embedder=embedder, chat_model=model)
         if not opened:
             kb.add([tmp_path / "ops"], collection="ops")
             kb.add([tmp_path / "secret"], collection="secret")
@@ -60,6 +60,7 @@ def passages(body: dict) -> dict[int, str]:
     return {int(n): text for n, text in re.findall(r"^\[(\d+)\] (.*)$", user, re.M)}
 
 
+@pytest.mark.slow
 def test_the_model_s_order_is_the_order(make_kb):
     def last_then_retention(body: dict) -> dict:  # the model puts the fused last first, then the retention page
         numbered = passages(body)
@@ -81,6 +82,7 @@ def test_the_model_s_order_is_the_order(make_kb):
     assert request["temperature"] == 0.0 and request["max_tokens"] <= 32  # names the best few only
 
 
+@pytest.mark.slow
 def test_garbage_output_keeps_the_fused_order_and_says_so(make_kb):
     with ScriptedServer([{"text": "I am sorry, I cannot rank these documents."}]) as server:
         kb = make_kb(server)
@@ -90,6 +92,7 @@ def test_garbage_output_keeps_the_fused_order_and_says_so(make_kb):
     assert results.rerank["status"] == "fallback" and "not an order" in results.rerank["reason"]
 
 
+@pytest.mark.slow
 def test_a_slow_model_runs_out_of_time_and_the_fused_order_stays(make_kb):
     with ScriptedServer([{"text": "4 > 3 > 2", "delay": 3}]) as server:
         kb = make_kb(server, rerank_timeout=0.5)
@@ -102,6 +105,7 @@ def test_a_slow_model_runs_out_of_time_and_the_fused_order_stays(make_kb):
     assert results.rerank["status"] == "fallback" and "rerank_timeout (0.5 s)" in results.rerank["reason"]
 
 
+@pytest.mark.slow
 def test_a_failing_model_keeps_the_fused_order(make_kb):
     with ScriptedServer([{"status": 500}]) as server:
         results = make_kb(server).search(QUERY, 4)
@@ -116,6 +120,7 @@ def test_no_chat_model_means_the_fused_order_with_the_reason(make_kb):
     assert results.rerank["status"] == "fallback" and "no chat model" in results.rerank["reason"]
 
 
+@pytest.mark.slow
 def test_reranking_never_shows_more_than_the_caller_may_see(make_kb):
     def name_everything(body: dict) -> dict:  # the model tries numbers beyond the passages it was shown
         return {"text": " > ".join(str(n) for n in range(12, 0, -1))}
@@ -132,6 +137,7 @@ def test_reranking_never_shows_more_than_the_caller_may_see(make_kb):
     assert "secret" in {h.collection for h in everything}  # the owner's search does reach it
 
 
+@pytest.mark.slow
 def test_the_answer_and_its_trace_carry_the_rerank_report(make_kb):
     def rerank_or_answer(body: dict) -> dict:
         if "answer the question best" in body["messages"][-1]["content"]:
@@ -186,6 +192,7 @@ def test_parse_graded_sorts_by_grade_and_keeps_ties_in_fused_order():
         parse_graded("1: 3", 4)
 
 
+@pytest.mark.slow  # two CLI processes
 def test_cli_search_rerank(make_kb, tmp_path):
     import os
     import subprocess
@@ -194,7 +201,8 @@ def test_cli_search_rerank(make_kb, tmp_path):
     make_kb(None).close()  # builds the knowledge base
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
     with ScriptedServer([{"text": "2 > 1"}]) as server:
-        env.update(DOCQA_LLM__PROVIDER="openai", DOCQA_LLM__BASE_URL=server.base_url, DOCQA_LLM__MAX_RETRIES="0")
+        env.update(DOCQA_LLM__PROVIDER="openai", DOCQA_LLM__BASE_URL=server.base_url, DOCQA_LLM__MAX_RETRIES="0",
+                   DOCQA_EMBED__PROVIDER="hash")  # the embedder the knowledge base was built with (make_kb)
         run = [sys.executable, "-m", "docqa", "--kb", str(tmp_path / "kb.db"), "search", QUERY, "-k", "3"]
         reranked = subprocess.run([*run, "--rerank", "llm"], capture_output=True, text=True, env=env, timeout=120)
         bogus = subprocess.run([*run, "--rerank", "cross-encoder"], capture_output=True, text=True, env=env, timeout=120)
@@ -203,6 +211,7 @@ def test_cli_search_rerank(make_kb, tmp_path):
     assert bogus.returncode == 2 and "unknown reranker 'cross-encoder'" in bogus.stderr and "Traceback" not in bogus.stderr
 
 
+@pytest.mark.slow
 def test_the_agent_s_search_tool_reranks_and_says_when_it_could_not(make_kb):
     from docqa.agent.tools import Evidence, SearchDocs
 

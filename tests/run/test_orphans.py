@@ -31,6 +31,7 @@ def _settings(url: str) -> Settings:
     return Settings(kb=url, embed={"provider": "none"}, llm={"provider": "none"})
 
 
+@pytest.mark.slow
 def test_a_killed_ask_leaves_a_failed_run_not_a_running_one(tmp_path, kb_at):
     (tmp_path / "ops.md").write_text(OPS, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}

@@ -29,7 +29,7 @@ BACKUPS = "Backups are kept for 35 days [1]."
 
 
 @pytest.fixture
-def make(tmp_path, local_embedder):
+def make(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
     opened = []
@@ -37,7 +37,7 @@ def make(tmp_path, local_embedder):
     def factory(server: ScriptedServer) -> KnowledgeBase:
         settings = Settings(kb=str(tmp_path / "kb.db"), agent={"check": False},
                             llm={"provider": "openai", "base_url": server.base_url, "timeout": 3, "max_retries": 0})
-        kb = KnowledgeBase(settings, embedder=local_embedder,
+        kb = KnowledgeBase(settings, embedder=embedder,
                            chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0))
         if not opened:
             kb.add([tmp_path / "docs"])
@@ -58,16 +58,18 @@ def kinds(events) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_a_python_caller_iterates_the_run(make):
     with ScriptedServer([{"text": BACKUPS}, {"text": "VERIFIED"}]) as server:
         kb = make(server)
         run = kb.start("How long are backups kept?")
         events = list(run)
-    assert kinds(events) == ["metadata", "status", "content", "status", "citations", "done"]
+    assert kinds(events) == ["metadata", "status", "draft", "status", "content", "citations", "done"]
     phases = [e.data["phase"] for e in events if e.type == "status"]
     assert phases == ["routing", "retrieving", "generating", "citing", "checking", "accepting"]
-    deltas = [e.data["delta"] for e in events if e.type == "content"]
-    assert len(deltas) > 1 and "".join(deltas) == BACKUPS  # streamed as the model wrote it
+    deltas = [e.data["delta"] for e in events if e.type == "draft"]
+    assert len(deltas) > 1 and "".join(deltas) == BACKUPS  # the draft streamed as the model wrote it
+    assert [e.data["delta"] for e in events if e.type == "content"] == [BACKUPS]  # then, checked, the answer
     answer = run.answer
     assert answer.status == "SUCCESS" and run.answers == [answer] and run.wait() is answer
     assert events[0].data == {"session_id": answer.session_id, "run_id": answer.run_id}
@@ -77,6 +79,7 @@ def test_a_python_caller_iterates_the_run(make):
     assert [t["stage"] for t in record.trace if "model_call" not in t][:2] == ["routing", "retrieving"]
 
 
+@pytest.mark.slow
 def test_the_run_is_recorded_running_while_it_works(make):
     with ScriptedServer([{"text": BACKUPS}, {"text": "VERIFIED"}]) as server:
         kb = make(server)
@@ -87,6 +90,7 @@ def test_the_run_is_recorded_running_while_it_works(make):
     assert kb.log.run(first.data["run_id"]).status == "SUCCESS"
 
 
+@pytest.mark.slow
 def test_closing_the_iterator_early_records_cancelled(make):
     with ScriptedServer([{"text": BACKUPS * 6, "chunk_delay": 0.01}, {"text": "VERIFIED"}]) as server:
         kb = make(server)
@@ -94,7 +98,7 @@ def test_closing_the_iterator_early_records_cancelled(make):
         events = []
         for event in run:
             events.append(event)
-            if event.type == "content":
+            if event.type == "draft":
                 break
         run.close()
         calls = len(server.requests)
@@ -104,6 +108,7 @@ def test_closing_the_iterator_early_records_cancelled(make):
     assert record.status == "CANCELLED" and record.finished_at
 
 
+@pytest.mark.slow
 def test_cancel_from_another_thread_stops_before_the_next_model_call(make):
     with ScriptedServer([{"text": BACKUPS * 6, "chunk_delay": 0.02}, {"text": "VERIFIED"}]) as server:
         kb = make(server)
@@ -117,6 +122,7 @@ def test_cancel_from_another_thread_stops_before_the_next_model_call(make):
     assert kb.log.run(run.answer.run_id).status == "CANCELLED"
 
 
+@pytest.mark.slow
 def test_a_time_limit_stops_the_run(make):
     with ScriptedServer([{"text": BACKUPS * 6, "chunk_delay": 0.02}, {"text": "VERIFIED"}]) as server:
         kb = make(server)
@@ -126,6 +132,7 @@ def test_a_time_limit_stops_the_run(make):
     assert any(t["stage"] == "time_limit" for t in record.trace)
 
 
+@pytest.mark.slow
 def test_a_follow_up_is_answered_after_the_run_in_the_same_stream_and_session(make):
     script = [{"text": BACKUPS}, {"text": "How often are API keys rotated?"},  # the follow-up, made standalone
               {"text": "API keys are rotated every 90 days [1]."}]
@@ -149,6 +156,7 @@ def test_a_follow_up_is_answered_after_the_run_in_the_same_stream_and_session(ma
         "How long are backups kept?", "And how often are API keys rotated?"]
 
 
+@pytest.mark.slow
 def test_steering_reaches_the_agent(make):
     call = {"tool_calls": [{"name": "search_docs", "arguments": {"query": "backups"}}]}
     answer = {"tool_calls": [{"name": "answer", "arguments": {"text": BACKUPS}}]}
@@ -178,6 +186,7 @@ def test_the_question_is_routed_once(make):
     assert len(routing) == 1 and routing[0]["route"] == "catalog"
 
 
+@pytest.mark.slow
 def test_the_run_answers_within_the_principal_scope(make):
     from docqa.access import Principal
     from docqa.errors import PermissionDeniedError

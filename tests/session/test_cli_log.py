@@ -45,6 +45,7 @@ def kb(tmp_path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_feedback_then_attention(kb):
     proc = docqa(kb, "feedback", "good", "down", "--comment", "the time changed to 03:00")
     assert "recorded 'down'" in proc.stdout
@@ -60,6 +61,7 @@ def test_feedback_then_attention(kb):
     assert [r["run_id"] for r in rows] == ["broken", "unknown", "good"]  # newest first
 
 
+@pytest.mark.slow
 def test_feedback_errors(kb):
     missing = docqa(kb, "feedback", "nope", "up", code=1)
     assert "no run 'nope'" in missing.stderr and "docqa log" in missing.stderr
@@ -67,6 +69,7 @@ def test_feedback_errors(kb):
     assert "'up' or 'down'" in bad.stderr
 
 
+@pytest.mark.slow
 def test_log_table_and_since(kb):
     out = docqa(kb, "log").stdout
     assert "How often are backups made?" in out and "Every night at 02:00" in out and "3 question(s)" in out
@@ -80,6 +83,7 @@ def test_log_table_and_since(kb):
     assert "unknown format" in docqa(kb, "log", "--format", "xml", code=2).stderr
 
 
+@pytest.mark.slow
 def test_log_exports_to_files(kb, tmp_path):
     target = tmp_path / "log.csv"
     proc = docqa(kb, "log", "--format", "csv", "--output", str(target))
@@ -93,6 +97,7 @@ def test_log_exports_to_files(kb, tmp_path):
     assert "What is the office wifi password?" in table.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_log_run_prints_the_audit_record(kb, tmp_path):
     record = json.loads(docqa(kb, "log", "--run", "good").stdout)
     assert record["trace"] == [{"stage": "retrieve", "hits": 3}] and record["timings"] == {"total": 1.2}
@@ -104,6 +109,7 @@ def test_log_run_prints_the_audit_record(kb, tmp_path):
     assert not target.exists()  # nothing is written when the run is unknown
 
 
+@pytest.mark.slow
 def test_empty_log(tmp_path):
     SQLiteStores(str(tmp_path / "kb.db")).close()  # 'docqa log' reads a knowledge base: it creates none
     assert "no questions asked yet" in docqa(tmp_path / "kb.db", "log").stdout

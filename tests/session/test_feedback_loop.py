@@ -1,6 +1,6 @@
 """The maintainers' feedback loop: corrections written from the log become documents later answers
 cite, and a repeated question is answered from an earlier verified answer until a cited document
-changes or the answer is rated down.  A real knowledge base and the scripted model on loopback."""
+changes or the answer is rated down.  A real knowledge base and the scripted chat model (docqa.testing)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ import pytest
 from docqa.access import Principal
 from docqa.errors import InputError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
-from docqa.llm import OpenAICompatModel
 from docqa.settings import Settings
+from docqa.testing import ScriptedChat
 
-from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
 
 OPS = "# Operations\n\n## Backups\n\nThe database is backed up every 6 hours.\nBackups are kept for 35 days.\n"
 POLICY = "# Security policy\n\nPasswords must be at least 14 characters long.\n"
@@ -36,22 +35,22 @@ def model(body: dict) -> dict:
 
 
 @pytest.fixture
-def kb(tmp_path, local_embedder):
+def kb(tmp_path, embedder):
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "ops.md").write_text(OPS, encoding="utf-8")
     (docs / "policy.md").write_text(POLICY, encoding="utf-8")
-    with ScriptedServer([model] * 200) as server:
+    with ScriptedChat([model] * 200) as server:
         settings = Settings(kb=str(tmp_path / "kb.db"), answer={"recall": True},
-                            llm={"provider": "openai", "base_url": server.base_url, "timeout": 5, "max_retries": 0})
-        with KnowledgeBase(settings, embedder=local_embedder,
-                           chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=5, max_retries=0)) as base:
+                            llm={"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "timeout": 5, "max_retries": 0})
+        with KnowledgeBase(settings, embedder=embedder,
+                           chat_model=server) as base:
             base.add([docs], collection="ops")
             base.server, base.docs = server, docs  # type: ignore[attr-defined]
             yield base
 
 
-def test_a_repeated_question_is_answered_from_the_earlier_verified_answer(kb):
+def test_a_repeated_question_is_answered_from_the_earlier_verified_answer(kb, local_embedder):
     first = kb.ask("How long are backups kept?", mode="pipeline")
     assert first.verification.status == "VERIFIED" and first.mode == "pipeline"
     calls = len(kb.server.requests)

@@ -96,6 +96,7 @@ def test_saving_runs_keeps_the_vector_cache(store):
     assert store.vectors.search_vector(vector, "m", 1) == [] and store.vectors._cache is not cache
 
 
+@pytest.mark.slow
 def test_runs_recorded_before_the_collection_column_take_it_from_their_result(tmp_path):
     path = tmp_path / "old.db"
     conn = _database_at(path, 4)

@@ -1,4 +1,4 @@
-"""Skills in an agent run, with the scripted model server on loopback and a real knowledge base:
+"""Skills in an agent run, with the scripted chat model (docqa.testing) and a real knowledge base:
 level 1 (every skill's name and description) in the system prompt, level 2 (the procedure) only
 after use_skill or a matching question, level 3 (resources) on read_skill_resource; each skill
 loaded recorded in the trace with why, and shown in the events and the answer."""
@@ -8,10 +8,9 @@ from __future__ import annotations
 import pytest
 
 from docqa.kb import KnowledgeBase
-from docqa.llm import OpenAICompatModel
 from docqa.settings import Settings
+from docqa.testing import ScriptedChat
 
-from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
 
 OPS = """# Operations
 
@@ -45,19 +44,19 @@ def call(tool: str, **arguments) -> dict:
 
 
 @pytest.fixture
-def make(tmp_path, local_embedder):
+def make(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops-v1.md").write_text(OPS, encoding="utf-8")
     (tmp_path / "docs" / "ops-v2.md").write_text(OPS_V2, encoding="utf-8")
     made = []
 
-    def factory(server: ScriptedServer, **skills) -> KnowledgeBase:
+    def factory(server: ScriptedChat, **skills) -> KnowledgeBase:
         # these tests pin how skills are disclosed and recorded; whether an answer is published or quoted
         # (the acceptance rule, answer.accept_share) is tested in tests/answer/test_accept.py
         settings = Settings(kb=str(tmp_path / "kb.db"), agent={"check": False}, skills=skills, answer={"accept_share": 0},
-                            llm={"provider": "openai", "base_url": server.base_url, "max_retries": 0, "timeout": 3})
-        kb = KnowledgeBase(settings, embedder=local_embedder,
-                           chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0))
+                            llm={"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "max_retries": 0, "timeout": 3})
+        kb = KnowledgeBase(settings, embedder=embedder,
+                           chat_model=server)
         if not made:
             kb.add([tmp_path / "docs"])
         made.append(kb)
@@ -79,7 +78,7 @@ def system_prompt(request: dict) -> str:
 
 
 def test_index_only_until_the_agent_calls_use_skill_then_it_follows_it(make):
-    with ScriptedServer([call("use_skill", name="write-procedure"), call("search_docs", query="rotate API keys"),
+    with ScriptedChat([call("use_skill", name="write-procedure"), call("search_docs", query="rotate API keys"),
                          call("read_skill_resource", name="write-procedure", path="templates/procedure.md"),
                          call("answer", text="Run `acmectl keys rotate` on the admin host [1].")]) as server:
         answer, events, trace = ask(make(server), "How are the API keys rotated?")
@@ -111,7 +110,7 @@ def test_index_only_until_the_agent_calls_use_skill_then_it_follows_it(make):
 
 
 def test_a_matching_question_loads_the_procedure_before_the_first_step(make):
-    with ScriptedServer([call("list_docs", grep="ops"),
+    with ScriptedChat([call("list_docs", grep="ops"),
                          call("answer", text="Step 2 changed from restart to reload.")]) as server:
         answer, events, trace = ask(make(server), "What changed between ops-v1 and ops-v2?")
         first = system_prompt(server.requests[0])
@@ -129,7 +128,7 @@ def test_a_matching_question_loads_the_procedure_before_the_first_step(make):
 def test_a_reply_that_copies_the_procedure_is_not_the_answer(make):
     copied = ("Workflow:\n1. Find both versions: call list_docs with grep on the document's name (or search_docs with "
               "its subject).\n2. Read each version with fetch_doc (page with offset and limit when it is long).")
-    with ScriptedServer([{"text": copied}, call("list_docs", grep="ops"),
+    with ScriptedChat([{"text": copied}, call("list_docs", grep="ops"),
                          call("answer", text="Step 2 changed from restart to reload.")]) as server:
         answer, _, trace = ask(make(server), "What changed between ops-v1 and ops-v2?")
         nudge = server.requests[1]["messages"][-1]["content"]
@@ -140,18 +139,18 @@ def test_a_reply_that_copies_the_procedure_is_not_the_answer(make):
 
 def test_a_report_written_before_reading_anything_is_sent_back_once(make):
     report = "- Changed: step 2 [1]"
-    with ScriptedServer([{"text": report}, call("list_docs", grep="ops"),
+    with ScriptedChat([{"text": report}, call("list_docs", grep="ops"),
                          call("answer", text="Step 2 changed from restart to reload.")]) as server:
         _, _, trace = ask(make(server), "What changed between ops-v1 and ops-v2?")
         nudge = server.requests[1]["messages"][-1]["content"]
     assert nudge.startswith("You have read nothing from the documents yet") and len(server.requests) == 3
-    with ScriptedServer([{"text": report}, {"text": report}]) as server:  # told once: the second is its answer
+    with ScriptedChat([{"text": report}, {"text": report}]) as server:  # told once: the second is its answer
         answer, _, _ = ask(make(server), "What changed between ops-v1 and ops-v2?")
         assert len(server.requests) == 2
 
 
 def test_bad_skill_calls_are_results_for_the_model_not_failures(make):
-    with ScriptedServer([call("use_skill", name="no-such-skill"),
+    with ScriptedChat([call("use_skill", name="no-such-skill"),
                          call("read_skill_resource", name="write-procedure", path="../../../docs/ops-v1.md"),
                          call("answer", text="Run `acmectl keys rotate` [1].")]) as server:
         answer, _, trace = ask(make(server), "How are the API keys rotated?")
@@ -166,15 +165,15 @@ def test_the_knowledge_base_own_skills_and_switching_skills_off(make, tmp_path):
     folder = tmp_path / "skills" / "incident-report"
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text(OWN, encoding="utf-8")
-    with ScriptedServer([call("answer", text="No postmortems [1].")]) as server:
+    with ScriptedChat([call("answer", text="No postmortems [1].")]) as server:
         ask(make(server, auto=False), "Summarise the postmortem")
         prompt = system_prompt(server.requests[0])
     assert "- incident-report: Write an incident report" in prompt and "Timeline first" not in prompt  # auto off
-    with ScriptedServer([call("answer", text="No postmortems.")]) as server:
+    with ScriptedChat([call("answer", text="No postmortems.")]) as server:
         _, _, trace = ask(make(server), "Write up the postmortem")
         prompt = system_prompt(server.requests[0])
     assert "Timeline first" in prompt and next(t for t in trace if t.get("stage") == "skill")["origin"] == "knowledge base"
-    with ScriptedServer([call("answer", text="No postmortems.")]) as server:
+    with ScriptedChat([call("answer", text="No postmortems.")]) as server:
         answer, _, trace = ask(make(server, enabled=False), "Write up the postmortem")
         request = server.requests[0]
     assert "Skills" not in system_prompt(request) and "use_skill" not in [t["function"]["name"] for t in request["tools"]]

@@ -179,9 +179,9 @@ def test_trigger_phrases(question, phrase, hit):
     assert contains(question, phrase) is hit
 
 
-def test_matching_says_why_and_keeps_the_best(local_embedder):
+def test_matching_says_why_and_keeps_the_best(embedder, local_embedder):
     skills = list(load_skills([(BUILTIN, "builtin")]))
-    embed = lambda texts, kind: local_embedder.embed_batch(texts, kind)  # noqa: E731
+    embed = lambda texts, kind: embedder.embed_batch(texts, kind)  # noqa: E731
     by_trigger = match("What changed between steam-engine-v1 and v2?", skills, embed, 0.3, 2)
     assert by_trigger[0].skill.name == "compare-versions" and "trigger 'what changed'" in by_trigger[0].reason
     by_meaning = match("Give me an overview of the documents in the hr folder", skills, None, 0.3, 2)

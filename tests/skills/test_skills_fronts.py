@@ -17,6 +17,7 @@ from mcp import Client
 from docqa.api import create_app
 from docqa.kb import KnowledgeBase
 from docqa.mcp import build_server
+from docqa.skills.catalog import BUILTIN as BUILTIN_DIR
 from docqa.settings import Settings
 
 BUILTIN = {"compare-versions", "summarise-collection", "find-mentions", "answer-from-table", "write-procedure"}
@@ -57,6 +58,7 @@ def kb_dir(tmp_path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_cli_list_show_and_lint(kb_dir):
     kb = kb_dir / "kb.db"
     listed = json.loads(docqa(kb, "skills", "list", "--json").stdout)
@@ -83,24 +85,32 @@ def test_cli_list_show_and_lint(kb_dir):
         (6, "section 'Stop conditions' is missing")}
 
 
+@pytest.mark.slow
 def test_api_lists_and_shows_skills_and_needs_a_key_where_keys_are_on(kb_dir):
     settings = Settings(kb=str(kb_dir / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"},
                         api={"allowed_hosts": ["testserver"]})
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         listed = client.get("/api/v1/skills").json()
         assert BUILTIN | {"release-notes"} == {s["name"] for s in listed["skills"]}
-        assert len(listed["problems"]) == 3 and all("/broken/SKILL.md:6:" in p for p in listed["problems"])
+        assert len(listed["problems"]) == 3
+        assert all(p.startswith("knowledge base: broken/SKILL.md:6:") for p in listed["problems"])
+        shown = {s["name"]: s["path"] for s in listed["skills"]}
+        assert shown["release-notes"] == "release-notes/SKILL.md" and shown["compare-versions"] == "compare-versions/SKILL.md"
+        one_own = client.get("/api/v1/skills/release-notes")
+        assert one_own.json()["path"] == "release-notes/SKILL.md"
+        for text in (client.get("/api/v1/skills").text, one_own.text):  # no absolute path: not the kb's folder,
+            assert str(kb_dir) not in text and str(BUILTIN_DIR) not in text  # not docqa's install folder
         one = client.get("/api/v1/skills/compare-versions").json()
         assert one["origin"] == "builtin" and "## Required evidence" in one["body"] and one["triggers"]
         missing = client.get("/api/v1/skills/nope")
         assert missing.status_code == 404 and missing.json()["error"]["code"]
         assert "/api/v1/skills" in client.get("/openapi.json").json()["paths"]
     with KnowledgeBase(settings) as kb:
-        _, key = kb.keys.create("reader")
+        _, key = kb.keys.create("reader", ["ops"])  # a scoped reader
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         assert client.get("/api/v1/skills").status_code == 401
         answer = client.get("/api/v1/skills", headers={"Authorization": f"Bearer {key}"})
-        assert answer.status_code == 200 and answer.json()["skills"]
+        assert answer.status_code == 200 and answer.json()["skills"] and str(kb_dir) not in answer.text
 
 
 def test_mcp_list_skills(kb_dir):
@@ -116,3 +126,6 @@ def test_mcp_list_skills(kb_dir):
     names = {s["name"] for s in result.structured_content["skills"]}
     assert BUILTIN | {"release-notes"} == names
     assert all("path" not in s for s in result.structured_content["skills"])  # no server paths to MCP clients
+    problems = result.structured_content["problems"]
+    assert problems and all(p.startswith("knowledge base: broken/SKILL.md:") for p in problems)
+    assert str(kb_dir) not in str(result.structured_content)

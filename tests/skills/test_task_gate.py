@@ -1,17 +1,16 @@
 """The acceptance rule and task questions a skill fits ("Summarise the documents", "What changed
 between v1 and v2?"): no single evidence sentence answers those, so the evidence gate does not
 answer them "not found" (docqa.answer.accept.gated); their claims are still judged one by one.
-Scripted model on loopback, real knowledge base, the acceptance rule on (its default)."""
+The scripted chat model (docqa.testing), real knowledge base, the acceptance rule on (its default)."""
 
 from __future__ import annotations
 
 import pytest
 
 from docqa.kb import KnowledgeBase
-from docqa.llm import OpenAICompatModel
 from docqa.settings import Settings
+from docqa.testing import ScriptedChat
 
-from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
 
 OPS = """# Operations
 
@@ -33,18 +32,18 @@ def call(tool: str, **arguments) -> dict:
 
 
 @pytest.fixture
-def make(tmp_path, local_embedder):
+def make(tmp_path, embedder):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "ops-v1.md").write_text(OPS, encoding="utf-8")
     (tmp_path / "docs" / "ops-v2.md").write_text(OPS_V2, encoding="utf-8")
     made = []
 
-    def factory(server: ScriptedServer, skills: bool = True) -> KnowledgeBase:
+    def factory(server: ScriptedChat, skills: bool = True) -> KnowledgeBase:
         settings = Settings(kb=str(tmp_path / "kb.db"), agent={"check": True}, skills={"enabled": skills},
                             answer={"review_rounds": 0},
-                            llm={"provider": "openai", "base_url": server.base_url, "max_retries": 0, "timeout": 3})
-        kb = KnowledgeBase(settings, embedder=local_embedder,
-                           chat_model=OpenAICompatModel(server.base_url, "scripted", timeout=3, max_retries=0))
+                            llm={"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "max_retries": 0, "timeout": 3})
+        kb = KnowledgeBase(settings, embedder=embedder,
+                           chat_model=server)
         if not made:
             kb.add([tmp_path / "docs"])
         made.append(kb)
@@ -60,7 +59,7 @@ def script(text: str) -> list[dict]:
 
 
 def test_a_task_a_skill_fits_is_not_answered_not_found_by_the_evidence_gate(make):
-    with ScriptedServer(script(FAIR)) as server:
+    with ScriptedChat(script(FAIR)) as server:
         answer = make(server).ask(TASK, mode="agent")
     assert [s["name"] for s in answer.retrieval["skills"]][0] == "summarise-collection"
     assert answer.retrieval["acceptance"]["outcome"] == "model", answer.retrieval["acceptance"]
@@ -68,14 +67,14 @@ def test_a_task_a_skill_fits_is_not_answered_not_found_by_the_evidence_gate(make
 
 
 def test_without_skills_the_same_question_is_gated(make):
-    with ScriptedServer(script(FAIR)) as server:
+    with ScriptedChat(script(FAIR)) as server:
         answer = make(server, skills=False).ask(TASK, mode="agent")
     assert answer.retrieval["acceptance"]["outcome"] == "not_found"  # one evidence sentence must answer it
     assert not answer.answerable
 
 
 def test_a_task_answer_is_still_judged_claim_by_claim(make):
-    with ScriptedServer(script(MADE_UP)) as server:
+    with ScriptedChat(script(MADE_UP)) as server:
         answer = make(server).ask(TASK, mode="agent")
     acceptance = answer.retrieval["acceptance"]
     assert acceptance["outcome"] != "model" and acceptance["verified"] == 1 and acceptance["claims"] == 3

@@ -12,6 +12,7 @@ from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
 
+@pytest.mark.slow
 def test_chinese_words_found_inside_sentences(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -27,6 +28,7 @@ def test_chinese_words_found_inside_sentences(tmp_path):
 
 
 @pytest.mark.timeout(600)
+@pytest.mark.slow
 def test_cmrc2018_retrieval(shared_data, tmp_path):
     root = shared_data / "retrieval" / "cmrc2018-dev"
     corpus = [json.loads(line) for line in (root / "corpus.jsonl").read_text(encoding="utf-8").splitlines()][:300]

@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from docqa.store.matrix import INT8_MIN_ROWS, VectorMatrix
 
@@ -20,6 +21,7 @@ def _unit(rng, n, d=64):
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
+@pytest.mark.slow
 def test_int8_scan_matches_the_exact_ranking():
     rng = np.random.default_rng(7)
     m16 = _unit(rng, INT8_MIN_ROWS + 5000).astype(np.float16)
@@ -63,6 +65,7 @@ def test_int8_scores_are_the_exact_integer_product():
     assert np.array_equal(scan.scores(q), expected)  # the index's matrix, not the graph's placeholder
 
 
+@pytest.mark.slow
 def test_the_large_scan_never_imports_onnx():
     """onnx costs 0.6-0.8 s to import: the scan's graph ships prebuilt (store/int8_scan.onnx)."""
     code = ("import sys, numpy as np\nfrom docqa.store.matrix import INT8_MIN_ROWS, VectorMatrix\n"
@@ -73,6 +76,7 @@ def test_the_large_scan_never_imports_onnx():
     assert out.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_the_shipped_scan_graph_is_the_one_the_tool_builds():
     """src/docqa/store/int8_scan.onnx is generated: `python tools/scan_graph.py` rewrites it."""
     spec = importlib.util.spec_from_file_location("scan_graph", ROOT / "tools" / "scan_graph.py")

@@ -66,6 +66,7 @@ def test_newer_schema_is_refused(postgres_server):
         open_store(url)
 
 
+@pytest.mark.slow
 def test_missing_extra_names_the_install_command(tmp_path):
     code = ("import sys; sys.modules['psycopg'] = None\n"  # as if docqa[postgres] were not installed
             "from docqa.store import open_store\n"

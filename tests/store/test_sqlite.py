@@ -42,6 +42,7 @@ def test_delete_removes_every_row(store):
     assert store.check()["chunks"] == 0 and store.check()["fts_rows"] == 0
 
 
+@pytest.mark.slow
 def test_open_store_chooses_the_backend_by_url(tmp_path):
     with open_store(f"sqlite:///{tmp_path / 'kb.db'}") as stores:
         assert isinstance(stores, SQLiteStores) and stores.path == str(tmp_path / "kb.db")

@@ -62,6 +62,7 @@ def test_spans_cover_every_non_space_char_once(text):
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab .!?。\n\"”)", max_size=80), st.integers(0, 80))
+@pytest.mark.slow
 def test_next_sentence_start_matches_spans(text, pos):
     pos = min(pos, len(text))
     starts = [s for s, _ in sentence_spans(text) if s >= pos]

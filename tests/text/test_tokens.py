@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,12 +26,14 @@ def exact(text: str) -> int:
 
 @settings(max_examples=1500, deadline=None)
 @given(TEXT)
+@pytest.mark.slow
 def test_count_equals_tiktoken(text):
     assert count_tokens(text) == exact(text)
 
 
 @settings(max_examples=300, deadline=None)
 @given(TEXT)
+@pytest.mark.slow
 def test_split_words_parts_add_up(text):
     parts = split_words(text)
     assert " ".join(parts) == text

@@ -15,6 +15,7 @@ from ingest.test_ocr import ENGLISH, cjk_font, draw
 
 
 @pytest.mark.skipif(not ocr.installed(), reason="OCR extra not installed: pip install 'docqa[ocr]'")
+@pytest.mark.slow
 def test_an_ocr_page_gets_the_boxes_of_its_recognised_lines(tmp_path: Path) -> None:
     from fpdf import FPDF
 

@@ -45,6 +45,7 @@ with KnowledgeBase(Settings(kb=sys.argv[1], embed={"provider": "none"}, llm={"pr
 """
 
 
+@pytest.mark.slow
 def test_a_render_over_the_memory_cap_fails_cleanly_in_its_worker(pdf_kb):
     done = subprocess.run([sys.executable, "-c", OVER_THE_CAP, pdf_kb["kb"]], capture_output=True, text=True,
                           timeout=120)

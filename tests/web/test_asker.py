@@ -318,3 +318,65 @@ def test_rated_down_on_the_ask_page_then_found_in_the_log_attention_list(page, w
         expect(page.locator(f"#log-rows tr[data-run-id='{run_id}']")).to_have_count(1)
         page.locator(f"#log-rows tr[data-run-id='{run_id}'] button.open-trace").click()
         expect(page.locator("#log-trace .trace-question .question")).to_have_text(BACKUPS)
+
+
+# -- drafts are not answers (issue 28) ---------------------------------------------------------------
+WATCH = """() => {
+  window.seen = { answers: [], drafts: [] };
+  new MutationObserver(() => {
+    for (const turn of document.querySelectorAll("#thread .turn")) {
+      window.seen.answers.push(turn.querySelector(".answer").textContent);
+      const draft = turn.querySelector(".draft");
+      if (!draft.hidden) window.seen.drafts.push({ label: draft.querySelector(".draft-label").textContent,
+        text: draft.querySelector(".draft-text").textContent, colour: getComputedStyle(draft).color,
+        answerColour: getComputedStyle(turn.querySelector(".answer")).color,
+        afterSteps: !!(turn.querySelector(".current-step").compareDocumentPosition(draft) & Node.DOCUMENT_POSITION_FOLLOWING) });
+    }
+  }).observe(document.getElementById("thread"), { subtree: true, childList: true, characterData: true, attributes: true });
+}"""
+
+
+def test_the_draft_is_grey_under_the_steps_and_a_rejected_one_never_becomes_the_answer(page, agent_app, screenshot):
+    script = [{"text": "The database is backed up every 8 hours [1].", "chunk_delay": 0.15},
+              {"text": "The database is backed up every 6 hours [1].", "delay": 1.0}, {"text": "VERIFIED"}]
+    with ScriptedServer(script) as model, LiveServer(agent_app(model)) as server:
+        page.goto(server.url + "/")
+        page.evaluate(WATCH)
+        _ask(page, "How often is the database backed up?")
+        expect(page.locator(".turn .draft-text")).to_contain_text("every 8 hours")
+        screenshot(page, "ask-draft")
+        _done(page, 1)
+        turn = page.locator(".turn").first
+        expect(turn.locator(".answer")).to_have_text("The database is backed up every 6 hours [1].")
+        assert turn.locator(".draft").is_hidden()  # the published answer took its place
+        seen = page.evaluate("window.seen")
+        labels = page.locator(".turn .step-label").evaluate_all("ls => ls.map(l => l.textContent)")
+        session = turn.get_attribute("data-session-id")
+
+        page.reload()  # reopened from the record: the answer, and the rejection among its steps
+        page.locator(f"#session-list .session[data-session-id='{session}']").click()
+        past = page.locator(".turn").first
+        expect(past.locator(".answer")).to_have_text("The database is backed up every 6 hours [1].")
+        past_labels = past.locator(".step-label").evaluate_all("ls => ls.map(l => l.textContent)")
+        assert "Draft 1 rejected by the fact-check: 1 problem" in past_labels and "8 hours" not in past.inner_text()
+    assert len(model.requests) == 3
+    assert not any("8 hours" in text for text in seen["answers"])  # never, at any moment, the answer
+    written = [d for d in seen["drafts"] if "8 hours" in d["text"] and d["label"] == "Draft 1, not checked yet"]
+    assert written and all(d["colour"] != d["answerColour"] and d["afterSteps"] for d in written)  # grey, under the steps
+    assert any(d["label"] == "Draft 1 was rejected by the fact-check" and "8 hours" in d["text"] for d in seen["drafts"])
+    assert any(d["label"] == "Draft 2, not checked yet" and "6 hours" in d["text"] for d in seen["drafts"])
+    assert "Draft 1 rejected by the fact-check: 1 problem" in labels
+
+
+def test_a_not_found_reply_shows_the_not_found_answer_and_no_token(page, agent_app):
+    with ScriptedServer([{"text": "NOT_FOUND."}] * 3) as model, LiveServer(agent_app(model, accept_share=0)) as server:
+        page.goto(server.url + "/")
+        page.evaluate(WATCH)
+        _ask(page, "Who approves the backup policy?")
+        _done(page, 1)
+        expect(page.locator(".turn .answer")).to_contain_text("The documents do not contain an answer")
+        expect(page.locator(".turn .not-found")).to_be_visible()
+        seen = page.evaluate("window.seen")
+        thread = page.locator("#thread").inner_text()
+    assert len(model.requests) == 1
+    assert "NOT_FOUND" not in thread and not any("NOT_FOUND" in x for x in seen["answers"] + [d["text"] for d in seen["drafts"]])

@@ -283,3 +283,15 @@ def test_the_keepers_views_fit_a_phone(browser, web_app, view, screenshot):
             screenshot(page, f"{view}-phone")
     finally:
         context.close()
+
+
+def test_a_collection_name_that_is_a_path_is_refused_with_the_rule(page, web_app):
+    with LiveServer(web_app) as server:
+        page.goto(server.url + "/#documents")
+        page.locator("#drop-zone").wait_for()
+        page.locator("#upload-collection").fill("team/ops")
+        _drop(page, _file("ok.md", NOTES.encode(), "text/markdown"))
+        row = _result(page, "ok.md")
+        expect(row).to_have_attribute("data-result", "failed")
+        assert "cannot name a collection" in row.locator(".result").inner_text()
+        assert "team/ops" not in [c["name"] for c in httpx.get(f"{server.url}/api/v1/collections").json()["collections"]]

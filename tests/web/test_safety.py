@@ -29,7 +29,9 @@ EVIL_PAGE = """<!doctype html><html><body>
 async function plantByFetch() {{  // no-cors: multipart is a "simple" request, sent without a preflight
   const body = new FormData();
   body.append("files", new File(["# Planted\\n\\nplanted by fetch\\n"], "evil-fetch.md", {{type: "text/markdown"}}));
-  await fetch("{target}/api/v1/documents", {{method: "POST", body, mode: "no-cors", credentials: "include"}});
+  try {{  // sent either way; Cross-Origin-Resource-Policy then has the browser refuse the answer itself
+    await fetch("{target}/api/v1/documents", {{method: "POST", body, mode: "no-cors", credentials: "include"}});
+  }} catch (blocked) {{}}
   return "sent";
 }}
 function plantByForm() {{

@@ -49,7 +49,7 @@ def is_planted(call: ToolCall, planted: list[tuple[str, dict]]) -> bool:
 
 
 def _calls(candidates: list[str], names: set[str]) -> list[ToolCall]:
-    calls = []
+    calls: list[ToolCall] = []
     for raw in candidates:
         for obj in _objects(raw):
             function = obj.get("function")

@@ -55,7 +55,7 @@ from docqa.answer.citer import Cited, citation_for, is_not_found_statement, numb
 from docqa.answer.facts import missing_facts
 from docqa.answer.extractive import _has_name
 from docqa.answer.grounding import Question, ground
-from docqa.answer.prompts import NOT_FOUND_TOKEN
+from docqa.answer import sentinel
 from docqa.answer.sources import SourceSet
 from docqa.text.language import has_cjk, language_of
 from docqa.text.sentences import sentence_spans
@@ -235,8 +235,7 @@ def crossing(language: str, hits: list[Hit]) -> bool:
 
 def in_other_language(reply: str, language: str) -> bool:
     """A model's reply that answers (not NOT_FOUND) in another language than `language`."""
-    body = reply.strip()
-    return not body.upper().startswith(NOT_FOUND_TOKEN) and wrong_language(strip_markers(body), language)
+    return not sentinel.said_not_found(reply) and wrong_language(strip_markers(sentinel.clean(reply)), language)
 
 
 def wrong_language(text: str, language: str) -> bool:

@@ -190,7 +190,7 @@ class Escalation:
         lib = self.pipeline.library
         query = keyword_query(answer.retrieval["query"], kept.drafts)
         top_k = min(50, 2 * self.pipeline.settings.answer.top_k)
-        hits = lib.keyword(query, top_k) if lib.keyword is not None else []
+        hits = lib.keyword(query, top_k) if lib.keyword is not None else None
         entry.update(keyword_query=query, top_k=top_k, keyword_hits=len(hits))
         if not hits:
             entry["refused"] = "the keyword search found nothing"

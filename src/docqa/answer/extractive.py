@@ -25,10 +25,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from docqa.answer.facts import normalise
+from docqa.answer.shape import Shape, answered_words, shape
 from docqa.answer.sources import SourceSet
 from docqa.answer.statement import quotable_spans
 from docqa.answer.support import content_tokens, jaccard
+from docqa.retrieve.retriever import chunk_name
 from docqa.retrieve.snippet import coverage
+from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import HAN, has_cjk
 from docqa.text.segment import STOPWORDS, query_terms, query_words
 
@@ -60,7 +63,7 @@ _FRAME_CJK = re.compile(r"哪|什么|谁|几|怎|何|多少|多久|多长|多大
 # Negation in a question or a sentence ("not", "never", "不", "没有", ...).  Chinese compounds
 # that only look negative (不同 different, 非常 very, 无线 wireless, 未来 future) do not count.
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nothing|neither|nor|cannot)\b|n't\b"
+    r"\b(?:not|no|never|none|nothing|neither|nor|cannot)\b|n['\u2019]t\b"  # doesn't, doesn’t (typeset text curls the apostrophe)
     r"|不(?![同仅但断久少过论管如足错利])|没|未(?!来)|无(?![线论])|并非|非(?![常])", re.IGNORECASE)
 _ANTONYMS = """first last|most least|more less|more fewer|before after|increase decrease|increased decreased|
     higher lower|high low|largest smallest|larger smaller|early late|earlier later|earliest latest|oldest newest|
@@ -105,6 +108,7 @@ class Extract:
     abstained: bool
     features: dict[str, float] = field(default_factory=dict)  # the evidence model's inputs (for evaluation)
     ranked: list[Sentence] = field(default_factory=list)  # the best sentences even when it abstained
+    shape: Shape | None = None  # a typed question's lead or a procedure's steps (answer/shape.py); None: `chosen`
 
 
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
@@ -114,8 +118,9 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     if not candidates:
         return Extract([], 0.0, True)
     terms = query_terms(question)
+    given = _exact_given(question, sources)
     for s in candidates:
-        s.terms = coverage(s.text, terms, weights)
+        s.terms = coverage(_with(s.text, given.get(s.n)), terms, weights)
     if embed is not None:
         query = _unit(embed([question], "query"))[0]
         sims = _unit(embed([s.text for s in candidates], "passage")) @ query
@@ -128,13 +133,16 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     chosen = _mmr(candidates, count)
     best = chosen[0]
     window = _window(candidates, best)
-    features = evidence_features(question, best.text, " ".join(s.text for s in window), terms, weights,
+    features = evidence_features(question, _with(best.text, given.get(best.n)),
+                                 _with(" ".join(s.text for s in window), given.get(best.n)), terms, weights,
                                  best.dense if embed is not None else None, retrieval[best.n])
     evidence = evidence_probability(features)
     if evidence < threshold:
         return Extract([], evidence, True, features, chosen)
     floor = best.score * _LATER_PICKS  # later picks must still be real evidence
-    return Extract([s for i, s in enumerate(chosen) if i == 0 or s.score >= floor], evidence, False, features)
+    picked = [s for i, s in enumerate(chosen) if i == 0 or s.score >= floor]
+    shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
+    return Extract(picked, evidence, False, features, shape=shown)
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
@@ -144,7 +152,8 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     found = [_holds(sentence, t) for t in distinct]
     idf = [weights.get(t, 1.0) for t in distinct]
     top = max(idf, default=0.0)
-    missing = [w for t, w, f in zip(distinct, idf, found) if not f and not _frames(t)]
+    answered = answered_words(question, sentence)  # "which file": a path answers it without the word "file"
+    missing = [w for t, w, f in zip(distinct, idf, found) if not f and not _frames(t) and t not in answered]
     out = {
         "retrieval": float(retrieval),
         "matched": float(min(sum(found), _MATCHED_CAP)),
@@ -168,6 +177,27 @@ def render(chosen: list[Sentence]) -> str:
     ordered = sorted(chosen, key=lambda s: (s.n, s.start))
     parts = [f"{' '.join(s.text.split())} [{s.n}]" for s in ordered]
     return ("" if any(has_cjk(p) for p in parts) else " ").join(parts) if parts else ""
+
+
+def _exact_given(question: str, sources: SourceSet) -> dict[int, str]:
+    """Per source number, the question's exact tokens and one-word identifiers (text/exact.py) that name its
+    chunk (`chunk_name`: its path, title, section or first line).  Every sentence of the chunk is about them: "This release is
+    to revert ..." under "Git v2.39.5 Release Notes" answers a question on 2.39.5 without repeating the
+    version.  A token the chunk only mentions further down is not given: the notes of 2.37.1 list
+    v2.31.4 among the releases they merge, and are not about 2.31.4."""
+    tokens = exact_tokens(question, whole=True)  # libtasn1 in libtasn1-doc/libtasn1.pdf: the file is about it
+    if not tokens:
+        return {}
+    out = {}
+    for source in sources.sources[:_HITS]:
+        name = chunk_name(source.hit, first_line=True)
+        out[source.n] = " ".join(t for t in tokens if holds_exact(name, t))
+    return out
+
+
+def _with(text: str, given: str | None) -> str:
+    """`text` for matching question terms, with what its chunk is about (`_exact_given`) appended."""
+    return f"{text}\n{given}" if given else text
 
 
 def _candidates(sources: SourceSet) -> list[Sentence]:
@@ -236,6 +266,8 @@ def _names(question: str) -> list[str]:
 
 
 def _has_name(text: str, name: str) -> bool:
+    if exact_tokens(name) == [name]:  # a version or identifier: 2.39.4 is not 2.39.5
+        return holds_exact(normalise(text), name)
     if _holds(normalise(text), name.lower()):
         return True
     if name.isalpha() and name.isupper() and 2 <= len(name) <= 6:  # an acronym: "EU" for "European Union"

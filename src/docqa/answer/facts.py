@@ -25,7 +25,7 @@ _KINDS = [  # order matters: the first pattern to claim a span wins
     ("path", re.compile(r"(?<![A-Za-z0-9_/])(?:[A-Za-z]:\\|~?/)?(?:[A-Za-z0-9_.-]+[/\\])+[A-Za-z0-9_.-]*[A-Za-z0-9_]")),
     ("version", re.compile(r"(?<![A-Za-z0-9_.])v?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?(?![A-Za-z0-9_]|\.\d)")),
     ("date", re.compile(r"(?<!\d)\d{4}-\d{1,2}-\d{1,2}(?!\d)|(?<!\d)\d{1,2}:\d{2}(?!\d)")),
-    ("identifier", re.compile(r"(?<![A-Za-z0-9_-])(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z]{2,}[A-Z0-9_]*\d[A-Z0-9_]*|--[a-z][A-Za-z0-9_-]+)(?![A-Za-z0-9_-])")),
+    ("identifier", re.compile(r"(?<![A-Za-z0-9_-])(?:[A-Za-z]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z]{2,}[A-Z0-9_]*\d[A-Z0-9_]*|--[a-z][A-Za-z0-9_-]+)(?![A-Za-z0-9_-])")),  # noqa: E501 - a pattern reads best whole
     ("number", re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?%?(?![A-Za-z0-9_]|\.\d)")),
 ]
 # Citation markers are not facts: [1], [2, 3], [source: ...], [来源: ...]

@@ -33,7 +33,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [(kind, re.compile(p, re.IGNORECA
                  r"preceding|all|your|system)\b[^.\n]{0,30}?\b(?:instructions?|rules|prompts?|directions|guidelines)\b"),
     ("override", r"(?:忽略|无视|忘记|忘掉|不要理会|忽视)[^。\n]{0,6}?(?:之前|以上|上面|前面|先前|所有|全部|系统)"
                  r"[^。\n]{0,6}?(?:指令|指示|提示词|规则|要求|约束)"),
-    ("role", r"\b(?:you are now|from now on,? you (?:are|will|must|shall) (?:only |now |always )?(?:answer|reply|respond|act|be|say|ignore|follow|obey)|act as (?:an? |the )?(?:ai|assistant|language model|chatbot)\b|"
+    ("role", r"\b(?:you are now|from now on,? you (?:are|will|must|shall) (?:only |now |always )?(?:answer|reply|respond|act|be|say|ignore|follow|obey)|act as (?:an? |the )?(?:ai|assistant|language model|chatbot)\b|"  # noqa: E501 - a pattern reads best whole
              r"new instructions?:|system prompt|developer mode|jailbreak)"),
     ("role", r"^\W*(?:system|assistant)\s*(?:message|prompt)?\s*:\s*(?:you|ignore|from now)"),
     ("role", r"(?:你现在是|从现在(?:开始|起)[^。\n]{0,6}你|扮演(?:一个|一名)?(?:AI|人工智能|助手|模型)|系统提示|新的?指令[:：])"),

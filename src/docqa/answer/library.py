@@ -20,8 +20,13 @@ class Library(Protocol):
     """The knowledge base as a run sees it.  `collection` is the run's own (None: every collection the
     caller may see); a `None` collection argument below means that one."""
 
-    collection: str | None
-    embed: Callable[[list[str], str], np.ndarray] | None  # texts, kind; None: no embedder
+    @property
+    def collection(self) -> str | None:
+        """The run's collection (None: every collection the caller may see)."""
+
+    @property
+    def embed(self) -> Callable[[list[str], str], np.ndarray] | None:
+        """Embed texts of a kind (query, passage); None: no embedder."""
 
     def search(self, query: str, top_k: int, collection: str | None) -> SearchResults:
         """Best chunks for a query."""
@@ -52,3 +57,6 @@ class Library(Protocol):
 
     def refresh(self, document_ids: list[str]) -> dict:
         """Re-ingest the documents' files (needs write access)."""
+
+    def namesakes(self, paths: list[str]) -> list[str]:
+        """The paths of other documents the caller sees with the file name of one of `paths`."""

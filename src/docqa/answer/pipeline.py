@@ -1,7 +1,9 @@
 """The answering pipeline: condense → retrieve → generate → cite → check (≤ N review rounds).
 
-A generator of events (status, content as the model writes it, citations) that returns the
-Answer: `answer = yield from pipeline.run(...)`.  The run (docqa.run) routes the question once and
+A generator of events that returns the Answer: `answer = yield from pipeline.run(...)`.  What the
+model writes is a `draft` (streamed as written, numbered, sentinels such as NOT_FOUND never shown);
+a draft the checks reject is followed by `draft_rejected`; only the published answer is `content`,
+then its `citations`.  The run (docqa.run) routes the question once and
 drives it; with no chat model (or when the model fails) the extractive answerer answers instead,
 with the same citation structure.  What a run does is recorded in its RunContext (trace, timings, usage).
 """
@@ -12,7 +14,7 @@ import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
-from docqa.answer import accept, guard, prompts
+from docqa.answer import accept, guard, prompts, sentinel
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
@@ -129,14 +131,14 @@ class Pipeline:
             centres = _centres(found)
             if answer.retrieval.get("second_look"):  # no quotable sentence: centre on the question's words
                 centres = _term_centres(list(hits), query_terms(answer.retrieval["query"])) or centres
-            sources = focused(list(hits), centres, a.small_model_sources, a.small_model_context // a.small_model_sources)
+            sources = self._named(focused(list(hits), centres, a.small_model_sources, a.small_model_context // a.small_model_sources))
             if a.guard:
                 guard.record(answer.retrieval, answer.notes, ctx.trace, [x.hit for x in sources.sources])
             answer.retrieval["dropped"] = [h.chunk_id for h in sources.dropped]
             return sources
         overhead = count_tokens(prompts.prompt_overhead(answer.retrieval["query"], language))
         budget = s.context_window - s.max_tokens - overhead - 128
-        sources = fit(list(hits), max(budget, 64))
+        sources = self._named(fit(list(hits), max(budget, 64)))
         if self.settings.answer.guard:
             guard.record(answer.retrieval, answer.notes, ctx.trace, [x.hit for x in sources.sources])
         answer.retrieval["dropped"] = [h.chunk_id for h in sources.dropped]
@@ -171,7 +173,7 @@ class Pipeline:
             with ctx.stage("generating", round=round_):
                 yield status("generating")
                 call = ctx.call(self.model, "generating", messages, stream=round_ == 0)
-                reply = yield from (_shown(answer, call) if round_ == 0 else call)  # the first draft is shown as written
+                reply = yield from _drafted(ctx, call)  # a draft, not the answer: shown as one until published
             if round_ == 0 and accept.in_other_language(reply.text, language):
                 reply = yield from self._in_language(answer, messages, reply, ctx)
             if reply.truncated:
@@ -206,7 +208,7 @@ class Pipeline:
                     else prompts.answer_messages(query, sources, language))
         with ctx.stage("generating", retry=why):
             yield status("generating", retry=why)
-            reply = yield from ctx.call(model or self.model, "generating", messages)
+            reply = yield from _drafted(ctx, ctx.call(model or self.model, "generating", messages))
         draft = yield from self._cite(reply.text, sources, language, ctx)
         if not draft.not_found:
             yield from self._check(answer, draft, sources, messages, ctx)
@@ -218,16 +220,16 @@ class Pipeline:
         with ctx.stage("generating", retry="language") as entry:
             yield status("generating", retry="language")
             again = prompts.language_messages(messages, reply.text, answer.language)
-            retried = yield from ctx.call(self.model, "generating", again)
+            retried = yield from _drafted(ctx, ctx.call(self.model, "generating", again))
             entry["first"] = reply.text[:2000]
         return retried if retried.text.strip() else reply
 
     def _cite(self, text: str, sources: SourceSet, language: str, ctx: RunContext) -> Generator[Event, None, Draft]:
         with ctx.stage("citing") as entry:
             yield status("citing")
-            body = text.strip()
-            if body.upper().startswith(prompts.NOT_FOUND_TOKEN) or body.upper().rstrip(".") == "NOT FOUND":
+            if sentinel.said_not_found(text):
                 return Draft(text, Cited([], [], []), not_found=True)
+            body = sentinel.clean(text)  # a NOT_FOUND (or VERIFIED) written beside the answer is no part of it
             cited = cite(body, sources, language, self.settings.answer.support_threshold)
             crossed = accept.support_across_languages(cited, sources, self.library.embed,
                                                       self.settings.answer.cross_lingual_support, language)
@@ -240,8 +242,16 @@ class Pipeline:
 
     def _check(self, answer: Answer, draft: Draft, sources: SourceSet, base: list,
                ctx: RunContext) -> Generator[Event, None, list[str]]:
-        """Problems found (empty: verified).  Deterministic checks first; the model is asked only
-        when they pass."""
+        """Problems found (empty: verified); a rejected draft is said to be (`draft_rejected`)."""
+        problems = yield from self._verdict(answer, draft, sources, base, ctx)
+        if problems:
+            ctx.trace.append({"stage": "draft_rejected", "n": ctx.drafts, "reasons": problems[:12]})
+            yield event("draft_rejected", n=ctx.drafts, reasons=problems[:12])
+        return problems
+
+    def _verdict(self, answer: Answer, draft: Draft, sources: SourceSet, base: list,
+                 ctx: RunContext) -> Generator[Event, None, list[str]]:
+        """Deterministic checks first; the model is asked only when they pass."""
         with ctx.stage("checking") as entry:
             yield status("checking")
             draft.rejections = check_facts(draft.cited, sources)
@@ -274,11 +284,9 @@ class Pipeline:
     # -- for the agent: the same citer and checker on an answer written elsewhere ------------
     def review(self, answer: Answer, text: str, sources: SourceSet, conversation: list, ctx: RunContext,
                check: bool = True) -> Generator[Event, None, tuple[Draft, list[str]]]:
-        """Cite and check an answer written elsewhere (the agent's): its draft, and the problems found
-        (empty: verified).  The first draft is shown as content; a later one replaces it when published."""
-        if not answer.answer:
-            answer.answer = text
-            yield event("content", delta=text)
+        """Cite and check an answer written elsewhere (the agent's): its draft (shown as a draft), and
+        the problems found (empty: verified)."""
+        yield from _draft(ctx, text)
         draft = yield from self._cite(text, sources, answer.language, ctx)
         problems: list[str] = []
         if check and not draft.not_found and self.model is not None:
@@ -355,18 +363,25 @@ class Pipeline:
         terms = query_terms(query)
         return accept.Question(query, terms, term_weights(self.library.term_counts, terms))
 
+    def _named(self, sources: SourceSet) -> SourceSet:
+        """`sources`, knowing the knowledge base's other files of the same names (labels tell them apart)."""
+        if self.library.namesakes is not None:
+            sources.namesakes = self.library.namesakes([x.hit.path for x in sources.sources])
+        return sources
+
     def _evidence(self, answer: Answer, hits: SearchResults, ctx: RunContext) -> Found:
         """The extractive answerer over `hits`: its sources and result (evidence, chosen sentences)."""
         s, lib = self.settings.answer, self.library
         # across languages the evidence model (shared words) cannot judge: retrieval's relevance decides
         crossing = accept.crossing(answer.language, hits) and not hits.low_relevance
         with ctx.stage("extracting") as entry:
-            pool = fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9)  # never quote a flagged source
+            pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))  # never quote a flagged source
             terms = query_terms(answer.retrieval["query"])
             result = extract(answer.retrieval["query"], pool, term_weights(lib.term_counts, terms), lib.embed,
                              max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), 0.0 if crossing else s.abstain_threshold)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
         answer.retrieval["evidence"] = round(result.evidence, 4)
+        answer.retrieval["evidence_features"] = {k: round(v, 4) for k, v in result.features.items()}  # for calibration fits
         return pool, result
 
     def _not_found(self, answer: Answer, ctx: RunContext, streamed: bool = False) -> Events:
@@ -388,8 +403,7 @@ class Pipeline:
         if result.abstained:
             return (yield from self._not_found(answer, ctx, streamed=streamed))
         answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
-                            for x in sorted(result.chosen[: self.settings.answer.extractive_sentences],
-                                            key=lambda x: (x.n, x.start))]  # reading order per source
+                            for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
         answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, [c.n], [c], True, 1.0) for c in answer.citations]
         quoted = _quoted(answer.claims)
         text = number_by_first_use(quoted, answer.claims)
@@ -401,6 +415,21 @@ class Pipeline:
         self._rate(answer, hits, result.evidence)
         yield event("citations", citations=[c.to_dict() for c in answer.citations])
         return answer
+
+
+def _quoted_in_order(result: Extract, count: int) -> list:
+    """The extractive answer's sentences: a procedure's steps whole and in order; else `count` of them in reading
+    order per source, after the sentence a typed question ("which file ...?") leads with (answer/shape.py)."""
+    if result.shape is None:
+        return sorted(result.chosen[:count], key=_reading)
+    if result.shape.steps:
+        return result.shape.sentences
+    lead, *rest = result.shape.sentences
+    return [lead, *sorted(rest[: count - 1], key=_reading)]
+
+
+def _reading(sentence) -> tuple[int, int]:
+    return sentence.n, sentence.start  # reading order per source
 
 
 def _quoted(claims: list[Claim]) -> str:
@@ -427,18 +456,34 @@ def _replace(answer: Answer, text: str) -> Generator[Event, None, None]:
     answer.answer = text
 
 
-def _shown(answer: Answer, call: Generator[Event, None, ChatResult]) -> Generator[Event, None, ChatResult]:
-    """Pass a streamed model call's content on, keeping what was shown in `answer.answer` (a fallback
-    after a failure midway then replaces it)."""
+def _drafted(ctx: RunContext, call: Generator[Event, None, ChatResult]) -> Generator[Event, None, ChatResult]:
+    """A model call's text as the next draft: streamed pieces as they come (a call that does not
+    stream: its text whole at the end), sentinels held back and left out."""
+    ctx.drafts += 1
+    n, shown = ctx.drafts, sentinel.DraftFilter()
     try:
         while True:
             piece = next(call)
-            answer.answer += piece.data["delta"]
-            yield piece
+            if piece.type != "draft":
+                yield piece
+            elif visible := shown.feed(piece.data["delta"]):
+                yield event("draft", n=n, delta=visible)
     except StopIteration as stop:
-        return stop.value
+        reply = stop.value
     finally:
         call.close()
+    rest = ("" if shown.raw else shown.feed(reply.text)) + shown.flush()
+    if rest:
+        yield event("draft", n=n, delta=rest)
+    return reply
+
+
+def _draft(ctx: RunContext, text: str) -> Generator[Event, None, None]:
+    """A text written elsewhere (the agent's answer) as the next draft."""
+    ctx.drafts += 1
+    shown = sentinel.DraftFilter()
+    if visible := shown.feed(text) + shown.flush():
+        yield event("draft", n=ctx.drafts, delta=visible)
 
 
 def strip_unverified(text: str) -> str:

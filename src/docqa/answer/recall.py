@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -220,5 +220,5 @@ def _after(a: str | None, b: str | None) -> bool:
     if not a or not b:
         return False
     moments = [datetime.fromisoformat(x.replace("Z", "+00:00")) for x in (a, b)]
-    moments = [m.replace(tzinfo=m.tzinfo or timezone.utc) for m in moments]
+    moments = [m.replace(tzinfo=m.tzinfo or UTC) for m in moments]
     return moments[0] > moments[1]

@@ -11,7 +11,7 @@ from docqa.text.segment import query_terms
 from docqa.types import DocumentRecord
 
 _CATALOG = [
-    re.compile(r"\b(what|which)\b[^?]{0,40}\b(files?|documents?|docs|sources|pdfs?)\b[^?]{0,40}\b(you|there|have|indexed|available|knowledge ?base|loaded|stored)\b", re.I),
+    re.compile(r"\b(what|which)\b[^?]{0,40}\b(files?|documents?|docs|sources|pdfs?)\b[^?]{0,40}\b(you|there|have|indexed|available|knowledge ?base|loaded|stored)\b", re.I),  # noqa: E501 - a pattern reads best whole
     re.compile(r"^\s*(please\s+)?(list|show|enumerate)\b[^?]{0,20}\b(the\s+|all\s+|your\s+)*(files?|documents?|docs|sources)\b", re.I),
     re.compile(r"\bhow many (files|documents|docs)\b", re.I),
     re.compile(r"(有|存了|收录了?|包含)(哪些|什么|多少|几个)(文件|文档|资料)"),

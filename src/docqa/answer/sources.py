@@ -29,6 +29,7 @@ class Source:
 class SourceSet:
     sources: list[Source]
     dropped: list[Hit] = field(default_factory=list)  # did not fit the context window
+    namesakes: list[str] = field(default_factory=list)  # other documents' paths with a source's file name
 
     def get(self, n: int) -> Source | None:
         return self.sources[n - 1] if 1 <= n <= len(self.sources) else None
@@ -38,8 +39,9 @@ class SourceSet:
 
     @property
     def paths(self) -> list[str]:
-        """The files the sources come from (their labels must tell them apart)."""
-        return [s.hit.path for s in self.sources]
+        """The files the sources come from, and the knowledge base's other files of the same names:
+        their labels must tell them apart (`openssh-client/README.Debian.gz`, not `README.Debian.gz`)."""
+        return [s.hit.path for s in self.sources] + self.namesakes
 
 
 def label(hit: Hit, language: str = "en", line_start: int | None = None, line_end: int | None = None,
@@ -116,7 +118,7 @@ def focused(hits: list[Hit], centres: dict[str, tuple[int, int]], count: int, to
     cut to the sentences around its centre span (chunk id -> (start, end) in its text) that fit in
     about `tokens` tokens; a hit without a centre keeps its first sentences."""
     order = sorted(hits, key=lambda h: h.chunk_id not in centres)
-    kept = []
+    kept: list[Source] = []
     for hit in order[:count]:
         text = _around(hit.text, centres.get(hit.chunk_id), tokens)
         kept.append(Source(len(kept) + 1, hit, truncated=text != hit.text, text=text))

@@ -24,7 +24,7 @@ from docqa.text.sentences import sentence_spans
 
 _MIN_CHARS = 12  # shorter than this (alphabetic scripts) is a label, not a sentence
 _LABEL_WORDS = 6
-_BOILERPLATE_WORDS = 12  # a footer or navigation line is short; a paragraph that starts alike is prose  # a line without a full stop and at most this many words is a label
+_BOILERPLATE_WORDS = 12  # a line without a full stop and at most this many words is a label (a footer, a menu)
 _END = re.compile(r"[.!。！；;:：…][\"'”’»)\]）】」』》]*$")
 _QUESTION = re.compile(r"[?？][\"'”’»)\]）】」』》]*$")
 

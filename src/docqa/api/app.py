@@ -14,16 +14,17 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 import anyio
-from fastapi import FastAPI
+from fastapi import APIRouter, Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from docqa.api import errors
 from docqa.api import auth
 from docqa.api.deps import get_principal
-from docqa.api.guard import HostGuard, OriginGuard, RequestGuard
+from docqa.api.guard import HostGuard, IsolationHeaders, OriginGuard, RequestGuard
 from docqa.api.metrics import MetricsMiddleware
 from docqa.api.routes import ask, collections, documents, health, jobs, keys, login, runs, search
 from docqa.api.routes import estimate
+from docqa.api.schemas import no_nul_params
 
 from docqa.api.routes import skills
 from docqa.api.routes import originals  # the source viewer: a document's file, its PDF pages and boxes
@@ -36,7 +37,7 @@ from docqa import web
 from docqa.version import __version__
 
 log = logging.getLogger("docqa.api")
-ROUTERS = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, jobs.router,
+ROUTERS: tuple[APIRouter, ...] = (health.router, collections.router, documents.router, search.router, ask.router, runs.router, jobs.router,
            keys.router, login.router)
 
 ROUTERS += (qa_log.router, status.router)
@@ -79,9 +80,10 @@ def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], Kno
     if auth.is_loopback(settings.api.host):  # no keys needed there: refuse names rebound to 127.0.0.1
         app.add_middleware(HostGuard, allowed=settings.api.allowed_hosts, bind=settings.api.host)
     app.add_middleware(MetricsMiddleware, metrics=runtime.metrics)
-    app.add_middleware(errors.ErrorBoundary)  # added last: the outermost of ours
+    app.add_middleware(errors.ErrorBoundary)
+    app.add_middleware(IsolationHeaders)  # added last: the outermost of ours, so errors carry the headers too
     for router in ROUTERS:
-        app.include_router(router)
+        app.include_router(router, dependencies=[Depends(no_nul_params)])
     _mount_mcp(app, runtime)
     web.mount(app)  # the page at / and its assets at /static; /docs and /redoc with assets served from here
     return app

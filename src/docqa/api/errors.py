@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
@@ -139,7 +139,7 @@ def install(app: FastAPI, redact: Callable[[str], str]) -> None:
     app.add_exception_handler(HTTPException, http)  # type: ignore[arg-type]
 
 
-def validation_message(errors: list[dict] | tuple) -> str:
+def validation_message(errors: Sequence[dict]) -> str:
     """FastAPI's validation errors as one line: `body.question: Field required; query.limit: ...`."""
     parts = []
     for err in list(errors)[:5]:

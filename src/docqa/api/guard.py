@@ -189,3 +189,28 @@ async def _refuse(send: Send, status: int, code: str, message: str) -> None:
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
                             (b"connection", b"close")]})
     await send({"type": "http.response.body", "body": data})
+
+
+ISOLATION = ((b"cross-origin-resource-policy", b"same-origin"), (b"cross-origin-opener-policy", b"same-origin"))
+
+
+class IsolationHeaders:
+    """Every response says it is for docqa's own origin only: Cross-Origin-Resource-Policy keeps a page
+    of another origin — even another port of the same host, which the SameSite sign-in cookie treats as
+    the same site — from embedding a page image, an original or any answer as an <img>, <script> or
+    <object>; Cross-Origin-Opener-Policy keeps a window it opened from reaching back into ours."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def isolated(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                message["headers"] = [*message.get("headers", []), *(h for h in ISOLATION if h[0] not in present)]
+            await send(message)
+
+        await self.app(scope, receive, isolated)

@@ -4,13 +4,44 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Mode = Literal["pipeline", "agent", "auto"]
 
 
+NUL = "holds a NUL character (\\0): remove it"
+
+
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nul(cls, data: object) -> object:
+        """No text of a request holds a NUL: no database stores it (422 here, on every backend)."""
+        if _has_nul(data):
+            raise ValueError(f"a text field {NUL}")
+        return data
+
+
+def _has_nul(value: object) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_has_nul(v) for v in value)
+    return False
+
+
+def no_nul_params(request: Request) -> None:
+    """The path and query parameters of every route: none may hold a NUL (422, as for a body)."""
+    found = [("path", k) for k, v in request.path_params.items() if _has_nul(v)]
+    found += [("query", k) for k, v in request.query_params.multi_items() if _has_nul(v) or _has_nul(k)]
+    if found:
+        raise RequestValidationError([{"loc": where, "msg": NUL, "type": "value_error"} for where in found])
 
 
 class ErrorDetail(BaseModel):

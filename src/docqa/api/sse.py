@@ -1,13 +1,17 @@
 """Server-Sent Events: the answer's event stream, in protocol order, over sse-starlette.
 
-    metadata → status* → content* → citations → failure? → done {SUCCESS | FALLBACK | FAILED}
+    metadata → (status | draft | draft_rejected)* → content → citations → failure? → done {SUCCESS | FALLBACK | FAILED}
+
+`draft {n, delta}` is what the model writes, before the checks: never the answer.  A draft the checks
+reject is followed by `draft_rejected {n, reasons}`; `content` carries the published answer.
 
 The run itself is iterated by a worker thread, which puts each event on this response's channel
-(crossing into asyncio is the transport's job; the answering is the run's).  `EventOrder` is the state machine that enforces it (NEW → OPEN → TERMINAL | DISCONNECTED): an
-event out of order is not sent (and is logged: it is a bug in the core).  After `done` the only
-event allowed is the `metadata` of the next answer, a follow-up queued while the run was live;
-the stream ends when the run does.  A run cancelled (by POST /runs/{id}/cancel) ends the stream
-without `done`: CANCELLED is recorded, never sent.
+(crossing into asyncio is the transport's job; the answering is the run's).  `EventOrder` is the state
+machine that enforces it (NEW → OPEN → TERMINAL | DISCONNECTED): an event out of order is not sent
+(and is logged: it is a bug in the core).  After `done` the only event allowed is the `metadata` of
+the next answer, a follow-up queued while the run was live; the stream ends when the run does.  A
+run cancelled (by POST /runs/{id}/cancel) ends the stream without `done`: CANCELLED is recorded,
+never sent.
 
 Why sse-starlette rather than a bare StreamingResponse: it watches the connection for the client's
 disconnect while the generator waits for the next event and cancels the generator then (which
@@ -49,9 +53,9 @@ class OrderError(ValueError):
     """An event the protocol does not allow at this point of the stream."""
 
 
-# Where each event may come in an answer: metadata, then status and content interleaved, citations
-# once, failure at most once, done.  An event may not come after one of a higher rank.
-_RANK = {"metadata": 0, "status": 1, "content": 1, "citations": 2, "failure": 3, "done": 4}
+# Where each event may come in an answer: metadata, then status, drafts and content interleaved,
+# citations once, failure at most once, done.  An event may not come after one of a higher rank.
+_RANK = {"metadata": 0, "status": 1, "draft": 1, "draft_rejected": 1, "content": 1, "citations": 2, "failure": 3, "done": 4}
 
 
 class EventOrder:
@@ -148,7 +152,7 @@ class AnswerStream:
         wait = max(0.0, min(self.keepalive, self.deadline - time.monotonic()))
         try:
             return await asyncio.wait_for(self.channel.get(), timeout=wait)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return None
 
     def _timed_out(self) -> list[ServerSentEvent]:

@@ -176,7 +176,7 @@ def grep_docs(store: DocumentStore, pattern: str, path_glob: str | None = None, 
             if scan.out_of_time:
                 break
     finally:
-        texts.close()
+        texts.close()  # type: ignore[attr-defined]  # a generator
     complete = not scan.out_of_time and not scan.timeouts
     note = _note(pattern, path_glob, files, total, shown, documents, searched, complete, scan)
     return GrepResult(pattern, files, total, shown, documents, searched, complete, note)

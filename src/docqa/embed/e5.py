@@ -227,7 +227,7 @@ class _Encoder:
 
         x = op("LayerNormalization", ["emb", const(f.f32("emb.ln.w")), const(f.f32("emb.ln.b"))], axis=-1, epsilon=f.eps)
         for layer in range(f.layers):
-            g = lambda s: f.f32(f"l{layer}.{s}")  # noqa: E731
+            g = lambda s, layer=layer: f.f32(f"l{layer}.{s}")  # noqa: E731
             qkv_raw = np.concatenate([f.q4(f"l{layer}.{p}.w", H, H) for p in "qkv"], 0)
             qkv = linear(x, qkv_raw, np.concatenate([g("q.b"), g("k.b"), g("v.b")]))
             q, k, v = fresh("q"), fresh("k"), fresh("v")

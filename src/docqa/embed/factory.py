@@ -11,6 +11,10 @@ def make_embedder(provider: str, model: str = "", base_url: str = "", api_key: s
     """The embedder for a provider name; None for 'none' (BM25 only)."""
     if provider == "none":
         return None
+    if provider == "hash":  # tests only: no meaning, and its fingerprint keeps it out of a real index
+        from docqa.embed.hash import HashEmbedder
+
+        return HashEmbedder()
     if provider == "local":
         if model in ("", "use-multilingual-v3"):
             from docqa.embed.local import LocalEmbedder
@@ -31,4 +35,4 @@ def make_embedder(provider: str, model: str = "", base_url: str = "", api_key: s
         if not url:
             raise ConfigError("embed.base_url is required for the openai provider (e.g. http://127.0.0.1:8080/v1)")
         return cls(model, url, api_key, timeout, window_chars=window_chars)
-    raise ConfigError(f"unknown embed.provider {provider!r}: use local, ollama, openai or none")
+    raise ConfigError(f"unknown embed.provider {provider!r}: use local, ollama, openai or none (hash: tests only)")

@@ -126,8 +126,8 @@ def _load_engine() -> Any:
 def recognise(image: Image) -> list[OcrLine]:
     """The lines of text on one image, as the engine found them (`reading_order` sorts them)."""
     image = image.convert("RGB")
-    low, high = image.convert("L").getextrema()
-    if high - low < _BLANK_RANGE:
+    low, high = image.convert("L").getextrema()  # one band: two numbers
+    if high - low < _BLANK_RANGE:  # type: ignore[operator]  # (PIL types it for every band count)
         return []
     out = _load_engine()(image)
     if out.boxes is None or out.txts is None:

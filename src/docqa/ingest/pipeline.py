@@ -210,7 +210,7 @@ def _parse_bytes(result: Parsed, data: bytes, opts: IngestOptions, doc: Document
 
 def parse_job(job: tuple, opts: IngestOptions) -> Parsed:
     """parse_file on one (path, size, mtime_ns, old_hash) job: what a pool worker runs."""
-    return parse_file(*job, opts)
+    return parse_file(*job, opts)  # type: ignore[call-arg]  # mypy takes a star tuple to fill every parameter
 
 
 def failed_job(job: tuple, error: IngestError) -> Parsed:
@@ -491,7 +491,7 @@ def parse_jobs(jobs: list[tuple], opts: IngestOptions, lean_parent: bool = False
     bounded = opts.parse_timeout > 0 or opts.worker_memory > 0  # only a worker can be stopped
     if not bounded and len(jobs) <= _INLINE_MAX and sum(job[1] for job in jobs) <= _INLINE_BYTES:
         for job in jobs:
-            yield parse_file(*job, opts)
+            yield parse_file(*job, opts)  # type: ignore[call-arg]  # mypy takes a star tuple to fill every parameter
         return
     workers = min(workers, len(jobs))
     lean = lean_parent and workers == 1

@@ -87,7 +87,7 @@ class ParsePool:
         """Parse every group; results come back in completion order, one per job.  With `quiet`,
         QUIET comes too whenever no answer came for that many seconds (a slow file is being parsed):
         the consumer may deal with what it holds meanwhile."""
-        source, retry = iter(groups), deque()
+        source, retry = iter(groups), deque[list]()
         try:
             while True:
                 self._assign(source, retry)
@@ -197,7 +197,7 @@ class ParsePool:
         if rest:
             retry.appendleft(rest)
         if why == "timeout" and not worker.ready:
-            error = ParseTimeoutError(job[0], f"the parsing process did not start within {_START_SECONDS + self.timeout:g} s; "
+            error: IngestError = ParseTimeoutError(job[0], f"the parsing process did not start within {_START_SECONDS + self.timeout:g} s; "
                                               "this file was not parsed (ingest.parse_timeout)")
         elif why == "timeout":
             error = self._overran(job)

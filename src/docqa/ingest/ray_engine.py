@@ -76,7 +76,7 @@ class RayEngine:
                 running[task.remote(group, opts, self.embed)] = (group, tries)
             ready, _ = ray.wait(list(running), num_returns=1)
             for ref in ready:
-                yield from self._outcome(ref, *running.pop(ref), queue)
+                yield from self._outcome(ref, *running.pop(ref), queue)  # type: ignore[call-arg]  # mypy takes a star tuple to fill every parameter
 
     def _outcome(self, ref, group: list[tuple], tries: int, queue: deque) -> list[Parsed]:
         """A finished task's results; for a task whose worker died, its files queued again or failed."""

@@ -8,12 +8,13 @@ imported where they are used: a command that only lists documents does not load 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docqa.access import LOCAL, Principal, ingest_paths, require, scope, visible_collection
-from docqa.errors import InputError, NotFoundError
+from docqa.errors import NotFoundError
+from docqa.names import check_collection, is_valid
 from docqa.settings import Settings
 from docqa.store import Stores
 from docqa.types import DocumentRecord, Hit
@@ -25,6 +26,14 @@ if TYPE_CHECKING:
     from docqa.ingest.watch import Watcher
     from docqa.models import Models
     from docqa.store import DocumentStore
+
+
+def corrections_folder(settings: Settings) -> Path:
+    """Where correction notes are kept (docqa.session.correction.folder)."""
+    from docqa.session import correction
+    from docqa.settings.model import default_kb_path
+
+    return correction.folder(settings.kb, default_kb_path().parent)
 
 
 def readable(docs: DocumentStore, document_id: str, principal: Principal) -> DocumentRecord:
@@ -46,7 +55,7 @@ class Documents:
         self.store, self.settings, self.models = store, settings, models
 
     # -- adding and removing -----------------------------------------------------------------
-    def add(self, paths: list[str | Path], collection: str | None = None, progress: Progress | None = None,
+    def add(self, paths: Sequence[str | Path], collection: str | None = None, progress: Progress | None = None,
             include: list[str] | None = None, exclude: list[str] | None = None, *,
             principal: Principal = LOCAL, received: bool = False) -> IngestReport:
         """Add files and folders (recursively, incrementally) to a collection.  A remote principal names
@@ -62,16 +71,44 @@ class Documents:
         ingestor = Ingestor(self.store, self.scanner(include, exclude), opts, progress, self.models.embedder, self._engine())
         return ingestor.run(found, collection)
 
-    def check_add(self, paths: list[str | Path], collection: str | None = None, *, principal: Principal = LOCAL,
+    def check_add(self, paths: Sequence[str | Path], collection: str | None = None, *, principal: Principal = LOCAL,
                   received: bool = False) -> tuple[str, list[Path]]:
         """Validate an `add` without doing it (a server checks before it queues the work): the collection
         it would fill and the paths it would read, or the error the add would raise."""
         collection = scope(principal, collection) or self.settings.collection
         require(principal, "write", collection)
-        found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, self.settings.api.ingest_roots)
+        self.check_new_collection(collection)
+        found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, *self._ingest_roots(principal))
         return collection, found
 
-    def remove(self, paths: list[str | Path], collection: str | None = None, *,
+    def check_new_collection(self, collection: str) -> None:
+        """InputError for a name a new collection may not have (docqa.names); a collection that
+        exists already keeps its name, whatever it is (so it stays reachable)."""
+        if not is_valid(collection) and collection not in self.store.documents.collection_sizes():
+            check_collection(collection)
+
+    def _ingest_roots(self, principal: Principal) -> tuple[list[str], str]:
+        """The folders `principal` may name server files under, and the setting that lists them: an MCP
+        client over stdio mcp.ingest_roots (unset: the folders already added), anyone else api.ingest_roots."""
+        if principal.stdio:
+            roots = self.settings.mcp.ingest_roots
+            return (self.added_folders() if roots is None else list(roots)), "mcp.ingest_roots"
+        return list(self.settings.api.ingest_roots), "api.ingest_roots"
+
+    def added_folders(self) -> list[str]:
+        """The folders documents were added from: each collection's deepest common folder (correction
+        notes and archive members aside), without one inside another."""
+        from docqa.browse.paths import common_folder
+
+        notes = str(corrections_folder(self.settings)) + os.sep
+        by_collection: dict[str, list[str]] = {}
+        for record in self.store.documents.list_documents(None):
+            if not record.path.startswith(notes):
+                by_collection.setdefault(record.collection, []).append(record.path.split("!/", 1)[0])
+        folders = {common_folder(min(p), max(p)) or os.sep for p in by_collection.values()}
+        return sorted(f for f in folders if not any(f != o and f.startswith(o) for o in folders))
+
+    def remove(self, paths: Sequence[str | Path], collection: str | None = None, *,
                principal: Principal = LOCAL) -> list[DocumentRecord]:
         """Remove documents by file path, or everything under a folder path. Returns what was removed."""
         from docqa.ingest.readers.archive import is_archive_name
@@ -143,7 +180,7 @@ class Documents:
         return Scanner(include=include if include is not None else s.include, exclude=[*s.exclude, *(exclude or [])],
                        gitignore=s.gitignore, hidden=s.hidden)
 
-    def watcher(self, roots: list[str | Path], collection: str | None = None, include: list[str] | None = None,
+    def watcher(self, roots: Sequence[str | Path], collection: str | None = None, include: list[str] | None = None,
                 exclude: list[str] | None = None, *, sync: Callable[[list[Path]], IngestReport] | None = None,
                 quiet_ms: int | None = None) -> Watcher:
         """A Watcher keeping folders in step with this index (`run(stop, on_batch)`, one `Batch` each): every
@@ -151,6 +188,7 @@ class Documents:
         API server queues it on its one writer)."""
         from docqa.ingest.watch import QUIET_MS, Watcher
 
+        self.check_new_collection(collection or self.settings.collection)  # refused now, not on the first batch
         sync = sync or _Sync(self, collection, include, exclude)
         return Watcher(sync, roots, self.scanner(include, exclude), QUIET_MS if quiet_ms is None else quiet_ms)
 
@@ -177,8 +215,7 @@ class Documents:
 
     def create_collection(self, name: str, *, principal: Principal = LOCAL) -> bool:
         """Create an empty collection (False when it exists already)."""
-        if not name or not name.strip() or name != name.strip():
-            raise InputError(f"a collection name is a non-empty word without surrounding spaces, not {name!r}")
+        check_collection(name)
         require(principal, "write", scope(principal, name))
         return self.store.documents.create_collection(name)
 
@@ -207,6 +244,14 @@ class Documents:
     def record(self, document_id: str, *, principal: Principal = LOCAL) -> DocumentRecord:
         """A document by id (NotFoundError for one the principal may not read, as for none)."""
         return readable(self.store.documents, document_id, principal)
+
+    def namesakes(self, paths: list[str], collection: str | None = None, *, principal: Principal = LOCAL) -> list[str]:
+        """Paths of the other documents the principal sees (in `collection`, when given) whose file name
+        is that of one of `paths`: a label naming only `README.Debian.gz` would not say which one."""
+        names = dict.fromkeys(p.replace("\\", "/").rsplit("/", 1)[-1] for p in paths)
+        given = set(paths)
+        return [r.path for name in names for r in self.store.documents.find_documents(name)
+                if r.path not in given and principal.can_see(r.collection) and collection in (None, r.collection)]
 
     def chunk(self, chunk_id: str, *, principal: Principal = LOCAL) -> Hit:
         """One chunk with its location."""
@@ -258,7 +303,7 @@ class Documents:
 
     # last in the class: the name `list` would shadow the builtin in the annotations below it
     def list(self, collection: str | None = None, *, principal: Principal = LOCAL, text: str | None = None,
-             statuses: list[str] | None = None) -> list[DocumentRecord]:
+             statuses: Sequence[str] | None = None) -> list[DocumentRecord]:
         """Documents of a collection (every collection the principal sees when None); `text`: only those
         whose path or title holds it (ignoring case); `statuses`: only ok, error or skipped ones."""
         require(principal, "read")

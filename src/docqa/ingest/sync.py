@@ -25,7 +25,9 @@ def absent_paths(scan: ScanResult, found: set[str], states: dict[str, FileState]
     roots = [safe_path(r) + os.sep for r in scan.roots]
     blocked = [p for p, _ in scan.unreadable]
     kept: Counter = Counter()
-    gone, pruned, unreadable = [], [], []
+    gone: list[str] = []
+    pruned: list[str] = []
+    unreadable: list[tuple[str, str, int]] = []
     for path in states:
         archive = archive_of(path)  # an archive's member is there while its archive is
         if path in found or archive in found or not any(path.startswith(r) for r in roots):

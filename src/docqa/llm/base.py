@@ -102,3 +102,9 @@ class ChatModel(ABC):
 
     def close(self) -> None:
         """Release connections."""
+
+    def __enter__(self) -> ChatModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -18,5 +18,5 @@ def reply_within(model: ChatModel, system: str, user: str, max_tokens: int, dead
             if time.monotonic() > deadline:
                 raise TimeoutError("the model was still writing at the deadline")
     finally:
-        stream.close()
+        stream.close()  # type: ignore[attr-defined]  # every model's stream is a generator
     return "".join(parts)

@@ -38,7 +38,7 @@ def mount(app: Any, source: KnowledgeBase | Settings | Backend, *, authenticate:
     Origin header is not a loopback name are refused (DNS rebinding).
     """
     owned = KnowledgeBase(source) if isinstance(source, Settings) else None
-    server = build_server(owned or source)
+    server = build_server(owned if isinstance(source, Settings) else source)
 
     async def handle(scope: Scope, receive: Receive, send: Send) -> None:
         await server.session_manager.handle_request(scope, receive, send)

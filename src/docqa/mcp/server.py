@@ -121,8 +121,9 @@ def _tool(server: MCPServer, **options: Any) -> Callable[[Callable[..., Any]], C
     return register
 
 
-def build_server(source: KnowledgeBase | Backend) -> MCPServer:
-    """An MCP server whose tools call a KnowledgeBase (directly, or through the API's `Backend`)."""
+def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> MCPServer:
+    """An MCP server whose tools call a KnowledgeBase (directly, or through the API's `Backend`);
+    `local`: who a call without an HTTP request is (over stdio: `STDIO`, whose ingest_files is confined)."""
     backend: Backend = Direct(source) if isinstance(source, KnowledgeBase) else source
     server = MCPServer("docqa", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
@@ -135,9 +136,10 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         """Add files and folders to the knowledge base, incrementally: unchanged files are skipped, changed
         ones replaced, vanished ones removed. Returns the ingest report (added, updated, failed with reasons)."""
         with _tool_errors(backend):
-            who = _caller(ctx)
-            # a remote caller's paths are checked by the core (inside api.ingest_roots) before anything is read
-            if not who.remote and (missing := [p for p in paths if not os.path.exists(p)]):
+            who = _caller(ctx, local)
+            # a remote caller's paths are checked by the core (inside api.ingest_roots) before anything is read,
+            # a stdio client's inside mcp.ingest_roots: an agent steered by a document it read exfiltrates nothing
+            if not who.remote and not who.stdio and (missing := [p for p in paths if not os.path.exists(p)]):
                 raise NotFoundError(f"no such file or folder on the server: {', '.join(missing)} (give absolute paths)")
             return await backend.write(lambda kb: kb.add(paths, collection, principal=who).to_dict())
 
@@ -153,7 +155,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         citations (file, section, page, lines, exact quoted span), whether the check verified it, the
         confidence, and whether the documents hold the answer at all (answerable)."""
         with _tool_errors(backend):
-            who = _caller(ctx)
+            who = _caller(ctx, local)
             control = Control()  # the run is iterated in the backend's thread; this one may cancel it
             try:
                 answer = await backend.read(lambda kb: kb.start(question, session_id=session_id, collection=collection,
@@ -177,7 +179,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         """The catalog of documents, one line per document: `- [folder / title](doc-id): summary`, paged,
         optionally filtered. A doc-id goes to fetch_doc."""
         with _tool_errors(backend):
-            who = _caller(ctx)
+            who = _caller(ctx, local)
             return await backend.read(lambda kb: kb.browse.list_docs(grep, page, collection=collection, principal=who).to_dict())
 
     @_tool(server, annotations=_READ)
@@ -191,7 +193,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         """The passages that best match a query (hybrid keyword + semantic search), best first, each with its
         file, section, page, lines, score (0..1) and text; low_relevance is true when even the best is weak."""
         with _tool_errors(backend):
-            who = _caller(ctx)
+            who = _caller(ctx, local)
             return await backend.read(lambda kb: kb.search(query, top_k, collection, rerank=rerank, principal=who).to_dict())
 
     @_tool(server, annotations=_READ)
@@ -204,7 +206,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         """Read a document's text in numbered lines, from line `offset`, at most `limit` lines; the note
         says how to read on."""
         with _tool_errors(backend):
-            who = _caller(ctx)
+            who = _caller(ctx, local)
             return await backend.read(lambda kb: kb.browse.fetch_doc(doc_id, offset, limit, principal=who).to_dict())
 
     @_tool(server, annotations=_READ)
@@ -217,7 +219,7 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         seconds and money, from the averages of recent runs (or stated defaults when there are none). For
         the people who keep the documents: it reads the question-and-answer log."""
         with _tool_errors(backend):
-            who = _caller(ctx)
+            who = _caller(ctx, local)
             data = await backend.read(lambda kb: kb.estimates.question(question, mode, principal=who))
             data["chat"]["reason"] = backend.redact(data["chat"]["reason"])
             return data
@@ -227,10 +229,10 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
         """The skills docqa's agent may load when answering (procedures such as comparing two versions of a
         document or writing a step-by-step procedure): name, description, triggers, where each comes from."""
         with _tool_errors(backend):
-            who = _caller(ctx)
+            who = _caller(ctx, local)
             found = await backend.read(lambda kb: kb.answers.skills(principal=who))
             return {"skills": [{k: v for k, v in s.summary().items() if k != "path"} for s in found],
-                    "problems": [str(p) for p in found.problems]}
+                    "problems": found.shown_problems()}
 
     return server
 
@@ -244,14 +246,14 @@ def _tool_errors(backend: Backend) -> Iterator[None]:
         raise ToolError(backend.redact(str(exc))) from exc
 
 
-def _caller(ctx: Context | None) -> Principal:
-    """The principal http.py authenticated for this request (remote); the local owner over stdio or in process."""
+def _caller(ctx: Context | None, local: Principal = LOCAL) -> Principal:
+    """The principal http.py authenticated for this request (remote); `local` over stdio or in process."""
     try:
         request = ctx.request_context.request if ctx is not None else None
     except ValueError:  # no request context: called in process
         request = None
     if request is None:
-        return LOCAL
+        return local
     principal = getattr(request, "state", None) and getattr(request.state, "principal", None)
     if not isinstance(principal, Principal):  # over HTTP without http.py in front: refuse, never guess
         raise PermissionDeniedError("this MCP endpoint is not behind docqa's authentication: mount it with docqa.mcp.mount")

@@ -226,6 +226,8 @@ def _defaults(mode: str, model: str | None, prices: tuple[float, float], local: 
     if mode in ("extractive", "catalog") or model is None:
         return QuestionEstimate(mode if model else "extractive", model, "defaults", 0, 0, 0, 0, EXTRACTIVE_SECONDS,
                                 0.0, prices)
+    prompt: float
+    completion: float
     if mode == "agent":
         calls = AGENT_CALLS
         prompt, completion = AGENT_PROMPT_PER_CALL * calls, AGENT_COMPLETION_PER_CALL * calls

@@ -210,7 +210,7 @@ def _sample(kept: list[Entry], limits: Limits) -> list[tuple]:
     for pool in pools.values():
         rng.shuffle(pool)
         pool.sort(key=lambda e: e.size > SAMPLE_FILE_BYTES)  # small ones first, in random order
-    picked, total = [], 0
+    picked, total = list[tuple[str, int, bool, str]](), 0
     while len(picked) < limits.sample_files and any(pools.values()):
         for pool in pools.values():
             if pool and len(picked) < limits.sample_files:
@@ -269,7 +269,7 @@ def _absorb(probes: list[Probe], result: Survey, ocr: bool) -> None:
             lang = _language(p.scripts)
             if lang:
                 result.file_languages[lang] = result.file_languages.get(lang, 0) + 1
-            sample[p.type].update(files=1, bytes=p.size, text_chars=p.text_chars, tokens=p.tokens, chunks=p.chunks,
+            sample[p.type].update(files=1, bytes=p.size, text_chars=p.text_chars, tokens=p.tokens, chunks=p.chunks,  # type: ignore[call-overload]
                                   seconds=p.seconds)
     result.checked = len(seen)
     result.pdfs_checked = len({p.path for p in probes if p.type == "pdf"})

@@ -119,7 +119,7 @@ def passage(hit: Hit, budget: int = PASSAGE_CHARS) -> str:
     if hit.title and hit.title not in flat[: len(hit.title) + 5]:
         flat = f"{hit.title}: {flat}"
     cost, end = 0, 0
-    for end, ch in enumerate(flat[: budget], start=1):
+    for end, ch in enumerate(flat[: budget], start=1):  # noqa: B007 - where it stopped is kept
         cost += 1 if ch.isascii() else 3
         if cost >= budget:
             break

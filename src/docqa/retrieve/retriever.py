@@ -2,7 +2,9 @@
 
 Hybrid (the default) takes the best `candidates` of each list, fuses them (convex combination
 of normalised scores by default, reciprocal rank fusion as the option; see fusion.py), and
-reports for every hit its rank in each list.  The user-facing `score` is a calibrated 0..1
+reports for every hit its rank in each list.  A rare exact token of the query (a version, a
+path, an option, an identifier: text/exact.py) decides first, in every mode: chunks holding it
+lead the list, as they stand among themselves (`_keep_exact`).  The user-facing `score` is a calibrated 0..1
 relevance; `low_relevance` says when even the best hit is under the threshold, i.e. when the
 documents may not hold the answer.
 """
@@ -18,9 +20,9 @@ from docqa.store import ChunkFilter, Stores
 from docqa.retrieve.fusion import Calibration, convex, monotone, rrf
 from docqa.retrieve.query import parse_query
 from docqa.retrieve.snippet import coverage, highlight
-from docqa.retrieve.weights import term_weights
+from docqa.retrieve.weights import idf, term_weights
 from docqa.settings import SearchSettings
-from docqa.text import script
+from docqa.text import exact_tokens, holds_exact, script
 from docqa.types import Hit
 
 MODES = ("hybrid", "bm25", "dense")
@@ -37,6 +39,22 @@ CALIBRATIONS: dict[tuple[str, str | None], Calibration] = {
     ("dense", "multilingual-e5-small"): Calibration(cos=15.831, bm25=0.0, bias=-13.727),  # e5 cosines sit in 0.7-0.95
 }
 CALIBRATIONS[("dense", None)] = CALIBRATIONS[("dense", "use-multilingual-v3")]
+# An exact token of the query (text/exact.py) counts as rare, and so decides the order, when at
+# most this share of the chunks (or this many, in a small knowledge base) hold it.
+RARE_SHARE, RARE_CHUNKS = 0.05, 5
+NAMED = 2.0  # a token naming a chunk (`chunk_name`) weighs this many times one in its text only
+
+
+def chunk_name(hit: Hit, first_line: bool = False) -> str:
+    """What names a chunk: its document's path and title, and its section (headings); with `first_line`, also
+    its text's first line, a heading in formats without sections (a PDF page's running header).  Ranking
+    leaves that line out: a chunk may start anywhere, and a NEWS entry's first sentence names things it is
+    not about."""
+    name = f"{hit.path}\n{hit.title}\n{hit.section}"
+    if not first_line:
+        return name
+    line = hit.text.lstrip().partition("\n")[0]
+    return f"{name}\n{line}"
 
 
 class SearchResults(list):
@@ -80,14 +98,19 @@ class Retriever:
         top_k = top_k or s.top_k
         mode = self._mode(mode or s.mode)
         parsed = parse_query(query, s.phrase_boost)
-        depth = max(s.candidates, top_k) if mode == "hybrid" else top_k
+        exact = self._rare_exact(query)
+        depth = max(s.candidates, top_k) if mode == "hybrid" or exact else top_k
         dense = self._pool().submit(self._dense, query, depth, where) if mode != "bm25" else None
         lists = _Lists(  # BM25 runs here while the query is embedded and matched in the other thread
             bm25=self.store.fulltext.search_text(parsed, depth, where) if mode != "dense" else [],
             dense=dense.result() if dense is not None else [],
         )
-        fused = self._fuse(lists, mode, query, parsed.terms)[:top_k]
-        hits = self.store.documents.get_hits([cid for cid, _ in fused])
+        fused = self._fuse(lists, mode, query, parsed.terms)
+        held: dict[str, Hit] = {}
+        if exact:
+            fused, held = self._keep_exact(fused, exact)
+        fused = fused[:top_k]
+        hits = [held[cid] for cid, _ in fused if cid in held] if held else self.store.documents.get_hits([cid for cid, _ in fused])
         self._annotate(hits, lists, mode, parsed.terms)
         low = not hits or hits[0].score < s.relevance_threshold
         return SearchResults(hits, query, mode, low, s.relevance_threshold)
@@ -113,7 +136,8 @@ class Retriever:
             raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(MODES)}")
         if self.embedder is None:
             if mode == "dense":
-                raise ConfigError("dense search needs an embedding model, but embed.provider is 'none': set it to local, ollama or openai, then run 'docqa reindex'")
+                raise ConfigError("dense search needs an embedding model, but embed.provider is 'none': "
+                                  "set it to local, ollama or openai, then run 'docqa reindex'")
             return "bm25"  # hybrid without vectors is BM25
         return mode
 
@@ -140,6 +164,44 @@ class Retriever:
             idf = term_weights(self.store.fulltext.term_counts, [t.lower() for t in terms])
             impute = 1.0 - coverage(self.store.documents.text_heads([top], chars=20_000).get(top, ""), terms, idf)
         return convex(lists.bm25, lists.dense, self.dense_weight, dense_only, impute)
+
+    def _rare_exact(self, query: str) -> dict[str, float]:
+        """The query's rare exact tokens (versions, paths, options, identifiers), each with its IDF.
+
+        How many chunks hold a token is counted by full-text search, which reads it as a phrase of
+        its pieces (`2.39.5` as `2 39 5`): a close upper bound of the chunks holding the token itself.
+        """
+        tokens = exact_tokens(query)
+        if not tokens:
+            return {}
+        counts, total = self.store.fulltext.term_counts(tokens)
+        limit = max(RARE_CHUNKS, RARE_SHARE * total)
+        return {t: idf(n, total) for t, n in counts.items() if n <= limit}
+
+    def _keep_exact(self, fused: list[tuple[str, float]], exact: dict[str, float]) -> tuple[list[tuple[str, float]], dict[str, Hit]]:
+        """`fused` with the chunks holding the query's rare exact tokens moved ahead of those that do not.
+
+        Each token a chunk holds adds its IDF, twice over when its `chunk_name` (path, title,
+        section) holds it: the chunk is about `2.39.5`, not merely mentioning it as the
+        notes of every later release that merged its fixes do.  Chunks go by that sum,
+        ties in the fused order.  Neither list alone keeps an exact version ahead of its siblings:
+        BM25 sees `2.39.5` as the pieces `2 39 5` that 2.39.4 shares, the dense vectors of the
+        two files are nearly the same, and so the fused order of siblings is close to chance.
+        Returns the hits read to check, by chunk id.
+        """
+        hits = {h.chunk_id: h for h in self.store.documents.get_hits([cid for cid, _ in fused])}
+
+        def weight(cid: str) -> float:
+            hit = hits.get(cid)
+            if hit is None:
+                return 0.0
+            name = chunk_name(hit)
+            return sum(w * (NAMED if holds_exact(name, t) else 1.0 if holds_exact(hit.text, t) else 0.0)
+                       for t, w in exact.items())
+
+        held = [weight(cid) for cid, _ in fused]
+        order = sorted(range(len(fused)), key=lambda i: -held[i])  # stable: ties keep the fused order
+        return [fused[i] for i in order], hits
 
     @property
     def dense_weight(self) -> float:

@@ -11,6 +11,7 @@ from docqa.embed import Embedder
 from docqa.errors import ConfigError
 from docqa.llm import Choice
 from docqa.llm.deadline import reply_within
+from docqa.names import check_nul
 from docqa.retrieve.rerank import RERANKERS, LLMReranker, rerank_results
 from docqa.retrieve.retriever import Retriever, SearchResults
 from docqa.settings import Settings
@@ -49,6 +50,7 @@ class Search:
         has the chat model reorder the best hits (`.rerank` reports what it did).
         """
         require(principal, "read")
+        check_nul(query, "query")  # no database stores a NUL
         collection = scope(principal, collection)
         s, models = self.settings.search, self.models
         mode = mode or s.mode

@@ -1,5 +1,5 @@
 """One run's bookkeeping: the audit trace, timings, token usage, cancellation and time limit; and
-the model call as a generator of `content` events."""
+the model call as a generator of `draft` events (what the model writes is a draft until checked)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ class RunContext:
         self.timings: dict[str, float] = {}
         self.usage = Usage()
         self.calls = 0
+        self.drafts = 0  # drafts of the answer shown so far (each `draft` event names its number)
         self.prices = (prompt_price, completion_price)
         self.apart: tuple[Usage, float] = (Usage(), 0.0)  # tokens priced by another model's prices, and their cost
         self.started = time.perf_counter()
@@ -67,7 +68,7 @@ class RunContext:
 
     def call(self, model: ChatModel, stage: str, messages: list[Message], *, stream: bool = False,
              tools: list[dict] | None = None, **options: Any) -> Generator[Event, None, ChatResult]:
-        """One model call; with `stream`, each text delta is yielded as a `content` event as it arrives.
+        """One model call; with `stream`, each text delta is yielded as a `draft` event as it arrives.
         Recorded whole (messages, reply, tool calls, usage) for audit and replay: `reply = yield from ctx.call(...)`."""
         self.check_cancelled()
         t0 = time.perf_counter()
@@ -83,7 +84,7 @@ class RunContext:
                 if delta.text:
                     text.append(delta.text)
                     if stream:
-                        yield Event("content", {"delta": delta.text})
+                        yield Event("draft", {"delta": delta.text})
                 if delta.tool_call is not None:
                     calls.append(delta.tool_call)
                 if delta.usage is not None:

@@ -61,6 +61,9 @@ class ScopedLibrary:
     def refresh(self, document_ids: list[str]) -> dict:
         return self._documents.refresh(document_ids, principal=self.principal)
 
+    def namesakes(self, paths: list[str]) -> list[str]:
+        return self._documents.namesakes(paths, self.collection, principal=self.principal)
+
     def _within(self, collection: str | None) -> str | None:
         """A run named its collection: a tool call cannot widen it."""
         if self.collection is not None and collection not in (None, self.collection) and self.principal.can_see(collection):

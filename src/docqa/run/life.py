@@ -47,7 +47,7 @@ class Setup:
     library: Library  # scoped to the caller and the run's collection
     model: ChatModel | None  # None: extractive answers
     model_note: str | None  # which model answers (or why none) when it was chosen for the user: said in the notes
-    save: Callable[[RunRecord], None]  # the run log: save or update a run
+    save: Callable[[RunRecord], object]  # the run log: save or update a run
     history: Callable[[str], list[RunRecord]]  # a session's runs, oldest first
     skills: SkillSet | None = None  # what the agent may use (None: no skills)
     recall: Callable[[str], tuple[Answer | None, list[dict]]] | None = None  # an earlier verified answer (docqa.answer.recall)

@@ -6,7 +6,8 @@ log and its exports are for those with the log permission.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+import os
+from datetime import UTC, date, datetime
 from typing import IO, TYPE_CHECKING
 
 from docqa.access import LOCAL, Principal, require, visible_collection, visible_run, visible_runs, visible_sessions
@@ -80,17 +81,20 @@ class Log:
 
     def correct(self, run_id: str, text: str, *, principal: Principal = LOCAL) -> DocumentRecord:
         """A maintainer's correction to a logged run: the right answer or a missing fact, saved as a
-        Markdown note (who, when, which run) in the `corrections` collection and indexed at once, so
-        later answers find and cite it.  Editors (access.py: correct) of the run's collection."""
+        Markdown note (who, when, which run) and indexed at once into the run's collection, so later
+        answers there find and cite it as a correction of that collection, seen by exactly those who
+        see the collection (a run over every collection: the `corrections` collection).  Editors
+        (access.py: correct) of the run's collection."""
+        from docqa.ingest.service import corrections_folder
         from docqa.session import correction
-        from docqa.settings.model import default_kb_path
 
         run = self.run(run_id, principal=principal)
         require(principal, "correct", run.collection)
         author = f"API key {principal.key_id}" if principal.key_id else "the local owner"
-        path = correction.write(correction.folder(self.settings.kb, default_kb_path().parent), run, correction.note(run, text, author, now()))
-        self.documents.add([path], collection=correction.COLLECTION)  # the core files its own note (the caller may not write there)
-        return self.documents.get(path, correction.COLLECTION)
+        path = correction.write(corrections_folder(self.settings), run, correction.note(run, text, author, now()))
+        home = correction.home(run)
+        self.documents.add([path], collection=home)  # the core files its own note (not a path the caller named)
+        return self.documents.get(path, home)
 
     # -- the question-and-answer log -------------------------------------------------------------
     def qa_log(self, since: str | None = None, attention: bool = False, *, principal: Principal = LOCAL,
@@ -102,8 +106,9 @@ class Log:
         (dates or ISO times), of one `collection`, with one of `statuses`, mentioning `text`.
         Only the runs asked over collections the principal sees."""
         require(principal, "log")
+        from docqa.ingest.service import corrections_folder
         from docqa.session import ATTENTION, matches, needs_attention, qa_log
-        from docqa.session.correction import COLLECTION, corrected_runs
+        from docqa.session.correction import corrected_runs
 
         unknown = sorted(set(kinds or ()) - set(ATTENTION))
         if unknown:
@@ -113,7 +118,8 @@ class Log:
         runs = [r for r in self.runs(since=since, until=until, statuses=statuses, principal=principal)
                 if collection is None or r.collection == collection]
         rows = needs_attention(runs, kinds) if attention or kinds else qa_log(runs)
-        corrected = corrected_runs([r.path for r in self.store.documents.list_documents(COLLECTION)])
+        notes = self.store.documents.list_documents(None, path_prefix=str(corrections_folder(self.settings)) + os.sep)
+        corrected = corrected_runs([r.path for r in notes])
         for row in rows:
             row["corrected"] = row["run_id"] in corrected
         return [row for row in rows if matches(row, text)] if text else rows
@@ -143,5 +149,5 @@ def _utc_bound(value: str | None, name: str) -> str | None:
         moment = datetime.fromisoformat(value)
     except ValueError:
         raise InputError(f"{name} must be a date like 2026-01-31 or an ISO time, not {value!r}") from None
-    moment = moment.replace(tzinfo=moment.tzinfo or timezone.utc)  # a time without a zone is UTC
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+    moment = moment.replace(tzinfo=moment.tzinfo or UTC)  # a time without a zone is UTC
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")

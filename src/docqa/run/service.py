@@ -9,6 +9,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from docqa.access import LOCAL, Principal, require, scope
+from docqa.names import check_nul
 from docqa.run.control import Control
 from docqa.settings import Settings
 from docqa.types import Answer, Event
@@ -49,6 +50,7 @@ class Answers:
         `timeout`: seconds after which it stops before its next model call (recorded as CANCELLED).
         `fresh`: answer anew even when an earlier verified answer to the same question holds (answer.recall).
         """
+        check_nul(question, "question")  # no database stores a NUL
         collection = self.check_start(principal=principal, session_id=session_id, collection=collection)
         from docqa.run.life import Run, Setup
 
@@ -67,6 +69,7 @@ class Answers:
         the run would be limited to, or the error `start` would raise — a session the principal may not
         continue is refused now (NotFoundError), not mid-run."""
         require(principal, "read")
+        check_nul(session_id, "session id")
         collection = scope(principal, collection)
         if session_id:
             self.log.session_runs(session_id, principal=principal)

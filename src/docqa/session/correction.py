@@ -1,6 +1,9 @@
 """A maintainer's correction: the right answer to a logged question, or a missing fact, written as a
-short Markdown note that is indexed at once into the `corrections` collection and found and cited
-by later answers like any document.  Who wrote it, when, and for which run are in the note itself."""
+short Markdown note that is indexed at once into the run's collection (a run over every collection:
+the `corrections` collection) and found and cited by later answers there, titled as a correction.
+Who wrote it, when, and for which run are in the note itself.  It belongs to that collection: those
+who cannot see the collection never see the note, and an editor of one collection cannot plant
+text in another's answers."""
 
 from __future__ import annotations
 
@@ -14,6 +17,11 @@ from docqa.types import RunRecord
 COLLECTION = "corrections"
 MAX_CHARS = 4000
 _RUN_IN_NAME = re.compile(r"correction-([0-9a-f]+)(?:-\d+)?\.md$")
+
+
+def home(run: RunRecord) -> str:
+    """The collection a correction of `run` is indexed in: the run's own."""
+    return run.collection or COLLECTION
 
 
 def folder(kb_location: str, data_dir: Path) -> Path:

@@ -29,7 +29,7 @@ def previous_turn(runs: Sequence[RunRecord], max_chars: int) -> dict[str, Any] |
     # the question as it was searched: a follow-up's standalone form carries its subject on to the next turn
     question = trim(run.standalone or run.question, max_chars - len(summary))
     room = max_chars - len(summary) - len(question)
-    sources = []
+    sources: list[str] = []
     for path in _cited(run.result):
         if len(sources) == MAX_SOURCES or len(path) > room:
             break

@@ -84,7 +84,7 @@ class PostgresRunLog(RunLog):
 
     def list_runs(self, *, since: str | None = None, until: str | None = None, statuses: Iterable[str] | None = None,
                   session_id: str | None = None, limit: int | None = None) -> list[RunRecord]:
-        sql, args = f"SELECT {_RUN_COLUMNS} FROM runs WHERE TRUE", []
+        sql, args = f"SELECT {_RUN_COLUMNS} FROM runs WHERE TRUE", list[object]()
         if since:
             sql += " AND created_at >= %s"
             args.append(since)

@@ -76,7 +76,7 @@ class SQLiteRunLog(RunLog):
     def list_sessions(self, limit: int | None = None) -> list[SessionSummary]:
         sql = _SESSIONS_SQL + (" LIMIT ?" if limit is not None else "")
         rows = self.conn.execute(sql, () if limit is None else (max(limit, 0),)).fetchall()
-        return [SessionSummary(*row[:7], json.loads(row[7])) for row in rows]
+        return [SessionSummary(*row[:7], json.loads(row[7])) for row in rows]  # type: ignore[call-arg]  # mypy takes a star tuple to fill every parameter
 
     # -- runs ------------------------------------------------------------------------------
     def save_run(self, run: RunRecord) -> RunRecord:
@@ -108,7 +108,7 @@ class SQLiteRunLog(RunLog):
 
     def list_runs(self, *, since: str | None = None, until: str | None = None, statuses: Iterable[str] | None = None,
                   session_id: str | None = None, limit: int | None = None) -> list[RunRecord]:
-        sql, args = f"SELECT {_RUN_COLUMNS} FROM runs WHERE 1=1", []
+        sql, args = f"SELECT {_RUN_COLUMNS} FROM runs WHERE 1=1", list[object]()
         if since:
             sql += " AND created_at >= ?"
             args.append(since)

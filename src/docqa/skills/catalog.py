@@ -5,6 +5,7 @@ same name.  A skill whose SKILL.md has problems is left out and its problems kep
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from docqa.errors import NotFoundError
@@ -23,6 +24,10 @@ class SkillSet:
         self._skills = {s.name: s for s in skills or []}
         self.problems = list(problems or [])
         self.replaced = dict(replaced or {})  # name -> the origin a later skill of that name replaced
+
+    def shown_problems(self) -> list[str]:
+        """The problems as clients see them: files relative to their origin's folder, never absolute."""
+        return [p.shown() for p in self.problems]
 
     def __iter__(self) -> Iterator[Skill]:
         return iter(self._skills.values())
@@ -53,9 +58,10 @@ def load_skills(roots: list[tuple[Path, str]]) -> SkillSet:
     for root, origin in roots:
         for folder in skill_folders(root):
             skill, found = read_skill(folder, origin)
-            problems += found
+            problems += [replace(p, origin=origin, root=root) for p in found]
             if skill is None:
                 continue
+            skill = replace(skill, root=root)
             if skill.name in skills:
                 replaced[skill.name] = skills[skill.name].origin
             skills[skill.name] = skill

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from docqa.skills.skill import SECTIONS, SKILL_FILE, Skill
+from docqa.skills.skill import SECTIONS, SKILL_FILE, Skill, relative_to_origin
 
 FIELDS = ("name", "description", "triggers")
 NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -22,9 +22,16 @@ class Problem:
     file: Path
     line: int
     message: str
+    origin: str = ""  # where the skill came from (builtin | skills.paths | knowledge base), when loaded
+    root: Path | None = None  # that origin's folder
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}: {self.message}"
+
+    def shown(self) -> str:
+        """As clients see it: the file relative to its origin's folder, never an absolute path."""
+        where = f"{self.origin}: " if self.origin else ""
+        return f"{where}{relative_to_origin(self.file, self.root)}:{self.line}: {self.message}"
 
 
 def read_skill(folder: Path, origin: str) -> tuple[Skill | None, list[Problem]]:

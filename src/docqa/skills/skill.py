@@ -24,10 +24,16 @@ class Skill:
     folder: Path
     origin: str  # builtin | skills.paths | knowledge base
     sections: dict[str, str] = field(default_factory=dict, compare=False)
+    root: Path | None = field(default=None, compare=False)  # the folder of its origin it was found under
 
     @property
     def path(self) -> Path:
         return self.folder / SKILL_FILE
+
+    @property
+    def shown_path(self) -> str:
+        """Its SKILL.md relative to its origin's folder (never an absolute path: what clients see)."""
+        return relative_to_origin(self.path, self.root)
 
     def resources(self) -> list[str]:
         """Its other files (level 3), as paths relative to its folder; hidden files left out."""
@@ -65,7 +71,8 @@ class Skill:
             raise SkillError(f"skill {self.name!r}: {path} is not a UTF-8 text file, so it is not read") from None
         start = max(1, offset)
         limit = max(1, min(limit, MAX_PIECE_LINES))
-        out, size, end = [], 0, start - 1
+        out: list[str] = []
+        size, end = 0, start - 1
         for number in range(start, min(len(lines), start + limit - 1) + 1):
             line = f"{number:>5}| {lines[number - 1]}"
             if out and size + len(line) > MAX_PIECE_CHARS:
@@ -80,4 +87,12 @@ class Skill:
 
     def summary(self) -> dict:
         return {"name": self.name, "description": self.description, "triggers": list(self.triggers),
-                "origin": self.origin, "path": str(self.path), "resources": self.resources()}
+                "origin": self.origin, "path": self.shown_path, "resources": self.resources()}
+
+
+def relative_to_origin(path: Path, root: Path | None) -> str:
+    """`path` below `root` as a POSIX path; its last two parts (folder/file) when it is not below it."""
+    try:
+        return path.relative_to(root).as_posix() if root is not None else "/".join(path.parts[-2:])
+    except ValueError:
+        return "/".join(path.parts[-2:])

@@ -50,6 +50,9 @@ class VectorStore(ABC):
         """Load what `search_vector` over `model` needs, so a first search can do it while the query
         is embedded (a store that keeps nothing in memory has nothing to do)."""
 
+    def close(self) -> None:
+        """Release what the store holds beside its database connection (nothing, for most)."""
+
     @abstractmethod
     def known_vectors(self, model: str, hashes: Iterable[str]) -> set[str]:
         """Which of these text hashes already have a vector of `model` (they need no embedding)."""

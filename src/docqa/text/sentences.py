@@ -18,7 +18,7 @@ _CLOSERS = "\"'”’»)]}）】」』》〉〕"
 _CJK_MARKS = frozenset("。！？；｡")
 # One match = a run of sentence marks plus its closers, or a blank line.
 _BOUNDARY = re.compile(
-    r"(?P<mark>[.!?…。！？；｡‼⁇⁈⁉]+)[%s]*|\n[^\S\n]*\n" % re.escape(_CLOSERS)
+    r"(?P<mark>[.!?…。！？；｡‼⁇⁈⁉]+)[" + re.escape(_CLOSERS) + r"]*|\n[^\S\n]*\n"
 )
 _SPACE = re.compile(r"\s+")
 _CJK_CHAR = re.compile(f"[{HAN}{CJK_PUNCTUATION}]")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def span_boxes(original: Original, text: str, units: list[dict], metadata: dict,
     a, b = (max(start, unit["char_start"]), min(end, unit["char_end"])) if unit else (0, 0)
     ocr = metadata.get("ocr") or {}
     with pdfium_lock:
-        pdf = open_pdf(original.path or original.name, original.read())
+        pdf = open_pdf(Path(original.path or original.name), original.read())
         try:
             check_page(pdf, page)
             if a >= b:

@@ -5,6 +5,7 @@ and a range of its lines as a citable passage."""
 from __future__ import annotations
 
 from docqa.access import LOCAL, Principal
+from docqa.browse.paths import common_folder
 from docqa.errors import NotFoundError
 from docqa.ingest.service import readable
 from docqa.settings import Settings
@@ -45,10 +46,17 @@ class Viewer:
         return {"document_id": document_id, "path": record.path, "type": record.type, "text": text, "layout": shape}
 
     def file(self, document_id: str, *, principal: Principal = LOCAL) -> Original:
-        """Where the original file of a document is (an archive member's bytes are read, within
-        ingest.max_file_mb); UnreadableFileError when it is gone from disk."""
+        """A document's original file, read now within ingest.max_file_mb: only the indexed file
+        (its content hash), not through a symlink, under the folder its collection was added from;
+        UnreadableFileError (with the reason) otherwise, or when it is gone from disk."""
         record = readable(self.documents, document_id, principal)
-        return original_of(record.path, int(self.settings.ingest.max_file_mb * MB), record.size)
+        return original_of(record.path, int(self.settings.ingest.max_file_mb * MB), record.size,
+                           record.content_hash, self._added_from(record.collection))
+
+    def _added_from(self, collection: str) -> str | None:
+        """The folder a collection's documents were added from (their deepest common folder)."""
+        bounds = self.documents.path_bounds(collection)
+        return (common_folder(*bounds) or None) if bounds else None
 
     def page_image(self, document_id: str, page: int, scale: float | None = None, *,
                    principal: Principal = LOCAL) -> bytes:

@@ -45,7 +45,7 @@ def test_replace_documents_writes_a_group_like_one_by_one(stores):
                            *chunks([f"group {i} first", f"group {i} second"]), {"n": i}) for i in (1, 2, 3)]
     docs.replace_documents(group)
     assert docs.get_hits(old) == [] and docs.document_text("d1") == group[0].text
-    for i, w in zip((1, 2, 3), group):
+    for i in (1, 2, 3):
         assert [h.text for h in docs.get_hits(docs.chunk_ids(f"d{i}"))] == [f"group {i} first", f"group {i} second"]
         assert docs.document_record(f"d{i}").content_hash == f"g{i}" and docs.document_metadata(f"d{i}") == {"n": i}
     assert sorted(docs.collections()) == ["c", "default"]

@@ -25,8 +25,9 @@ from docqa.run.life import Run
 from docqa.types import CANCELLED, Answer, Event
 
 router = APIRouter(prefix=PREFIX, tags=["ask"])
-_SSE_DOC = {200: {"description": "The answer (JSON), or its events (text/event-stream: metadata, status, content, "
-                                 "citations, failure, done)",
+_SSE_DOC: dict[int | str, dict[str, Any]] = {200: {"description": "The answer (JSON), or its events (text/event-stream: metadata, status, draft and "
+                                 "draft_rejected (the model's text before the checks: never the answer), content "
+                                 "(the published answer), citations, failure, done)",
                   "content": {"application/json": {}, "text/event-stream": {}}}}
 
 
@@ -70,7 +71,7 @@ async def respond(rt: Runtime, request: Request, question: str, options: dict[st
 
 
 async def _stream(rt: Runtime, question: str, options: dict[str, Any]) -> Response:
-    control, loop, channel = Control(), asyncio.get_running_loop(), asyncio.Queue()
+    control, loop, channel = Control(), asyncio.get_running_loop(), asyncio.Queue[Any]()
 
     def put(item: Any) -> None:  # from the worker thread
         try:
@@ -84,7 +85,7 @@ async def _stream(rt: Runtime, question: str, options: dict[str, Any]) -> Respon
     deadline = time.monotonic() + api.request_timeout
     try:  # errors before the first event (none expected) still get a proper status
         first = await asyncio.wait_for(channel.get(), timeout=api.request_timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         control.cancel()
         raise ApiError(504, "timeout", "the run did not start within api.request_timeout") from None
     if first is END:

@@ -13,7 +13,7 @@ from docqa.api.runtime import Runtime
 from docqa.api.schemas import CollectionCreate
 
 router = APIRouter(prefix=PREFIX, tags=["collections"])
-NamePath = Path(min_length=1, max_length=200, description="The collection's name.")
+NamePath = Path(min_length=1, max_length=200, description="The collection's name, percent-encoded (any stored name).")
 
 
 @router.get("/collections", summary="Collections and their numbers of documents", responses=errors())
@@ -32,10 +32,11 @@ async def create_collection(body: CollectionCreate, request: Request, rt: Runtim
     return {"name": name, "documents": 0}
 
 
-@router.delete("/collections/{name}", summary="Delete a collection and its documents (and its uploaded files)",
+@router.delete("/collections/{name:path}", summary="Delete a collection and its documents (and its uploaded files)",
                responses=errors())
 async def delete_collection(request: Request, name: str = NamePath, rt: Runtime = Depends(get_runtime),
                             principal: Principal = Depends(editor)) -> dict:
+    """Any stored name, even one made before names were checked: percent-encode it (`team%2Fops`, `%2E%2E`)."""
     removed = await rt.write(request, lambda kb: kb.documents.delete_collection(name, principal=principal))
     await anyio.to_thread.run_sync(rt.uploads.drop_collection, name)
     return {"name": name, "removed_documents": len(removed)}

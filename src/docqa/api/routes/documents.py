@@ -17,7 +17,7 @@ from docqa.api.deps import editor, get_runtime, reader, reindexer
 from docqa.api.errors import ApiError, ClientGone
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
-from docqa.api.schemas import IngestRequest
+from docqa.api.schemas import NUL, IngestRequest
 from docqa.api.uploads import safe_name, safe_path
 from docqa.kb import KnowledgeBase
 
@@ -65,14 +65,17 @@ async def upload(request: Request, rt: Runtime = Depends(get_runtime), principal
     except ClientDisconnect:  # gone, or cut off by the size limit (RequestGuard answered 413 already)
         raise ClientGone() from None
     try:
-        return await _upload(form, rt, principal)
+        return await _upload(request, form, rt, principal)
     finally:
         await form.close()  # the spooled temporary files
 
 
-async def _upload(form, rt: Runtime, principal: Principal) -> JSONResponse:
+async def _upload(request: Request, form, rt: Runtime, principal: Principal) -> JSONResponse:
     name = form.get("collection")
+    if isinstance(name, str) and "\x00" in name:
+        raise ApiError(422, "invalid_request", f"collection: {NUL}")
     collection = scope(principal, name if isinstance(name, str) and name.strip() else None) or rt.settings.collection
+    await rt.read(request, lambda kb: kb.documents.check_new_collection(collection))  # refused now, not in the job
     files = [f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)]
     if not files:
         raise ApiError(422, "no_files", "send one or more files in the multipart field 'files'")
@@ -92,9 +95,11 @@ async def _upload(form, rt: Runtime, principal: Principal) -> JSONResponse:
 
 @router.post("/documents:ingest", status_code=202, summary="Index server files or folders under api.ingest_roots",
              responses=errors(415))
-async def ingest(body: IngestRequest, rt: Runtime = Depends(get_runtime), principal: Principal = Depends(editor)) -> JSONResponse:
+async def ingest(body: IngestRequest, request: Request, rt: Runtime = Depends(get_runtime),
+                 principal: Principal = Depends(editor)) -> JSONResponse:
     collection = scope(principal, body.collection) or rt.settings.collection
     require(principal, "write", collection)
+    await rt.read(request, lambda kb: kb.documents.check_new_collection(collection))  # refused now, not in the job
     paths = ingest_paths(principal, body.paths, rt.settings.api.ingest_roots)  # refused now, not in the job
     job = rt.writer.submit("ingest", lambda kb, job: kb.add(paths, collection, progress=job.progress, include=body.include,
                                                             exclude=body.exclude, principal=principal).to_dict(),

@@ -10,7 +10,6 @@ from docqa.access import Principal, visible_collection
 from docqa.api.deps import get_runtime, reader
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
-from docqa.errors import NotFoundError
 
 router = APIRouter(prefix=PREFIX, tags=["jobs"])
 

@@ -4,10 +4,11 @@ same 404 as a missing one."""
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Path, Query, Request
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import Response
 
 from docqa.access import Principal
 from docqa.api.deps import get_runtime, reader
@@ -19,19 +20,18 @@ router = APIRouter(prefix=PREFIX, tags=["documents"])
 DocumentId = Path(min_length=1, max_length=200)
 PageNumber = Path(ge=1, le=100_000, description="1-based page number")
 _SAFE = {"X-Content-Type-Options": "nosniff", "Cache-Control": "private, max-age=300"}
-_PNG = {200: {"content": {"image/png": {}}, "description": "The page as a PNG"}}
+_PNG: dict[int | str, dict[str, Any]] = {200: {"content": {"image/png": {}}, "description": "The page as a PNG"}}
 
 
 @router.get("/documents/{document_id}/file", summary="Download a document's original file", responses={
     200: {"content": {"application/octet-stream": {}}, "description": "The file, as an attachment"}, **errors(413)})
 async def document_file(request: Request, document_id: str = DocumentId, rt: Runtime = Depends(get_runtime),
                         principal: Principal = Depends(reader)) -> Response:
-    """An uploaded or source file, or an archive member's bytes; 422 when the file is gone from disk."""
+    """An uploaded or source file, or an archive member's bytes; 422 when the file is gone from disk or is not
+    the indexed one any more (another content hash, a symlink, outside the folder it was added from)."""
     original = await rt.read(request, lambda kb: kb.viewer.file(document_id, principal=principal))
     headers = {**_SAFE, "Content-Disposition": attachment(original.name), "Content-Security-Policy": "sandbox"}
-    if original.path is not None:
-        return FileResponse(original.path, media_type=original.media_type, headers=headers)
-    return Response(original.data, media_type=original.media_type, headers=headers)
+    return Response(original.read(), media_type=original.media_type, headers=headers)  # the bytes checked, not the path
 
 
 @router.get("/documents/{document_id}/pages/{page}", summary="A page of a PDF document as a PNG",

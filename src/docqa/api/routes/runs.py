@@ -12,7 +12,6 @@ from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
 from docqa.api.schemas import CorrectionRequest, FeedbackRequest, MessageRequest
 from docqa.api.replicas import relay_target
-from docqa.run.life import Run
 from docqa.types import RUNNING
 
 router = APIRouter(prefix=PREFIX, tags=["runs"])
@@ -54,7 +53,7 @@ async def feedback(body: FeedbackRequest, request: Request, run_id: str = RunId,
 
 
 @router.post("/runs/{run_id}/correction", status_code=201, responses=errors(),
-             summary="Correct a run's answer: a note in the corrections collection, indexed at once (editors)")
+             summary="Correct a run's answer: a note in the run's collection, indexed at once (its editors)")
 async def correct(body: CorrectionRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                   principal: Principal = Depends(corrector)) -> dict:
     return (await rt.write(request, lambda kb: kb.log.correct(run_id, body.text, principal=principal))).to_dict()

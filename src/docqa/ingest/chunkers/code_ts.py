@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from docqa.ingest.chunkers.code_nodes import CONTAINER, FUNCTION, STATEMENT, Node, line_spans
 
@@ -67,7 +67,7 @@ def supports(language: str | None) -> bool:
     return ALIASES.get(language or "", language or "") in GRAMMARS
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parser(language: str):
     from tree_sitter import Language, Parser
 

@@ -30,12 +30,33 @@ def _char_boundary(data: bytes, b: int) -> int:
     return b
 
 
+_WINDOW_CHARS_PER_TOKEN = 32  # a window tokenized at once: this many characters per token of a piece, times 4
+_WINDOW_MARGIN = 256  # characters before a window's end where its tokens may differ from the whole text's
+
+
 def token_cuts(text: str, start: int, end: int, size: int) -> list[int]:
     """Offsets that cut `text[start:end]` into pieces of about `size` tokens at token boundaries.
 
     The last offset is `end`.  Cuts never fall inside a UTF-8 character; a cut moves back to
-    the last whitespace in the piece's final quarter so words stay whole where possible.
+    the last whitespace in the piece's final quarter so words stay whole where possible.  The
+    text is tokenized one window at a time (some thirty pieces' worth), so a 200 MB line costs
+    time and memory in proportion to its length, not a token list of the whole of it.
     """
+    window = max(size, 1) * _WINDOW_CHARS_PER_TOKEN * 4  # ~30 pieces of ordinary text
+    cuts: list[int] = []
+    pos = start
+    while end - pos > window:
+        found = [c for c in _window_cuts(text, pos, pos + window, size)[:-1] if c <= pos + window - _WINDOW_MARGIN]
+        if not found:  # a window of a few very long tokens: look further
+            window *= 2
+            continue
+        cuts.extend(found)
+        pos = found[-1]
+    return cuts + _window_cuts(text, pos, end, size)
+
+
+def _window_cuts(text: str, start: int, end: int, size: int) -> list[int]:
+    """token_cuts of `text[start:end]`, tokenized as a whole."""
     enc = _encoding()
     piece = text[start:end]
     data = piece.encode("utf-8")

@@ -16,7 +16,7 @@ first line), so every group of a long table can be found by a header word and a 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from docqa.ingest.chunkers.base import Piece, SpanChunker
 from docqa.ingest.chunkers.measure import ntokens
@@ -105,7 +105,7 @@ def long_tables(document: Document, limit: int) -> list[Block]:
 
 
 def pieces_with_tables(document: Document, start: int, end: int, limit: int, overlap: int,
-                       tables: list[Block] = (), **fields) -> Iterable[Piece]:
+                       tables: Sequence[Block] = (), **fields) -> Iterable[Piece]:
     """Prose pieces for `text[start:end]`, but each of the `long_tables` in it becomes row groups
     with its header as context."""
     pos = start

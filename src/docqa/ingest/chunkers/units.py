@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from docqa.ingest.chunkers.measure import JOIN_TOKENS, ntokens, tail_start, token_cuts
@@ -65,7 +65,7 @@ def block_spans(document: Document) -> list[tuple[int, int]]:
 
 
 def paragraph_spans(
-    text: str, start: int, end: int, atomic: list[tuple[int, int]] = ()
+    text: str, start: int, end: int, atomic: Sequence[tuple[int, int]] = ()
 ) -> list[tuple[int, int, bool]]:
     """`(s, e, is_atomic)` paragraphs of `text[start:end]`; paragraphs overlapping an atomic span
     (a code fence, a table) merge into one span that is split only at line ends."""
@@ -146,7 +146,7 @@ def _join(text: str, end: int, start: int) -> int:
     return max(JOIN_TOKENS, ntokens(text[end:start]))
 
 
-def pack(text: str, units: list[Unit], limit: int, overlap: int, barriers: list[int] = ()) -> list[Unit]:
+def pack(text: str, units: list[Unit], limit: int, overlap: int, barriers: Sequence[int] = ()) -> list[Unit]:
     """Greedily merge consecutive units into chunks of at most `limit` tokens; each chunk after
     a cut starts about `overlap` tokens before the previous one ended, unless that overlap would
     hold one of the sorted `barriers` offsets (heading starts) after its first character."""
@@ -198,7 +198,7 @@ def _checked(text: str, units: list[Unit], joins: list[int], chunks: list[Unit],
 
 
 def _overlap(text: str, units: list[Unit], joins: list[int], span: tuple[int, int],
-             sizes: tuple[int, int], barriers: list[int]) -> tuple[int, int]:
+             sizes: tuple[int, int], barriers: Sequence[int]) -> tuple[int, int]:
     """Start and count of a chunk beginning with unit `i` plus a tail of units `first..i-1`:
     whole trailing units (sentence-rounded) or the word-rounded end of the last one."""
     (first, i), (limit, overlap) = span, sizes
@@ -219,7 +219,7 @@ def _overlap(text: str, units: list[Unit], joins: list[int], span: tuple[int, in
     return _fit(units[j][0], tail, s, n, limit, barriers) if j < i else (s, n)
 
 
-def _fit(tail_from: int, tail: int, s: int, n: int, limit: int, barriers: list[int]) -> tuple[int, int]:
+def _fit(tail_from: int, tail: int, s: int, n: int, limit: int, barriers: Sequence[int]) -> tuple[int, int]:
     """The overlapped start if the tail still fits beside the first unit and no barrier lies in
     (tail start, s], else no overlap."""
     k = bisect.bisect_right(barriers, s)  # a chunk that starts at a heading gets no overlap either

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from email import policy
-from email.message import EmailMessage
+from email.message import EmailMessage, MIMEPart
+from typing import Any
 from email.parser import BytesParser
 from pathlib import Path
 
@@ -28,7 +29,7 @@ _PARAGRAPHS = re.compile(r"\n[ \t]*\n")
 _MAX_ATTACHMENT = 20 * 1024 * 1024
 
 
-def part_text(part: EmailMessage) -> str:
+def part_text(part: MIMEPart) -> str:
     """A text part's content, decoded from base64/quoted-printable and its charset."""
     try:
         content = part.get_content()
@@ -36,11 +37,11 @@ def part_text(part: EmailMessage) -> str:
             return content
     except (LookupError, UnicodeError, ValueError, AssertionError):
         pass
-    payload = part.get_payload(decode=True) or b""
-    return _encoding.decode(payload, declared=part.get_content_charset())[0]
+    payload = part.get_payload(decode=True)
+    return _encoding.decode(payload if isinstance(payload, bytes) else b"", declared=part.get_content_charset())[0]
 
 
-def add_text_part(builder: TextBuilder, part: EmailMessage) -> None:
+def add_text_part(builder: TextBuilder, part: MIMEPart) -> None:
     """Append a text/plain or text/html part."""
     text = part_text(part)
     if part.get_content_subtype() == "html":
@@ -74,7 +75,7 @@ class EmlReader(Reader):
         if body is not None:
             add_text_part(builder, body)
         names = self.add_attachments(path, message, builder)
-        metadata = {k.lower(): v for k, v in headers.items() if v and k != "Subject"}
+        metadata: dict[str, Any] = {k.lower(): v for k, v in headers.items() if v and k != "Subject"}
         if names:
             metadata["attachments"] = names
         return builder.document(path, self.type, title=headers["Subject"] or None, metadata=metadata)
@@ -90,7 +91,7 @@ class EmlReader(Reader):
                 add_text_part(builder, part)
                 continue
             payload = part.get_payload(decode=True)
-            if (not payload or len(payload) > _MAX_ATTACHMENT or part.get_content_maintype() == "message"
+            if (not isinstance(payload, bytes) or not payload or len(payload) > _MAX_ATTACHMENT or part.get_content_maintype() == "message"
                     or self.read_nested is None):
                 continue
             try:

@@ -91,7 +91,7 @@ class _Walker:
         if is_layout_table(table):
             self.visit(table, depth + 1)
             return
-        rows, heads = [], 0
+        rows, heads = list[str](), 0
         for row in table.css("tr"):
             cells = [c for c in row.iter() if c.tag in ("td", "th")]
             texts = [collapse_spaces(_WHITESPACE.sub(" ", c.text(deep=True, separator=" "))) for c in cells]

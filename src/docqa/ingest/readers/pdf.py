@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import statistics
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,7 +73,7 @@ class PdfReader(Reader):
         ocr = PageOcr()
         for number in range(1, pages + 1):
             try:
-                text = page_text(pdf, number - 1, tables.get(number - 1, ()))
+                text = page_text(pdf, number - 1, tables.get(number - 1, []))
             except pdfium.PdfiumError:
                 bad_pages.append(number)
                 text = ""
@@ -129,7 +130,7 @@ def pdf_metadata(pdf: pdfium.PdfDocument) -> dict[str, str]:
     return out
 
 
-def page_text(pdf: pdfium.PdfDocument, index: int, tables: list[PdfTable] = ()) -> str:
+def page_text(pdf: pdfium.PdfDocument, index: int, tables: Sequence[PdfTable] = ()) -> str:
     """The text of one page: wrapped lines joined, paragraphs separated by blank lines, each
     table's lines replaced by its rows."""
     page = pdf[index]
@@ -142,7 +143,7 @@ def page_text(pdf: pdfium.PdfDocument, index: int, tables: list[PdfTable] = ()) 
     return join_lines(place_tables(lines, tables) if tables else lines)
 
 
-def place_tables(lines: list[Line], tables: list[PdfTable]) -> list[Line]:
+def place_tables(lines: list[Line], tables: Sequence[PdfTable]) -> list[Line]:
     """The lines with those inside a table's box replaced by one table line where the first stood."""
     out: list[Line] = []
     placed: set[int] = set()

@@ -7,6 +7,7 @@ the row number as the user sees it in the file or sheet.
 
 from __future__ import annotations
 
+import builtins
 import csv
 import datetime as dt
 import io
@@ -52,7 +53,7 @@ def add_sheet(builder: TextBuilder, name: str, rows: Iterable[tuple[int, Iterabl
     """Append one sheet: heading, header row, data rows. Returns the number of non-blank rows.
     `numbers[name]` gets the row numbers of the lines as runs [first, count] (blank rows are left out
     of the text, so a viewer needs them to show the numbers the file has)."""
-    count, runs = 0, []
+    count, runs = 0, list[list[int]]()
     for number, values in rows:
         line = row_line(values)
         if not line.replace("|", "").strip():
@@ -93,7 +94,7 @@ class CsvReader(Reader):
             "row_numbers": numbers})
 
     @staticmethod
-    def dialect(path: Path, sample: str) -> type[csv.Dialect] | csv.Dialect:
+    def dialect(path: Path, sample: str) -> builtins.type[csv.Dialect] | csv.Dialect:  # not `type`: an attribute here
         """csv.Sniffer on a sample, else the delimiter every first line has, else tab/comma."""
         try:
             return csv.Sniffer().sniff(sample, delimiters=",;\t|")
@@ -128,7 +129,7 @@ class XlsxReader(Reader):
         except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as exc:
             raise CorruptFileError(str(path), f"could not parse XLSX: {exc}") from exc
         try:
-            builder, rows, numbers = TextBuilder(), 0, {}
+            builder, rows, numbers = TextBuilder(), 0, dict[str, list[list[int]]]()
             names = [sheet.title for sheet in book.worksheets]
             for sheet in book.worksheets:
                 numbered = enumerate(sheet.iter_rows(min_row=1, values_only=True), 1)

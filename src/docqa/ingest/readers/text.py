@@ -236,7 +236,7 @@ class JsonReader(Reader):
         text, encoding = decode_source(path, data)
         try:
             if path.suffix.lower() in (".jsonl", ".ndjson"):
-                for number, line in enumerate(text.split("\n"), 1):
+                for number, line in enumerate(text.split("\n"), 1):  # noqa: B007 - the error names the line
                     if line.strip():
                         json.loads(line)
             else:

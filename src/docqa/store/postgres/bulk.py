@@ -19,6 +19,7 @@ would cost more than it saves.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from contextlib import contextmanager
 
 from docqa.store.documents import DocumentWrite
@@ -125,7 +126,7 @@ def deferred_index(db):
     build_indexes(db, skip=indexed)
 
 
-def build_indexes(db, skip: set[str] = frozenset()) -> list[str]:
+def build_indexes(db, skip: Collection[str] = frozenset()) -> list[str]:
     """Create the missing HNSW index of every model with vectors (one build each); returns the models indexed."""
     built = []
     with db.read() as conn:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 
 from docqa.clock import now
 from docqa.errors import StoreUnavailableError
@@ -25,7 +26,7 @@ _JOB_GONE = ("the server running this job ({who}) stopped before it finished: ki
 class PostgresCluster(Cluster):
     def __init__(self, db: PostgresDB):
         self.db = db
-        self._listener = None  # the LISTEN connection, opened by the first `wait`
+        self._listener: Any = None  # the LISTEN connection (psycopg), opened by the first `wait`
 
     # -- replicas ------------------------------------------------------------------------------
     def beat(self, replica: str) -> None:

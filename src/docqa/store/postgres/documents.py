@@ -105,7 +105,7 @@ class PostgresDocuments(PostgresCatalog, DocumentStore):
         return {r[0]: FileState(*r) for r in rows}
 
     def list_documents(self, collection: str | None = None, path_prefix: str | None = None) -> list[DocumentRecord]:
-        sql, args = f"SELECT {DOC_COLUMNS} FROM documents WHERE TRUE", []
+        sql, args = f"SELECT {DOC_COLUMNS} FROM documents WHERE TRUE", list[object]()
         if collection is not None:
             sql += " AND collection = %s"
             args.append(collection)

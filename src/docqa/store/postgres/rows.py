@@ -12,7 +12,7 @@ __all__ = ["DOC_COLUMNS", "filter_sql", "glob_regex", "keyword_text", "to_hit", 
 
 def filter_sql(where: ChunkFilter) -> tuple[str, list]:
     """A WHERE clause over `documents d` for a filter, with its arguments (SQLite's GLOB as a regex)."""
-    clauses, args = [], []
+    clauses, args = list[str](), list[object]()
     if where.collection is not None:
         clauses.append("d.collection = %s")
         args.append(where.collection)

@@ -62,7 +62,7 @@ def near(tokens: list[str], phrases: list[list[str]], distance: int) -> bool:
     """FTS5's NEAR(p1 p2 ..., distance) in one field: every phrase occurs, and at most `distance`
     tokens lie between the end of the first and the start of the last of some occurrence of each."""
     hits = sorted((start, start + len(p) - 1, i) for i, p in enumerate(phrases) for start in _starts(tokens, p))
-    need, count, have = len(phrases), defaultdict(int), 0
+    need, count, have = len(phrases), defaultdict[int, int](int), 0
     left = 0
     for right in range(len(hits)):
         i = hits[right][2]

@@ -12,10 +12,8 @@ import sqlite3
 import threading
 import time
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
 
-from docqa.clock import now
 from docqa.errors import SchemaError
 from docqa.store.sqlite.migrate import migrate
 

@@ -119,7 +119,7 @@ class SQLiteDocuments(SQLiteCatalog, DocumentStore):
         return {r[0]: FileState(*r) for r in rows}
 
     def list_documents(self, collection: str | None = None, path_prefix: str | None = None) -> list[DocumentRecord]:
-        sql, args = f"SELECT {DOC_COLUMNS} FROM documents WHERE 1=1", []
+        sql, args = f"SELECT {DOC_COLUMNS} FROM documents WHERE 1=1", list[object]()
         if collection is not None:
             sql += " AND collection = ?"
             args.append(collection)

@@ -5,7 +5,8 @@ import { el } from "./dom.js";
 import { language, register, setLanguage, t, translate } from "./i18n.js";
 import { loadSessions, markActive, openSession, startSessions } from "./sessions.js";
 import { closeSource } from "./viewer.js";
-import { dropTurn, finishTurn, newTurn, notFoundOf, postJSON, renderAnswer, showError, startTurn } from "./turn.js";
+import { dropDraft, dropTurn, finishTurn, newTurn, notFoundOf, postJSON, rejectDraft, renderAnswer, showDraft, showError,
+  startTurn } from "./turn.js";
 import { startViews } from "./views.js";
 import "./documents.js";
 import "./log.js";
@@ -59,8 +60,13 @@ function onEvent(run, type, data) {
   } else if (type === "status") {
     turn.steps.add(data);
     if (data.phase === "steered") $("steer-note").textContent = "";
-  } else if (type === "content") {
-    turn.text += data.delta || "";
+  } else if (type === "draft") { // the model's text before the checks: shown as a draft, never as the answer
+    showDraft(turn, data);
+  } else if (type === "draft_rejected") {
+    rejectDraft(turn, data);
+  } else if (type === "content") { // the published answer
+    dropDraft(turn);
+    turn.text = (data.replace ? "" : turn.text) + (data.delta || "");
     renderAnswer(turn);
   } else if (type === "citations") {
     turn.citations = data.citations || [];

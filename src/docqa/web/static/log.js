@@ -1,6 +1,6 @@
 // The Log view (editors): the question-and-answer log with the attention filter (not found, failed, low
 // confidence, rated down) and plain filters; a row opens its run's full trace; the same rows export as CSV.
-// A maintainer corrects a row's answer: the note becomes a document in the corrections collection.
+// A maintainer corrects a row's answer: the note becomes a document of the run's collection.
 import { API, ApiError, call, getJSON } from "./api.js";
 import { postJSON } from "./turn.js";
 import { collectionNames, fillSelect } from "./collections.js";

@@ -16,6 +16,8 @@ register({
     "steps.steered": "Steered: {text}", "steps.error": "error: {error}", "steps.size": "{n} characters",
     "steps.skill": "Skill {name}: {reason}", "steps.skill_resource": "Skill resource {name}/{path}",
     "steps.escalating": "Every review was rejected ({kind}): {reason}",
+    "steps.draft_rejected_one": "Draft {n} rejected by the fact-check: {k} problem",
+    "steps.draft_rejected": "Draft {n} rejected by the fact-check: {k} problems",
   },
   zh: {
     "steps.title": "步骤", "steps.count": "步骤（{n}）", "steps.working": "处理中", "steps.no_details": "没有详情。",
@@ -29,6 +31,8 @@ register({
     "steps.steered": "已引导：{text}", "steps.error": "出错：{error}", "steps.size": "{n} 个字符",
     "steps.skill": "技能 {name}：{reason}", "steps.skill_resource": "技能资料 {name}/{path}",
     "steps.escalating": "每轮审查都被否决（{kind}）：{reason}",
+    "steps.draft_rejected_one": "草稿 {n} 未通过事实核查：{k} 个问题",
+    "steps.draft_rejected": "草稿 {n} 未通过事实核查：{k} 个问题",
   },
 });
 
@@ -48,6 +52,10 @@ export function label(data) {
     case "reviewing": {
       const n = (data.problems || []).length;
       return t(n === 1 ? "steps.review_one" : "steps.review", { round: data.round || "?", n });
+    }
+    case "draft_rejected": { // the checks rejected a draft (docqa.answer.pipeline); its reasons are the details
+      const k = (data.problems || data.reasons || []).length; // live: problems; from a recorded trace: reasons
+      return t(k === 1 ? "steps.draft_rejected_one" : "steps.draft_rejected", { n: data.n ?? "?", k });
     }
     case "steered":
       return t("steps.steered", { text: oneLine(data.text || "", 120) });
@@ -72,8 +80,9 @@ function resultLine(data) {
 function details(data) {
   const rest = { ...data };
   delete rest.phase;
-  if (data.phase === "reviewing" && (data.problems || []).length) {
-    return el("ul", {}, data.problems.map((p) => el("li", {}, typeof p === "string" ? p : JSON.stringify(p))));
+  const problems = data.problems || (data.phase === "draft_rejected" ? data.reasons : null) || [];
+  if ((data.phase === "reviewing" || data.phase === "draft_rejected") && problems.length) {
+    return el("ul", {}, problems.map((p) => el("li", {}, typeof p === "string" ? p : JSON.stringify(p))));
   }
   if (!Object.keys(rest).length) return el("p", { class: "muted", "data-i18n": "steps.no_details" }, t("steps.no_details"));
   return el("pre", {}, JSON.stringify(rest, null, 2));

@@ -1,5 +1,6 @@
-// One turn of a conversation on the page: the question, its steps, the answer with citation chips, what a
-// not-found answer searched, its outcome, and thumbs up / down.  Live turns are fed by app.js from the
+// One turn of a conversation on the page: the question, its steps, the model's draft while it is written
+// (grey, under the steps: never the answer), the answer with citation chips, what a not-found answer
+// searched, its outcome, and thumbs up / down.  Live turns are fed by app.js from the
 // event stream; past ones are rebuilt from their run records (pastTurn).
 import { call, getJSON } from "./api.js";
 import { el } from "./dom.js";
@@ -18,6 +19,7 @@ register({
     "fb.label": "Rate this answer", "fb.up": "Helpful", "fb.down": "Not helpful", "fb.comment": "Why? (optional)",
     "fb.send": "Send", "fb.rated_up": "Rated helpful", "fb.rated_down": "Rated not helpful",
     "fb.failed": "The rating was not saved: {message}",
+    "draft.writing": "Draft {n}, not checked yet", "draft.rejected": "Draft {n} was rejected by the fact-check",
   },
   zh: {
     "turn.source": "来源 {n}", "turn.unknown_source": "还不知道来源 [{n}]。",
@@ -29,6 +31,7 @@ register({
     "fb.label": "评价这个回答", "fb.up": "有帮助", "fb.down": "没有帮助", "fb.comment": "原因？（可选）",
     "fb.send": "发送", "fb.rated_up": "已评价：有帮助", "fb.rated_down": "已评价：没有帮助",
     "fb.failed": "评价未保存：{message}",
+    "draft.writing": "草稿 {n}，尚未核查", "draft.rejected": "草稿 {n} 未通过事实核查",
   },
 });
 
@@ -54,13 +57,43 @@ export async function postJSON(path, body = {}) {
 
 export function newTurn(question, { queued = false, steps = new Steps() } = {}) {
   const answer = el("div", { class: "answer" });
+  const draft = el("div", { class: "draft", hidden: true, "aria-live": "off" },
+    el("p", { class: "draft-label" }), el("div", { class: "draft-text" }));
   const node = el("article", { class: queued ? "turn queued" : "turn running" },
-    el("p", { class: "question" }, question), steps.node, steps.current, answer,
+    el("p", { class: "question" }, question), steps.node, steps.current, draft, answer,
     queued ? word("p", "turn.queued", { class: "queued-note muted" }) : null,
     el("p", { class: "outcome", hidden: true }));
   $("thread").append(node);
   node.scrollIntoView({ block: "end" });
-  return { node, steps, answer, question, text: "", citations: [], runId: null };
+  return { node, steps, draft, answer, question, text: "", citations: [], runId: null, draftN: null };
+}
+
+// The model's draft as it is written: grey, labelled as not checked, apart from the answer.
+export function showDraft(turn, data) {
+  const text = turn.draft.querySelector(".draft-text");
+  if (data.n !== turn.draftN) { // a new draft replaces the one before
+    turn.draftN = data.n;
+    text.textContent = "";
+    turn.draft.classList.remove("rejected");
+    turn.draft.querySelector(".draft-label").textContent = t("draft.writing", { n: data.n });
+  }
+  text.textContent += data.delta || "";
+  turn.draft.hidden = false;
+}
+
+// The checks rejected the draft: it stays only as a rejected draft (struck through) until the next one.
+export function rejectDraft(turn, data) {
+  turn.steps.add({ phase: "draft_rejected", n: data.n, problems: data.reasons || [] });
+  if (data.n !== turn.draftN) return;
+  turn.draft.classList.add("rejected");
+  turn.draft.querySelector(".draft-label").textContent = t("draft.rejected", { n: data.n });
+}
+
+// The answer is published (or the run ended): the draft goes.
+export function dropDraft(turn) {
+  turn.draft.hidden = true;
+  turn.draft.querySelector(".draft-text").textContent = "";
+  turn.draftN = null;
 }
 
 // A queued turn becomes the one being answered.
@@ -90,6 +123,7 @@ function openCitation(turn, n) {
 
 // Done: the answer stays on top, the steps fold away below it; the outcome when it is not a plain success.
 export function finishTurn(turn, status, error, errorKey = null) {
+  dropDraft(turn);
   turn.steps.finish();
   turn.answer.after(turn.steps.node);
   turn.node.classList.remove("running", "queued");

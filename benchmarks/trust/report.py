@@ -1,0 +1,123 @@
+"""The tables of a trust dev set run (rows written by evaluate.py), and the comparison of two runs."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Callable
+from pathlib import Path
+
+# Per question, better is higher: a wrong answer is worse than saying "not found".
+RANK = {True: {"correct": 4, "uncited": 3, "false_abstention": 2, "wrong": 1, "failed": 0},
+        False: {"abstained": 2, "answered": 1, "failed": 0}}
+
+
+def load(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def summary(rows: list[dict]) -> dict:
+    """The figures of a group of rows (see score.py for the outcomes and the claim figures)."""
+    answerable = [r for r in rows if r["answerable"]]
+    unanswerable = [r for r in rows if not r["answerable"]]
+    claims = [c for r in rows for c in r["claims"]]
+    pairs = [s for c in claims for s in c["supported"]]
+    seconds = sorted(r["seconds"] for r in rows)
+
+    def count(group: list[dict], outcome: str) -> int:
+        return sum(r["outcome"] == outcome for r in group)
+
+    return {
+        "questions": len(rows), "answerable": len(answerable), "unanswerable": len(unanswerable),
+        **{o: count(answerable, o) for o in ("correct", "uncited", "wrong", "false_abstention")},
+        **{o: count(unanswerable, o) for o in ("abstained", "answered")},
+        "failed": count(rows, "failed"),
+        "claims": len(claims), "cited_claims": sum(bool(c["citations"]) for c in claims),
+        "citations": len(pairs), "supporting": sum(pairs),
+        "entailing": sum(e for c in claims for e in c.get("entailed", [])),
+        "seconds_mean": statistics.mean(seconds) if seconds else 0.0,
+        "seconds_p50": seconds[len(seconds) // 2] if seconds else 0.0,
+        "seconds_p95": seconds[min(len(seconds) - 1, int(len(seconds) * 0.95))] if seconds else 0.0,
+    }
+
+
+def share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f} % ({part}/{whole})" if whole else "-"
+
+
+_HEAD = ("| {} | questions | correct & cited | uncited | wrong | false abstention | abstained (unans.) "
+         "| answered (unans.) | citation recall | citation precision | s/question |")
+
+
+def table(title: str, rows: list[dict], key: Callable[[dict], str]) -> None:
+    """A markdown table of `rows` grouped by `key`."""
+    print(f"\n{_HEAD.format(title)}\n|" + "---|" * 11)
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(str(key(r)), []).append(r)
+    for name in sorted(groups):
+        s = summary(groups[name])
+        a, u = s["answerable"], s["unanswerable"]
+        print(f"| {name} | {s['questions']} | {share(s['correct'], a)} | {share(s['uncited'], a)} | {share(s['wrong'], a)} "
+              f"| {share(s['false_abstention'], a)} | {share(s['abstained'], u)} | {share(s['answered'], u)} "
+              f"| {share(s['cited_claims'], s['claims'])} | {share(s['supporting'], s['citations'])} "
+              f"| {s['seconds_mean']:.2f} |")
+
+
+def tables(rows: list[dict]) -> None:
+    """By split; then, over every row, by lang, kind, answerable or not, docset, confidence; the target lines."""
+    if not rows:
+        print("no rows")
+        return
+    modes = sorted({r["run"] for r in rows})
+    print(f"run: {', '.join(modes)}; {len(rows)} questions; published: "
+          + ", ".join(f"{w} {sum(r['written_by'] == w for r in rows)}" for w in sorted({r['written_by'] for r in rows})))
+    table("split", rows, lambda r: r["split"])
+    table("lang", rows, lambda r: r["lang"])
+    table("kind", rows, lambda r: r["kind"])
+    table("answerable", rows, lambda r: "answerable" if r["answerable"] else "unanswerable")
+    table("docset", rows, lambda r: r.get("docset"))
+    table("confidence", rows, lambda r: r["confidence"] or "none (not found)")
+    targets(rows)
+
+
+def targets(rows: list[dict]) -> None:
+    """The issue's target lines."""
+    s = summary(rows)
+    print("\nTargets (issue 28):")
+    print(f"- answerable, correct and cited:    {share(s['correct'], s['answerable'])}")
+    print(f"- unanswerable, abstained:          {share(s['abstained'], s['unanswerable'])}")
+    print(f"- citation precision (per claim):   {share(s['supporting'], s['citations'])} the cited span is gold evidence for the claim")
+    print(f"- citation support, ALCE (per claim): {share(s['entailing'], s['citations'])} the cited span alone bears the claim out")
+    print(f"- citation recall (per claim):      {share(s['cited_claims'], s['claims'])}")
+    print(f"- seconds per question:             mean {s['seconds_mean']:.2f}, p50 {s['seconds_p50']:.2f}, "
+          f"p95 {s['seconds_p95']:.2f}")
+    print(f"- answered but wrong: {s['wrong']}; correct but not citing the evidence: {s['uncited']}; "
+          f"false abstentions: {s['false_abstention']}; unanswerable answered: {s['answered']}; failed: {s['failed']}")
+
+
+def compare(a: list[dict], b: list[dict], names: tuple[str, str] | list[str] = ("A", "B")) -> int:
+    """Print the questions whose outcome differs between run A and run B, B's change marked better or
+    worse (RANK); returns how many are worse in B."""
+    by_a, by_b = {r["id"]: r for r in a}, {r["id"]: r for r in b}
+    common = sorted(by_a.keys() & by_b.keys())
+    better = worse = 0
+    print(f"A = {names[0]} ({by_a[common[0]]['run'] if common else '?'}), B = {names[1]} "
+          f"({by_b[common[0]]['run'] if common else '?'}): {len(common)} questions in both")
+    for qid in common:
+        ra, rb = by_a[qid], by_b[qid]
+        if ra["outcome"] == rb["outcome"]:
+            continue
+        delta = RANK[ra["answerable"]][rb["outcome"]] - RANK[ra["answerable"]][ra["outcome"]]
+        better, worse = better + (delta > 0), worse + (delta < 0)
+        print(f"\n{'B better' if delta > 0 else 'B WORSE'}  {qid} ({ra['split']}, {ra['lang']}, {ra['kind']}): "
+              f"{ra['outcome']} -> {rb['outcome']}\n  Q: {ra['question']}\n  A: {_short(ra['answer'])}\n  B: {_short(rb['answer'])}")
+    only = sorted(by_a.keys() ^ by_b.keys())
+    print(f"\n{better} better in B, {worse} worse in B, {len(common) - better - worse} the same"
+          + (f"; {len(only)} in one run only: {', '.join(only[:10])}{' …' if len(only) > 10 else ''}" if only else ""))
+    return worse
+
+
+def _short(text: str, n: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"

@@ -1,0 +1,142 @@
+"""The shape of an extractive answer: which quoted sentence comes first, and a procedure's steps in order.
+
+The extractive answerer picks its best sentences by score; shown in reading order they answer a
+fact question well, but not two kinds of questions:
+
+- "Which file / package / variable / command ...?" asks for a thing of one type: the answer leads
+  with the picked sentence that holds such a token (a path, a package name, an environment variable
+  or setting, a command line), or, when none of the picks holds one, with the best candidate that
+  does and ranks at least as well as the later picks must.
+- "How do I ...?" asks for a procedure: when the best sentence is a step of a list (`1.`, `-`,
+  `Step 2:`) or introduces one ("To rotate the key:"), the answer is the whole list, in order.
+
+`shape` returns a `Shape` (the sentences to show, in order, and whether they are a list of steps to
+show whole), or None for the default (the picks in reading order).  It never changes whether the
+answerer answers: that is the evidence model's decision.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+MAX_STEPS = 10
+
+_ASKS = {
+    "file": re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:files?|paths?|director(?:y|ies)|folders?)\b"
+                       r"|哪个文件|什么文件|哪些文件|哪个目录|什么目录|哪个路径|什么路径|文件名", re.IGNORECASE),
+    "package": re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?packages?\b|哪个包|什么包|哪些包|哪个软件包|什么软件包",
+                          re.IGNORECASE),
+    "variable": re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:variables?|settings?|options?|directives?|parameters?|keys?)\b"
+                           r"|哪个变量|什么变量|环境变量|哪个选项|什么选项|哪个参数|什么参数|哪个设置|什么设置", re.IGNORECASE),
+    "command": re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?commands?\b|\bwhat\s+(?:do|should|must|can)\s+i\s+(?:run|type)\b"
+                          r"|哪个命令|什么命令|哪条命令|哪些命令", re.IGNORECASE),
+}
+_HOLDS = {
+    "file": re.compile(r"(?<![\w.])(?:~|\.{1,2})?/[\w.+-]+(?:/[\w.+-]*)*"
+                       r"|\b[\w+-]+\.(?:conf|cfg|ini|ya?ml|json|toml|txt|md|rst|gz|xz|sh|py|service|socket|list|pem|key|crt|log|xml|html?|pdf)\b"
+                       r"|(?<![\w/])\.[a-z][\w.-]*rc\b|\bREADME(?:\.[\w.]+)?\b", re.IGNORECASE),
+    "package": re.compile(r"\b(?:apt|apt-get|aptitude|dpkg|pip|pip3)\s+(?:-\S+\s+)*(?:install|remove|purge|-i|-s|show)\s+\S"
+                          r"|\bpackages?\s+[`'\"“‘]?[a-z0-9][a-z0-9+.-]+|\b[a-z0-9][a-z0-9+.]*-(?:client|server|common|dev|doc|utils|tools|daemon|run|core|data|bin)\b"
+                          r"|\blib[a-z0-9+.-]+\d[a-z0-9+.-]*\b"),
+    "variable": re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\$\{?[A-Za-z_]\w*|\b[a-z]\w*\.[a-z]\w*[A-Z]\w*\b"
+                           r"|\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[\w.-]+=\S"),
+    "command": re.compile(r"`[^`\n]+`|(?:^|\s)[$#]\s+\w|(?<![\w-])--?[A-Za-z][\w-]*"
+                          r"|[\"“][a-z][\w.-]*\s[^\"”]+[\"”]"
+                          r"|\b(?:sudo|apt|apt-get|dpkg|systemctl|service|git|ssh|ssh-keygen|passwd|usermod|useradd|chmod|chown|make|pip)\s+[\w-]"),
+}
+# The words naming each type: a sentence that holds a token of the type answers them without repeating them.
+TYPE_WORDS = {
+    "file": frozenset("file files path paths directory directories folder folders 文件 目录 路径 文件名".split()),
+    "package": frozenset("package packages 包 软件包".split()),
+    "variable": frozenset("variable variables setting settings option options directive directives parameter parameters "
+                          "key keys 变量 环境变量 选项 参数 设置".split()),
+    "command": frozenset("command commands run type 命令".split()),
+}
+_PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|\bsteps?\b|\bprocedure\b"
+                        r"|如何|怎么|怎样|步骤|流程", re.IGNORECASE)
+_ITEM = re.compile(r"\s*(?:\d{1,2}[.)]|[-*•]|step\s+\d+[:.)]?|第[一二三四五六七八九十\d]+步[:：,，]?)\s*", re.IGNORECASE)
+_INTRO = re.compile(r"[:：]\s*$")
+
+
+class Quoted(Protocol):
+    n: int
+    start: int
+    end: int
+    text: str
+    score: float
+
+
+@dataclass(slots=True)
+class Shape:
+    sentences: list  # of Quoted, in the order to show; after the first, a caller may cut and reorder
+    steps: bool  # a procedure's steps: show them all, in this order
+
+
+def asks_for(question: str) -> str | None:
+    """The type of thing the question asks for: file, package, variable or command (None: none of them)."""
+    return next((kind for kind, pattern in _ASKS.items() if pattern.search(question)), None)
+
+
+def holds_type(sentence: str, kind: str) -> bool:
+    return _HOLDS[kind].search(sentence) is not None
+
+
+def answered_words(question: str, sentence: str) -> frozenset[str]:
+    """The question's type words ("file" in "which file ...?") that `sentence` answers with a token of the type."""
+    kind = asks_for(question)
+    return TYPE_WORDS[kind] if kind is not None and holds_type(sentence, kind) else frozenset()
+
+
+def shape(question: str, candidates: Sequence[Quoted], picked: Sequence[Quoted], floor: float,
+          text_of: Callable[[int], str]) -> Shape | None:
+    """The sentences to show for a procedure or typed question (`picked`: the answerer's picks, best
+    first); None: the default order.  `text_of(n)`: the text of source n's chunk (spans index into it)."""
+    if not picked:
+        return None
+    if _PROCEDURE.search(question):
+        steps = _steps(candidates, picked[0], text_of(picked[0].n))
+        if steps:
+            return Shape(steps, True)
+    kind = asks_for(question)
+    if kind is None:
+        return None
+    lead = next((s for s in picked if holds_type(s.text, kind)), None)
+    if lead is None:
+        lead = max((s for s in candidates if s.score >= floor and holds_type(s.text, kind)), key=lambda s: s.score, default=None)
+    if lead is None:
+        return None
+    return Shape([lead, *(s for s in picked if s is not lead)], False)
+
+
+def _steps(candidates: Sequence[Quoted], best: Quoted, text: str) -> list[Quoted] | None:
+    """The list `best` is a step of, or introduces, in text order (with its introduction); None when it is neither."""
+    same = sorted((s for s in candidates if s.n == best.n), key=lambda s: s.start)
+    i = next(k for k, s in enumerate(same) if s is best)
+    intro = None
+    if not _is_item(best):
+        if not _INTRO.search(best.text) or i + 1 >= len(same):
+            return None
+        intro, i = best, i + 1
+    if not _is_item(same[i]):
+        return None
+    lo = hi = i
+    while lo > 0 and _is_item(same[lo - 1]) and not text[same[lo - 1].end : same[lo].start].strip():
+        lo -= 1
+    while hi + 1 < len(same) and _is_item(same[hi + 1]) and not text[same[hi].end : same[hi + 1].start].strip():
+        hi += 1
+    if intro is not None and text[intro.end : same[lo].start].strip():
+        return None  # the introduction and the list are not side by side
+    items = same[lo : hi + 1][:MAX_STEPS]
+    if len(items) < 2:
+        return None
+    if intro is None and lo > 0 and _INTRO.search(same[lo - 1].text) and not text[same[lo - 1].end : same[lo].start].strip():
+        intro = same[lo - 1]
+    return [intro, *items] if intro is not None else list(items)
+
+
+def _is_item(s: Quoted) -> bool:
+    m = _ITEM.match(s.text)
+    return m is not None and bool(m.group().strip())
