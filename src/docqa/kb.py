@@ -26,7 +26,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docqa.access import LOCAL, Principal
+from docqa.access import LOCAL, Principal, require, visible_collection
 from docqa.embed import Embedder
 from docqa.llm import ChatModel, Choice
 from docqa.models import Models
@@ -89,6 +89,18 @@ class KnowledgeBase:
     def cluster(self) -> Cluster | None:
         """The servers sharing this knowledge base's database (PostgreSQL), else None."""
         return self.store.cluster
+
+    @staticmethod
+    def authorize(principal: Principal, action: str) -> None:
+        """Refuse (PermissionDeniedError) an action the policy (docqa.access) does not allow the principal at
+        all, before a front end reads a request's body; every service checks again, per collection."""
+        require(principal, action)
+
+    @staticmethod
+    def check_visible(principal: Principal, collection: str | None, what: str) -> None:
+        """NotFoundError naming `what` (as for nothing at all) unless the principal may see `collection`:
+        for what a front end keeps of one collection, e.g. a server's jobs (a reindex covers every collection)."""
+        visible_collection(principal, collection, what)
 
     @staticmethod
     def file_type(name: str, head: bytes) -> str | None:

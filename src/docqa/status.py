@@ -22,15 +22,22 @@ class Status:
     def __init__(self, store: Stores, models: Models):
         self.store, self.models = store, models
 
-    def summary(self, *, principal: Principal = LOCAL) -> dict:
+    def summary(self, *, principal: Principal = LOCAL, health: dict[str, Any] | None = None) -> dict:
         """The chat model and the embedder in use and why, and the index's counts (over the
-        collections the principal sees; its size on disk for an unscoped one)."""
+        collections the principal sees; its size on disk for an unscoped one).  `health`: a server's
+        parts (writer, workers, watch job), shown as the principal may see them."""
         require(principal, "status")
         models = self.models
         seen = list(principal.collections) if principal.collections else None
-        return {"chat": chat_status(models.chat),
-                "embedder": embedder_status(models.settings.embed.provider, models.embedder, self.store.vectors.embedder()),
-                "index": index_counts(self.store, seen)}
+        report = {"chat": chat_status(models.chat),
+                  "embedder": embedder_status(models.settings.embed.provider, models.embedder, self.store.vectors.embedder()),
+                  "index": index_counts(self.store, seen)}
+        if health is not None:
+            watch = health.get("watch")
+            if watch and not principal.can_see(watch["collection"]):
+                health = {**health, "watch": {"ok": watch["ok"]}}  # another collection's job: only that it runs
+            report["health"] = health
+        return report
 
     def stats(self, *, principal: Principal = LOCAL) -> dict:
         """Counts and sizes of the whole knowledge base (every collection: an unscoped principal only)."""

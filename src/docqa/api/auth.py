@@ -4,7 +4,7 @@
     any active key, or a non-loopback bind  → every request needs a key, `Authorization: Bearer dq_…`
                                               or `X-API-Key: dq_…`, or the sign-in cookie the web page
                                               gets from POST /api/v1/login; none, unknown or revoked is 401
-    what a key may do (role, collections)   → `docqa.access` (require, scope, ...); refused is 403
+    what a key may do (role, collections)   → decided by the core (the kb's services, docqa.access); refused is 403
 
 Once a key exists, keys are required on loopback too: behind a reverse proxy every request comes
 from 127.0.0.1, so a loopback bind does not prove the caller is local.  A server bound to any
@@ -20,7 +20,7 @@ from http.cookies import CookieError, SimpleCookie
 
 from starlette.requests import Request
 
-from docqa.access import LOCAL, Principal, check_grant, manageable, require, scope
+from docqa.access import LOCAL, Principal
 from docqa.errors import AuthError, ConfigError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
 
@@ -148,6 +148,5 @@ def dependency(access: Callable[..., Access]) -> Callable[..., Principal]:
     return principal
 
 
-__all__ = ["COOKIE", "LOCAL", "Access", "Principal", "authenticate", "bearer", "check_bind", "check_grant",
-           "clear_cookie", "cookie_key", "dependency", "error_body", "error_headers", "error_status", "is_loopback",
-           "manageable", "require", "scope", "set_cookie"]
+__all__ = ["COOKIE", "LOCAL", "Access", "Principal", "authenticate", "bearer", "check_bind", "clear_cookie", "cookie_key",
+           "dependency", "error_body", "error_headers", "error_status", "is_loopback", "set_cookie"]

@@ -57,11 +57,13 @@ class Documents:
     # -- adding and removing -----------------------------------------------------------------
     def add(self, paths: Sequence[str | Path], collection: str | None = None, progress: Progress | None = None,
             include: list[str] | None = None, exclude: list[str] | None = None, *,
-            principal: Principal = LOCAL, received: bool = False) -> IngestReport:
+            principal: Principal = LOCAL, received: bool = False, missing_ok: bool = True) -> IngestReport:
         """Add files and folders (recursively, incrementally) to a collection.  A remote principal names
         only paths under `api.ingest_roots`, unless `received`: the paths are copies of files the caller
-        sent (an upload), not paths it named on the server's disk."""
-        collection, found = self.check_add(paths, collection, principal=principal, received=received)
+        sent (an upload), not paths it named on the server's disk.  `missing_ok`: a path that does not
+        exist is a failed entry of the report (else NotFoundError before anything is read)."""
+        collection, found = self.check_add(paths, collection, principal=principal, received=received,
+                                           missing_ok=missing_ok)
         from docqa.ingest.ocr import check as check_ocr
         from docqa.ingest.pipeline import Ingestor
 
@@ -72,13 +74,15 @@ class Documents:
         return ingestor.run(found, collection)
 
     def check_add(self, paths: Sequence[str | Path], collection: str | None = None, *, principal: Principal = LOCAL,
-                  received: bool = False) -> tuple[str, list[Path]]:
+                  received: bool = False, missing_ok: bool = True) -> tuple[str, list[Path]]:
         """Validate an `add` without doing it (a server checks before it queues the work): the collection
         it would fill and the paths it would read, or the error the add would raise."""
         collection = scope(principal, collection) or self.settings.collection
         require(principal, "write", collection)
         self.check_new_collection(collection)
         found = [Path(p) for p in paths] if received else ingest_paths(principal, paths, *self._ingest_roots(principal))
+        if not missing_ok and (missing := [str(p) for p in found if not os.path.exists(p)]):
+            raise NotFoundError(f"no such file or folder on the server: {', '.join(missing)} (give absolute paths)")
         return collection, found
 
     def check_new_collection(self, collection: str) -> None:

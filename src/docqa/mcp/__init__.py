@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from docqa.access import STDIO
+from docqa.access import LOCAL
 from docqa.errors import MissingExtraError
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
@@ -46,7 +46,7 @@ def serve_stdio(settings: Settings) -> None:
         warming = threading.Thread(target=_warm, args=(warmer,), name="docqa-warm", daemon=True)
         warming.start()
         try:
-            server.build_server(kb, STDIO).run("stdio")  # ingest_files only under mcp.ingest_roots
+            server.build_server(kb, LOCAL.over_stdio()).run("stdio")  # ingest_files only under mcp.ingest_roots
         finally:
             warming.join()  # before its connection closes
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
@@ -28,7 +27,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from docqa.access import LOCAL, Principal
-from docqa.errors import DocqaError, NotFoundError, PermissionDeniedError
+from docqa.errors import DocqaError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
 from docqa.run.control import Control
 from docqa.settings import Settings
@@ -137,11 +136,10 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
         ones replaced, vanished ones removed. Returns the ingest report (added, updated, failed with reasons)."""
         with _tool_errors(backend):
             who = _caller(ctx, local)
-            # a remote caller's paths are checked by the core (inside api.ingest_roots) before anything is read,
-            # a stdio client's inside mcp.ingest_roots: an agent steered by a document it read exfiltrates nothing
-            if not who.remote and not who.stdio and (missing := [p for p in paths if not os.path.exists(p)]):
-                raise NotFoundError(f"no such file or folder on the server: {', '.join(missing)} (give absolute paths)")
-            return await backend.write(lambda kb: kb.add(paths, collection, principal=who).to_dict())
+            # the core checks the paths before anything is read: a remote caller's inside api.ingest_roots, a stdio
+            # client's inside mcp.ingest_roots (an agent steered by a document it read exfiltrates nothing), and
+            # every one named must exist (a tool's caller reads an error, not a failed entry of a report)
+            return await backend.write(lambda kb: kb.documents.add(paths, collection, principal=who, missing_ok=False).to_dict())
 
     @_tool(server, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
     async def query_knowledge(

@@ -12,7 +12,7 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 from starlette.requests import ClientDisconnect
 
-from docqa.access import Principal, ingest_paths, require, scope
+from docqa.access import Principal
 from docqa.api.deps import editor, get_runtime, reader, reindexer
 from docqa.api.errors import ApiError, ClientGone
 from docqa.api.routes import PREFIX, errors
@@ -74,8 +74,8 @@ async def _upload(request: Request, form, rt: Runtime, principal: Principal) -> 
     name = form.get("collection")
     if isinstance(name, str) and "\x00" in name:
         raise ApiError(422, "invalid_request", f"collection: {NUL}")
-    collection = scope(principal, name if isinstance(name, str) and name.strip() else None) or rt.settings.collection
-    await rt.read(request, lambda kb: kb.documents.check_new_collection(collection))  # refused now, not in the job
+    named = name if isinstance(name, str) and name.strip() else None
+    collection, _ = await rt.read(request, lambda kb: kb.documents.check_add([], named, principal=principal, received=True))
     files = [f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)]
     if not files:
         raise ApiError(422, "no_files", "send one or more files in the multipart field 'files'")
@@ -97,10 +97,8 @@ async def _upload(request: Request, form, rt: Runtime, principal: Principal) -> 
              responses=errors(415))
 async def ingest(body: IngestRequest, request: Request, rt: Runtime = Depends(get_runtime),
                  principal: Principal = Depends(editor)) -> JSONResponse:
-    collection = scope(principal, body.collection) or rt.settings.collection
-    require(principal, "write", collection)
-    await rt.read(request, lambda kb: kb.documents.check_new_collection(collection))  # refused now, not in the job
-    paths = ingest_paths(principal, body.paths, rt.settings.api.ingest_roots)  # refused now, not in the job
+    collection, paths = await rt.read(request, lambda kb: kb.documents.check_add(  # refused now, not in the job
+        body.paths, body.collection, principal=principal))
     job = rt.writer.submit("ingest", lambda kb, job: kb.add(paths, collection, progress=job.progress, include=body.include,
                                                             exclude=body.exclude, principal=principal).to_dict(),
                            collection, {"paths": [str(p) for p in paths]})
