@@ -65,6 +65,12 @@ def test_unsupported_claims_are_rejected():
     ("REJECTED:\n- claim A is not in [1]\n- claim B contradicts [2]", False, ["claim A is not in [1]", "claim B contradicts [2]"]),
     ("After checking, the verdict is REJECTED: the date is wrong", False, ["the date is wrong"]),
     ("I think it looks fine", None, []),
+    # a small model's denials in other words are rejections, and no bare token becomes a reason (issue 28)
+    ("NOT VERIFIED", False, ["the fact-checker rejected the answer without reasons"]),
+    ("UNVERIFIED: the date is wrong", False, ["the date is wrong"]),
+    ("NOT_FOUND", False, ["the fact-checker rejected the answer without reasons"]),
+    ("REJECTED:\nNOT_FOUND", False, ["the fact-checker rejected the answer without reasons"]),
+    ("The claim is not entailed: it speaks of upgrades", False, ["it speaks of upgrades"]),
 ])
 def test_parse_verdict(text, ok, reasons):
     verdict = parse_verdict(text)

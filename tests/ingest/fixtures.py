@@ -7,6 +7,7 @@ writes one file per format, each holding a unique phrase, and returns {path: phr
 from __future__ import annotations
 
 import csv
+import gzip
 import json
 from email.message import EmailMessage
 from pathlib import Path
@@ -195,6 +196,9 @@ def make_corpus(directory: Path) -> dict[Path, str]:
     put(make_odt(d / "letter.odt", [(1, "Letter"), (0, "The ruby anchor rusts.")]), "ruby anchor rusts")
     put(make_rtf(d / "memo.rtf", ["The bronze clock chimes."]), "bronze clock chimes")
     put(make_eml(d / "mail.eml", "Hello", "The teal kite soars high."), "teal kite soars high")
+    page = ".TH BEACON 1\n.SH NAME\nbeacon \\- a lamp\n.SH OPTIONS\n.TP\n\\fB\\-\\-spin\\fR\nThe obsidian beacon turns slowly.\n"
+    (d / "beacon.1.gz").write_bytes(gzip.compress(page.encode()))
+    put(d / "beacon.1.gz", "obsidian beacon turns slowly")
     return phrases
 
 

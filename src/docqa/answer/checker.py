@@ -1,9 +1,12 @@
-"""The checker: deterministic fact checks, then the model's own verdict.
+"""The checker: deterministic fact and entailment checks, then the model's own verdict.
 
-Deterministic first: every number, date, version, path, identifier and quoted string of a
-claim must occur in the text of a source it cites (facts.py), and every claim must be
-supported (citer.py).  Then, when a model is available, a fact-checker prompt answers
-`VERIFIED` or `REJECTED: <claims and reasons>`.
+Deterministic first: every number, date, version, path, identifier, CVE id, licence id and quoted
+string of a claim must occur in the text of a source it cites (facts.py), every claim must be
+supported (citer.py), and — given the question — what it cites must entail it, not merely share
+its strings (entail.py: the case it speaks of, a value paired with another subject, a unit,
+negation, words the passage does not say).  Then, when a model is available, a fact-checker
+prompt asks about entailment and answers `VERIFIED` or `REJECTED: <claims and reasons>`
+(parse_verdict reads a denial in other words too, and never passes a bare token on as a reason).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from docqa.answer.citer import Cited
+from docqa.answer.entail import entailment_problems
 from docqa.answer.facts import missing_facts
 from docqa.answer.sources import SourceSet
 from docqa.answer.support import content_tokens, support
@@ -37,8 +41,9 @@ class Verdict:
     raw: str = ""
 
 
-def check_facts(cited: Cited, sources: SourceSet) -> list[Rejection]:
-    """Claims whose facts are missing from what they cite, or that nothing supports."""
+def check_facts(cited: Cited, sources: SourceSet, question: str | None = None) -> list[Rejection]:
+    """Claims whose facts are missing from what they cite, that nothing supports, or (given the
+    `question` they answer) that what they cite does not entail (docqa.answer.entail)."""
     out = []
     for claim in cited.claims:
         reasons = list(claim.problems) if not claim.supported else []
@@ -46,6 +51,8 @@ def check_facts(cited: Cited, sources: SourceSet) -> list[Rejection]:
             text = "\n".join(sources.get(n).hit.text for n in claim.sources)
             reasons += [f"{f.kind} {f.text!r} is not in [{', '.join(map(str, claim.sources))}]"
                         for f in missing_facts(claim.text, text)]
+            if question is not None and not reasons:
+                reasons += entailment_problems(claim, question, [sources.get(n).hit for n in claim.sources])
         if reasons:
             claim.supported = False
             claim.problems = list(dict.fromkeys([*claim.problems, *reasons]))
@@ -54,22 +61,35 @@ def check_facts(cited: Cited, sources: SourceSet) -> list[Rejection]:
 
 
 _VERDICT = re.compile(r"^[\s*#>_-]*(VERIFIED|REJECTED)\b[\s*:.!_-]*", re.IGNORECASE)
+# What a small model says instead of REJECTED: "NOT VERIFIED", "UNVERIFIED", "NOT_FOUND", "not entailed"
+_DENIED = re.compile(r"\b(?:not[\s_-]+(?:verified|entailed|supported|found)|unverified|cannot be verified|"
+                     r"not_found|is not entailed)\b[\s*:.!_-]*", re.IGNORECASE)
 
 
 def parse_verdict(text: str) -> Verdict:
-    """`VERIFIED` → ok; `REJECTED: reasons` → not ok with one reason per line; else undecided."""
+    """`VERIFIED` → ok; `REJECTED: reasons` → not ok with one reason per line; else undecided.
+    A denial in other words (NOT VERIFIED, NOT_FOUND, not entailed) is a rejection: its token is
+    never a reason shown to the user."""
     body = text.strip()
     m = _VERDICT.match(body)
-    if m is None:
+    denied = _DENIED.search(body)
+    if m is None or (denied is not None and denied.start() <= m.start() + 4):
         found = re.search(r"\b(VERIFIED|REJECTED)\b[\s*:.!_-]*", body)
+        if denied is not None and (found is None or denied.start() <= found.start()
+                                   or body[:found.start()].rstrip().lower().endswith(("not", "un"))):
+            return Verdict(False, _reasons(body[denied.end():]), text)
         if found is None:
             return Verdict(None, raw=text)
         m = found
     if m.group(1).upper() == "VERIFIED":
         return Verdict(True, raw=text)
-    rest = body[m.end():]
+    return Verdict(False, _reasons(body[m.end():]), text)
+
+
+def _reasons(rest: str) -> list[str]:
     reasons = [line.strip(" -*•\t") for line in rest.splitlines() if line.strip(" -*•\t")]
-    return Verdict(False, reasons or ["the fact-checker rejected the answer without reasons"], text)
+    reasons = [r for r in reasons if not re.fullmatch(r"(?:NOT_FOUND|VERIFIED|REJECTED)[.!]?", r, re.IGNORECASE)]
+    return reasons or ["the fact-checker rejected the answer without reasons"]
 
 
 def blame(reasons: list[str], claims: list[Claim]) -> list[tuple[Claim | None, str]]:
@@ -81,3 +101,4 @@ def blame(reasons: list[str], claims: list[Claim]) -> list[tuple[Claim | None, s
         score, claim = max(scored, key=lambda x: x[0], default=(0.0, None))
         out.append((claim if score >= 0.5 else None, reason))
     return out
+

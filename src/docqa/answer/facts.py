@@ -18,10 +18,13 @@ _UNITS = {"十": 10, "百": 100, "千": 1000}
 _BIG = {"万": 10_000, "亿": 100_000_000}
 _CN_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千万亿]+")
 _PERCENT_CN = re.compile(r"百分之\s*([零〇一二两三四五六七八九十百千万亿]+|\d+(?:\.\d+)?)")
-_THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3})((?:,\d{3})+)(?![\d,])")
+_THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3})((?:,\d{3})+)(?!\d|,\d)")  # "8,765,000, making": the comma after ends it
 
 _KINDS = [  # order matters: the first pattern to claim a span wins
     ("quote", re.compile(r"\"([^\"\n]{2,200})\"|“([^”\n]{2,200})”|「([^」\n]{2,200})」|`([^`\n]{1,200})`")),
+    ("cve", re.compile(r"(?<![A-Za-z0-9-])CVE-\d{4}-\d{4,7}(?![\d])", re.IGNORECASE)),
+    ("licence", re.compile(r"(?<![A-Za-z0-9])(?:A|L)?GPL(?:(?:-|v|\s+v?)\d+(?:\.\d+)?(?:\+|-or-later|-only|\s+or\s+later)?|\+)?(?![A-Za-z0-9])"
+                           r"|(?<![A-Za-z0-9])(?:Apache|MPL|EPL|CDDL)-\d\.\d(?![\d.])|(?<![A-Za-z0-9])BSD-[234]-[Cc]lause")),
     ("path", re.compile(r"(?<![A-Za-z0-9_/])(?:[A-Za-z]:\\|~?/)?(?:[A-Za-z0-9_.-]+[/\\])+[A-Za-z0-9_.-]*[A-Za-z0-9_]")),
     ("version", re.compile(r"(?<![A-Za-z0-9_.])v?\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?(?![A-Za-z0-9_]|\.\d)")),
     ("date", re.compile(r"(?<!\d)\d{4}-\d{1,2}-\d{1,2}(?!\d)|(?<!\d)\d{1,2}:\d{2}(?!\d)")),
@@ -34,7 +37,7 @@ _MARKERS = re.compile(r"\[(?:\d+(?:\s*,\s*\d+)*|(?:source|来源)\s*[:：][^\]]*
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    kind: str  # number, date, version, path, identifier, quote
+    kind: str  # number, date, version, path, identifier, quote, cve, licence
     text: str  # as written in the claim
     value: str  # normalised: what must occur in the cited text
 
@@ -100,6 +103,10 @@ def missing_facts(claim: str, cited: str) -> list[Fact]:
 
 def fact_positions(fact: Fact, source: str) -> list[int]:
     """Where `fact` occurs in `source` (already normalised): offsets of its matches."""
+    if fact.kind == "licence":
+        return [m.start() for m in _licences(source) if _same_licence(fact.value, m.group())]
+    if fact.kind == "cve":
+        return [m.start() for m in re.finditer(rf"(?<![\d]){re.escape(fact.value)}(?!\d)", source, re.IGNORECASE)]
     if fact.kind == "number":
         value = fact.value.rstrip("%")
         pattern = rf"(?<![\d.]){re.escape(value)}(?!\d|\.\d)"
@@ -111,3 +118,22 @@ def fact_positions(fact: Fact, source: str) -> list[int]:
     else:
         pattern = rf"(?<![A-Za-z0-9_.]){re.escape(fact.value.lstrip('v'))}(?![A-Za-z0-9_]|\.\d)"
     return [m.start() for m in re.finditer(pattern, source)]
+
+
+_LICENCE_PARTS = re.compile(r"^((?:A|L)?GPL|Apache|MPL|EPL|CDDL|BSD)(?:-|v|\s+v?)?(\d+(?:\.\d+)?)?(\+|-or-later|-only|\s+or\s+later)?", re.IGNORECASE)
+
+
+def _licences(source: str) -> list[re.Match]:
+    return list(dict(_KINDS)["licence"].finditer(source))
+
+
+def _same_licence(claimed: str, found: str) -> bool:
+    """The licence the claim names is the one found: the same name (GPL is not LGPL), the same
+    version when the claim gives one (2 = 2.0), and "or later" when the claim says so."""
+    a, b = _LICENCE_PARTS.match(claimed.strip()), _LICENCE_PARTS.match(found.strip())
+    if a is None or b is None or a.group(1).upper() != b.group(1).upper():
+        return False
+    if a.group(2) and (b.group(2) is None or float(a.group(2)) != float(b.group(2))):
+        return False
+    later = ("+", "-or-later") + tuple(x for x in (a.group(3), b.group(3)) if x and "later" in x and " " in x)
+    return not (a.group(3) in later and b.group(3) not in later) and not (claimed.strip().endswith("GPL+") and b.group(3) not in later)

@@ -254,7 +254,7 @@ class Pipeline:
         """Deterministic checks first; the model is asked only when they pass."""
         with ctx.stage("checking") as entry:
             yield status("checking")
-            draft.rejections = check_facts(draft.cited, sources)
+            draft.rejections = check_facts(draft.cited, sources, answer.retrieval["query"])
             if self.settings.answer.guard:  # text that tells the model what to answer is no evidence
                 draft.rejections += guard.rejections(draft.cited, sources)
             if draft.cited.invented:

@@ -55,6 +55,8 @@ _CHATTER = re.compile(
     r"|(?:next|now),? i(?:'ll| will)\b"
     r"|让我|我(?:将|会|来)(?:尝试|搜索|查找|调用|使用)|接下来我)"
     r"|\b(?:search_docs|list_docs|fetch_doc|grep_docs)\b", re.IGNORECASE)
+# The answer prompt's own token for "the sources do not say": never a statement, never published.
+_INTERNAL = re.compile(r"\bNOT[_ ]FOUND\b")
 # A claim cannot stop on one of these right before its marker: "The mailing list is [1]." is a fragment.
 _DANGLING = frozenset("""is are was were be been being the a an of to for at in on by with from and or as
     than that which via into about its their our your""".split())
@@ -67,7 +69,7 @@ def is_statement(sentence: str) -> bool:
     text = " ".join(_MARKERS.sub("", sentence).split())
     if not any(ch.isalnum() for ch in text):
         return False  # only markers, punctuation or markup
-    if _QUESTION.search(text) or _CHATTER.search(text):
+    if _QUESTION.search(text) or _CHATTER.search(text) or _INTERNAL.search(text):
         return False
     dangling = _BEFORE_MARKER.search(sentence)
     return not (dangling and dangling.group(1).lower() in _DANGLING)

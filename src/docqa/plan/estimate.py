@@ -12,7 +12,7 @@ from docqa.plan import rates
 from docqa.plan.survey import Survey
 from docqa.types import FALLBACK, SUCCESS, RunRecord
 
-_TEXT_TYPES = {"text", "markdown", "rst", "json", "yaml", "csv"}
+_TEXT_TYPES = {"text", "markdown", "rst", "man", "json", "yaml", "csv"}
 _OCR_PAGE_CHARS = 1500  # characters OCR reads on a typical page
 _PREFIX_TOKENS = 12  # the title and section path embedded with each chunk
 RECENT_RUNS = 50  # runs averaged, newest first

@@ -22,7 +22,8 @@ STRATEGY = {
     "pdf": "by page: a chunk never spans two pages; ruled tables kept as rows",
     "code": "by symbol: functions, classes and methods whole (Python ast, others tree-sitter), cut only when one "
             "alone is longer than chunk.max_tokens",
-    "markdown": "by heading section", "rst": "by heading section", "html": "by heading section; scripts and navigation dropped",
+    "markdown": "by heading section", "rst": "by heading section", "man": "by section (NAME, OPTIONS ...), roff markup removed",
+    "html": "by heading section; scripts and navigation dropped",
     "docx": "by heading section; tables as rows", "odt": "by heading section", "epub": "by chapter and heading",
     "pptx": "one chunk per slide", "xlsx": "row groups, the header row repeated in each",
     "csv": "row groups, the header row repeated in each", "text": "by paragraph, long ones split at sentence ends",

@@ -2,7 +2,7 @@
 
 | types | chunker | strategy |
 |---|---|---|
-| markdown, rst, html, docx, odt, epub, eml | SectionChunker | heading sections, prose inside (1) |
+| markdown, rst, man, html, docx, odt, epub, eml | SectionChunker | heading sections, prose inside (1) |
 | pdf, pptx | PageChunker | per page / slide, prose inside (1) |
 | csv, xlsx | RowChunker | row groups per sheet, header as context |
 | code | CodeChunker | functions and classes (ast / tree-sitter) |
@@ -30,7 +30,7 @@ from docqa.ingest.chunkers.table import RowChunker
 from docqa.types import Chunk, Document
 
 CHUNKERS: dict[str, type[Chunker]] = {
-    **dict.fromkeys(("markdown", "rst", "html", "docx", "odt", "epub", "eml"), SectionChunker),
+    **dict.fromkeys(("markdown", "rst", "man", "html", "docx", "odt", "epub", "eml"), SectionChunker),
     **dict.fromkeys(("pdf", "pptx"), PageChunker),
     **dict.fromkeys(("csv", "xlsx"), RowChunker),
     **dict.fromkeys(("json", "yaml"), LineChunker),

@@ -25,6 +25,7 @@ from docqa.ingest.readers.ebook import EpubReader, OdtReader, RtfReader
 from docqa.ingest.readers.eml import EmlReader
 from docqa.ingest.readers.html import HtmlReader
 from docqa.ingest.readers.image import ImageReader
+from docqa.ingest.readers.man import ManReader
 from docqa.ingest.readers.ole import OleReader
 from docqa.ingest.readers.pdf import PdfReader
 from docqa.ingest.readers.pptx import PptxReader
@@ -37,7 +38,7 @@ HEAD_BYTES = 8192
 
 READERS: list[type[Reader]] = [
     PdfReader, OleReader, ImageReader, CompressedReader, ArchiveReader, DocxReader, PptxReader, XlsxReader, EpubReader,
-    OdtReader, RtfReader, HtmlReader, EmlReader, MarkdownReader, RstReader, CodeReader,
+    OdtReader, RtfReader, HtmlReader, EmlReader, MarkdownReader, RstReader, ManReader, CodeReader,
     JsonReader, YamlReader, CsvReader, TextReader,
 ]
 _BY_EXTENSION: dict[str, type[Reader]] = {
