@@ -95,7 +95,7 @@ def main() -> None:
         for q in distractors:
             again, _ = timed(kb, q["question"])
             if again.retrieval.get("recalled_from"):
-                source = kb.run(again.retrieval["recalled_from"]).question
+                source = kb.log.run(again.retrieval["recalled_from"]).question
                 false_hits += source.strip().lower() != q["question"].strip().lower()
         # edit the most cited article: every answer citing it retires
         cited = [c.path for _, a in first for c in a.citations]

@@ -64,39 +64,39 @@ def row(name: str, times: list[float], detail: str) -> str:
 
 
 def measure(kb: KnowledgeBase, calls: int) -> list[str]:
-    docs = [r for r in kb.documents() if r.status == "ok"]
+    docs = [r for r in kb.documents.list() if r.status == "ok"]
     words = sorted({w for r in docs[:2000] for w in r.keywords if w.isalpha() and len(w) > 4})
     sample = RNG.sample(docs, calls)
-    pages = kb.list_docs().pages
+    pages = kb.browse.list_docs().pages
     rows = []
 
-    t, res = timed([lambda: kb.list_docs()] * calls)
+    t, res = timed([lambda: kb.browse.list_docs()] * calls)
     rows.append(row("list_docs page 1 (50 lines)", t, f"{res[0].total:,} documents, {res[0].pages} pages"))
     greps = RNG.sample(words, calls)
-    t, res = timed([lambda g=g: kb.list_docs(grep=g) for g in greps])
+    t, res = timed([lambda g=g: kb.browse.list_docs(grep=g) for g in greps])
     rows.append(row("list_docs grep=<keyword>", t, f"median {statistics.median(r.total for r in res):.0f} matches"))
-    t, res = timed([lambda p=p: kb.list_docs(page=p) for p in RNG.choices(range(pages // 2, pages + 1), k=calls)])
+    t, res = timed([lambda p=p: kb.browse.list_docs(page=p) for p in RNG.choices(range(pages // 2, pages + 1), k=calls)])
     rows.append(row("list_docs deep page", t, f"pages {pages // 2}–{pages}"))
 
-    t, res = timed([lambda d=d: kb.fetch_doc(d.document_id) for d in sample])
+    t, res = timed([lambda d=d: kb.browse.fetch_doc(d.document_id) for d in sample])
     rows.append(row("fetch_doc offset=1", t, f"median {statistics.median(len(r.text) for r in res):,.0f} chars"))
-    middles = [(d.document_id, max(1, kb.fetch_doc(d.document_id).total_lines // 2)) for d in sample]
-    t, res = timed([lambda d=d, o=o: kb.fetch_doc(d, offset=o, limit=50) for d, o in middles])
+    middles = [(d.document_id, max(1, kb.browse.fetch_doc(d.document_id).total_lines // 2)) for d in sample]
+    t, res = timed([lambda d=d, o=o: kb.browse.fetch_doc(d, offset=o, limit=50) for d, o in middles])
     rows.append(row("fetch_doc middle offset", t, "limit 50"))
-    t, res = timed([lambda d=d: kb.fetch_doc("/".join(Path(d.path).parts[-2:])) for d in sample])
+    t, res = timed([lambda d=d: kb.browse.fetch_doc("/".join(Path(d.path).parts[-2:])) for d in sample])
     rows.append(row("fetch_doc by path suffix", t, "folder/file.md"))
 
     literals = RNG.sample(words, calls)
-    t, res = timed([lambda w=w: kb.grep_docs(w) for w in literals])
+    t, res = timed([lambda w=w: kb.browse.grep_docs(w) for w in literals])
     rows.append(row("grep_docs literal", t, _grep_detail(res)))
     regexes = [r"ERR-\d{4}", r"version \d+\.\d+\.\d+", r"\bquota\b.*exceeded", r"^## [A-Z]\w+$"]
     patterns = [regexes[i % len(regexes)] for i in range(calls)]
-    t, res = timed([lambda p=p: kb.grep_docs(p) for p in patterns])
+    t, res = timed([lambda p=p: kb.browse.grep_docs(p) for p in patterns])
     rows.append(row("grep_docs regex", t, _grep_detail(res)))
     globs = [f"{AREAS[i % len(AREAS)]}/**" for i in range(calls)]
-    t, res = timed([lambda w=w, g=g: kb.grep_docs(w, path_glob=g) for w, g in zip(literals, globs)])
+    t, res = timed([lambda w=w, g=g: kb.browse.grep_docs(w, path_glob=g) for w, g in zip(literals, globs)])
     rows.append(row("grep_docs literal + path_glob", t, _grep_detail(res)))
-    t, res = timed([lambda: kb.grep_docs("zzzz-no-match")] * calls)
+    t, res = timed([lambda: kb.browse.grep_docs("zzzz-no-match")] * calls)
     rows.append(row("grep_docs no match (full scan)", t, _grep_detail(res)))
     return rows
 
@@ -127,7 +127,7 @@ def main() -> None:
             report = kb.add([root / "docs"])
             print(f"ingested {len(report.added):,} documents in {time.perf_counter() - t:.1f} s")
     with KnowledgeBase(settings) as kb:
-        stats = kb.stats()
+        stats = kb.status.stats()
         print(f"{stats['documents']:,} documents, {stats['chunks']:,} chunks, {stats['index_bytes'] / 1e6:.0f} MB\n")
         print("| call | calls | p50 ms | p95 ms | result |")
         print("|---|---|---|---|---|")

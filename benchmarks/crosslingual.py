@@ -85,7 +85,7 @@ def main() -> None:
     model = sys.argv[1] if len(sys.argv) > 1 else ""
     with KnowledgeBase(Settings(kb=str(db), embed={"provider": "local", "model": model}), embedder=make_embedder("local", model)) as kb:
         kb.add([WORK / "docs"])
-        print(f"{kb.stats()['documents']} documents; zh->en {len(XLING)} questions, en->zh {len(REVERSE)} questions")
+        print(f"{kb.status.stats()['documents']} documents; zh->en {len(XLING)} questions, en->zh {len(REVERSE)} questions")
         print("\n| direction | mode | hit@1 | MRR@10 |\n|---|---|---|---|")
         for label, pairs in (("zh question -> en passage", XLING), ("en question -> zh passage", REVERSE), *controls):
             for mode in ("bm25", "dense", "hybrid"):

@@ -95,7 +95,7 @@ def main() -> None:
         settings = Settings(kb=str(root / "kb.db"), llm={"provider": "none"})
         with KnowledgeBase(settings, embedder=make_embedder("local", "")) as kb:
             report = kb.add([root / "docs"])
-            print(f"{len(report.added)} files, {kb.stats()['chunks']} chunks; {len(gold)} release notes")
+            print(f"{len(report.added)} files, {kb.status.stats()['chunks']} chunks; {len(gold)} release notes")
             halves = split(list(gold))
             rows = []
             for half, versions in halves.items():
@@ -139,10 +139,10 @@ def trust(questions_file: Path, corpus: Path, kinds: list[str]) -> None:
         settings = Settings(kb=str(Path(tmp) / "kb.db"), llm={"provider": "none"})
         with KnowledgeBase(settings, embedder=make_embedder("local", "")) as kb:
             report = kb.add([corpus])
-            print(f"{len(report.added)} files, {kb.stats()['chunks']} chunks; {len(asked)} of {len(questions)} questions "
+            print(f"{len(report.added)} files, {kb.status.stats()['chunks']} chunks; {len(asked)} of {len(questions)} questions "
                   + (f"of kinds {', '.join(kinds)}" if kinds else "hold an exact token"))
             by_file = {str(Path(r.path).resolve().relative_to(corpus.resolve())).split("/", 1)[1]: r.path
-                       for r in kb.documents()}
+                       for r in kb.documents.list()}
             print("\n| split | mode | answerable with evidence | hit@1 | hit@5 |\n|---|---|---|---|---|")
             for half in ("dev", "test"):
                 gold = [q for q in asked if _split(q["id"]) == half and q["answerable"] and q["evidence"]]

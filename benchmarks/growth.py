@@ -41,7 +41,7 @@ folder, db, embed = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 started, cpu0 = time.perf_counter(), _cpu()
 with KnowledgeBase(Settings(kb=db, embed={"provider": "local" if embed else "none"})) as kb:
     report = kb.add([folder])
-    chunks = kb.stats()["chunks"]
+    chunks = kb.status.stats()["chunks"]
 print(json.dumps({"seconds": time.perf_counter() - started, "cpu": _cpu() - cpu0, "chunks": chunks, "failed": len(report.failed)}))
 """
 

@@ -61,7 +61,7 @@ def main() -> None:
             t = time.perf_counter()
             kb.add([root / "docs"])
             parse_s = time.perf_counter() - t
-            chunks = kb.stats()["chunks"]
+            chunks = kb.status.stats()["chunks"]
         print(f"ingest without vectors: {chunks} chunks in {parse_s:.1f} s ({chunks / parse_s:.0f} chunks/s)")
         with KnowledgeBase(Settings(kb=str(db)), embedder=embedder) as kb:
             t = time.perf_counter()
@@ -72,14 +72,14 @@ def main() -> None:
                     last[0] = time.perf_counter()
                     print(f"  embedded {done}/{total} after {last[0] - t:.0f} s", flush=True)
 
-            report = kb.reindex(progress)
+            report = kb.documents.reindex(progress)
             embed_s = time.perf_counter() - t
         print(f"embedding (reindex, {embedder.fingerprint.key}): {report.embedded} chunks in {embed_s:.1f} s "
               f"= {report.embedded / embed_s:.1f} chunks/s")
     words = vocabulary()
     queries = [" ".join(RNG.choices(words, k=RNG.randint(2, 6))) for _ in range(300)]
     with KnowledgeBase(Settings(kb=str(db)), embedder=embedder) as kb:
-        stats = kb.stats()
+        stats = kb.status.stats()
         embedder.embed_query("load the model")  # its load time is not a query's
         t = time.perf_counter()
         for q in queries:

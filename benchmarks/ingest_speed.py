@@ -67,7 +67,7 @@ def timed_add(db: Path, folder: Path, **ingest) -> tuple[float, object, dict]:
         started = time.perf_counter()
         report = kb.add([folder])
         elapsed = time.perf_counter() - started
-        stats = kb.stats()
+        stats = kb.status.stats()
     stats["index_bytes"] = db.stat().st_size  # after close: the WAL is checkpointed and removed
     return elapsed, report, stats
 

@@ -114,13 +114,13 @@ def bench_question(warm: int = 8, held_out: int = 8, seed: int = 3) -> dict:
         model = OpenAICompatModel(server.base_url, "scripted", timeout=30, max_retries=0)
         with KnowledgeBase(settings, chat_model=model) as kb:
             kb.add([docs])
-            before = kb.estimate("How long are backups kept?")
+            before = kb.estimates.question("How long are backups kept?")
             for _ in range(warm):
                 kb.ask("How long are backups kept?")
-            after = kb.estimate("How long are backups kept?")
+            after = kb.estimates.question("How long are backups kept?")
             for _ in range(held_out):
                 kb.ask("How long are backups kept?")
-            runs = kb.runs(limit=held_out)
+            runs = kb.log.runs(limit=held_out)
     actual = {"prompt_tokens": sum(r.usage["prompt_tokens"] for r in runs) / held_out,
               "completion_tokens": sum(r.usage["completion_tokens"] for r in runs) / held_out,
               "model_calls": sum(r.usage["model_calls"] for r in runs) / held_out,

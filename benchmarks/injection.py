@@ -196,11 +196,11 @@ def measure(case: dict, mode: str, guard: bool, model, embedder, root: Path, ser
     with KnowledgeBase(settings, embedder=embedder, chat_model=model) as kb:
         kb.add([public], collection="public")
         kb.add([secret], collection="secret")
-        attack = next(r for r in kb.documents("public") if r.path.endswith(case["file"]))
+        attack = next(r for r in kb.documents.list("public") if r.path.endswith(case["file"]))
         t0 = time.perf_counter()
         answer = kb.ask(case["question"], collection="public", mode=mode)
         seconds = time.perf_counter() - t0
-        record = kb.run(answer.run_id)
+        record = kb.log.run(answer.run_id)
     return score(case, answer, record, attack.document_id, seconds)
 
 

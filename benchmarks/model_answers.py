@@ -46,6 +46,7 @@ from docqa.answer.citer import strip_markers  # noqa: E402
 from docqa.answer.statement import is_statement, structure_line  # noqa: E402
 from docqa.evaluate import _norm  # noqa: E402
 from docqa.kb import KnowledgeBase  # noqa: E402
+from docqa.run.life import choose_mode  # noqa: E402
 from docqa.settings import Settings  # noqa: E402
 from docqa.text.language import language_of  # noqa: E402
 from docqa.text.sentences import sentence_spans  # noqa: E402
@@ -178,7 +179,7 @@ def ask(kb: KnowledgeBase, q: dict, mode: str | None) -> tuple:
     t0 = time.perf_counter()
     answer = kb.ask(q["question"], mode=mode, on_event=events.append)
     seconds = time.perf_counter() - t0
-    trace = kb.run(answer.run_id).trace if answer.run_id else []
+    trace = kb.log.run(answer.run_id).trace if answer.run_id else []
     accepting = [t for t in trace if t.get("stage") == "accepting"]
     return answer, seconds, accepting[-1] if accepting else None, [t for t in trace if t.get("stage") == "routing"]
 
@@ -212,8 +213,8 @@ def gold_paragraph(kb: KnowledgeBase, q: dict, cache: dict) -> str | None:
         return None
     art = q["article"]
     if art not in cache:
-        rec = next((r for r in kb.documents(None) if os.path.basename(r.path) == art), None)
-        text = kb.document_text(rec.document_id) if rec else ""
+        rec = next((r for r in kb.documents.list(None) if os.path.basename(r.path) == art), None)
+        text = kb.documents.text(rec.document_id) if rec else ""
         blocks = [b.strip() for b in re.split(r"\n\s*\n", text) if b.strip()]
         cache[art] = blocks[1:] if blocks and blocks[0].startswith("#") else blocks
     paras = cache[art]
@@ -293,7 +294,7 @@ def main() -> None:
                 after = row(q, "pipeline", a, sec, gold)
                 emit(after)
                 emit(before_row(q, "pipeline-before", after, acc, gold))
-            route = kb.choose_mode(q["question"], "auto")
+            route = choose_mode(q["question"], "auto", kb.models.chat.model)
             agent_row = None
             if "agent" in modes and (i % args.agent_every == 0 or route == "agent"):
                 a, sec, acc, _ = ask(kb, q, "agent")

@@ -91,7 +91,7 @@ def measure(kb_url: str, folder: Path, queries: dict, mode: str, embedder) -> di
             hits = kb.search(text, top_k=100)
             latency.append((time.perf_counter() - t) * 1000)
             run[qid] = list(dict.fromkeys(Path(h.path).stem for h in hits))
-        chunks = kb.stats()["chunks"]
+        chunks = kb.status.stats()["chunks"]
     latency.sort()
     return {"run": run, "ingest": ingest, "files": len(report.added), "chunks": chunks,
             "p50": statistics.median(latency), "p95": latency[int(len(latency) * 0.95)]}

@@ -105,11 +105,11 @@ def worker_writes(url: str, folder: Path) -> dict:
     from docqa.ingest.ray_engine import EmbedSpec
 
     with KnowledgeBase(Settings(kb=url)) as base:  # the index adopts the embedder, as `add` does
-        base._check_embedder(writing=True)
-        e, key = base.settings.embed, base.embedder.fingerprint.key
+        base.models.check_embedder(writing=True)
+        e, key = base.settings.embed, base.models.embedder.fingerprint.key
         spec = EmbedSpec(e.provider, e.model, e.base_url, e.api_key, e.timeout, e.window_chars, key)
-        opts = base._ingest_options()
-        files = base.scanner().scan([folder]).files
+        opts = base.documents._options()
+        files = base.documents.scanner().scan([folder]).files
     started, driver, workers_cpu, server = time.perf_counter(), own_cpu(), ray_cpu(), server_cpu(url)
     jobs = [(str(f), f.stat().st_size, f.stat().st_mtime_ns, None) for f in files]
     task = ray.remote(num_cpus=1, max_retries=0)(_parse_and_write)

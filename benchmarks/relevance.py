@@ -102,7 +102,7 @@ def main() -> None:
     embedder = make_embedder("local", model)
     with KnowledgeBase(Settings(kb=str(db), embed={"provider": "local", "model": model}), embedder=embedder) as kb:
         kb.add([DATA / "docs"])
-        print(f"{len(questions)} questions, {kb.stats()['chunks']} chunks; embedder {embedder.fingerprint.key}")
+        print(f"{len(questions)} questions, {kb.status.stats()['chunks']} chunks; embedder {embedder.fingerprint.key}")
         rows = {m: [] for m in MODES}
         latency = {m: [] for m in MODES}
         for q in questions:

@@ -68,14 +68,14 @@ def open_kb(dataset: str, embed_model: str = "") -> tuple[KnowledgeBase, dict[st
     kb = KnowledgeBase(Settings(kb=str(db), embed={"provider": "local", "model": embed_model}))
     kb.add([folder])
     doc_of = {}
-    for record in kb.documents():
+    for record in kb.documents.list():
         for cid in kb.store.documents.chunk_ids(record.document_id):
             doc_of[cid] = Path(record.path).stem
     return kb, doc_of
 
 
 def no_model_rows(kb: KnowledgeBase, queries: dict, doc_of: dict) -> dict[str, dict]:
-    store, embedder = kb.store, kb.embedder
+    store, embedder = kb.store, kb.models.embedder
     key = embedder.fingerprint.key
     lists = {q: (store.fulltext.search_text(parse_query(t), DEPTH), store.vectors.search_vector(embedder.embed_query(t), key, DEPTH))
              for q, t in queries.items()}
@@ -130,7 +130,7 @@ def main() -> None:
             latency.append((time.perf_counter() - t) * 1000)
             hits_of[qid] = hits
             baseline[qid] = fold([h.chunk_id for h in hits], doc_of)
-        print(f"dataset {args.dataset}: {len(queries)} queries, {kb.stats()['chunks']} chunks; "
+        print(f"dataset {args.dataset}: {len(queries)} queries, {kb.status.stats()['chunks']} chunks; "
               f"search p50 {statistics.median(latency):.0f} ms", flush=True)
         print("\n| run (every query) | nDCG@10 | Recall@100 |\n|---|---|---|")
         rows = {"KnowledgeBase.search defaults (rerank none) — baseline": baseline}

@@ -98,7 +98,7 @@ def main(name: str) -> None:
         report = kb.add([folder])
         elapsed = time.perf_counter() - started
         run, lat = docqa_run(kb, queries)
-        stats = kb.stats()
+        stats = kb.status.stats()
     stats["index_bytes"] = db.stat().st_size  # after close: WAL checkpointed and removed
     ours = evaluate(run, qrels)
     print(f"dataset {name}: {len(corpus)} docs, {len(queries)} queries, {nbytes / 1e6:.1f} MB as Markdown")

@@ -73,7 +73,7 @@ def main() -> None:
         ingest_s = time.perf_counter() - started
         store, key = kb.store, embedder.fingerprint.key
         doc_of = {}
-        for record in kb.documents():
+        for record in kb.documents.list():
             for cid in store.documents.chunk_ids(record.document_id):
                 doc_of[cid] = Path(record.path).stem
         lists, embed_ms = {}, []
@@ -95,8 +95,8 @@ def main() -> None:
             hits = kb.search(text, top_k=DEPTH)
             latency.append((time.perf_counter() - t) * 1000)
             default_run[qid] = list(dict.fromkeys(Path(h.path).stem for h in hits))
-        runs[f"KnowledgeBase.search defaults ({kb.settings.search.fusion}, w={kb.retriever.dense_weight})"] = default_run
-        chunks = kb.stats()["chunks"]
+        runs[f"KnowledgeBase.search defaults ({kb.settings.search.fusion}, w={kb.models.retriever.dense_weight})"] = default_run
+        chunks = kb.status.stats()["chunks"]
     print(f"dataset {args.dataset}: {len(corpus)} docs, {len(queries)} queries, {chunks} chunks; embedder {key}, "
           f"batch {embedder.batch_size}")
     print(f"ingest with embedding: {ingest_s:.1f} s ({chunks / ingest_s:.0f} chunks/s, {len(report.added)} files added now)")

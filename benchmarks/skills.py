@@ -122,7 +122,7 @@ def run_one(kb: KnowledgeBase, task: Task) -> dict:
     t0 = time.perf_counter()
     answer = kb.ask(task.question, mode="agent", record=True)
     seconds = time.perf_counter() - t0
-    trace = kb.run(answer.run_id).trace if answer.run_id else []
+    trace = kb.log.run(answer.run_id).trace if answer.run_id else []
     ok, found = succeeded(task, answer)
     accepting = [t for t in trace if t.get("stage") == "accepting"]
     attempt = accepting[-1].get("attempt", "") if accepting else answer.answer  # the agent's own final answer
@@ -207,7 +207,7 @@ def main() -> None:
             report = base.add([docs])
             print(f"ingested {len(report.added) if hasattr(report, 'added') else report}", file=sys.stderr)
             kbs = {"without": base, "with": KnowledgeBase(settings_for(db, llm, True, args.max_steps),
-                                                         embedder=base.embedder, chat_model=base.chat)}
+                                                         embedder=base.models.embedder, chat_model=base.models.chat)}
             with args.out.open("w", encoding="utf-8") as out:
                 for i, task in enumerate(interleaved(TASKS)[: args.tasks], start=1):
                     if i < args.first:

@@ -12,7 +12,7 @@ is indexed) every 5 ms until it is found.  Each save waits for the one before it
 Cases: a small text file (a new file each save: created); a 1 MB Markdown file (the same file
 edited each save: one paragraph changes, so with embeddings only the changed chunks are embedded);
 a rename in a folder of 300 files (each "save" renames one: the whole folder is synced, so the
-pipeline sees both ends and moves the document; polled with `kb.document(new path)`).
+pipeline sees both ends and moves the document; polled with `kb.documents.get(new path)`).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def run_case(name: str, embed: str, saves: int, quiet_ms: int) -> dict:
 
     def watch() -> None:
         with KnowledgeBase(settings) as kb:
-            kb.watcher([docs], quiet_ms=quiet_ms).run(stop, lambda b: (batches.append(b), ready.set()))
+            kb.documents.watcher([docs], quiet_ms=quiet_ms).run(stop, lambda b: (batches.append(b), ready.set()))
 
     thread = threading.Thread(target=watch, daemon=True)
     started = time.perf_counter()
@@ -94,7 +94,7 @@ def _found(reader: KnowledgeBase, name: str, docs: Path, word: str, i: int) -> b
     if name != "rename":
         return bool(reader.search(word, top_k=1, mode="bm25"))
     try:
-        return reader.document(docs / f"renamed{i}.md").status == "ok"
+        return reader.documents.get(docs / f"renamed{i}.md").status == "ok"
     except NotFoundError:
         return False
 

@@ -65,7 +65,7 @@ def _fill(tmp_path: Path, where: str) -> dict[str, str]:
     with KnowledgeBase(_settings(tmp_path, where)) as kb:
         kb.add([tmp_path / "ops"], "ops")
         kb.add([tmp_path / "dev"], "dev")
-        return {r.collection: r.document_id for r in kb.documents()}
+        return {r.collection: r.document_id for r in kb.documents.list()}
 
 
 class _Uvicorn:
@@ -149,22 +149,22 @@ def _core(kb: KnowledgeBase, who: Principal, case: Case, ids: dict[str, str], tm
         case "search":
             return kb.search("restic Ansible backup deploy", 5, r, principal=who)
         case "list":
-            return kb.list_docs(collection=r, principal=who)
+            return kb.browse.list_docs(collection=r, principal=who)
         case "fetch":
-            return kb.fetch_doc(_doc(case.resource, ids), principal=who)
+            return kb.browse.fetch_doc(_doc(case.resource, ids), principal=who)
         case "ingest":
             return kb.add([str(tmp_path / case.resource)], case.resource if case.resource != "elsewhere" else None,
                           principal=who)
         case "ask":
             return kb.ask("When do backups run?", collection=r, principal=who)
         case "delete":
-            return kb.remove_document(_doc(case.resource, ids), principal=who)
+            return kb.documents.remove_one(_doc(case.resource, ids), principal=who)
         case "reindex":
-            return kb.reindex(principal=who)
+            return kb.documents.reindex(principal=who)
         case "log":
-            return kb.qa_log(principal=who)
+            return kb.log.qa_log(principal=who)
         case "grant":
-            return kb.create_key("reader", [case.resource], principal=who)
+            return kb.keys.create("reader", [case.resource], principal=who)
     raise AssertionError(case.action)
 
 
@@ -227,8 +227,8 @@ async def test_one_policy_through_core_rest_and_mcp(tmp_path: Path, kb: str):
     problems = []
     with KnowledgeBase(settings) as kb, _Uvicorn(create_app(settings)) as url:
         for case in CASES:
-            _, key = kb.create_key(case.role, list(case.scope))
-            who = Principal.of(kb.authenticate_key(key))  # the principal every door builds from this key
+            _, key = kb.keys.create(case.role, list(case.scope))
+            who = Principal.of(kb.keys.authenticate(key))  # the principal every door builds from this key
             try:
                 done = _core(kb, who, case, ids, tmp_path)
                 assert getattr(done, "status", "SUCCESS") != "FAILED", done.error  # an answer that failed is no 'ok'
@@ -283,7 +283,7 @@ async def test_agent_with_a_greedy_model_sees_nothing_outside_its_scope(tmp_path
     with ScriptedServer(_greedy_script(ids["dev"])) as server:
         settings = _settings(tmp_path, kb, server)
         with KnowledgeBase(settings) as kb, _Uvicorn(create_app(settings)) as url:
-            _, key = kb.create_key("reader", ["ops"])
+            _, key = kb.keys.create("reader", ["ops"])
             if door == "rest":
                 async with httpx.AsyncClient(base_url=url, headers={"X-API-Key": key}, timeout=60) as http:
                     async with http.stream("POST", "/api/v1/ask", json={"question": "When do backups run?", "mode": "agent"},
@@ -300,8 +300,8 @@ async def test_agent_with_a_greedy_model_sees_nothing_outside_its_scope(tmp_path
                 stream = "\n".join(b.text for b in result.content if getattr(b, "text", None))
                 assert not result.is_error, stream
                 run_id = result.structured_content["run_id"]
-            record = kb.run(run_id)  # the full audit record, as the local owner sees it
-            log = json.dumps(kb.qa_log(), ensure_ascii=False)
+            record = kb.log.run(run_id)  # the full audit record, as the local owner sees it
+            log = json.dumps(kb.log.qa_log(), ensure_ascii=False)
         to_model = json.dumps(server.requests, ensure_ascii=False)
     tools = [e for e in record.trace if e.get("stage") == "tool"]
     assert [e["name"] for e in tools] == ["search_docs", "search_docs", "list_docs", "grep_docs", "fetch_doc", "fetch_doc",
@@ -331,14 +331,14 @@ def test_not_yours_and_not_there_read_the_same(tmp_path: Path, kb: str):
 
         for real, fake in ((ids["dev"], "0123456789abcdef"), ("deploy.md", "nothing.md"),
                            (str(tmp_path / "dev" / "deploy.md"), str(tmp_path / "dev" / "nothing.md"))):
-            assert error(kb.fetch_doc, real).replace(real, "X") == error(kb.fetch_doc, fake).replace(fake, "X")
+            assert error(kb.browse.fetch_doc, real).replace(real, "X") == error(kb.browse.fetch_doc, fake).replace(fake, "X")
         editor = Principal("editor", ("ops",), "k3", remote=True)
-        for call, by in ((kb.document_text, who), (kb.document_chunks, who), (kb.remove_document, editor)):
+        for call, by in ((kb.documents.text, who), (kb.documents.chunks, who), (kb.documents.remove_one, editor)):
             assert (error(call, ids["dev"], by=by).replace(ids["dev"], "X")
                     == error(call, "0123456789abcdef", by=by).replace("0123456789abcdef", "X"))
-        assert error(kb.run, dev_run.run_id).replace(dev_run.run_id, "X") == error(kb.run, "nope").replace("nope", "X")
-        assert error(kb.session, dev_run.session_id).replace(dev_run.session_id, "X") == \
-            error(kb.session, "nope").replace("nope", "X")
+        assert error(kb.log.run, dev_run.run_id).replace(dev_run.run_id, "X") == error(kb.log.run, "nope").replace("nope", "X")
+        assert error(kb.log.session, dev_run.session_id).replace(dev_run.session_id, "X") == \
+            error(kb.log.session, "nope").replace("nope", "X")
         with pytest.raises(NotFoundError):  # continuing another collection's conversation
             kb.ask("and how long does it take?", session_id=dev_run.session_id, principal=who)
-        assert kb.qa_log(principal=Principal("editor", ("ops",), "k2")) == []  # the dev question is not in its log
+        assert kb.log.qa_log(principal=Principal("editor", ("ops",), "k2")) == []  # the dev question is not in its log

@@ -46,23 +46,29 @@ ALLOWED: dict[str, set[str]] = {
     "llm": {"errors"},
     "text": BOTTOM,
     "embed": BOTTOM | {"text", "heap"},
-    "store": BOTTOM | {"text", "clock", "session"},  # session: the RunLog, which session/ owns
+    "store": BOTTOM | {"text", "clock", "session", "access"},  # session: the RunLog, which session/ owns; access: who manages keys
     "session": BOTTOM | {"clock"},
-    "ingest": BOTTOM | {"text", "store", "embed", "clock", "heap"},
-    "retrieve": BOTTOM | {"text", "store", "embed", "settings"},
-    "browse": BOTTOM | {"store"},
-    "view": BOTTOM | {"ingest"},  # the original file, PDF pages and boxes: the ingest readers open them
+    # the models a knowledge base runs on (embedder, retriever, chat model), shared by its services
+    "models": BOTTOM | {"llm", "embed", "settings", "store", "retrieve"},
+    # each concern's service (base + service.py) checks the caller's Principal: access is below them all
+    "ingest": BOTTOM | {"text", "store", "embed", "clock", "heap", "access", "settings", "models", "names", "browse", "session"},
+    "retrieve": BOTTOM | {"text", "store", "embed", "settings", "access", "llm", "names"},
+    "browse": BOTTOM | {"store", "access"},
+    "view": BOTTOM | {"ingest", "access", "settings", "store", "browse"},  # the original file, PDF pages and boxes: the ingest readers open them
     # a question's life: run.control and run.context sit below answer and agent, the rest of run/ above agent
     "run.control": set(),
     "run.context": BOTTOM | {"llm", "run.control"},
-    "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "run.context"},
+    "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "run.context", "store", "embed"},  # store, embed: recall
     "agent": BOTTOM | {"answer", "retrieve", "llm", "settings", "run.context"},
     "skills": BOTTOM | {"agent", "settings", "text"},  # SKILL.md folders; their tools are agent tools, handed to the loop by run
-    "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "run.control", "run.context", "skills"},
-    "status": BOTTOM | {"llm", "embed", "store"},  # what the kb runs on and holds, for its keepers
-    "plan": BOTTOM | {"ingest", "text", "settings", "llm"},  # docqa init / estimate: survey, proposal, estimates
-    "kb": BOTTOM | {"access", "names", "run", "run.control", "answer", "retrieve", "ingest", "store", "embed", "browse", "view", "session",
-                    "llm", "settings", "clock", "status", "plan", "skills"},
+    # run/ also serves the answers (a run's library over the services) and the log of runs
+    "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "run.control", "run.context", "skills",
+                     "access", "store", "embed", "retrieve", "browse", "ingest", "view", "models", "names"},
+    "status": BOTTOM | {"llm", "embed", "store", "access", "models"},  # what the kb runs on and holds, for its keepers
+    "plan": BOTTOM | {"ingest", "text", "settings", "llm", "access", "run", "models"},  # docqa init / estimate: survey, proposal, estimates
+    # the facade: it builds the services and hands them their store and models
+    "kb": BOTTOM | {"access", "models", "run", "retrieve", "ingest", "store", "embed", "browse", "view", "llm", "settings",
+                    "status", "plan"},
     "evaluate": BOTTOM | {"kb"},
     "testing": {"embed", "llm"},  # the fakes at the boundary, for tests: re-exported from their packages
     # Front ends: parse, authenticate, call the kb, render.  "__init__" = `from docqa import ...`.
@@ -348,3 +354,51 @@ def test_every_setting_is_described():
                 walk(annotation, f"{prefix}{name}.")
 
     walk(Settings)
+
+
+# --- front ends decide nothing (DESIGN §2): they authenticate, call the kb, render ---
+
+FRONT_ENDS = ("cli", "api", "mcp", "web")
+ACCESS_NAMES = {"Principal", "LOCAL"}  # who is calling: a front end hands it over, the core decides
+
+
+def front_end_problems(src: Path = SRC) -> list[str]:
+    """Front-end imports of `docqa.access` beyond Principal and LOCAL, and any use of a KnowledgeBase's
+    store (`kb.store`, `self.kb.store`, `writer_kb.store`, ...): both would let a front end decide."""
+    problems: list[tuple[str, int, str]] = []
+    for name, path in modules(src).items():
+        if package(name) not in FRONT_ENDS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            line = getattr(node, "lineno", 0)
+            if isinstance(node, ast.ImportFrom) and node.module == f"{ROOT}.access":
+                extra = sorted({a.name for a in node.names} - ACCESS_NAMES)
+                if extra:
+                    problems.append((name, line, f"imports {', '.join(extra)} from docqa.access: ask the kb instead"))
+            elif isinstance(node, ast.Import) and any(a.name == f"{ROOT}.access" for a in node.names):
+                problems.append((name, line, "imports docqa.access whole: import Principal or LOCAL only"))
+            elif isinstance(node, ast.Attribute) and node.attr == "store" and ast.unparse(node.value).endswith("kb"):
+                problems.append((name, line, f"reaches into {ast.unparse(node)}: call a kb service instead"))
+    return [f"{name} (line {line}) {what}" for name, line, what in sorted(problems)]
+
+
+def test_front_ends_decide_nothing():
+    problems = front_end_problems()
+    assert not problems, "\n".join(problems)
+
+
+def test_checker_sees_access_names_and_the_store_in_front_ends(tmp_path):
+    src = _tree(tmp_path, {
+        "access.py": "class Principal: ...\nLOCAL = Principal()\ndef require(p, a): ...\n",
+        "api/__init__.py": "",
+        "api/routes.py": "from docqa.access import LOCAL, Principal, require\n"
+                         "def f(rt, kb):\n    kb.store.ping()\n    rt.kb.store\n    kb.storage\n    store.x\n",
+        "mcp/__init__.py": "import docqa.access\nfrom docqa.access import Principal\n",
+        "kb.py": "from docqa.access import require\ndef g(kb):\n    return kb.store\n",  # the core may
+    })
+    assert front_end_problems(src) == [
+        "docqa.api.routes (line 1) imports require from docqa.access: ask the kb instead",
+        "docqa.api.routes (line 3) reaches into kb.store: call a kb service instead",
+        "docqa.api.routes (line 4) reaches into rt.kb.store: call a kb service instead",
+        "docqa.mcp (line 1) imports docqa.access whole: import Principal or LOCAL only",
+    ]

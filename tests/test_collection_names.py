@@ -45,14 +45,14 @@ async def test_bad_names_are_refused_at_every_door_and_old_ones_stay_reachable(t
     with KnowledgeBase(settings) as core:
         for name in BAD:
             with pytest.raises(InputError, match="cannot name a collection"):
-                core.create_collection(name)
+                core.documents.create_collection(name)
             with pytest.raises(InputError, match="cannot name a collection"):
                 core.add([tmp_path / "ops"], name)
         core.store.documents.create_collection("team/ops")  # made before names were checked
         core.store.documents.create_collection("..")
         core.add([tmp_path / "ops"], "team/ops")  # an existing collection keeps its name
-        assert core.collections()["team/ops"] == 1 and ".." in core.collections()
-        _, admin = core.create_key("admin", [])
+        assert core.documents.collections()["team/ops"] == 1 and ".." in core.documents.collections()
+        _, admin = core.keys.create("admin", [])
     with _Uvicorn(create_app(settings)) as url:
         async with httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {admin}"}, timeout=60) as http:
             for name in ("team/x", "..x", ".x", "a b"):
@@ -77,7 +77,7 @@ async def test_bad_names_are_refused_at_every_door_and_old_ones_stay_reachable(t
     cli = _docqa(kb, "add", str(tmp_path / "ops"), "-c", "team/x")
     assert cli.returncode != 0 and "cannot name a collection" in cli.stderr + cli.stdout and "Traceback" not in cli.stderr
     with KnowledgeBase(settings) as core:
-        assert "team/x" not in core.collections() and "x/y" not in core.collections()
+        assert "team/x" not in core.documents.collections() and "x/y" not in core.documents.collections()
 
 
 def _docqa(location: str, *args: str) -> subprocess.CompletedProcess:

@@ -40,7 +40,7 @@ def test_the_hash_embedder_is_chosen_by_name_and_recorded_like_any_model(tmp_pat
     settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "hash"}, llm={"provider": "none"})
     with KnowledgeBase(settings) as kb:
         kb.add([tmp_path / "docs"])
-        assert kb.status()["embedder"]["key"] == "hash@1/256/r1"
+        assert kb.status.summary()["embedder"]["key"] == "hash@1/256/r1"
         hit = kb.search("how long are backups kept")[0]
         assert "Backups are kept" in hit.text and hit.dense_rank == 1
     with KnowledgeBase(settings, embedder=HashEmbedder(dimensions=64)) as kb, pytest.raises(EmbedderMismatchError):

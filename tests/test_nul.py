@@ -33,10 +33,10 @@ async def test_a_nul_is_refused_at_every_door_on_every_backend(tmp_path: Path, k
     with KnowledgeBase(settings) as core:
         for call in (lambda: core.ask("When do\0 backups run?"), lambda: core.search("backups\0"),
                      lambda: core.search("backups", collection="o\0ps"), lambda: core.ask("When?", collection="o\0ps"),
-                     lambda: core.delete_collection("o\0ps"), lambda: core.create_collection("o\0ps")):
+                     lambda: core.documents.delete_collection("o\0ps"), lambda: core.documents.create_collection("o\0ps")):
             with pytest.raises(InputError, match="NUL|cannot name a collection"):
                 call()
-        _, admin = core.create_key("admin", [])
+        _, admin = core.keys.create("admin", [])
     with _Uvicorn(create_app(settings)) as url:
         async with httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {admin}"}, timeout=60) as http:
             for response in (

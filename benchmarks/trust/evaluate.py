@@ -147,7 +147,7 @@ class Corpus:
         if file not in self._texts:
             path = self._by_file.get(file)
             try:
-                self._texts[file] = self.kb.document_text(self.kb.document(path).document_id) if path else ""
+                self._texts[file] = self.kb.documents.text(self.kb.documents.get(path).document_id) if path else ""
             except DocqaError:  # not indexed (docqa cannot read it): no quote can be located in it
                 self._texts[file] = ""
         return self._texts[file]
@@ -171,7 +171,7 @@ def ask(kb: KnowledgeBase, question: str, mode: str | None) -> tuple[Answer, flo
         pass
     answer = run.answer
     seconds = time.perf_counter() - t0
-    trace = kb.run(answer.run_id).trace if answer.run_id else []
+    trace = kb.log.run(answer.run_id).trace if answer.run_id else []
     return answer, seconds, trace
 
 
@@ -247,7 +247,7 @@ def run(args) -> Path:
     db = Path(args.kb) if args.kb else WORK / "kb.db"
     with open_kb(corpus_root, db, args) as kb:
         corpus = Corpus(kb, corpus_root)
-        kb.warm()  # the embedding model loads before the first question, not in its time
+        kb.models.warm()  # the embedding model loads before the first question, not in its time
         t0 = time.perf_counter()
         with open(out, "w", encoding="utf-8") as fp:
             for i, q in enumerate(questions, 1):

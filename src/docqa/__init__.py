@@ -28,13 +28,14 @@ from docqa.types import (Answer, Block, Chunk, Citation, Claim, Document, Docume
 
 if typing.TYPE_CHECKING:
     from docqa.ingest.pipeline import IngestReport
-    from docqa.kb import KnowledgeBase, ReindexReport
+    from docqa.ingest.reindex import ReindexReport
+    from docqa.kb import KnowledgeBase
     from docqa.retrieve import SearchResults
     from docqa.settings import Settings, load_settings
 
 # Imported on first use (PEP 562): `import docqa.cli` must not load the readers, numpy or onnxruntime.
 _LAZY = {
-    "IngestReport": "docqa.ingest.pipeline", "KnowledgeBase": "docqa.kb", "ReindexReport": "docqa.kb",
+    "IngestReport": "docqa.ingest.pipeline", "KnowledgeBase": "docqa.kb", "ReindexReport": "docqa.ingest.reindex",
     "SearchResults": "docqa.retrieve", "Settings": "docqa.settings", "load_settings": "docqa.settings",
     "__version__": "docqa.version",  # package metadata: read only when asked (importlib.metadata costs ~20 ms)
 }

@@ -66,6 +66,10 @@ class Principal:
         """The same principal, marked as calling over the network."""
         return replace(self, remote=True)
 
+    def over_stdio(self) -> Principal:
+        """The same principal, marked as an MCP client over stdio (`STDIO` is the owner's)."""
+        return replace(self, stdio=True)
+
     def allows(self, role: str) -> bool:
         """True when this principal's role is `role` or stronger."""
         return ROLES.index(self.role) >= ROLES.index(role)

@@ -170,8 +170,8 @@ class _GoldPassages:
 
     def _paragraphs(self, article: str) -> list[str]:
         if article not in self._articles:
-            record = next((r for r in self.kb.documents(self.collection) if os.path.basename(r.path) == article), None)
-            text = self.kb.document_text(record.document_id) if record else ""
+            record = next((r for r in self.kb.documents.list(self.collection) if os.path.basename(r.path) == article), None)
+            text = self.kb.documents.text(record.document_id) if record else ""
             blocks = [b.strip() for b in re.split(r"\n\s*\n", text) if b.strip()]
             self._articles[article] = blocks[1:] if blocks and blocks[0].startswith("#") else blocks
         return self._articles[article]

@@ -4,11 +4,52 @@ in use and why, and the index's size and counts (over the collections a principa
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from docqa.access import LOCAL, Principal, require
 from docqa.embed import Embedder, Fingerprint
+from docqa.errors import PermissionDeniedError
 from docqa.llm import Choice
 from docqa.store import Stores
+
+if TYPE_CHECKING:
+    from docqa.models import Models
+
+
+class Status:
+    """What a knowledge base runs on and holds, as a principal may see it (`kb.status`)."""
+
+    def __init__(self, store: Stores, models: Models):
+        self.store, self.models = store, models
+
+    def summary(self, *, principal: Principal = LOCAL, health: dict[str, Any] | None = None) -> dict:
+        """The chat model and the embedder in use and why, and the index's counts (over the
+        collections the principal sees; its size on disk for an unscoped one).  `health`: a server's
+        parts (writer, workers, watch job), shown as the principal may see them."""
+        require(principal, "status")
+        models = self.models
+        seen = list(principal.collections) if principal.collections else None
+        report = {"chat": chat_status(models.chat),
+                  "embedder": embedder_status(models.settings.embed.provider, models.embedder, self.store.vectors.embedder()),
+                  "index": index_counts(self.store, seen)}
+        if health is not None:
+            watch = health.get("watch")
+            if watch and not principal.can_see(watch["collection"]):
+                health = {**health, "watch": {"ok": watch["ok"]}}  # another collection's job: only that it runs
+            report["health"] = health
+        return report
+
+    def stats(self, *, principal: Principal = LOCAL) -> dict:
+        """Counts and sizes of the whole knowledge base (every collection: an unscoped principal only)."""
+        require(principal, "read")
+        if principal.collections:
+            raise PermissionDeniedError(f"the statistics cover every collection: this key is scoped to "
+                                        f"{', '.join(principal.collections)}")
+        return self.store.stats()
+
+    def ping(self) -> float:
+        """Seconds one round trip to the store takes (a health check)."""
+        return self.store.ping()
 
 
 def chat_status(choice: Choice) -> dict[str, Any]:

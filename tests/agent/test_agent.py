@@ -8,6 +8,7 @@ import json
 import pytest
 
 from docqa.kb import KnowledgeBase
+from docqa.run.life import choose_mode
 from docqa.settings import Settings
 from docqa.testing import ScriptedChat
 
@@ -59,7 +60,7 @@ def make(tmp_path, embedder):
 
 
 def doc_id(kb: KnowledgeBase, name: str) -> str:
-    return next(r.document_id for r in kb.documents() if r.path.endswith(name))
+    return next(r.document_id for r in kb.documents.list() if r.path.endswith(name))
 
 
 def run(kb, question="How long are backups kept?", **kw):
@@ -85,13 +86,13 @@ def test_search_fetch_answer(make):
     assert "   5| Backups are kept for 35 days." in tool_messages[1]["content"] or "5|" in tool_messages[1]["content"]
     citation = result.citations[0]
     assert citation.quote == "Backups are kept for 35 days."
-    assert kb.document_text(citation.document_id)[citation.char_start:citation.char_end] == citation.quote
+    assert kb.documents.text(citation.document_id)[citation.char_start:citation.char_end] == citation.quote
     phases = [(e.data.get("phase"), e.data.get("name")) for e in events if e.type == "status"]
     assert ("tool_call", "search_docs") in phases and ("tool_result", "fetch_doc") in phases
     tool_result = next(e for e in events if e.type == "status" and e.data.get("phase") == "tool_result")
     assert tool_result.data["size"] > 0 and "hits" in tool_result.data["summary"]
     assert [e.type for e in events][-2:] == ["citations", "done"]
-    audit = kb.run(result.run_id)
+    audit = kb.log.run(result.run_id)
     assert [t["name"] for t in audit.trace if t.get("stage") == "tool"] == ["search_docs", "fetch_doc", "answer"]
 
 
@@ -171,7 +172,7 @@ def test_follow_up_runs_after_the_answer(make):
     assert "35 days" in first.answer and len(run.answers) == 2
     second = run.answers[1]
     assert "90 days" in second.answer and second.session_id == first.session_id
-    assert [r.question for r in kb.session_runs(first.session_id)] == [
+    assert [r.question for r in kb.log.session_runs(first.session_id)] == [
         "How long are backups kept?", "And how often are API keys rotated?"]
 
 
@@ -269,13 +270,13 @@ def test_review_rounds_stay_within_the_step_budget(make):
 ])
 def test_auto_mode_rule(make, question, mode):
     with ScriptedChat([]) as server:
-        assert make(server).choose_mode(question, "auto") == mode
+        assert choose_mode(question, "auto", make(server).models.chat.model) == mode
 
 
 def test_tool_arguments_are_json_in_the_trace(make):
     with ScriptedChat([call("search_docs", query="备份"), answer("Backups are kept for 35 days [1].")]) as server:
         result, _ = run(make(server))
-    audit = kb_trace = make(server).run(result.run_id).trace
+    audit = kb_trace = make(server).log.run(result.run_id).trace
     tool = next(t for t in kb_trace if t.get("stage") == "tool")
     assert json.loads(tool["arguments"]) == {"query": "备份"}
     del audit

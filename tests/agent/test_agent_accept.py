@@ -7,6 +7,7 @@ import pytest
 
 from docqa.kb import KnowledgeBase
 from docqa.llm.capability import is_small, parameters
+from docqa.run.life import choose_mode
 from docqa.settings import Settings
 from docqa.testing import ScriptedChat
 
@@ -90,8 +91,8 @@ def test_an_agent_that_gathered_nothing_falls_back_to_a_search(make):
 def test_auto_gives_the_agent_only_to_a_model_that_calls_tools_reliably(make, name, tool_calling, expected):
     with ScriptedChat([]) as server:
         kb = make(server, name=name, tool_calling=tool_calling)
-        assert kb.choose_mode(EXPLORE, "auto") == expected
-        assert kb.choose_mode("How long are backups kept?", "auto") == "pipeline"
+        assert choose_mode(EXPLORE, "auto", kb.models.chat.model) == expected
+        assert choose_mode("How long are backups kept?", "auto", kb.models.chat.model) == "pipeline"
 
 
 def test_model_sizes_from_names():

@@ -68,7 +68,7 @@ def ask(kb, question, **kw):
 
 
 def accepting(kb, answer) -> dict:
-    return next(t for t in kb.run(answer.run_id).trace if t.get("stage") == "accepting")
+    return next(t for t in kb.log.run(answer.run_id).trace if t.get("stage") == "accepting")
 
 
 def test_a_verified_answer_is_published(kb_factory):

@@ -159,7 +159,7 @@ def test_ctrl_c_cancels_the_run_and_records_it(kb):
     assert proc.returncode == 130 and b"cancelled" in err and calls == 1, err.decode()
     assert out == b""  # the draft that streamed before Ctrl-C was never checked: it is not printed as an answer
     with KnowledgeBase(Settings(kb=str(kb), embed={"provider": "none"}, llm={"provider": "none"}), embedder=None) as base:
-        last = base.runs(limit=1)[0]
+        last = base.log.runs(limit=1)[0]
     assert last.question == "How long are backups kept?" and last.status == "CANCELLED" and last.finished_at
 
 

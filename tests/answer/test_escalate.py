@@ -67,11 +67,11 @@ def ask(kb, question=QUESTION, **kw):
 
 
 def escalations(kb, answer) -> list[dict]:
-    return [e for e in kb.run(answer.run_id).trace if e.get("stage") == "escalating"]
+    return [e for e in kb.log.run(answer.run_id).trace if e.get("stage") == "escalating"]
 
 
 def attention_reason(kb, answer) -> str:
-    rows = [r for r in kb.qa_log(attention=True) if r["run_id"] == answer.run_id]
+    rows = [r for r in kb.log.qa_log(attention=True) if r["run_id"] == answer.run_id]
     assert rows and "escalated" in rows[0]["attention"]
     return rows[0]["reason"]
 
@@ -98,7 +98,7 @@ def test_retrieval_that_missed_the_facts_retries_with_a_keyword_search(make_kb, 
     assert "glacier" in entry["keyword_query"] and "backups" in entry["keyword_query"]
     assert entry["evidence"]["missing_share"] >= 0.5 and entry["evidence"]["low_relevance"]
     assert not entry["retry_rejected"] and entry["retry_published_from"] == "retry"
-    assert any(e.get("stage") == "retrieving" and e.get("mode") == "bm25" for e in kb.run(answer.run_id).trace)
+    assert any(e.get("stage") == "retrieving" and e.get("mode") == "bm25" for e in kb.log.run(answer.run_id).trace)
     assert any(e.type == "status" and e.data["phase"] == "escalating" and e.data["kind"] == "retrieval" for e in events)
     assert "400 days" in answer.answer and any(c.path.endswith("vault.md") for c in answer.citations)
     assert answer.retrieval["escalation"]["kind"] == "retrieval"
@@ -120,7 +120,7 @@ def test_a_cited_file_changed_on_disk_is_reingested_and_the_question_retried(mak
     assert "size" in entry["evidence"]["changed"][0]["why"]
     assert entry["action"] == "re-ingested 1 file(s) and retried" and entry["reingested"]["updated"] == [str(ops)]
     assert not entry["retry_rejected"]
-    assert "every 4 hours" in kb.document_text(kb.document(ops).document_id)  # the index now says what the file says
+    assert "every 4 hours" in kb.documents.text(kb.documents.get(ops).document_id)  # the index now says what the file says
     assert answer.verification.status == "VERIFIED" and "4 hours" in answer.answer
     assert "changed_files" in attention_reason(kb, answer)
 
@@ -138,7 +138,7 @@ def test_a_reader_cannot_trigger_a_reingest(make_kb):
     [entry] = escalations(kb, answer)
     assert entry["kind"] == "changed_files" and "re-ingest refused" in entry["refused"]
     assert entry["action"] == "none (no llm.escalation_model)"
-    assert "every 6 hours" in kb.document_text(kb.document(ops).document_id)  # left as indexed
+    assert "every 6 hours" in kb.documents.text(kb.documents.get(ops).document_id)  # left as indexed
 
 
 @pytest.mark.slow
@@ -147,7 +147,7 @@ def test_a_file_that_cannot_be_read_now_is_not_taken_for_deleted(make_kb):
     with ScriptedServer([wrong, wrong, wrong]) as server:
         kb = make_kb(server)
         ops = make_kb.docs / "ops.md"
-        doc_id = kb.document(ops).document_id
+        doc_id = kb.documents.get(ops).document_id
         os.rename(ops, make_kb.docs / "elsewhere.txt")
         answer, _ = ask(kb, "How often is the database backed up?")
         calls = len(server.requests)
@@ -155,7 +155,7 @@ def test_a_file_that_cannot_be_read_now_is_not_taken_for_deleted(make_kb):
     [entry] = escalations(kb, answer)
     assert entry["kind"] != "changed_files"
     assert [u["path"] for u in entry["evidence"]["unreadable"]] == [str(ops)]
-    assert kb.document_text(doc_id)  # still indexed
+    assert kb.documents.text(doc_id)  # still indexed
 
 
 def test_answers_without_markers_are_retried_with_the_stricter_prompt(make_kb, local_embedder):

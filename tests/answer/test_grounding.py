@@ -126,7 +126,7 @@ def test_a_neighbours_value_is_never_published(kb_factory):
         answer = kb.ask("How many Stanley Cups have the Maple Leafs won?")
     assert "2 Stanley Cups" not in answer.answer
     assert answer.retrieval["acceptance"]["outcome"] != MODEL
-    trace = kb.run(answer.run_id).trace
+    trace = kb.log.run(answer.run_id).trace
     assert any("another row or record" in json.dumps(t) for t in trace)
 
 

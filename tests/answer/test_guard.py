@@ -130,7 +130,7 @@ def test_an_injected_answer_is_flagged_and_rejected(corpus, guard):
         first = server.requests[0]["messages"]
     assert RULE in first[0]["content"] and 'trust="untrusted"' in first[1]["content"]
     assert "cite [ref 1]" in first[1]["content"] and "cite [1]" not in first[1]["content"]
-    trace = kb.run(answer.run_id).trace
+    trace = kb.log.run(answer.run_id).trace
     if guard:
         flags = answer.retrieval["injection"]
         assert {f["path"].rsplit("/", 1)[-1] for f in flags} >= {"evil.md"}
@@ -158,7 +158,7 @@ def test_the_agent_never_runs_a_tool_call_written_in_a_document(corpus):
         kb = corpus(server)
         result = kb.ask("How long are backups kept?", collection="public", mode="agent")
         requests = server.requests
-    tools = [t for t in kb.run(result.run_id).trace if t.get("stage") == "tool"]
+    tools = [t for t in kb.log.run(result.run_id).trace if t.get("stage") == "tool"]
     assert [t["name"] for t in tools] == ["search_docs", "fetch_doc", "fetch_doc", "search_docs", "grep_docs", "answer"]
     echoed, outside, widened, grep = tools[1], tools[2], tools[3], tools[4]
     assert echoed.get("planted") and echoed["error"] and "was not run" in echoed["result"]
@@ -171,7 +171,7 @@ def test_the_agent_never_runs_a_tool_call_written_in_a_document(corpus):
     assert first_result.startswith('<tool_result name="search_docs" trust="untrusted">')
     assert RULE in requests[0]["messages"][0]["content"]
     assert any(f["path"].endswith("tools.md") for f in result.retrieval["injection"])
-    assert all(c.document_id != "" and c.path.startswith(str(kb.root())) for c in result.citations)
+    assert all(c.document_id != "" and c.path.startswith(str(kb.browse.root())) for c in result.citations)
 
 
 def test_text_a_browser_hides_is_not_indexed(tmp_path):

@@ -70,7 +70,7 @@ def ask(kb, question, **kw):
 
 
 def doc_text(kb, citation) -> str:
-    return kb.document_text(citation.document_id)
+    return kb.documents.text(citation.document_id)
 
 
 def test_verified_answer_with_exact_citations(kb_factory, local_embedder):  # relevance of each claim: a real model
@@ -132,7 +132,7 @@ def test_drafts_are_not_the_answer_and_a_rejected_one_is_said_to_be(kb_factory):
                          {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
         answer, events = ask(kb, "How often is the database backed up?")
-    trace = [t for t in kb.run(answer.run_id).trace if t.get("stage") == "draft_rejected"]
+    trace = [t for t in kb.log.run(answer.run_id).trace if t.get("stage") == "draft_rejected"]
     assert [(t["n"], t["reasons"]) for t in trace] == [(1, ["'The database is backed up every 8 hours.': number '8' is not in [1]"])]
     assert _drafts(events) == {1: "The database is backed up every 8 hours [1].",
                                2: "The database is backed up every 6 hours [1]."}
@@ -307,7 +307,7 @@ def test_follow_up_is_condensed_by_the_model(kb_factory):
     assert "every 6 hours" in condense[-1]["content"]  # the previous answer, bounded
     assert second.retrieval["query"] == "How long are database backups kept?"
     assert second.session_id == first.session_id and second.answerable
-    runs = kb.session_runs(first.session_id)
+    runs = kb.log.session_runs(first.session_id)
     assert [r.question for r in runs] == ["How often is the database backed up?", "and how long are they kept?"]
     assert runs[1].standalone == "How long are database backups kept?"
 
@@ -322,7 +322,7 @@ def test_a_model_rewrite_that_keeps_the_pronoun_is_not_used(kb_factory):
         first, _ = ask(kb, "How often is the database backed up?")
         second, _ = ask(kb, "and how long are they kept?", session_id=first.session_id)
     assert second.retrieval["query"] == "and how long are the database kept?"
-    condensing = next(t for t in kb.run(second.run_id).trace if t.get("stage") == "condensing" and "model_call" not in t)
+    condensing = next(t for t in kb.log.run(second.run_id).trace if t.get("stage") == "condensing" and "model_call" not in t)
     assert condensing["method"] == "terms" and condensing["unused_reply"] == "How long are they kept?"
 
 
@@ -355,8 +355,7 @@ def test_unreachable_model_fails_over_cleanly(kb_factory, tmp_path):
     server.httpd.server_close()  # nothing listens there any more
     settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"})
     kb = kb_factory(None)
-    kb._chat_model = OpenAICompatModel(url, "gone", timeout=2, max_retries=0)
-    kb._chat = None
+    kb.models.choose_again(OpenAICompatModel(url, "gone", timeout=2, max_retries=0))
     answer, events = ask(kb, "How long are backups kept?")
     assert answer.status == "FALLBACK" and "cannot reach the chat model" in answer.notes[-1]
     del settings
@@ -375,7 +374,7 @@ def test_cancel_stops_model_calls(kb_factory):
         calls = len(server.requests)
     assert answer.status == "CANCELLED" and calls == 1
     assert "done" not in [e.type for e in events]  # CANCELLED is recorded, never sent
-    assert kb.run(answer.run_id).status == "CANCELLED"
+    assert kb.log.run(answer.run_id).status == "CANCELLED"
 
 
 def test_catalog_questions_list_the_documents(kb_factory):
@@ -405,7 +404,7 @@ def test_run_is_recorded_with_its_trace(kb_factory):
     with ScriptedChat([{"text": "Backups are kept for 35 days [1]."}, {"text": "VERIFIED"}]) as server:
         kb = kb_factory(server)
         answer, _ = ask(kb, "How long are backups kept?")
-    run = kb.run(answer.run_id)
+    run = kb.log.run(answer.run_id)
     assert run.status == "SUCCESS" and run.answerable and run.result["answer"] == answer.answer
     calls = [t for t in run.trace if "model_call" in t]
     assert [c["stage"] for c in calls] == ["generating", "checking"]

@@ -53,7 +53,7 @@ def kb(real_llm, tmp_path_factory, local_embedder):
 
 def assert_exact_citations(kb, answer):
     for c in answer.citations:
-        assert kb.document_text(c.document_id)[c.char_start:c.char_end] == c.quote
+        assert kb.documents.text(c.document_id)[c.char_start:c.char_end] == c.quote
 
 
 def test_pipeline_answers_with_exact_citations(kb):
@@ -64,7 +64,7 @@ def test_pipeline_answers_with_exact_citations(kb):
     assert_exact_citations(kb, answer)
     assert answer.verification.status in ("VERIFIED", "PARTIAL") and answer.verification.checked_claims >= 1
     assert answer.usage["model_calls"] >= 1 and answer.usage["prompt_tokens"] > 0  # a small model: no self-check call
-    run = kb.run(answer.run_id)
+    run = kb.log.run(answer.run_id)
     assert [t["stage"] for t in run.trace if "model_call" in t][:1] == ["generating"]  # a small model: no "checking" call
 
 
@@ -96,7 +96,7 @@ def test_agent_mode_explores_and_answers(kb):
     the answer goes through the same citer and checker."""
     answer = kb.ask("Compare how long backups are kept with how often API keys are rotated.", mode="agent")
     assert answer.status in ("SUCCESS", "FALLBACK") and answer.mode in ("agent", "pipeline", "extractive")
-    tools = [t["name"] for t in kb.run(answer.run_id).trace if t.get("stage") == "tool"]
+    tools = [t["name"] for t in kb.log.run(answer.run_id).trace if t.get("stage") == "tool"]
     if tools:  # the calls it wrote as JSON text were read and run
         assert "search_docs" in tools or "grep_docs" in tools or "fetch_doc" in tools
     else:  # it called no tool (the 1.5B does not call them reliably): the agent searched for it itself

@@ -59,8 +59,8 @@ def test_a_file_name_the_knowledge_base_holds_twice_is_labelled_with_its_folder(
 
 def test_namesakes_stay_within_what_the_caller_may_see(kb, docs):
     paths = [str(docs / "docs" / "openssh-client" / "README.Debian")]
-    assert kb.namesakes(paths) == [str(docs / "docs" / "git" / "README.Debian")]
-    assert kb.namesakes(paths, collection="elsewhere") == []
+    assert kb.documents.namesakes(paths) == [str(docs / "docs" / "git" / "README.Debian")]
+    assert kb.documents.namesakes(paths, collection="elsewhere") == []
 
 
 def test_sources_list_one_line_per_citation_number(docs, kb):

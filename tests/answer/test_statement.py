@@ -90,8 +90,8 @@ def junk(sentence: str) -> bool:
 
 def test_only_statements_are_quotable_in_real_reader_output(kb):
     quotable = []
-    for record in kb.documents():
-        for hit in kb.document_chunks(record.document_id):
+    for record in kb.documents.list():
+        for hit in kb.documents.chunks(record.document_id):
             spans = quotable_spans(hit.text, hit.section, code=hit.type == "code")
             quotable += [hit.text[s:e] for s, e in spans]
     assert quotable, "the documents hold statements"

@@ -37,7 +37,7 @@ def kb(tmp_path: Path):
 # -- keys are stored hashed ---------------------------------------------------------------------------
 
 def test_a_key_is_never_stored_only_its_hash(kb, tmp_path: Path):
-    record, key = kb.create_key("editor", ["ops"], "ci")
+    record, key = kb.keys.create("editor", ["ops"], "ci")
     assert key.startswith("dq_") and len(key) >= 40 and key.startswith(record.prefix)
     kb.store.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     for path in tmp_path.glob("kb.db*"):  # the database, and its WAL and shared memory if any
@@ -45,34 +45,34 @@ def test_a_key_is_never_stored_only_its_hash(kb, tmp_path: Path):
         assert key.encode() not in data and key[len(record.prefix):].encode() not in data, path.name
     row = sqlite3.connect(tmp_path / "kb.db").execute("SELECT hash, role, collections, name FROM api_keys").fetchone()
     assert row == (hashlib.sha256(key.encode()).hexdigest(), "editor", json.dumps(["ops"]), "ci")
-    assert "hash" not in record.to_dict() and key not in json.dumps([k.to_dict() for k in kb.list_keys()])
+    assert "hash" not in record.to_dict() and key not in json.dumps([k.to_dict() for k in kb.keys.list()])
 
 
 def test_authenticate_revoke_and_last_use(kb):
-    record, key = kb.create_key("reader")
+    record, key = kb.keys.create("reader")
     assert record.last_used_at is None
-    found = kb.authenticate_key(f"  {key} ")
+    found = kb.keys.authenticate(f"  {key} ")
     assert (found.id, found.role, found.collections) == (record.id, "reader", [])
-    assert kb.list_keys()[0].last_used_at is not None
+    assert kb.keys.list()[0].last_used_at is not None
     with pytest.raises(AuthError, match="unknown API key"):
-        kb.authenticate_key(key[:-1] + ("A" if key[-1] != "A" else "B"))
+        kb.keys.authenticate(key[:-1] + ("A" if key[-1] != "A" else "B"))
     with pytest.raises(AuthError, match="unknown API key"):
-        kb.authenticate_key("")
-    kb.revoke_key(record.id)
+        kb.keys.authenticate("")
+    kb.keys.revoke(record.id)
     with pytest.raises(AuthError, match="revoked"):
-        kb.authenticate_key(key)
-    assert kb.list_keys() == [] and kb.list_keys(include_revoked=True)[0].revoked_at
-    assert not kb.has_keys()
+        kb.keys.authenticate(key)
+    assert kb.keys.list() == [] and kb.keys.list(include_revoked=True)[0].revoked_at
+    assert not kb.keys.required()
     with pytest.raises(NotFoundError, match="docqa keys list"):
-        kb.revoke_key("nope")
+        kb.keys.revoke("nope")
     with pytest.raises(InputError, match="unknown role 'owner'"):
-        kb.create_key("owner")
+        kb.keys.create("owner")
 
 
 def test_keys_are_distinct_and_collections_normalised(kb):
-    keys = {kb.create_key("reader", [" b ", "a", "a", ""])[1] for _ in range(20)}
+    keys = {kb.keys.create("reader", [" b ", "a", "a", ""])[1] for _ in range(20)}
     assert len(keys) == 20
-    assert {tuple(k.collections) for k in kb.list_keys()} == {("a", "b")}
+    assert {tuple(k.collections) for k in kb.keys.list()} == {("a", "b")}
 
 
 # -- who a request is: 401 ------------------------------------------------------------------------------
@@ -103,7 +103,7 @@ def test_loopback_without_keys_is_the_local_admin(kb):
 
 
 def test_once_a_key_exists_every_request_needs_one_even_on_loopback(kb):
-    _, key = kb.create_key("reader", ["ops"])
+    _, key = kb.keys.create("reader", ["ops"])
     access = Access(kb, "127.0.0.1")
     with pytest.raises(AuthError, match="requires an API key") as missing:
         access.authenticate({})
@@ -126,7 +126,7 @@ def test_check_bind(kb):
     with pytest.raises(ConfigError, match="refusing to serve on 0.0.0.0 without API keys") as refused:
         check_bind("0.0.0.0", False, kb)
     assert "docqa keys create" in str(refused.value) and "--insecure" in str(refused.value)
-    kb.create_key("admin")
+    kb.keys.create("admin")
     check_bind("0.0.0.0", False, kb)
 
 
@@ -167,11 +167,11 @@ def test_a_scoped_admin_manages_only_keys_within_its_collections(kb):
             check_grant(admin, wanted)
     with pytest.raises(PermissionDeniedError):
         check_grant(Principal("editor"), ["ops"])
-    mine, _ = kb.create_key("reader", ["ops"])
-    kb.create_key("reader", ["dev"])
-    kb.create_key("reader")
-    assert [k.id for k in manageable(admin, kb.list_keys())] == [mine.id]
-    assert len(manageable(LOCAL, kb.list_keys())) == 3
+    mine, _ = kb.keys.create("reader", ["ops"])
+    kb.keys.create("reader", ["dev"])
+    kb.keys.create("reader")
+    assert [k.id for k in manageable(admin, kb.keys.list())] == [mine.id]
+    assert len(manageable(LOCAL, kb.keys.list())) == 3
 
 
 # -- the CLI -------------------------------------------------------------------------------------------------
@@ -222,8 +222,8 @@ def _call(client, request: tuple[str, str, dict | None], key: str | None = None)
 def test_http_role_matrix(role, make_app, tmp_path: Path, docs: Path):
     app = make_app()
     with KnowledgeBase(_settings(tmp_path)) as kb:
-        _, key = kb.create_key(role)
-        doc_id = kb.documents()[0].document_id
+        _, key = kb.keys.create(role)
+        doc_id = kb.documents.list()[0].document_id
     requests = _requests(docs, doc_id)
     with TestClient(app) as client:
         for operation, request in requests.items():
@@ -270,10 +270,10 @@ def test_serve_refuses_a_public_address_without_keys(tmp_path: Path):
 def test_http_collection_scoping(make_app, tmp_path: Path, docs: Path):
     app = make_app()  # docs/ is in the collection 'default'
     with KnowledgeBase(_settings(tmp_path)) as kb:
-        _, other = kb.create_key("editor", ["other"])
-        _, both = kb.create_key("reader", ["default", "other"])
-        _, scoped_admin = kb.create_key("admin", ["other"])
-        doc_id = kb.documents()[0].document_id
+        _, other = kb.keys.create("editor", ["other"])
+        _, both = kb.keys.create("reader", ["default", "other"])
+        _, scoped_admin = kb.keys.create("admin", ["other"])
+        doc_id = kb.documents.list()[0].document_id
     with TestClient(app) as client:
         def call(method, path, key, body=None):
             return client.request(method, path, json=body, headers={"Authorization": f"Bearer {key}"})
@@ -300,7 +300,7 @@ def test_http_collection_scoping(make_app, tmp_path: Path, docs: Path):
 
 def kb_keys(tmp_path: Path):
     with KnowledgeBase(_settings(tmp_path)) as kb:
-        return kb.list_keys()
+        return kb.keys.list()
 
 
 @pytest.mark.slow
@@ -309,11 +309,11 @@ def test_http_runs_and_sessions_are_seen_only_within_a_keys_collections(make_app
     to another: not its record, its feedback, its steering, its conversation, nor continuing it."""
     app = make_app()  # docs/ is in the collection 'default'
     with KnowledgeBase(_settings(tmp_path)) as kb:
-        _, mine = kb.create_key("reader", ["default"])
-        _, other = kb.create_key("reader", ["other"])
-        _, everyone = kb.create_key("reader")
-        _, maintainer = kb.create_key("editor", ["default"])
-        _, other_maintainer = kb.create_key("editor", ["other"])
+        _, mine = kb.keys.create("reader", ["default"])
+        _, other = kb.keys.create("reader", ["other"])
+        _, everyone = kb.keys.create("reader")
+        _, maintainer = kb.keys.create("editor", ["default"])
+        _, other_maintainer = kb.keys.create("editor", ["other"])
     with TestClient(app) as client:
         def call(method, path, key, body=None):
             return client.request(method, path, json=body, headers={"Authorization": f"Bearer {key}"})

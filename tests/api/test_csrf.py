@@ -52,8 +52,8 @@ def test_a_cross_origin_upload_to_a_keyless_loopback_server_is_refused(make_app,
 def test_login_sets_an_http_only_strict_cookie_that_revocation_ends(make_app):
     app = make_app()
     with KnowledgeBase(app.state.runtime.settings) as kb:
-        record, key = kb.create_key("editor", [], "browser")
-        kb.create_key("admin")  # another key stays: revoking the last one would make the server keyless
+        record, key = kb.keys.create("editor", [], "browser")
+        kb.keys.create("admin")  # another key stays: revoking the last one would make the server keyless
     with TestClient(app, raise_server_exceptions=False) as c:
         assert c.get("/api/v1/whoami").status_code == 401
         bad = c.post("/api/v1/login", json={"key": "dq_wrong"})
@@ -65,13 +65,13 @@ def test_login_sets_an_http_only_strict_cookie_that_revocation_ends(make_app):
         assert "Path=/" in cookie and "Secure" not in cookie and "Max-Age" not in cookie  # for the browser session
         assert c.get("/api/v1/whoami").json()["key_id"] == record.id  # the cookie alone authenticates
         with KnowledgeBase(app.state.runtime.settings) as kb:
-            kb.revoke_key(record.id)
+            kb.keys.revoke(record.id)
         gone = c.get("/api/v1/whoami")
         assert gone.status_code == 401 and "revoked" in gone.json()["error"]["message"]  # at once
 
     with TestClient(app, base_url="https://testserver") as c:
         with KnowledgeBase(app.state.runtime.settings) as kb:
-            _, key = kb.create_key("reader")
+            _, key = kb.keys.create("reader")
         assert "Secure" in c.post("/api/v1/login", json={"key": key}).headers["set-cookie"]
         assert c.get("/api/v1/whoami").json()["role"] == "reader"
         assert c.post("/api/v1/logout").status_code == 403  # with the cookie, a write needs its Origin
@@ -84,7 +84,7 @@ def test_login_sets_an_http_only_strict_cookie_that_revocation_ends(make_app):
 def test_with_keys_cookie_writes_need_the_own_origin_and_bearer_scripts_need_none(make_app, live):
     app = make_app()
     with KnowledgeBase(app.state.runtime.settings) as kb:
-        _, key = kb.create_key("editor")
+        _, key = kb.keys.create("editor")
     server = live(app)
     with httpx.Client(base_url=server.url, timeout=30) as c:
         assert c.post("/api/v1/login", json={"key": key}, headers={"Origin": EVIL}).status_code == 403  # login CSRF

@@ -37,10 +37,10 @@ def world(make_app, docs, tmp_path):
         runs = {"kept": kb.ask("How long are backups kept?", collection="A").run_id,
                 "missing": kb.ask("Who signs the backups contract?", collection="A").run_id,
                 "paid": kb.ask("When are invoices paid?", collection="B").run_id}
-        kb.feedback(runs["paid"], "down", FORMULA)
-        keys = {role: kb.create_key(role, scope)[1] for role, scope in
+        kb.log.feedback(runs["paid"], "down", FORMULA)
+        keys = {role: kb.keys.create(role, scope)[1] for role, scope in
                 (("reader", []), ("editor", []))}
-        keys["editor of A"] = kb.create_key("editor", ["A"])[1]
+        keys["editor of A"] = kb.keys.create("editor", ["A"])[1]
     with TestClient(app, raise_server_exceptions=False) as client:
         def get(path, key="editor", **params):
             return client.get(f"/api/v1{path}", params=params, headers={"Authorization": f"Bearer {keys[key]}"})
@@ -158,8 +158,8 @@ def test_status_shows_the_watch_job_to_who_may_see_it(tmp_path, docs):
     settings = Settings(kb=str(tmp_path / "watched.db"), embed={"provider": "none"}, llm={"provider": "none"},
                         api={"upload_dir": str(tmp_path / "uploads"), "allowed_hosts": ["testserver"]})
     with KnowledgeBase(settings) as kb:
-        kb.create_collection("B")
-        keys = {"editor": kb.create_key("editor")[1], "editor of B": kb.create_key("editor", ["B"])[1]}
+        kb.documents.create_collection("B")
+        keys = {"editor": kb.keys.create("editor")[1], "editor of B": kb.keys.create("editor", ["B"])[1]}
     app = create_app(settings, kb_factory=lambda: KnowledgeBase(settings), watch=[str(docs)], watch_collection="A")
     with TestClient(app, raise_server_exceptions=False) as client:
         def health(key):

@@ -106,7 +106,7 @@ def test_api_keys_through_the_auth_hook(make_app, tmp_path):
     pytest.importorskip("docqa.api.auth")
     app = make_app()
     with KnowledgeBase(app.state.runtime.settings, embedder=None) as kb:
-        _, reader_key = kb.create_key("reader")
+        _, reader_key = kb.keys.create("reader")
     with TestClient(app) as c:
         error = assert_error(c.post("/api/v1/search", json={"query": "backups"}), 401)
         assert c.post("/api/v1/search", json={"query": "x"}).headers["www-authenticate"].startswith("Bearer")

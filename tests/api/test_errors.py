@@ -10,6 +10,7 @@ from docqa.errors import (AuthError, ConfigError, CorruptFileError, EmbedderMism
                           LLMError, MissingExtraError, NotFoundError, PermissionDeniedError, SchemaError,
                           UnsupportedFormatError)
 from docqa.kb import KnowledgeBase
+from docqa.retrieve.service import Search
 
 
 
@@ -82,7 +83,7 @@ def test_a_failed_run_does_not_describe_internals(make_app, monkeypatch):
     def explode(self, *args, **kwargs):
         raise KeyError("internal-key-name")
 
-    monkeypatch.setattr(KnowledgeBase, "search", explode)  # inside the run: retrieval
+    monkeypatch.setattr(Search, "search", explode)  # inside the run: retrieval (the run's library calls the service)
     with TestClient(make_app()) as c:
         r = c.post("/api/v1/ask", json={"question": "How long are backups kept?"})
         with c.stream("POST", "/api/v1/ask", json={"question": "again?"}, headers={"accept": "text/event-stream"}) as s:

@@ -24,8 +24,8 @@ def test_api_estimate_for_editors_not_readers(make_app, docs: Path):
             mine = client.get("/api/v1/estimate", params={"question": QUESTION, "mode": "pipeline"})
             folder = client.get("/api/v1/estimate/ingest", params={"path": str(docs)})
             with KnowledgeBase(Settings(kb=make_app.kb_path, embed={"provider": "none"})) as kb:
-                _, reader = kb.create_key("reader")
-                _, editor = kb.create_key("editor")
+                _, reader = kb.keys.create("reader")
+                _, editor = kb.keys.create("editor")
             refused = client.get("/api/v1/estimate", headers={"Authorization": f"Bearer {reader}"})
             outside = client.get("/api/v1/estimate/ingest", params={"path": "/etc"},
                                  headers={"Authorization": f"Bearer {editor}"})

@@ -35,9 +35,9 @@ def kb_docs(tmp_path: Path):
     with KnowledgeBase(settings) as base:
         base.add([a], "A")
         base.add([b], "B")
-        ids = {d.path: d.document_id for d in base.documents()}
-        _, reader_a = base.create_key("reader", ["A"], "reader of A")
-        _, editor_a = base.create_key("editor", ["A"], "editor of A")
+        ids = {d.path: d.document_id for d in base.documents.list()}
+        _, reader_a = base.keys.create("reader", ["A"], "reader of A")
+        _, editor_a = base.keys.create("editor", ["A"], "editor of A")
     app = create_app(settings, kb_factory=lambda: KnowledgeBase(settings))
     with LiveServer(app) as server:
         yield server, files, ids, member, {"reader": reader_a, "editor": editor_a}
@@ -207,17 +207,17 @@ def test_a_folder_swapped_for_a_link_out_of_the_collection_is_not_served(tmp_pat
     (outside / "sub" / "plan.md").write_text(secret, encoding="utf-8")  # the same bytes, outside the folder
     with KnowledgeBase(settings) as core:
         core.add([docs], "A")
-        plan = core.document(docs / "sub" / "plan.md", "A").document_id
-        assert core.document_file(plan).read() == secret.encode()
+        plan = core.documents.get(docs / "sub" / "plan.md", "A").document_id
+        assert core.viewer.file(plan).read() == secret.encode()
         edited = docs / "top.md"
         edited.write_text("# Top\n\nThe t0p file.\n", encoding="utf-8")  # the same size, another content
         with pytest.raises(UnreadableFileError, match="same size, other content"):
-            core.document_file(core.document(edited, "A").document_id)
+            core.viewer.file(core.documents.get(edited, "A").document_id)
         (docs / "sub" / "plan.md").unlink()
         (docs / "sub").rmdir()
         (docs / "sub").symlink_to(outside / "sub")
         with pytest.raises(UnreadableFileError, match="outside the folder it was added from"):
-            core.document_file(plan)
+            core.viewer.file(plan)
 
 
 def test_every_response_is_for_this_origin_only(kb_docs):

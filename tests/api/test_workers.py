@@ -114,8 +114,8 @@ def test_reindex_job(make_app, embedder):
 def test_a_caller_over_its_rate_limit_gets_429_others_do_not(make_app, live):
     url = live(make_app(rate_limit=30, rate_burst=3)).url  # a request every 2 s, 3 at once
     with KnowledgeBase(Settings(kb=make_app.kb_path, embed={"provider": "none"}, llm={"provider": "none"})) as kb:
-        _, first = kb.create_key("reader")
-        _, second = kb.create_key("reader")
+        _, first = kb.keys.create("reader")
+        _, second = kb.keys.create("reader")
 
     def search(key: str) -> httpx.Response:
         return httpx.post(f"{url}/api/v1/search", json={"query": "backups"}, headers={"Authorization": f"Bearer {key}"})

@@ -139,10 +139,10 @@ def test_members_are_documents_with_bang_paths(kb, tmp_path, name, build, mode):
     assert set(report.added) == {guide, faq, str(archive)} and not report.failed
     assert hit_paths(kb, "flamingo")[0] == guide
     assert hit_paths(kb, "pangolin")[0] == faq
-    records = {r.path: r for r in kb.documents()}
+    records = {r.path: r for r in kb.documents.list()}
     assert records[guide].type == "markdown" and records[guide].document_id != records[faq].document_id
     assert records[str(archive)].type == "archive"  # the archive's own document lists its members
-    assert "install/guide.md" in kb.document_text(records[str(archive)].document_id)
+    assert "install/guide.md" in kb.documents.text(records[str(archive)].document_id)
 
 
 def test_fetch_doc_and_list_docs_show_the_member_path(kb, tmp_path):
@@ -150,11 +150,11 @@ def test_fetch_doc_and_list_docs_show_the_member_path(kb, tmp_path):
     kb.add([tmp_path / "docs"])
     member = f"{archive}!/install/guide.md"
     for ref in (member, "manuals.zip!/install/guide.md", "install/guide.md"):
-        doc = kb.fetch_doc(ref)
+        doc = kb.browse.fetch_doc(ref)
         assert doc.path == member and "flamingo installer" in doc.text
-    assert any(line.startswith("- [manuals.zip! / install / Install]") for line in kb.list_docs().lines)
+    assert any(line.startswith("- [manuals.zip! / install / Install]") for line in kb.browse.list_docs().lines)
     [hit] = [h for h in kb.search("flamingo") if h.path == member]
-    assert kb.document_text(hit.document_id)[hit.char_start:hit.char_end] == hit.text
+    assert kb.documents.text(hit.document_id)[hit.char_start:hit.char_end] == hit.text
 
 
 def test_archive_changes_are_followed(kb, tmp_path):
@@ -164,7 +164,7 @@ def test_archive_changes_are_followed(kb, tmp_path):
 
     again = kb.add([docs])  # unchanged archive: skipped by size and mtime, nothing read
     assert again.unchanged == [str(archive)] and not again.added and not again.updated and again.chunks == 0
-    assert not again.removed and len(kb.documents()) == 4
+    assert not again.removed and len(kb.documents.list()) == 4
 
     rewrite(archive, make_zip, {"guide.md": GUIDE.replace("flamingo", "heron"), "faq.md": FAQ,
                                 "new.md": "# New\n\nThe quokka smiles.\n"})
@@ -182,15 +182,15 @@ def test_archive_changes_are_followed(kb, tmp_path):
     archive.unlink()
     gone = kb.add([docs])
     assert set(gone.removed) == {str(archive), f"{archive}!/guide.md", f"{archive}!/faq.md", f"{archive}!/new.md"}
-    assert [d.path for d in kb.documents()] == [str(docs / "other.md")] and hit_paths(kb, "pangolin") == []
+    assert [d.path for d in kb.documents.list()] == [str(docs / "other.md")] and hit_paths(kb, "pangolin") == []
 
 
 def test_remove_an_archive_removes_its_members(kb, tmp_path):
     archive = make_tar(tmp_path / "docs" / "m.tar.gz", {"guide.md": GUIDE, "faq.md": FAQ}, "w:gz")
     kb.add([archive])
-    removed = kb.remove([archive])
+    removed = kb.documents.remove([archive])
     assert {r.path for r in removed} == {str(archive), f"{archive}!/guide.md", f"{archive}!/faq.md"}
-    assert kb.documents() == []
+    assert kb.documents.list() == []
 
 
 def test_dotdot_and_absolute_member_names_are_only_names(kb, tmp_path):
@@ -204,7 +204,7 @@ def test_dotdot_and_absolute_member_names_are_only_names(kb, tmp_path):
     assert hit_paths(kb, "narwhal") == [f"{archive}!/abs/secret.txt"]
     assert hit_paths(kb, "axolotl") == [f"{tar}!/tmp/escape.txt"]
     assert sorted(p.name for p in docs.rglob("*")) == before  # nothing extracted
-    assert "mongoose" in kb.fetch_doc("evil.zip!/etc/passwd").text  # the member, not /etc/passwd
+    assert "mongoose" in kb.browse.fetch_doc("evil.zip!/etc/passwd").text  # the member, not /etc/passwd
     assert safe_name("C:\\Users\\..\\x\n.txt") == "Users/x?.txt" and safe_name("a/./b//c") == "a/b/c"
     assert archive_of(f"{archive}!/etc/passwd") == str(archive) and archive_of("/d/notes!/x.txt") is None
 
@@ -326,7 +326,7 @@ def test_citations_show_the_member_path(tmp_path, embedder):
             answer = kb.ask("How do I run the flamingo installer?")
             [citation] = answer.citations
             assert citation.path == f"{archive}!/install/guide.md" and "guide.md" in citation.label
-            text = kb.document_text(citation.document_id)
+            text = kb.documents.text(citation.document_id)
             assert text[citation.char_start:citation.char_end] == citation.quote
 
 
@@ -336,7 +336,7 @@ def test_an_emptied_archive_removes_its_members(kb, tmp_path):
     rewrite(archive, make_zip, {})
     report = kb.add([tmp_path / "docs"])
     assert set(report.removed) == {f"{archive}!/guide.md", f"{archive}!/faq.md"} and not report.failed
-    assert [r.path for r in kb.documents()] == [str(archive)] and hit_paths(kb, "flamingo") == []
+    assert [r.path for r in kb.documents.list()] == [str(archive)] and hit_paths(kb, "flamingo") == []
 
 
 def test_an_update_cut_short_is_finished_by_the_next_add(kb, tmp_path):

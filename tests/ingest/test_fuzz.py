@@ -128,7 +128,7 @@ def test_corrupted_files_of_every_format_fail_clearly_and_alone(tmp_path):
     started = time.perf_counter()
     with KnowledgeBase(settings) as kb:
         report = kb.add([docs])
-        readable = {Path(d.path).name for d in kb.documents() if d.status == "ok"}
+        readable = {Path(d.path).name for d in kb.documents.list() if d.status == "ok"}
     elapsed = time.perf_counter() - started
 
     names = {Path(p).name for p in report.added} | {Path(p).name for p, _ in report.skipped}

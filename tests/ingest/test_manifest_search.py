@@ -91,6 +91,6 @@ def test_failures_are_listed_with_reasons(ingested):
     folder, rows, kb, report = ingested
     must_fail = {row["file"] for row in rows if row["expected"].startswith("error:")}
     assert must_fail and must_fail <= {Path(p).relative_to(folder).as_posix() for p, _, _ in report.failed}
-    listed = {d.path: d for d in kb.documents()}
+    listed = {d.path: d for d in kb.documents.list()}
     for path, kind, reason in report.failed:
         assert reason and listed[path].status == "error" and listed[path].error.startswith(kind)

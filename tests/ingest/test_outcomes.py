@@ -209,7 +209,7 @@ def test_a_file_truncated_to_zero_bytes_leaves_the_index(kb, tmp_path):
     report = kb.add([path.parent])
     assert report.skipped == [(str(path), "empty file")]
     assert found(kb, "puffin") == []
-    assert {d.path: d.status for d in kb.documents()} == {str(path): "skipped"}
+    assert {d.path: d.status for d in kb.documents.list()} == {str(path): "skipped"}
 
 
 def test_a_later_exclude_prunes_what_it_now_excludes(kb, tmp_path):
@@ -221,7 +221,7 @@ def test_a_later_exclude_prunes_what_it_now_excludes(kb, tmp_path):
     assert names(first.added) == ["d.md", "keep.md"] and names(p for p, _ in first.skipped) == ["old.bin"]
     report = kb.add([docs], exclude=["*.bin", "drafts/**"])
     assert names(report.removed) == ["d.md", "old.bin"] and (docs / "old.bin").exists()
-    assert [d.path for d in kb.documents()] == [str(docs / "keep.md")]
+    assert [d.path for d in kb.documents.list()] == [str(docs / "keep.md")]
 
 
 def test_skipped_files_are_read_again_when_the_readers_change(kb, tmp_path):
@@ -252,7 +252,7 @@ def test_failures_count_once_then_as_still_failing(kb, tmp_path):
         "image with no text layer: needs OCR (not enabled)")
     again = kb.add([docs])
     assert (again.failed, again.skipped, names(again.still_failing), names(again.still_skipped)) == ([], [], ["bad.pdf"], ["pic.png"])
-    stats = kb.stats()
+    stats = kb.status.stats()
     assert (stats["documents"], stats["failed"], stats["skipped"]) == (1, 1, 1)
     assert stat.S_ISREG(os.stat(docs / "bad.pdf").st_mode)
 
@@ -284,8 +284,8 @@ def test_skipped_files_are_not_counted_as_failed_in_the_catalog(kb, tmp_path):
     (docs / "pic.png").write_bytes(blank_png())
     (docs / "bad.pdf").write_bytes(b"%PDF-1.4 truncated")
     kb.add([docs])
-    assert "> 1 document; 1 more failed to ingest" in kb.llms_txt()
-    assert kb.collections() == {"default": 1}
+    assert "> 1 document; 1 more failed to ingest" in kb.browse.llms_txt()
+    assert kb.documents.collections() == {"default": 1}
 
 
 def test_a_raised_limit_reads_again_what_the_old_one_refused(tmp_path):

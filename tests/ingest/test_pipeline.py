@@ -85,8 +85,8 @@ def test_rename_moves_the_document(kb, tmp_path):
     assert not report.added and not report.removed and report.chunks == 0  # moved, not re-parsed
     [hit] = kb.search("pelican")
     assert Path(hit.path).name == "new-name.md" and hit.chunk_id == chunk_before
-    assert [Path(d.path).name for d in kb.documents()] == ["new-name.md"]
-    assert kb.document(docs / "sub" / "new-name.md").chunks == 1
+    assert [Path(d.path).name for d in kb.documents.list()] == ["new-name.md"]
+    assert kb.documents.get(docs / "sub" / "new-name.md").chunks == 1
     check = kb.store.check()
     assert check["integrity"] == "ok" and check["fts_integrity"] and check["fts_orphans"] == 0
 
@@ -100,7 +100,7 @@ def test_rename_of_a_file_titled_by_its_name_is_reparsed(kb, tmp_path):
     report = kb.add([docs])
     assert [Path(p).name for p in report.added] == ["new-name.txt"]
     assert [Path(p).name for p in report.removed] == ["old-name.txt"]
-    assert [d.title for d in kb.documents()] == ["new-name.txt"]
+    assert [d.title for d in kb.documents.list()] == ["new-name.txt"]
 
 
 @pytest.mark.slow
@@ -110,9 +110,9 @@ def test_remove_file_and_folder(kb, tmp_path):
     write(docs / "sub" / "x.txt", "drop the walrus one\n")
     write(docs / "sub" / "y.txt", "drop the walrus two\n")
     kb.add([docs])
-    assert [Path(r.path).name for r in kb.remove([docs / "keep.txt"])] == ["keep.txt"]
-    assert sorted(Path(r.path).name for r in kb.remove([docs / "sub"])) == ["x.txt", "y.txt"]
-    assert kb.documents() == [] and kb.store.check()["chunks"] == 0
+    assert [Path(r.path).name for r in kb.documents.remove([docs / "keep.txt"])] == ["keep.txt"]
+    assert sorted(Path(r.path).name for r in kb.documents.remove([docs / "sub"])) == ["x.txt", "y.txt"]
+    assert kb.documents.list() == [] and kb.store.check()["chunks"] == 0
 
 
 @pytest.mark.slow
@@ -123,9 +123,9 @@ def test_collections_are_separate(kb, tmp_path):
     kb.add([tmp_path / "two"], collection="two")
     assert paths_of(kb.search("lighthouse", collection="one")) == {"a.txt"}
     assert paths_of(kb.search("lighthouse")) == {"a.txt", "b.txt"}
-    assert [d.collection for d in kb.documents("two")] == ["two"]
-    kb.remove([tmp_path / "one"], collection="two")  # wrong collection: nothing removed
-    assert len(kb.documents()) == 2
+    assert [d.collection for d in kb.documents.list("two")] == ["two"]
+    kb.documents.remove([tmp_path / "one"], collection="two")  # wrong collection: nothing removed
+    assert len(kb.documents.list()) == 2
 
 
 @pytest.mark.slow
@@ -164,7 +164,7 @@ def test_bad_files_do_not_stop_the_batch(kb, tmp_path):
     failed = {Path(p).name: reason for p, _, reason in report.failed}
     assert set(failed) == {"broken.docx"}  # junk.bin is not a format docqa reads: skipped, not failed
     assert sorted(Path(p).name for p, _ in report.skipped) == ["empty.txt", "junk.bin"]
-    listed = {Path(d.path).name: d for d in kb.documents()}
+    listed = {Path(d.path).name: d for d in kb.documents.list()}
     assert listed["broken.docx"].status == "error" and listed["broken.docx"].chunks == 0
     assert paths_of(kb.search("otters")) == {"good.txt"}
 

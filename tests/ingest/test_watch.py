@@ -54,7 +54,7 @@ class Running:
                     raise RuntimeError("the disk hiccuped")
                 return kb.add(targets, include=self.include, exclude=self.exclude)
 
-            Watcher(sync, self.roots, kb.scanner(self.include, self.exclude), quiet_ms=100).run(self.stop, self.batches.append)
+            Watcher(sync, self.roots, kb.documents.scanner(self.include, self.exclude), quiet_ms=100).run(self.stop, self.batches.append)
 
     def __enter__(self) -> Running:
         self.thread.start()
@@ -87,7 +87,7 @@ def found(kb: KnowledgeBase, word: str) -> set[str]:
 
 
 def indexed(kb: KnowledgeBase) -> set[str]:
-    return {Path(r.path).name for r in kb.documents() if r.status == "ok"}
+    return {Path(r.path).name for r in kb.documents.list() if r.status == "ok"}
 
 
 @pytest.mark.slow
@@ -177,10 +177,10 @@ def test_rules_judge_a_path_as_the_walk_would(tmp_path, settings):
     for name in ("a/secret.md", "a/open.md", "build/x.md", ".git/config", "drafts/d.md", "a/.swp.md", "ok.txt"):
         write(docs / name, "text\n")
     with KnowledgeBase(settings, embedder=None) as kb:
-        watcher = Watcher(kb.add, [docs], kb.scanner(include=["*.md"], exclude=["drafts/"]))
+        watcher = Watcher(kb.add, [docs], kb.documents.scanner(include=["*.md"], exclude=["drafts/"]))
         plan = watcher.plan(str(docs / n) for n in ("a/secret.md", "a/open.md", "build/x.md", ".git/config",
                                                      "drafts/d.md", "a/.swp.md", "ok.txt", "gone/x.md"))
-        walked = {str(p) for p in kb.scanner(include=["*.md"], exclude=["drafts/"]).scan([docs]).files}
+        walked = {str(p) for p in kb.documents.scanner(include=["*.md"], exclude=["drafts/"]).scan([docs]).files}
     assert {str(p) for p in plan.files} == walked == {str(docs / "a" / "open.md")}
     assert plan.roots == {docs}  # gone/x.md: really gone, so its folder is synced whole
 
@@ -190,7 +190,7 @@ def test_a_path_that_cannot_be_read_now_is_kept(tmp_path, settings):
     docs = tmp_path / "docs"
     docs.mkdir()
     with KnowledgeBase(settings, embedder=None) as kb:
-        plan = Watcher(kb.add, [docs], kb.scanner()).plan([str(docs / ("x" * 300))])
+        plan = Watcher(kb.add, [docs], kb.documents.scanner()).plan([str(docs / ("x" * 300))])
     assert not plan.files and not plan.roots
     assert len(plan.unreadable) == 1 and "kept in the index" in plan.unreadable[0][1]
 
@@ -219,7 +219,7 @@ def test_a_root_that_is_not_a_folder_is_refused(tmp_path, settings):
 
     write(tmp_path / "file.md", "x")
     with KnowledgeBase(settings, embedder=None) as kb, pytest.raises(InputError, match="not a folder"):
-        Watcher(kb.add, [tmp_path / "file.md"], kb.scanner())
+        Watcher(kb.add, [tmp_path / "file.md"], kb.documents.scanner())
 
 
 def _lines(stream) -> queue.Queue:

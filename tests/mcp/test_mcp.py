@@ -225,7 +225,7 @@ async def _post(url: str, headers: dict[str, str] | None = None) -> httpx2.Respo
 @pytest.mark.slow
 async def test_http_needs_a_key_once_keys_exist(served):
     url, kb = served
-    kb.create_key("admin")
+    kb.keys.create("admin")
     refused = await _post(url)
     assert refused.status_code == 401
     assert refused.json()["error"]["code"] == "unauthorized"
@@ -237,7 +237,7 @@ async def test_http_needs_a_key_once_keys_exist(served):
 @pytest.mark.slow
 async def test_http_reader_searches_and_asks_but_cannot_ingest(served, tmp_path: Path):
     url, kb = served
-    _, key = kb.create_key("reader")
+    _, key = kb.keys.create("reader")
     async with _client(url, key) as client:
         assert {t.name for t in (await client.list_tools()).tools} == TOOLS
         hits = await client.call_tool("search_docs", {"query": "restic"})
@@ -251,8 +251,8 @@ async def test_http_reader_searches_and_asks_but_cannot_ingest(served, tmp_path:
 @pytest.mark.slow
 async def test_http_estimate_cost_is_for_maintainers_not_readers(served):
     url, kb = served
-    _, reader = kb.create_key("reader")
-    _, editor = kb.create_key("editor")
+    _, reader = kb.keys.create("reader")
+    _, editor = kb.keys.create("editor")
     async with _client(url, editor) as client:
         est = await client.call_tool("estimate_cost", {"question": "How is the service deployed?", "mode": "pipeline"})
         assert not est.is_error and est.structured_content["basis"] == "defaults"
@@ -265,7 +265,7 @@ async def test_http_estimate_cost_is_for_maintainers_not_readers(served):
 @pytest.mark.slow
 async def test_http_editor_ingests_only_inside_ingest_roots(served, tmp_path: Path):
     url, kb = served
-    _, key = kb.create_key("editor")
+    _, key = kb.keys.create("editor")
     (tmp_path / "ops" / "rotate.md").write_text("# Rotation\n\nLogs rotate weekly.\n")
     async with _client(url, key) as client:
         report = await client.call_tool("ingest_files", {"paths": [str(tmp_path / "ops")], "collection": "ops"})
@@ -277,8 +277,8 @@ async def test_http_editor_ingests_only_inside_ingest_roots(served, tmp_path: Pa
 @pytest.mark.slow
 async def test_http_collection_scoped_key_sees_only_its_collection(served):
     url, kb = served
-    _, key = kb.create_key("reader", ["ops"])
-    deploy_id = next(d.document_id for d in kb.documents("dev"))
+    _, key = kb.keys.create("reader", ["ops"])
+    deploy_id = next(d.document_id for d in kb.documents.list("dev"))
     async with _client(url, key) as client:
         hits = await client.call_tool("search_docs", {"query": "deployed Ansible restic"})
         assert {h["collection"] for h in hits.structured_content["hits"]} == {"ops"}
@@ -295,10 +295,10 @@ async def test_http_collection_scoped_key_sees_only_its_collection(served):
 @pytest.mark.slow
 async def test_http_revoked_key_is_refused(served):
     url, kb = served
-    record, key = kb.create_key("reader")
+    record, key = kb.keys.create("reader")
     async with _client(url, key) as client:
         assert not (await client.call_tool("list_knowledge", {})).is_error
-    kb.revoke_key(record.id)
+    kb.keys.revoke(record.id)
     refused = await _post(url, {"X-API-Key": key})
     assert refused.status_code == 401 and "revoked" in refused.json()["error"]["message"]
 
@@ -342,7 +342,7 @@ def _slow_model_settings(tmp_path: Path, server) -> Settings:
 
 
 def _finished(kb: KnowledgeBase):
-    runs = kb.runs()
+    runs = kb.log.runs()
     return runs if runs and all(r.status != "RUNNING" for r in runs) else None
 
 

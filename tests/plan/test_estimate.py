@@ -49,9 +49,9 @@ def _kb(tmp_path: Path, docs: Path, server: ScriptedServer | None, **llm) -> Kno
 @pytest.mark.slow
 def test_without_runs_the_estimate_comes_from_defaults_and_says_so(tmp_path: Path, docs: Path):
     with ScriptedServer() as server, _kb(tmp_path, docs, server, prompt_price=2.0, completion_price=8.0) as kb:
-        est = kb.estimate(QUESTION, "pipeline")
-        agent = kb.estimate("Compare the backup policies across all documents", "auto")
-        catalog = kb.estimate("What files do you have?", "auto")
+        est = kb.estimates.question(QUESTION, "pipeline")
+        agent = kb.estimates.question("Compare the backup policies across all documents", "auto")
+        catalog = kb.estimates.question("What files do you have?", "auto")
         assert server.requests == []  # estimating never calls the model
     assert est["basis"] == "defaults" and est["runs"] == 0 and est["mode"] == "pipeline"
     assert any("no recorded pipeline run" in n for n in est["notes"])
@@ -60,7 +60,7 @@ def test_without_runs_the_estimate_comes_from_defaults_and_says_so(tmp_path: Pat
     assert agent["mode"] == "agent" and agent["model_calls"] > est["model_calls"]
     assert catalog["mode"] == "catalog" and catalog["prompt_tokens"] == 0 and catalog["cost"] == 0
     with pytest.raises(InputError, match="unknown mode 'fast'"):
-        kb.estimate(QUESTION, "fast")
+        kb.estimates.question(QUESTION, "fast")
 
 
 @pytest.mark.slow
@@ -71,8 +71,8 @@ def test_after_runs_the_estimate_is_their_average(tmp_path: Path, docs: Path):
     with ScriptedServer(replies) as server, _kb(tmp_path, docs, server) as kb:
         for _ in range(3):
             assert kb.ask(QUESTION).status == "SUCCESS"
-        est = kb.estimate(QUESTION)
-        runs = kb.runs()
+        est = kb.estimates.question(QUESTION)
+        runs = kb.log.runs()
     assert est["basis"] == "runs" and est["runs"] == 3 and est["mode"] == "pipeline" and est["model"] == "scripted"
     assert (est["prompt_tokens"], est["completion_tokens"], est["model_calls"]) == (1733, 55, 2)  # (1500 + 1900 + 1800) / 3, (45 + 65 + 55) / 3
     seconds = [r.timings["total"] for r in runs]
@@ -86,28 +86,27 @@ def test_after_runs_the_estimate_is_their_average(tmp_path: Path, docs: Path):
 def test_a_remote_model_without_prices_has_no_cost(tmp_path: Path, docs: Path):
     with _kb(tmp_path, docs, None) as kb:
         kb.settings.llm.provider, kb.settings.llm.base_url = "openai", "https://api.example.com/v1"
-        kb._chat = None  # choose again from the changed settings (a remote server, never called)
-        kb._chat_model = None
-        est = kb.estimate(QUESTION, "pipeline")
+        kb.models.choose_again()  # choose again from the changed settings (a remote server, never called)
+        est = kb.estimates.question(QUESTION, "pipeline")
     assert est["chat"]["local"] is False and est["cost"] is None
     assert any("llm.prompt_price" in n for n in est["notes"])
 
 
 def test_without_a_model_every_question_is_extractive(tmp_path: Path, docs: Path):
     with _kb(tmp_path, docs, None) as kb:
-        est = kb.estimate(QUESTION, "agent")
+        est = kb.estimates.question(QUESTION, "agent")
     assert est["mode"] == "extractive" and est["model"] is None and est["model_calls"] == 0 and est["cost"] == 0
 
 
 def test_estimating_reads_the_log_so_a_reader_is_refused(tmp_path: Path, docs: Path):
     with _kb(tmp_path, docs, None) as kb:
         with pytest.raises(PermissionDeniedError, match="read the question-and-answer log"):
-            kb.estimate(QUESTION, principal=Principal("reader", remote=True))
+            kb.estimates.question(QUESTION, principal=Principal("reader", remote=True))
         with pytest.raises(PermissionDeniedError, match="add and remove documents"):
-            kb.estimate_ingest(docs, principal=Principal("reader", remote=True))
+            kb.estimates.ingest(docs, principal=Principal("reader", remote=True))
         with pytest.raises(PermissionDeniedError, match="not under a folder in api.ingest_roots"):
-            kb.estimate_ingest(tmp_path, principal=Principal("editor", remote=True))
-        assert kb.estimate_ingest(docs, principal=Principal("editor", remote=True))["files"] == 1
+            kb.estimates.ingest(tmp_path, principal=Principal("editor", remote=True))
+        assert kb.estimates.ingest(docs, principal=Principal("editor", remote=True))["files"] == 1
 
 
 @pytest.mark.slow

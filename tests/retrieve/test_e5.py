@@ -48,6 +48,6 @@ def test_a_knowledge_base_built_with_e5(tmp_path, e5):
     settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "local", "model": "multilingual-e5-small"})
     with KnowledgeBase(settings, embedder=e5) as kb:
         kb.add([build(tmp_path / "docs", DOCS)])
-        assert kb.stats()["embedder"]["name"] == "multilingual-e5-small"
+        assert kb.status.stats()["embedder"]["name"] == "multilingual-e5-small"
         assert Path(kb.search("how long are database backups kept?")[0].path).name == "backup.md"
         assert Path(kb.search("出差住宿每晚多少钱？", mode="dense")[0].path).name == "travel.md"

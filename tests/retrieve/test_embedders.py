@@ -102,7 +102,7 @@ def test_unchanged_text_is_never_embedded_twice(tmp_path, server):
     with KnowledgeBase(_settings(tmp_path, server.url)) as kb:
         kb.add([root])
         first = len(_sent(server))
-        assert first == kb.stats()["chunks"]
+        assert first == kb.status.stats()["chunks"]
         server.requests.clear()
         text = (root / "f0.md").read_text(encoding="utf-8").replace("part 1 talks", "part 1 now talks")
         (root / "f0.md").write_text(text, encoding="utf-8")
@@ -110,7 +110,7 @@ def test_unchanged_text_is_never_embedded_twice(tmp_path, server):
         assert [Path(p).name for p in report.updated] == ["f0.md"]
         sent = _sent(server)
         assert len(sent) == 1 and "part 1 now talks" in sent[0]  # only the changed chunk
-        stats = kb.stats()
+        stats = kb.status.stats()
         assert stats["vectors"] == stats["chunks"]  # the replaced chunk's vector is gone
 
 
@@ -125,11 +125,11 @@ def test_another_model_is_refused_until_reindex(tmp_path, server):
         with pytest.raises(EmbedderMismatchError, match="docqa reindex"):
             kb.add([root])
         assert kb.search("topic1x1", mode="bm25")  # full-text search still works
-        report = kb.reindex()
-        assert report.embedded == kb.stats()["chunks"] and report.embedder.startswith("openai:model-b@")
+        report = kb.documents.reindex()
+        assert report.embedded == kb.status.stats()["chunks"] and report.embedder.startswith("openai:model-b@")
         assert Path(kb.search("topic1x1")[0].path).name == "f1.md"
-        assert kb.stats()["embedder"]["name"] == "openai:model-b"
-        assert kb.stats()["vectors"] == kb.stats()["chunks"]  # model-a's vectors are dropped
+        assert kb.status.stats()["embedder"]["name"] == "openai:model-b"
+        assert kb.status.stats()["vectors"] == kb.status.stats()["chunks"]  # model-a's vectors are dropped
     with KnowledgeBase(_settings(tmp_path, None)) as kb:  # provider none: reading works, writing is refused
         assert kb.search("topic1x1").mode == "bm25"
         with pytest.raises(EmbedderMismatchError, match="provider is 'none'"):
@@ -149,7 +149,7 @@ def test_reindex_resumes_after_a_kill(tmp_path):
     root = _corpus(tmp_path / "docs", files=100, sections=6)  # 600 chunks: three reindex batches
     with KnowledgeBase(_settings(tmp_path, None)) as kb:  # built without vectors
         kb.add([root])
-        chunks = kb.stats()["chunks"]
+        chunks = kb.status.stats()["chunks"]
     reference = tmp_path / "reference"
     reference.mkdir()
     shutil.copy(tmp_path / "kb.db", reference / "kb.db")
@@ -167,11 +167,11 @@ def test_reindex_resumes_after_a_kill(tmp_path):
         assert 0 < partial < chunks, partial
         server.requests.clear()
         with KnowledgeBase(_settings(tmp_path, server.url)) as kb:
-            report = kb.reindex()
+            report = kb.documents.reindex()
             assert report.reused == partial and report.embedded == chunks - partial
             assert len(_sent(server)) == chunks - partial  # nothing embedded twice
         with KnowledgeBase(_settings(reference, server.url)) as kb:  # the same reindex, never interrupted
-            kb.reindex()
+            kb.documents.reindex()
     resumed, straight = _vectors(tmp_path / "kb.db"), _vectors(reference / "kb.db")
     assert len(resumed) == chunks and resumed == straight
 

@@ -110,7 +110,7 @@ def test_dense_index_follows_updates_and_deletes(tmp_path, local_embedder):
         (root / "en" / "notes.txt").unlink()
         kb.add([root])
         assert "notes.txt" not in names(kb.search("when are invoices paid", mode="dense"))
-        stats = kb.stats()
+        stats = kb.status.stats()
         assert stats["vectors"] == stats["chunks"]  # no vector outlives its chunk
 
 
@@ -136,9 +136,9 @@ def test_threshold_is_a_setting(tmp_path, local_embedder, threshold, expected):
 
 def test_convex_weight_comes_from_the_model_unless_set(tmp_path, local_embedder):
     with KnowledgeBase(Settings(kb=str(tmp_path / "a.db")), embedder=local_embedder) as kb:
-        assert kb.retriever.dense_weight == local_embedder.fusion_weight == 0.3
+        assert kb.models.retriever.dense_weight == local_embedder.fusion_weight == 0.3
     with KnowledgeBase(Settings(kb=str(tmp_path / "b.db"), search={"dense_weight": 0.6}), embedder=local_embedder) as kb:
-        assert kb.retriever.dense_weight == 0.6
+        assert kb.models.retriever.dense_weight == 0.6
 
 
 def test_searches_at_once_on_one_knowledge_base_finish_and_agree(tmp_path, local_embedder):
@@ -200,10 +200,10 @@ def test_warm_loads_the_vectors_a_first_search_needs(tmp_path, local_embedder):
         writer.add([build(tmp_path / "docs", DOCS)])
     with KnowledgeBase(settings, embedder=local_embedder) as server:
         assert server.store.vectors._cache is None
-        server.warm()
+        server.models.warm()
         warmed = server.store.vectors._cache
         assert warmed is not None and warmed.matrix.rows == len(DOCS)
         assert names(server.search("how long do we retain copies of the data store?", mode="dense"))[0] == "backup.md"
         assert server.store.vectors._cache is warmed  # the search used what warm loaded
     with KnowledgeBase(Settings(kb=str(tmp_path / "bm25.db"), embed={"provider": "none"}), embedder=None) as plain:
-        plain.warm()  # no embedder: nothing to load, no error
+        plain.models.warm()  # no embedder: nothing to load, no error

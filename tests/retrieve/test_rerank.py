@@ -150,7 +150,7 @@ def test_the_answer_and_its_trace_carry_the_rerank_report(make_kb):
         answer = kb.ask("How often is the database backup made?", on_event=events.append, check=False)
     report = answer.retrieval["rerank"]
     assert report["status"] == "fallback" and "not an order" in report["reason"]
-    trace = kb.run(events[0].data["run_id"]).trace
+    trace = kb.log.run(events[0].data["run_id"]).trace
     assert any(entry.get("rerank") == report for entry in trace if entry.get("stage") == "retrieving")
 
 
@@ -216,7 +216,7 @@ def test_the_agent_s_search_tool_reranks_and_says_when_it_could_not(make_kb):
     from docqa.agent.tools import Evidence, SearchDocs
 
     with ScriptedServer([{"text": "3 > 1"}, {"text": "no idea"}]) as server:
-        library = make_kb(server).library()
+        library = make_kb(server).answers.library()
         tool = SearchDocs(library.search, Evidence(), 3)
         first, second = tool.run({"query": QUERY}), tool.run({"query": QUERY})
     assert first.summary.endswith("; reranked") and len(server.requests) == 1 + 1

@@ -55,7 +55,7 @@ def test_a_killed_ask_leaves_a_failed_run_not_a_running_one(tmp_path, kb_at):
         (run,) = kb.store.runlog.list_runs()
         assert run.status == FAILED and run.finished_at
         assert f"pid {proc.pid}" in run.error and "killed or crashed" in run.error
-        (row,) = kb.qa_log(attention=True)  # `docqa log --attention` shows it
+        (row,) = kb.log.qa_log(attention=True)  # `docqa log --attention` shows it
         assert row["run_id"] == run.id and row["reason"].startswith("failed: the process answering")
 
 

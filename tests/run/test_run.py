@@ -74,7 +74,7 @@ def test_a_python_caller_iterates_the_run(make):
     assert answer.status == "SUCCESS" and run.answers == [answer] and run.wait() is answer
     assert events[0].data == {"session_id": answer.session_id, "run_id": answer.run_id}
     assert events[-1].data == {"status": "SUCCESS", "run_id": answer.run_id}
-    record = kb.run(answer.run_id)
+    record = kb.log.run(answer.run_id)
     assert record.status == "SUCCESS" and record.answer == answer.answer and record.finished_at
     assert [t["stage"] for t in record.trace if "model_call" not in t][:2] == ["routing", "retrieving"]
 
@@ -85,9 +85,9 @@ def test_the_run_is_recorded_running_while_it_works(make):
         kb = make(server)
         with kb.start("How long are backups kept?") as run:
             first = next(run)
-            assert first.type == "metadata" and kb.run(first.data["run_id"]).status == "RUNNING"
+            assert first.type == "metadata" and kb.log.run(first.data["run_id"]).status == "RUNNING"
             run.wait()
-    assert kb.run(first.data["run_id"]).status == "SUCCESS"
+    assert kb.log.run(first.data["run_id"]).status == "SUCCESS"
 
 
 @pytest.mark.slow
@@ -104,7 +104,7 @@ def test_closing_the_iterator_early_records_cancelled(make):
         calls = len(server.requests)
     assert calls == 1 and "done" not in [e.type for e in events]
     assert run.answer.status == "CANCELLED"
-    record = kb.run(events[0].data["run_id"])
+    record = kb.log.run(events[0].data["run_id"])
     assert record.status == "CANCELLED" and record.finished_at
 
 
@@ -119,7 +119,7 @@ def test_cancel_from_another_thread_stops_before_the_next_model_call(make):
         timer.join()
         calls = len(server.requests)
     assert calls == 1 and run.answer.status == "CANCELLED" and events[-1].type != "done"
-    assert kb.run(run.answer.run_id).status == "CANCELLED"
+    assert kb.log.run(run.answer.run_id).status == "CANCELLED"
 
 
 @pytest.mark.slow
@@ -127,7 +127,7 @@ def test_a_time_limit_stops_the_run(make):
     with ScriptedServer([{"text": BACKUPS * 6, "chunk_delay": 0.02}, {"text": "VERIFIED"}]) as server:
         kb = make(server)
         answer = kb.start("How long are backups kept?", timeout=0.2).wait()
-    record = kb.run(answer.run_id)
+    record = kb.log.run(answer.run_id)
     assert answer.status == "CANCELLED" and record.status == "CANCELLED"
     assert any(t["stage"] == "time_limit" for t in record.trace)
 
@@ -152,7 +152,7 @@ def test_a_follow_up_is_answered_after_the_run_in_the_same_stream_and_session(ma
     assert run.answer is first and "35 days" in first.answer and "90 days" in second.answer
     assert second.session_id == first.session_id and events[done + 1].data["run_id"] == second.run_id
     assert second.retrieval["query"] == "How often are API keys rotated?"  # understood from the previous turn
-    assert [r.question for r in kb.session_runs(first.session_id)] == [
+    assert [r.question for r in kb.log.session_runs(first.session_id)] == [
         "How long are backups kept?", "And how often are API keys rotated?"]
 
 
@@ -182,7 +182,7 @@ def test_the_question_is_routed_once(make):
         events = list(run)
     assert [e.data["phase"] for e in events if e.type == "status"] == ["routing", "answering"]
     assert run.answer.mode == "catalog" and server.requests == []
-    routing = [t for t in kb.run(run.answer.run_id).trace if t["stage"] == "routing"]
+    routing = [t for t in kb.log.run(run.answer.run_id).trace if t["stage"] == "routing"]
     assert len(routing) == 1 and routing[0]["route"] == "catalog"
 
 
@@ -202,4 +202,4 @@ def test_the_run_answers_within_the_principal_scope(make):
         run.wait()
         tool_result = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")["content"]
     assert tool_result.startswith("error:") and "secret" in tool_result  # refused in the core, told to the model
-    assert kb.run(run.answer.run_id).collection == "default"
+    assert kb.log.run(run.answer.run_id).collection == "default"

@@ -35,12 +35,12 @@ async def test_an_editor_of_one_collection_cannot_plant_text_in_another(tmp_path
     _fill(tmp_path, kb)
     settings = _settings(tmp_path, kb)
     with KnowledgeBase(settings) as core, _Uvicorn(create_app(settings)) as url:
-        _, editor_ops = core.create_key("editor", ["ops"])
-        _, reader_ops = core.create_key("reader", ["ops"])
-        _, reader_dev = core.create_key("reader", ["dev"])
-        _, reader_all = core.create_key("reader", [])
+        _, editor_ops = core.keys.create("editor", ["ops"])
+        _, reader_ops = core.keys.create("reader", ["ops"])
+        _, reader_dev = core.keys.create("reader", ["dev"])
+        _, reader_all = core.keys.create("reader", [])
         run = core.ask("What is the deploy token?", collection="ops",
-                       principal=Principal.of(core.authenticate_key(editor_ops))).run_id
+                       principal=Principal.of(core.keys.authenticate(editor_ops))).run_id
         async with httpx.AsyncClient(base_url=url, timeout=60) as http:
             def as_(key):
                 return {"Authorization": f"Bearer {key}"}
@@ -66,8 +66,8 @@ async def test_an_editor_of_one_collection_cannot_plant_text_in_another(tmp_path
         async with _mcp(url, reader_dev) as client:
             result = await client.call_tool("search_docs", {"query": "deploy token PLANTED", "top_k": 10})
         assert not result.is_error and not _planted(b.text for b in result.content if getattr(b, "text", None))
-        assert next(r for r in core.qa_log() if r["run_id"] == run)["corrected"] is True
-        core.delete_collection("ops")  # the note goes with its collection
+        assert next(r for r in core.log.qa_log() if r["run_id"] == run)["corrected"] is True
+        core.documents.delete_collection("ops")  # the note goes with its collection
         assert not _planted(h.text for h in core.search("deploy token PLANTED", 10))
 
 
@@ -87,5 +87,5 @@ def test_the_cli_files_a_correction_in_the_runs_collection(tmp_path: Path, kb: s
     assert done.returncode == 0, done.stderr
     assert "in collection 'dev'" in done.stdout
     with KnowledgeBase(_settings(tmp_path, kb)) as core:
-        notes = [d for d in core.documents() if d.path.endswith(f"correction-{run}.md")]
+        notes = [d for d in core.documents.list() if d.path.endswith(f"correction-{run}.md")]
     assert [d.collection for d in notes] == ["dev"]

@@ -61,7 +61,7 @@ def test_a_repeated_question_is_answered_from_the_earlier_verified_answer(kb, lo
     assert again.answer == first.answer and [c.quote for c in again.citations] == [c.quote for c in first.citations]
     assert again.retrieval["recalled_from"] == first.run_id
     assert any(f"from an earlier verified answer (run {first.run_id}" in n for n in again.notes)
-    assert took < 1.0 and kb.run(again.run_id).mode == "recall"
+    assert took < 1.0 and kb.log.run(again.run_id).mode == "recall"
     near = kb.ask("How long are the backups kept?", mode="pipeline")  # a near-duplicate, by embedding
     assert near.mode == "recall" and near.retrieval["similarity"] >= 0.95
     fresh = kb.ask("How long are backups kept?", mode="pipeline", fresh=True)
@@ -75,14 +75,14 @@ def test_a_repeated_question_is_answered_from_the_earlier_verified_answer(kb, lo
 def test_a_down_rating_or_a_changed_document_retires_it(kb):
     first = kb.ask("How long are backups kept?", mode="pipeline")
     assert kb.ask("How long are backups kept?", mode="pipeline").mode == "recall"
-    kb.feedback(first.run_id, "down", "outdated")
+    kb.log.feedback(first.run_id, "down", "outdated")
     second = kb.ask("How long are backups kept?", mode="pipeline")
     assert second.mode == "pipeline"  # the rated-down one is retired; this answer is new and verified
     assert kb.ask("How long are backups kept?", mode="pipeline").retrieval.get("recalled_from") == second.run_id
     repeated = kb.ask("How long are backups kept?", mode="pipeline")
     assert repeated.retrieval["recalled_from"] == second.run_id
-    kb.feedback(repeated.run_id, "down")  # rating the repeat down retires the answer it repeated
-    assert any(fb.rating == "down" and repeated.run_id in fb.comment for fb in kb.run(second.run_id).feedback)
+    kb.log.feedback(repeated.run_id, "down")  # rating the repeat down retires the answer it repeated
+    assert any(fb.rating == "down" and repeated.run_id in fb.comment for fb in kb.log.run(second.run_id).feedback)
     second = kb.ask("How long are backups kept?", mode="pipeline")
     assert second.mode == "pipeline"
     (kb.docs / "ops.md").write_text(OPS + "\n## Restore\n\nA restore of the database takes about 40 minutes.\n",
@@ -90,27 +90,27 @@ def test_a_down_rating_or_a_changed_document_retires_it(kb):
     kb.add([kb.docs], collection="ops")
     third = kb.ask("How long are backups kept?", mode="pipeline")
     assert third.mode == "pipeline"
-    recalling = next(t for t in kb.run(third.run_id).trace if t.get("stage") == "recalling")
+    recalling = next(t for t in kb.log.run(third.run_id).trace if t.get("stage") == "recalling")
     assert any(r["run_id"] == second.run_id and "ops.md changed" in r["reason"] for r in recalling["retired"])
 
 
 def test_a_correction_is_a_document_later_answers_cite(kb):
     run = kb.ask("How long does a database restore take?", mode="pipeline")
     assert run.answerable is False
-    row = next(r for r in kb.qa_log(attention=True) if r["run_id"] == run.run_id)
+    row = next(r for r in kb.log.qa_log(attention=True) if r["run_id"] == run.run_id)
     assert row["corrected"] is False and "not_found" in row["attention"]
-    reader, _ = kb.create_key("reader")
-    editor, _ = kb.create_key("editor")
+    reader, _ = kb.keys.create("reader")
+    editor, _ = kb.keys.create("editor")
     with pytest.raises(PermissionDeniedError):
-        kb.correct(run.run_id, "A restore takes 40 minutes.", principal=Principal.of(reader))
+        kb.log.correct(run.run_id, "A restore takes 40 minutes.", principal=Principal.of(reader))
     with pytest.raises(InputError):
-        kb.correct(run.run_id, "   ", principal=Principal.of(editor))
-    record = kb.correct(run.run_id, "A restore of the database takes about 40 minutes.", principal=Principal.of(editor))
+        kb.log.correct(run.run_id, "   ", principal=Principal.of(editor))
+    record = kb.log.correct(run.run_id, "A restore of the database takes about 40 minutes.", principal=Principal.of(editor))
     assert record.collection == "corrections" and record.path.endswith(f"correction-{run.run_id}.md")
-    note = kb.document_text(record.document_id)
+    note = kb.documents.text(record.document_id)
     assert "A restore of the database takes about 40 minutes." in note and f"for run {run.run_id}" in note
     assert f"API key {editor.id}" in note and "How long does a database restore take?" in note
-    assert next(r for r in kb.qa_log(attention=True) if r["run_id"] == run.run_id)["corrected"] is True
+    assert next(r for r in kb.log.qa_log(attention=True) if r["run_id"] == run.run_id)["corrected"] is True
     later = kb.ask("How long does a database restore take?", mode="pipeline")  # every collection: the note too
     assert later.answerable and "40 minutes" in later.answer
     assert later.citations[0].path == record.path and later.verification.status == "VERIFIED"

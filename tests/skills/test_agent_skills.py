@@ -70,7 +70,7 @@ def make(tmp_path, embedder):
 def ask(kb: KnowledgeBase, question: str):
     events = []
     answer = kb.ask(question, mode="agent", on_event=events.append)
-    return answer, events, kb.run(answer.run_id).trace
+    return answer, events, kb.log.run(answer.run_id).trace
 
 
 def system_prompt(request: dict) -> str:

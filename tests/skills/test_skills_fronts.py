@@ -106,7 +106,7 @@ def test_api_lists_and_shows_skills_and_needs_a_key_where_keys_are_on(kb_dir):
         assert missing.status_code == 404 and missing.json()["error"]["code"]
         assert "/api/v1/skills" in client.get("/openapi.json").json()["paths"]
     with KnowledgeBase(settings) as kb:
-        _, key = kb.create_key("reader", ["ops"])  # a scoped reader
+        _, key = kb.keys.create("reader", ["ops"])  # a scoped reader
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         assert client.get("/api/v1/skills").status_code == 401
         answer = client.get("/api/v1/skills", headers={"Authorization": f"Bearer {key}"})

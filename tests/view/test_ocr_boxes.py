@@ -31,12 +31,12 @@ def test_an_ocr_page_gets_the_boxes_of_its_recognised_lines(tmp_path: Path) -> N
     settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"})
     with KnowledgeBase(settings) as kb:
         kb.add([tmp_path / "docs"])
-        doc = kb.documents()[0].document_id
-        text = kb.document_text(doc)
+        doc = kb.documents.list()[0].document_id
+        text = kb.documents.text(doc)
         start = text.index("Northwind")
-        boxes = kb.page_boxes(doc, 2, start, start + len("Northwind Traders"))
-        assert kb.page_boxes(doc, 1, start, start + 9) == []  # the span is not on page 1
-        assert len(kb.page_image(doc, 2)) > 1000
+        boxes = kb.viewer.page_boxes(doc, 2, start, start + len("Northwind Traders"))
+        assert kb.viewer.page_boxes(doc, 1, start, start + 9) == []  # the span is not on page 1
+        assert len(kb.viewer.page_image(doc, 2)) > 1000
     assert len(boxes) == 1  # the first recognised line, whole
     box = boxes[0]
     assert 10 / 210 - 0.02 <= box.left < box.right <= 190 / 210 + 0.02

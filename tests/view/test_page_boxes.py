@@ -40,10 +40,10 @@ def test_boxes_cover_the_quoted_ink(tmp_path: Path, crop) -> None:
     settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"})
     with KnowledgeBase(settings) as kb:
         kb.add([tmp_path / "docs"])
-        doc = kb.documents()[0].document_id
-        start = kb.document_text(doc).index(PDF_QUOTE)
-        boxes = kb.page_boxes(doc, 2, start, start + len(PDF_QUOTE))
-        image = Image.open(io.BytesIO(kb.page_image(doc, 2, 2.0)))
+        doc = kb.documents.list()[0].document_id
+        start = kb.documents.text(doc).index(PDF_QUOTE)
+        boxes = kb.viewer.page_boxes(doc, 2, start, start + len(PDF_QUOTE))
+        image = Image.open(io.BytesIO(kb.viewer.page_image(doc, 2, 2.0)))
     assert boxes
     first = boxes[0]
     height = first.bottom - first.top

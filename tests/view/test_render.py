@@ -37,7 +37,7 @@ from docqa.settings import Settings
 with KnowledgeBase(Settings(kb=sys.argv[1], embed={"provider": "none"}, llm={"provider": "none"},
                             ingest={"worker_memory_mb": 1})) as kb:
     try:
-        kb.page_image(kb.documents()[0].document_id, 1, 3.0)
+        kb.viewer.page_image(kb.documents.list()[0].document_id, 1, 3.0)
     except WorkerKilledError as exc:
         print("refused:", exc)
     else:
@@ -52,8 +52,8 @@ def test_a_render_over_the_memory_cap_fails_cleanly_in_its_worker(pdf_kb):
     assert done.returncode == 0 and done.stdout.startswith("refused:"), (done.stdout, done.stderr)
     assert "worker_memory_mb" in done.stdout
     with KnowledgeBase(Settings(**pdf_kb)) as kb:
-        doc = kb.documents()[0].document_id
-        png = kb.page_image(doc, 1)  # the default limits: rendered in a worker
+        doc = kb.documents.list()[0].document_id
+        png = kb.viewer.page_image(doc, 1)  # the default limits: rendered in a worker
     with KnowledgeBase(Settings(**pdf_kb, ingest={"worker_memory_mb": 0, "parse_timeout": 0})) as kb:
         render.CACHE = render.PageCache()  # both limits off: in this process, the same image
-        assert kb.page_image(doc, 1) == png and png.startswith(b"\x89PNG")
+        assert kb.viewer.page_image(doc, 1) == png and png.startswith(b"\x89PNG")

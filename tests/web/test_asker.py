@@ -242,8 +242,8 @@ def test_the_page_in_chinese_and_the_switcher(browser, web_app, screenshot):
 
 def test_a_key_scoped_to_a_sees_only_its_conversations(page, web_app, web_settings):
     with KnowledgeBase(web_settings) as kb:
-        _, admin = kb.create_key("admin", [], "owner")
-        _, reader = kb.create_key("reader", ["A"], "reader of A")
+        _, admin = kb.keys.create("admin", [], "owner")
+        _, reader = kb.keys.create("reader", ["A"], "reader of A")
     with LiveServer(web_app) as server:
         api = f"{server.url}/api/v1"
         as_admin, as_reader = ({"Authorization": f"Bearer {k}"} for k in (admin, reader))

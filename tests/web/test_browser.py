@@ -75,7 +75,7 @@ def test_ask_stream_cite_view_and_follow_up(page, web_app):
 
 def test_a_key_scoped_to_a_sees_only_a(page, web_app, web_settings):
     with KnowledgeBase(web_settings) as kb:
-        _, key = kb.create_key("reader", ["A"], "reader of A")
+        _, key = kb.keys.create("reader", ["A"], "reader of A")
     with LiveServer(web_app) as server:
         page.goto(server.url + "/")
         form = page.locator("#key-form")

@@ -255,7 +255,7 @@ def test_status_names_the_extractive_answerer_and_bm25(page, web_app, screenshot
 
 def test_a_reader_key_sees_no_upload_delete_log_or_status(page, web_app, web_settings):
     with KnowledgeBase(web_settings) as kb:
-        _, key = kb.create_key("reader", ["A"], "reader of A")
+        _, key = kb.keys.create("reader", ["A"], "reader of A")
     with LiveServer(web_app) as server:
         page.goto(server.url + "/#documents")
         page.locator("#key-input").fill(key)

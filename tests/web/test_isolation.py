@@ -54,8 +54,8 @@ def test_a_page_of_another_port_cannot_embed_a_signed_in_users_page_image(page, 
     make_pdf(folder / "plan.pdf", ["The secret plan is on this page."])
     with KnowledgeBase(web_settings) as kb:
         kb.add([folder], "P")
-        doc = next(d.document_id for d in kb.documents("P"))
-        _, key = kb.create_key("reader", ["P"], "reader of P")
+        doc = next(d.document_id for d in kb.documents.list("P"))
+        _, key = kb.keys.create("reader", ["P"], "reader of P")
     with LiveServer(web_app) as server:
         page.goto(server.url + "/")
         page.locator("#key-form").wait_for()

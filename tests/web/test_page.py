@@ -62,8 +62,8 @@ def test_every_shipped_file_is_local_and_has_no_inline_script():
 @pytest.mark.slow
 def test_the_source_text_goes_through_the_core(web_app, web_settings):
     with KnowledgeBase(web_settings) as kb:
-        ids = {d.collection: d.document_id for d in kb.documents(None)}
-        _, reader_a = kb.create_key("reader", ["A"], "a reader")
+        ids = {d.collection: d.document_id for d in kb.documents.list(None)}
+        _, reader_a = kb.keys.create("reader", ["A"], "a reader")
     with TestClient(web_app) as client:
         a = client.get(f"/api/v1/documents/{ids['A']}/text", headers={"Authorization": f"Bearer {reader_a}"})
         assert a.status_code == 200 and "Backups are kept for 35 days." in a.json()["text"]

@@ -103,7 +103,7 @@ def test_pages_of_another_origin_plant_nothing(page, web_app, web_settings):
         assert status == 202
 
         with KnowledgeBase(web_settings) as kb:  # with keys, signed in: the cookie goes along to docqa from the
-            _, key = kb.create_key("editor")     # other port (same site), and the Origin check refuses it
+            _, key = kb.keys.create("editor")     # other port (same site), and the Origin check refuses it
         page.goto(server.url + "/")
         page.locator("#key-input").fill(key)
         page.locator("#key-input").press("Enter")
@@ -197,8 +197,8 @@ def test_docs_and_redoc_render_with_the_network_cut_off(page, web_app):
 
 def test_the_key_form_in_chinese_and_a_revoked_key_ends_the_sign_in(browser, web_app, web_settings):
     with KnowledgeBase(web_settings) as kb:
-        record, key = kb.create_key("reader", [], "browser")
-        kb.create_key("admin")  # stays: revoking the last key would make the server keyless
+        record, key = kb.keys.create("reader", [], "browser")
+        kb.keys.create("admin")  # stays: revoking the last key would make the server keyless
     context = browser.new_context(locale="zh-CN")
     page = context.new_page()
     page.set_default_timeout(10_000)
@@ -213,7 +213,7 @@ def test_the_key_form_in_chinese_and_a_revoked_key_ends_the_sign_in(browser, web
             expect(page.locator("#signed-in .who")).to_have_text("已登录：读者")
             assert page.locator("#sign-out").inner_text() == "退出登录"
             with KnowledgeBase(web_settings) as kb:
-                kb.revoke_key(record.id)
+                kb.keys.revoke(record.id)
             page.locator("#new-conversation").click()
             page.locator("#question").fill("备份保留多久？")
             page.locator("#question").press("Enter")

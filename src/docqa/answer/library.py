@@ -1,15 +1,14 @@
 """Library: what answering needs from the knowledge base, already scoped to one caller and collection.
 
-The pipeline and the agent's tools share one; `KnowledgeBase.library(principal, collection)` builds
-it from the knowledge base's own principal-scoped methods, so a collection outside the caller's
-scope is refused in the core (the agent's tools turn that into an error result for the model).
+The pipeline and the agent's tools share one; the knowledge base hands each run a `ScopedLibrary`
+(docqa.run.library) over its principal-scoped services, so a collection outside the caller's scope
+is refused in the core (the agent's tools turn that into an error result for the model).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -17,21 +16,47 @@ from docqa.retrieve import SearchResults
 from docqa.types import DocumentRecord, Hit
 
 
-@dataclass(slots=True)
-class Library:
-    """Thin callables over the knowledge base.  `collection` is the run's own (None: every collection
-    the caller may see); a `None` collection argument below means that one."""
+class Library(Protocol):
+    """The knowledge base as a run sees it.  `collection` is the run's own (None: every collection the
+    caller may see); a `None` collection argument below means that one."""
 
-    search: Callable[[str, int, str | None], SearchResults]  # query, top_k, collection
-    documents: Callable[[str | None], list[DocumentRecord]]  # collection
-    list_docs: Callable[[str | None, int, int], Any]  # grep, page, page_size -> DocPage
-    fetch_doc: Callable[[str, int, int], Any]  # doc_id, offset, limit -> DocText
-    grep_docs: Callable[[str, str | None, int], Any]  # pattern, path_glob, context -> GrepResult
-    passage: Callable[[str, int, int], Hit]  # a document's lines as a citable passage
-    term_counts: Callable[[list[str]], tuple[dict[str, int], int]]  # for the extractive answerer's idf
-    embed: Callable[[list[str], str], np.ndarray] | None = None  # texts, kind; None: no embedder
-    collection: str | None = None
-    keyword: Callable[[str, int], SearchResults] | None = None  # query, top_k: BM25 only, in the run's scope
-    changes: Callable[[list[str]], list[dict]] | None = None  # document ids -> those whose files differ on disk
-    refresh: Callable[[list[str]], dict] | None = None  # document ids -> re-ingested (needs write access)
-    namesakes: Callable[[list[str]], list[str]] | None = None  # paths -> other visible documents' paths of the same file names
+    @property
+    def collection(self) -> str | None:
+        """The run's collection (None: every collection the caller may see)."""
+
+    @property
+    def embed(self) -> Callable[[list[str], str], np.ndarray] | None:
+        """Embed texts of a kind (query, passage); None: no embedder."""
+
+    def search(self, query: str, top_k: int, collection: str | None) -> SearchResults:
+        """Best chunks for a query."""
+
+    def documents(self, collection: str | None) -> list[DocumentRecord]:
+        """The documents of a collection."""
+
+    def list_docs(self, grep: str | None, page: int, page_size: int) -> Any:
+        """The catalog page (a DocPage)."""
+
+    def fetch_doc(self, doc_id: str, offset: int, limit: int) -> Any:
+        """A document's numbered lines (a DocText)."""
+
+    def grep_docs(self, pattern: str, path_glob: str | None, context: int) -> Any:
+        """Lines matching a pattern (a GrepResult)."""
+
+    def passage(self, document_id: str, line_start: int, line_end: int) -> Hit:
+        """A document's lines as a citable passage."""
+
+    def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """Document frequencies of terms and the number of documents (for the extractive answerer's idf)."""
+
+    def keyword(self, query: str, top_k: int) -> SearchResults:
+        """BM25 only, in the run's scope."""
+
+    def changes(self, document_ids: list[str]) -> list[dict]:
+        """Those of the documents whose files differ on disk."""
+
+    def refresh(self, document_ids: list[str]) -> dict:
+        """Re-ingest the documents' files (needs write access)."""
+
+    def namesakes(self, paths: list[str]) -> list[str]:
+        """The paths of other documents the caller sees with the file name of one of `paths`."""

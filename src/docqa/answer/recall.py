@@ -13,16 +13,84 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from docqa.answer.support import content_tokens
+from docqa.errors import NotFoundError
 from docqa.run.context import RunContext, event, status
 from docqa.types import RUNNING, SUCCESS, VERIFIED, Answer, Citation, Event, RunRecord, Verification
+
+if TYPE_CHECKING:
+    from docqa.embed import Embedder
+    from docqa.settings.model import AnswerSettings
+    from docqa.store import Stores
 
 MODE = "recall"
 _CANDIDATES = 16  # earlier questions embedded per recall, best word overlap first
 _MIN_OVERLAP = 0.5
+_VECTORS = 5000  # earlier questions' embeddings kept per process before the cache starts afresh
+
+
+class Recall:
+    """The lookups of earlier verified answers for one knowledge base: the recent runs and the
+    earlier questions' embeddings are kept between lookups (per process), so a lookup reads and
+    embeds only what is new.  `lookup(question, collection)` is what a run's `Setup.recall` calls."""
+
+    def __init__(self, store: Stores, settings: AnswerSettings, embedder: Embedder | None):
+        self.store, self.settings, self.embedder = store, settings, embedder
+        self.vectors: dict[str, np.ndarray] = {}
+        self.recent = RecentRuns(self._list_runs, settings.recall_runs)
+
+    def lookup(self, question: str, collection: str | None) -> tuple[Answer | None, list[dict]]:
+        """An earlier verified answer to `question` over `collection` (None: none holds), and the
+        earlier runs retired on the way, each with why."""
+        retired: list[dict] = []
+        embed = self._embed if self.embedder is not None else None
+        earlier = find(question, collection, self.recent.current(), embed, self.citations_changed,
+                       self.settings.recall_similarity, retired)
+        return (answer_from(earlier, question, collection) if earlier else None), retired
+
+    def citations_changed(self, run: RunRecord) -> str | None:
+        """Why a run's cited passages no longer hold (a document gone, re-indexed since, or its quoted
+        text moved); None when every one is unchanged."""
+        if any(fb.rating == "down" for fb in self.store.runlog.get_run(run.id).feedback):  # rated down since it was read
+            return "rated down"
+        docs, texts = self.store.documents, {}
+        citations = (run.result or {}).get("citations", [])
+        chunk_ids = {c.get("chunk_id") for c in citations if ":L" not in str(c.get("chunk_id"))}  # not agent passages
+        live = {h.chunk_id for h in docs.get_hits(sorted(chunk_ids))} if chunk_ids else set()
+        if chunk_ids - live:  # a chunk's id holds its document's content hash: the document changed
+            gone = next(c for c in citations if c.get("chunk_id") in chunk_ids - live)
+            return f"{gone.get('path')} changed or was removed since the answer"
+        for c in citations:
+            doc_id = c.get("document_id")
+            try:
+                record = docs.document_record(doc_id)
+                if doc_id not in texts:
+                    texts[doc_id] = docs.document_text(doc_id)
+            except NotFoundError:
+                return f"{c.get('path')} is no longer indexed"
+            if c.get("chunk_id") not in chunk_ids and _after(record.indexed_at, run.created_at):  # a passage the agent read: its document re-indexed since
+                return f"{record.path} changed (re-indexed {record.indexed_at}) since the answer"
+            if texts[doc_id][c.get("char_start", 0):c.get("char_end", 0)] != c.get("quote"):
+                return f"the quoted text of {record.path} is no longer where it was cited"
+        return None
+
+    def _list_runs(self, since: str | None) -> list[RunRecord]:
+        return self.store.runlog.list_runs(since=since, limit=None if since else self.settings.recall_runs)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        """Earlier questions are embedded once per process."""
+        vectors = self.vectors
+        missing = [t for t in dict.fromkeys(texts) if t not in vectors]
+        if missing:
+            if len(vectors) > _VECTORS:
+                vectors.clear()
+            vectors.update(zip(missing, self.embedder.embed_batch(missing, "query")))  # type: ignore[union-attr]
+        return np.stack([vectors[t] for t in texts])
 
 
 class RecentRuns:
@@ -145,3 +213,12 @@ def _normal(text: str) -> str:
 
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def _after(a: str | None, b: str | None) -> bool:
+    """ISO time `a` is later than `b` (either missing: False)."""
+    if not a or not b:
+        return False
+    moments = [datetime.fromisoformat(x.replace("Z", "+00:00")) for x in (a, b)]
+    moments = [m.replace(tzinfo=m.tzinfo or UTC) for m in moments]
+    return moments[0] > moments[1]

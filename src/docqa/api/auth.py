@@ -4,7 +4,7 @@
     any active key, or a non-loopback bind  → every request needs a key, `Authorization: Bearer dq_…`
                                               or `X-API-Key: dq_…`, or the sign-in cookie the web page
                                               gets from POST /api/v1/login; none, unknown or revoked is 401
-    what a key may do (role, collections)   → `docqa.access` (require, scope, ...); refused is 403
+    what a key may do (role, collections)   → decided by the core (the kb's services, docqa.access); refused is 403
 
 Once a key exists, keys are required on loopback too: behind a reverse proxy every request comes
 from 127.0.0.1, so a loopback bind does not prove the caller is local.  A server bound to any
@@ -20,7 +20,7 @@ from http.cookies import CookieError, SimpleCookie
 
 from starlette.requests import Request
 
-from docqa.access import LOCAL, Principal, check_grant, manageable, require, scope
+from docqa.access import LOCAL, Principal
 from docqa.errors import AuthError, ConfigError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
 
@@ -44,7 +44,7 @@ def is_loopback(host: str) -> bool:
 
 def check_bind(host: str, insecure: bool, kb: KnowledgeBase) -> None:
     """Refuse to serve a non-loopback address without API keys, unless `insecure` (ConfigError: what to do)."""
-    if is_loopback(host) or insecure or kb.has_keys():
+    if is_loopback(host) or insecure or kb.keys.required():
         return
     raise ConfigError(
         f"refusing to serve on {host} without API keys: anyone who can reach it could read and change the "
@@ -98,19 +98,19 @@ class Access:
         key = bearer(headers)
         with self._lock:
             if key is not None:
-                return Principal.of(self.kb.authenticate_key(key))
-            keyless = not self.kb.has_keys()
+                return Principal.of(self.kb.keys.authenticate(key))
+            keyless = not self.kb.keys.required()
             if keyless and (self.loopback or self.insecure):
                 return LOCAL.over_network()  # a cookie left from when keys existed is of no account
             key = cookie_key(headers)
             if key is not None:
-                return Principal.of(self.kb.authenticate_key(key))
+                return Principal.of(self.kb.keys.authenticate(key))
         raise AuthError(f"this server requires an API key: {_HOW}")
 
     def login(self, key: str) -> Principal:
         """The principal `key` names (AuthError when it is unknown or revoked), to sign a browser in with."""
         with self._lock:
-            return Principal.of(self.kb.authenticate_key(key))
+            return Principal.of(self.kb.keys.authenticate(key))
 
 
 def authenticate(headers: Mapping[str, str], kb: KnowledgeBase, host: str = "127.0.0.1",
@@ -148,6 +148,5 @@ def dependency(access: Callable[..., Access]) -> Callable[..., Principal]:
     return principal
 
 
-__all__ = ["COOKIE", "LOCAL", "Access", "Principal", "authenticate", "bearer", "check_bind", "check_grant",
-           "clear_cookie", "cookie_key", "dependency", "error_body", "error_headers", "error_status", "is_loopback",
-           "manageable", "require", "scope", "set_cookie"]
+__all__ = ["COOKIE", "LOCAL", "Access", "Principal", "authenticate", "bearer", "check_bind", "clear_cookie", "cookie_key",
+           "dependency", "error_body", "error_headers", "error_status", "is_loopback", "set_cookie"]

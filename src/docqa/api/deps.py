@@ -13,9 +13,10 @@ from collections.abc import Callable
 from fastapi import Depends
 from starlette.requests import Request
 
-from docqa.access import LOCAL, Principal, require
+from docqa.access import LOCAL, Principal
 from docqa.api.errors import ApiError
 from docqa.api.runtime import Runtime
+from docqa.kb import KnowledgeBase
 
 
 def get_principal(request: Request) -> Principal:
@@ -36,7 +37,7 @@ def may(action: str, limited: bool = True) -> Callable[..., Principal]:
     when it is over its rate limit (unless not `limited`).  The core checks again, per collection."""
 
     def check(request: Request, principal: Principal = Depends(get_principal)) -> Principal:
-        require(principal, action)  # asked of the core's one policy (docqa.access); the route decides nothing
+        KnowledgeBase.authorize(principal, action)  # asked of the core's one policy; the route decides nothing
         limiter = request.app.state.runtime.limiter
         if limited and limiter.enabled:
             client = request.client.host if request.client else "unknown"

@@ -40,7 +40,7 @@ class Replica:
 
     def __init__(self, kb: KnowledgeBase, live: LiveRuns, heartbeat: float):
         self.kb, self.live, self.heartbeat = kb, live, heartbeat
-        self.cluster = kb.store.cluster
+        self.cluster = kb.cluster
         self.id = owner.current()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="docqa-replica", daemon=True)

@@ -65,8 +65,8 @@ class Runtime:
                 kb = self._kbs[0].sibling()
             else:
                 kb = KnowledgeBase(self.settings)
-                _ = kb.embedder  # load the models now, not in the first request
-                log.info("chat model: %s", kb.chat.note or kb.chat.reason)  # said once, in the server's log
+                _ = kb.models.embedder  # load the models now, not in the first request
+                log.info("chat model: %s", kb.models.chat.note or kb.models.chat.reason)  # said once, in the server's log
             self._kbs.append(kb)
             return kb
 
@@ -74,7 +74,7 @@ class Runtime:
         api = self.settings.api
         writer_kb = self.make_kb()
         shared = None
-        if writer_kb.store.cluster is not None:  # a database other servers may share: join them
+        if writer_kb.cluster is not None:  # a database other servers may share: join them
             self.replica = Replica(self.make_kb(), self.live, api.heartbeat)
             self.replica.start()
             shared = SharedJobs(self.replica.cluster, self.replica.id)
@@ -93,7 +93,7 @@ class Runtime:
     def _warm(kb: KnowledgeBase) -> None:
         """On a worker: a first search then finds the model and the vectors loaded (seconds at 100k files)."""
         try:
-            kb.warm()
+            kb.models.warm()
         except Exception as exc:  # noqa: BLE001 - the first search raises it again, where it is reported
             log.warning("could not load the embedding model or the vectors ahead of the first search: %s", exc)
 
@@ -122,7 +122,7 @@ class Runtime:
         if kb is None:
             return {"ok": False, "error": "not open yet"}
         try:
-            seconds = kb.store.ping()
+            seconds = kb.status.ping()
         except StoreError as exc:
             return {"ok": False, "error": self.redact(str(exc))}
         return {"ok": True, "backend": "postgresql" if self.replica is not None else "sqlite",

@@ -38,7 +38,7 @@ class Watching:
         """`kb`: whose settings give the rules (globs, .gitignore, hidden); InputError for a path that is no folder."""
         self.spec, self.writer, self.redact = spec, writer, redact
         self.collection = spec.collection or kb.settings.collection  # named, so a key scoped to it sees the job
-        self.watcher = kb.watcher(list(spec.paths), self.collection, sync=self._sync)
+        self.watcher = kb.documents.watcher(list(spec.paths), self.collection, sync=self._sync)
         self.stopping = threading.Event()
         self.job: Job | None = None
         self._totals: Counter = Counter()

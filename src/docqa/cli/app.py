@@ -112,12 +112,12 @@ def _open_or_create() -> tuple[KnowledgeBase, bool]:
 
 
 def _namer(kb: KnowledgeBase) -> PathNamer:
-    return PathNamer.for_root(kb.root())
+    return PathNamer.for_root(kb.browse.root())
 
 
 def _hint_if_empty(kb: KnowledgeBase) -> None:
     """Say how to fill a knowledge base that holds no document."""
-    if kb.is_empty():
+    if kb.documents.is_empty():
         path = kb.settings.kb
         err.print(f"[yellow]the knowledge base at {escape(path)} is empty[/] — fill it with "
                   f"'docqa add FOLDER --kb {escape(path)}'")
@@ -234,7 +234,7 @@ def watch(
     .gitignore, hidden files); a file that cannot be read right now is kept, never taken for deleted.
     """
     with _open(create=True) as kb:
-        watcher = kb.watcher(paths, collection, include, exclude, quiet_ms=debounce)
+        watcher = kb.documents.watcher(paths, collection, include, exclude, quiet_ms=debounce)
         stop = threading.Event()
         roots = [str(r) for r in watcher.roots]
         out.print(f"watching {', '.join(escape(PathNamer().name(r)) for r in roots)} "
@@ -300,7 +300,7 @@ def remove(
     """Remove documents from the knowledge base (the files themselves are not touched)."""
     with _open() as kb:
         namer = _namer(kb)
-        removed = kb.remove(paths, collection)
+        removed = kb.documents.remove(paths, collection)
     if as_json:
         _print_json([r.to_dict() for r in removed])
         return
@@ -324,7 +324,7 @@ def list_(
     to your home folder; long ones lose their middle.
     """
     with _open() as kb:
-        records = kb.documents(collection)
+        records = kb.documents.list(collection)
         namer = _namer(kb)
         if not records:
             _hint_if_empty(kb)
@@ -503,8 +503,8 @@ def show(
     """Show a chunk's text with its location, or a document's chunks."""
     with _open() as kb:
         if os.path.exists(target) or os.sep in target:
-            record = kb.document(target, collection)
-            chunks = kb.document_chunks(record.document_id)
+            record = kb.documents.get(target, collection)
+            chunks = kb.documents.chunks(record.document_id)
             if as_json:
                 _print_json({**record.to_dict(), "chunk_list": [c.to_dict() for c in chunks]})
                 return
@@ -515,7 +515,7 @@ def show(
             for c in chunks:
                 out.print(f"  [dim]{c.chunk_id}[/]  {escape(location(c))}")
             return
-        hit = kb.chunk(target)
+        hit = kb.documents.chunk(target)
         namer = _namer(kb)
     if as_json:
         _print_json(hit.to_dict())
@@ -535,7 +535,7 @@ def reindex(as_json: JsonOption = False) -> None:
     with _open() as kb:
         with _progress(disabled=as_json) as bar:
             task = bar.add_task("embedding", total=None)
-            report = kb.reindex(progress=lambda done, total: bar.update(task, completed=done, total=total))
+            report = kb.documents.reindex(progress=lambda done, total: bar.update(task, completed=done, total=total))
     if as_json:
         _print_json(report.to_dict())
         return
@@ -552,7 +552,7 @@ def stats(as_json: JsonOption = False) -> None:
     from docqa.version import __version__
 
     with _open() as kb:
-        data = {**kb.stats(), "docqa_version": __version__}
+        data = {**kb.status.stats(), "docqa_version": __version__}
         if not data["documents"]:
             _hint_if_empty(kb)
     if as_json:
@@ -571,7 +571,7 @@ def feedback(
 ) -> None:
     """Rate an answer up or down, with an optional comment (answers rated down show in 'docqa log --attention')."""
     with _open() as kb:
-        record = kb.feedback(run_id, rating, comment)
+        record = kb.log.feedback(run_id, rating, comment)
     if as_json:
         _print_json(record.to_dict())
         return
@@ -588,7 +588,7 @@ def correct(
     the run's collection ('corrections' for a run over every collection), indexed at once, and cited by
     later answers there."""
     with _open() as kb:
-        record = kb.correct(run_id, text)
+        record = kb.log.correct(run_id, text)
     if as_json:
         _print_json(record.to_dict())
         return
@@ -616,11 +616,11 @@ def log(
     text, rows = io.StringIO(), None  # nothing is written before the knowledge base answered
     with _open() as kb:
         if run_id is not None:
-            text.write(json.dumps(kb.run(run_id).to_dict(), ensure_ascii=False, indent=2) + "\n")
+            text.write(json.dumps(kb.log.run(run_id).to_dict(), ensure_ascii=False, indent=2) + "\n")
         elif fmt == "table":
-            rows = kb.qa_log(since, attention)
+            rows = kb.log.qa_log(since, attention)
         else:
-            kb.export_log(text, fmt, since, attention)
+            kb.log.export(text, fmt, since, attention)
     if rows is not None and not output:
         _log_table(rows, attention, out, wide)
         return
@@ -711,7 +711,7 @@ def llms_txt(
     """Write the documents' index in llms.txt format: a section per folder, one line per document
     with its title, doc-id, summary and keywords (all collections unless one is given)."""
     with _open() as kb:
-        text = kb.llms_txt(collection)
+        text = kb.browse.llms_txt(collection)
     if output is None:
         sys.stdout.write(text)
         return
@@ -737,7 +737,7 @@ def keys_create(
     The key alone goes to standard output (KEY=$(docqa keys create --role reader) works).
     """
     with _open(create=True) as kb:
-        record, key = kb.create_key(role, collections or [], name)
+        record, key = kb.keys.create(role, collections or [], name)
     if as_json:
         _print_json({**record.to_dict(), "key": key})
         return
@@ -754,7 +754,7 @@ def keys_list(
 ) -> None:
     """The API keys: id, first characters, role, collections, name, created, last used (never the keys)."""
     with _open() as kb:
-        keys = kb.list_keys(include_revoked=show_all)
+        keys = kb.keys.list(include_revoked=show_all)
     if as_json:
         _print_json([k.to_dict() for k in keys])
         return
@@ -776,7 +776,7 @@ def keys_revoke(
 ) -> None:
     """Revoke an API key: it stops working at once (the record stays, for audit)."""
     with _open() as kb:
-        record = kb.revoke_key(key_id)
+        record = kb.keys.revoke(key_id)
     if as_json:
         _print_json(record.to_dict())
         return
@@ -811,7 +811,7 @@ def estimate(
             plan_cli.render_ingest(result)
         return
     with _open() as kb:
-        data = kb.estimate(question, mode)
+        data = kb.estimates.question(question, mode)
     if as_json:
         _print_json(data)
         return

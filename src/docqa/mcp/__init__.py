@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from docqa.access import STDIO
+from docqa.access import LOCAL
 from docqa.errors import MissingExtraError
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
@@ -42,18 +42,18 @@ def serve_stdio(settings: Settings) -> None:
     connects, a second connection loads the embedding model and the stored vectors (shared with the
     first: see KnowledgeBase.warm), so the first search does not."""
     server = _server()
-    with KnowledgeBase(settings) as kb, KnowledgeBase(settings, embedder=kb.embedder) as warmer:
+    with KnowledgeBase(settings) as kb, KnowledgeBase(settings, embedder=kb.models.embedder) as warmer:
         warming = threading.Thread(target=_warm, args=(warmer,), name="docqa-warm", daemon=True)
         warming.start()
         try:
-            server.build_server(kb, STDIO).run("stdio")  # ingest_files only under mcp.ingest_roots
+            server.build_server(kb, LOCAL.over_stdio()).run("stdio")  # ingest_files only under mcp.ingest_roots
         finally:
             warming.join()  # before its connection closes
 
 
 def _warm(kb: KnowledgeBase) -> None:
     try:
-        kb.warm()
+        kb.models.warm()
     except Exception as exc:  # noqa: BLE001 - the first search raises it again, where the client sees it
         log.warning("could not load the embedding model or the vectors ahead of the first search: %s", exc)
 

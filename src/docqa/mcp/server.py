@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
@@ -28,7 +27,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from docqa.access import LOCAL, Principal
-from docqa.errors import DocqaError, NotFoundError, PermissionDeniedError
+from docqa.errors import DocqaError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
 from docqa.run.control import Control
 from docqa.settings import Settings
@@ -137,11 +136,10 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
         ones replaced, vanished ones removed. Returns the ingest report (added, updated, failed with reasons)."""
         with _tool_errors(backend):
             who = _caller(ctx, local)
-            # a remote caller's paths are checked by the core (inside api.ingest_roots) before anything is read,
-            # a stdio client's inside mcp.ingest_roots: an agent steered by a document it read exfiltrates nothing
-            if not who.remote and not who.stdio and (missing := [p for p in paths if not os.path.exists(p)]):
-                raise NotFoundError(f"no such file or folder on the server: {', '.join(missing)} (give absolute paths)")
-            return await backend.write(lambda kb: kb.add(paths, collection, principal=who).to_dict())
+            # the core checks the paths before anything is read: a remote caller's inside api.ingest_roots, a stdio
+            # client's inside mcp.ingest_roots (an agent steered by a document it read exfiltrates nothing), and
+            # every one named must exist (a tool's caller reads an error, not a failed entry of a report)
+            return await backend.write(lambda kb: kb.documents.add(paths, collection, principal=who, missing_ok=False).to_dict())
 
     @_tool(server, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
     async def query_knowledge(
@@ -180,7 +178,7 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
         optionally filtered. A doc-id goes to fetch_doc."""
         with _tool_errors(backend):
             who = _caller(ctx, local)
-            return await backend.read(lambda kb: kb.list_docs(grep, page, collection=collection, principal=who).to_dict())
+            return await backend.read(lambda kb: kb.browse.list_docs(grep, page, collection=collection, principal=who).to_dict())
 
     @_tool(server, annotations=_READ)
     async def search_docs(
@@ -207,7 +205,7 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
         says how to read on."""
         with _tool_errors(backend):
             who = _caller(ctx, local)
-            return await backend.read(lambda kb: kb.fetch_doc(doc_id, offset, limit, principal=who).to_dict())
+            return await backend.read(lambda kb: kb.browse.fetch_doc(doc_id, offset, limit, principal=who).to_dict())
 
     @_tool(server, annotations=_READ)
     async def estimate_cost(
@@ -220,7 +218,7 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
         the people who keep the documents: it reads the question-and-answer log."""
         with _tool_errors(backend):
             who = _caller(ctx, local)
-            data = await backend.read(lambda kb: kb.estimate(question, mode, principal=who))
+            data = await backend.read(lambda kb: kb.estimates.question(question, mode, principal=who))
             data["chat"]["reason"] = backend.redact(data["chat"]["reason"])
             return data
 
@@ -230,7 +228,7 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
         document or writing a step-by-step procedure): name, description, triggers, where each comes from."""
         with _tool_errors(backend):
             who = _caller(ctx, local)
-            found = await backend.read(lambda kb: kb.skills(principal=who))
+            found = await backend.read(lambda kb: kb.answers.skills(principal=who))
             return {"skills": [{k: v for k, v in s.summary().items() if k != "path"} for s in found],
                     "problems": found.shown_problems()}
 

@@ -59,11 +59,19 @@ def choose_mode(question: str, mode: str, model: ChatModel | None) -> str:
     not a model under 7B parameters, unless llm.tool_calling says so) and the question asks to
     explore (list, compare, summarise across files), else the pipeline."""
     if mode not in MODES:
-        raise InputError(f"unknown answer mode {mode!r}: use pipeline, agent or auto")
+        raise InputError(f"unknown mode {mode!r}: use pipeline, agent or auto")
     if mode == "auto":
         explore = wants_exploration(question) and not is_catalog_question(question)
         return "agent" if model is not None and model.reliable_tools and explore else "pipeline"
     return mode
+
+
+def route(question: str, mode: str, model: ChatModel | None) -> str:
+    """The one routing rule: how a question is answered — agent (a mode of agent and a model to run
+    it), else catalog (a question about the knowledge base itself), else pipeline."""
+    if choose_mode(question, mode, model) == "agent" and model is not None:
+        return "agent"
+    return "catalog" if is_catalog_question(question) else "pipeline"
 
 
 class Run:
@@ -191,15 +199,14 @@ class Run:
         with ctx.stage("routing") as entry:
             yield status("routing")
             mode = choose_mode(question, self.mode, setup.model)
-            route = "agent" if mode == "agent" and setup.model is not None else (
-                "catalog" if is_catalog_question(question) else "retrieval")
-            entry["route"] = route
-        if route == "retrieval" and previous is None and setup.recall is not None:
+            way = route(question, self.mode, setup.model)
+            entry["route"] = "retrieval" if way == "pipeline" else way
+        if way == "pipeline" and previous is None and setup.recall is not None:
             recalled = yield from replay(question, ctx, setup.recall)
             if recalled is not None:
                 return recalled
         pipeline = Pipeline(setup.library, setup.settings, setup.model, setup.model_note, setup.escalation_model)
-        if route == "agent":
+        if way == "agent":
             skills = yield from self._skills(question, ctx)
             if skills is not None:  # a task a skill fits is not held to one evidence sentence (answer.accept.gated)
                 pipeline.task = lambda: bool(skills.used)
@@ -211,7 +218,7 @@ class Run:
             if skills is not None:
                 answer.retrieval["skills"] = skills.used
             return answer
-        answer = yield from (pipeline.catalog(question, ctx) if route == "catalog" else
+        answer = yield from (pipeline.catalog(question, ctx) if way == "catalog" else
                              pipeline.run(question, ctx, previous=previous, check=self.check))
         if mode == "agent":
             answer.notes.append("agent mode needs a chat model; the question was answered without one")

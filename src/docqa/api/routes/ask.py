@@ -37,7 +37,7 @@ async def ask(body: AskRequest, request: Request, rt: Runtime = Depends(get_runt
               principal: Principal = Depends(reader)) -> Response:
     options = {"session_id": body.session_id, "collection": body.collection, "check": body.check,
                "mode": body.mode, "principal": principal, "fresh": body.fresh}
-    await _may_continue(rt, request, principal, body.session_id)
+    await _check(rt, request, principal, body.session_id, body.collection)
     return await respond(rt, request, body.question, options, stream=_wants_stream(request))
 
 
@@ -46,11 +46,11 @@ async def ask(body: AskRequest, request: Request, rt: Runtime = Depends(get_runt
 async def run_agent(body: AgentRunRequest, request: Request, agent_id: str = Path(min_length=1, max_length=200),
                     rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> Response:
     collection = None if agent_id == "default" else agent_id
-    if collection is not None and collection not in await rt.read(request, lambda kb: kb.collections(principal=principal)):
+    if collection is not None and collection not in await rt.read(request, lambda kb: kb.documents.collections(principal=principal)):
         raise ApiError(404, "not_found", f"no agent {agent_id!r}: use 'default' (every collection) or a collection's name")
     options = {"session_id": body.session_id, "collection": collection, "check": None, "mode": body.mode or "agent",
                "principal": principal}
-    await _may_continue(rt, request, principal, body.session_id)
+    await _check(rt, request, principal, body.session_id, collection)
     return await respond(rt, request, body.input, options, stream=body.stream or _wants_stream(request), seed=True)
 
 
@@ -122,10 +122,12 @@ def public_answer(one: Answer, redact: Callable[[str], str]) -> dict[str, Any]:
     return data
 
 
-async def _may_continue(rt: Runtime, request: Request, principal: Principal, session_id: str | None) -> None:
-    """Refused before the stream starts (404) when the core says the principal may not continue it."""
-    if session_id:
-        await rt.read(request, lambda kb: kb.session_runs(session_id, principal=principal))
+async def _check(rt: Runtime, request: Request, principal: Principal, session_id: str | None,
+                 collection: str | None) -> None:
+    """What starting the run would refuse (a collection outside the key's scope, a conversation it may not
+    continue: 403, 404), refused by the core before the stream starts."""
+    await rt.read(request, lambda kb: kb.answers.check_start(principal=principal, session_id=session_id,
+                                                             collection=collection))
 
 
 def _wants_stream(request: Request) -> bool:

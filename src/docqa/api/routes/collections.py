@@ -19,7 +19,7 @@ NamePath = Path(min_length=1, max_length=200, description="The collection's name
 @router.get("/collections", summary="Collections and their numbers of documents", responses=errors())
 async def list_collections(request: Request, rt: Runtime = Depends(get_runtime),
                            principal: Principal = Depends(reader)) -> dict:
-    sizes = await rt.read(request, lambda kb: kb.collections(principal=principal))
+    sizes = await rt.read(request, lambda kb: kb.documents.collections(principal=principal))
     return {"collections": [{"name": n, "documents": size} for n, size in sizes.items()]}
 
 
@@ -27,7 +27,7 @@ async def list_collections(request: Request, rt: Runtime = Depends(get_runtime),
 async def create_collection(body: CollectionCreate, request: Request, rt: Runtime = Depends(get_runtime),
                             principal: Principal = Depends(editor)) -> dict:
     name = body.name
-    if not await rt.write(request, lambda kb: kb.create_collection(name, principal=principal)):
+    if not await rt.write(request, lambda kb: kb.documents.create_collection(name, principal=principal)):
         raise ApiError(409, "exists", f"collection {name!r} exists already")
     return {"name": name, "documents": 0}
 
@@ -37,6 +37,6 @@ async def create_collection(body: CollectionCreate, request: Request, rt: Runtim
 async def delete_collection(request: Request, name: str = NamePath, rt: Runtime = Depends(get_runtime),
                             principal: Principal = Depends(editor)) -> dict:
     """Any stored name, even one made before names were checked: percent-encode it (`team%2Fops`, `%2E%2E`)."""
-    removed = await rt.write(request, lambda kb: kb.delete_collection(name, principal=principal))
+    removed = await rt.write(request, lambda kb: kb.documents.delete_collection(name, principal=principal))
     await anyio.to_thread.run_sync(rt.uploads.drop_collection, name)
     return {"name": name, "removed_documents": len(removed)}

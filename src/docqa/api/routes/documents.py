@@ -12,7 +12,7 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 from starlette.requests import ClientDisconnect
 
-from docqa.access import Principal, ingest_paths, require, scope
+from docqa.access import Principal
 from docqa.api.deps import editor, get_runtime, reader, reindexer
 from docqa.api.errors import ApiError, ClientGone
 from docqa.api.routes import PREFIX, errors
@@ -43,7 +43,7 @@ async def list_documents(request: Request, collection: str | None = Query(None, 
                              None, description="Only documents indexed (ok), failed (error) or skipped (repeatable)."),
                          offset: int = Query(0, ge=0), limit: int = Query(100, ge=1, le=1000),
                          rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
-    records = await rt.read(request, lambda kb: kb.documents(collection, principal=principal, text=q, statuses=status))
+    records = await rt.read(request, lambda kb: kb.documents.list(collection, principal=principal, text=q, statuses=status))
     return {"documents": [r.to_dict() for r in records[offset:offset + limit]], "total": len(records),
             "offset": offset, "limit": limit}
 
@@ -52,7 +52,7 @@ async def list_documents(request: Request, collection: str | None = Query(None, 
             responses=errors())
 async def ingest_options(request: Request, rt: Runtime = Depends(get_runtime),
                          principal: Principal = Depends(editor)) -> dict:
-    return {**await rt.read(request, lambda kb: kb.ingest_options(principal=principal)), "max_files": _MAX_FILES}
+    return {**await rt.read(request, lambda kb: kb.documents.options(principal=principal)), "max_files": _MAX_FILES}
 
 
 @router.post("/documents", status_code=202, summary="Upload files to index (multipart/form-data)",
@@ -74,8 +74,8 @@ async def _upload(request: Request, form, rt: Runtime, principal: Principal) -> 
     name = form.get("collection")
     if isinstance(name, str) and "\x00" in name:
         raise ApiError(422, "invalid_request", f"collection: {NUL}")
-    collection = scope(principal, name if isinstance(name, str) and name.strip() else None) or rt.settings.collection
-    await rt.read(request, lambda kb: kb.check_new_collection(collection))  # refused now, not in the job
+    named = name if isinstance(name, str) and name.strip() else None
+    collection, _ = await rt.read(request, lambda kb: kb.documents.check_add([], named, principal=principal, received=True))
     files = [f for f in form.getlist("files") + form.getlist("file") if isinstance(f, UploadFile)]
     if not files:
         raise ApiError(422, "no_files", "send one or more files in the multipart field 'files'")
@@ -97,10 +97,8 @@ async def _upload(request: Request, form, rt: Runtime, principal: Principal) -> 
              responses=errors(415))
 async def ingest(body: IngestRequest, request: Request, rt: Runtime = Depends(get_runtime),
                  principal: Principal = Depends(editor)) -> JSONResponse:
-    collection = scope(principal, body.collection) or rt.settings.collection
-    require(principal, "write", collection)
-    await rt.read(request, lambda kb: kb.check_new_collection(collection))  # refused now, not in the job
-    paths = ingest_paths(principal, body.paths, rt.settings.api.ingest_roots)  # refused now, not in the job
+    collection, paths = await rt.read(request, lambda kb: kb.documents.check_add(  # refused now, not in the job
+        body.paths, body.collection, principal=principal))
     job = rt.writer.submit("ingest", lambda kb, job: kb.add(paths, collection, progress=job.progress, include=body.include,
                                                             exclude=body.exclude, principal=principal).to_dict(),
                            collection, {"paths": [str(p) for p in paths]})
@@ -113,14 +111,14 @@ async def document_text(request: Request, document_id: str = Path(min_length=1, 
                         rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
     """404 alike for a document that does not exist and one the key may not read (the core decides).
     `layout` gives a PDF's pages, a deck's slides or a workbook's sheets as spans of the text (None for prose)."""
-    return await rt.read(request, lambda kb: kb.document_view(document_id, principal=principal))
+    return await rt.read(request, lambda kb: kb.viewer.view(document_id, principal=principal))
 
 
 @router.delete("/documents/{document_id}", summary="Remove a document from the index (an uploaded file is deleted too)",
                responses=errors())
 async def delete_document(request: Request, document_id: str = Path(min_length=1, max_length=200),
                           rt: Runtime = Depends(get_runtime), principal: Principal = Depends(editor)) -> dict:
-    removed = await rt.write(request, lambda kb: kb.remove_document(document_id, principal=principal))
+    removed = await rt.write(request, lambda kb: kb.documents.remove_one(document_id, principal=principal))
     await anyio.to_thread.run_sync(rt.uploads.discard, removed.path)
     return {"removed": removed.to_dict()}
 
@@ -128,7 +126,7 @@ async def delete_document(request: Request, document_id: str = Path(min_length=1
 @router.post("/reindex", status_code=202, summary="Embed every chunk with the configured model (a background job)",
              responses=errors())
 async def reindex(rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reindexer)) -> JSONResponse:
-    job = rt.writer.submit("reindex", lambda kb, job: kb.reindex(progress=job.progress, principal=principal).to_dict())
+    job = rt.writer.submit("reindex", lambda kb, job: kb.documents.reindex(progress=job.progress, principal=principal).to_dict())
     return _accepted(job)
 
 

@@ -20,7 +20,7 @@ router = APIRouter(prefix=PREFIX, tags=["estimate"])
 async def estimate(request: Request, question: str | None = Query(None, max_length=4000),
                    mode: Literal["pipeline", "agent", "extractive", "auto"] | None = Query(None),
                    rt: Runtime = Depends(get_runtime), principal: Principal = Depends(logger)) -> dict:
-    data = await rt.read(request, lambda kb: kb.estimate(question, mode, principal=principal))
+    data = await rt.read(request, lambda kb: kb.estimates.question(question, mode, principal=principal))
     data["chat"]["reason"] = rt.redact(data["chat"]["reason"])  # it may name the model's server
     return data
 
@@ -29,4 +29,4 @@ async def estimate(request: Request, question: str | None = Query(None, max_leng
             responses=errors())
 async def estimate_ingest(request: Request, path: str = Query(..., min_length=1, max_length=4096),
                           rt: Runtime = Depends(get_runtime), principal: Principal = Depends(editor)) -> dict:
-    return await rt.read(request, lambda kb: kb.estimate_ingest(path, principal=principal))
+    return await rt.read(request, lambda kb: kb.estimates.ingest(path, principal=principal))

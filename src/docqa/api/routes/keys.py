@@ -34,14 +34,14 @@ async def whoami(principal: Principal = Depends(get_principal)) -> dict:
 @router.get("/keys", summary="API keys (never the keys themselves)", responses=errors())
 async def list_keys(request: Request, include_revoked: bool = False, rt: Runtime = Depends(get_runtime),
                     principal: Principal = Depends(admin)) -> dict:
-    keys = await rt.read(request, lambda kb: kb.list_keys(include_revoked, principal=principal))
+    keys = await rt.read(request, lambda kb: kb.keys.list(include_revoked, principal=principal))
     return {"keys": [k.to_dict() for k in keys]}
 
 
 @router.post("/keys", status_code=201, summary="Create an API key: the key is in this response only", responses=errors())
 async def create_key(body: KeyCreate, request: Request, rt: Runtime = Depends(get_runtime),
                      principal: Principal = Depends(admin)) -> dict:
-    record, key = await rt.write(request, lambda kb: kb.create_key(body.role, body.collections, body.name,
+    record, key = await rt.write(request, lambda kb: kb.keys.create(body.role, body.collections, body.name,
                                                                    principal=principal))
     return {**record.to_dict(), "key": key}
 
@@ -49,5 +49,5 @@ async def create_key(body: KeyCreate, request: Request, rt: Runtime = Depends(ge
 @router.delete("/keys/{key_id}", summary="Revoke an API key (it stops working at once)", responses=errors())
 async def revoke_key(request: Request, key_id: str = Path(min_length=1, max_length=100),
                      rt: Runtime = Depends(get_runtime), principal: Principal = Depends(admin)) -> dict:
-    revoked = await rt.write(request, lambda kb: kb.revoke_key(key_id, principal=principal))
+    revoked = await rt.write(request, lambda kb: kb.keys.revoke(key_id, principal=principal))
     return {"revoked": revoked.to_dict()}

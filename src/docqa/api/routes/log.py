@@ -36,11 +36,11 @@ class LogFilter:
     limit: int = Query(1000, ge=1, le=100_000)
 
     def rows(self, kb, principal: Principal) -> list[dict]:
-        return kb.qa_log(self.since, self.attention, principal=principal, **self.filters())[:self.limit]
+        return kb.log.qa_log(self.since, self.attention, principal=principal, **self.filters())[:self.limit]
 
     def export(self, kb, principal: Principal, fmt: str) -> str:
         out = io.StringIO()
-        kb.export_log(out, fmt, self.since, self.attention, self.limit, principal=principal, **self.filters())
+        kb.log.export(out, fmt, self.since, self.attention, self.limit, principal=principal, **self.filters())
         return out.getvalue()
 
     def filters(self) -> dict:

@@ -29,7 +29,7 @@ async def document_file(request: Request, document_id: str = DocumentId, rt: Run
                         principal: Principal = Depends(reader)) -> Response:
     """An uploaded or source file, or an archive member's bytes; 422 when the file is gone from disk or is not
     the indexed one any more (another content hash, a symlink, outside the folder it was added from)."""
-    original = await rt.read(request, lambda kb: kb.document_file(document_id, principal=principal))
+    original = await rt.read(request, lambda kb: kb.viewer.file(document_id, principal=principal))
     headers = {**_SAFE, "Content-Disposition": attachment(original.name), "Content-Security-Policy": "sandbox"}
     return Response(original.read(), media_type=original.media_type, headers=headers)  # the bytes checked, not the path
 
@@ -39,7 +39,7 @@ async def document_file(request: Request, document_id: str = DocumentId, rt: Run
 async def page_image(request: Request, document_id: str = DocumentId, page: int = PageNumber,
                      scale: float = Query(1.5, ge=0.25, le=3.0, description="1.0 = 72 dpi (capped at 4 MP)"),
                      rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> Response:
-    png = await rt.read(request, lambda kb: kb.page_image(document_id, page, scale, principal=principal))
+    png = await rt.read(request, lambda kb: kb.viewer.page_image(document_id, page, scale, principal=principal))
     return Response(png, media_type="image/png", headers=_SAFE)
 
 
@@ -52,7 +52,7 @@ async def page_boxes(request: Request, document_id: str = DocumentId, page: int 
     """Rectangles as fractions (0..1) of the page, origin at the top left; [] when the span is not on it."""
     if char_end <= char_start:
         raise ApiError(422, "bad_span", "char_end must be greater than char_start")
-    boxes = await rt.read(request, lambda kb: kb.page_boxes(document_id, page, char_start, char_end,
+    boxes = await rt.read(request, lambda kb: kb.viewer.page_boxes(document_id, page, char_start, char_end,
                                                             principal=principal))
     return {"document_id": document_id, "page": page, "boxes": [b.to_dict() for b in boxes]}
 

@@ -22,7 +22,7 @@ RunId = Path(min_length=1, max_length=64, description="A run id (from the metada
             responses=errors())
 async def get_run(request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                   principal: Principal = Depends(reader)) -> dict:
-    return (await rt.read(request, lambda kb: kb.run(run_id, principal=principal))).to_dict()
+    return (await rt.read(request, lambda kb: kb.log.run(run_id, principal=principal))).to_dict()
 
 
 @router.post("/runs/{run_id}/steer", status_code=202, summary="Steer a live agent run (joins after its current tool round)",
@@ -49,28 +49,28 @@ async def cancel(request: Request, run_id: str = RunId, rt: Runtime = Depends(ge
 @router.post("/runs/{run_id}/feedback", status_code=201, summary="Rate a run up or down", responses=errors())
 async def feedback(body: FeedbackRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                    principal: Principal = Depends(reader)) -> dict:
-    return (await rt.read(request, lambda kb: kb.feedback(run_id, body.rating, body.comment, principal=principal))).to_dict()
+    return (await rt.read(request, lambda kb: kb.log.feedback(run_id, body.rating, body.comment, principal=principal))).to_dict()
 
 
 @router.post("/runs/{run_id}/correction", status_code=201, responses=errors(),
              summary="Correct a run's answer: a note in the run's collection, indexed at once (its editors)")
 async def correct(body: CorrectionRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                   principal: Principal = Depends(corrector)) -> dict:
-    return (await rt.write(request, lambda kb: kb.correct(run_id, body.text, principal=principal))).to_dict()
+    return (await rt.write(request, lambda kb: kb.log.correct(run_id, body.text, principal=principal))).to_dict()
 
 
 @router.get("/sessions", summary="The caller's conversations, most recently active first", responses=errors())
 async def list_sessions(request: Request, limit: int = Query(50, ge=1, le=1000), rt: Runtime = Depends(get_runtime),
                         principal: Principal = Depends(reader)) -> dict:
-    found = await rt.read(request, lambda kb: kb.sessions(limit, principal=principal))
+    found = await rt.read(request, lambda kb: kb.log.sessions(limit, principal=principal))
     return {"sessions": [s.to_dict() for s in found], "total": len(found)}
 
 
 @router.get("/sessions/{session_id}", summary="A conversation and its runs, oldest first", responses=errors())
 async def get_session(request: Request, session_id: str = Path(min_length=1, max_length=100),
                       rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
-    session, runs = await rt.read(request, lambda kb: (kb.session(session_id, principal=principal),
-                                                       kb.session_runs(session_id, principal=principal)))
+    session, runs = await rt.read(request, lambda kb: (kb.log.session(session_id, principal=principal),
+                                                       kb.log.session_runs(session_id, principal=principal)))
     keys = ("id", "question", "standalone", "mode", "collection", "status", "answerable", "confidence", "answer", "error",
             "created_at", "finished_at")
     return {**session.to_dict(), "runs": [{k: v for k, v in run.to_dict().items() if k in keys} for run in runs]}
@@ -80,7 +80,7 @@ async def _live(rt: Runtime, request: Request, principal: Principal, run_id: str
     """Act on a live run, here or (relayed) on the replica that answers it; 409 when the run exists
     but is no longer live (a follow-up it no longer takes included), 404 when there is no such run
     (or the caller may not see it)."""
-    record = await rt.read(request, lambda kb: kb.run(run_id, principal=principal))
+    record = await rt.read(request, lambda kb: kb.log.run(run_id, principal=principal))
     done = rt.live.act(run_id, action, text)
     target = relay_target(record.owner, rt.replica) if done is None and record.status == RUNNING else None
     if target is not None:
@@ -91,6 +91,6 @@ async def _live(rt: Runtime, request: Request, principal: Principal, run_id: str
                            {"Retry-After": str(rt.settings.api.retry_after)})
     if done:
         return {"run_id": run_id, "accepted": action}
-    record = await rt.read(request, lambda kb: kb.run(run_id))
+    record = await rt.read(request, lambda kb: kb.log.run(run_id))
     raise ApiError(409, "not_running", f"run {run_id} is not running (status {record.status}): only a live run can be "
                                        "steered, followed up or cancelled")

@@ -16,12 +16,12 @@ NamePath = Path(min_length=1, max_length=64, description="The skill's name.")
 
 @router.get("/skills", summary="The skills the agent may use, and SKILL.md files left out (with why)", responses=errors())
 async def list_skills(request: Request, rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
-    found = await rt.read(request, lambda kb: kb.skills(principal=principal))
+    found = await rt.read(request, lambda kb: kb.answers.skills(principal=principal))
     return {"skills": [s.summary() for s in found], "problems": found.shown_problems()}
 
 
 @router.get("/skills/{name}", summary="One skill: its description, triggers, procedure and resources", responses=errors())
 async def get_skill(request: Request, name: str = NamePath, rt: Runtime = Depends(get_runtime),
                     principal: Principal = Depends(reader)) -> dict:
-    skill = await rt.read(request, lambda kb: kb.skill(name, principal=principal))
+    skill = await rt.read(request, lambda kb: kb.answers.skill(name, principal=principal))
     return {**skill.summary(), "body": skill.body}

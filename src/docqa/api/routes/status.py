@@ -17,10 +17,8 @@ router = APIRouter(prefix=PREFIX, tags=["status"])
 @router.get("/status", summary="Models in use and why, index size and counts, each part's health (editors)",
             responses=errors())
 async def status(request: Request, rt: Runtime = Depends(get_runtime), principal: Principal = Depends(monitor)) -> dict:
-    report = await rt.read(request, lambda kb: kb.status(principal=principal))
+    health = rt.health()
+    report = await rt.read(request, lambda kb: kb.status.summary(principal=principal, health=health))
     for part in ("chat", "embedder"):  # a reason names the model's server: shown as "the chat model's server"
         report[part]["reason"] = rt.redact(report[part]["reason"])
-    health = rt.health()
-    if health["watch"] and not principal.can_see(health["watch"]["collection"]):
-        health["watch"] = {"ok": health["watch"]["ok"]}  # another collection's job: only that it runs
-    return {**report, "health": health, "version": __version__}
+    return {**report, "version": __version__}

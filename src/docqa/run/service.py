@@ -1,0 +1,114 @@
+"""Answers: questions answered for one caller (`kb.answers`) — a `Run` per question, with the
+caller's checks made before it starts, the library it reads scoped to the caller, the skills the
+agent may use and the recall of earlier verified answers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from docqa.access import LOCAL, Principal, require, scope
+from docqa.names import check_nul
+from docqa.run.control import Control
+from docqa.settings import Settings
+from docqa.types import Answer, Event
+
+if TYPE_CHECKING:
+    from docqa.answer.recall import Recall
+    from docqa.browse.service import Browse
+    from docqa.ingest.service import Documents
+    from docqa.models import Models
+    from docqa.retrieve.service import Search
+    from docqa.run.library import ScopedLibrary
+    from docqa.run.life import Run
+    from docqa.run.log import Log
+    from docqa.skills import Skill, SkillSet
+    from docqa.store import Stores
+    from docqa.view.service import Viewer
+
+
+class Answers:
+    """Answering over one knowledge base, as a principal may ask."""
+
+    def __init__(self, store: Stores, settings: Settings, models: Models, *, search: Search, documents: Documents,
+                 browse: Browse, viewer: Viewer, log: Log):
+        self.store, self.settings, self.models = store, settings, models
+        self.search, self.documents, self.browse, self.viewer, self.log = search, documents, browse, viewer, log
+        self._recall: Recall | None = None
+
+    def start(self, question: str, *, principal: Principal = LOCAL, session_id: str | None = None,
+              collection: str | None = None, check: bool | None = None, mode: str | None = None, record: bool = True,
+              control: Control | None = None, timeout: float | None = None, fresh: bool = False) -> Run:
+        """Start answering a question: a `Run`, an iterator of its events (metadata, status, content,
+        citations, failure, done) and a handle to steer, follow up or cancel it (docqa.run.life).
+
+        Nothing happens until it is iterated.  A follow-up in the same `session_id` is understood
+        from the previous turn.  `record=False` keeps it out of the run log (evaluations).  `mode`:
+        pipeline, agent (the model explores with tools) or auto (answer.mode; see `choose_mode`).
+        `control`: a Control made before the run (to cancel it from a thread that does not hold it).
+        `timeout`: seconds after which it stops before its next model call (recorded as CANCELLED).
+        `fresh`: answer anew even when an earlier verified answer to the same question holds (answer.recall).
+        """
+        check_nul(question, "question")  # no database stores a NUL
+        collection = self.check_start(principal=principal, session_id=session_id, collection=collection)
+        from docqa.run.life import Run, Setup
+
+        recall = None if fresh or session_id or not record or not self.settings.answer.recall else (
+            partial(self.recall.lookup, collection=collection))
+        chat = self.models.chat
+        setup = Setup(self.settings, self.library(principal, collection), chat.model, chat.note,
+                      self.store.runlog.save_run, partial(self.log.session_runs, principal=principal),
+                      self.skills(principal=principal), recall, self.models.escalation)
+        return Run(question, setup, session_id=session_id, mode=mode, check=check, record=record, control=control,
+                   timeout=timeout)
+
+    def check_start(self, *, principal: Principal = LOCAL, session_id: str | None = None,
+                    collection: str | None = None) -> str | None:
+        """Validate a `start` without starting (a server checks before it queues the run): the collection
+        the run would be limited to, or the error `start` would raise — a session the principal may not
+        continue is refused now (NotFoundError), not mid-run."""
+        require(principal, "read")
+        check_nul(session_id, "session id")
+        collection = scope(principal, collection)
+        if session_id:
+            self.log.session_runs(session_id, principal=principal)
+        return collection
+
+    def ask(self, question: str, *, on_event: Callable[[Event], None] | None = None, **options) -> Answer:
+        """Answer a question from the documents, with citations, checked; recorded as a run.
+        `start(...).wait()`, its events handed to `on_event` as they happen (options: see `start`)."""
+        run = self.start(question, **options)
+        for event in run:
+            if on_event is not None:
+                on_event(event)
+        return run.wait()
+
+    def skills(self, *, principal: Principal = LOCAL) -> SkillSet:
+        """The skills the agent may use: built in, from skills.paths and from the 'skills' folder beside
+        the knowledge base file (read afresh each time; `problems` lists the SKILL.md files left out)."""
+        require(principal, "read")
+        from docqa.skills import load_skills, skill_roots
+
+        return load_skills(skill_roots(self.settings))
+
+    def skill(self, name: str, *, principal: Principal = LOCAL) -> Skill:
+        """One skill by name (NotFoundError naming the skills there are)."""
+        return self.skills(principal=principal).get(name)
+
+    def library(self, principal: Principal = LOCAL, collection: str | None = None) -> ScopedLibrary:
+        """What answering needs from this knowledge base: the principal's collections only (the run's
+        collection when one was named)."""
+        from docqa.run.library import ScopedLibrary
+
+        return ScopedLibrary(principal, collection, search=self.search, documents=self.documents, browse=self.browse,
+                             viewer=self.viewer, fulltext=self.store.fulltext, embedder=self.models.embedder)
+
+    @property
+    def recall(self) -> Recall:
+        """The lookups of earlier verified answers (docqa.answer.recall), kept for this knowledge base's life."""
+        if self._recall is None:
+            from docqa.answer.recall import Recall
+
+            self._recall = Recall(self.store, self.settings.answer, self.models.embedder)
+        return self._recall
