@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from docqa.ingest.readers import roff_mdoc
 from docqa.ingest.readers.roff_escapes import JOIN, Escapes, split_args
+from docqa.text.language import WIDE
 from docqa.types import HEADING, PARAGRAPH
 
 # Requests that print their arguments (joined by a space) in the current paragraph.
@@ -26,7 +27,7 @@ _BREAK = {"PP", "LP", "P", "HP", "RS", "RE", "sp", "Sp", "ne", "bp", "SY", "YS",
           "Bl", "El", "EX", "EE", "Vb", "Ve", "nf", "fi", "ce", "D1", "Dl"}
 _NOFILL_ON = {"nf", "EX", "Vb", "Bd"}
 _NOFILL_OFF = {"fi", "EE", "Ve", "Ed"}
-_CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
+_CJK = re.compile(f"[{WIDE}]")  # wide characters: two of them join with no space between
 _CONTROL = re.compile(r"^[.'][ \t]*([^\s\\]*)[ \t]*(.*)$")  # `.el\{` is `el` and `\{`
 _TITLE_MACRO = re.compile(r"^[.'][ \t]*(TH|Dt)[ \t]")
 _DEFINITION = re.compile(r"^[.'][ \t]*(de1?|am1?|dei|ig)\b[ \t]*(?:(\S+)[ \t]*(\S+)?)?")
