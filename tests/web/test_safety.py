@@ -144,7 +144,9 @@ def test_markup_everywhere_renders_inert(page, agent_app, web_settings, tmp_path
         turn = page.locator(".turn").first
         assert "<img src=x onerror" in turn.locator(".question").inner_text()
         text = turn.locator(".answer").inner_text()
-        assert '<img src=x onerror="window.pwned=8">' in text and "<script>window.pwned=9</script>" in text
+        # the published answer (the model's, or, when the checks turn it down, the quoted document) shows its
+        # markup as text
+        assert '<img src=x onerror="window.pwned=' in text and ("<script>" in text or "<iframe" in text), text
         turn.locator(".answer .chip").first.click()
         page.locator("#viewer-body mark.hl").first.wait_for()
         source = page.locator("#viewer-body").inner_text()
