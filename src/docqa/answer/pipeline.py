@@ -21,6 +21,7 @@ from docqa.answer.confidence import confidence
 from docqa.answer.escalate import Escalation
 from docqa.answer.extractive import Extract, extract
 from docqa.answer.library import Library
+from docqa.answer.parts import Part, split
 from docqa.answer.route import catalog_answer, condense_heuristic, condensed_reply, language_of, looks_like_follow_up, not_found_answer
 from docqa.answer.sources import SourceSet, fit, focused
 from docqa.errors import LLMError
@@ -34,7 +35,7 @@ from docqa.text.segment import query_terms
 from docqa.text.sentences import sentence_spans
 from docqa.retrieve.snippet import coverage
 from docqa.text.tokens import count_tokens
-from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Answer, Claim, Event, Verification
+from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Answer, Citation, Claim, Event, Verification
 
 UNVERIFIED_MARK = {"en": " [unverified]", "zh": "［未核实］"}
 Events = Generator[Event, None, Answer]  # what the stages are: they yield events and return the answer
@@ -402,10 +403,15 @@ class Pipeline:
         answer.mode = "extractive"
         yield status("extracting")
         sources, result = found or self._evidence(answer, hits, ctx)
-        if result.abstained:
+        by_parts = self._by_parts(answer, ctx)
+        if by_parts is not None:  # a question of several parts, each answered (docqa.answer.parts)
+            answer.citations, evidence = by_parts
+        elif result.abstained:
             return (yield from self._not_found(answer, ctx, streamed=streamed))
-        answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
-                            for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
+        else:
+            evidence = result.evidence
+            answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
+                                for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
         answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, [c.n], [c], True, 1.0) for c in answer.citations]
         quoted = _quoted(answer.claims)
         text = number_by_first_use(quoted, answer.claims)
@@ -414,9 +420,52 @@ class Pipeline:
         yield from _replace(answer, text) if streamed else _show(answer, text)
         answer.key_points = [c.text for c in answer.claims]
         answer.verification = Verification(VERIFIED, len(answer.claims), [], 0, "extractive")
-        self._rate(answer, hits, result.evidence)
+        self._rate(answer, hits, evidence)
         yield event("citations", citations=[c.to_dict() for c in answer.citations])
         return answer
+
+    def _by_parts(self, answer: Answer, ctx: RunContext) -> tuple[list[Citation], float] | None:
+        """A question of several parts (docqa.answer.parts) with every part answered: each part's sentences,
+        numbered across the parts, and the weakest part's evidence; None when it asks one thing or a part
+        finds no answer (the question as a whole decides then)."""
+        parts = split(answer.retrieval["query"])
+        if not parts:
+            return None
+        found = [(part, *self._part_evidence(part, ctx)) for part in parts]
+        answer.retrieval["parts"] = [{"question": p.question, "evidence": round(r.evidence, 4), "abstained": r.abstained}
+                                     for p, _, r in found]
+        if any(r.abstained for _, _, r in found):
+            return None
+        count = max(1, PART_SENTENCES)
+        paths = list(dict.fromkeys(path for _, pool, _ in found for path in pool.paths))
+        numbers: dict[str, int] = {}  # chunk id -> its number across the parts
+        citations, seen = [], set()
+        for _, pool, result in found:
+            for x in _quoted_in_order(result, count):
+                hit = pool.get(x.n).hit  # type: ignore[union-attr]
+                if (hit.chunk_id, x.start) in seen:
+                    continue  # two parts answered by the same sentence: quoted once
+                seen.add((hit.chunk_id, x.start))
+                n = numbers.setdefault(hit.chunk_id, len(numbers) + 1)
+                citations.append(citation_for(n, hit, x.start, x.end, answer.language, paths))
+        return citations, min(r.evidence for _, _, r in found)
+
+    def _part_evidence(self, part: Part, ctx: RunContext) -> Found:
+        """The extractive answerer over the passages retrieved for one part of the question."""
+        s, lib = self.settings.answer, self.library
+        with ctx.stage("extracting", part=part.question) as entry:
+            hits = lib.search(part.query, s.top_k, None)
+            pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))
+            asked = part.query if PART_QUERY else part.question
+            terms = query_terms(asked)
+            result = extract(asked, pool, term_weights(lib.term_counts, terms), lib.embed,
+                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold)
+            entry.update(evidence=round(result.evidence, 4), abstained=result.abstained)
+        return pool, result
+
+
+PART_SENTENCES = 2  # sentences quoted for each part of a question of several parts
+PART_QUERY = True
 
 
 def _quoted_in_order(result: Extract, count: int) -> list:
