@@ -50,3 +50,33 @@ def test_across_languages_the_lexical_features_that_cannot_hold_are_zero():
     assert cross["crossing"] == 1.0 and cross["crossing_dense"] == 0.7
     assert cross["missing_rare"] == 0.0 and cross["heading"] == 0.0
     assert 0.0 < evidence_probability(cross) < 1.0
+
+
+# -- negation in what a question asks, not in the scene it sets (extractive._asked_negated) ------------------
+@pytest.mark.parametrize("question", [
+    "Which ASN.1 types does libtasn1 not handle?",
+    "libtasn1 不支持哪种 ASN.1 类型？",
+    "What was not included in the treaty?",
+    "Why did the army never return?",
+    "哪个国家没有签署条约？",
+])
+def test_a_question_about_a_negated_fact_is_negated(question):
+    from docqa.answer.extractive import _asked_negated
+
+    assert _asked_negated(question)
+
+
+@pytest.mark.parametrize("question", [
+    "How long does apt-get (not apt) wait for the dpkg lock when it has no terminal?",  # an aside and a condition
+    "能不能把霞鹜文楷的 TTF 文件单独拿出来放到网店里卖？",  # A-not-A: a yes-or-no question
+    "journalctl -n 后面不跟数字的话，默认显示最近多少行？",  # a condition
+    "不设置 SYSTEMD_BUS_TIMEOUT 时，D-Bus 方法调用默认超时是多少秒？",
+    "sha256sum -c 校验时如果有文件对不上，命令的退出码是多少？",
+    "我 ssh 登录服务器后开了一个 tmux 跑长任务，可一退出登录 tmux 里的进程就全没了。logind.conf 里是哪个设置造成的？",  # the scene
+    "我已经用 shutdown 22:00 定好了晚上关机，现在临时不想关了，怎么撤销？",  # the clause that asks is not negated
+])
+def test_a_negation_in_the_scene_a_question_sets_is_not_the_asked_fact(question):
+    from docqa.answer.extractive import _asked_negated, _contradicts
+
+    assert not _asked_negated(question)
+    assert not _contradicts(question, "The default is five minutes.")

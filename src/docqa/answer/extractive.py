@@ -330,10 +330,39 @@ def _negated(text: str) -> bool:
     return _NEGATION.search(text) is not None
 
 
+# What sets the scene of a question rather than asks: a parenthesis, a condition ("if … not", "…不写…的话",
+# "不设置 X 时"), and Chinese A-not-A forms that ask yes or no ("能不能", "是不是", "有没有").
+_ASIDE = re.compile(r"\([^)]*\)|（[^）]*）")
+_CLAUSE = re.compile(r"[，,；;：:]")
+_CONDITION_ZH = re.compile(r"^当|的话|(?:时|时候)$")
+_IF_ZH = re.compile(r"(?:如果|要是|假如|假设|万一|一旦).*", re.S)
+_ASKS = re.compile(r"[吗呢哪谁几]|什么|多少|怎|如何|为何|是否|\b(?:what|which|where|when|why|who|whom|whose|how)\b", re.IGNORECASE)
+_CONDITION_EN = re.compile(r"\b(?:if|when|whenever|unless|while|without|once)\b.*", re.IGNORECASE | re.S)
+_A_NOT_A = re.compile(r"(\w)[不没]\1|可不可以")
+
+
+def _asked_negated(question: str) -> bool:
+    """Negation in what the question asks ("Which types does it not handle?"), not in the scene it sets: the
+    statements before it ("…tmux 里的进程就全没了。"), a parenthesis ("apt-get (not apt)"), a condition ("when it
+    has no terminal", "shutdown 后面不写时间参数的话"), or a yes-or-no form ("能不能").  Real questions set scenes
+    with negations all the time; the answer to the question asked need not repeat them."""
+    asked = [m.group() for m in re.finditer(r"[^?？。！!]*[?？]", question)] or [question]
+    for sentence in asked:
+        clauses = [c.strip(" ?？") for c in _CLAUSE.split(_ASIDE.sub(" ", sentence))]
+        asking = [c for c in clauses if _ASKS.search(c)] or clauses  # "现在临时不想关了，怎么撤销？": the second asks
+        for clause in asking:
+            if _CONDITION_ZH.search(clause):
+                continue
+            clause = _A_NOT_A.sub(" ", _CONDITION_EN.sub(" ", _IF_ZH.sub(" ", clause)))
+            if _negated(clause):
+                return True
+    return False
+
+
 def _contradicts(question: str, sentence: str) -> bool:
-    """The sentence says the opposite: the question is negated and the sentence is not, or the sentence
-    holds an antonym of a question word and not the word itself."""
-    if _negated(question) and not _negated(sentence):
+    """The sentence says the opposite: the question asks about a negated fact and the sentence is not
+    negated, or the sentence holds an antonym of a question word and not the word itself."""
+    if _asked_negated(question) and not _negated(sentence):
         return True
     asked = set(query_words(question))
     for word in asked:
