@@ -98,9 +98,9 @@ class Access:
         key = bearer(headers)
         with self._lock:
             keyless = not self.kb.keys.required()
-            if keyless and (self.loopback or self.insecure):
-                # no key to check it against: a key sent is of no account (chat apps and the openai SDK always send
-                # one, often a placeholder), as is a cookie left from when keys existed
+            if keyless and (self.loopback or self.insecure) and (key is None or not self.kb.keys.issued(key)):
+                # no active key: a placeholder key is of no account (chat apps and the openai SDK always send one),
+                # as is a cookie left from when keys existed; a revoked key is still refused, saying so
                 return LOCAL.over_network()
             if key is not None:
                 return Principal.of(self.kb.keys.authenticate(key))

@@ -1,6 +1,8 @@
 """The MCP server over the same core: `docqa mcp` (stdio) and streamable HTTP mounted on the API.
 
-Tools: ingest_files, query_knowledge, list_knowledge, search_docs, fetch_doc, list_skills (see server.py).
+Tools: ingest_files, remove_document, query_knowledge, list_knowledge, search_docs, fetch_doc, grep_docs,
+estimate_cost, list_skills;
+the documents as resources (resources.py); prompts (prompts.py); see server.py.
 Needs the `mcp` extra: pip install 'docqa[mcp]'.
 """
 
