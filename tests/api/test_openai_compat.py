@@ -19,8 +19,18 @@ from .conftest import ANSWER
 QUESTION = "How long are backups kept?"
 
 
-def _client(server, key: str = "none") -> openai.OpenAI:
-    return openai.OpenAI(base_url=f"{server.url}/v1", api_key=key, max_retries=0, timeout=30)
+@pytest.fixture
+def client_for():
+    """client_for(server, key) -> the official openai client for a live server (closed after the test)."""
+    made: list[openai.OpenAI] = []
+
+    def make(server, key: str = "none") -> openai.OpenAI:
+        made.append(openai.OpenAI(base_url=f"{server.url}/v1", api_key=key, max_retries=0, timeout=30))
+        return made[-1]
+
+    yield make
+    for client in made:
+        client.close()
 
 
 def _model(body: dict) -> dict:
@@ -30,10 +40,10 @@ def _model(body: dict) -> dict:
 
 
 @pytest.mark.slow
-def test_a_whole_and_a_streamed_answer_carry_the_citations_in_text_and_as_data(make_app, live):
+def test_a_whole_and_a_streamed_answer_carry_the_citations_in_text_and_as_data(make_app, live, client_for):
     with ScriptedServer([_model] * 8) as model_server:
         server = live(make_app(model_server))
-        client = _client(server)
+        client = client_for(server)
         whole = client.chat.completions.create(model="docqa", messages=[
             {"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": QUESTION}])
         chunks = list(client.chat.completions.create(model="docqa", messages=[{"role": "user", "content": QUESTION}],
@@ -57,9 +67,9 @@ def test_a_whole_and_a_streamed_answer_carry_the_citations_in_text_and_as_data(m
 
 
 @pytest.mark.slow
-def test_a_follow_up_is_read_from_the_messages_history(make_app, live, embedder):
+def test_a_follow_up_is_read_from_the_messages_history(make_app, live, client_for, embedder):
     server = live(make_app(embedder=embedder))  # no model: the follow-up is condensed and answered without one
-    client = _client(server)
+    client = client_for(server)
     first = client.chat.completions.create(model="docqa", messages=[{"role": "user", "content": QUESTION}])
     second = client.chat.completions.create(model="docqa", messages=[
         {"role": "user", "content": QUESTION}, {"role": "assistant", "content": first.choices[0].message.content},
@@ -72,16 +82,18 @@ def test_a_follow_up_is_read_from_the_messages_history(make_app, live, embedder)
 
 
 @pytest.mark.slow
-def test_a_question_the_documents_do_not_answer_reads_as_not_found(make_app, live):
+def test_a_question_the_documents_do_not_answer_reads_as_not_found(make_app, live, client_for):
     server = live(make_app())
-    reply = _client(server).chat.completions.create(model="docqa", messages=[{"role": "user", "content": "What is the office Wi-Fi password?"}])
+    reply = client_for(server).chat.completions.create(model="docqa", messages=[{"role": "user", "content": "What is the office Wi-Fi password?"}])
     assert reply.model_extra["docqa"]["answerable"] is False
     assert reply.choices[0].message.model_extra["citations"] == []
     assert "Sources" not in reply.choices[0].message.content and reply.choices[0].message.content
+    agent = client_for(server).chat.completions.create(model="docqa-agent", messages=[{"role": "user", "content": QUESTION}])
+    assert any("agent mode needs a chat model" in note for note in agent.model_extra["docqa"]["notes"])  # asked as the agent
 
 
 @pytest.mark.slow
-def test_a_scoped_key_sees_and_asks_only_its_collections(make_app, live, tmp_path: Path, docs: Path):
+def test_a_scoped_key_sees_and_asks_only_its_collections(make_app, live, client_for, tmp_path: Path, docs: Path):
     app = make_app()
     settings = Settings(kb=make_app.kb_path, embed={"provider": "none"}, llm={"provider": "none"})
     with KnowledgeBase(settings) as kb:
@@ -89,19 +101,19 @@ def test_a_scoped_key_sees_and_asks_only_its_collections(make_app, live, tmp_pat
         _, scoped = kb.keys.create("reader", ["ops"])
         _, everything = kb.keys.create("reader")
     server = live(app)
-    listed = [m.id for m in _client(server, scoped).models.list()]
+    listed = [m.id for m in client_for(server, scoped).models.list()]
     assert listed == ["docqa", "docqa-agent", "docqa/ops"]
-    assert [m.id for m in _client(server, everything).models.list()] == ["docqa", "docqa-agent", "docqa/default", "docqa/ops"]
+    assert [m.id for m in client_for(server, everything).models.list()] == ["docqa", "docqa-agent", "docqa/default", "docqa/ops"]
     with pytest.raises(openai.NotFoundError) as hidden:
-        _client(server, scoped).chat.completions.create(model="docqa/default", messages=[{"role": "user", "content": QUESTION}])
+        client_for(server, scoped).chat.completions.create(model="docqa/default", messages=[{"role": "user", "content": QUESTION}])
     assert hidden.value.body["code"] == "model_not_found" and hidden.value.body["type"] == "invalid_request_error"
-    reply = _client(server, scoped).chat.completions.create(model="docqa/ops", messages=[{"role": "user", "content": QUESTION}])
+    reply = client_for(server, scoped).chat.completions.create(model="docqa/ops", messages=[{"role": "user", "content": QUESTION}])
     assert "35 days" in reply.choices[0].message.content
     with pytest.raises(openai.AuthenticationError) as refused:
-        _client(server, "dq_not-a-key").models.list()
+        client_for(server, "dq_not-a-key").models.list()
     assert refused.value.body["type"] == "authentication_error" and "docqa keys create" in refused.value.body["message"]
     with pytest.raises(openai.BadRequestError) as bad:  # the last message is not a question
-        _client(server, everything).chat.completions.create(model="docqa", messages=[{"role": "assistant", "content": "hi"}])
+        client_for(server, everything).chat.completions.create(model="docqa", messages=[{"role": "assistant", "content": "hi"}])
     assert bad.value.body["type"] == "invalid_request_error"
 
 

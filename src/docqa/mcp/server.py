@@ -50,7 +50,8 @@ INSTRUCTIONS = (
     "docqa answers questions from the user's own documents, with citations. Use query_knowledge for a "
     "question (it retrieves, answers and checks the answer against the sources); search_docs for passages; "
     "list_knowledge for the catalog of documents; fetch_doc to read one by its doc-id; grep_docs for exact words or "
-    "patterns; ingest_files to add files or folders (remove_document to take one out); estimate_cost for what a question will cost before asking it. "
+    "patterns; ingest_files to add files or folders (remove_document to take one out); estimate_cost for what a "
+    "question will cost before asking it. "
     "The documents are also resources (docqa://COLLECTION/DOC_ID), and the prompts ask with citations, summarise a "
     "collection, compare two documents, or follow one of docqa's skills."
 )
