@@ -10,5 +10,5 @@ from docqa.session.log import (
     write_jsonl,
 )
 
-__all__ = ["ATTENTION", "EXPORT_FORMATS", "cited_paths", "export", "given_turns", "matches", "needs_attention", "previous_turn", "qa_log",
-           "render_markdown", "trim", "write_csv", "write_jsonl"]
+__all__ = ["ATTENTION", "EXPORT_FORMATS", "cited_paths", "export", "given_turns", "matches", "needs_attention",
+           "previous_turn", "qa_log", "render_markdown", "trim", "write_csv", "write_jsonl"]
