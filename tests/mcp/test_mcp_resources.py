@@ -190,3 +190,31 @@ async def test_http_an_ingest_says_the_resource_list_changed(served, tmp_path: P
     assert set(after) - before == {"rotate.md"} and last == before
     assert removed.structured_content["removed"]["path"].endswith("rotate.md")
     assert refused.is_error and "editor key" in _text(refused)
+
+
+@pytest.mark.slow
+async def test_stdio_documents_added_elsewhere_are_announced(kb_path: Path, tmp_path: Path):
+    """`docqa add` in another process while an MCP client is connected: the client hears the list changed."""
+    (tmp_path / "ops" / "later.md").write_text("# Later\n\nAdded while the client was connected.\n", encoding="utf-8")
+    async with _stdio(kb_path, tmp_path) as client:
+        before = {r.name for r in (await client.list_resources()).resources}
+        async with client.listen(resources_list_changed=True) as changes:
+            with KnowledgeBase(_settings(tmp_path)) as elsewhere:
+                elsewhere.add([tmp_path / "ops"], "ops")
+            with anyio.fail_after(30):
+                await changes.__anext__()
+        after = {r.name for r in (await client.list_resources()).resources}
+    assert after - before == {"later.md"}
+
+
+@pytest.mark.slow
+async def test_http_documents_removed_elsewhere_are_announced(served):
+    url, kb = served
+    async with _client(url) as client:
+        before = {r.name for r in (await client.list_resources()).resources}
+        async with client.listen(resources_list_changed=True) as changes:
+            kb.documents.remove_one(next(d.document_id for d in kb.documents.list("dev")))  # as the web page would
+            with anyio.fail_after(30):
+                await changes.__anext__()
+        after = {r.name for r in (await client.list_resources()).resources}
+    assert before - after == {"deploy.md"}

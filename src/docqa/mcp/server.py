@@ -4,7 +4,8 @@
 Every reading tool is annotated `readOnlyHint` (query_knowledge too: it records the question in the
 log, and changes no document); ingest_files (it removes the documents of files gone from disk) and
 remove_document are `destructiveHint`.  Each tool's structured result has an output schema (schemas.py).  After an
-ingest_files that changed the index, or a remove_document, the server says the resource list changed.
+ingest_files that changed the index, or a remove_document, the server says the resource list changed; so
+it does (within WATCH_SECONDS, to `subscriptions/listen` streams) for documents added or removed elsewhere.
 
 A tool that fails returns an MCP error result (`isError`) with docqa's message (what went wrong
 and what to do); the server keeps serving.  Over HTTP each call runs as the principal the
@@ -31,6 +32,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import ResourcesListChanged
 from mcp_types import (INTERNAL_ERROR, INVALID_PARAMS, GetPromptRequestParams, GetPromptResult, ListPromptsResult,
                        ListResourcesResult, ListResourceTemplatesResult, PaginatedRequestParams, ReadResourceRequestParams,
                        ReadResourceResult, TextResourceContents, ToolAnnotations)
@@ -56,6 +58,7 @@ INSTRUCTIONS = (
     "collection, compare two documents, or follow one of docqa's skills."
 )
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WATCH_SECONDS = 5.0  # how often the server looks for documents added or removed elsewhere
 
 Collection = Annotated[str | None, Field(description="Collection name; default: every collection the caller may see.")]
 
@@ -143,6 +146,29 @@ class DocqaServer(MCPServer):
         super().__init__("docqa", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
         self.backend, self.local = backend, local
 
+    async def watch_index(self, every: float = WATCH_SECONDS) -> None:
+        """Until cancelled: announce (on `subscriptions/listen` streams) that the resource list changed when
+        documents come or go elsewhere — `docqa add`, the web page, another client — seen by their counts
+        per collection every `every` seconds."""
+        last: dict[str, int] | None = None
+        while True:
+            try:
+                # on the writer: it queues rather than refuses, and leaves the readers' places to questions
+                counts = await self.backend.write(lambda kb: kb.documents.collections())
+            except Exception:  # noqa: BLE001 - busy, stopping or unavailable for a moment: look again next time
+                counts = last
+            if last is not None and counts != last:
+                await self._subscriptions.publish(ResourcesListChanged())
+            last = counts
+            await anyio.sleep(every)
+
+    async def serve_stdio(self) -> None:
+        """Serve on standard input and output until the client disconnects, watching the index meanwhile."""
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self.watch_index)
+            await self.run_stdio_async()
+            tasks.cancel_scope.cancel()
+
     async def _handle_list_resources(self, ctx: ServerRequestContext, params: PaginatedRequestParams | None) -> ListResourcesResult:
         who = _principal(ctx.request, self.local)
         cursor = params.cursor if params is not None else None
@@ -186,7 +212,7 @@ def _resource_errors(backend: Backend, uri: str | None = None) -> Iterator[None]
         raise MCPError(code, prompts.mcp_words(backend.redact(str(exc))), {"uri": uri} if uri else None) from exc
 
 
-def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> MCPServer:
+def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> DocqaServer:
     """An MCP server whose tools call a KnowledgeBase (directly, or through the API's `Backend`);
     `local`: who a call without an HTTP request is (over stdio: `STDIO`, whose ingest_files is confined)."""
     backend: Backend = Direct(source) if isinstance(source, KnowledgeBase) else source
