@@ -117,6 +117,19 @@ def test_a_scoped_key_sees_and_asks_only_its_collections(make_app, live, client_
     assert bad.value.body["type"] == "invalid_request_error"
 
 
+def test_errors_under_v1_come_in_openai_s_shape(client):
+    missing = client.post("/v1/chat/completions", json={"model": "docqa"})
+    wrong_type = client.post("/v1/chat/completions", content=b"hello", headers={"content-type": "text/plain"})
+    unknown = client.get("/v1/embeddings")
+    elsewhere = client.post("/api/v1/ask", json={})
+    for response, status, kind in ((missing, 422, "invalid_request_error"), (wrong_type, 415, "invalid_request_error"),
+                                   (unknown, 404, "invalid_request_error")):
+        assert response.status_code == status and set(response.json()["error"]) == {"message", "type", "code", "param"}
+        assert response.json()["error"]["type"] == kind
+    assert "messages" in missing.json()["error"]["message"]
+    assert set(elsewhere.json()["error"]) == {"code", "message"}  # the rest of the API keeps docqa's shape
+
+
 @pytest.mark.parametrize("name, collection, mode", [
     ("docqa", None, None), ("docqa/ops", "ops", None), ("docqa/team/ops", "team/ops", None),
     ("docqa-agent", None, "agent"), ("docqa-agent/ops", "ops", "agent"), ("gpt-4o", None, None), ("docqa/", None, None),
