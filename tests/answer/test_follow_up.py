@@ -61,6 +61,22 @@ def test_a_follow_up_with_a_pronoun_is_answered_without_a_model(tmp_path, embedd
     assert logs.retrieval["query"] == "and how often are logs backed up?"
 
 
+def test_a_conversation_the_caller_keeps_is_condensed_as_a_session_is(tmp_path, embedder):
+    """An OpenAI-compatible client sends the conversation with each question instead of a session id."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
+    settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"})
+    with KnowledgeBase(settings, embedder=embedder) as kb:
+        kb.add([tmp_path / "docs"])
+        first = kb.ask("How long are backups kept?")
+        in_session = kb.ask("and how often are they backed up?", session_id=first.session_id)
+        given = kb.ask("and how often are they backed up?", history=[("How long are backups kept?", first.answer)])
+        alone = kb.ask("and how often are they backed up?")
+    assert given.retrieval["query"] == in_session.retrieval["query"] == "and how often are backups backed up?"
+    assert given.answer == in_session.answer and given.session_id != first.session_id  # a new session: nothing kept
+    assert alone.retrieval["query"] == "and how often are they backed up?"  # without the history: no subject
+
+
 @pytest.mark.parametrize("reply, follow, previous, used", [
     ("How often are backups made?", "and how often are they made?", "How long are backups kept?", True),
     ("Who had it tried to defeat?", "Who had it tried to defeat?", "Why did Toghun Temur dismiss Toghtogha?", False),

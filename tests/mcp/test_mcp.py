@@ -26,7 +26,8 @@ from docqa.mcp import build_server, mount
 from docqa.settings import Settings
 from llm.scripted_server import ScriptedServer
 
-TOOLS = {"ingest_files", "query_knowledge", "list_knowledge", "search_docs", "fetch_doc", "estimate_cost", "list_skills"}
+TOOLS = {"ingest_files", "remove_document", "query_knowledge", "list_knowledge", "search_docs", "fetch_doc", "grep_docs",
+         "estimate_cost", "list_skills"}
 OFFLINE = {"DOCQA_EMBED__PROVIDER": "none", "DOCQA_LLM__PROVIDER": "none"}
 BACKUP = """# Backups
 

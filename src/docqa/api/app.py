@@ -27,6 +27,7 @@ from docqa.api.routes import estimate
 from docqa.api.schemas import no_nul_params
 
 from docqa.api.routes import skills
+from docqa.api.routes import openai_compat
 from docqa.api.routes import originals  # the source viewer: a document's file, its PDF pages and boxes
 from docqa.api.runtime import Runtime
 from docqa.api.routes import log as qa_log, status  # the people who keep the documents: the log, the status
@@ -45,6 +46,7 @@ ROUTERS += (originals.router,)
 ROUTERS += (estimate.router,)  # docqa estimate: per question (the log permission) and per folder (editors)
 
 ROUTERS += (skills.router,)  # the agent's procedures
+ROUTERS += (openai_compat.router,)  # /v1: chat apps ask the documents as an OpenAI-compatible model
 
 
 def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], KnowledgeBase] | None = None,

@@ -10,6 +10,9 @@
     anything else                                                                      500, generic message;
                                                                                        the detail only in the log
 
+Under /v1/ (the OpenAI-compatible endpoint, routes/openai_compat.py) the same errors come in OpenAI's
+shape, `{"error": {"message", "type", "code", "param"}}`, so chat apps and the `openai` SDK read them.
+
 Messages of docqa's own errors are written for people; the knowledge base path and the model's URL
 are replaced before they leave the server.  No stack trace ever reaches a client.
 """
@@ -76,12 +79,23 @@ class ClientGone(Exception):
     """The client hung up while its request was worked on (the run was cancelled; nobody reads the answer)."""
 
 
-def body(code: str, message: str) -> dict:
+OPENAI_PREFIX = "/v1/"
+_OPENAI_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+                 404: "invalid_request_error", 409: "invalid_request_error", 413: "invalid_request_error",
+                 415: "invalid_request_error", 422: "invalid_request_error", 429: "rate_limit_error"}
+
+
+def body(code: str, message: str, status: int = 400, path: str = "") -> dict:
+    """The error shape: docqa's, or OpenAI's under /v1/ (`type` from the status, as OpenAI's API gives it)."""
+    if path.startswith(OPENAI_PREFIX):
+        kind = _OPENAI_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+        return {"error": {"message": message, "type": kind, "code": code, "param": None}}
     return {"error": {"code": code, "message": message}}
 
 
-def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(body(code, message), status_code=status, headers=headers)
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None,
+                   path: str = "") -> JSONResponse:
+    return JSONResponse(body(code, message, status, path), status_code=status, headers=headers)
 
 
 def classify(exc: BaseException) -> tuple[int, str, dict[str, str]]:
@@ -121,17 +135,17 @@ def install(app: FastAPI, redact: Callable[[str], str]) -> None:
         status, code, headers = classify(exc)
         if status == 500:
             return _internal(request.scope, exc)
-        return error_response(status, code, public_message(exc, redact), headers)
+        return error_response(status, code, public_message(exc, redact), headers, request.url.path)
 
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
-        return error_response(422, "invalid_request", validation_message(exc.errors()))
+        return error_response(422, "invalid_request", validation_message(exc.errors()), path=request.url.path)
 
     async def http(request: Request, exc: HTTPException) -> Response:
         code = _HTTP_CODES.get(exc.status_code, "error")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
         if exc.status_code == 404 and message == "Not Found":
             message = f"no such endpoint: {request.method} {request.url.path} (see /docs)"
-        return error_response(exc.status_code, code, message, getattr(exc, "headers", None))
+        return error_response(exc.status_code, code, message, getattr(exc, "headers", None), request.url.path)
 
     for cls in (ApiError, DocqaError, ClientGone, sqlite3.OperationalError):
         app.add_exception_handler(cls, known)
@@ -151,7 +165,7 @@ def validation_message(errors: Sequence[dict]) -> str:
 def _internal(scope: Scope, exc: BaseException) -> JSONResponse:
     incident = uuid.uuid4().hex[:12]
     log.error("internal error %s in %s %s", incident, scope.get("method"), scope.get("path"), exc_info=exc)
-    return error_response(500, "internal", f"{INTERNAL} (incident {incident})")
+    return error_response(500, "internal", f"{INTERNAL} (incident {incident})", path=str(scope.get("path") or ""))
 
 
 class ErrorBoundary:

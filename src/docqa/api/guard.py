@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from docqa.api.errors import body
+
 JSON_LIMIT = 1024 * 1024  # questions, queries and paths; nothing legitimate comes near it
 _MULTIPART_SLACK = 64 * 1024  # part headers and boundaries around the files
 _BODY_METHODS = {"POST", "PUT", "PATCH"}
@@ -36,14 +38,15 @@ class RequestGuard:
         limit = self.uploads[scope["path"]] + _MULTIPART_SLACK if upload else JSON_LIMIT
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):
-            return await _refuse(send, 413, "too_large", _too_large(limit, upload))
+            return await _refuse(send, 413, "too_large", _too_large(limit, upload), scope["path"])
         has_body = (length is not None and int(length) > 0) or "chunked" in headers.get("transfer-encoding", "")
         kind = headers.get("content-type", "").split(";")[0].strip().lower()
         if has_body and upload and kind != "multipart/form-data":
             return await _refuse(send, 415, "unsupported_media_type",
-                                 "upload files as multipart/form-data (field 'files', and 'collection' if wanted)")
+                                 "upload files as multipart/form-data (field 'files', and 'collection' if wanted)", scope["path"])
         if has_body and not upload and kind != "application/json" and not kind.endswith("+json"):
-            return await _refuse(send, 415, "unsupported_media_type", "send the request body as application/json")
+            return await _refuse(send, 415, "unsupported_media_type", "send the request body as application/json",
+                                 scope["path"])
         await self._limited(scope, receive, send, limit, upload)
 
     async def _limited(self, scope: Scope, receive: Receive, send: Send, limit: int, upload: bool) -> None:
@@ -59,7 +62,7 @@ class RequestGuard:
                 if received > limit:
                     refused = True
                     if not started:
-                        await _refuse(send, 413, "too_large", _too_large(limit, upload))
+                        await _refuse(send, 413, "too_large", _too_large(limit, upload), scope["path"])
                     return {"type": "http.disconnect"}
             return message
 
@@ -126,7 +129,7 @@ class OriginGuard:
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
             reason = self.refusal(headers)
             if reason:
-                return await _refuse(send, 403, "cross_origin", reason)
+                return await _refuse(send, 403, "cross_origin", reason, scope["path"])
         await self.app(scope, receive, send)
 
     def refusal(self, headers: dict[str, str]) -> str | None:
@@ -183,8 +186,8 @@ def _too_large(limit: int, upload: bool) -> str:
     return f"the request body is larger than {limit // 1024} KB"
 
 
-async def _refuse(send: Send, status: int, code: str, message: str) -> None:
-    data = json.dumps({"error": {"code": code, "message": message}}).encode()
+async def _refuse(send: Send, status: int, code: str, message: str, path: str = "") -> None:
+    data = json.dumps(body(code, message, status, path)).encode()  # under /v1/: OpenAI's shape
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
                             (b"connection", b"close")]})

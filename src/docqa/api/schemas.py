@@ -14,7 +14,7 @@ Mode = Literal["pipeline", "agent", "auto"]
 NUL = "holds a NUL character (\\0): remove it"
 
 
-class _Body(BaseModel):
+class Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     @model_validator(mode="before")
@@ -53,11 +53,11 @@ class ErrorBody(BaseModel):
     error: ErrorDetail
 
 
-class CollectionCreate(_Body):
+class CollectionCreate(Body):
     name: str = Field(min_length=1, max_length=200, pattern=r"^\S(.*\S)?$", description="The collection's name.")
 
 
-class IngestRequest(_Body):
+class IngestRequest(Body):
     paths: list[str] = Field(min_length=1, max_length=100, description="Absolute paths of server files or folders, "
                              "each under one of api.ingest_roots.")
     collection: str | None = Field(None, min_length=1, max_length=200, description="Collection (default: settings.collection).")
@@ -65,7 +65,7 @@ class IngestRequest(_Body):
     exclude: list[str] | None = Field(None, max_length=100, description="Skip files matching these globs.")
 
 
-class SearchRequest(_Body):
+class SearchRequest(Body):
     query: str = Field(min_length=1, max_length=2000, pattern=r"\S", description="What to look for (any language).")
     top_k: int | None = Field(None, ge=1, le=100, description="Number of hits (default: search.top_k).")
     collection: str | None = Field(None, min_length=1, max_length=200, description="Only this collection (default: all).")
@@ -76,7 +76,7 @@ class SearchRequest(_Body):
         None, description="Reorder the best hits with the chat model (llm) or not (none); default: search.rerank.")
 
 
-class AskRequest(_Body):
+class AskRequest(Body):
     question: str = Field(min_length=1, max_length=20000, pattern=r"\S", description="The question.")
     session_id: str | None = Field(None, min_length=1, max_length=100, pattern=r"^[\w.-]+$",
                                    description="Continue this conversation (a follow-up is understood from its last turn).")
@@ -86,7 +86,7 @@ class AskRequest(_Body):
     fresh: bool = Field(False, description="Answer anew even when an earlier verified answer to the same question holds (answer.recall).")
 
 
-class AgentRunRequest(_Body):
+class AgentRunRequest(Body):
     input: str = Field(min_length=1, max_length=20000, pattern=r"\S", description="The question (the seed's field name).")
     session_id: str | None = Field(None, min_length=1, max_length=100, pattern=r"^[\w.-]+$",
                                    description="Continue this conversation.")
@@ -94,15 +94,15 @@ class AgentRunRequest(_Body):
     mode: Mode | None = Field(None, description="pipeline, agent or auto (default: agent).")
 
 
-class MessageRequest(_Body):
+class MessageRequest(Body):
     text: str = Field(min_length=1, max_length=20000, pattern=r"\S", description="The steering message or follow-up question.")
 
 
-class CorrectionRequest(_Body):
+class CorrectionRequest(Body):
     text: str = Field(min_length=1, max_length=4000, pattern=r"\S",
                       description="The right answer, or the fact the documents miss, as a short note.")
 
 
-class FeedbackRequest(_Body):
+class FeedbackRequest(Body):
     rating: Literal["up", "down"] = Field(description="up or down.")
     comment: str | None = Field(None, max_length=5000, description="Why, in a few words.")

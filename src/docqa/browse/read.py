@@ -76,6 +76,19 @@ def fetch_doc(store: DocumentStore, doc_id: str, offset: int = 1, limit: int = 2
     return doc
 
 
+def page_span(store: DocumentStore, document_id: str, page: int, total_lines: int) -> tuple[int, int]:
+    """The first and last line of a page (of a PDF, or slide of a deck); NotFoundError when there is none."""
+    starts = sorted(store.page_lines(document_id), key=lambda p: p[1])
+    numbers = [number for number, _ in starts]
+    if page not in numbers:
+        there = f"pages {numbers[0]}–{numbers[-1]}" if numbers else "no pages (only PDFs and slide decks have them)"
+        raise NotFoundError(f"the document has no page {page}: it has {there}")
+    at = numbers.index(page)
+    first = starts[at][1]
+    last = starts[at + 1][1] - 1 if at + 1 < len(starts) else total_lines
+    return first, max(first, last)
+
+
 def resolve(store: DocumentStore, ref: str, collections: Collection[str] | None = None) -> DocumentRecord:
     """A document by id, or by path (absolute, or the end of exactly one document's path); given
     `collections`, the documents of others are not there at all (the same NotFoundError, the same

@@ -7,7 +7,7 @@ from docqa.access import LOCAL, Principal, require, scope
 from docqa.browse.catalog import DocPage, list_docs, llms_txt
 from docqa.browse.grep import GrepResult, grep_docs
 from docqa.browse.paths import common_folder
-from docqa.browse.read import DocText, fetch_doc
+from docqa.browse.read import MAX_CHARS, DocText, fetch_doc, page_span
 from docqa.store import DocumentStore
 
 
@@ -24,8 +24,16 @@ class Browse:
         require(principal, "read")
         return list_docs(self.documents, grep, page, page_size, scope(principal, collection))
 
+    def fetch_page(self, doc_id: str, page: int, collection: str | None = None, *, max_chars: int = MAX_CHARS,
+                   principal: Principal = LOCAL) -> DocText:
+        """The numbered lines of one page of a PDF (or slide of a deck): NotFoundError naming the pages
+        there are when it has no such page, or no pages at all."""
+        record = self.fetch_doc(doc_id, 1, 1, collection, principal=principal)
+        first, last = page_span(self.documents, record.doc_id, page, record.total_lines)
+        return self.fetch_doc(record.doc_id, first, last - first + 1, collection, max_chars=max_chars, principal=principal)
+
     def fetch_doc(self, doc_id: str, offset: int = 1, limit: int = 200, collection: str | None = None, *,
-                  principal: Principal = LOCAL) -> DocText:
+                  max_chars: int = MAX_CHARS, principal: Principal = LOCAL) -> DocText:
         """A document's text in numbered lines from line `offset`, at most `limit` lines and ~12,000
         characters, page breaks marked; `doc_id` may also be a path or the end of one.  Documents
         the principal cannot see do not exist for it (the same error as none)."""
@@ -34,7 +42,7 @@ class Browse:
             seen: tuple[str, ...] | None = (scope(principal, collection),)  # type: ignore[assignment]
         else:
             seen = principal.collections or None
-        return fetch_doc(self.documents, doc_id, offset, limit, collections=seen)
+        return fetch_doc(self.documents, doc_id, offset, limit, max_chars, collections=seen)
 
     def grep_docs(self, pattern: str, path_glob: str | None = None, context: int = 1, max_matches: int = 50,
                   collection: str | None = None, ignore_case: bool = True, *, principal: Principal = LOCAL) -> GrepResult:

@@ -1,6 +1,8 @@
 """The MCP server over the same core: `docqa mcp` (stdio) and streamable HTTP mounted on the API.
 
-Tools: ingest_files, query_knowledge, list_knowledge, search_docs, fetch_doc, list_skills (see server.py).
+Tools: ingest_files, remove_document, query_knowledge, list_knowledge, search_docs, fetch_doc, grep_docs,
+estimate_cost, list_skills;
+the documents as resources (resources.py); prompts (prompts.py); see server.py.
 Needs the `mcp` extra: pip install 'docqa[mcp]'.
 """
 
@@ -18,15 +20,13 @@ from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
-
-    from docqa.mcp.server import Backend
+    from docqa.mcp.server import Backend, DocqaServer
 
 _INSTALL = "pip install 'docqa[mcp]'"
 log = logging.getLogger(__name__)
 
 
-def build_server(source: KnowledgeBase | Backend) -> MCPServer:
+def build_server(source: KnowledgeBase | Backend) -> DocqaServer:
     """The MCP server (not yet running) whose tools call a KnowledgeBase, directly or through a Backend."""
     return _server().build_server(source)
 
@@ -41,12 +41,15 @@ def serve_stdio(settings: Settings) -> None:
     """Serve the tools on standard input and output until the client disconnects.  While the client
     connects, a second connection loads the embedding model and the stored vectors (shared with the
     first: see KnowledgeBase.warm), so the first search does not."""
+    import anyio  # with the SDK (the `mcp` extra)
+
     server = _server()
     with KnowledgeBase(settings) as kb, KnowledgeBase(settings, embedder=kb.models.embedder) as warmer:
         warming = threading.Thread(target=_warm, args=(warmer,), name="docqa-warm", daemon=True)
         warming.start()
         try:
-            server.build_server(kb, LOCAL.over_stdio()).run("stdio")  # ingest_files only under mcp.ingest_roots
+            mcp = server.build_server(kb, LOCAL.over_stdio())  # ingest_files only under mcp.ingest_roots
+            anyio.run(mcp.serve_stdio)
         finally:
             warming.join()  # before its connection closes
 
@@ -58,7 +61,7 @@ def _warm(kb: KnowledgeBase) -> None:
         log.warning("could not load the embedding model or the vectors ahead of the first search: %s", exc)
 
 
-def mount(app: Any, source: KnowledgeBase | Settings | Backend, **options: Any) -> MCPServer:
+def mount(app: Any, source: KnowledgeBase | Settings | Backend, **options: Any) -> DocqaServer:
     """Serve the tools over streamable HTTP at /mcp of the API app (see http.py)."""
     _server()
     from docqa.mcp.http import mount as mount_http

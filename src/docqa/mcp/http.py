@@ -14,21 +14,20 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-from mcp.server.mcpserver import MCPServer
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from docqa.access import LOCAL, Principal
 from docqa.errors import AuthError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
-from docqa.mcp.server import Backend, build_server
+from docqa.mcp.server import Backend, DocqaServer, build_server
 from docqa.settings import Settings
 
 Authenticate = Callable[[Mapping[str, str]], Principal]
 
 
 def mount(app: Any, source: KnowledgeBase | Settings | Backend, *, authenticate: Authenticate | None = None,
-          host: str = "127.0.0.1", path: str = "/mcp") -> MCPServer:
+          host: str = "127.0.0.1", path: str = "/mcp") -> DocqaServer:
     """Serve the MCP tools at `path` of a Starlette/FastAPI `app`, over streamable HTTP.
 
     `source`: where the tools' work runs: the API's worker pool and writer (a `FutureBackend`), a
@@ -52,8 +51,10 @@ def mount(app: Any, source: KnowledgeBase | Settings | Backend, *, authenticate:
         # A session manager runs once: every start of the app (tests start one app many times) gets a new one.
         server.streamable_http_app(streamable_http_path=path, host=host)
         async with server.session_manager.run():
-            async with outer(a) as state:
+            async with outer(a) as state, anyio.create_task_group() as tasks:
+                tasks.start_soon(server.watch_index)  # documents added or removed elsewhere: say so
                 yield state
+                tasks.cancel_scope.cancel()
         if owned is not None:
             owned.close()
 

@@ -1,4 +1,11 @@
-"""The MCP server: seven tools, each a thin wrapper over KnowledgeBase, served over stdio or HTTP.
+"""The MCP server: nine tools, each a thin wrapper over KnowledgeBase, the documents as resources
+(resources.py) and prompts (prompts.py), served over stdio or HTTP.
+
+Every reading tool is annotated `readOnlyHint` (query_knowledge too: it records the question in the
+log, and changes no document); ingest_files (it removes the documents of files gone from disk) and
+remove_document are `destructiveHint`.  Each tool's structured result has an output schema (schemas.py).  After an
+ingest_files that changed the index, or a remove_document, the server says the resource list changed; so
+it does (within WATCH_SECONDS, to `subscriptions/listen` streams) for documents added or removed elsewhere.
 
 A tool that fails returns an MCP error result (`isError`) with docqa's message (what went wrong
 and what to do); the server keeps serving.  Over HTTP each call runs as the principal the
@@ -17,18 +24,25 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
-from typing import Annotated, Any, Literal, Protocol, TypeVar
+from typing import Annotated, Any, Literal, Protocol, TypeVar, cast
 
 import anyio
 import anyio.to_thread
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import ResourcesListChanged
+from mcp_types import (INTERNAL_ERROR, INVALID_PARAMS, GetPromptRequestParams, GetPromptResult, ListPromptsResult,
+                       ListResourcesResult, ListResourceTemplatesResult, PaginatedRequestParams, ReadResourceRequestParams,
+                       ReadResourceResult, TextResourceContents, ToolAnnotations)
 from pydantic import Field
 
 from docqa.access import LOCAL, Principal
-from docqa.errors import DocqaError, PermissionDeniedError
+from docqa.errors import DocqaError, InputError, NotFoundError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
+from docqa.mcp import prompts, resources
+from docqa.mcp.schemas import AnswerOut, CatalogOut, DocTextOut, GrepOut, IngestOut, RemovedOut, SearchOut, SkillsOut
 from docqa.run.control import Control
 from docqa.settings import Settings
 from docqa.version import __version__
@@ -37,10 +51,14 @@ T = TypeVar("T")
 INSTRUCTIONS = (
     "docqa answers questions from the user's own documents, with citations. Use query_knowledge for a "
     "question (it retrieves, answers and checks the answer against the sources); search_docs for passages; "
-    "list_knowledge for the catalog of documents; fetch_doc to read one by its doc-id; ingest_files to add "
-    "files or folders; estimate_cost for what a question will cost before asking it."
+    "list_knowledge for the catalog of documents; fetch_doc to read one by its doc-id; grep_docs for exact words or "
+    "patterns; ingest_files to add files or folders (remove_document to take one out); estimate_cost for what a "
+    "question will cost before asking it. "
+    "The documents are also resources (docqa://COLLECTION/DOC_ID), and the prompts ask with citations, summarise a "
+    "collection, compare two documents, or follow one of docqa's skills."
 )
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WATCH_SECONDS = 5.0  # how often the server looks for documents added or removed elsewhere
 
 Collection = Annotated[str | None, Field(description="Collection name; default: every collection the caller may see.")]
 
@@ -120,18 +138,93 @@ def _tool(server: MCPServer, **options: Any) -> Callable[[Callable[..., Any]], C
     return register
 
 
-def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> MCPServer:
+class DocqaServer(MCPServer):
+    """MCPServer whose resources and prompts are made for each request's caller: the documents it may
+    read (resources.py), docqa's prompts and skills (prompts.py)."""
+
+    def __init__(self, backend: Backend, local: Principal):
+        super().__init__("docqa", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+        self.backend, self.local = backend, local
+
+    async def watch_index(self, every: float = WATCH_SECONDS) -> None:
+        """Until cancelled: announce (on `subscriptions/listen` streams) that the resource list changed when
+        documents come or go elsewhere — `docqa add`, the web page, another client — seen by their counts
+        per collection every `every` seconds."""
+        last: dict[str, int] | None = None
+        while True:
+            try:
+                # on the writer: it queues rather than refuses, and leaves the readers' places to questions
+                counts = await self.backend.write(lambda kb: kb.documents.collections())
+            except Exception:  # noqa: BLE001 - busy, stopping or unavailable for a moment: look again next time
+                counts = last
+            if last is not None and counts != last:
+                await self._subscriptions.publish(ResourcesListChanged())
+            last = counts
+            await anyio.sleep(every)
+
+    async def serve_stdio(self) -> None:
+        """Serve on standard input and output until the client disconnects, watching the index meanwhile."""
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self.watch_index)
+            await self.run_stdio_async()
+            tasks.cancel_scope.cancel()
+
+    async def _handle_list_resources(self, ctx: ServerRequestContext, params: PaginatedRequestParams | None) -> ListResourcesResult:
+        who = _principal(ctx.request, self.local)
+        cursor = params.cursor if params is not None else None
+        with _resource_errors(self.backend):
+            return await self.backend.read(lambda kb: resources.listing(kb, who, cursor))
+
+    async def _handle_list_resource_templates(self, ctx: ServerRequestContext,
+                                              params: PaginatedRequestParams | None) -> ListResourceTemplatesResult:
+        return ListResourceTemplatesResult(resource_templates=resources.TEMPLATES)
+
+    async def _handle_read_resource(self, ctx: ServerRequestContext, params: ReadResourceRequestParams) -> ReadResourceResult:
+        uri = str(params.uri)
+        with _resource_errors(self.backend, uri):
+            who = _principal(ctx.request, self.local)
+            ref = resources.parse(uri)
+            text = await self.backend.read(lambda kb: resources.read(kb, ref, who))
+        return ReadResourceResult(contents=[TextResourceContents(uri=uri, text=text, mime_type="text/plain")])
+
+    async def _handle_list_prompts(self, ctx: ServerRequestContext, params: PaginatedRequestParams | None) -> ListPromptsResult:
+        with _resource_errors(self.backend):
+            return ListPromptsResult(prompts=prompts.listing(await self._skills(ctx)))
+
+    async def _handle_get_prompt(self, ctx: ServerRequestContext, params: GetPromptRequestParams) -> GetPromptResult:
+        with _resource_errors(self.backend):
+            return prompts.render(params.name, params.arguments, await self._skills(ctx))
+
+    async def _skills(self, ctx: ServerRequestContext) -> list[prompts.SkillText]:
+        who = _principal(ctx.request, self.local)
+        found = await self.backend.read(lambda kb: kb.answers.skills(principal=who))
+        return [prompts.SkillText(s.name, s.description, s.body) for s in found]
+
+
+@contextmanager
+def _resource_errors(backend: Backend, uri: str | None = None) -> Iterator[None]:
+    """docqa's errors on resources and prompts become JSON-RPC errors with their message: bad input or
+    nothing there is invalid params, anything else of ours an internal error."""
+    try:
+        yield
+    except DocqaError as exc:
+        code = INVALID_PARAMS if isinstance(exc, (InputError, NotFoundError, PermissionDeniedError)) else INTERNAL_ERROR
+        raise MCPError(code, prompts.mcp_words(backend.redact(str(exc))), {"uri": uri} if uri else None) from exc
+
+
+def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> DocqaServer:
     """An MCP server whose tools call a KnowledgeBase (directly, or through the API's `Backend`);
     `local`: who a call without an HTTP request is (over stdio: `STDIO`, whose ingest_files is confined)."""
     backend: Backend = Direct(source) if isinstance(source, KnowledgeBase) else source
-    server = MCPServer("docqa", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    server = DocqaServer(backend, local)
 
-    @_tool(server, annotations=ToolAnnotations(read_only_hint=False, idempotent_hint=True, open_world_hint=False))
+    @_tool(server, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+                                               open_world_hint=False))
     async def ingest_files(
         paths: Annotated[list[str], Field(min_length=1, max_length=100, description="Files and folders on the server's disk (folders are walked).")],
         collection: Annotated[str | None, Field(description="Collection to add to (default: the configured one).")] = None,
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> IngestOut:
         """Add files and folders to the knowledge base, incrementally: unchanged files are skipped, changed
         ones replaced, vanished ones removed. Returns the ingest report (added, updated, failed with reasons)."""
         with _tool_errors(backend):
@@ -139,16 +232,33 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
             # the core checks the paths before anything is read: a remote caller's inside api.ingest_roots, a stdio
             # client's inside mcp.ingest_roots (an agent steered by a document it read exfiltrates nothing), and
             # every one named must exist (a tool's caller reads an error, not a failed entry of a report)
-            return await backend.write(lambda kb: kb.documents.add(paths, collection, principal=who, missing_ok=False).to_dict())
+            report = await backend.write(lambda kb: kb.documents.add(paths, collection, principal=who, missing_ok=False).to_dict())
+        if any(report.get(k) for k in ("added", "updated", "removed", "moved")):
+            await _resources_changed(ctx)
+        return cast(IngestOut, report)
 
-    @_tool(server, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
+    @_tool(server, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                                               open_world_hint=False))
+    async def remove_document(
+        doc_id: Annotated[str, Field(min_length=1, max_length=200, description="The doc-id of the document to remove (list_knowledge, search_docs).")],
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> RemovedOut:
+        """Remove one document from the knowledge base: its text, passages and vectors leave the index (the file
+        itself is not touched; ingest_files adds it again). For editors. Returns the document removed."""
+        with _tool_errors(backend):
+            who = _caller(ctx, local)
+            removed = await backend.write(lambda kb: kb.documents.remove_one(doc_id, principal=who).to_dict())
+        await _resources_changed(ctx)
+        return cast(RemovedOut, {"removed": removed})
+
+    @_tool(server, annotations=_READ)  # it records the question in the log; it changes no document
     async def query_knowledge(
         question: Annotated[str, Field(min_length=1, max_length=4000, description="The question, in any language.")],
         collection: Collection = None,
         session_id: Annotated[str | None, Field(description="A previous answer's session_id, to ask a follow-up in the same conversation.")] = None,
         fresh: Annotated[bool, Field(description="Answer anew even when an earlier verified answer to the same question holds.")] = False,
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> AnswerOut:
         """Answer a question from the documents only: the answer text with [n] citation markers, the
         citations (file, section, page, lines, exact quoted span), whether the check verified it, the
         confidence, and whether the documents hold the answer at all (answerable)."""
@@ -164,8 +274,8 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
             if answer.status == "FAILED":
                 raise DocqaError(answer.error or "the question could not be answered")
             data = answer.to_dict()
-            return {key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification",
-                                               "notes", "status", "run_id", "session_id")}
+            return cast(AnswerOut, {key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification",
+                                               "notes", "status", "run_id", "session_id")})
 
     @_tool(server, annotations=_READ)
     async def list_knowledge(
@@ -173,12 +283,13 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
         page: Annotated[int, Field(ge=1, description="Page of the catalog, from 1.")] = 1,
         collection: Collection = None,
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> CatalogOut:
         """The catalog of documents, one line per document: `- [folder / title](doc-id): summary`, paged,
         optionally filtered. A doc-id goes to fetch_doc."""
         with _tool_errors(backend):
             who = _caller(ctx, local)
-            return await backend.read(lambda kb: kb.browse.list_docs(grep, page, collection=collection, principal=who).to_dict())
+            found = await backend.read(lambda kb: kb.browse.list_docs(grep, page, collection=collection, principal=who).to_dict())
+            return cast(Any, {**found, "note": prompts.mcp_words(found["note"])})
 
     @_tool(server, annotations=_READ)
     async def search_docs(
@@ -187,12 +298,13 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
         collection: Collection = None,
         rerank: Annotated[Literal["none", "llm"] | None, Field(description="llm: the chat model reorders the best passages (slower); default: the configured search.rerank.")] = None,
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> SearchOut:
         """The passages that best match a query (hybrid keyword + semantic search), best first, each with its
         file, section, page, lines, score (0..1) and text; low_relevance is true when even the best is weak."""
         with _tool_errors(backend):
             who = _caller(ctx, local)
-            return await backend.read(lambda kb: kb.search(query, top_k, collection, rerank=rerank, principal=who).to_dict())
+            found = await backend.read(lambda kb: kb.search(query, top_k, collection, rerank=rerank, principal=who).to_dict())
+            return cast(SearchOut, found)
 
     @_tool(server, annotations=_READ)
     async def fetch_doc(
@@ -200,12 +312,29 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
         offset: Annotated[int, Field(ge=1, description="First line to return, from 1.")] = 1,
         limit: Annotated[int, Field(ge=1, le=2000, description="Most lines to return.")] = 200,
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> DocTextOut:
         """Read a document's text in numbered lines, from line `offset`, at most `limit` lines; the note
         says how to read on."""
         with _tool_errors(backend):
             who = _caller(ctx, local)
-            return await backend.read(lambda kb: kb.browse.fetch_doc(doc_id, offset, limit, principal=who).to_dict())
+            text = await backend.read(lambda kb: kb.browse.fetch_doc(doc_id, offset, limit, principal=who).to_dict())
+            return cast(DocTextOut, {**text, "note": prompts.mcp_words(text["note"])})
+
+    @_tool(server, annotations=_READ)
+    async def grep_docs(
+        pattern: Annotated[str, Field(min_length=1, max_length=500, description="A regular expression (or plain words) to find in the documents' text.")],
+        path_glob: Annotated[str | None, Field(max_length=500, description="Only documents whose path matches this glob, e.g. *.md or docs/**.")] = None,
+        context: Annotated[int, Field(ge=0, le=10, description="Lines shown before and after each match.")] = 1,
+        collection: Collection = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> GrepOut:
+        """Exact words, names, numbers or a regular expression in the documents' text (case-insensitive), as
+        ripgrep shows them: each matching line with its line number, grouped by document (doc-id for fetch_doc)."""
+        with _tool_errors(backend):
+            who = _caller(ctx, local)
+            found = await backend.read(lambda kb: kb.browse.grep_docs(pattern, path_glob, context, collection=collection,
+                                                                      principal=who).to_dict())
+            return cast(Any, {**found, "note": prompts.mcp_words(found["note"])})
 
     @_tool(server, annotations=_READ)
     async def estimate_cost(
@@ -223,14 +352,14 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
             return data
 
     @_tool(server, annotations=_READ)
-    async def list_skills(ctx: Context = None) -> dict[str, Any]:  # type: ignore[assignment]
+    async def list_skills(ctx: Context = None) -> SkillsOut:  # type: ignore[assignment]
         """The skills docqa's agent may load when answering (procedures such as comparing two versions of a
         document or writing a step-by-step procedure): name, description, triggers, where each comes from."""
         with _tool_errors(backend):
             who = _caller(ctx, local)
             found = await backend.read(lambda kb: kb.answers.skills(principal=who))
-            return {"skills": [{k: v for k, v in s.summary().items() if k != "path"} for s in found],
-                    "problems": found.shown_problems()}
+            return cast(SkillsOut, {"skills": [{k: v for k, v in s.summary().items() if k != "path"} for s in found],
+                                    "problems": found.shown_problems()})
 
     return server
 
@@ -241,7 +370,19 @@ def _tool_errors(backend: Backend) -> Iterator[None]:
     try:
         yield
     except DocqaError as exc:
-        raise ToolError(backend.redact(str(exc))) from exc
+        raise ToolError(prompts.mcp_words(backend.redact(str(exc)))) from exc
+
+
+async def _resources_changed(ctx: Context | None) -> None:
+    """Tell clients the resource list changed: on `subscriptions/listen` streams, and on the session of a
+    client of an earlier protocol version."""
+    if ctx is None:
+        return
+    for notify in (ctx.notify_resources_changed, lambda: ctx.session.send_resource_list_changed()):
+        try:
+            await notify()
+        except Exception:  # noqa: BLE001, PERF203 - no request context (in process), or the session is gone: nobody to tell
+            continue
 
 
 def _caller(ctx: Context | None, local: Principal = LOCAL) -> Principal:
@@ -250,6 +391,10 @@ def _caller(ctx: Context | None, local: Principal = LOCAL) -> Principal:
         request = ctx.request_context.request if ctx is not None else None
     except ValueError:  # no request context: called in process
         request = None
+    return _principal(request, local)
+
+
+def _principal(request: Any, local: Principal) -> Principal:
     if request is None:
         return local
     principal = getattr(request, "state", None) and getattr(request.state, "principal", None)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 
 from docqa.agent import AgentLoop
@@ -31,7 +31,7 @@ from docqa.llm.base import ChatModel
 from docqa.run.context import Cancelled, RunContext, event, status
 from docqa.run import owner
 from docqa.run.control import Control
-from docqa.session import previous_turn
+from docqa.session import given_turns, previous_turn
 from docqa.settings import Settings
 from docqa.skills import ActiveSkills, SkillSet
 from docqa.types import CANCELLED, FAILED, Answer, Event, RunRecord
@@ -80,7 +80,7 @@ class Run:
 
     def __init__(self, question: str, setup: Setup, *, session_id: str | None = None, mode: str | None = None,
                  check: bool | None = None, record: bool = True, control: Control | None = None,
-                 timeout: float | None = None):
+                 timeout: float | None = None, history: Sequence[tuple[str, str]] = ()):
         if not question or not question.strip():
             raise InputError("the question is empty: ask something, e.g. docqa ask \"how are backups made?\"")
         s = setup.settings
@@ -89,6 +89,7 @@ class Run:
         self.setup, self.question, self.session_id = setup, question, session_id
         self.check = s.answer.check if check is None else check
         self.record, self.timeout = record, timeout
+        self.given = given_turns(history)  # the conversation a client keeps itself, when there is no session
         self.control = control or Control()
         self.answers: list[Answer] = []
         self._events = self._life()
@@ -158,7 +159,7 @@ class Run:
     def _one(self, question: str, session_id: str | None) -> Events:
         """One question: recorded RUNNING at once, answered, recorded finished."""
         s = self.setup.settings
-        history = self.setup.history(session_id) if session_id else []  # the conversation so far
+        history = self.setup.history(session_id) if session_id else self.given  # the conversation so far
         run = RunRecord(id=_new_id(), session_id=session_id or _new_id(), question=question.strip(),
                         collection=self.setup.library.collection, created_at=now(), owner=owner.current())
         ctx = RunContext(self.control, s.llm.prompt_price, s.llm.completion_price, self.timeout)

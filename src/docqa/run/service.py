@@ -4,7 +4,7 @@ agent may use and the recall of earlier verified answers."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -39,7 +39,8 @@ class Answers:
 
     def start(self, question: str, *, principal: Principal = LOCAL, session_id: str | None = None,
               collection: str | None = None, check: bool | None = None, mode: str | None = None, record: bool = True,
-              control: Control | None = None, timeout: float | None = None, fresh: bool = False) -> Run:
+              control: Control | None = None, timeout: float | None = None, fresh: bool = False,
+              history: Sequence[tuple[str, str]] = ()) -> Run:
         """Start answering a question: a `Run`, an iterator of its events (metadata, status, content,
         citations, failure, done) and a handle to steer, follow up or cancel it (docqa.run.life).
 
@@ -49,19 +50,21 @@ class Answers:
         `control`: a Control made before the run (to cancel it from a thread that does not hold it).
         `timeout`: seconds after which it stops before its next model call (recorded as CANCELLED).
         `fresh`: answer anew even when an earlier verified answer to the same question holds (answer.recall).
+        `history`: the conversation so far as (question, answer) pairs, oldest first, when the caller keeps
+        it rather than a session (an OpenAI-compatible client): the question is a follow-up to its last turn.
         """
         check_nul(question, "question")  # no database stores a NUL
         collection = self.check_start(principal=principal, session_id=session_id, collection=collection)
         from docqa.run.life import Run, Setup
 
-        recall = None if fresh or session_id or not record or not self.settings.answer.recall else (
+        recall = None if fresh or session_id or history or not record or not self.settings.answer.recall else (
             partial(self.recall.lookup, collection=collection))
         chat = self.models.chat
         setup = Setup(self.settings, self.library(principal, collection), chat.model, chat.note,
                       self.store.runlog.save_run, partial(self.log.session_runs, principal=principal),
                       self.skills(principal=principal), recall, self.models.escalation)
         return Run(question, setup, session_id=session_id, mode=mode, check=check, record=record, control=control,
-                   timeout=timeout)
+                   timeout=timeout, history=history)
 
     def check_start(self, *, principal: Principal = LOCAL, session_id: str | None = None,
                     collection: str | None = None) -> str | None:

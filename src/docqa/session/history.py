@@ -38,6 +38,13 @@ def previous_turn(runs: Sequence[RunRecord], max_chars: int) -> dict[str, Any] |
     return {"question": question, "answer_summary": summary, "sources": sources}
 
 
+def given_turns(turns: Sequence[tuple[str, str]]) -> list[RunRecord]:
+    """A conversation a client keeps itself (an OpenAI-compatible chat app sends it whole with each
+    question), as the answered runs `previous_turn` reads: (question, answer) pairs, oldest first."""
+    return [RunRecord(id=f"given-{i}", session_id="given", question=q, status=SUCCESS, answer=a)
+            for i, (q, a) in enumerate(turns) if q.strip() and a.strip()]
+
+
 def trim(text: str, limit: int) -> str:
     """`text` in at most `limit` characters: whole sentences when they fill enough of it, else cut
     at a word boundary (or anywhere, for text without spaces) and marked with an ellipsis."""

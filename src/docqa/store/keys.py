@@ -96,6 +96,11 @@ class Keys:
         """True when any API key is active (the API then requires one)."""
         return self.store.active_keys() > 0
 
+    def issued(self, key: str) -> bool:
+        """Whether `key` was ever issued here, active or revoked (a placeholder a client sends was not)."""
+        key = (key or "").strip()
+        return bool(key) and self.store.key_by_hash(key_hash(key)) is not None
+
     def authenticate(self, key: str) -> ApiKeyRecord:
         """The active key record for a key (its use recorded); AuthError when unknown or revoked."""
         key = (key or "").strip()

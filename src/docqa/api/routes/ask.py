@@ -59,7 +59,7 @@ async def respond(rt: Runtime, request: Request, question: str, options: dict[st
     if stream:
         return await _stream(rt, question, options)
     control = Control()
-    run = await rt.read(request, lambda kb: _answer(kb, rt, question, options, control), control)
+    run = await rt.read(request, lambda kb: answer_run(kb, rt, question, options, control), control)
     first = run.answer
     if first.status == CANCELLED:  # cancelled through POST /runs/{id}/cancel: CANCELLED is never sent
         raise ApiError(409, "cancelled", "the run was cancelled before it answered")
@@ -79,7 +79,7 @@ async def _stream(rt: Runtime, question: str, options: dict[str, Any]) -> Respon
         except RuntimeError:  # the event loop is gone: the server stopped
             control.cancel()
 
-    future = rt.pool.submit(lambda kb: _answer(kb, rt, question, options, control, put))
+    future = rt.pool.submit(lambda kb: answer_run(kb, rt, question, options, control, put))
     future.add_done_callback(lambda _: put(END))
     api = rt.settings.api
     deadline = time.monotonic() + api.request_timeout
@@ -94,7 +94,7 @@ async def _stream(rt: Runtime, question: str, options: dict[str, Any]) -> Respon
                         rt.redact).response(first)
 
 
-def _answer(kb: KnowledgeBase, rt: Runtime, question: str, options: dict[str, Any], control: Control,
+def answer_run(kb: KnowledgeBase, rt: Runtime, question: str, options: dict[str, Any], control: Control,
             emit: Callable[[Event], None] | None = None) -> Run:
     """On a worker: iterate the run (its follow-ups included), each run id live while it is answered."""
     run = kb.start(question, control=control, **options)
