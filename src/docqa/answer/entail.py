@@ -61,6 +61,11 @@ PAIR_MARGIN = 0.34  # the place that best matches the claim's other words beats 
 NEGATION_OVERLAP = 0.6  # the closest sentence shares this share of the claim's words before its negation is compared
 NEGATED_PASSAGE_WORDS, NEGATED_PASSAGE_OVERLAP = 4, 0.6  # a negated passage sentence against a short phrase is noise
 VALUE_KINDS = ("number", "date", "version", "quote", "identifier", "cve", "licence")
+# How the checks below word a problem where the passage says otherwise (not merely nothing): a qualifier's
+# other side, a value paired with another subject or unit, a negation, a comparison's years, a swapped value.
+# The rest ("the passage does not say …", a fact not in it) is silence.  `contradicts` reads them.
+CONTRADICTIONS = ("the passage gives ", "the passage pairs ", "the claim says the opposite",
+                  "the passage's sentence says the opposite", "the passage's years ")
 
 
 @dataclass(slots=True)
@@ -93,6 +98,23 @@ def entailment_problems(claim: Claim, question: str, hits: list[Hit]) -> list[st
     if same_language and (p := comparison_problem(text, question, passage)):
         problems.append(p)
     return problems
+
+
+def contradicts(reason: str) -> bool:
+    """The problem says the passage states otherwise (see CONTRADICTIONS), not that it is silent."""
+    return reason.startswith(CONTRADICTIONS)
+
+
+def swapped_value(claim: str, passage: str, span: str) -> str | None:
+    """A value of the claim (a number, date, version, ...) that is nowhere in the passage, while the
+    span of it that best matches the claim's words holds another value of the same kind: "born in
+    1921" against "born in 1923" (the citer found the span; the fact check only says 1921 is missing)."""
+    text, source = normalise(_strip_markers(claim)), normalise(passage)
+    place = Place(0, len(span), span, span)
+    for fact in facts_in(text):
+        if fact.kind in VALUE_KINDS and not _in(fact, source) and (other := _other_value(fact, place)):
+            return f"the passage gives {other}, not {fact.text}"
+    return None
 
 
 def novel_words(claim: str, passage: str, question: str) -> list[str]:

@@ -27,6 +27,7 @@ from docqa.api.routes import estimate
 from docqa.api.schemas import no_nul_params
 
 from docqa.api.routes import skills
+from docqa.api.routes import verify  # fact-check any text against the documents
 from docqa.api.routes import originals  # the source viewer: a document's file, its PDF pages and boxes
 from docqa.api.runtime import Runtime
 from docqa.api.routes import log as qa_log, status  # the people who keep the documents: the log, the status
@@ -45,6 +46,7 @@ ROUTERS += (originals.router,)
 ROUTERS += (estimate.router,)  # docqa estimate: per question (the log permission) and per folder (editors)
 
 ROUTERS += (skills.router,)  # the agent's procedures
+ROUTERS += (verify.router,)
 
 
 def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], KnowledgeBase] | None = None,

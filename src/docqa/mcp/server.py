@@ -1,4 +1,4 @@
-"""The MCP server: seven tools, each a thin wrapper over KnowledgeBase, served over stdio or HTTP.
+"""The MCP server: eight tools, each a thin wrapper over KnowledgeBase, served over stdio or HTTP.
 
 A tool that fails returns an MCP error result (`isError`) with docqa's message (what went wrong
 and what to do); the server keeps serving.  Over HTTP each call runs as the principal the
@@ -37,6 +37,7 @@ T = TypeVar("T")
 INSTRUCTIONS = (
     "docqa answers questions from the user's own documents, with citations. Use query_knowledge for a "
     "question (it retrieves, answers and checks the answer against the sources); search_docs for passages; "
+    "verify_claims to fact-check a text (a draft, another tool's answer) against the documents; "
     "list_knowledge for the catalog of documents; fetch_doc to read one by its doc-id; ingest_files to add "
     "files or folders; estimate_cost for what a question will cost before asking it."
 )
@@ -166,6 +167,23 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
             data = answer.to_dict()
             return {key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification",
                                                "notes", "status", "run_id", "session_id")}
+
+    @_tool(server, annotations=_READ)
+    async def verify_claims(
+        text: Annotated[str, Field(min_length=1, max_length=20000, description="The text to fact-check: a draft, a reply, another tool's answer.")],
+        question: Annotated[str | None, Field(max_length=4000, description="The question the text answers, if any.")] = None,
+        collection: Collection = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Fact-check a text against the documents, claim by claim, with the same checks as query_knowledge's
+        answers: each claim is supported (with the exact quoted span), contradicted (with the span that says
+        otherwise) or not_found; verdict is supported only when every claim is."""
+        with _tool_errors(backend):
+            who = _caller(ctx, local)
+            data = (await backend.read(lambda kb: kb.verify(text, question=question, collection=collection,
+                                                            principal=who))).to_dict()
+            data["notes"] = [backend.redact(note) for note in data["notes"]]
+            return data
 
     @_tool(server, annotations=_READ)
     async def list_knowledge(
