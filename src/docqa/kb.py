@@ -136,7 +136,7 @@ class KnowledgeBase:
 
     @cached_property
     def answers(self) -> Answers:
-        from docqa.run.service import Answers, FactCheck  # FactCheck: docqa.answer.factcheck's, as kb.answers returns it
+        from docqa.run.service import Answers
 
         return Answers(self.store, self.settings, self.models, search=self._search, documents=self.documents,
                        browse=self.browse, viewer=self.viewer, log=self.log)

@@ -109,12 +109,24 @@ def swapped_value(claim: str, passage: str, span: str) -> str | None:
     """A value of the claim (a number, date, version, ...) that is nowhere in the passage, while the
     span of it that best matches the claim's words holds another value of the same kind: "born in
     1921" against "born in 1923" (the citer found the span; the fact check only says 1921 is missing)."""
-    text, source = normalise(_strip_markers(claim)), normalise(passage)
-    place = Place(0, len(span), span, span)
+    text, source, near = normalise(_strip_markers(claim)), normalise(passage), normalise(" ".join(span.split()))
     for fact in facts_in(text):
-        if fact.kind in VALUE_KINDS and not _in(fact, source) and (other := _other_value(fact, place)):
-            return f"the passage gives {other}, not {fact.text}"
+        if fact.kind not in VALUE_KINDS or _in(fact, source):
+            continue
+        others = [f for f in facts_in(near) if f.kind == fact.kind and f.value != fact.value and fact.value not in f.value]
+        unit = _word_after(fact, text)
+        same = [f for f in others if unit and _word_after(f, near) == unit]  # "30 天" against "35 天", not "6 小时"
+        if same or others:
+            return f"the passage gives {(same or others)[0].text}, not {fact.text}"
     return None
+
+
+def _word_after(fact: Fact, text: str) -> str:
+    """The word (or Chinese character) right after the value's first place in `text`: its unit, if any."""
+    for at in fact_positions(fact, text):
+        m = re.match(r"[\w.,%-]*?\s*([A-Za-z]+|[\u4e00-\u9fff])", text[at:])
+        return m.group(1).lower() if m else ""
+    return ""
 
 
 def novel_words(claim: str, passage: str, question: str) -> list[str]:
