@@ -170,6 +170,7 @@ def main() -> None:
     ap.add_argument("--model", default="qwen2.5-coder-1.5b")
     ap.add_argument("--llm-sample", type=int, default=12, help="with --llm: an even sample of this many items of each half")
     ap.add_argument("--llm-only", action="store_true", help="with --llm: only the model's run (the rest measured apart)")
+    ap.add_argument("--uhg-only", action="store_true", help="with --uhgeval: only UHGEval (HaluEval measured apart)")
     ap.add_argument("--uhgeval", type=int, default=0, help="also the first N UHGEval items (Chinese)")
     ap.add_argument("--out", default=str(WORK / "rows.jsonl"))
     ap.add_argument("--report", action="store_true", help="only summarise the rows of --out")
@@ -184,6 +185,8 @@ def main() -> None:
     rows: list[dict] = []
     t0 = time.perf_counter()
     with open(args.out, "w", encoding="utf-8") as out:
+        if args.uhg_only:
+            args.llm, args.llm_only = "", True
         with build("halueval", {f"qa-{i:04d}": items[i]["knowledge"].strip() for i in indices}, args.embed) as kb:
             if not args.llm_only:
                 rows += run_qa(kb, items, [i for pair in zip(test, dev) for i in pair], out)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from docqa.access import Principal
-from docqa.answer.factcheck import CONTRADICTED, NOT_FOUND, SUPPORTED, claims_of, overall
+from docqa.answer.factcheck import CONTRADICTED, NOT_FOUND, SUPPORTED, claim_names, claims_of, overall
 from docqa.errors import InputError, LLMError
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
@@ -118,6 +118,25 @@ def test_with_the_question_a_short_answer_is_read_as_its_answer(make_kb):
     assert kb.verify("Yes.", question="Are backups kept for 35 days?").verdict == SUPPORTED
     assert kb.verify("35 days", question="How long are backups kept?").verdict == SUPPORTED
     assert kb.verify("30 days", question="How long are backups kept?").verdict == CONTRADICTED
+
+
+def test_a_passage_that_does_not_name_what_the_claim_names_is_no_evidence(make_kb):
+    kb = make_kb()
+    question = "How many days of paid leave do Globex employees get?"  # the checks read the question's words as known
+    result = kb.verify("Globex employees get 25 days of paid leave a year.", question=question)
+    assert result.verdict == NOT_FOUND and "no passage about Globex" in result.claims[0].reasons[0]
+    assert kb.verify("Employees get 25 days of paid leave a year.", question=question).verdict == SUPPORTED
+    assert claim_names("Pablo Trapero was born first.") == ["Pablo Trapero"]
+    assert claim_names("Backups are kept for 35 days.") == []  # capitalised only as the sentence begins
+    assert claim_names("Xinzheng is in Korea.", "Are Wenling and Xinzheng both in China?") == ["Xinzheng", "Korea"]
+
+
+def test_a_bare_no_is_checked_against_its_question(make_kb):
+    model = ScriptedChat(["REJECTED"])
+    result = make_kb(model).verify("no", question="Are backups kept for 35 days?", llm=True)
+    assert [(c.text, c.verdict) for c in result.claims] == [("no", NOT_FOUND)]
+    prompt = model.calls[0].messages[-1].content
+    assert "Are backups kept for 35 days?" in prompt and "Backups are kept for 35 days." in prompt
 
 
 def test_text_that_states_nothing_is_refused_with_what_to_give(make_kb):

@@ -7,7 +7,10 @@ tool's answer is checked as the pipeline checks its model's draft.
    sentences, Chinese and English; questions and fragments are no claims; [n] markers ignored).
 2. **Evidence**: for each claim, the retriever's best `answer.top_k` passages for it (after the
    question, when one is given), in the caller's scope: the `Library` is the caller's
-   (docqa.run.library), so a passage of a collection the caller may not see is never evidence.
+   (docqa.run.library), so a passage of a collection the caller may not see is never evidence.  A
+   passage that does not name what the claim names (`claim_names`: "Pablo Trapero", "The
+   Messenger") is about something else and is skipped: the checks read the question's words as
+   known, which holds for the passages of the answer's own question, not for any passage found.
 3. **Verdict**: each passage in rank order through docqa.answer.verify.verify_hit — the citer's
    support (its exact span), the embedder for a claim in the other language, the fact and
    entailment checks with the question, the injection guard.  The first passage that passes makes
@@ -23,6 +26,7 @@ tool's answer is checked as the pipeline checks its model's draft.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,7 +36,8 @@ from docqa.answer.citer import cite, is_not_found_statement
 from docqa.answer.entail import contradicts, swapped_value
 from docqa.answer.library import Library
 from docqa.answer.sources import SourceSet
-from docqa.answer.verify import Checked, verify_hit
+from docqa.answer.support import content_tokens
+from docqa.answer.verify import Checked, claim_text, is_yes_no, verify_hit
 from docqa.errors import InputError, LLMError
 from docqa.llm.base import ChatModel
 from docqa.settings import AnswerSettings
@@ -88,7 +93,9 @@ def fact_check(text: str, library: Library, settings: AnswerSettings, *, questio
                model: ChatModel | None = None) -> FactCheck:
     """Check every claim of `text` against the best passages `library` finds for it (see the module
     docstring); `model`: also ask it about each claim the deterministic checks support."""
-    claims = claims_of(text)
+    claims = [text.strip()] if question and is_yes_no(text) else claims_of(text)  # "no" states what the question asks
+    if not claims and question and text.strip():  # a short answer ("F.E.A.R.") is read against its question
+        claims = [" ".join(text.split())]
     if not claims:
         raise InputError("nothing to check: the text states nothing (questions, headings and fragments are no claims); "
                          "give the statements to check, e.g. docqa verify 'Backups are kept for 30 days.'")
@@ -127,7 +134,11 @@ def _verdict(claim: str, library: Library, settings: AnswerSettings, question: s
                     cross_lingual_support=settings.cross_lingual_support, guarded=settings.guard)
     conflict: ClaimCheck | None = None
     closest: list[str] = []
+    names = claim_names(claim_text(question, claim), question)
     for hit in hits:
+        if unnamed := [n for n in names if not names_it(hit, n)]:  # a passage about something else is no evidence
+            closest = closest or [f"no passage about {unnamed[0]} supports it"]
+            continue
         checked = check(question, claim, hit)
         if checked.verified:
             return _supported(claim, question, hit, checked, model, check, notes)
@@ -137,6 +148,31 @@ def _verdict(claim: str, library: Library, settings: AnswerSettings, question: s
         return conflict
     reasons = closest[:3] if hits else ["the search found no passage about it"]
     return ClaimCheck(claim, NOT_FOUND, reasons=reasons)
+
+
+_NAME = re.compile(r"[A-Z][\w'’.&-]*(?:\s+(?:(?:of|the|de|du|da|von|van|la|le|y)\s+)?[A-Z][\w'’.&-]*)*")
+
+
+def claim_names(claim: str, question: str = "") -> list[str]:
+    """What a claim is about by name: its capitalised words and runs of them ("Pablo Trapero", "The
+    Messenger", "API"), not a sentence's first word capitalised only because it begins the sentence
+    ("Backups"), unless the question names it too ("Xinzheng is in Korea." for "Are Wenling and
+    Xinzheng both in China?")."""
+    asked = {m.group() for m in _NAME.finditer(question) if m.start() > 0}
+    out = []
+    for m in _NAME.finditer(claim):
+        words = m.group().split()
+        first = m.start() == 0 or claim[:m.start()].rstrip().endswith((".", "!", "?", ":", ";"))
+        if first and len(words) == 1 and not any(ch.isupper() for ch in words[0][1:]) and words[0] not in asked:
+            continue
+        if content_tokens(m.group()):
+            out.append(m.group().rstrip("."))
+    return list(dict.fromkeys(out))
+
+
+def names_it(hit: Hit, name: str) -> bool:
+    """The passage (with its title and section) names `name`: every word of it ("Ross Lynch" is not "David Lynch")."""
+    return content_tokens(name) <= content_tokens(f"{hit.title}\n{hit.section}\n{hit.text}")
 
 
 def _supported(claim: str, question: str, hit: Hit, checked: Checked, model: ChatModel | None,

@@ -42,6 +42,11 @@ class Checked:
 _YES_NO = re.compile(r"^\s*(?:yes|no|是|否|对|不是|不对)[\s.。!！]*$", re.IGNORECASE)
 
 
+def is_yes_no(answer: str) -> bool:
+    """A bare yes or no (是, 否, 对, 不是, ...)."""
+    return _YES_NO.match(answer) is not None
+
+
 def claim_text(question: str, answer: str) -> str:
     """What the deterministic checks read: the answer, or for a bare yes or no the question's own
     statement (a yes or a no adds no fact of its own; the model's verdict sees the answer)."""
