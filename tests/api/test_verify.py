@@ -11,6 +11,7 @@ from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 from llm.scripted_server import ScriptedServer
 
+BOTH_BACKENDS = True  # a read over the search: the same on SQLite and PostgreSQL
 HR = "# Leave\n\nEmployees get 25 days of paid leave a year.\n"
 LEAVE = "Employees get 25 days of paid leave a year."
 
