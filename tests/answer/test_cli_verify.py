@@ -98,3 +98,9 @@ def test_the_configured_model_gives_its_verdict_unless_told_not_to(kb):
         confirmed = docqa(kb, "verify", "Yes", "--question", "Are backups kept for 35 days?", "--llm", llm=server.base_url)
         assert confirmed.returncode == 0 and "checked by deterministic+llm" in confirmed.stderr
         assert "Are backups kept for 35 days?" in server.requests[0]["messages"][-1]["content"]
+
+
+@pytest.mark.slow
+def test_help_names_both_switches_of_a_flag(kb):
+    proc = docqa(kb, "verify", "--help")
+    assert proc.returncode == 0 and "--llm / --no-llm" in proc.stdout and "[default: standard input]" in proc.stdout
