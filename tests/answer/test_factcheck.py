@@ -92,6 +92,30 @@ def test_a_claim_the_documents_state_otherwise_is_contradicted_with_the_span_tha
     assert any(reason in r for r in claim.reasons), claim.reasons
 
 
+README = (Path(__file__).parent / "data" / "openssh-README.Debian").read_text(encoding="utf-8")  # see test_entail.py
+NEW = "What is the default PermitRootLogin setting for new OpenSSH installations on Debian?"
+
+
+@pytest.mark.parametrize("text, verdict, said", [
+    # issue 28's case: "yes" is quoted from the lines about upgraded installations; the span that says otherwise
+    ('The default PermitRootLogin setting for new OpenSSH installations on Debian is "yes".', CONTRADICTED,
+     "new installations will be set to"),
+    ('New installations use "PermitRootLogin yes".', CONTRADICTED, "new installations will be set to"),
+    ('New installations are set to "PermitRootLogin without-password".', SUPPORTED, "new installations will be set to"),
+    ('Installations upgraded from before 1:6.6p1-1 still use "PermitRootLogin yes".', SUPPORTED, None),
+    ('"PermitRootLogin no" will not break setups that SSH to root with a forced command.', CONTRADICTED, None),
+])
+def test_the_pipelines_entailment_cases_through_verify(tmp_path: Path, embedder, text, verdict, said):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "README.Debian").write_text(README, encoding="utf-8")
+    with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"}), embedder=embedder) as kb:
+        kb.add([tmp_path / "docs"])
+        (claim,) = kb.verify(text, question=NEW).claims
+        assert claim.verdict == verdict, claim.reasons
+        if said:
+            assert said in " ".join(claim.citation.quote.split()) and _quoted(kb, claim.citation) == claim.citation.quote
+
+
 def test_a_claim_no_document_states_is_not_found_without_a_citation(make_kb):
     result = make_kb().verify("Backups are encrypted with AES-256 before they leave the host.")
     (claim,) = result.claims

@@ -19,8 +19,9 @@ tool's answer is checked as the pipeline checks its model's draft.
    passes, the claim is **contradicted** if a passage that holds its words (the citer's support at
    least `answer.support_threshold`) says otherwise — a qualifier's other side, a value paired with
    another subject or unit, a negation, a comparison's years (entail.CONTRADICTIONS), or another
-   value where the claim's value should stand (entail.swapped_value) — with that span; otherwise
-   it is **not found** in the documents.
+   value where the claim's value should stand (entail.swapped_value) — with the span that says
+   otherwise (the sentence holding the other value, when the check names one); otherwise it is
+   **not found** in the documents.
 4. **Overall**: contradicted when a claim is, supported when every claim is, otherwise not found.
 """
 
@@ -32,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from docqa.answer.citer import cite, is_not_found_statement
+from docqa.answer.citer import citation_for, cite, is_not_found_statement
 from docqa.answer.entail import contradicts, swapped_value
 from docqa.answer.library import Library
 from docqa.answer.sources import SourceSet
@@ -42,6 +43,7 @@ from docqa.errors import InputError, LLMError
 from docqa.llm.base import ChatModel
 from docqa.settings import AnswerSettings
 from docqa.text.language import language_of
+from docqa.text.sentences import sentence_spans
 from docqa.types import Citation, Hit
 
 SUPPORTED, CONTRADICTED, NOT_FOUND = "supported", "contradicted", "not_found"
@@ -200,5 +202,21 @@ def _conflict(claim: str, hit: Hit, checked: Checked, threshold: float) -> Claim
         if not said and (swapped := swapped_value(part.text, hit.text, span.quote)):
             said = [swapped]
         if said:
-            return ClaimCheck(claim, CONTRADICTED, span, reasons=said)
+            return ClaimCheck(claim, CONTRADICTED, _saying(said[0], hit, span), reasons=said)
     return None
+
+
+_OTHER = re.compile(r"^the passage (?:gives|pairs the case asked \([^)]*\) with) (.+?), not ")
+
+
+def _saying(reason: str, hit: Hit, span: Citation) -> Citation:
+    """The span that says otherwise: the sentence holding the other value the reason names ("the passage pairs
+    the case asked (new installations) with "PermitRootLogin without-password", not "yes""), else the citer's span."""
+    m = _OTHER.match(reason)
+    words = m.group(1).split() if m else []
+    value = r"\s+".join(map(re.escape, words))
+    found = re.search(rf"(?<![\w.]){value}(?![\w])" if words and words[-1][-1].isalnum() else value, hit.text) if words else None
+    if found is None:
+        return span
+    a, b = next(((a, b) for a, b in sentence_spans(hit.text) if a <= found.start() < b), (found.start(), found.end()))
+    return citation_for(span.n, hit, a, b, language_of(span.quote))
