@@ -6,13 +6,13 @@ the caller's `Principal` (docqa.access) on every call:
     kb.documents   add, remove, list and re-embed files; collections (docqa.ingest.service)
     kb.browse      the catalog, a document's lines, grep (docqa.browse.service)
     kb.viewer      a document's pages, original file, page images and boxes (docqa.view.service)
-    kb.answers     start a run, ask, skills, recall (docqa.run.service)
+    kb.answers     start a run, ask, verify any text, skills, recall (docqa.run.service)
     kb.log         runs, conversations, ratings, corrections, the Q&A log (docqa.run.log)
     kb.keys        API keys (docqa.store.keys)
     kb.status      what it runs on and holds (docqa.status)
     kb.estimates   what a question or an ingest would take (docqa.plan.service)
 
-`add`, `search`, `start` and `ask` are also methods of the facade itself: the Python API of the README.
+`add`, `search`, `start`, `ask` and `verify` are also methods of the facade itself: the Python API of the README.
 The models (embedder, retriever, chat model) are shared by the services (`kb.models`, docqa.models).
 Services are built on first use: a command that only searches does not load the readers, the agent
 or the exporters (tests/test_startup.py).
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from docqa.retrieve.service import Search
     from docqa.run.life import Run
     from docqa.run.log import Log
-    from docqa.run.service import Answers
+    from docqa.run.service import Answers, FactCheck  # FactCheck: docqa.answer.factcheck's, as kb.answers returns it
     from docqa.status import Status
     from docqa.store.cluster import Cluster
     from docqa.store.keys import Keys
@@ -189,6 +189,12 @@ class KnowledgeBase:
         """Answer a question from the documents, with citations, checked; recorded as a run
         (`start(...).wait()`, its events handed to `on_event`)."""
         return self.answers.ask(question, on_event=on_event, **options)
+
+    def verify(self, text: str, *, question: str | None = None, collection: str | None = None, llm: bool | None = None,
+               principal: Principal = LOCAL) -> FactCheck:
+        """Fact-check any text against the documents: each claim supported (with the exact span),
+        contradicted (with the span that says otherwise) or not found (see `Answers.verify`)."""
+        return self.answers.verify(text, question=question, collection=collection, llm=llm, principal=principal)
 
     def close(self) -> None:
         self.models.close()

@@ -25,7 +25,7 @@ from docqa.settings import Settings
 
 
 ROLES = ("reader", "editor", "admin")
-OPERATIONS = {"search": "reader", "ask": "reader", "ingest": "editor", "delete": "editor", "manage keys": "admin"}
+OPERATIONS = {"search": "reader", "ask": "reader", "verify": "reader", "ingest": "editor", "delete": "editor", "manage keys": "admin"}
 
 
 @pytest.fixture
@@ -202,6 +202,7 @@ def _requests(docs: Path, doc_id: str) -> dict[str, tuple[str, str, dict | None]
     return {
         "search": ("POST", "/api/v1/search", {"query": "backups"}),
         "ask": ("POST", "/api/v1/ask", {"question": "How long are backups kept?"}),
+        "verify": ("POST", "/api/v1/verify", {"text": "Backups are kept for 35 days."}),
         "ingest": ("POST", "/api/v1/documents:ingest", {"paths": [str(docs)]}),
         "delete": ("DELETE", f"/api/v1/documents/{doc_id}", None),
         "manage keys": ("POST", "/api/v1/keys", {"role": "reader", "name": "made over HTTP"}),

@@ -26,8 +26,8 @@ from docqa.mcp import build_server, mount
 from docqa.settings import Settings
 from llm.scripted_server import ScriptedServer
 
-TOOLS = {"ingest_files", "remove_document", "query_knowledge", "list_knowledge", "search_docs", "fetch_doc", "grep_docs",
-         "estimate_cost", "list_skills"}
+TOOLS = {"ingest_files", "remove_document", "query_knowledge", "verify_claims", "list_knowledge", "search_docs",
+         "fetch_doc", "grep_docs", "estimate_cost", "list_skills"}
 OFFLINE = {"DOCQA_EMBED__PROVIDER": "none", "DOCQA_LLM__PROVIDER": "none"}
 BACKUP = """# Backups
 
@@ -157,6 +157,25 @@ async def test_tool_errors_are_results_in_process(kb_path: Path, tmp_path: Path)
             assert not catalog.is_error and catalog.structured_content["total"] == 1
 
 
+@pytest.mark.slow
+async def test_verify_claims_gives_each_claim_its_verdict_and_span_in_process(kb_path: Path, tmp_path: Path):
+    with KnowledgeBase(_settings(tmp_path)) as kb:
+        async with Client(build_server(kb)) as client:
+            checked = await client.call_tool("verify_claims", {"text": "Backups are kept for 90 days. They run with restic."})
+            assert not checked.is_error, _text(checked)
+            data = checked.structured_content
+            assert data["verdict"] == "contradicted" and [c["verdict"] for c in data["claims"]] == ["contradicted", "supported"]
+            assert "kept for 30 days" in data["claims"][0]["citation"]["quote"]
+            assert data["claims"][0]["reasons"] == ["the passage gives 30, not 90"]
+            assert data["claims"][1]["citation"]["path"].endswith("backup.md")
+            answered = await client.call_tool("verify_claims", {"text": "Yes", "question": "Are backups kept for 30 days?"})
+            assert answered.structured_content["verdict"] == "supported"
+            scoped = await client.call_tool("verify_claims", {"text": "A deploy takes about 5 minutes.", "collection": "ops"})
+            assert scoped.structured_content["verdict"] == "not_found"
+            nothing = await client.call_tool("verify_claims", {"text": "How long are backups kept?"})
+            assert nothing.is_error and "nothing to check" in _text(nothing)
+
+
 def test_missing_extra_names_the_install_command(monkeypatch):
     import docqa.mcp as front
     from docqa.errors import MissingExtraError
@@ -245,6 +264,9 @@ async def test_http_reader_searches_and_asks_but_cannot_ingest(served, tmp_path:
         assert not hits.is_error and hits.structured_content["hits"]
         answer = await client.call_tool("query_knowledge", {"question": "How is the service deployed?"})
         assert not answer.is_error and "Ansible" in answer.structured_content["answer"]
+        checked = await client.call_tool("verify_claims", {"text": "The service is deployed with Ansible on Ubuntu 22.04."})
+        assert not checked.is_error and checked.structured_content["verdict"] == "supported"
+        assert checked.structured_content["claims"][0]["citation"]["path"].endswith("deploy.md")
         denied = await client.call_tool("ingest_files", {"paths": [str(tmp_path / "ops")], "collection": "ops"})
         assert denied.is_error and "editor key" in _text(denied)
 
@@ -291,6 +313,10 @@ async def test_http_collection_scoped_key_sees_only_its_collection(served):
         assert hidden.is_error and "no document" in _text(hidden)
         answer = await client.call_tool("query_knowledge", {"question": "How is the service deployed?"})
         assert not answer.is_error and answer.structured_content["answerable"] is False
+        claim = {"text": "The service is deployed with Ansible on Ubuntu 22.04."}  # supported only by dev/deploy.md
+        hidden = await client.call_tool("verify_claims", claim)
+        assert not hidden.is_error and hidden.structured_content["verdict"] == "not_found"
+        assert hidden.structured_content["claims"][0]["citation"] is None
 
 
 @pytest.mark.slow

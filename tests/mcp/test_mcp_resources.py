@@ -27,7 +27,7 @@ from test_mcp import OFFLINE, _client, _settings, _text
 served = test_mcp.served  # the MCP endpoint on loopback (the API's, and a bare app's), over this module's kb_path
 
 pytestmark = pytest.mark.anyio
-READING = {"query_knowledge", "list_knowledge", "search_docs", "fetch_doc", "grep_docs", "estimate_cost", "list_skills"}
+READING = {"query_knowledge", "list_knowledge", "search_docs", "fetch_doc", "grep_docs", "estimate_cost", "list_skills", "verify_claims"}
 
 
 @pytest.fixture
@@ -100,7 +100,7 @@ async def test_tools_say_what_they_do_and_what_they_return(kb_path: Path, tmp_pa
     ingest, remove = tools["ingest_files"].annotations, tools["remove_document"].annotations
     assert ingest.read_only_hint is False and ingest.destructive_hint is True and ingest.idempotent_hint is True
     assert remove.read_only_hint is False and remove.destructive_hint is True
-    for name in ("query_knowledge", "search_docs", "fetch_doc", "list_knowledge", "grep_docs", "ingest_files"):
+    for name in ("query_knowledge", "search_docs", "fetch_doc", "list_knowledge", "grep_docs", "ingest_files", "verify_claims"):
         schema = tools[name].output_schema
         assert schema["type"] == "object" and schema["properties"] and schema["additionalProperties"] is True, name
     assert {"answer", "citations", "answerable"} <= set(tools["query_knowledge"].output_schema["properties"])

@@ -61,6 +61,11 @@ PAIR_MARGIN = 0.34  # the place that best matches the claim's other words beats 
 NEGATION_OVERLAP = 0.6  # the closest sentence shares this share of the claim's words before its negation is compared
 NEGATED_PASSAGE_WORDS, NEGATED_PASSAGE_OVERLAP = 4, 0.6  # a negated passage sentence against a short phrase is noise
 VALUE_KINDS = ("number", "date", "version", "quote", "identifier", "cve", "licence")
+# How the checks below word a problem where the passage says otherwise (not merely nothing): a qualifier's
+# other side, a value paired with another subject or unit, a negation, a comparison's years, a swapped value.
+# The rest ("the passage does not say …", a fact not in it) is silence.  `contradicts` reads them.
+CONTRADICTIONS = ("the passage gives ", "the passage pairs ", "the claim says the opposite",
+                  "the passage's sentence says the opposite", "the passage's years ")
 
 
 @dataclass(slots=True)
@@ -93,6 +98,35 @@ def entailment_problems(claim: Claim, question: str, hits: list[Hit]) -> list[st
     if same_language and (p := comparison_problem(text, question, passage)):
         problems.append(p)
     return problems
+
+
+def contradicts(reason: str) -> bool:
+    """The problem says the passage states otherwise (see CONTRADICTIONS), not that it is silent."""
+    return reason.startswith(CONTRADICTIONS)
+
+
+def swapped_value(claim: str, passage: str, span: str) -> str | None:
+    """A value of the claim (a number, date, version, ...) that is nowhere in the passage, while the
+    span of it that best matches the claim's words holds another value of the same kind: "born in
+    1921" against "born in 1923" (the citer found the span; the fact check only says 1921 is missing)."""
+    text, source, near = normalise(_strip_markers(claim)), normalise(passage), normalise(" ".join(span.split()))
+    for fact in facts_in(text):
+        if fact.kind not in VALUE_KINDS or _in(fact, source):
+            continue
+        others = [f for f in facts_in(near) if f.kind == fact.kind and f.value != fact.value and fact.value not in f.value]
+        unit = _word_after(fact, text)
+        same = [f for f in others if unit and _word_after(f, near) == unit]  # "30 天" against "35 天", not "6 小时"
+        if same or others:
+            return f"the passage gives {(same or others)[0].text}, not {fact.text}"
+    return None
+
+
+def _word_after(fact: Fact, text: str) -> str:
+    """The word (or Chinese character) right after the value's first place in `text`: its unit, if any."""
+    for at in fact_positions(fact, text):
+        m = re.match(r"[\w.,%-]*?\s*([A-Za-z]+|[\u4e00-\u9fff])", text[at:])
+        return m.group(1).lower() if m else ""
+    return ""
 
 
 def novel_words(claim: str, passage: str, question: str) -> list[str]:

@@ -5,7 +5,9 @@ The steps are the pipeline's (docqa.answer.pipeline): the citer reads the answer
 answer without one cites the passage), a claim in the other language than the passage is supported
 by the embedder (accept.support_across_languages), the deterministic checks run with the question
 (checker.check_facts: facts, then entailment), then grounding (accept.unground), and, with a
-model, the model's verdict on each claim against its passage (checker.claim_verdicts).
+model, the model's verdict on each claim against its passage (checker.claim_verdicts).  `verify_hit`
+is the same against a retrieved chunk: docqa.answer.factcheck (`docqa verify`) checks each claim of
+any text against its best passages through it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from docqa.answer import accept, prompts
+from docqa.answer import accept, guard, prompts
 from docqa.answer.checker import Rejection, check_facts, parse_verdict
 from docqa.answer.citer import MARKER, Cited, cite
 from docqa.answer.grounding import Question
@@ -40,6 +42,11 @@ class Checked:
 _YES_NO = re.compile(r"^\s*(?:yes|no|是|否|对|不是|不对)[\s.。!！]*$", re.IGNORECASE)
 
 
+def is_yes_no(answer: str) -> bool:
+    """A bare yes or no (是, 否, 对, 不是, ...)."""
+    return _YES_NO.match(answer) is not None
+
+
 def claim_text(question: str, answer: str) -> str:
     """What the deterministic checks read: the answer, or for a bare yes or no the question's own
     statement (a yes or a no adds no fact of its own; the model's verdict sees the answer)."""
@@ -58,7 +65,17 @@ def verify(question: str, answer: str, passage: str, *, title: str = "", model: 
            entail: bool = True, ground: bool = False) -> Checked:
     """Check `answer` (to `question`) against `passage` as the pipeline checks a draft against its
     sources; `entail` False: the checks as they were before entailment (a benchmark's baseline)."""
-    sources = SourceSet([Source(1, passage_hit(passage, title=title))])
+    return verify_hit(question, answer, passage_hit(passage, title=title), model=model, embed=embed,
+                      support_threshold=support_threshold, cross_lingual_support=cross_lingual_support,
+                      entail=entail, ground=ground)
+
+
+def verify_hit(question: str, answer: str, hit: Hit, *, model: ChatModel | None = None,
+               embed: accept.Embed | None = None, support_threshold: float = 0.5, cross_lingual_support: float = 0.6,
+               entail: bool = True, ground: bool = False, guarded: bool = True) -> Checked:
+    """`verify` against one retrieved chunk (its citations point into the chunk's document):
+    docqa.answer.factcheck checks each claim of a text against its best passages through here."""
+    sources = SourceSet([Source(1, hit)])
     language = language_of(question or answer)
     text = claim_text(question, answer)
     if not MARKER.search(text):
@@ -66,6 +83,8 @@ def verify(question: str, answer: str, passage: str, *, title: str = "", model: 
     cited = cite(text, sources, language, support_threshold)
     accept.support_across_languages(cited, sources, embed, cross_lingual_support, language)
     rejections = check_facts(cited, sources, question if entail else None)
+    if guarded:  # text that tells a model what to answer is no evidence (answer.guard, as in the pipeline)
+        rejections += guard.rejections(cited, sources)
     if ground and question:
         rows = accept.unground(cited.claims, Question(question, query_terms(question), {}), [sources.get(1).hit])
         del rows

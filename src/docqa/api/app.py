@@ -28,6 +28,7 @@ from docqa.api.schemas import no_nul_params
 
 from docqa.api.routes import skills
 from docqa.api.routes import openai_compat
+from docqa.api.routes import verify  # fact-check any text against the documents
 from docqa.api.routes import originals  # the source viewer: a document's file, its PDF pages and boxes
 from docqa.api.runtime import Runtime
 from docqa.api.routes import log as qa_log, status  # the people who keep the documents: the log, the status
@@ -47,6 +48,7 @@ ROUTERS += (estimate.router,)  # docqa estimate: per question (the log permissio
 
 ROUTERS += (skills.router,)  # the agent's procedures
 ROUTERS += (openai_compat.router,)  # /v1: chat apps ask the documents as an OpenAI-compatible model
+ROUTERS += (verify.router,)
 
 
 def create_app(settings: Settings | None = None, *, kb_factory: Callable[[], KnowledgeBase] | None = None,

@@ -76,6 +76,14 @@ class SearchRequest(Body):
         None, description="Reorder the best hits with the chat model (llm) or not (none); default: search.rerank.")
 
 
+class VerifyRequest(Body):
+    text: str = Field(min_length=1, max_length=20000, pattern=r"\S", description="The text to fact-check (any language).")
+    question: str | None = Field(None, min_length=1, max_length=4000, description="The question the text answers, if any.")
+    collection: str | None = Field(None, min_length=1, max_length=200, description="Only this collection (default: all).")
+    llm: bool | None = Field(None, description="Also ask the chat model's verdict (true: whatever its size; false: never; "
+                                               "default: as answer.llm_check decides).")
+
+
 class AskRequest(Body):
     question: str = Field(min_length=1, max_length=20000, pattern=r"\S", description="The question.")
     session_id: str | None = Field(None, min_length=1, max_length=100, pattern=r"^[\w.-]+$",

@@ -425,6 +425,54 @@ def ask(
         raise typer.Exit(1)
 
 
+_VERDICTS = {"supported": "[green]supported[/]", "contradicted": "[red]contradicted[/]",
+             "not_found": "[yellow]not in the documents[/]"}
+
+
+@app.command()
+def verify(
+    text: Annotated[str, typer.Argument(metavar="TEXT", show_default="standard input",
+                                        help="The text to check (any language), or '-' to read it from standard input.")] = "-",
+    question: Annotated[str | None, typer.Option("--question", "-q", metavar="Q", show_default="none", help="The question the text answers: the checks then read it as an answer to it (e.g. a bare 'yes').")] = None,
+    collection: ScopeOption = None,
+    llm: Annotated[bool | None, typer.Option("--llm/--no-llm", show_default="as answer.llm_check decides", help="Also ask the configured chat model's verdict on each supported claim (--llm: whatever its size), or never (--no-llm).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Fact-check any text against the documents: a draft e-mail, a ticket reply, another tool's answer.
+
+    Each statement is checked against its best passages with the answer pipeline's own checks:
+    supported (with the exact span), contradicted (with the span that says otherwise) or not in the
+    documents. Exits 0 when every claim is supported, 1 otherwise.
+    """
+    if text == "-":
+        text = sys.stdin.read()
+    with _open() as kb:
+        _hint_if_empty(kb)
+        result = kb.verify(text, question=question, collection=collection, llm=llm)
+    if as_json:
+        _print_json(result.to_dict())
+    else:
+        _show_fact_check(result)
+    if not result.supported:
+        raise typer.Exit(1)
+
+
+def _show_fact_check(result) -> None:
+    """Each claim with its verdict and span; the overall verdict last (on stderr, as `ask`'s footer)."""
+    for note in result.notes:
+        err.print(f"[yellow]note:[/] {escape(note)}")
+    for claim in result.claims:
+        out.print(f"{_VERDICTS[claim.verdict]}  {escape(claim.text)}")
+        if claim.citation is not None:
+            c = claim.citation
+            quote = " ".join(c.quote.split())
+            quote = quote if len(quote) <= 160 else quote[:157] + "…"
+            out.print(Text.assemble("   ", linked(c.label, c.path, c.line_start, "cyan"), ("  “" + quote + "”", "dim")))
+        for reason in claim.reasons if claim.verdict != "supported" else []:
+            out.print(f"   [dim]{escape(reason)}[/]")
+    err.print(f"[dim]{_VERDICTS[result.verdict]} · {len(result.claims)} claim(s) · checked by {result.checker}[/]")
+
+
 @app.command()
 def chat(
     collection: ScopeOption = None,

@@ -40,8 +40,10 @@ def _kind(param: Any) -> str:
 
 
 def _names(param: Any) -> str:
-    """`-k, --top-k`: short forms first, as click writes them."""
-    return ", ".join(sorted(param.opts, key=lambda o: len(o) - len(o.lstrip("-"))))
+    """`-k, --top-k`: short forms first, as click writes them; a flag's off switch after a slash (`--llm / --no-llm`)."""
+    names = ", ".join(sorted(param.opts, key=lambda o: len(o) - len(o.lstrip("-"))))
+    off = getattr(param, "secondary_opts", None) or []
+    return " / ".join([names, *off])
 
 
 def default_text(param: Any) -> str | None:

@@ -139,3 +139,20 @@ class SkillsOut(TypedDict, total=False):
 
 
 __all__ = ["AnswerOut", "CatalogOut", "DocTextOut", "GrepOut", "IngestOut", "RemovedOut", "SearchOut", "SkillsOut"]
+
+
+class ClaimCheckOut(TypedDict, total=False):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    text: str
+    verdict: str  # supported | contradicted | not_found
+    citation: CitationOut | None
+    reasons: list[str]
+
+
+class FactCheckOut(TypedDict, total=False):
+    """verify_claims: the overall verdict and each claim's, with the span that supports or contradicts it."""
+
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    verdict: str  # supported | contradicted | not_found
+    claims: list[ClaimCheckOut]
+    notes: list[str]

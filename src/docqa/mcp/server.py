@@ -1,4 +1,4 @@
-"""The MCP server: nine tools, each a thin wrapper over KnowledgeBase, the documents as resources
+"""The MCP server: ten tools, each a thin wrapper over KnowledgeBase, the documents as resources
 (resources.py) and prompts (prompts.py), served over stdio or HTTP.
 
 Every reading tool is annotated `readOnlyHint` (query_knowledge too: it records the question in the
@@ -42,7 +42,8 @@ from docqa.access import LOCAL, Principal
 from docqa.errors import DocqaError, InputError, NotFoundError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
 from docqa.mcp import prompts, resources
-from docqa.mcp.schemas import AnswerOut, CatalogOut, DocTextOut, GrepOut, IngestOut, RemovedOut, SearchOut, SkillsOut
+from docqa.mcp.schemas import (AnswerOut, CatalogOut, DocTextOut, FactCheckOut, GrepOut, IngestOut, RemovedOut, SearchOut,
+                               SkillsOut)
 from docqa.run.control import Control
 from docqa.settings import Settings
 from docqa.version import __version__
@@ -51,6 +52,7 @@ T = TypeVar("T")
 INSTRUCTIONS = (
     "docqa answers questions from the user's own documents, with citations. Use query_knowledge for a "
     "question (it retrieves, answers and checks the answer against the sources); search_docs for passages; "
+    "verify_claims to fact-check a text (a draft, another tool's answer) against the documents; "
     "list_knowledge for the catalog of documents; fetch_doc to read one by its doc-id; grep_docs for exact words or "
     "patterns; ingest_files to add files or folders (remove_document to take one out); estimate_cost for what a "
     "question will cost before asking it. "
@@ -276,6 +278,23 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> D
             data = answer.to_dict()
             return cast(AnswerOut, {key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification",
                                                "notes", "status", "run_id", "session_id")})
+
+    @_tool(server, annotations=_READ)
+    async def verify_claims(
+        text: Annotated[str, Field(min_length=1, max_length=20000, description="The text to fact-check: a draft, a reply, another tool's answer.")],
+        question: Annotated[str | None, Field(max_length=4000, description="The question the text answers, if any.")] = None,
+        collection: Collection = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> FactCheckOut:
+        """Fact-check a text against the documents, claim by claim, with the same checks as query_knowledge's
+        answers: each claim is supported (with the exact quoted span), contradicted (with the span that says
+        otherwise) or not_found; verdict is supported only when every claim is."""
+        with _tool_errors(backend):
+            who = _caller(ctx, local)
+            data = (await backend.read(lambda kb: kb.verify(text, question=question, collection=collection,
+                                                            principal=who))).to_dict()
+            data["notes"] = [backend.redact(note) for note in data["notes"]]
+            return cast(FactCheckOut, data)
 
     @_tool(server, annotations=_READ)
     async def list_knowledge(

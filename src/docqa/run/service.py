@@ -15,9 +15,11 @@ from docqa.settings import Settings
 from docqa.types import Answer, Event
 
 if TYPE_CHECKING:
+    from docqa.answer.factcheck import FactCheck
     from docqa.answer.recall import Recall
     from docqa.browse.service import Browse
     from docqa.ingest.service import Documents
+    from docqa.llm import ChatModel
     from docqa.models import Models
     from docqa.retrieve.service import Search
     from docqa.run.library import ScopedLibrary
@@ -86,6 +88,36 @@ class Answers:
             if on_event is not None:
                 on_event(event)
         return run.wait()
+
+    def verify(self, text: str, *, question: str | None = None, collection: str | None = None, llm: bool | None = None,
+               principal: Principal = LOCAL) -> FactCheck:
+        """Fact-check any text against the documents the principal may see (docqa.answer.factcheck): each
+        claim supported (with its span), contradicted (with the span that says otherwise) or not found.
+
+        `llm`: None follows the pipeline's rule (the chat model's verdict too when answer.llm_check is on and
+        the model is not a small one), True asks the configured chat model whatever its size, False never."""
+        require(principal, "read")
+        check_nul(text, "text")
+        check_nul(question, "question")
+        collection = scope(principal, collection)
+        from docqa.answer.factcheck import fact_check
+
+        model, notes = self._checking_model(llm)
+        result = fact_check(text, self.library(principal, collection), self.settings.answer, question=question,
+                            model=model)
+        result.notes[:0] = notes
+        return result
+
+    def _checking_model(self, llm: bool | None) -> tuple[ChatModel | None, list[str]]:
+        """The model whose verdict the fact-check asks for (see `verify`), and what to tell the caller."""
+        if llm is False or (llm is None and not self.settings.answer.llm_check):
+            return None, []
+        chat = self.models.chat
+        if chat.model is None:
+            return None, [f"no chat model ({chat.reason}): only the deterministic checks ran"] if llm else []
+        if llm is None and chat.model.small:  # as the pipeline: a small model's verdict costs a call and adds little
+            return None, []
+        return chat.model, []
 
     def skills(self, *, principal: Principal = LOCAL) -> SkillSet:
         """The skills the agent may use: built in, from skills.paths and from the 'skills' folder beside
