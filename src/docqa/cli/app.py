@@ -455,7 +455,7 @@ def ask(
     with _open() as kb:
         _hint_if_empty(kb)
         run = kb.start(question, collection=collection, session_id=session, check=False if no_check else None, mode=mode,
-                       fresh=fresh)
+                       fresh=fresh, origin="cli")
         if not show_run(run, stream=not as_json):
             raise typer.Exit(130)
     answer = run.answer
@@ -499,7 +499,7 @@ def chat(
             if not question:
                 continue
             run = kb.start(question, collection=collection, session_id=session_id, mode=mode,
-                           check=False if no_check else None)
+                           check=False if no_check else None, origin="cli")
             show_run(run, stream=True, lines=typing)
             session_id = run.answers[-1].session_id if run.answers else session_id
 

@@ -39,7 +39,8 @@ class Answers:
 
     def start(self, question: str, *, principal: Principal = LOCAL, session_id: str | None = None,
               collection: str | None = None, check: bool | None = None, mode: str | None = None, record: bool = True,
-              control: Control | None = None, timeout: float | None = None, fresh: bool = False) -> Run:
+              control: Control | None = None, timeout: float | None = None, fresh: bool = False,
+              origin: str | None = None) -> Run:
         """Start answering a question: a `Run`, an iterator of its events (metadata, status, content,
         citations, failure, done) and a handle to steer, follow up or cancel it (docqa.run.life).
 
@@ -49,6 +50,7 @@ class Answers:
         `control`: a Control made before the run (to cancel it from a thread that does not hold it).
         `timeout`: seconds after which it stops before its next model call (recorded as CANCELLED).
         `fresh`: answer anew even when an earlier verified answer to the same question holds (answer.recall).
+        `origin`: where it is asked (cli, mcp, api), recorded so a list of conversations can group them.
         """
         check_nul(question, "question")  # no database stores a NUL
         collection = self.check_start(principal=principal, session_id=session_id, collection=collection)
@@ -61,7 +63,7 @@ class Answers:
                       self.store.runlog.save_run, partial(self.log.session_runs, principal=principal),
                       self.skills(principal=principal), recall, self.models.escalation)
         return Run(question, setup, session_id=session_id, mode=mode, check=check, record=record, control=control,
-                   timeout=timeout)
+                   timeout=timeout, origin=origin)
 
     def check_start(self, *, principal: Principal = LOCAL, session_id: str | None = None,
                     collection: str | None = None) -> str | None:
