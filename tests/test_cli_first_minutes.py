@@ -116,3 +116,16 @@ def test_eval_says_what_it_measured_on_how_many_questions_and_what_is_good(tmp_p
     assert figure and int(figure.group(3)) == answerable
     assert abs(float(figure.group(1)) - int(figure.group(2)) / answerable) < 0.006  # the figure is the count's share
     assert "good: 0.7 or more" in text and "citation accuracy:" in text and "judge a setting on 100 or more" in text
+
+
+@pytest.mark.slow
+def test_a_question_asked_on_the_command_line_is_recorded_as_such(tmp_path):
+    from docqa.kb import KnowledgeBase
+    from docqa.settings import Settings
+
+    kb = tmp_path / "kb.db"
+    assert docqa(kb, "add", str(REPO / "samples"), home=tmp_path).returncode == 0
+    assert docqa(kb, "ask", "How long are database backups kept?", home=tmp_path).returncode == 0
+    with KnowledgeBase(Settings(kb=str(kb), embed={"provider": "none"}, llm={"provider": "none"})) as opened:
+        sessions = opened.log.sessions(10)
+    assert [s.origin for s in sessions] == ["cli"]  # the page groups these apart from its own (issue 33)

@@ -14,7 +14,7 @@ from docqa.ingest.scan import safe_path
 PDF_PAGES = 8  # pages of a PDF checked for a text layer
 LANGUAGE_CHARS = 4000  # characters of a document whose scripts are counted
 TOKEN_CHARS = 20_000  # characters of a document whose tokens are counted (then scaled)
-LIGHT_CHARS = 3_000_000  # a heavy file with more text is not chunked: its chunks are taken from its tokens
+LIGHT_CHARS = 1_000_000  # a heavy file with more text: the chunks of this much of it, scaled
 _MIN_PAGE_CHARS = 5  # as the PDF reader: fewer non-blank characters is a page without text
 
 
@@ -69,9 +69,8 @@ def failed(job: tuple, error: IngestError) -> Probe:
 
 def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int, max_bytes: int,
           whole: bool = True) -> None:
-    """Read and chunk the file; not `whole` (a heavy file, "light") and over LIGHT_CHARS of text: read it and
-    count its text, its chunks taken from its tokens (a long text's chunks hold max_tokens - overlap new
-    tokens each; chunking it whole takes seconds per megabyte)."""
+    """Read and chunk the file; not `whole` (a heavy file, "light") and over LIGHT_CHARS of text: read it
+    whole, chunk its first LIGHT_CHARS and scale (chunking takes seconds per megabyte)."""
     from docqa.ingest.chunkers import chunk_document
     from docqa.ingest.readers import bounds, read_file
     from docqa.ingest.readers.zipguard import ZipLimits, applied
@@ -83,9 +82,22 @@ def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int,
     result.text_chars = len(text)
     head = text[:TOKEN_CHARS]
     result.tokens = round(count_tokens(head) * len(text) / max(len(head), 1))
-    result.chunks = len(chunk_document(doc, max_tokens, overlap)) if whole or len(text) <= LIGHT_CHARS else \
-        max(1, round(result.tokens / max(max_tokens - overlap, 1)))
+    if whole or len(text) <= LIGHT_CHARS:
+        result.chunks = len(chunk_document(doc, max_tokens, overlap))
+    else:  # the chunks of its first LIGHT_CHARS, scaled to the whole text
+        head_doc, cut = _prefix(doc, LIGHT_CHARS)
+        result.chunks = max(1, round(len(chunk_document(head_doc, max_tokens, overlap)) * len(text) / max(cut, 1)))
     result.scripts = script_counts(text[:LANGUAGE_CHARS])
+
+
+def _prefix(doc, chars: int):
+    """The document cut after the block that ends nearest past `chars` (at a line end when it has no
+    blocks): (that document, the characters it keeps)."""
+    from dataclasses import replace
+
+    ends = [b.end for b in doc.blocks if b.end >= chars]
+    cut = min(ends) if ends else (doc.text.find("\n", chars) + 1 or len(doc.text))
+    return replace(doc, text=doc.text[:cut], blocks=[b for b in doc.blocks if b.end <= cut], _line_starts=None), cut
 
 
 def _pdf_pages(result: Probe, path: Path, data: bytes) -> None:
