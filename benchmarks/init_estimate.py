@@ -165,18 +165,19 @@ def bench_folders(folders: list[Path], baseline: str | None) -> list[dict]:
             t0 = time.perf_counter()
             est = ingest_estimate(folder, settings)
             estimate_s = time.perf_counter() - t0
-            t0 = time.perf_counter()
+            t0, cpu0 = time.perf_counter(), _cpu()
             with KnowledgeBase(settings, create=True) as kb:
                 report = kb.add([folder])
                 chunks = kb.status.stats()["chunks"]
-            actual_s = time.perf_counter() - t0
+            actual_s, cpu_s = time.perf_counter() - t0, _cpu() - cpu0
             size = sum(p.stat().st_size for p in Path(tmp).glob("kb.db*"))
         err = lambda p, a: round(100 * (p - a) / max(a, 1), 1)  # noqa: E731
         row = {"folder": str(folder.relative_to(DATA)) if folder.is_relative_to(DATA) else str(folder),
                "estimate_s": round(estimate_s, 1), "predicted_chunks": est.chunks, "actual_chunks": chunks,
                "chunks_err_pct": err(est.chunks, chunks), "predicted_index_mb": round(est.index_bytes / 1e6, 1),
                "actual_index_mb": round(size / 1e6, 1), "index_err_pct": err(est.index_bytes, size),
-               "predicted_s": est.seconds, "actual_s": round(actual_s, 1), "load": round(os.getloadavg()[0], 1),
+               "predicted_s": est.seconds, "actual_s": round(actual_s, 1), "actual_cpu_s": round(cpu_s, 1),
+               "load": round(os.getloadavg()[0], 1),
                "added": len(report.added), "outsized": [n.split(" alone")[0] for n in est.notes if n.startswith("outsized")]}
         if baseline:
             base = _baseline(baseline, folder)

@@ -13,7 +13,7 @@ register({
     "welcome.counts": "{documents} · {chunks} · {collections}", "welcome.documents_one": "1 document",
     "welcome.documents": "{n} documents", "welcome.chunks": "{n} passages", "welcome.collections_one": "1 collection",
     "welcome.collections": "{n} collections", "welcome.languages": "Written in {languages}",
-    "welcome.collection": "{name}: {n}", "welcome.from": "from {path}",
+    "welcome.collection": "{name}: {n}", "welcome.source": "from {path}",
     "welcome.empty_title": "No documents yet", "welcome.empty": "Add documents to ask about: drop files or a folder here.",
     "welcome.empty_reader": "Someone who keeps the documents adds them (the Documents view, or 'docqa add FOLDER').",
     "welcome.no_examples": "Ask anything the documents may say.", "welcome.failed": "Cannot read what the knowledge base holds: {message}",
@@ -24,7 +24,7 @@ register({
     "welcome.counts": "{documents} · {chunks} · {collections}", "welcome.documents_one": "1 个文档",
     "welcome.documents": "{n} 个文档", "welcome.chunks": "{n} 个段落", "welcome.collections_one": "1 个文档集",
     "welcome.collections": "{n} 个文档集", "welcome.languages": "语言：{languages}",
-    "welcome.collection": "{name}：{n}", "welcome.from": "出自 {path}",
+    "welcome.collection": "{name}：{n}", "welcome.source": "出自 {path}",
     "welcome.empty_title": "还没有文档", "welcome.empty": "先添加要提问的文档：把文件或文件夹拖到这里。",
     "welcome.empty_reader": "由维护文档的人添加（“文档”视图，或 'docqa add 文件夹'）。",
     "welcome.no_examples": "问文档里可能写到的任何事。", "welcome.failed": "无法读取知识库的内容：{message}",
@@ -54,7 +54,7 @@ function languages(counts) {
 function example(e) {
   return el("li", {}, el("button", { type: "button", class: "example", lang: e.language === "zh" ? "zh-CN" : "en",
     "data-collection": e.collection, onclick: () => ask(e) },
-  e.question, el("span", { class: "example-from" }, t("welcome.from", { path: shortPath(e.path) }))));
+  e.question, el("span", { class: "example-source" }, t("welcome.source", { path: shortPath(e.path) }))));
 }
 
 function shortPath(path) {
