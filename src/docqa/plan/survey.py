@@ -4,8 +4,9 @@ answer in seconds on a folder of any size, so nothing here parses everything.
     listing    the ingest scan (globs, .gitignore, hidden files, symlinks) up to 200,000 files
     sniffing   the first 8 KB of up to 20,000 files name their format (then: the extension)
     checking   up to 200 PDFs (first 8 pages: a text layer?) and OLE containers (a password?)
-    weighing   the heaviest files (each at least 1 % of the folder's expected text, up to 12 of
-               them, 12 MB) read and chunked first: one outsized file (a compressed test log)
+    weighing   the heaviest files (each at least 1 % of the folder's expected text, a .gz by its
+               recorded inflated size; up to 12 of them, 12 MB) read whole first, their first
+               megabyte of text chunked and scaled: one outsized file (a compressed test log)
                can make half the chunks, and no sample of small files shows it
     sampling   up to 60 files, 24 MB in all (the heavy ones included), spread over the formats
                found, read and chunked as `docqa add` would (OCR off), in bounded worker
