@@ -7,6 +7,9 @@ and how close the estimates come to what then happens.
     python benchmarks/init_estimate.py ingest-large   # the same for /usr/share/doc, BM25 only
     python benchmarks/init_estimate.py question  # predicted vs actual tokens / calls / time per question
                                                  # (scripted model; defaults before runs, averages after)
+    python benchmarks/init_estimate.py folders [--baseline SRC]   # issue 33: BM25-only estimate vs actual
+        # chunks and index size on /usr/share/doc, a package folder with an outsized log, and the data
+        # pack's folders; --baseline: the same estimates by another tree (main) in a subprocess
 
 Run with `nice -n 10`; the data pack is ../shared/data beside the repository.
 """
@@ -132,6 +135,60 @@ def bench_question(warm: int = 8, held_out: int = 8, seed: int = 3) -> dict:
     return result
 
 
+FOLDERS = [Path("/usr/share/doc"), Path("/usr/share/doc/gdb"), DATA / "docs" / "multiformat", DATA / "docs" / "code",
+           DATA / "qa" / "squad2-dev-subset", DATA / "retrieval" / "scifact", DATA / "retrieval" / "cmrc2018-dev"]
+
+
+def _baseline(src: str, folder: Path) -> dict:
+    """`docqa estimate --ingest FOLDER --json` by the tree at `src` (BM25 only)."""
+    import subprocess
+
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}, "PYTHONPATH": src,
+           "DOCQA_EMBED__PROVIDER": "none", "DOCQA_LLM__PROVIDER": "none"}
+    proc = subprocess.run([sys.executable, "-m", "docqa", "estimate", "--ingest", str(folder), "--json"],
+                          capture_output=True, text=True, env=env, timeout=600, check=True)
+    return json.loads(proc.stdout)
+
+
+def bench_folders(folders: list[Path], baseline: str | None) -> list[dict]:
+    """Chunks and index size, predicted (BM25 only) and actual (a full-text-only first add: no vectors,
+    so cheap), with the error in per cent; the outsized-file warnings the estimate gave."""
+    from docqa.kb import KnowledgeBase
+    from docqa.plan import ingest_estimate
+
+    rows = []
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = _settings(str(Path(tmp) / "kb.db"), embed={"provider": "none"})
+            t0 = time.perf_counter()
+            est = ingest_estimate(folder, settings)
+            estimate_s = time.perf_counter() - t0
+            t0, cpu0 = time.perf_counter(), _cpu()
+            with KnowledgeBase(settings, create=True) as kb:
+                report = kb.add([folder])
+                chunks = kb.status.stats()["chunks"]
+            actual_s, cpu_s = time.perf_counter() - t0, _cpu() - cpu0
+            size = sum(p.stat().st_size for p in Path(tmp).glob("kb.db*"))
+        err = lambda p, a: round(100 * (p - a) / max(a, 1), 1)  # noqa: E731
+        row = {"folder": str(folder.relative_to(DATA)) if folder.is_relative_to(DATA) else str(folder),
+               "estimate_s": round(estimate_s, 1), "predicted_chunks": est.chunks, "actual_chunks": chunks,
+               "chunks_err_pct": err(est.chunks, chunks), "predicted_index_mb": round(est.index_bytes / 1e6, 1),
+               "actual_index_mb": round(size / 1e6, 1), "index_err_pct": err(est.index_bytes, size),
+               "predicted_s": est.seconds, "actual_s": round(actual_s, 1), "actual_cpu_s": round(cpu_s, 1),
+               "load": round(os.getloadavg()[0], 1),
+               "added": len(report.added), "outsized": [n.split(" alone")[0] for n in est.notes if n.startswith("outsized")]}
+        if baseline:
+            base = _baseline(baseline, folder)
+            row |= {"baseline_chunks": base["chunks"], "baseline_chunks_err_pct": err(base["chunks"], chunks),
+                    "baseline_index_mb": round(base["index_bytes"] / 1e6, 1),
+                    "baseline_index_err_pct": err(base["index_bytes"], size)}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
+
+
 def main() -> None:
     part = sys.argv[1] if len(sys.argv) > 1 else "all"
     if part in ("init", "all"):
@@ -141,6 +198,9 @@ def main() -> None:
                       (DATA / "qa" / "squad2-dev-subset", "local")])
     if part == "ingest-large":
         bench_ingest([(Path("/usr/share/doc"), "none")])
+    if part == "folders":
+        base = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
+        bench_folders([Path(a) for a in sys.argv[2:] if a != "--baseline" and a != base] or FOLDERS, base)
     if part in ("question", "all"):
         bench_question()
 

@@ -53,7 +53,7 @@ ALLOWED: dict[str, set[str]] = {
     # each concern's service (base + service.py) checks the caller's Principal: access is below them all
     "ingest": BOTTOM | {"text", "store", "embed", "clock", "heap", "access", "settings", "models", "names", "browse", "session"},
     "retrieve": BOTTOM | {"text", "store", "embed", "settings", "access", "llm", "names"},
-    "browse": BOTTOM | {"store", "access"},
+    "browse": BOTTOM | {"store", "access", "text"},
     "view": BOTTOM | {"ingest", "access", "settings", "store", "browse"},  # the original file, PDF pages and boxes: the ingest readers open them
     # a question's life: run.control and run.context sit below answer and agent, the rest of run/ above agent
     "run.control": set(),

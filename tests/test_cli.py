@@ -136,7 +136,7 @@ def test_add_reports_failures_and_exits_1(tmp_path):
 @pytest.mark.slow
 def test_missing_path_fails_clearly(tmp_path):
     proc = docqa(tmp_path / "kb.db", "add", str(tmp_path / "no-such-folder"), ok=False)
-    assert proc.returncode == 1 and "no such file or folder" in proc.stdout
+    assert proc.returncode == 1 and "no such file or folder" in proc.stderr and not (tmp_path / "kb.db").exists()
 
 
 @pytest.mark.slow

@@ -74,6 +74,18 @@ class Report:
             "model_calls_per_question": round(statistics.mean(o.calls for o in self.outcomes), 2) if self.outcomes else 0,
         }
 
+    def counts(self) -> dict[str, tuple[int, int]]:
+        """Each share of `summary` as (right, out of): what it was measured on."""
+        answerable = [o for o in self.outcomes if not o.item.impossible]
+        impossible = [o for o in self.outcomes if o.item.impossible]
+        cited = [o for o in answerable if o.answered and o.cited_gold is not None]
+        return {"answer_accuracy": (sum(o.correct for o in answerable), len(answerable)),
+                "answered_rate": (sum(o.answered for o in answerable), len(answerable)),
+                "abstention_accuracy": (sum(not o.answered for o in impossible), len(impossible)),
+                "citation_accuracy": (sum(bool(o.cited_gold) for o in cited), len(cited)),
+                "overall_accuracy": (sum(o.correct for o in answerable) + sum(not o.answered for o in impossible),
+                                     len(self.outcomes))}
+
     def tradeoff(self, thresholds: Iterable[float]) -> list[dict[str, float]]:
         """Answer accuracy and abstention over abstain thresholds (extractive runs at threshold 0)."""
         rows = []
@@ -202,3 +214,41 @@ def _latency(timings: Iterable[dict[str, float]]) -> dict[str, dict[str, float]]
     return out
 
 
+
+
+
+# What each share measures ({right} of {total} ...), and the figure to compare it with: the extractive
+# answerer's (no chat model) on 3,022 SQuAD 2.0 questions, benchmarks/RESULTS.md.
+MEANINGS = {
+    "answer_accuracy": ("answer accuracy", "{right} of {total} answerable questions got an answer holding a gold answer",
+                        "good: 0.7 or more (the extractive answerer scores 0.69 on SQuAD 2.0)"),
+    "answered_rate": ("answered", "{right} of {total} answerable questions were answered, not 'not found'",
+                      "good: close to answer accuracy (an answer given is a right one)"),
+    "abstention_accuracy": ("abstention accuracy", "{right} of {total} questions the documents do not answer were "
+                            "rightly 'not found'", "good: 0.6 or more (extractive: 0.59)"),
+    "citation_accuracy": ("citation accuracy", "{right} of {total} answers with a known gold passage cite a span inside it",
+                          "good: 0.9 or more (extractive: 0.97)"),
+    "overall_accuracy": ("overall", "{right} of {total} questions handled right (answered right, or rightly not found)",
+                         "1.0 is every question"),
+}
+
+
+def explain(report: Report) -> list[str]:
+    """The summary in words: what was measured, on how many questions, and what a good figure is."""
+    summary, counts = report.summary(), report.counts()
+    n = summary["questions"]
+    lines = [f"{n} question(s) asked: {summary['answerable']} the documents answer, {summary['unanswerable']} they do "
+             f"not (the right reply to those is 'not found'); {summary['failed']} failed."]
+    for key, (label, what, good) in MEANINGS.items():
+        right, total = counts[key]
+        value = summary[key]
+        figure = "-" if value is None else f"{value:.2f}"
+        said = what.format(right=right, total=total) if total else "nothing to measure in this set"
+        lines.append(f"{label:>20}: {figure:>4}  {said}; {good}")
+    lines.append(f"{'cost':>20}: {summary['tokens_per_question']} tokens and {summary['model_calls_per_question']} model "
+                 "call(s) per question (0: no chat model, answers are extracted sentences)")
+    smallest = min((total for _, total in counts.values() if total), default=0)
+    if 0 < n < 100:
+        lines.append(f"With {n} questions one question moves a share by up to {1 / smallest:.2f}: judge a setting on "
+                     "100 or more questions (benchmarks/answer_eval.py).")
+    return lines

@@ -367,10 +367,12 @@ class SessionSummary:
     last_activity: str  # the latest of its runs' start and finish times
     collection: str | None  # the collection its latest run asked (None: every collection)
     collections: list[str | None] = field(default_factory=list)  # every collection its runs asked
+    origin: str | None = None  # where its first run was asked: cli, mcp, api (None: before docqa recorded it)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "first_question": self.first_question, "runs": self.runs,
-                "created_at": self.created_at, "last_activity": self.last_activity, "collection": self.collection}
+                "created_at": self.created_at, "last_activity": self.last_activity, "collection": self.collection,
+                "origin": self.origin}
 
 
 @dataclass(slots=True)
@@ -411,6 +413,7 @@ class RunRecord:
     created_at: str = ""  # ISO 8601 UTC; the store fills it in when empty
     finished_at: str | None = None
     owner: str | None = None  # the process answering it, host/pid/start (docqa.run.owner); None when unknown
+    origin: str | None = None  # where it was asked: cli, mcp or api (the page and other HTTP clients); None: unknown
     feedback: list[FeedbackRecord] = field(default_factory=list)  # filled in when read back
 
     def to_dict(self) -> dict[str, Any]:
@@ -420,5 +423,5 @@ class RunRecord:
             "confidence": self.confidence,
             "answer": self.answer, "result": self.result, "trace": self.trace, "timings": self.timings,
             "usage": self.usage, "model": self.model, "error": self.error, "created_at": self.created_at,
-            "finished_at": self.finished_at, "feedback": [f.to_dict() for f in self.feedback],
+            "finished_at": self.finished_at, "feedback": [f.to_dict() for f in self.feedback], "origin": self.origin,
         }

@@ -155,3 +155,14 @@ def test_owner_round_trips_and_running_runs_are_found(stores):
     stores.runlog.save_run(_run("r1", status=FAILED, owner="host-a/123/456", error="the process died"))
     assert stores.runlog.list_runs(statuses=[RUNNING]) == [] and stores.runlog.list_runs(statuses=[]) == []
     assert stores.runlog.get_run("r1").owner == "host-a/123/456"
+
+
+def test_origin_round_trips_and_a_session_carries_its_first_runs(stores):
+    """Where a run was asked (issue 33): the page groups conversations started on the command line apart."""
+    stores.runlog.save_run(_run("r1", session_id="s-cli", created_at="2026-01-31T10:00:00.000+00:00", origin="cli"))
+    stores.runlog.save_run(_run("r2", session_id="s-cli", created_at="2026-01-31T10:01:00.000+00:00", origin="api"))
+    stores.runlog.save_run(_run("r3", session_id="s-old", created_at="2026-01-31T10:02:00.000+00:00"))
+    assert [stores.runlog.get_run(r).origin for r in ("r1", "r2", "r3")] == ["cli", "api", None]
+    assert {s.id: s.origin for s in stores.runlog.list_sessions()} == {"s-cli": "cli", "s-old": None}
+    generic = {s.id: s.origin for s in RunLog.list_sessions(stores.runlog)}  # the base class's way, as a backend may
+    assert generic == {"s-cli": "cli", "s-old": None}

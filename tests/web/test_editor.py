@@ -109,7 +109,7 @@ def test_a_long_list_loads_fifty_at_a_time(page, web_app, web_settings, tmp_path
         page.goto(server.url + "/#documents")
         rows = page.locator("#docs-rows tr")
         expect(rows).to_have_count(50)
-        expect(page.locator("#docs-message")).to_have_text("50 of 55 documents")
+        expect(page.locator("#docs-message")).to_have_text("50 of 55 files")  # every status: files (issue 33)
         page.locator("#docs-more").click()
         expect(rows).to_have_count(55)
         assert page.locator("#docs-more").is_hidden()

@@ -102,7 +102,7 @@ class Pipeline:
         yield event("citations", citations=[])
         verification = Verification(VERIFIED, 0, [], 0, "catalog")
         return Answer(question, text, True, "catalog", verification=verification, confidence="high",
-                      key_points=[], language=language, retrieval={"query": None, "documents": len(records)})
+                      key_points=[], language=language, retrieval={"query": None, "documents": indexed(records)})
 
     # -- stages -----------------------------------------------------------------------------
     def _condense(self, question: str, previous: dict | None, ctx: RunContext) -> Generator[Event, None, str]:
@@ -388,7 +388,7 @@ class Pipeline:
         return pool, result
 
     def _not_found(self, answer: Answer, ctx: RunContext, streamed: bool = False) -> Events:
-        docs = len(self.library.documents(answer.retrieval.get("collection")))
+        docs = indexed(self.library.documents(answer.retrieval.get("collection")))
         text = not_found_answer(answer.language, answer.retrieval["query"], answer.retrieval.get("collection"), docs,
                                 [h["path"] for h in answer.retrieval["hits"]])
         yield from _replace(answer, text) if streamed else _show(answer, text)
@@ -632,3 +632,9 @@ def _evidence_spans(found: Found | None) -> list[tuple[str, int, int, str]] | No
     pool, result = found
     return [(h.document_id, h.char_start + x.start, h.char_start + x.end, x.text)
             for x in result.chosen for h in [pool.get(x.n).hit]]
+
+
+def indexed(records: list) -> int:
+    """How many of `records` are documents: indexed ones (status ok), as 'docqa list' and the collections count
+    them; files skipped or failed are not documents."""
+    return sum(r.status == "ok" for r in records)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from docqa.access import LOCAL, Principal, require, scope
 from docqa.browse.catalog import DocPage, list_docs, llms_txt
 from docqa.browse.grep import GrepResult, grep_docs
+from docqa.browse.overview import Overview, overview
 from docqa.browse.paths import common_folder
 from docqa.browse.read import MAX_CHARS, DocText, fetch_doc, page_span
 from docqa.store import DocumentStore
@@ -54,6 +55,15 @@ class Browse:
         """The catalog as an llms.txt file, one section per folder (every collection the principal sees unless one is given)."""
         require(principal, "read")
         return llms_txt(self.documents, scope(principal, collection))
+
+    def overview(self, collection: str | None = None, *, principal: Principal = LOCAL) -> Overview:
+        """What the knowledge base holds for someone about to ask: counts, collections, the documents'
+        languages and three example questions from their headings — over the collections the principal
+        sees (or `collection` alone)."""
+        require(principal, "read")
+        if collection is not None:
+            scope(principal, collection)
+        return overview(self.documents, list(principal.collections) or None, collection)
 
     def root(self, *, principal: Principal = LOCAL) -> str:
         """The deepest folder holding every indexed document, with its trailing separator ('' when

@@ -151,11 +151,12 @@ def add(
     with its reason; the rest is still indexed); files failing as before are counted, not listed.
     """
     _ingest_flags(_settings().ingest, workers, engine, ray_address)  # a bad flag stops before anything is created
+    _check_paths(paths)  # a mistyped path stops before a knowledge base is created
     kb, new = _open_or_create()
     with kb:
         if new:
             err.print(f"created a new knowledge base at {escape(kb.settings.kb)}")
-        with _progress(disabled=as_json) as bar:
+        with _interrupted_add(kb, paths, collection), _progress(disabled=as_json) as bar:
             task = bar.add_task("parsing", total=None)
 
             def tick(done: int, total: int, path: str) -> None:
@@ -169,6 +170,45 @@ def add(
         _render_report(report, namer)
     if report.failed:
         raise typer.Exit(1)
+
+
+def _check_paths(paths: list[Path]) -> None:
+    """InputError naming the paths that do not exist: nothing is read and nothing is created."""
+    from docqa.errors import InputError
+
+    if missing := [str(p) for p in paths if not os.path.lexists(p)]:
+        raise InputError(f"no such file or folder: {', '.join(missing)} — nothing was added and no knowledge base "
+                         "was created or changed; check the path (folders are walked recursively)")
+
+
+@contextmanager
+def _interrupted_add(kb: KnowledgeBase, paths: list[Path], collection: str | None):
+    """Ctrl-C during `add`: say what the knowledge base kept and how to go on, then exit 130."""
+    before = _indexed(kb, collection)
+    try:
+        yield
+    except KeyboardInterrupt:
+        kept = _indexed(kb, collection) - before
+        kb_flag = ["--kb", _quoted(_state["kb"])] if _state.get("kb") else []
+        again = " ".join(["docqa", *kb_flag, "add", *(_quoted(str(p)) for p in paths)]
+                         + (["--collection", _quoted(collection)] if collection else []))
+        err.print(f"\n[yellow]interrupted:[/] {max(kept, 0):,} document(s) indexed before it were kept "
+                  f"({_indexed(kb, collection):,} in the collection now). Every document is saved whole or not at all. "
+                  f"Run the same command again to resume: files already indexed are skipped as unchanged.\n"
+                  f"  {escape(again)}")
+        raise typer.Exit(130) from None
+
+
+def _indexed(kb: KnowledgeBase, collection: str | None) -> int:
+    """Documents indexed (status ok) in the collection `add` fills."""
+    name = collection or kb.settings.collection
+    return kb.documents.collections().get(name, 0)
+
+
+def _quoted(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
 
 
 def _ingest_flags(ingest, workers: int | None, engine: str | None, ray_address: str | None) -> None:
@@ -415,7 +455,7 @@ def ask(
     with _open() as kb:
         _hint_if_empty(kb)
         run = kb.start(question, collection=collection, session_id=session, check=False if no_check else None, mode=mode,
-                       fresh=fresh)
+                       fresh=fresh, origin="cli")
         if not show_run(run, stream=not as_json):
             raise typer.Exit(130)
     answer = run.answer
@@ -507,7 +547,7 @@ def chat(
             if not question:
                 continue
             run = kb.start(question, collection=collection, session_id=session_id, mode=mode,
-                           check=False if no_check else None)
+                           check=False if no_check else None, origin="cli")
             show_run(run, stream=True, lines=typing)
             session_id = run.answers[-1].session_id if run.answers else session_id
 
@@ -534,12 +574,10 @@ def eval_(
     if as_json:
         _print_json(summary)
         return
-    for key in ("questions", "answerable", "unanswerable", "answer_accuracy", "answered_rate", "abstention_accuracy",
-                "citation_accuracy", "overall_accuracy", "failed", "tokens_per_question", "model_calls_per_question"):
-        value = summary[key]
-        out.print(f"{key:>26}: {'-' if value is None else value}")
+    for line in evaluate.explain(report):
+        out.print(escape(line))
     for stage, figures in summary["latency"].items():
-        out.print(f"{'latency ' + stage:>26}: mean {figures['mean_ms']} ms, p50 {figures['p50_ms']} ms, p95 {figures['p95_ms']} ms")
+        out.print(f"{'latency ' + stage:>20}: mean {figures['mean_ms']} ms, p50 {figures['p50_ms']} ms, p95 {figures['p95_ms']} ms")
 
 
 @app.command()

@@ -129,7 +129,10 @@ def render_ingest(e) -> None:
               f"{e.files:,} files, ~{e.chunks:,} chunks, index ~{size_text(e.index_bytes)}; {embed}{cost}")
     out.print(f"[dim]from {escape(e.basis)}[/]")
     for note in e.notes:
-        out.print(f"[dim]note: {escape(note)}[/]")
+        if note.startswith("outsized: "):  # a file that alone makes much of the index: said plainly, not dimmed
+            out.print(f"[yellow]warning:[/] {escape(note.removeprefix('outsized: '))}")
+        else:
+            out.print(f"[dim]note: {escape(note)}[/]")
 
 
 def _duration(seconds: float) -> str:

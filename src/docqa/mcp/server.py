@@ -269,7 +269,8 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> D
             control = Control()  # the run is iterated in the backend's thread; this one may cancel it
             try:
                 answer = await backend.read(lambda kb: kb.start(question, session_id=session_id, collection=collection,
-                                                                control=control, principal=who, fresh=fresh).wait())
+                                                                control=control, principal=who, fresh=fresh,
+                                                                origin="mcp").wait())
             except BaseException:  # the client cancelled the call or went away: no further model calls
                 control.cancel()
                 raise

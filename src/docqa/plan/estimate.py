@@ -4,6 +4,7 @@ embedding tokens and their price), and what one question costs (tokens, model ca
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 from statistics import mean
 from typing import Any
@@ -52,7 +53,11 @@ def estimate_ingest(survey: Survey, embedder: str | None, max_tokens: int = 512,
     chars = tokens = chunks = 0.0
     parse = 0.0
     for kind, stat in survey.by_type.items():
-        c, t, k = _per_type(survey, kind, stat["bytes"], max_tokens)
+        heavy = [h for h in survey.heavy if h["type"] == kind]
+        rest = max(stat["bytes"] - sum(h["size"] for h in heavy), 0)
+        c, t, k = _per_type(survey, kind, rest, max_tokens, len(heavy))
+        c, t, k = (c + sum(h["text_chars"] for h in heavy), t + sum(h["tokens"] for h in heavy),
+                   k + sum(h["chunks"] for h in heavy))
         chars, tokens, chunks = chars + c, tokens + t, chunks + k
         parse += _parse_seconds(kind, stat["bytes"], c)
     pages = _ocr_pages(survey) if ocr else 0
@@ -62,7 +67,7 @@ def estimate_ingest(survey: Survey, embedder: str | None, max_tokens: int = 512,
     embed_seconds = chars / _embed_rate(embedder) if embedder else 0.0
     embed_tokens = int(tokens + chunks * _PREFIX_TOKENS) if embedder else 0
     ocr_seconds = pages / rates.OCR_PAGES_PER_S
-    notes = _ingest_notes(survey, embedder, paid, embed_price)
+    notes = _outsized(survey, chunks) + _ingest_notes(survey, embedder, paid, embed_price)
     return IngestEstimate(
         files=survey.files, bytes=survey.bytes, text_chars=int(chars), tokens=int(tokens), chunks=int(round(chunks)),
         ocr_pages=pages, parse_seconds=round(parse, 1), ocr_seconds=round(ocr_seconds, 1),
@@ -79,9 +84,12 @@ def _embed_cost(tokens: int, price: float, paid: bool) -> float | None:
     return None if paid and tokens else 0.0
 
 
-def _per_type(survey: Survey, kind: str, size: int, max_tokens: int) -> tuple[float, float, float]:
-    """(characters, tokens, chunks) the files of one format hold: the sample's ratios, else the fallbacks."""
-    sample = survey.sample.get(kind)
+def _per_type(survey: Survey, kind: str, size: int, max_tokens: int, heavy: int = 0) -> tuple[float, float, float]:
+    """(characters, tokens, chunks) `size` bytes of files of one format hold, the `heavy` ones measured
+    apart: the sample's ratios, else the heavy files' own, else the fallbacks."""
+    if not size:
+        return 0.0, 0.0, 0.0
+    sample = survey.sample.get(kind) or _pooled([h for h in survey.heavy if h["type"] == kind])
     if sample and sample.get("bytes") and sample.get("text_chars"):
         chars = size * sample["text_chars"] / sample["bytes"]
         return chars, chars * sample["tokens"] / sample["text_chars"], chars * sample["chunks"] / sample["text_chars"]
@@ -89,8 +97,13 @@ def _per_type(survey: Survey, kind: str, size: int, max_tokens: int) -> tuple[fl
         return 0.0, 0.0, 0.0
     chars = size * rates.TEXT_PER_BYTE.get(kind, 1.0 / rates.BYTES_PER_CHAR)
     tokens = chars / rates.CHARS_PER_TOKEN
-    files = survey.by_type.get(kind, {}).get("files", 0)
+    files = survey.by_type.get(kind, {}).get("files", 0) - heavy
     return chars, tokens, max(tokens / (max_tokens * 0.8), files)
+
+
+def _pooled(files: list[dict]) -> dict[str, float]:
+    """Several measured files' counts added up, as a sample's."""
+    return {k: float(sum(f["size" if k == "bytes" else k] for f in files)) for k in ("bytes", "text_chars", "tokens", "chunks")} if files else {}
 
 
 def _parse_seconds(kind: str, size: int, chars: float) -> float:
@@ -139,6 +152,22 @@ def _basis(survey: Survey) -> str:
     listed = "" if survey.complete else f"; the listing stopped at {survey.limits.get('scan_files', 0):,.0f} files"
     return (f"{sampled} of {survey.files} files sampled ({size / 1e6:.1f} MB), measured rates of "
             f"benchmarks/RESULTS.md on 2 shared vCPUs{listed}")
+
+
+OUTSIZED_SHARE = 0.1  # a file making this share of the chunks (and OUTSIZED_CHUNKS) is named in a warning
+OUTSIZED_CHUNKS = 1000
+
+
+def _outsized(survey: Survey, chunks: float) -> list[str]:
+    """A warning for each file that alone makes a large share of the index, with how to leave it out."""
+    notes = []
+    for h in sorted(survey.heavy, key=lambda h: -h["chunks"]):
+        if h["chunks"] >= max(OUTSIZED_CHUNKS, OUTSIZED_SHARE * chunks):
+            rel = os.path.relpath(h["path"], survey.root) if h["path"].startswith(survey.root) else h["path"]
+            notes.append(f"outsized: {rel} alone makes ~{h['chunks']:,} chunks ({h['chunks'] / max(chunks, 1):.0%} of "
+                         f"the index, {h['text_chars'] / 1e6:.1f} MB of text from {h['size'] / 1e6:.1f} MB); if it is not "
+                         f"worth asking (a log, test output, generated data), leave it out: --exclude '{rel}'")
+    return notes
 
 
 def _ingest_notes(survey: Survey, embedder: str | None, paid: bool, price: float) -> list[str]:

@@ -14,6 +14,7 @@ from docqa.ingest.scan import safe_path
 PDF_PAGES = 8  # pages of a PDF checked for a text layer
 LANGUAGE_CHARS = 4000  # characters of a document whose scripts are counted
 TOKEN_CHARS = 20_000  # characters of a document whose tokens are counted (then scaled)
+LIGHT_CHARS = 1_000_000  # a heavy file with more text: the chunks of this much of it, scaled
 _MIN_PAGE_CHARS = 5  # as the PDF reader: fewer non-blank characters is a page without text
 
 
@@ -37,8 +38,8 @@ class Probe:
 
 
 def probe(job: tuple, max_tokens: int = 512, overlap: int = 50, max_bytes: int = 200 * 2**20) -> Probe:
-    """Look at one (path, size, deep, kind) job: `deep` reads and chunks it, else only a PDF's pages
-    are checked; `kind` is the format the survey found (a .gz holds another: its own counts go to it)."""
+    """Look at one (path, size, deep, kind) job: `deep` reads and chunks it ("light": reads it and counts
+    its text), else only a PDF's pages are checked; `kind` is the format the survey found (a .gz holds another: its own counts go to it)."""
     from docqa.ingest.ocr import OcrOptions, configure
 
     path, size, deep, kind = job
@@ -50,7 +51,7 @@ def probe(job: tuple, max_tokens: int = 512, overlap: int = 50, max_bytes: int =
         if data[:1024].find(b"%PDF-") >= 0:
             _pdf_pages(result, Path(path), data)
         if deep:
-            _read(result, Path(path), data, max_tokens, overlap, max_bytes)
+            _read(result, Path(path), data, max_tokens, overlap, max_bytes, whole=deep != "light")
     except IngestError as exc:
         result.error_kind, result.error = exc.kind, str(exc)
     except OSError as exc:
@@ -66,7 +67,10 @@ def failed(job: tuple, error: IngestError) -> Probe:
     return Probe(safe_path(job[0]), job[1], job[3], error_kind=error.kind, error=str(error))
 
 
-def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int, max_bytes: int) -> None:
+def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int, max_bytes: int,
+          whole: bool = True) -> None:
+    """Read and chunk the file; not `whole` (a heavy file, "light") and over LIGHT_CHARS of text: read it
+    whole, chunk its first LIGHT_CHARS and scale (chunking takes seconds per megabyte)."""
     from docqa.ingest.chunkers import chunk_document
     from docqa.ingest.readers import bounds, read_file
     from docqa.ingest.readers.zipguard import ZipLimits, applied
@@ -76,10 +80,24 @@ def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int,
         doc = read_file(path, data)
     text = doc.text
     result.text_chars = len(text)
-    result.chunks = len(chunk_document(doc, max_tokens, overlap))
     head = text[:TOKEN_CHARS]
     result.tokens = round(count_tokens(head) * len(text) / max(len(head), 1))
+    if whole or len(text) <= LIGHT_CHARS:
+        result.chunks = len(chunk_document(doc, max_tokens, overlap))
+    else:  # the chunks of its first LIGHT_CHARS, scaled to the whole text
+        head_doc, cut = _prefix(doc, LIGHT_CHARS)
+        result.chunks = max(1, round(len(chunk_document(head_doc, max_tokens, overlap)) * len(text) / max(cut, 1)))
     result.scripts = script_counts(text[:LANGUAGE_CHARS])
+
+
+def _prefix(doc, chars: int):
+    """The document cut after the block that ends nearest past `chars` (at a line end when it has no
+    blocks): (that document, the characters it keeps)."""
+    from dataclasses import replace
+
+    ends = [b.end for b in doc.blocks if b.end >= chars]
+    cut = min(ends) if ends else (doc.text.find("\n", chars) + 1 or len(doc.text))
+    return replace(doc, text=doc.text[:cut], blocks=[b for b in doc.blocks if b.end <= cut], _line_starts=None), cut
 
 
 def _pdf_pages(result: Probe, path: Path, data: bytes) -> None:

@@ -4,9 +4,13 @@ answer in seconds on a folder of any size, so nothing here parses everything.
     listing    the ingest scan (globs, .gitignore, hidden files, symlinks) up to 200,000 files
     sniffing   the first 8 KB of up to 20,000 files name their format (then: the extension)
     checking   up to 200 PDFs (first 8 pages: a text layer?) and OLE containers (a password?)
-    sampling   up to 60 files, 24 MB in all, spread over the formats found, read and chunked as
-               `docqa add` would (OCR off), in bounded worker processes: 20 s per file, no new
-               one after 30 s
+    weighing   the heaviest files (each at least 1 % of the folder's expected text, a .gz by its
+               recorded inflated size; up to 12 of them, 12 MB) read whole first, their first
+               megabyte of text chunked and scaled: one outsized file (a compressed test log)
+               can make half the chunks, and no sample of small files shows it
+    sampling   up to 60 files, 24 MB in all (the heavy ones included), spread over the formats
+               found, read and chunked as `docqa add` would (OCR off), in bounded worker
+               processes: 20 s per file, no new one after 30 s
 (`Limits` holds these; the report carries them.)
 """
 
@@ -16,6 +20,7 @@ import os
 import random
 import time
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -37,6 +42,9 @@ class Limits:
     check_files: int = 200
     sample_files: int = 60
     sample_bytes: int = 24 * 2**20
+    heavy_files: int = 12
+    heavy_bytes: int = 12 * 2**20
+    heavy_share: float = 0.01
     probe_seconds: float = 20.0
     sample_seconds: float = 30.0
 
@@ -73,6 +81,7 @@ class Survey:
     scripts: dict[str, int] = field(default_factory=dict)  # letters sampled: han, latin, other
     file_languages: dict[str, int] = field(default_factory=dict)  # sampled files: zh, en, other
     sample: dict[str, dict[str, float]] = field(default_factory=dict)  # type -> files, bytes, text_chars, tokens, chunks, seconds
+    heavy: list[dict] = field(default_factory=list)  # the heaviest files, each measured: path, type, size, text_chars, tokens, chunks
     checked: int = 0  # files probed (checked or sampled)
     pdfs_checked: int = 0  # PDFs whose first pages were checked for a text layer
     elapsed: float = 0.0
@@ -99,9 +108,11 @@ def survey(root: Path, *, include: list[str] | None = None, exclude: list[str] |
     _count(kept, result)
     for path, reason in scan.skipped + [(p, f"unreadable now: {r}") for p, r in scan.unreadable]:
         _skip(result, path, reason)
-    jobs = _checks(kept, limits) + _sample(kept, limits)
+    heavy = _heavy(kept, limits)
+    jobs = [(e.path, e.size, "light", e.type) for e in heavy]
+    jobs += _checks(kept, limits) + _sample([e for e in kept if e not in heavy], limits, sum(e.size for e in heavy))
     probes = _probe_all(jobs, max_tokens, overlap, max_bytes, workers, limits)
-    _absorb(probes, result, ocr)
+    _absorb(probes, result, ocr, {safe_path(e.path) for e in heavy})
     result.elapsed = round(time.perf_counter() - started, 3)
     return result
 
@@ -200,8 +211,42 @@ def _checks(kept: list[Entry], limits: Limits) -> list[tuple]:
     return [(e.path, e.size, e.type == "ole", e.type) for e in picked[:limits.check_files]]
 
 
-def _sample(kept: list[Entry], limits: Limits) -> list[tuple]:
-    """Up to sample_files files (sample_bytes in all), spread over the formats: one of each in turn."""
+def _heavy(kept: list[Entry], limits: Limits) -> list[Entry]:
+    """The heaviest files by the text they are expected to hold (size × text per byte of their format),
+    each at least heavy_share of the folder's: measured whole, not scaled from a sample."""
+    from docqa.plan.rates import TEXT_PER_BYTE
+
+    weight = {id(e): _expected_text(e, TEXT_PER_BYTE) for e in kept if e.type not in ("image", "ole")}
+    total = sum(weight.values())
+    picked: list[Entry] = []
+    size = 0
+    for e in sorted((e for e in kept if id(e) in weight), key=lambda e: -weight[id(e)]):
+        if len(picked) >= limits.heavy_files or weight[id(e)] < total * limits.heavy_share:
+            break
+        if size + e.size <= limits.heavy_bytes:
+            picked.append(e)
+            size += e.size
+    return picked
+
+
+def _expected_text(e: Entry, text_per_byte: dict[str, float]) -> float:
+    """Bytes of text a file is expected to hold: a .gz file's own record of its uncompressed size (a test log
+    can shrink 30 times), else its size times its format's text per byte."""
+    if e.path.endswith(".gz") and e.size >= 18:
+        try:
+            with open(e.path, "rb") as f:
+                f.seek(-4, os.SEEK_END)
+                inflated = int.from_bytes(f.read(4), "little")  # modulo 4 GiB: a larger file is past every limit anyway
+            if inflated >= e.size:
+                return float(inflated)
+        except OSError:
+            pass
+    return e.size * text_per_byte.get(e.type or "", 1.0)
+
+
+def _sample(kept: list[Entry], limits: Limits, taken: int = 0) -> list[tuple]:
+    """Up to sample_files files (sample_bytes in all, `taken` of it already), spread over the formats:
+    one of each in turn."""
     rng = random.Random(_SEED)
     pools: dict[str, list[Entry]] = defaultdict(list)
     for e in kept:
@@ -210,7 +255,7 @@ def _sample(kept: list[Entry], limits: Limits) -> list[tuple]:
     for pool in pools.values():
         rng.shuffle(pool)
         pool.sort(key=lambda e: e.size > SAMPLE_FILE_BYTES)  # small ones first, in random order
-    picked, total = list[tuple[str, int, bool, str]](), 0
+    picked, total = list[tuple[str, int, bool, str]](), taken
     while len(picked) < limits.sample_files and any(pools.values()):
         for pool in pools.values():
             if pool and len(picked) < limits.sample_files:
@@ -247,8 +292,9 @@ def _probe_all(jobs: list[tuple], max_tokens: int, overlap: int, max_bytes: int,
     return list(pool.run(groups()))
 
 
-def _absorb(probes: list[Probe], result: Survey, ocr: bool) -> None:
-    """Fold the probes into the survey: encrypted and scanned files, scripts, sampled rates per format."""
+def _absorb(probes: list[Probe], result: Survey, ocr: bool, heavy: Collection[str] = ()) -> None:
+    """Fold the probes into the survey: encrypted and scanned files, scripts, sampled rates per format
+    (the `heavy` files apart: each is measured whole, in `result.heavy`)."""
     scripts: Counter = Counter()
     sample: dict[str, Counter] = defaultdict(Counter)
     seen: set[str] = set()
@@ -269,6 +315,10 @@ def _absorb(probes: list[Probe], result: Survey, ocr: bool) -> None:
             lang = _language(p.scripts)
             if lang:
                 result.file_languages[lang] = result.file_languages.get(lang, 0) + 1
+            if p.path in heavy:
+                result.heavy.append({"path": p.path, "type": p.type, "size": p.size, "text_chars": p.text_chars,
+                                     "tokens": p.tokens, "chunks": p.chunks, "seconds": round(p.seconds, 3)})
+                continue
             sample[p.type].update(files=1, bytes=p.size, text_chars=p.text_chars, tokens=p.tokens, chunks=p.chunks,  # type: ignore[call-overload]
                                   seconds=p.seconds)
     result.checked = len(seen)

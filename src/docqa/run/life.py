@@ -80,7 +80,7 @@ class Run:
 
     def __init__(self, question: str, setup: Setup, *, session_id: str | None = None, mode: str | None = None,
                  check: bool | None = None, record: bool = True, control: Control | None = None,
-                 timeout: float | None = None, history: Sequence[tuple[str, str]] = ()):
+                 timeout: float | None = None, history: Sequence[tuple[str, str]] = (), origin: str | None = None):
         if not question or not question.strip():
             raise InputError("the question is empty: ask something, e.g. docqa ask \"how are backups made?\"")
         s = setup.settings
@@ -88,7 +88,7 @@ class Run:
         choose_mode(question, self.mode, setup.model)  # an unknown mode is refused now, not mid-run
         self.setup, self.question, self.session_id = setup, question, session_id
         self.check = s.answer.check if check is None else check
-        self.record, self.timeout = record, timeout
+        self.record, self.timeout, self.origin = record, timeout, origin
         self.given = given_turns(history)  # the conversation a client keeps itself, when there is no session
         self.control = control or Control()
         self.answers: list[Answer] = []
@@ -161,7 +161,8 @@ class Run:
         s = self.setup.settings
         history = self.setup.history(session_id) if session_id else self.given  # the conversation so far
         run = RunRecord(id=_new_id(), session_id=session_id or _new_id(), question=question.strip(),
-                        collection=self.setup.library.collection, created_at=now(), owner=owner.current())
+                        collection=self.setup.library.collection, created_at=now(), owner=owner.current(),
+                        origin=self.origin)
         ctx = RunContext(self.control, s.llm.prompt_price, s.llm.completion_price, self.timeout)
         if self.record:
             self.setup.save(run)

@@ -42,7 +42,7 @@ class Answers:
     def start(self, question: str, *, principal: Principal = LOCAL, session_id: str | None = None,
               collection: str | None = None, check: bool | None = None, mode: str | None = None, record: bool = True,
               control: Control | None = None, timeout: float | None = None, fresh: bool = False,
-              history: Sequence[tuple[str, str]] = ()) -> Run:
+              history: Sequence[tuple[str, str]] = (), origin: str | None = None) -> Run:
         """Start answering a question: a `Run`, an iterator of its events (metadata, status, content,
         citations, failure, done) and a handle to steer, follow up or cancel it (docqa.run.life).
 
@@ -54,6 +54,7 @@ class Answers:
         `fresh`: answer anew even when an earlier verified answer to the same question holds (answer.recall).
         `history`: the conversation so far as (question, answer) pairs, oldest first, when the caller keeps
         it rather than a session (an OpenAI-compatible client): the question is a follow-up to its last turn.
+        `origin`: where it is asked (cli, mcp, api), recorded so a list of conversations can group them.
         """
         check_nul(question, "question")  # no database stores a NUL
         collection = self.check_start(principal=principal, session_id=session_id, collection=collection)
@@ -66,7 +67,7 @@ class Answers:
                       self.store.runlog.save_run, partial(self.log.session_runs, principal=principal),
                       self.skills(principal=principal), recall, self.models.escalation)
         return Run(question, setup, session_id=session_id, mode=mode, check=check, record=record, control=control,
-                   timeout=timeout, history=history)
+                   timeout=timeout, history=history, origin=origin)
 
     def check_start(self, *, principal: Principal = LOCAL, session_id: str | None = None,
                     collection: str | None = None) -> str | None:

@@ -20,7 +20,7 @@ from docqa.session.store import RunLog
 from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord, SessionSummary
 
 _RUN_COLUMNS = ("id, session_id, question, standalone, mode, status, answerable, confidence, answer, result, trace, "
-                "timings, usage, model, error, created_at, finished_at, collection, owner")
+                "timings, usage, model, error, created_at, finished_at, collection, owner, origin")
 _SESSION_TITLE_CHARS = 80  # a session created by its first run is titled with that question
 
 
@@ -30,7 +30,8 @@ SELECT s.id, s.title,
        (SELECT question FROM runs WHERE session_id = s.id ORDER BY created_at, rowid LIMIT 1),
        COUNT(r.id), s.created_at, MAX(COALESCE(r.finished_at, r.created_at)),
        (SELECT collection FROM runs WHERE session_id = s.id ORDER BY created_at DESC, rowid DESC LIMIT 1),
-       json_group_array(DISTINCT r.collection)
+       json_group_array(DISTINCT r.collection),
+       (SELECT origin FROM runs WHERE session_id = s.id ORDER BY created_at, rowid LIMIT 1)
 FROM sessions s JOIN runs r ON r.session_id = s.id
 GROUP BY s.id
 ORDER BY MAX(COALESCE(r.finished_at, r.created_at)) DESC, s.rowid DESC"""
@@ -76,7 +77,7 @@ class SQLiteRunLog(RunLog):
     def list_sessions(self, limit: int | None = None) -> list[SessionSummary]:
         sql = _SESSIONS_SQL + (" LIMIT ?" if limit is not None else "")
         rows = self.conn.execute(sql, () if limit is None else (max(limit, 0),)).fetchall()
-        return [SessionSummary(*row[:7], json.loads(row[7])) for row in rows]  # type: ignore[call-arg]  # mypy takes a star tuple to fill every parameter
+        return [SessionSummary(*row[:7], json.loads(row[7]), row[8]) for row in rows]  # type: ignore[call-arg]  # mypy takes a star tuple to fill every parameter
 
     # -- runs ------------------------------------------------------------------------------
     def save_run(self, run: RunRecord) -> RunRecord:
@@ -171,7 +172,7 @@ def _run_row(r: RunRecord, created_at: str) -> tuple:
     result = None if r.result is None else _dumps(r.result)
     return (r.id, r.session_id, r.question, r.standalone, r.mode, r.status, answerable, r.confidence, r.answer,
             result, _dumps(r.trace or []), _dumps(r.timings or {}), _dumps(r.usage or {}), r.model, r.error,
-            created_at, r.finished_at, r.collection, r.owner)
+            created_at, r.finished_at, r.collection, r.owner, r.origin)
 
 
 def _run(row: tuple) -> RunRecord:

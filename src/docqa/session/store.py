@@ -72,4 +72,4 @@ def _summary(session: SessionRecord, runs: list[RunRecord]) -> SessionSummary:
     """A session's summary from its runs, oldest first."""
     last = max(r.finished_at or r.created_at for r in runs)
     return SessionSummary(session.id, session.title, runs[0].question, len(runs), session.created_at, last,
-                          runs[-1].collection, list(dict.fromkeys(r.collection for r in runs)))
+                          runs[-1].collection, list(dict.fromkeys(r.collection for r in runs)), runs[0].origin)

@@ -97,7 +97,7 @@ async def _stream(rt: Runtime, question: str, options: dict[str, Any]) -> Respon
 def answer_run(kb: KnowledgeBase, rt: Runtime, question: str, options: dict[str, Any], control: Control,
             emit: Callable[[Event], None] | None = None) -> Run:
     """On a worker: iterate the run (its follow-ups included), each run id live while it is answered."""
-    run = kb.start(question, control=control, **options)
+    run = kb.start(question, control=control, **{"origin": "api", **options})  # an OpenAI client says "openai"
     try:
         for event in run:
             if event.type == "metadata":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import anyio
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 
 from docqa.access import Principal
 from docqa.api.deps import editor, get_runtime, reader
@@ -21,6 +21,17 @@ async def list_collections(request: Request, rt: Runtime = Depends(get_runtime),
                            principal: Principal = Depends(reader)) -> dict:
     sizes = await rt.read(request, lambda kb: kb.documents.collections(principal=principal))
     return {"collections": [{"name": n, "documents": size} for n, size in sizes.items()]}
+
+
+@router.get("/overview", summary="What the knowledge base holds: counts, collections, languages, example questions",
+            responses=errors())
+async def get_overview(request: Request, collection: str | None = Query(None, min_length=1, max_length=200),
+                       rt: Runtime = Depends(get_runtime), principal: Principal = Depends(reader)) -> dict:
+    """Over the collections the caller sees (or one of them): documents, chunks, failed and skipped files,
+    each collection's documents, the documents' languages (documents per language), and up to three example
+    questions drawn by rules from the documents' headings, in their language (each with the document and
+    section it came from)."""
+    return (await rt.read(request, lambda kb: kb.browse.overview(collection, principal=principal))).to_dict()
 
 
 @router.post("/collections", status_code=201, summary="Create an empty collection", responses=errors(409))

@@ -60,7 +60,8 @@ async def chat_completions(body_: ChatRequest, request: Request, rt: Runtime = D
                            principal: Principal = Depends(reader)) -> Response:
     model = await _model(rt, request, principal, body_.model)
     asked = fmt.read_messages(body_.messages)
-    options = {"collection": model.collection, "mode": model.mode, "principal": principal, "history": asked.history}
+    options = {"collection": model.collection, "mode": model.mode, "principal": principal, "history": asked.history,
+               "origin": "openai"}
     await rt.read(request, lambda kb: kb.answers.check_start(principal=principal, collection=model.collection))
     if body_.stream:
         usage = bool((body_.stream_options or {}).get("include_usage"))

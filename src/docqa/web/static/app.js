@@ -19,6 +19,7 @@ register({
     "ask.mode_auto": "auto", "ask.mode_pipeline": "pipeline", "ask.mode_agent": "agent",
     "ask.new": "New conversation", "ask.language": "Language", "ask.question": "Question",
     "ask.placeholder": "Ask a question about your documents (Enter asks, Shift+Enter: new line)",
+    "ask.placeholder_phone": "Ask about your documents", "menu.label": "Menu", "ask.new_short": "New",
     "ask.placeholder_running": "A follow-up? It is asked after the answer (Esc stops)",
     "ask.ask": "Ask", "ask.stop": "Stop", "ask.stop_label": "Stop the answer (Esc)", "ask.conversation": "Conversation",
     "ask.followup": "(follow-up)", "ask.collections_failed": "Cannot list the collections: {message}",
@@ -31,6 +32,7 @@ register({
     "ask.mode_auto": "自动", "ask.mode_pipeline": "流水线", "ask.mode_agent": "智能体",
     "ask.new": "新对话", "ask.language": "语言", "ask.question": "问题",
     "ask.placeholder": "就你的文档提问（Enter 提问，Shift+Enter 换行）",
+    "ask.placeholder_phone": "就你的文档提问", "menu.label": "菜单", "ask.new_short": "新对话",
     "ask.placeholder_running": "要追问吗？将在回答之后提问（Esc 停止）",
     "ask.ask": "提问", "ask.stop": "停止", "ask.stop_label": "停止回答（Esc）", "ask.conversation": "对话",
     "ask.followup": "（追问）", "ask.collections_failed": "无法列出文档集：{message}",
@@ -148,9 +150,12 @@ async function steer(text) {
   }
 }
 
+// A phone has no Shift+Enter: its placeholder is short enough to show whole.
+const PHONE = window.matchMedia("(max-width: 760px)");
+
 function setRunning(running) {
   const box = $("question");
-  box.dataset.i18nPlaceholder = running ? "ask.placeholder_running" : "ask.placeholder";
+  box.dataset.i18nPlaceholder = running ? "ask.placeholder_running" : PHONE.matches ? "ask.placeholder_phone" : "ask.placeholder";
   box.placeholder = t(box.dataset.i18nPlaceholder);
   $("stop").hidden = !running;
   $("steer-form").hidden = !running;
@@ -219,6 +224,23 @@ function submit() {
   else ask(question);
 }
 
+// The header's menu on a phone: the toggle opens and closes it; picking a view, Escape or a click elsewhere closes it.
+function setMenu(open) {
+  document.body.classList.toggle("menu-open", open);
+  $("menu-toggle").setAttribute("aria-expanded", String(open));
+}
+
+function startMenu() {
+  $("menu-toggle").addEventListener("click", (e) => {
+    e.stopPropagation();
+    setMenu(!document.body.classList.contains("menu-open"));
+  });
+  $("nav").addEventListener("click", (e) => { if (e.target.closest("[data-view]")) setMenu(false); });
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape") setMenu(false); });
+  document.addEventListener("click", (e) => { if (!e.target.closest("#header-menu")) setMenu(false); });
+  PHONE.addEventListener("change", () => { setMenu(false); if (!state.running) setRunning(false); });
+}
+
 function startLanguage() {
   const select = $("language");
   select.value = language();
@@ -239,10 +261,20 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("stop").addEventListener("click", stop);
   $("new-conversation").addEventListener("click", newConversation);
-  $("collection").addEventListener("change", () => { if (state.sessionId) newConversation(); }); // a conversation is over one collection
+  $("collection").addEventListener("change", () => { // a conversation is over one collection
+    if (state.sessionId) newConversation();
+    document.dispatchEvent(new CustomEvent("docqa:collection", { detail: { collection: $("collection").value } }));
+  });
+  document.addEventListener("docqa:ask", (e) => { // an example question picked in the empty view
+    $("question").value = e.detail.question;
+    submit();
+  });
+  document.addEventListener("docqa:documents-added", loadCollections);
+  startMenu();
   $("viewer-close").addEventListener("click", closeSource);
   document.addEventListener("keydown", (e) => { if (e.key === "Escape") stop(); });
   startLanguage();
+  setRunning(false); // the placeholder that fits the screen
   $("question").focus();
   loadCollections();
   startViews();

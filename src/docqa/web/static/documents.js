@@ -16,7 +16,7 @@ register({
     "docs.ok": "indexed", "docs.error": "failed", "docs.skipped": "skipped", "docs.collection": "Collection",
     "docs.all": "All collections", "docs.path": "Path", "docs.type": "Type", "docs.chunks": "Chunks", "docs.size": "Size",
     "docs.indexed": "Indexed at", "docs.state": "Status or error", "docs.actions": "Actions", "docs.delete": "Delete",
-    "docs.confirm": "Remove {path} from the index?", "docs.more": "Load more", "docs.count": "{shown} of {total} documents",
+    "docs.confirm": "Remove {path} from the index?", "docs.more": "Load more", "docs.count": "{shown} of {total} documents", "docs.count_files": "{shown} of {total} files",
     "docs.none": "No documents match.", "docs.removed": "Removed {path}.",
   },
   zh: {
@@ -24,7 +24,7 @@ register({
     "docs.error": "失败", "docs.skipped": "已跳过", "docs.collection": "集合", "docs.all": "全部集合", "docs.path": "路径",
     "docs.type": "类型", "docs.chunks": "分块", "docs.size": "大小", "docs.indexed": "索引时间", "docs.state": "状态或错误",
     "docs.actions": "操作", "docs.delete": "删除", "docs.confirm": "从索引中移除 {path}？", "docs.more": "加载更多",
-    "docs.count": "显示 {shown} / {total} 个文档", "docs.none": "没有匹配的文档。", "docs.removed": "已移除 {path}。",
+    "docs.count": "显示 {shown} / {total} 个文档", "docs.count_files": "显示 {shown} / {total} 个文件", "docs.none": "没有匹配的文档。", "docs.removed": "已移除 {path}。",
   },
 });
 
@@ -76,7 +76,9 @@ async function load(reset) {
     rows.append(...body.documents.map(row));
     view.offset += body.documents.length;
     $("docs-more").hidden = view.offset >= body.total;
-    $("docs-message").textContent = body.total ? t("docs.count", { shown: view.offset, total: body.total }) : t("docs.none");
+    // skipped and failed files are not documents: "documents" counts only when the list holds indexed ones alone
+    const key = $("docs-status").value === "ok" ? "docs.count" : "docs.count_files";
+    $("docs-message").textContent = body.total ? t(key, { shown: view.offset, total: body.total }) : t("docs.none");
   } catch (error) {
     $("docs-message").textContent = error.message;
   }

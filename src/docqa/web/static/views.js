@@ -27,6 +27,7 @@ export function show(view) {
     if (section) section.hidden = name !== view;
   }
   document.body.dataset.view = view;
+  document.dispatchEvent(new CustomEvent("docqa:view", { detail: { view } }));
   if (location.hash !== `#${view}` && !(view === "ask" && !location.hash)) history.replaceState(null, "", `#${view}`);
   const callback = opened.get(view);
   if (callback) callback();
