@@ -1,4 +1,4 @@
-"""The MCP server: seven tools, each a thin wrapper over KnowledgeBase, served over stdio or HTTP.
+"""The MCP server: its tools, each a thin wrapper over KnowledgeBase, served over stdio or HTTP.
 
 A tool that fails returns an MCP error result (`isError`) with docqa's message (what went wrong
 and what to do); the server keeps serving.  Over HTTP each call runs as the principal the
@@ -6,7 +6,10 @@ request's API key names (`http.py` puts it on the request); over stdio the calle
 user, who may do everything.
 
 Where the work runs is a `Backend`: `Direct` (one KnowledgeBase, worker threads, one write at a
-time) for stdio, or the API's worker pool and writer when mounted on the API (`FutureBackend`).
+time) for stdio, or the API's worker pool and writer when mounted on the API (`FutureBackend`, whose
+answers have the API's time limit, api.request_timeout).  A run started by query_knowledge says its
+id in a log message as it starts; steer_run, follow_up and cancel_run act on it (or on any live run
+the caller may see: one asked through the API or the web page) through `kb.runs`, as REST does.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from docqa.errors import DocqaError, PermissionDeniedError
 from docqa.kb import KnowledgeBase
 from docqa.run.control import Control
 from docqa.settings import Settings
+from docqa.types import CANCELLED, FAILED, Answer
 from docqa.version import __version__
 
 T = TypeVar("T")
@@ -38,17 +42,21 @@ INSTRUCTIONS = (
     "docqa answers questions from the user's own documents, with citations. Use query_knowledge for a "
     "question (it retrieves, answers and checks the answer against the sources); search_docs for passages; "
     "list_knowledge for the catalog of documents; fetch_doc to read one by its doc-id; ingest_files to add "
-    "files or folders; estimate_cost for what a question will cost before asking it."
+    "files or folders; estimate_cost for what a question will cost before asking it; steer_run, follow_up and "
+    "cancel_run for a question still being answered (its run_id is logged as it starts)."
 )
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 Collection = Annotated[str | None, Field(description="Collection name; default: every collection the caller may see.")]
+RunId = Annotated[str, Field(min_length=1, max_length=64, description="A live run's id (logged by query_knowledge as it starts, or from the API's metadata event).")]
+_LIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
 
 class Backend(Protocol):
     """Where tool work runs: `read` and `write` call `work(kb)` off the event loop and return its result."""
 
     settings: Settings
+    timeout: float | None  # an answer's time limit (its run's one deadline); None: none
 
     async def read(self, work: Callable[[KnowledgeBase], T]) -> T: ...
 
@@ -60,8 +68,8 @@ class Backend(Protocol):
 class Direct:
     """One KnowledgeBase: reads in worker threads side by side, writes (ingest) one at a time."""
 
-    def __init__(self, kb: KnowledgeBase):
-        self.kb, self.settings = kb, kb.settings
+    def __init__(self, kb: KnowledgeBase, timeout: float | None = None):
+        self.kb, self.settings, self.timeout = kb, kb.settings, timeout
         self._writing = threading.Lock()
 
     async def read(self, work: Callable[[KnowledgeBase], T]) -> T:
@@ -85,8 +93,9 @@ class FutureBackend:
 
     def __init__(self, submit_read: Callable[[Callable[[KnowledgeBase], Any]], Future],
                  submit_write: Callable[[Callable[[KnowledgeBase], Any]], Future], settings: Settings,
-                 redact: Callable[[str], str] = str):
+                 redact: Callable[[str], str] = str, timeout: float | None = None):
         self._read, self._write, self.settings, self._redact = submit_read, submit_write, settings, redact
+        self.timeout = timeout
 
     async def read(self, work: Callable[[KnowledgeBase], T]) -> T:
         return await _wait(self._read, work)
@@ -155,17 +164,63 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
         with _tool_errors(backend):
             who = _caller(ctx, local)
             control = Control()  # the run is iterated in the backend's thread; this one may cancel it
+            started = _announce(ctx)
+
+            def answer_it(kb: KnowledgeBase) -> list[Answer]:
+                run = kb.start(question, session_id=session_id, collection=collection, control=control, principal=who,
+                               fresh=fresh, timeout=backend.timeout)
+                with run:
+                    for event in run:
+                        if event.type == "metadata":
+                            started(event.data)
+                return run.answers
+
             try:
-                answer = await backend.read(lambda kb: kb.start(question, session_id=session_id, collection=collection,
-                                                                control=control, principal=who, fresh=fresh).wait())
+                answers = await backend.read(answer_it)
             except BaseException:  # the client cancelled the call or went away: no further model calls
                 control.cancel()
                 raise
-            if answer.status == "FAILED":
-                raise DocqaError(answer.error or "the question could not be answered")
-            data = answer.to_dict()
-            return {key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification",
-                                               "notes", "status", "run_id", "session_id")}
+            if not answers or answers[0].status == FAILED:  # a time limit included: the run's own error
+                raise DocqaError((answers[0].error if answers else None) or "the question could not be answered")
+            data = _answer_data(answers[0])
+            follow_ups = [_answer_data(a) for a in answers[1:] if a.status != CANCELLED]
+            return {**data, "follow_ups": follow_ups} if follow_ups else data
+
+    @_tool(server, annotations=_LIVE)
+    async def steer_run(
+        run_id: RunId,
+        message: Annotated[str, Field(min_length=1, max_length=4000, description="What to tell the agent, e.g. 'only the 2024 policy'.")],
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Steer a question still being answered: the message joins the agent's conversation after its
+        current tool round. Refused when the run has ended; only runs the caller may see."""
+        with _tool_errors(backend):
+            who = _caller(ctx, local)
+            await backend.read(lambda kb: kb.runs.steer(run_id, message, principal=who))
+            return {"run_id": run_id, "accepted": "steer"}
+
+    @_tool(server, annotations=_LIVE)
+    async def follow_up(
+        run_id: RunId,
+        question: Annotated[str, Field(min_length=1, max_length=4000, description="The next question, in any language.")],
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Queue a question to answer after a run still being answered, in the same conversation: its answer
+        comes with the run's (query_knowledge's follow_ups). Refused when the run has ended: ask with its
+        session_id then."""
+        with _tool_errors(backend):
+            who = _caller(ctx, local)
+            await backend.read(lambda kb: kb.runs.follow_up(run_id, question, principal=who))
+            return {"run_id": run_id, "accepted": "follow_up"}
+
+    @_tool(server, annotations=_LIVE)
+    async def cancel_run(run_id: RunId, ctx: Context = None) -> dict[str, Any]:  # type: ignore[assignment]
+        """Cancel a question still being answered: it stops before its next model call and is recorded
+        CANCELLED. Refused when the run has ended; only runs the caller may see."""
+        with _tool_errors(backend):
+            who = _caller(ctx, local)
+            await backend.read(lambda kb: kb.runs.cancel(run_id, principal=who))
+            return {"run_id": run_id, "accepted": "cancel"}
 
     @_tool(server, annotations=_READ)
     async def list_knowledge(
@@ -233,6 +288,29 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
                     "problems": found.shown_problems()}
 
     return server
+
+
+def _answer_data(answer: Answer) -> dict[str, Any]:
+    data = answer.to_dict()
+    return {key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification", "notes",
+                                       "status", "run_id", "session_id")}
+
+
+def _announce(ctx: Context | None) -> Callable[[dict[str, Any]], None]:
+    """From the thread answering: tell the client (a log message) the run's id as it starts, so that it may
+    steer, follow up or cancel it meanwhile."""
+    loop = asyncio.get_running_loop()
+
+    def started(metadata: dict[str, Any]) -> None:
+        if ctx is None:
+            return
+        note = {"run_id": metadata["run_id"], "session_id": metadata["session_id"],
+                "note": "answering: steer_run, follow_up or cancel_run may act on this run meanwhile"}
+        try:
+            asyncio.run_coroutine_threadsafe(ctx.info(note, logger_name="docqa.run"), loop)
+        except RuntimeError:  # the event loop has stopped: nobody to tell
+            pass
+    return started
 
 
 @contextmanager

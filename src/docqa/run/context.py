@@ -14,7 +14,7 @@ from docqa.types import Event
 
 
 class Cancelled(Exception):
-    """The run was cancelled (or ran out of time); no further model calls are made."""
+    """The run was cancelled (or ran out of time: `RunContext.timed_out`); no further model calls are made."""
 
 
 def event(kind: str, **data: Any) -> Event:
@@ -39,12 +39,15 @@ class RunContext:
         self.prices = (prompt_price, completion_price)
         self.apart: tuple[Usage, float] = (Usage(), 0.0)  # tokens priced by another model's prices, and their cost
         self.started = time.perf_counter()
+        self.timeout = timeout
         self.deadline = self.started + timeout if timeout else None
+        self.timed_out = False  # stopped by its time limit (not cancelled by someone)
 
     @property
     def cancelled(self) -> bool:
         if self.deadline is not None and not self.control.cancelled and time.perf_counter() >= self.deadline:
             self.trace.append({"stage": "time_limit", "seconds": round(time.perf_counter() - self.started, 4)})
+            self.timed_out = True
             self.control.cancel()
         return self.control.cancelled
 
