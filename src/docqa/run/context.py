@@ -75,6 +75,8 @@ class RunContext:
         Recorded whole (messages, reply, tool calls, usage) for audit and replay: `reply = yield from ctx.call(...)`."""
         self.check_cancelled()
         t0 = time.perf_counter()
+        if self.deadline is not None:  # a call blocked past the time limit is given up then, not at llm.timeout
+            options = {**options, "timeout": self.deadline - t0}
         record: dict[str, Any] = {"stage": stage, "model_call": model.name, "messages": [m.to_openai() for m in messages]}
         if tools:
             record["tools"] = [t["function"]["name"] for t in tools]
@@ -98,6 +100,8 @@ class RunContext:
             raise
         except Exception as exc:
             record["error"] = str(exc)
+            if self.cancelled:  # it failed because the time limit passed (or someone cancelled meanwhile)
+                raise Cancelled() from exc
             raise
         finally:
             self.calls += 1
