@@ -8,7 +8,7 @@ user, who may do everything.
 Where the work runs is a `Backend`: `Direct` (one KnowledgeBase, worker threads, one write at a
 time) for stdio, or the API's worker pool and writer when mounted on the API (`FutureBackend`, whose
 answers have the API's time limit, api.request_timeout).  A run started by query_knowledge says its
-id in a log message as it starts; steer_run, follow_up and cancel_run act on it (or on any live run
+id in a progress notification as it starts (`run_id=… session_id=…`, when the call asked for progress); steer_run, follow_up and cancel_run act on it (or on any live run
 the caller may see: one asked through the API or the web page) through `kb.runs`, as REST does.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
@@ -38,17 +39,18 @@ from docqa.types import CANCELLED, FAILED, Answer
 from docqa.version import __version__
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 INSTRUCTIONS = (
     "docqa answers questions from the user's own documents, with citations. Use query_knowledge for a "
     "question (it retrieves, answers and checks the answer against the sources); search_docs for passages; "
     "list_knowledge for the catalog of documents; fetch_doc to read one by its doc-id; ingest_files to add "
     "files or folders; estimate_cost for what a question will cost before asking it; steer_run, follow_up and "
-    "cancel_run for a question still being answered (its run_id is logged as it starts)."
+    "cancel_run for a question still being answered (query_knowledge reports its run_id as progress when it starts)."
 )
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 Collection = Annotated[str | None, Field(description="Collection name; default: every collection the caller may see.")]
-RunId = Annotated[str, Field(min_length=1, max_length=64, description="A live run's id (logged by query_knowledge as it starts, or from the API's metadata event).")]
+RunId = Annotated[str, Field(min_length=1, max_length=64, description="A live run's id (reported by query_knowledge as progress when it starts, or from the API's metadata event).")]
 _LIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
 
@@ -297,17 +299,23 @@ def _answer_data(answer: Answer) -> dict[str, Any]:
 
 
 def _announce(ctx: Context | None) -> Callable[[dict[str, Any]], None]:
-    """From the thread answering: tell the client (a log message) the run's id as it starts, so that it may
-    steer, follow up or cancel it meanwhile."""
+    """From the thread answering: tell the client the run's id as it starts (a progress notification, when
+    the call asked for progress), so that it may steer, follow up or cancel the run meanwhile."""
     loop = asyncio.get_running_loop()
+
+    async def tell(message: str) -> None:
+        try:
+            await ctx.report_progress(0, None, message)  # type: ignore[union-attr]
+        except Exception as exc:  # noqa: BLE001 - a note the client may miss never fails the answer
+            log.warning("could not tell the MCP client the run's id: %s", exc)
 
     def started(metadata: dict[str, Any]) -> None:
         if ctx is None:
             return
-        note = {"run_id": metadata["run_id"], "session_id": metadata["session_id"],
-                "note": "answering: steer_run, follow_up or cancel_run may act on this run meanwhile"}
+        message = (f"run_id={metadata['run_id']} session_id={metadata['session_id']}: answering; steer_run, "
+                   "follow_up or cancel_run may act on this run meanwhile")
         try:
-            asyncio.run_coroutine_threadsafe(ctx.info(note, logger_name="docqa.run"), loop)
+            asyncio.run_coroutine_threadsafe(tell(message), loop)
         except RuntimeError:  # the event loop has stopped: nobody to tell
             pass
     return started
