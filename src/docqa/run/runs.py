@@ -133,9 +133,13 @@ class Runs:
         if done is None and record.status == RUNNING and self._elsewhere(record.owner):
             done = self._relay(run_id, record.owner or "", action, text)
         if not done:
-            status = self.log.run(run_id, principal=principal).status
-            raise RunStateError(f"run {run_id} is not running (status {status}): only a live run can be steered, "
-                                "followed up or cancelled")
+            record = self.log.run(run_id, principal=principal)
+            if record.status == RUNNING and record.owner and record.owner != owner.current():
+                pid = record.owner.split("/")[1] if record.owner.count("/") else record.owner
+                raise RunStateError(f"run {run_id} is answered by another process (pid {pid}) that this one cannot "
+                                    "reach: steer, follow up or cancel it where it was asked (Ctrl-C stops a 'docqa ask')")
+            raise RunStateError(f"run {run_id} is not running (status {record.status}): only a live run can be "
+                                "steered, followed up or cancelled")
 
     def _elsewhere(self, record_owner: str | None) -> bool:
         """The run is answered by another process that the cluster reaches."""
