@@ -263,3 +263,16 @@ def test_kb_runs_checks_the_caller_as_the_run_log_does(make):
         with pytest.raises(NotFoundError):
             kb.runs.cancel("no-such-run", principal=reader)
     assert refused == [True] and run.answer.status == "SUCCESS"
+
+
+def test_a_run_dropped_unfinished_is_collected_and_recorded_cancelled(make):
+    import gc
+
+    with ScriptedServer([]) as server:
+        kb = make(server)
+        run = kb.start("What documents do you have?")
+        run_id = next(run).data["run_id"]  # metadata: recorded RUNNING and live
+        assert kb.live.get(run_id) is run and kb.log.run(run_id).status == "RUNNING"
+        del run  # the caller walks away without closing it
+        gc.collect()
+    assert kb.live.get(run_id) is None and kb.log.run(run_id).status == "CANCELLED"

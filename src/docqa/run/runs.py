@@ -35,11 +35,12 @@ ACTIONS = ("steer", "follow_up", "cancel")
 
 class LiveRuns:
     """Run id → the live run's handle, in this process.  A run adds each of its ids when it records it
-    RUNNING, and drops them when it has ended (a follow-up it accepted is still answered)."""
+    RUNNING, and drops them when it has ended (a follow-up it accepted is still answered).  Held weakly:
+    a run its caller dropped unfinished is still collected, and so recorded CANCELLED (docqa.run.life)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._runs: dict[str, Run] = {}
+        self._runs: weakref.WeakValueDictionary[str, Run] = weakref.WeakValueDictionary()
 
     def register(self, run_id: str, run: Run) -> None:
         with self._lock:
@@ -70,8 +71,8 @@ class LiveRuns:
     def close(self, run: Run) -> None:
         """The run has ended: its ids can no longer be steered, followed up or cancelled."""
         with self._lock:
-            for run_id in [r for r, one in self._runs.items() if one is run]:
-                del self._runs[run_id]
+            for run_id in [r for r, one in list(self._runs.items()) if one is run]:
+                self._runs.pop(run_id, None)
 
     def __len__(self) -> int:
         return len(self._runs)
