@@ -20,10 +20,12 @@
     ├── EmbedError                  the embedding model or service failed (names it and what to do)
     ├── LLMError                    the chat model failed: unreachable, refused, timed out, bad answer
     │   └── LocalModelError         the local model could not be installed, verified or started
+    ├── RunStateError               a run that is no longer live cannot be steered, followed up or cancelled (HTTP 409)
     ├── AuthError                   no API key, or an unknown or revoked one (HTTP 401)
     │   └── PermissionDeniedError   the key's role or collections do not allow this (HTTP 403)
     └── StoreError                  the knowledge base file itself
         ├── StoreUnavailableError   the database server cannot be reached right now (HTTP 503, retry)
+        │   └── RunUnreachableError the server answering a run did not take a command in time (retry)
         ├── NoKnowledgeBaseError    a command that only reads names a file that does not exist
         ├── SchemaError             the index was written by a newer docqa or is damaged
         ├── EmbedderMismatchError   the index was embedded with another model: run `docqa reindex`
@@ -70,6 +72,12 @@ class LLMError(DocqaError):
 
 class LocalModelError(LLMError):
     """The local model ('docqa model') could not be installed, verified or started."""
+
+
+class RunStateError(DocqaError):
+    """The run has ended (or takes no more follow-ups): only a live run can be steered, followed up or cancelled."""
+
+    error_code = "not_running"
 
 
 class AuthError(DocqaError):
@@ -161,6 +169,12 @@ class NoKnowledgeBaseError(StoreError):
     def __init__(self, path: str):
         super().__init__(f"no knowledge base at {path} — create it with 'docqa add FOLDER --kb {path}'")
         self.path = path
+
+
+class RunUnreachableError(StoreUnavailableError):
+    """The server answering a run (another replica on the same database) did not take a command in time."""
+
+    error_code = "owner_unreachable"
 
 
 class SchemaError(StoreError):

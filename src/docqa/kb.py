@@ -8,6 +8,7 @@ the caller's `Principal` (docqa.access) on every call:
     kb.viewer      a document's pages, original file, page images and boxes (docqa.view.service)
     kb.answers     start a run, ask, verify any text, skills, recall (docqa.run.service)
     kb.log         runs, conversations, ratings, corrections, the Q&A log (docqa.run.log)
+    kb.runs        steer, follow up or cancel a live run, here or on another server (docqa.run.runs)
     kb.keys        API keys (docqa.store.keys)
     kb.status      what it runs on and holds (docqa.status)
     kb.estimates   what a question or an ingest would take (docqa.plan.service)
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from docqa.run.life import Run
     from docqa.run.log import Log
     from docqa.run.service import Answers, FactCheck  # FactCheck: docqa.answer.factcheck's, as kb.answers returns it
+    from docqa.run.runs import LiveRuns, Runs
     from docqa.status import Status
     from docqa.store.cluster import Cluster
     from docqa.store.keys import Keys
@@ -65,6 +67,7 @@ class KnowledgeBase:
         self.settings = settings or Settings()
         self.store = store or open_store(self.settings.kb, create=create)
         self.models = Models(self.settings, self.store, embedder, chat_model)
+        self.live = _live_runs(self.settings)  # the runs answered in this process, shared by its siblings
         if store is None:
             self._reap_runs()
 
@@ -139,7 +142,13 @@ class KnowledgeBase:
         from docqa.run.service import Answers
 
         return Answers(self.store, self.settings, self.models, search=self._search, documents=self.documents,
-                       browse=self.browse, viewer=self.viewer, log=self.log)
+                       browse=self.browse, viewer=self.viewer, log=self.log, live=self.live)
+
+    @cached_property
+    def runs(self) -> Runs:
+        from docqa.run.runs import Runs
+
+        return Runs(self.log, self.live, self.store.cluster)
 
     @cached_property
     def keys(self) -> Keys:
@@ -205,3 +214,11 @@ class KnowledgeBase:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _live_runs(settings: Settings) -> LiveRuns:
+    """The live runs of this knowledge base in this process (by its location: a server's threads share them)."""
+    from docqa.run.runs import live_runs
+
+    kb = settings.kb
+    return live_runs(kb if "://" in kb and not kb.startswith("sqlite:") else str(settings.kb_path.resolve()))

@@ -116,8 +116,9 @@ def _metadata(lines) -> dict:
 
 
 def test_a_run_on_a_is_read_steered_followed_up_and_cancelled_through_b(cluster):
+    slow = {"text": "Backups are kept for 35 days [1]. " * 30, "chunk_delay": 0.2}  # ~30 s of streaming
     a, b, model, _ = cluster([{"text": ANSWER, "delay": 8.0}, {"text": "API keys are rotated every 90 days [1].", "delay": 0.5},
-                              {"text": "Backups are kept for 35 days [1]. " * 30, "chunk_delay": 0.2}])  # ~30 s of streaming
+                              slow, slow])
     with httpx.stream("POST", f"{a.url}/api/v1/ask", json={"question": "How long are backups kept?"}, headers=SSE,
                       timeout=60) as r:
         lines = r.iter_lines()
@@ -147,6 +148,21 @@ def test_a_run_on_a_is_read_steered_followed_up_and_cancelled_through_b(cluster)
     assert "done" not in [k for k, _ in rest]
     assert wait_for(lambda: httpx.get(f"{b.url}/api/v1/runs/{run_id}").json()["status"] == "CANCELLED")
     assert httpx.post(f"{b.url}/api/v1/runs/nope/cancel").status_code == 404
+
+    # a fourth, cancelled from the command line: `docqa run cancel` relays through the database as B does
+    env = {**os.environ, "PYTHONPATH": str(SRC), "DOCQA_EMBED__PROVIDER": "none"}
+    command = [sys.executable, "-m", "docqa", "--kb", cluster.url, "run", "cancel"]
+    with httpx.stream("POST", f"{a.url}/api/v1/ask", json={"question": "How long are backups kept?"}, headers=SSE,
+                      timeout=60) as r:
+        lines = r.iter_lines()
+        run_id = _metadata(lines)["run_id"]
+        cancelled = subprocess.run([*command, run_id, "--json"], env=env, capture_output=True, text=True, timeout=120)
+        rest = sse_events(lines)
+    assert cancelled.returncode == 0 and json.loads(cancelled.stdout) == {"run_id": run_id, "accepted": "cancel"}
+    assert "done" not in [k for k, _ in rest]
+    assert wait_for(lambda: httpx.get(f"{b.url}/api/v1/runs/{run_id}").json()["status"] == "CANCELLED")
+    again = subprocess.run([*command, run_id], env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 1 and "is not running (status CANCELLED)" in again.stderr
 
 
 NOTES = 1500  # files of the job killed on A: seconds of parsing and writing with one parser process

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
-from api.conftest import ANSWER, job_done
+from api.conftest import ANSWER, job_done, sse_events
 from api.test_errors import assert_error
 from llm.scripted_server import ScriptedServer
 
@@ -53,15 +53,20 @@ def test_a_burst_gets_503_at_once(make_app, live):
 
 
 @pytest.mark.slow
-def test_request_timeout_cancels_the_run(make_app):
+def test_request_timeout_ends_the_run_failed_even_in_a_stalled_model_call(make_app):
+    """The model stalls for 3 s before its first byte: the run's time limit (api.request_timeout) ends the
+    model call and the run then, FAILED — the 504, the stream's failure and the record say the same."""
     with ScriptedServer([{"text": ANSWER, "delay": 3}] * 2) as server:
         with TestClient(make_app(server, request_timeout=0.5)) as c:
             started = time.monotonic()
             error = assert_error(c.post("/api/v1/ask", json={"question": "How long are backups kept?"}), 504, "timeout")
-            assert time.monotonic() - started < 2.5 and "cancelled" in error["message"]
+            assert time.monotonic() - started < 2.5 and "time limit (0.5 s)" in error["message"]
             with c.stream("POST", "/api/v1/ask", json={"question": "How often is the database backed up?"}, headers={"accept": "text/event-stream"}) as r:
-                text = r.read().decode()
-    assert "event: failure" in text and '"code": "timeout"' in text and '"status": "FAILED"' in text
+                events = sse_events(r.iter_lines())
+            record = c.get(f"/api/v1/runs/{events[0][1]['run_id']}").json()
+    failure, done = events[-2], events[-1]
+    assert failure == ("failure", {"code": "timeout", "message": error["message"]}) and done[1]["status"] == "FAILED"
+    assert record["status"] == "FAILED" and record["error"] == error["message"]
 
 
 @pytest.mark.slow

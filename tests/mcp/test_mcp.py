@@ -4,6 +4,7 @@ subprocess), in process, and over streamable HTTP on a real uvicorn on loopback 
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 import time
@@ -19,15 +20,17 @@ from fastapi import FastAPI
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from docqa.access import Principal
 from docqa.api import create_app
 from docqa.api.auth import Access
 from docqa.kb import KnowledgeBase
 from docqa.mcp import build_server, mount
 from docqa.settings import Settings
+from api.conftest import sse_events
 from llm.scripted_server import ScriptedServer
 
 TOOLS = {"ingest_files", "remove_document", "query_knowledge", "verify_claims", "list_knowledge", "search_docs",
-         "fetch_doc", "grep_docs", "estimate_cost", "list_skills"}
+         "fetch_doc", "grep_docs", "estimate_cost", "list_skills", "steer_run", "follow_up", "cancel_run"}
 OFFLINE = {"DOCQA_EMBED__PROVIDER": "none", "DOCQA_LLM__PROVIDER": "none"}
 BACKUP = """# Backups
 
@@ -409,3 +412,98 @@ async def _poll(probe, timeout: float = 15):
         assert time.monotonic() < deadline, "timed out waiting"
         await anyio.sleep(0.1)
     return found
+
+
+# -- steer, follow up and cancel a live run; one time limit ---------------------------------------------
+
+def _gated(release: threading.Event, text: str):
+    """A model reply that waits until the test has acted on the live run."""
+    def reply(_body: dict) -> dict:
+        assert release.wait(30), "the test never released the model"
+        return {"text": text}
+    return reply
+
+
+@asynccontextmanager
+async def _asking(client: Client, question: str) -> AsyncIterator[tuple[str, dict]]:
+    """query_knowledge in the background: (its run id, from the progress it reports as it starts; its result
+    once the block ends)."""
+    result: dict = {}
+    notes: list[str] = []
+
+    async def progress(_done: float, _total: float | None, message: str | None) -> None:
+        notes.append(message or "")
+
+    async def ask() -> None:
+        result["call"] = await client.call_tool("query_knowledge", {"question": question}, progress_callback=progress)
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(ask)
+        found = await _poll(lambda: next((m for n in notes if (m := re.match(r"run_id=(\w+) session_id=\w+: ", n))), None))
+        yield found.group(1), result
+
+
+@pytest.mark.slow
+async def test_steer_follow_up_and_cancel_a_live_run_from_mcp(kb_path: Path, tmp_path: Path):
+    """Issue 33: an MCP client steers and follows up the run query_knowledge is answering (its id comes as
+    progress as it starts), cancels another, and is refused on a run that has ended or that it may not see."""
+    release, release_2 = threading.Event(), threading.Event()
+    script = [_gated(release, "Backups run every night at 02:00 [1]."), {"text": "How is the service deployed?"},
+              {"text": "The service is deployed with Ansible [1]."}, _gated(release_2, "Backups are kept for 30 days [1].")]
+    with ScriptedServer(script) as server:
+        settings = _settings(tmp_path, llm={"provider": "openai", "base_url": server.base_url, "timeout": 20, "max_retries": 0},
+                             answer={"mode": "pipeline", "check": False})
+        with KnowledgeBase(settings) as kb:
+            async with Client(build_server(kb)) as client:
+                async with _asking(client, "When do backups run?") as (run_id, result):
+                    steered = await client.call_tool("steer_run", {"run_id": run_id, "message": "be brief"})
+                    queued = await client.call_tool("follow_up", {"run_id": run_id, "question": "And how is the service deployed?"})
+                    release.set()
+                late = await client.call_tool("follow_up", {"run_id": run_id, "question": "too late"})
+                unknown = await client.call_tool("cancel_run", {"run_id": "no-such-run"})
+                async with _asking(client, "When do backups run?") as (second_id, cancelled):
+                    stopped = await client.call_tool("cancel_run", {"run_id": second_id})
+                    release_2.set()
+            from docqa.mcp.server import build_server as build_as  # in process, as a given principal
+
+            async with Client(build_as(kb, Principal("reader", ("dev",), "key-1"))) as outsider:
+                hidden = await outsider.call_tool("cancel_run", {"run_id": run_id})
+            records = {r.id: r for r in kb.log.runs()}
+    assert steered.structured_content == {"run_id": run_id, "accepted": "steer"}
+    assert queued.structured_content == {"run_id": run_id, "accepted": "follow_up"}
+    answer = result["call"].structured_content
+    assert not result["call"].is_error and answer["run_id"] == run_id and "02:00" in answer["answer"]
+    [follow_up] = answer["follow_ups"]
+    assert follow_up["session_id"] == answer["session_id"] and "Ansible" in follow_up["answer"]
+    assert records[follow_up["run_id"]].question == "And how is the service deployed?"
+    assert late.is_error and f"run {run_id} is not running (status SUCCESS)" in _text(late)
+    assert unknown.is_error and "no run 'no-such-run'" in _text(unknown)
+    assert stopped.structured_content == {"run_id": second_id, "accepted": "cancel"}
+    assert cancelled["call"].structured_content["status"] == "CANCELLED" and records[second_id].status == "CANCELLED"
+    assert hidden.is_error and f"no run '{run_id}'" in _text(hidden)  # a run over collections it cannot see: none
+
+
+@pytest.mark.slow
+async def test_a_time_limit_reads_the_same_in_the_record_over_sse_json_and_mcp(kb_path: Path, tmp_path: Path):
+    """One deadline, the run's (api.request_timeout): the run ends FAILED with one error, and the stream, the
+    JSON answer and the MCP tool say that same error."""
+    slow = {"text": "Backups run every night at 02:00 [1]. " * 30, "chunk_delay": 0.05}  # ~8 s of streaming
+    with ScriptedServer([slow] * 3) as server:
+        settings = _settings(tmp_path, llm={"provider": "openai", "base_url": server.base_url, "timeout": 20, "max_retries": 0},
+                             answer={"mode": "pipeline"}, api={"upload_dir": str(tmp_path / "up"), "request_timeout": 0.5})
+        with KnowledgeBase(settings) as kb, _Uvicorn(create_app(settings)) as url:
+            base = url.removesuffix("/mcp")
+            async with httpx2.AsyncClient(timeout=30) as http:
+                async with http.stream("POST", f"{base}/api/v1/ask", json={"question": "When do backups run?"},
+                                       headers={"accept": "text/event-stream"}) as reply:
+                    events = sse_events([line async for line in reply.aiter_lines()])
+                plain = await http.post(f"{base}/api/v1/ask", json={"question": "When do backups run?"})
+            async with _client(url) as client:
+                tool = await client.call_tool("query_knowledge", {"question": "When do backups run?"})
+            runs = kb.log.runs()
+    error = runs[0].error
+    assert "time limit (0.5 s)" in error
+    assert [(r.status, r.error) for r in runs] == [("FAILED", error)] * 3
+    assert events[-2] == ("failure", {"code": "timeout", "message": error}) and events[-1][1]["status"] == "FAILED"
+    assert plain.status_code == 504 and plain.json()["error"] == {"code": "timeout", "message": error}
+    assert tool.is_error and _text(tool).endswith(f": {error}")  # the SDK names the tool first

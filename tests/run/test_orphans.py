@@ -75,3 +75,21 @@ def test_only_runs_of_dead_processes_on_this_host_are_reaped(kb_at):
     if start:  # /proc tells a recycled pid from the process that recorded the run
         expected["recycled"] = FAILED
     assert {k: status[k] for k in expected} == expected
+
+
+@pytest.mark.slow
+def test_a_run_another_process_answers_out_of_reach_is_said_so(kb_at):
+    """`docqa run cancel` on a run a process answers that no cluster reaches (a `docqa ask`, here this test's
+    own process): refused, naming that process, not called 'not running'."""
+    with KnowledgeBase(_settings(kb_at)) as kb:
+        kb.store.runlog.save_run(RunRecord(id="theirs", session_id="s", question="q", owner=owner.current()))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    env.update(DOCQA_EMBED__PROVIDER="none", DOCQA_KB=kb_at)
+    refused = subprocess.run([sys.executable, "-m", "docqa", "run", "cancel", "theirs"], env=env, capture_output=True,
+                             text=True, timeout=120)
+    missing = subprocess.run([sys.executable, "-m", "docqa", "run", "steer", "nothing", "be brief"], env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1 and f"answered by another process (pid {os.getpid()})" in refused.stderr
+    assert missing.returncode == 1 and "no run 'nothing'" in missing.stderr
+    with KnowledgeBase(_settings(kb_at)) as kb:
+        assert kb.log.run("theirs").status == RUNNING  # nothing was done to it

@@ -123,12 +123,19 @@ def test_cancel_from_another_thread_stops_before_the_next_model_call(make):
 
 
 @pytest.mark.slow
-def test_a_time_limit_stops_the_run(make):
-    with ScriptedServer([{"text": BACKUPS * 6, "chunk_delay": 0.02}, {"text": "VERIFIED"}]) as server:
+def test_a_time_limit_ends_the_run_failed_recorded_and_sent_alike(make):
+    """The one deadline: the run stops at its time limit and ends FAILED — the record, the answer and the
+    events (failure {code: timeout}, then done FAILED) say the same."""
+    with ScriptedServer([{"text": BACKUPS * 40, "chunk_delay": 0.05}, {"text": "VERIFIED"}]) as server:
         kb = make(server)
-        answer = kb.start("How long are backups kept?", timeout=0.2).wait()
-    record = kb.log.run(answer.run_id)
-    assert answer.status == "CANCELLED" and record.status == "CANCELLED"
+        run = kb.start("How long are backups kept?", timeout=0.3)
+        events = list(run)
+        calls = len(server.requests)
+    answer, record = run.answer, kb.log.run(run.answer.run_id)
+    failure, done = events[-2], events[-1]
+    assert calls == 1 and answer.status == record.status == done.data["status"] == "FAILED"
+    assert failure.type == "failure" and failure.data["code"] == "timeout"
+    assert failure.data["message"] == answer.error == record.error and "time limit (0.3 s)" in record.error
     assert any(t["stage"] == "time_limit" for t in record.trace)
 
 
@@ -203,3 +210,69 @@ def test_the_run_answers_within_the_principal_scope(make):
         tool_result = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")["content"]
     assert tool_result.startswith("error:") and "secret" in tool_result  # refused in the core, told to the model
     assert kb.log.run(run.answer.run_id).collection == "default"
+
+
+# -- kb.runs: steer, follow up or cancel a live run by its id, from any door --------------------------
+
+@pytest.mark.slow
+def test_kb_runs_steers_follows_up_and_cancels_by_id_from_another_thread(make):
+    from docqa.errors import RunStateError
+
+    script = [{"text": BACKUPS, "chunk_delay": 0.05}, {"text": "How often are API keys rotated?"},
+              {"text": "API keys are rotated every 90 days [1].", "chunk_delay": 0.2},
+              {"text": "API keys are rotated every 90 days [1]."}]
+    with ScriptedServer(script) as server:
+        kb = make(server)
+        other = make(server)  # another connection (a server's other thread): the same live runs
+        run = kb.start("How long are backups kept?", check=False)
+        events, acted = [], []
+        for event in run:
+            events.append(event)
+            if event.type == "metadata" and not acted:
+                run_id = event.data["run_id"]
+                acted.append(other.runs.steer(run_id, "be brief"))
+                acted.append(other.runs.follow_up(run_id, "And how often are API keys rotated?"))
+            elif event.type == "metadata":  # the follow-up's own run: cancelled by its id
+                other.runs.cancel(event.data["run_id"])
+        with pytest.raises(RunStateError, match="not running"):
+            other.runs.cancel(run_id)
+    assert [e.data["status"] for e in events if e.type == "done"] == ["SUCCESS"]  # the cancelled one sends none
+    assert [a.status for a in run.answers] == ["SUCCESS", "CANCELLED"]
+    assert kb.log.run(run.answers[1].run_id).status == "CANCELLED"
+
+
+@pytest.mark.slow
+def test_kb_runs_checks_the_caller_as_the_run_log_does(make):
+    from docqa.access import Principal
+    from docqa.errors import InputError, NotFoundError
+
+    outsider = Principal("reader", ("elsewhere",), "key-2")
+    reader = Principal("reader", ("default",), "key-1")
+    with ScriptedServer([{"text": BACKUPS, "chunk_delay": 0.05}, {"text": "VERIFIED"}]) as server:
+        kb = make(server)
+        run = kb.start("How long are backups kept?", principal=reader)
+        refused = []
+        for event in run:
+            if event.type == "metadata":
+                run_id = event.data["run_id"]
+                with pytest.raises(NotFoundError, match=f"no run '{run_id}'"):
+                    kb.runs.cancel(run_id, principal=outsider)  # a run it may not see: as for none
+                with pytest.raises(InputError, match="empty"):
+                    kb.runs.steer(run_id, "   ", principal=reader)
+                refused.append(run.live)
+        with pytest.raises(NotFoundError):
+            kb.runs.cancel("no-such-run", principal=reader)
+    assert refused == [True] and run.answer.status == "SUCCESS"
+
+
+def test_a_run_dropped_unfinished_is_collected_and_recorded_cancelled(make):
+    import gc
+
+    with ScriptedServer([]) as server:
+        kb = make(server)
+        run = kb.start("What documents do you have?")
+        run_id = next(run).data["run_id"]  # metadata: recorded RUNNING and live
+        assert kb.live.get(run_id) is run and kb.log.run(run_id).status == "RUNNING"
+        del run  # the caller walks away without closing it
+        gc.collect()
+    assert kb.live.get(run_id) is None and kb.log.run(run_id).status == "CANCELLED"

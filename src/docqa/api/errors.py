@@ -4,7 +4,7 @@
     RequestValidationError (FastAPI: a body or query that fails its schema)           422
     HTTPException (Starlette: no such route 404, method not allowed 405)              its status
     DocqaError: InputError, ConfigError 400 · AuthError 401 · PermissionDeniedError 403 · NotFoundError 404
-                EmbedderMismatchError 409 · FileTooLargeError 413 · UnsupportedFormatError 415
+                EmbedderMismatchError, RunStateError 409 · FileTooLargeError 413 · UnsupportedFormatError 415
                 other IngestError 422 · LLMError, EmbedError, StoreError, MissingExtraError 503
                 (StoreUnavailableError: 503 with Retry-After, the database is expected back)
     anything else                                                                      500, generic message;
@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from docqa.errors import (AuthError, ConfigError, DocqaError, EmbedderMismatchError, EmbedError, FileTooLargeError,
                           IngestError, InputError, LLMError, MissingExtraError, NotFoundError, PermissionDeniedError,
-                          StoreError, StoreUnavailableError, UnsupportedFormatError)
+                          RunStateError, StoreError, StoreUnavailableError, UnsupportedFormatError)
 
 log = logging.getLogger("docqa.api")
 
@@ -42,6 +42,7 @@ _DOCQA: dict[type[DocqaError], tuple[int, str]] = {
     PermissionDeniedError: (403, "forbidden"),
     AuthError: (401, "unauthorized"),
     EmbedderMismatchError: (409, "embedder_mismatch"),
+    RunStateError: (409, "not_running"),
     NotFoundError: (404, "not_found"),
     StoreError: (503, "store_unavailable"),
     FileTooLargeError: (413, "too_large"),
@@ -103,7 +104,7 @@ def classify(exc: BaseException) -> tuple[int, str, dict[str, str]]:
     if isinstance(exc, ApiError):
         return exc.status, exc.code, exc.headers
     if isinstance(exc, StoreUnavailableError):  # the database will be back: say when to retry
-        return 503, "store_unavailable", {"Retry-After": str(RETRY_STORE)}
+        return 503, getattr(exc, "error_code", "store_unavailable"), {"Retry-After": str(RETRY_STORE)}
     for cls in type(exc).__mro__:
         if cls in _DOCQA:
             status, code = _DOCQA[cls]  # type: ignore[index]

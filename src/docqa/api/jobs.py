@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
@@ -22,12 +23,13 @@ from typing import Any, Protocol, TypeVar
 
 from docqa.api.errors import BusyError, public_message
 from docqa.clock import now
-from docqa.errors import NotFoundError
+from docqa.errors import NotFoundError, StoreError
 from docqa.kb import KnowledgeBase
 
 T = TypeVar("T")
 log = logging.getLogger("docqa.api")
 QUEUED, RUNNING, SUCCEEDED, FAILED = "queued", "running", "succeeded", "failed"
+_PROGRESS_EVERY = 0.5  # seconds between saves of a job's progress to the shared database
 
 
 @dataclass
@@ -71,7 +73,7 @@ class Job:
 
 
 class Shared(Protocol):
-    """Where jobs are also kept for the other replicas (api/replicas.py's SharedJobs)."""
+    """Where jobs are also kept for the other replicas (`SharedJobs`)."""
 
     def save(self, job: Job, progress: bool = False) -> None: ...
 
@@ -215,4 +217,28 @@ def _new_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
+class SharedJobs:
+    """The writer's jobs, saved in the database so that every replica shows them."""
 
+    def __init__(self, cluster, replica: str):
+        self.cluster, self.replica = cluster, replica
+        self._saved: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def save(self, job: Job, progress: bool = False) -> None:
+        """Save the job (a progress update at most every `_PROGRESS_EVERY` s); a lost database is logged, not raised."""
+        stamp = time.monotonic()
+        with self._lock:
+            if progress and stamp - self._saved.get(job.id, 0.0) < _PROGRESS_EVERY:
+                return
+            self._saved[job.id] = stamp
+            if job.status in ("succeeded", "failed"):
+                self._saved.pop(job.id, None)
+        try:
+            self.cluster.save_job(job.to_dict(), self.replica)
+        except StoreError as exc:
+            log.warning("could not save job %s: %s", job.id, exc)
+
+    def get(self, job_id: str) -> Job | None:
+        data = self.cluster.get_job(job_id)
+        return None if data is None else Job.from_dict(data)

@@ -1,6 +1,7 @@
 """What one running API server holds: the knowledge bases (one per thread, the models shared), the
-worker pool, the writer, the live runs, the metrics, the upload folder; and how a request waits for
-its work (a timeout from settings, a client that hangs up cancels the run)."""
+worker pool, the writer, the metrics, the upload folder, this server's place among replicas; and how
+a request waits for its work (a timeout from settings; a run ends itself by its own time limit, and
+a client that hangs up cancels it).  The live runs and their relay are the core's (docqa.run.runs)."""
 
 from __future__ import annotations
 
@@ -14,16 +15,16 @@ from starlette.requests import Request
 
 from docqa.run.control import Control
 from docqa.api.errors import ApiError, ClientGone
-from docqa.api.jobs import Job, Writer
+from docqa.api.jobs import Job, SharedJobs, Writer
 from docqa.api.limits import RateLimiter
-from docqa.api.live import LiveRuns
 from docqa.api.metrics import Metrics
-from docqa.api.replicas import Replica, SharedJobs
 from docqa.api.uploads import Uploads, upload_root
 from docqa.api.watching import WatchSpec, Watching
 from docqa.api.workers import WorkerPool
 from docqa.errors import StoreError
 from docqa.kb import KnowledgeBase
+from docqa.run.replica import Replica
+from docqa.run.runs import LiveRuns
 from docqa.settings import Settings
 
 T = TypeVar("T")
@@ -41,12 +42,13 @@ class Runtime:
         self._kbs: list[KnowledgeBase] = []
         self._kb_lock = threading.Lock()
         self.metrics = Metrics()
-        self.live = LiveRuns()
+        self.live: LiveRuns | None = None  # the runs this server answers (its knowledge bases' `live`)
         self.limiter = RateLimiter(settings.api.rate_limit, settings.api.rate_burst)
         self.uploads = Uploads(upload_root(settings))
         self.pool: WorkerPool | None = None
         self.writer: Writer | None = None
         self.replica: Replica | None = None  # with several servers on one PostgreSQL database
+        self._replica_kb: KnowledgeBase | None = None  # the replica's own connection (it LISTENs)
         self.started = False
         # what error messages must not show, and what they say instead
         self._hidden = {value: label for value, label in (
@@ -73,15 +75,17 @@ class Runtime:
     def start(self) -> None:
         api = self.settings.api
         writer_kb = self.make_kb()
+        self.live = writer_kb.live
         shared = None
         if writer_kb.cluster is not None:  # a database other servers may share: join them
-            self.replica = Replica(self.make_kb(), self.live, api.heartbeat)
-            self.replica.start()
+            self._replica_kb = self.make_kb()
+            self.replica = self._replica_kb.runs.replica(api.heartbeat)
+            assert self.replica is not None
             shared = SharedJobs(self.replica.cluster, self.replica.id)
         self.writer = Writer(writer_kb, api.queue_size, api.retry_after, self.redact, self._job_finished, shared=shared)
         self.pool = WorkerPool(api.workers, api.queue_size, self.make_kb, api.retry_after)
         self.metrics.watch(lambda: self.pool.queued, lambda: self.pool.running, lambda: self.writer.queued,
-                           lambda: len(self.live))
+                           lambda: self.live_runs)
         self.writer.start()
         self.pool.submit(self._warm)  # the model and the vectors load while the server already answers
         if self.watch is not None and self.watch.paths:
@@ -99,7 +103,8 @@ class Runtime:
 
     def stop(self) -> None:
         self.started = False
-        self.live.stop_all()
+        if self.live is not None:
+            self.live.cancel_all()
         if self.watching is not None:  # before the writer: its last batch still gets written
             self.watching.stop()
         if self.pool is not None:
@@ -113,12 +118,17 @@ class Runtime:
                 kb.close()
             self._kbs.clear()
 
+    @property
+    def live_runs(self) -> int:
+        """Runs answered by this server right now."""
+        return len(self.live) if self.live is not None else 0
+
     def ready(self) -> bool:
         return self.started and self.writer is not None and self.writer.alive()
 
     def database(self) -> dict:
         """Whether the knowledge base's database answers (a blocking round trip: call it off the event loop)."""
-        kb = self.replica.kb if self.replica is not None else self.writer.kb if self.writer is not None else None
+        kb = self._replica_kb if self._replica_kb is not None else self.writer.kb if self.writer is not None else None
         if kb is None:
             return {"ok": False, "error": "not open yet"}
         try:
@@ -141,7 +151,7 @@ class Runtime:
                         "capacity": pool.capacity if pool else 0},
             "watch": None if job is None else {"ok": job.status == "running", "job": job.id, "status": job.status,
                                                "collection": job.collection, "batches": job.done, "error": job.error},
-            "live_runs": len(self.live),
+            "live_runs": self.live_runs,
         }
 
     # -- waiting for work --------------------------------------------------------------------
@@ -157,22 +167,22 @@ class Runtime:
         return await self._wait(asyncio.wrap_future(self.writer.call(work)), request, None)
 
     async def _wait(self, future: asyncio.Future, request: Request, control: Control | None) -> T:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.settings.api.request_timeout
-        while True:
-            left = deadline - loop.time()
-            done, _ = await asyncio.wait({future}, timeout=max(0.0, min(_POLL if control else left, left)))
-            if done:
-                return future.result()
-            if loop.time() >= deadline:
-                if control is not None:
+        """The work's result.  A run (`control`) has no deadline here: it ends itself by its own time
+        limit (the one deadline, `Run(timeout=)`), and is cancelled when the client hangs up; other work
+        is given up after api.request_timeout (504)."""
+        if control is not None:
+            while True:
+                done, _ = await asyncio.wait({future}, timeout=_POLL)
+                if done:
+                    return future.result()
+                if await request.is_disconnected():
                     control.cancel()
-                raise ApiError(504, "timeout", f"the request took longer than api.request_timeout "
-                                               f"({self.settings.api.request_timeout:g} s)" +
-                               ("; its run was cancelled" if control else ""))
-            if control is not None and await request.is_disconnected():
-                control.cancel()
-                raise ClientGone()
+                    raise ClientGone()
+        timeout = self.settings.api.request_timeout
+        done, _ = await asyncio.wait({future}, timeout=timeout)
+        if not done:
+            raise ApiError(504, "timeout", f"the request took longer than api.request_timeout ({timeout:g} s)")
+        return future.result()
 
     # -- helpers ------------------------------------------------------------------------------
     def redact(self, message: str) -> str:

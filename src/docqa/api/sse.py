@@ -11,7 +11,8 @@ machine that enforces it (NEW → OPEN → TERMINAL | DISCONNECTED): an event ou
 (and is logged: it is a bug in the core).  After `done` the only event allowed is the `metadata` of
 the next answer, a follow-up queued while the run was live; the stream ends when the run does.  A
 run cancelled (by POST /runs/{id}/cancel) ends the stream without `done`: CANCELLED is recorded,
-never sent.
+never sent.  A run that outlives its time limit (api.request_timeout, given to the run: the core's
+one deadline) ends with the run's own `failure {code: timeout}` and `done FAILED`, as recorded.
 
 Why sse-starlette rather than a bare StreamingResponse: it watches the connection for the client's
 disconnect while the generator waits for the next event and cancels the generator then (which
@@ -26,7 +27,6 @@ import asyncio
 import enum
 import json
 import logging
-import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
 from typing import Any
@@ -115,10 +115,10 @@ def public_event(event: Event, redact: Callable[[str], str] = str) -> dict[str, 
 class AnswerStream:
     """One answer's events, from the worker thread's channel to the client, in order."""
 
-    def __init__(self, channel: asyncio.Queue, future: Future, control: Control, keepalive: float, deadline: float,
+    def __init__(self, channel: asyncio.Queue, future: Future, control: Control, keepalive: float,
                  gauge: Any = None, redact: Callable[[str], str] = str):
         self.channel, self.future, self.control, self.redact = channel, future, control, redact
-        self.keepalive, self.deadline, self.gauge = keepalive, deadline, gauge  # gauge: open streams (metrics)
+        self.keepalive, self.gauge = keepalive, gauge  # gauge: open streams (metrics)
         self.order = EventOrder()
 
     def response(self, first: Any) -> EventSourceResponse:
@@ -133,10 +133,6 @@ class AnswerStream:
                     yield ServerSentEvent(comment="keep-alive")
                 elif self.order.allows(item.type):
                     yield encode(item, self.redact)
-                if time.monotonic() >= self.deadline:
-                    for event in self._timed_out():
-                        yield event
-                    return
                 item = await self._next()
             for event in self._crashed():
                 yield event
@@ -149,15 +145,10 @@ class AnswerStream:
                 self.gauge.dec()
 
     async def _next(self) -> Any:
-        wait = max(0.0, min(self.keepalive, self.deadline - time.monotonic()))
         try:
-            return await asyncio.wait_for(self.channel.get(), timeout=wait)
+            return await asyncio.wait_for(self.channel.get(), timeout=self.keepalive)
         except TimeoutError:
             return None
-
-    def _timed_out(self) -> list[ServerSentEvent]:
-        self.control.cancel()
-        return self._fail("timeout", "the answer took longer than api.request_timeout; the run was cancelled")
 
     def _crashed(self) -> list[ServerSentEvent]:
         """The run's thread raised outside the core's own handling: end the answer as FAILED."""

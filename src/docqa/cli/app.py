@@ -29,6 +29,7 @@ from docqa.cli.tables import documents_table, log_table
 from docqa.cli.model import model_app
 from docqa.cli import plan as plan_cli
 
+from docqa.cli.runs import runs_app
 from docqa.cli.skills import skills_app
 from docqa.errors import ConfigError, DocqaError
 from docqa.settings import (AnswerSettings, ApiSettings, SearchSettings, config_path, default_kb_path, lint_config,
@@ -904,6 +905,7 @@ def estimate(
     plan_cli.render_question(data)
 
 app.add_typer(skills_app(_settings), name="skills")  # docqa skills list | show | lint (docqa.cli.skills)
+app.add_typer(runs_app(_open), name="run")  # docqa run steer | follow-up | cancel (docqa.cli.runs)
 
 
 @app.command("mcp")

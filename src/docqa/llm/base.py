@@ -83,7 +83,9 @@ class ChatModel(ABC):
 
     @abstractmethod
     def stream(self, messages: list[Message], tools: list[dict] | None = None, **options: Any) -> Iterator[Delta]:
-        """The reply as deltas; tool calls are yielded whole, once their arguments are complete."""
+        """The reply as deltas; tool calls are yielded whole, once their arguments are complete.
+        Option `timeout`: wait at most this many seconds for each part of the reply (a run's time left;
+        a model that cannot bound its wait ignores it); other options go to the model (temperature, …)."""
 
     def complete(self, messages: list[Message], tools: list[dict] | None = None, **options: Any) -> ChatResult:
         """The whole reply."""

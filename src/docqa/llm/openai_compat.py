@@ -26,6 +26,7 @@ class OpenAICompatModel(ChatModel):
         self.temperature, self.max_tokens = temperature, max_tokens
         self.supports_tools = supports_tools
         self._openai = openai
+        self.timeout = timeout
         self._client = openai.OpenAI(base_url=self.base_url, api_key=api_key or "not-needed", timeout=timeout,
                                      max_retries=max_retries)
 
@@ -39,9 +40,11 @@ class OpenAICompatModel(ChatModel):
             request["max_tokens"] = max_tokens
         if tools and self.supports_tools:
             request["tools"] = tools
+        limit = options.pop("timeout", None)  # a run's time left: wait no longer than that for the reply
+        client = self._client if limit is None else self._client.with_options(timeout=max(0.01, min(limit, self.timeout)))
         request.update(options)
         try:
-            chunks = self._client.chat.completions.create(**request)
+            chunks = client.chat.completions.create(**request)
             yield from self._deltas(chunks)
         except self._openai.APITimeoutError as exc:
             raise LLMError(f"{self.base_url}: no answer from {self.model} in time ({exc}); raise the timeout or use a smaller model") from exc

@@ -1,7 +1,7 @@
 """The MCP server over the same core: `docqa mcp` (stdio) and streamable HTTP mounted on the API.
 
-Tools: ingest_files, remove_document, query_knowledge, list_knowledge, search_docs, fetch_doc, grep_docs,
-estimate_cost, list_skills;
+Tools: ingest_files, remove_document, query_knowledge, verify_claims, list_knowledge, search_docs, fetch_doc,
+grep_docs, estimate_cost, list_skills, steer_run, follow_up, cancel_run;
 the documents as resources (resources.py); prompts (prompts.py); see server.py.
 Needs the `mcp` extra: pip install 'docqa[mcp]'.
 """
@@ -32,9 +32,10 @@ def build_server(source: KnowledgeBase | Backend) -> DocqaServer:
 
 
 def future_backend(submit_read: Callable, submit_write: Callable, settings: Settings,
-                   redact: Callable[[str], str] = str) -> Backend:
-    """Tools' work handed to executors returning concurrent futures (the API's worker pool and writer)."""
-    return _server().FutureBackend(submit_read, submit_write, settings, redact)
+                   redact: Callable[[str], str] = str, timeout: float | None = None) -> Backend:
+    """Tools' work handed to executors returning concurrent futures (the API's worker pool and writer);
+    `timeout`: an answer's time limit (the API's api.request_timeout)."""
+    return _server().FutureBackend(submit_read, submit_write, settings, redact, timeout)
 
 
 def serve_stdio(settings: Settings) -> None:

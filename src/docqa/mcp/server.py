@@ -1,4 +1,4 @@
-"""The MCP server: ten tools, each a thin wrapper over KnowledgeBase, the documents as resources
+"""The MCP server: thirteen tools, each a thin wrapper over KnowledgeBase, the documents as resources
 (resources.py) and prompts (prompts.py), served over stdio or HTTP.
 
 Every reading tool is annotated `readOnlyHint` (query_knowledge too: it records the question in the
@@ -13,13 +13,17 @@ request's API key names (`http.py` puts it on the request); over stdio the calle
 user, who may do everything.
 
 Where the work runs is a `Backend`: `Direct` (one KnowledgeBase, worker threads, one write at a
-time) for stdio, or the API's worker pool and writer when mounted on the API (`FutureBackend`).
+time) for stdio, or the API's worker pool and writer when mounted on the API (`FutureBackend`, whose
+answers have the API's time limit, api.request_timeout).  A run started by query_knowledge says its
+id in a progress notification as it starts (`run_id=… session_id=…`, when the call asked for progress); steer_run, follow_up and cancel_run act on it (or on any live run
+the caller may see: one asked through the API or the web page) through `kb.runs`, as REST does.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
@@ -46,9 +50,11 @@ from docqa.mcp.schemas import (AnswerOut, CatalogOut, DocTextOut, FactCheckOut, 
                                SkillsOut)
 from docqa.run.control import Control
 from docqa.settings import Settings
+from docqa.types import CANCELLED, FAILED, Answer
 from docqa.version import __version__
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 INSTRUCTIONS = (
     "docqa answers questions from the user's own documents, with citations. Use query_knowledge for a "
     "question (it retrieves, answers and checks the answer against the sources); search_docs for passages; "
@@ -57,18 +63,23 @@ INSTRUCTIONS = (
     "patterns; ingest_files to add files or folders (remove_document to take one out); estimate_cost for what a "
     "question will cost before asking it. "
     "The documents are also resources (docqa://COLLECTION/DOC_ID), and the prompts ask with citations, summarise a "
-    "collection, compare two documents, or follow one of docqa's skills."
+    "collection, compare two documents, or follow one of docqa's skills. "
+    "steer_run, follow_up and cancel_run act on a question still being answered (query_knowledge reports its "
+    "run_id as progress when it starts)."
 )
 _READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WATCH_SECONDS = 5.0  # how often the server looks for documents added or removed elsewhere
 
 Collection = Annotated[str | None, Field(description="Collection name; default: every collection the caller may see.")]
+RunId = Annotated[str, Field(min_length=1, max_length=64, description="A live run's id (reported by query_knowledge as progress when it starts, or from the API's metadata event).")]
+_LIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
 
 class Backend(Protocol):
     """Where tool work runs: `read` and `write` call `work(kb)` off the event loop and return its result."""
 
     settings: Settings
+    timeout: float | None  # an answer's time limit (its run's one deadline); None: none
 
     async def read(self, work: Callable[[KnowledgeBase], T]) -> T: ...
 
@@ -80,8 +91,8 @@ class Backend(Protocol):
 class Direct:
     """One KnowledgeBase: reads in worker threads side by side, writes (ingest) one at a time."""
 
-    def __init__(self, kb: KnowledgeBase):
-        self.kb, self.settings = kb, kb.settings
+    def __init__(self, kb: KnowledgeBase, timeout: float | None = None):
+        self.kb, self.settings, self.timeout = kb, kb.settings, timeout
         self._writing = threading.Lock()
 
     async def read(self, work: Callable[[KnowledgeBase], T]) -> T:
@@ -105,8 +116,9 @@ class FutureBackend:
 
     def __init__(self, submit_read: Callable[[Callable[[KnowledgeBase], Any]], Future],
                  submit_write: Callable[[Callable[[KnowledgeBase], Any]], Future], settings: Settings,
-                 redact: Callable[[str], str] = str):
+                 redact: Callable[[str], str] = str, timeout: float | None = None):
         self._read, self._write, self.settings, self._redact = submit_read, submit_write, settings, redact
+        self.timeout = timeout
 
     async def read(self, work: Callable[[KnowledgeBase], T]) -> T:
         return await _wait(self._read, work)
@@ -267,18 +279,27 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> D
         with _tool_errors(backend):
             who = _caller(ctx, local)
             control = Control()  # the run is iterated in the backend's thread; this one may cancel it
+            started = _announce(ctx)
+
+            def answer_it(kb: KnowledgeBase) -> list[Answer]:
+                run = kb.start(question, session_id=session_id, collection=collection, control=control, principal=who,
+                               fresh=fresh, timeout=backend.timeout, origin="mcp")
+                with run:
+                    for event in run:
+                        if event.type == "metadata":
+                            started(event.data)
+                return run.answers
+
             try:
-                answer = await backend.read(lambda kb: kb.start(question, session_id=session_id, collection=collection,
-                                                                control=control, principal=who, fresh=fresh,
-                                                                origin="mcp").wait())
+                answers = await backend.read(answer_it)
             except BaseException:  # the client cancelled the call or went away: no further model calls
                 control.cancel()
                 raise
-            if answer.status == "FAILED":
-                raise DocqaError(answer.error or "the question could not be answered")
-            data = answer.to_dict()
-            return cast(AnswerOut, {key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification",
-                                               "notes", "status", "run_id", "session_id")})
+            if not answers or answers[0].status == FAILED:  # a time limit included: the run's own error
+                raise DocqaError((answers[0].error if answers else None) or "the question could not be answered")
+            data = _answer_data(answers[0])
+            follow_ups = [_answer_data(a) for a in answers[1:] if a.status != CANCELLED]
+            return cast(AnswerOut, {**data, "follow_ups": follow_ups} if follow_ups else data)
 
     @_tool(server, annotations=_READ)
     async def verify_claims(
@@ -296,6 +317,42 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> D
                                                             principal=who))).to_dict()
             data["notes"] = [backend.redact(note) for note in data["notes"]]
             return cast(FactCheckOut, data)
+
+    @_tool(server, annotations=_LIVE)
+    async def steer_run(
+        run_id: RunId,
+        message: Annotated[str, Field(min_length=1, max_length=4000, description="What to tell the agent, e.g. 'only the 2024 policy'.")],
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Steer a question still being answered: the message joins the agent's conversation after its
+        current tool round. Refused when the run has ended; only runs the caller may see."""
+        with _tool_errors(backend):
+            who = _caller(ctx, local)
+            await backend.read(lambda kb: kb.runs.steer(run_id, message, principal=who))
+            return {"run_id": run_id, "accepted": "steer"}
+
+    @_tool(server, annotations=_LIVE)
+    async def follow_up(
+        run_id: RunId,
+        question: Annotated[str, Field(min_length=1, max_length=4000, description="The next question, in any language.")],
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Queue a question to answer after a run still being answered, in the same conversation: its answer
+        comes with the run's (query_knowledge's follow_ups). Refused when the run has ended: ask with its
+        session_id then."""
+        with _tool_errors(backend):
+            who = _caller(ctx, local)
+            await backend.read(lambda kb: kb.runs.follow_up(run_id, question, principal=who))
+            return {"run_id": run_id, "accepted": "follow_up"}
+
+    @_tool(server, annotations=_LIVE)
+    async def cancel_run(run_id: RunId, ctx: Context = None) -> dict[str, Any]:  # type: ignore[assignment]
+        """Cancel a question still being answered: it stops before its next model call and is recorded
+        CANCELLED. Refused when the run has ended; only runs the caller may see."""
+        with _tool_errors(backend):
+            who = _caller(ctx, local)
+            await backend.read(lambda kb: kb.runs.cancel(run_id, principal=who))
+            return {"run_id": run_id, "accepted": "cancel"}
 
     @_tool(server, annotations=_READ)
     async def list_knowledge(
@@ -382,6 +439,35 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> D
                                     "problems": found.shown_problems()})
 
     return server
+
+
+def _answer_data(answer: Answer) -> dict[str, Any]:
+    data = answer.to_dict()
+    return {key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification", "notes",
+                                       "status", "run_id", "session_id")}
+
+
+def _announce(ctx: Context | None) -> Callable[[dict[str, Any]], None]:
+    """From the thread answering: tell the client the run's id as it starts (a progress notification, when
+    the call asked for progress), so that it may steer, follow up or cancel the run meanwhile."""
+    loop = asyncio.get_running_loop()
+
+    async def tell(message: str) -> None:
+        try:
+            await ctx.report_progress(0, None, message)  # type: ignore[union-attr]
+        except Exception as exc:  # noqa: BLE001 - a note the client may miss never fails the answer
+            log.warning("could not tell the MCP client the run's id: %s", exc)
+
+    def started(metadata: dict[str, Any]) -> None:
+        if ctx is None:
+            return
+        message = (f"run_id={metadata['run_id']} session_id={metadata['session_id']}: answering; steer_run, "
+                   "follow_up or cancel_run may act on this run meanwhile")
+        try:
+            asyncio.run_coroutine_threadsafe(tell(message), loop)
+        except RuntimeError:  # the event loop has stopped: nobody to tell
+            pass
+    return started
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from docqa.types import Event
 
 
 class Cancelled(Exception):
-    """The run was cancelled (or ran out of time); no further model calls are made."""
+    """The run was cancelled (or ran out of time: `RunContext.timed_out`); no further model calls are made."""
 
 
 def event(kind: str, **data: Any) -> Event:
@@ -39,12 +39,15 @@ class RunContext:
         self.prices = (prompt_price, completion_price)
         self.apart: tuple[Usage, float] = (Usage(), 0.0)  # tokens priced by another model's prices, and their cost
         self.started = time.perf_counter()
+        self.timeout = timeout
         self.deadline = self.started + timeout if timeout else None
+        self.timed_out = False  # stopped by its time limit (not cancelled by someone)
 
     @property
     def cancelled(self) -> bool:
         if self.deadline is not None and not self.control.cancelled and time.perf_counter() >= self.deadline:
             self.trace.append({"stage": "time_limit", "seconds": round(time.perf_counter() - self.started, 4)})
+            self.timed_out = True
             self.control.cancel()
         return self.control.cancelled
 
@@ -72,6 +75,8 @@ class RunContext:
         Recorded whole (messages, reply, tool calls, usage) for audit and replay: `reply = yield from ctx.call(...)`."""
         self.check_cancelled()
         t0 = time.perf_counter()
+        if self.deadline is not None:  # a call blocked past the time limit is given up then, not at llm.timeout
+            options = {**options, "timeout": self.deadline - t0}
         record: dict[str, Any] = {"stage": stage, "model_call": model.name, "messages": [m.to_openai() for m in messages]}
         if tools:
             record["tools"] = [t["function"]["name"] for t in tools]
@@ -95,6 +100,8 @@ class RunContext:
             raise
         except Exception as exc:
             record["error"] = str(exc)
+            if self.cancelled:  # it failed because the time limit passed (or someone cancelled meanwhile)
+                raise Cancelled() from exc
             raise
         finally:
             self.calls += 1

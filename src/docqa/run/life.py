@@ -8,9 +8,12 @@ simonw/llm's `Response`, iterated alike by the CLI, the API's workers, MCP and P
         ...                      # (then the next answer's metadata, when a follow-up was queued)
     run.answer                   # the first answer; run.answers: all of them
 
-Another thread may `steer`, `follow_up` or `cancel` it meanwhile.  Cancelling (or closing the
-iterator early, or Ctrl-C inside it) stops it before its next model call and records CANCELLED;
-a cancelled run sends no `done`.  The question is routed once, here: catalog, pipeline or agent.
+Another thread may `steer`, `follow_up` or `cancel` it meanwhile (or any door, by run id, through
+`kb.runs`: it is registered there while it is answered).  Cancelling (or closing the iterator early,
+or Ctrl-C inside it) stops it before its next model call and records CANCELLED; a cancelled run
+sends no `done`.  Its time limit (`timeout`, the one deadline of every door) stops it the same way
+but ends it FAILED: recorded so, and sent as `failure {code: timeout}` then `done FAILED`.  The
+question is routed once, here: catalog, pipeline or agent.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from docqa.llm.base import ChatModel
 from docqa.run.context import Cancelled, RunContext, event, status
 from docqa.run import owner
 from docqa.run.control import Control
+from docqa.run.runs import LiveRuns
 from docqa.session import given_turns, previous_turn
 from docqa.settings import Settings
 from docqa.skills import ActiveSkills, SkillSet
@@ -52,6 +56,7 @@ class Setup:
     skills: SkillSet | None = None  # what the agent may use (None: no skills)
     recall: Callable[[str], tuple[Answer | None, list[dict]]] | None = None  # an earlier verified answer (docqa.answer.recall)
     escalation_model: ChatModel | None = None  # llm.escalation_model (docqa.answer.escalate)
+    live: LiveRuns | None = None  # where the run is found by id while it is answered (docqa.run.runs)
 
 
 def choose_mode(question: str, mode: str, model: ChatModel | None) -> str:
@@ -155,6 +160,8 @@ class Run:
                 question = None if answer.status == CANCELLED else self.control.next_follow_up()
         finally:
             self.control.close()
+            if self.setup.live is not None:
+                self.setup.live.close(self)
 
     def _one(self, question: str, session_id: str | None) -> Events:
         """One question: recorded RUNNING at once, answered, recorded finished."""
@@ -166,6 +173,8 @@ class Run:
         ctx = RunContext(self.control, s.llm.prompt_price, s.llm.completion_price, self.timeout)
         if self.record:
             self.setup.save(run)
+            if self.setup.live is not None:
+                self.setup.live.register(run.id, self)
         try:
             yield event("metadata", session_id=run.session_id, run_id=run.id)
             previous = previous_turn(history, s.answer.history_chars) if history else None
@@ -176,7 +185,7 @@ class Run:
         self._finish(run, answer, ctx)
         if answer.status != CANCELLED:
             if answer.status == FAILED:
-                yield event("failure", code="failed", message=answer.error)
+                yield event("failure", code="timeout" if ctx.timed_out else "failed", message=answer.error)
             yield event("done", status=answer.status, run_id=run.id)
         return answer
 
@@ -186,7 +195,7 @@ class Run:
             answer.timings.update(ctx.timings)
             return answer
         except Cancelled:
-            return _cancelled(run.question)
+            return _timed_out(run.question, ctx.timeout) if ctx.timed_out else _cancelled(run.question)
         except DocqaError as exc:
             ctx.trace.append({"stage": "failed", "error": str(exc)})
             return Answer(run.question, "", False, "pipeline", status=FAILED, error=str(exc))
@@ -259,6 +268,12 @@ class Run:
 
 def _cancelled(question: str) -> Answer:
     return Answer(question, "", False, "pipeline", status=CANCELLED, error="cancelled")
+
+
+def _timed_out(question: str, limit: float | None) -> Answer:
+    return Answer(question, "", False, "pipeline", status=FAILED,
+                  error=f"the answer took longer than its time limit ({limit or 0:g} s) and was stopped: ask again, "
+                        "or a narrower question")
 
 
 def _new_id() -> str:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from docqa.run.library import ScopedLibrary
     from docqa.run.life import Run
     from docqa.run.log import Log
+    from docqa.run.runs import LiveRuns
     from docqa.skills import Skill, SkillSet
     from docqa.store import Stores
     from docqa.view.service import Viewer
@@ -34,8 +35,8 @@ class Answers:
     """Answering over one knowledge base, as a principal may ask."""
 
     def __init__(self, store: Stores, settings: Settings, models: Models, *, search: Search, documents: Documents,
-                 browse: Browse, viewer: Viewer, log: Log):
-        self.store, self.settings, self.models = store, settings, models
+                 browse: Browse, viewer: Viewer, log: Log, live: LiveRuns | None = None):
+        self.store, self.settings, self.models, self.live = store, settings, models, live
         self.search, self.documents, self.browse, self.viewer, self.log = search, documents, browse, viewer, log
         self._recall: Recall | None = None
 
@@ -50,7 +51,8 @@ class Answers:
         from the previous turn.  `record=False` keeps it out of the run log (evaluations).  `mode`:
         pipeline, agent (the model explores with tools) or auto (answer.mode; see `choose_mode`).
         `control`: a Control made before the run (to cancel it from a thread that does not hold it).
-        `timeout`: seconds after which it stops before its next model call (recorded as CANCELLED).
+        `timeout`: seconds from its start after which it stops before its next model call or streamed
+        token: it ends FAILED, recorded with the time limit as its error and sent as `failure {code: timeout}`.
         `fresh`: answer anew even when an earlier verified answer to the same question holds (answer.recall).
         `history`: the conversation so far as (question, answer) pairs, oldest first, when the caller keeps
         it rather than a session (an OpenAI-compatible client): the question is a follow-up to its last turn.
@@ -65,7 +67,7 @@ class Answers:
         chat = self.models.chat
         setup = Setup(self.settings, self.library(principal, collection), chat.model, chat.note,
                       self.store.runlog.save_run, partial(self.log.session_runs, principal=principal),
-                      self.skills(principal=principal), recall, self.models.escalation)
+                      self.skills(principal=principal), recall, self.models.escalation, self.live)
         return Run(question, setup, session_id=session_id, mode=mode, check=check, record=record, control=control,
                    timeout=timeout, history=history, origin=origin)
 

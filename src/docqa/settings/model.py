@@ -251,7 +251,7 @@ class ApiSettings(_Section):
     workers: int = Field(4, ge=1, le=256, description="Threads that search and answer, each with its own connection to the knowledge base (writes go through one more).")
     queue_size: int = Field(16, ge=0, le=10000, description="Requests that may wait for a free worker (and jobs for the writer); beyond that the API answers 503 with Retry-After at once.")
     retry_after: int = Field(2, ge=1, le=3600, description="Seconds a 503 (busy) answer asks the client to wait (the Retry-After header).")
-    request_timeout: float = Field(300.0, gt=0, description="Seconds one request (a search, an answer, a stream) may take; then its run is cancelled and the client gets a timeout error.")
+    request_timeout: float = Field(300.0, gt=0, description="Seconds one request (a search, an answer, a stream; an MCP query) may take. An answer's run is given it as its time limit, from its start: then it stops and ends FAILED with a timeout, recorded so and sent alike (SSE failure and done FAILED, JSON 504, an MCP error).")
     max_upload_mb: float = Field(50.0, gt=0, description="Largest upload request, in MB (413 beyond it).")
     upload_dir: str = Field("", description="Folder uploaded files are kept in, one subfolder per collection; empty: 'uploads' beside the knowledge base file.")
     ingest_roots: list[str] = Field(default_factory=list, description="Server folders POST /api/v1/documents:ingest may read (and everything under them); empty: server-side ingestion is off.")

@@ -5,7 +5,6 @@ this module only wires them out (JSON: the run iterated to its end)."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -56,13 +55,21 @@ async def run_agent(body: AgentRunRequest, request: Request, agent_id: str = Pat
 
 async def respond(rt: Runtime, request: Request, question: str, options: dict[str, Any], *, stream: bool,
                   seed: bool = False) -> Response:
+    options = {**options, "timeout": rt.settings.api.request_timeout}  # the run's one deadline (docqa.run.life)
     if stream:
         return await _stream(rt, question, options)
-    control = Control()
-    run = await rt.read(request, lambda kb: answer_run(kb, rt, question, options, control), control)
+    control, failures = Control(), list[Event]()
+
+    def keep_failures(event: Event) -> None:
+        if event.type == "failure":
+            failures.append(event)
+
+    run = await rt.read(request, lambda kb: answer_run(kb, rt, question, options, control, keep_failures), control)
     first = run.answer
     if first.status == CANCELLED:  # cancelled through POST /runs/{id}/cancel: CANCELLED is never sent
         raise ApiError(409, "cancelled", "the run was cancelled before it answered")
+    if failures and failures[0].data.get("code") == "timeout":  # its time limit ended it: as the stream says
+        raise ApiError(504, "timeout", rt.redact(first.error or "the answer took longer than its time limit"))
     data = public_answer(first, rt.redact)
     follow_ups = [public_answer(a, rt.redact) for a in run.answers[1:] if a.status != CANCELLED]
     if follow_ups:
@@ -81,31 +88,23 @@ async def _stream(rt: Runtime, question: str, options: dict[str, Any]) -> Respon
 
     future = rt.pool.submit(lambda kb: answer_run(kb, rt, question, options, control, put))
     future.add_done_callback(lambda _: put(END))
-    api = rt.settings.api
-    deadline = time.monotonic() + api.request_timeout
-    try:  # errors before the first event (none expected) still get a proper status
-        first = await asyncio.wait_for(channel.get(), timeout=api.request_timeout)
-    except TimeoutError:
-        control.cancel()
-        raise ApiError(504, "timeout", "the run did not start within api.request_timeout") from None
+    first = await channel.get()  # the run's metadata once a worker takes it (or END: it could not start)
     if first is END:
         future.result()  # raises what the worker raised
-    return AnswerStream(channel, future, control, api.keepalive_seconds, deadline, rt.metrics.streams,
+    return AnswerStream(channel, future, control, rt.settings.api.keepalive_seconds, rt.metrics.streams,
                         rt.redact).response(first)
 
 
 def answer_run(kb: KnowledgeBase, rt: Runtime, question: str, options: dict[str, Any], control: Control,
-            emit: Callable[[Event], None] | None = None) -> Run:
-    """On a worker: iterate the run (its follow-ups included), each run id live while it is answered."""
+               emit: Callable[[Event], None] | None = None) -> Run:
+    """On a worker: iterate the run (its follow-ups included; the run is found by its id meanwhile:
+    `kb.runs`), each event handed to `emit`."""
     run = kb.start(question, control=control, **{"origin": "api", **options})  # an OpenAI client says "openai"
     try:
         for event in run:
-            if event.type == "metadata":
-                rt.live.register(event.data["run_id"], run)
             if emit is not None:
                 emit(event)
     finally:
-        rt.live.close(run)
         run.close()
     for one in run.answers:
         rt.metrics.run_finished(one)

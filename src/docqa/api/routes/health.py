@@ -34,7 +34,7 @@ async def readyz(request: Request) -> JSONResponse:
                             headers={"Retry-After": retry})
     pool, writer = runtime.pool, runtime.writer
     return JSONResponse({"status": "ready", "workers": pool.workers, "busy": pool.running, "queued": pool.queued,
-                         "capacity": pool.capacity, "writer_queue": writer.queued, "live_runs": len(runtime.live),
+                         "capacity": pool.capacity, "writer_queue": writer.queued, "live_runs": runtime.live_runs,
                          "watch_job": runtime.watching.job.id if runtime.watching else None, "database": database})
 
 

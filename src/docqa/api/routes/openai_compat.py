@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -32,7 +31,7 @@ from docqa.api.schemas import Body
 from docqa.api.sse import END
 from docqa.run.control import Control
 from docqa.run.life import Run
-from docqa.types import CANCELLED, FAILED, Answer
+from docqa.types import CANCELLED, FAILED, Answer, Event
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 log = logging.getLogger("docqa.api")
@@ -61,14 +60,19 @@ async def chat_completions(body_: ChatRequest, request: Request, rt: Runtime = D
     model = await _model(rt, request, principal, body_.model)
     asked = fmt.read_messages(body_.messages)
     options = {"collection": model.collection, "mode": model.mode, "principal": principal, "history": asked.history,
-               "origin": "openai"}
+               "origin": "openai", "timeout": rt.settings.api.request_timeout}  # the run's one deadline (docqa.run.life)
     await rt.read(request, lambda kb: kb.answers.check_start(principal=principal, collection=model.collection))
     if body_.stream:
         usage = bool((body_.stream_options or {}).get("include_usage"))
         return await _stream(rt, asked.question, options, model.id, usage)
-    control = Control()
-    run = await rt.read(request, lambda kb: answer_run(kb, rt, asked.question, options, control), control)
-    return JSONResponse(fmt.completion(_answered(run.answer), model.id))
+    control, failures = Control(), list[str]()
+
+    def keep_failures(event: Event) -> None:
+        if event.type == "failure":
+            failures.append(str(event.data.get("code")))
+
+    run = await rt.read(request, lambda kb: answer_run(kb, rt, asked.question, options, control, keep_failures), control)
+    return JSONResponse(fmt.completion(_answered(run.answer, timed_out="timeout" in failures), model.id))
 
 
 async def _model(rt: Runtime, request: Request, principal: Principal, name: str) -> fmt.ModelName:
@@ -83,12 +87,14 @@ async def _model(rt: Runtime, request: Request, principal: Principal, name: str)
     return model
 
 
-def _answered(answer: Answer | None) -> Answer:
-    """The answer, or the error a client reads instead (cancelled 409, failed 503 / 500)."""
+def _answered(answer: Answer | None, *, timed_out: bool = False) -> Answer:
+    """The answer, or the error a client reads instead (cancelled 409, its time limit 504, failed 503 / 500)."""
     if answer is None or answer.status == CANCELLED:
         raise ApiError(409, "cancelled", "the run was cancelled before it answered")
     if answer.status == FAILED:
         message = answer.error or "the question could not be answered"
+        if timed_out:  # the run's own time limit ended it, as every door says
+            raise ApiError(504, "timeout", message)
         if message.startswith("internal error"):
             raise ApiError(500, "internal", INTERNAL)
         raise ApiError(503, "answer_failed", message)
@@ -107,25 +113,22 @@ async def _stream(rt: Runtime, question: str, options: dict[str, Any], model: st
     future = rt.pool.submit(lambda kb: answer_run(kb, rt, question, options, control, put))
     future.add_done_callback(lambda _: put(END))
     chunks, api = fmt.Chunks(model), rt.settings.api
-    deadline = time.monotonic() + api.request_timeout
 
     async def events() -> AsyncIterator[ServerSentEvent]:
-        started = False
+        started, timed_out = False, False
         try:
             while True:
-                wait = max(0.0, min(api.keepalive_seconds, deadline - time.monotonic()))
                 try:
-                    item = await asyncio.wait_for(channel.get(), timeout=wait)
+                    item = await asyncio.wait_for(channel.get(), timeout=api.keepalive_seconds)
                 except TimeoutError:
-                    if time.monotonic() >= deadline:
-                        yield _data(_error(504, "timeout", "the answer took longer than api.request_timeout; the run was cancelled"))
-                        break
                     yield ServerSentEvent(comment="keep-alive")
                     continue
                 if item is END:
-                    for part in _ending(future, chunks, include_usage, started, rt):
+                    for part in _ending(future, chunks, include_usage, started, rt, timed_out):
                         yield _data(part)
                     break
+                if item.type == "failure" and item.data.get("code") == "timeout":  # the run's one deadline
+                    timed_out = True
                 if item.type == "metadata" and not started:
                     started = True
                     yield _data(chunks.start(item.data["run_id"]))
@@ -136,11 +139,12 @@ async def _stream(rt: Runtime, question: str, options: dict[str, Any], model: st
     return EventSourceResponse(events(), ping=0, headers={"Cache-Control": "no-cache"})
 
 
-def _ending(future: Any, chunks: fmt.Chunks, include_usage: bool, started: bool, rt: Runtime) -> list[dict[str, Any]]:
+def _ending(future: Any, chunks: fmt.Chunks, include_usage: bool, started: bool, rt: Runtime,
+            timed_out: bool = False) -> list[dict[str, Any]]:
     """The chunks after the run has ended: the answer and its citations (or an error), then the usage."""
     try:
         run: Run = future.result()
-        answer = _answered(run.answer)
+        answer = _answered(run.answer, timed_out=timed_out)
     except ApiError as exc:
         return [_error(exc.status, exc.code, rt.redact(exc.message))]
     except Exception as exc:  # noqa: BLE001 - the run's thread raised: the error a JSON response would carry

@@ -1,5 +1,5 @@
 """Runs and sessions: the audit record, feedback, and steering, following up or cancelling a live run
-(the log of every run is routes/log.py)."""
+(`kb.runs`: here or, relayed, on the replica that answers it; the log of every run is routes/log.py)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,9 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 
 from docqa.access import Principal
 from docqa.api.deps import corrector, get_runtime, reader
-from docqa.api.errors import ApiError
 from docqa.api.routes import PREFIX, errors
 from docqa.api.runtime import Runtime
 from docqa.api.schemas import CorrectionRequest, FeedbackRequest, MessageRequest
-from docqa.api.replicas import relay_target
-from docqa.types import RUNNING
 
 router = APIRouter(prefix=PREFIX, tags=["runs"])
 RunId = Path(min_length=1, max_length=64, description="A run id (from the metadata event or the answer).")
@@ -29,21 +26,24 @@ async def get_run(request: Request, run_id: str = RunId, rt: Runtime = Depends(g
              responses=errors(409))
 async def steer(body: MessageRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                 principal: Principal = Depends(reader)) -> dict:
-    return await _live(rt, request, principal, run_id, "steer", body.text)
+    await rt.read(request, lambda kb: kb.runs.steer(run_id, body.text, principal=principal))
+    return {"run_id": run_id, "accepted": "steer"}
 
 
 @router.post("/runs/{run_id}/follow-up", status_code=202,
              summary="Queue a question to answer after a live run (same session, same stream)", responses=errors(409))
 async def follow_up(body: MessageRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                     principal: Principal = Depends(reader)) -> dict:
-    return await _live(rt, request, principal, run_id, "follow_up", body.text.strip())
+    await rt.read(request, lambda kb: kb.runs.follow_up(run_id, body.text, principal=principal))
+    return {"run_id": run_id, "accepted": "follow_up"}
 
 
 @router.post("/runs/{run_id}/cancel", status_code=202, summary="Cancel a live run (recorded as CANCELLED)",
              responses=errors(409))
 async def cancel(request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
                  principal: Principal = Depends(reader)) -> dict:
-    return await _live(rt, request, principal, run_id, "cancel", None)
+    await rt.read(request, lambda kb: kb.runs.cancel(run_id, principal=principal))
+    return {"run_id": run_id, "accepted": "cancel"}
 
 
 @router.post("/runs/{run_id}/feedback", status_code=201, summary="Rate a run up or down", responses=errors())
@@ -74,23 +74,3 @@ async def get_session(request: Request, session_id: str = Path(min_length=1, max
     keys = ("id", "question", "standalone", "mode", "collection", "status", "answerable", "confidence", "answer", "error",
             "created_at", "finished_at")
     return {**session.to_dict(), "runs": [{k: v for k, v in run.to_dict().items() if k in keys} for run in runs]}
-
-
-async def _live(rt: Runtime, request: Request, principal: Principal, run_id: str, action: str, text: str | None) -> dict:
-    """Act on a live run, here or (relayed) on the replica that answers it; 409 when the run exists
-    but is no longer live (a follow-up it no longer takes included), 404 when there is no such run
-    (or the caller may not see it)."""
-    record = await rt.read(request, lambda kb: kb.log.run(run_id, principal=principal))
-    done = rt.live.act(run_id, action, text)
-    target = relay_target(record.owner, rt.replica) if done is None and record.status == RUNNING else None
-    if target is not None:
-        done = await rt.replica.relay(run_id, target, action, text)
-        if done is None:
-            raise ApiError(503, "owner_unreachable", f"the server answering run {run_id} did not take the {action} "
-                                                     f"in time: retry in {rt.settings.api.retry_after} s",
-                           {"Retry-After": str(rt.settings.api.retry_after)})
-    if done:
-        return {"run_id": run_id, "accepted": action}
-    record = await rt.read(request, lambda kb: kb.log.run(run_id))
-    raise ApiError(409, "not_running", f"run {run_id} is not running (status {record.status}): only a live run can be "
-                                       "steered, followed up or cancelled")
