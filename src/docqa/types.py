@@ -412,6 +412,15 @@ class RunRecord:
     finished_at: str | None = None
     owner: str | None = None  # the process answering it, host/pid/start (docqa.run.owner); None when unknown
     feedback: list[FeedbackRecord] = field(default_factory=list)  # filled in when read back
+    # What the published answer rested on, one per citation (docqa.session.sources), filled in when read back;
+    # stale_at: when the first cited document changed or went (None: every one is unchanged).
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    stale_at: str | None = None
+    recheck: dict[str, Any] | None = None  # the latest recheck against the new text (docqa.answer.recheck)
+
+    @property
+    def stale(self) -> bool:
+        return self.stale_at is not None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -421,4 +430,5 @@ class RunRecord:
             "answer": self.answer, "result": self.result, "trace": self.trace, "timings": self.timings,
             "usage": self.usage, "model": self.model, "error": self.error, "created_at": self.created_at,
             "finished_at": self.finished_at, "feedback": [f.to_dict() for f in self.feedback],
+            "stale": self.stale, "stale_at": self.stale_at, "sources": self.sources, "recheck": self.recheck,
         }

@@ -15,6 +15,7 @@ from docqa.errors import NotFoundError
 from docqa.store.documents import DocumentStore, FileState, indexed_text
 from docqa.store.sqlite.catalog import SQLiteCatalog
 from docqa.store.sqlite.fulltext import index_chunks, unindex_document
+from docqa.store.sqlite.stale import follow_move, mark_changed, mark_removed
 from docqa.store.sqlite.rows import DOC_COLUMNS, to_hit, to_record
 from docqa.store.sqlite.vectors import drop_orphan_vectors, insert_vectors
 from docqa.store.vectors import ChunkVectors
@@ -44,6 +45,7 @@ class SQLiteDocuments(SQLiteCatalog, DocumentStore):
             _ensure_collection(conn, record.collection)
             old_hashes = _delete_rows(conn, record.document_id)
             _upsert_document(conn, record, metadata or {}, len(chunks), fts_doc)
+            mark_changed(conn, [(record.document_id, record.content_hash, text)])  # answers its change broke
             conn.execute("INSERT INTO document_texts VALUES (?, ?)", (record.document_id, text))
             first = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM chunks").fetchone()[0]
             conn.executemany(
@@ -88,6 +90,7 @@ class SQLiteDocuments(SQLiteCatalog, DocumentStore):
             conn.execute("UPDATE documents SET id=?, path=?, size=?, mtime_ns=? WHERE id=?", (new_id, new_path, size, mtime_ns, old_id))
             conn.execute("UPDATE chunks SET document_id=? WHERE document_id=?", (new_id, old_id))
             conn.execute("UPDATE document_texts SET document_id=? WHERE document_id=?", (new_id, old_id))
+            follow_move(conn, old_id, new_id)
             self.db.bump_generation(conn)
 
     def touch(self, document_id: str, size: int, mtime_ns: int) -> None:
@@ -199,6 +202,8 @@ def _delete_document(conn: sqlite3.Connection, document_id: str) -> int:
     old_hashes = _delete_rows(conn, document_id)
     count = conn.execute("DELETE FROM documents WHERE id = ?", (document_id,)).rowcount
     drop_orphan_vectors(conn, old_hashes)
+    if count:
+        mark_removed(conn, [document_id])  # answers citing it: their source went
     return count
 
 
