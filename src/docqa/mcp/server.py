@@ -151,7 +151,8 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
     ) -> dict[str, Any]:
         """Answer a question from the documents only: the answer text with [n] citation markers, the
         citations (file, section, page, lines, exact quoted span), whether the check verified it, the
-        confidence, and whether the documents hold the answer at all (answerable)."""
+        confidence, whether the documents hold the answer at all (answerable), and whether it is stale
+        (a source it cites changed while it was answered: stale_at says when)."""
         with _tool_errors(backend):
             who = _caller(ctx, local)
             control = Control()  # the run is iterated in the backend's thread; this one may cancel it
@@ -164,8 +165,10 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
             if answer.status == "FAILED":
                 raise DocqaError(answer.error or "the question could not be answered")
             data = answer.to_dict()
-            return {key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification",
-                                               "notes", "status", "run_id", "session_id")}
+            run = await backend.read(lambda kb: kb.log.run(answer.run_id, principal=who)) if answer.run_id else None
+            return {**{key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification",
+                                                  "notes", "status", "run_id", "session_id")},
+                    "stale": bool(run and run.stale), "stale_at": run.stale_at if run else None}
 
     @_tool(server, annotations=_READ)
     async def list_knowledge(
