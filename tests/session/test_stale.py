@@ -158,3 +158,17 @@ def _undo_schema(backend: str, url: str) -> None:
         conn.execute("DROP TABLE run_sources")
         conn.execute("ALTER TABLE runs DROP COLUMN recheck")
         conn.execute("DELETE FROM _migrations WHERE number = 8")
+
+
+def test_an_edit_above_a_cited_span_carries_it_along_and_keeps_its_answer_fresh(stores):
+    _write(stores, PARAGRAPHS, "h1")
+    _cite(stores, "pool", 2)
+    _write(stores, ["The database listens on port 5432 unless PGPORT says otherwise.", *PARAGRAPHS[1:]], "h2")
+    run = stores.runlog.get_run("pool")
+    (source,) = run.sources
+    assert run.stale is False and source["content_hash"] == "h2"
+    text = stores.documents.document_text("d1")
+    assert text[source["char_start"]:source["char_end"]] == PARAGRAPHS[2] != text[_OLD_POOL:_OLD_POOL + len(PARAGRAPHS[2])]
+
+
+_OLD_POOL = len(PARAGRAPHS[0]) + len(PARAGRAPHS[1]) + 4

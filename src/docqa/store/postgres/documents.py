@@ -38,9 +38,9 @@ class PostgresDocuments(PostgresCatalog, DocumentStore):
         rows, keywords, summary = chunk_rows(DocumentWrite(record, text, chunks, metadata, vectors, segmented))
         with self.db.transaction(documents=True) as conn:
             _ensure_collection(conn, record.collection)
+            mark_changed(conn, [(record.document_id, record.content_hash, text)])  # answers its change broke
             old_hashes = delete_rows(conn, [record.document_id])
             _upsert_document(conn, record, metadata or {}, len(chunks))
-            mark_changed(conn, [(record.document_id, record.content_hash, text)])  # answers its change broke
             conn.execute("INSERT INTO document_texts VALUES (%s, %s)", (record.document_id, text))
             seqs = reserve_seqs(conn, len(rows))
             copy_rows(conn, f"chunks ({CHUNK_COLUMNS})", ((seq, *row) for seq, row in zip(seqs, rows)))
@@ -55,8 +55,8 @@ class PostgresDocuments(PostgresCatalog, DocumentStore):
         writes = list(writes)
         if writes:
             with self.db.transaction(documents=True) as conn:
-                write_documents(conn, writes, index=not self.db.index_deferred())
                 mark_changed(conn, [(w.record.document_id, w.record.content_hash, w.text) for w in writes])
+                write_documents(conn, writes, index=not self.db.index_deferred())
 
     def record_failure(self, record: DocumentRecord, metadata: dict | None = None) -> None:
         with self.db.transaction(documents=True) as conn:

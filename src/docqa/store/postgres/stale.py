@@ -1,33 +1,40 @@
-"""Marking stale answers on PostgreSQL, inside a document's own transaction (as sqlite/stale.py, whose
-docstring says which citations a new version marks)."""
+"""Marking stale answers on PostgreSQL, inside a document's own transaction, before the old version's rows
+are replaced (as sqlite/stale.py, whose docstring says which citations a new version marks)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from docqa.clock import now
+from docqa.session.spans import follow
 
 _OPEN = ("SELECT id, document_id, content_hash, char_start, char_end, quote FROM run_sources"
          " WHERE document_id = ANY(%s) AND changed_at IS NULL")
 
 
 def mark_changed(conn, versions: Iterable[tuple[str, str, str]]) -> int:
-    """(document id, new content hash, new text) per document written: mark what its change broke;
-    returns how many citations were marked."""
+    """(document id, new content hash, new text) per document about to be written (its old text still
+    stored): mark what its change broke; returns how many citations were marked."""
     new = {doc_id: (digest, text) for doc_id, digest, text in versions}
-    if not new:
+    rows = [r for r in conn.execute(_OPEN, (list(new),)).fetchall() if r[2] != new[r[1]][0]] if new else []
+    if not rows:
         return 0
+    olds = dict(conn.execute("SELECT document_id, text FROM document_texts WHERE document_id = ANY(%s)",
+                             (list({r[1] for r in rows}),)).fetchall())
     marked: list[int] = []
-    moved: list[int] = []
-    for row_id, doc_id, old, start, end, quote in conn.execute(_OPEN, (list(new),)).fetchall():
+    kept: list[tuple] = []
+    for row_id, doc_id, _, start, end, quote in rows:
         digest, text = new[doc_id]
-        if old != digest:
-            (moved if text[start:end] == quote else marked).append(row_id)
+        place = follow(olds.get(doc_id), text, start, end, quote)
+        if place is None:
+            marked.append(row_id)
+        else:
+            kept.append((digest, place, place + len(quote), row_id))
     if marked:
         conn.execute("UPDATE run_sources SET changed_at = %s WHERE id = ANY(%s)", (now(), marked))
-    if moved:  # the span is unchanged at its place: the citation rests on the new version too
-        conn.execute("UPDATE run_sources s SET content_hash = d.content_hash FROM documents d"
-                     " WHERE s.id = ANY(%s) AND d.id = s.document_id", (moved,))
+    if kept:
+        with conn.cursor() as cur:
+            cur.executemany("UPDATE run_sources SET content_hash = %s, char_start = %s, char_end = %s WHERE id = %s", kept)
     return len(marked)
 
 

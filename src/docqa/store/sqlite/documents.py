@@ -43,9 +43,9 @@ class SQLiteDocuments(SQLiteCatalog, DocumentStore):
         rows = [(*_chunk_row(record.document_id, record.content_hash, title, c, segment), h) for c, h in zip(chunks, hashes)]
         with self.db.transaction() as conn:
             _ensure_collection(conn, record.collection)
+            mark_changed(conn, [(record.document_id, record.content_hash, text)])  # answers its change broke
             old_hashes = _delete_rows(conn, record.document_id)
             _upsert_document(conn, record, metadata or {}, len(chunks), fts_doc)
-            mark_changed(conn, [(record.document_id, record.content_hash, text)])  # answers its change broke
             conn.execute("INSERT INTO document_texts VALUES (?, ?)", (record.document_id, text))
             first = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM chunks").fetchone()[0]
             conn.executemany(
