@@ -17,6 +17,7 @@ CASES = [
     ("a line inserted above", OLD.replace("# Title\n", "# Title\n\nA new paragraph.\n"), START + 18),
     ("edited", OLD.replace("is here", "was here"), None),
     ("deleted", OLD.replace(QUOTE + "\n", ""), None),
+    ("moved to the end", OLD.replace(QUOTE + "\n", "") + QUOTE + "\n", None),
     ("moved below", OLD.replace(QUOTE + "\n", "") + "\n" + QUOTE + "\n", None),
     ("a sentence added before it in its line", OLD.replace(QUOTE, "Intro. " + QUOTE), START + 7),
     ("both its neighbours edited (flagged: cannot tell)", OLD.replace("Alpha", "Beta").replace("Omega", "Psi"), None),

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from docqa.answer.support import content_tokens
 from docqa.answer.verify import verify
 from docqa.errors import NotFoundError
 from docqa.text.sentences import sentence_spans
@@ -31,9 +32,8 @@ SUPPORTED, CHANGED, CONTRADICTED, GONE = "supported", "changed", "contradicted",
 VERDICTS = (SUPPORTED, CHANGED, CONTRADICTED, GONE)
 _BEST = {SUPPORTED: 0, CHANGED: 1, CONTRADICTED: 2, GONE: 3}  # a claim: the best of its citations
 _WORST = {SUPPORTED: 0, CHANGED: 1, GONE: 2, CONTRADICTED: 3}  # an answer: the worst of its claims
-LIKE = 0.5  # how alike (difflib ratio) the passage must be to the old span to count as its edited form
+LIKE = 0.6  # the share of the old span's words a passage must hold to count as its edited form
 _CANDIDATES = 8
-_WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 
 @dataclass(slots=True)
@@ -71,8 +71,8 @@ def recheck(run: RunRecord, current: Lookup, checked_at: str) -> dict[str, Any]:
 
 def _claim(claim: dict[str, Any], question: str, by_n: dict, paths: dict) -> dict[str, Any]:
     text = str(claim.get("text") or "")
-    sources = [_source(text, question, source, now, paths.get(source["n"]))
-               for n in claim.get("sources") or [] for source, now in by_n.get(n, [])]
+    cited = _spans_of(text, [pair for n in claim.get("sources") or [] for pair in by_n.get(n, [])])
+    sources = [_source(text, question, source, now, paths.get(source["n"])) for source, now in cited]
     verdict = min((s["verdict"] for s in sources), key=_BEST.__getitem__, default=GONE)
     return {"text": text, "verdict": verdict, "sources": sources}
 
@@ -100,6 +100,16 @@ def _source(claim: str, question: str, source: dict[str, Any], now: Current | No
     return {**out, "verdict": CHANGED, "why": "the cited passage was edited; the claim still passes the checks"}
 
 
+def _spans_of(claim: str, cited: list[tuple[dict, Current | None]]) -> list[tuple[dict, Current | None]]:
+    """The cited spans that hold this claim: one source number may stand for several spans (one per
+    claim of an extractive answer), so only those sharing the most of the claim's words are its own."""
+    words = content_tokens(claim)
+    if len(cited) < 2 or not words:
+        return cited
+    shared = [len(words & content_tokens(source["quote"])) for source, _ in cited]
+    return [pair for pair, n in zip(cited, shared) if n == max(shared)]
+
+
 def contradiction(claim: str, question: str, old: str, new: str) -> list[str]:
     """Why the new text says otherwise: the checker's reasons when the claim passed against the
     old span and fails against the new (empty: no contradiction found)."""
@@ -110,18 +120,22 @@ def contradiction(claim: str, question: str, old: str, new: str) -> list[str]:
 
 
 def best_passage(text: str, old: str) -> tuple[int, int] | None:
-    """The run of sentences of `text` most like `old` (None: none is alike enough)."""
+    """The run of sentences of `text` that holds most of `old`'s words, ties to the most alike in
+    wording (None: none holds at least LIKE of them)."""
     spans = sentence_spans(text)
-    if not spans:
+    words = content_tokens(old)
+    if not spans or not words:
         return None
     width = max(1, len(sentence_spans(old)))
-    words = set(_WORD.findall(old.casefold()))
-    windows = [(spans[i][0], spans[min(i + w, len(spans)) - 1][1]) for w in {max(1, width - 1), width, width + 1}
-               for i in range(len(spans))]
-    windows.sort(key=lambda s: -len(words & set(_WORD.findall(text[s[0]:s[1]].casefold()))))
-    scored = [(difflib.SequenceMatcher(None, old, text[s:e], autojunk=False).ratio(), s, e) for s, e in windows[:_CANDIDATES]]
-    ratio, s, e = max(scored)
-    return (s, e) if ratio >= LIKE else None
+    windows = {(spans[i][0], spans[min(i + w, len(spans)) - 1][1]) for w in {max(1, width - 1), width, width + 1}
+               for i in range(len(spans))}
+    scored = sorted(((len(words & content_tokens(text[s:e])) / len(words), s, e) for s, e in windows), reverse=True)
+    top = [(difflib.SequenceMatcher(None, old, text[s:e], autojunk=False).ratio(), s, e)
+           for share, s, e in scored[:_CANDIDATES] if share == scored[0][0]]
+    if scored[0][0] < LIKE:
+        return None
+    _, s, e = max(top)
+    return s, e
 
 
 def word_diff(old: str, new: str) -> list[dict[str, str]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-CONTEXT = 40  # characters either side of a span that must still border it for it to count as carried along
+CONTEXT = 40  # characters of the nearest line of text either side that must still border a span carried along
 
 
 def follow(old: str | None, new: str, start: int, end: int, quote: str) -> int | None:
@@ -18,7 +18,27 @@ def follow(old: str | None, new: str, start: int, end: int, quote: str) -> int |
         return start
     if not quote or old is None or old[start:end] != quote or quote not in new:
         return None
-    before, after = old[max(0, start - CONTEXT):start], old[end:end + CONTEXT]
+    before, after = _before(old, start), _after(old, end)
     places = [m.start() + len(before) for m in re.finditer(re.escape(before + quote), new)] if before else []
     places += [m.start() for m in re.finditer(re.escape(quote + after), new)] if after else []
     return min(places, key=lambda p: abs(p - start)) if places else None
+
+
+def _before(text: str, start: int) -> str:
+    """What borders the span before it: the white space, then the end of the nearest line with text on it
+    (at most CONTEXT characters of it); '' at the file's start."""
+    last = len(text[:start].rstrip()) - 1
+    if last < 0:
+        return ""
+    line = text.rfind("\n", 0, last) + 1
+    return text[max(line, last + 1 - CONTEXT):start]
+
+
+def _after(text: str, end: int) -> str:
+    """What borders the span after it: the white space, then the start of the nearest line with text on it
+    (at most CONTEXT characters of it); '' at the file's end."""
+    first = len(text) - len(text[end:].lstrip())
+    if first >= len(text):
+        return ""
+    line = text.find("\n", first)
+    return text[end:min(len(text) if line == -1 else line, first + CONTEXT)]
