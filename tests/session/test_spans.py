@@ -32,6 +32,12 @@ def test_follow(new, expected):
         assert new[found:found + len(QUOTE)] == QUOTE
 
 
+def test_a_span_shifted_by_an_earlier_edit_is_found_again_by_its_quote():
+    shifted = OLD.replace("Alpha line one.", "Alpha line one, longer now.")  # the citation's offsets are OLD's
+    assert follow(shifted, shifted.replace("Omega", "Zeta"), START, START + len(QUOTE), QUOTE) == START + 12
+    assert follow(shifted, shifted.replace(QUOTE, "Changed."), START, START + len(QUOTE), QUOTE) is None
+
+
 def test_without_the_old_text_only_its_place_counts():
     assert follow(None, OLD, START, START + len(QUOTE), QUOTE) == START
     assert follow(None, "x" + OLD, START, START + len(QUOTE), QUOTE) is None

@@ -46,7 +46,7 @@ def test_editing_the_cited_span_marks_the_run_stale_and_an_edit_elsewhere_does_n
     _cite(stores, "pool", 2)
     _write(stores, [PARAGRAPHS[0], PARAGRAPHS[1], "The pool holds 25 connections."], "h2")
     port, pool = stores.runlog.get_run("port"), stores.runlog.get_run("pool")
-    assert port.stale is False and port.sources[0]["content_hash"] == "h2"  # its span is unchanged: it rests on h2 too
+    assert port.stale is False and port.sources[0]["content_hash"] == "h1"  # its span is unchanged: not stale
     assert pool.stale is True and pool.stale_at and pool.sources[0]["changed_at"] == pool.stale_at
     assert pool.sources[0]["content_hash"] == "h1"  # the version it was answered from
     assert [r.id for r in stores.runlog.list_runs(stale=True)] == ["pool"]
@@ -165,10 +165,9 @@ def test_an_edit_above_a_cited_span_carries_it_along_and_keeps_its_answer_fresh(
     _cite(stores, "pool", 2)
     _write(stores, ["The database listens on port 5432 unless PGPORT says otherwise.", *PARAGRAPHS[1:]], "h2")
     run = stores.runlog.get_run("pool")
-    (source,) = run.sources
-    assert run.stale is False and source["content_hash"] == "h2"
-    text = stores.documents.document_text("d1")
-    assert text[source["char_start"]:source["char_end"]] == PARAGRAPHS[2] != text[_OLD_POOL:_OLD_POOL + len(PARAGRAPHS[2])]
-
-
-_OLD_POOL = len(PARAGRAPHS[0]) + len(PARAGRAPHS[1]) + 4
+    assert run.stale is False and run.sources[0]["content_hash"] == "h1"  # the version it was answered from
+    _write(stores, ["The database listens on port 5432 unless PGPORT is set.", *PARAGRAPHS[1:]], "h3")
+    assert stores.runlog.get_run("pool").stale is False  # found again by its quote, after the first shift
+    _write(stores, ["The database listens on port 5432 unless PGPORT is set.", *PARAGRAPHS[1:2],
+                    "The pool holds 25 connections."], "h4")
+    assert stores.runlog.get_run("pool").stale is True

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from docqa.clock import now
-from docqa.session.spans import follow
+from docqa.session.spans import Edit
 
 _OPEN = ("SELECT id, document_id, content_hash, char_start, char_end, quote FROM run_sources"
          " WHERE document_id = ANY(%s) AND changed_at IS NULL")
@@ -21,20 +21,10 @@ def mark_changed(conn, versions: Iterable[tuple[str, str, str]]) -> int:
         return 0
     olds = dict(conn.execute("SELECT document_id, text FROM document_texts WHERE document_id = ANY(%s)",
                              (list({r[1] for r in rows}),)).fetchall())
-    marked: list[int] = []
-    kept: list[tuple] = []
-    for row_id, doc_id, _, start, end, quote in rows:
-        digest, text = new[doc_id]
-        place = follow(olds.get(doc_id), text, start, end, quote)
-        if place is None:
-            marked.append(row_id)
-        else:
-            kept.append((digest, place, place + len(quote), row_id))
+    edits = {doc_id: Edit(olds.get(doc_id), new[doc_id][1]) for doc_id in olds.keys() | {r[1] for r in rows}}
+    marked = [row_id for row_id, doc_id, _, start, end, quote in rows if edits[doc_id].follow(start, end, quote) is None]
     if marked:
         conn.execute("UPDATE run_sources SET changed_at = %s WHERE id = ANY(%s)", (now(), marked))
-    if kept:
-        with conn.cursor() as cur:
-            cur.executemany("UPDATE run_sources SET content_hash = %s, char_start = %s, char_end = %s WHERE id = %s", kept)
     return len(marked)
 
 
