@@ -32,6 +32,13 @@ def test_follow(new, expected):
         assert new[found:found + len(QUOTE)] == QUOTE
 
 
+def test_the_last_sentence_moved_under_a_new_heading_at_the_end_is_moved():
+    old = "# T\n\nIntro line.\n\nFirst sentence. " + QUOTE + "\n"
+    new = "# T\n\nIntro line.\n\nFirst sentence.\n\n## Notes\n\n" + QUOTE + "\n"  # the same last characters
+    start = old.index(QUOTE)
+    assert follow(old, new, start, start + len(QUOTE), QUOTE) is None
+
+
 def test_a_span_shifted_by_an_earlier_edit_is_found_again_by_its_quote():
     shifted = OLD.replace("Alpha line one.", "Alpha line one, longer now.")  # the citation's offsets are OLD's
     assert follow(shifted, shifted.replace("Omega", "Zeta"), START, START + len(QUOTE), QUOTE) == START + 12

@@ -10,6 +10,9 @@ span along costs no write."""
 from __future__ import annotations
 
 CONTEXT = 40  # characters of the nearest line of text either side that must still border a span carried along
+# A span this far into the text both versions end with has what borders it before it unchanged too (a span
+# at the very start of that shared end may be a sentence moved to the end of the file).
+MARGIN = CONTEXT + 2
 
 
 class Edit:
@@ -41,7 +44,7 @@ class Edit:
             if found is None:
                 return None
             start = found
-        if start >= len(old) - self.tail:  # within the text both end with: carried along by the shift
+        if start >= len(old) - self.tail + MARGIN:  # deep in the text both end with: carried along by the shift
             return start + len(new) - len(old)
         before, after = _before(old, start), _after(old, start + len(quote))
         places = [p + len(before) for p in _find_all(new, before + quote)] if before else []

@@ -14,18 +14,18 @@ import sqlite3
 from collections.abc import Iterable
 
 from docqa.clock import now
-from docqa.session.spans import Edit
+from docqa.session.spans import MARGIN, Edit
 
-# The open citations of the documents being written (temp.stale_new: id, new hash and text, old text, and
+# The open citations of the documents being written (scratch.stale_new, in memory: id, new hash and text, old text, and
 # where the text both versions end with starts in the old one) that the new text does not hold at their
-# place, nor carried along in that shared end; what comes back is judged in Python (spans.py).
-_NEW = ("CREATE TEMP TABLE IF NOT EXISTS stale_new (id TEXT PRIMARY KEY, hash TEXT, text TEXT, old TEXT,"
+# place, nor carried along deep in that shared end (spans.MARGIN); what comes back is judged in Python (spans.py).
+_NEW = ("CREATE TABLE IF NOT EXISTS scratch.stale_new (id TEXT PRIMARY KEY, hash TEXT, text TEXT, old TEXT,"
         " tail_start INTEGER)")
-_MOVED = """
+_MOVED = f"""
 SELECT r.rowid, r.document_id, r.char_start, r.char_end, r.quote
-FROM temp.stale_new n CROSS JOIN run_sources r ON r.document_id = n.id AND r.changed_at IS NULL  -- n first: few documents
+FROM scratch.stale_new n CROSS JOIN run_sources r ON r.document_id = n.id AND r.changed_at IS NULL  -- n first: few documents
 WHERE r.content_hash IS NOT n.hash
-  AND NOT (n.old IS NOT NULL AND r.char_start >= n.tail_start
+  AND NOT (n.old IS NOT NULL AND r.char_start >= n.tail_start + {MARGIN}
            AND substr(n.old, r.char_start + 1, r.char_end - r.char_start) IS r.quote)
   AND substr(n.text, r.char_start + 1, r.char_end - r.char_start) IS NOT r.quote"""
 _PART = 500  # documents per statement
@@ -43,13 +43,13 @@ def mark_changed(conn: sqlite3.Connection, versions: Iterable[tuple[str, str, st
                                  f" ({','.join('?' * len(part))})", part).fetchall())
     edits = {doc_id: Edit(olds.get(doc_id), text) for doc_id, (_, text) in new.items()}
     conn.execute(_NEW)
-    conn.execute("DELETE FROM temp.stale_new")
-    conn.executemany("INSERT INTO temp.stale_new VALUES (?, ?, ?, ?, ?)",
+    conn.execute("DELETE FROM scratch.stale_new")
+    conn.executemany("INSERT INTO scratch.stale_new VALUES (?, ?, ?, ?, ?)",
                      [(doc_id, digest, text, olds.get(doc_id), len(olds.get(doc_id) or "") - edits[doc_id].tail)
                       for doc_id, (digest, text) in new.items()])
     marked = [rowid for rowid, doc_id, start, end, quote in conn.execute(_MOVED)
               if edits[doc_id].follow(start, end, quote) is None]
-    conn.execute("DELETE FROM temp.stale_new")
+    conn.execute("DELETE FROM scratch.stale_new")
     stamp = now()
     for part in (marked[i:i + _PART] for i in range(0, len(marked), _PART)):
         conn.execute(f"UPDATE run_sources SET changed_at = ? WHERE rowid IN ({','.join('?' * len(part))})", [stamp, *part])
