@@ -171,3 +171,17 @@ def test_an_edit_above_a_cited_span_carries_it_along_and_keeps_its_answer_fresh(
     _write(stores, ["The database listens on port 5432 unless PGPORT is set.", *PARAGRAPHS[1:2],
                     "The pool holds 25 connections."], "h4")
     assert stores.runlog.get_run("pool").stale is True
+
+
+
+def test_writing_no_documents_keeps_the_vector_cache_generation(tmp_path):
+    from docqa.store import SQLiteStores
+    from docqa.store.sqlite.db import SQLiteDB
+
+    with SQLiteStores(tmp_path / "kb.db") as s:
+        _write(s, PARAGRAPHS, "h1")
+        before = SQLiteDB.generation(s.db.conn)
+        s.documents.replace_documents([])  # an add where every file was unchanged
+        assert SQLiteDB.generation(s.db.conn) == before
+        _write(s, PARAGRAPHS[:2], "h2")
+        assert SQLiteDB.generation(s.db.conn) != before

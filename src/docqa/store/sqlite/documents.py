@@ -40,6 +40,8 @@ class SQLiteDocuments(SQLiteCatalog, DocumentStore):
         """In one transaction (inside a batch: the batch's), with the answers their changes broke marked
         for the whole group at once (stale.py)."""
         writes = list(writes)
+        if not writes:  # nothing changed: no transaction, and the vector cache's generation stays
+            return
         rows = [_write_rows(w) for w in writes]  # checked before the transaction: nothing raises inside a batch
         with self.db.transaction() as conn:
             mark_changed(conn, [(w.record.document_id, w.record.content_hash, w.text) for w in writes])
