@@ -415,6 +415,15 @@ class RunRecord:
     owner: str | None = None  # the process answering it, host/pid/start (docqa.run.owner); None when unknown
     origin: str | None = None  # where it was asked: cli, mcp or api (the page and other HTTP clients); None: unknown
     feedback: list[FeedbackRecord] = field(default_factory=list)  # filled in when read back
+    # What the published answer rested on, one per citation (docqa.session.sources), filled in when read back;
+    # stale_at: when the first cited document changed or went (None: every one is unchanged).
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    stale_at: str | None = None
+    recheck: dict[str, Any] | None = None  # the latest recheck against the new text (docqa.answer.recheck)
+
+    @property
+    def stale(self) -> bool:
+        return self.stale_at is not None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -424,4 +433,5 @@ class RunRecord:
             "answer": self.answer, "result": self.result, "trace": self.trace, "timings": self.timings,
             "usage": self.usage, "model": self.model, "error": self.error, "created_at": self.created_at,
             "finished_at": self.finished_at, "feedback": [f.to_dict() for f in self.feedback], "origin": self.origin,
+            "stale": self.stale, "stale_at": self.stale_at, "sources": self.sources, "recheck": self.recheck,
         }

@@ -3,7 +3,7 @@
 An earlier run qualifies when it asked over the same collection scope, was answered (SUCCESS) and
 VERIFIED, was not rated down, was no follow-up, and its question is a near-duplicate of this one
 (the same words, or content words that overlap and an embedding similarity at or above
-`answer.recall_similarity`), and every passage it cites is unchanged (`unchanged`: the documents
+`answer.recall_similarity`), it is not stale (a cited span changed or went), and every passage it cites is unchanged (`unchanged`: the documents
 still hold the quoted text and were not re-indexed since).  A change to a cited document or a
 down-rating retires it; asking afresh (`fresh`) skips recall.
 """
@@ -56,8 +56,11 @@ class Recall:
     def citations_changed(self, run: RunRecord) -> str | None:
         """Why a run's cited passages no longer hold (a document gone, re-indexed since, or its quoted
         text moved); None when every one is unchanged."""
-        if any(fb.rating == "down" for fb in self.store.runlog.get_run(run.id).feedback):  # rated down since it was read
+        now = self.store.runlog.get_run(run.id)  # rated down or gone stale since it was read
+        if any(fb.rating == "down" for fb in now.feedback):
             return "rated down"
+        if now.stale:  # marked when a cited document changed or went (docqa.session.sources): never reused
+            return f"stale: a cited source changed on {now.stale_at[:10]}"
         docs, texts = self.store.documents, {}
         citations = (run.result or {}).get("citations", [])
         chunk_ids = {c.get("chunk_id") for c in citations if ":L" not in str(c.get("chunk_id"))}  # not agent passages

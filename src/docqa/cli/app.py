@@ -28,6 +28,7 @@ from docqa.cli.paths import PathNamer
 from docqa.cli.tables import documents_table, log_table
 from docqa.cli.model import model_app
 from docqa.cli import plan as plan_cli
+from docqa.cli.recheck import recheck_command
 
 from docqa.cli.runs import runs_app
 from docqa.cli.skills import skills_app
@@ -693,10 +694,12 @@ def log(
     attention: Annotated[bool, typer.Option("--attention", "-a", help="Only the questions the documents answered badly: not answered, failed, low confidence, rated down — each with the reason.")] = False,
     output: Annotated[Path | None, typer.Option("--output", "-o", metavar="PATH", show_default="the terminal", help="Write to this file instead.")] = None,
     run_id: Annotated[str | None, typer.Option("--run", metavar="RUN_ID", show_default="none: the log", help="Print one run's full audit record as JSON instead: question, trace of stages and model calls, result, timings, feedback.")] = None,
+    stale: Annotated[bool, typer.Option("--stale", help="Only the stale answers: a source they cite changed or went since ('docqa recheck' compares them with the new text).")] = False,
 ) -> None:
     """The question-and-answer log, newest first, for the people who maintain the documents.
 
-    '--attention' lists the unanswered and low-confidence questions; '--format csv|jsonl|md' exports it.
+    '--attention' lists the unanswered, low-confidence and stale questions; '--stale' only the answers
+    whose cited source changed since; '--format csv|jsonl|md' exports it.
     """
     if fmt not in LOG_FORMATS:
         raise typer.BadParameter(f"unknown format {fmt!r}: use one of {', '.join(LOG_FORMATS)}", param_hint="--format")
@@ -705,9 +708,9 @@ def log(
         if run_id is not None:
             text.write(json.dumps(kb.log.run(run_id).to_dict(), ensure_ascii=False, indent=2) + "\n")
         elif fmt == "table":
-            rows = kb.log.qa_log(since, attention)
+            rows = kb.log.qa_log(since, attention, stale=stale or None)
         else:
-            kb.log.export(text, fmt, since, attention)
+            kb.log.export(text, fmt, since, attention, stale=stale or None)
     if rows is not None and not output:
         _log_table(rows, attention, out, wide)
         return
@@ -872,6 +875,7 @@ def keys_revoke(
 
 app.add_typer(model_app, name="model")  # docqa model install | serve | status (docqa.cli.model)
 app.command("init")(plan_cli.init)  # docqa init [FOLDER]: survey, propose, write docqa.yml (docqa.cli.plan)
+app.command("recheck")(recheck_command(_open))  # docqa recheck [RUN_ID | --stale] (docqa.cli.recheck)
 
 
 @app.command()

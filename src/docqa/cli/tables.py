@@ -54,14 +54,14 @@ def _status(record: DocumentRecord) -> str:
 
 
 def log_table(rows: list[dict], attention: bool, wide: bool = False) -> Table:
-    """time, status, question, answer (with --attention: the reason) and run.  In the terminal each
-    question takes two lines, the answer or reason under it, both cut with … to the width left;
+    """time, status, question, answer (with --attention: the reason), stale and run.  In the terminal
+    each question takes two lines, the answer or reason under it, both cut with … to the width left;
     `wide` gives the answer (and the confidence) columns of their own, in full."""
     last = "reason" if attention else "answer"
     if wide:
-        table = _table("time (UTC)", "status", "confidence", "question", last, "run")
+        table = _table("time (UTC)", "status", "confidence", "question", last, "stale", "run")
     else:
-        table = _table("time (UTC)", "status", f"question / {last}", "run")
+        table = _table("time (UTC)", "status", f"question / {last}", "stale", "run")
         table.expand = True  # the text column takes what the others leave (rich honours ratios only so)
     for column in table.columns:
         text = column.header in ("question", last, f"question / {last}")
@@ -71,11 +71,19 @@ def log_table(rows: list[dict], attention: bool, wide: bool = False) -> Table:
         status = f"[{RUN_COLOURS.get(r['status'], 'white')}]{r['status']}[/]"
         question, answer = escape(one_line(r["question"])), escape(one_line(r[last]))
         if wide:
-            table.add_row(time, status, r["confidence"] or "-", question, answer, run)
+            table.add_row(time, status, r["confidence"] or "-", question, answer, stale_cell(r), run)
         else:
-            table.add_row(time, status, question, run)
-            table.add_row("", "", f"[dim]{answer or '-'}[/]", "")
+            table.add_row(time, status, question, stale_cell(r), run)
+            table.add_row("", "", f"[dim]{answer or '-'}[/]", "", "")
     return table
+
+
+def stale_cell(row: dict) -> str:
+    """'stale <day>' (and the latest recheck's verdict) for an answer whose cited source changed; '' else."""
+    if not row.get("stale"):
+        return ""
+    recheck = f" · {row['recheck']}" if row.get("recheck") else ""
+    return f"[yellow]stale {str(row.get('stale_at') or '')[:10]}[/]{escape(recheck)}"
 
 
 def one_line(text: str | None) -> str:

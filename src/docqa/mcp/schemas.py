@@ -47,6 +47,8 @@ class AnswerOut(TypedDict, total=False):
     status: str
     run_id: str | None
     session_id: str | None
+    stale: bool  # a source it cites changed since it was answered (docqa recheck)
+    stale_at: str | None
 
 
 class HitOut(TypedDict, total=False):

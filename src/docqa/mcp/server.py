@@ -50,7 +50,7 @@ from docqa.mcp.schemas import (AnswerOut, CatalogOut, DocTextOut, FactCheckOut, 
                                SkillsOut)
 from docqa.run.control import Control
 from docqa.settings import Settings
-from docqa.types import CANCELLED, FAILED, Answer
+from docqa.types import CANCELLED, FAILED, Answer, RunRecord
 from docqa.version import __version__
 
 T = TypeVar("T")
@@ -275,7 +275,8 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> D
     ) -> AnswerOut:
         """Answer a question from the documents only: the answer text with [n] citation markers, the
         citations (file, section, page, lines, exact quoted span), whether the check verified it, the
-        confidence, and whether the documents hold the answer at all (answerable)."""
+        confidence, whether the documents hold the answer at all (answerable), and whether it is stale
+        (a source it cites changed while it was answered: stale_at says when)."""
         with _tool_errors(backend):
             who = _caller(ctx, local)
             control = Control()  # the run is iterated in the backend's thread; this one may cancel it
@@ -297,8 +298,10 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> D
                 raise
             if not answers or answers[0].status == FAILED:  # a time limit included: the run's own error
                 raise DocqaError((answers[0].error if answers else None) or "the question could not be answered")
-            data = _answer_data(answers[0])
-            follow_ups = [_answer_data(a) for a in answers[1:] if a.status != CANCELLED]
+            stale = await backend.read(lambda kb: {a.run_id: kb.log.run(a.run_id, principal=who)
+                                                   for a in answers if a.run_id})
+            data = _answer_data(answers[0], stale.get(answers[0].run_id or ""))
+            follow_ups = [_answer_data(a, stale.get(a.run_id or "")) for a in answers[1:] if a.status != CANCELLED]
             return cast(AnswerOut, {**data, "follow_ups": follow_ups} if follow_ups else data)
 
     @_tool(server, annotations=_READ)
@@ -441,10 +444,12 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> D
     return server
 
 
-def _answer_data(answer: Answer) -> dict[str, Any]:
+def _answer_data(answer: Answer, run: RunRecord | None = None) -> dict[str, Any]:
+    """What query_knowledge returns of an answer, with whether its run is stale (a cited source changed since)."""
     data = answer.to_dict()
-    return {key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification", "notes",
-                                       "status", "run_id", "session_id")}
+    return {**{key: data[key] for key in ("answer", "answerable", "confidence", "citations", "verification", "notes",
+                                          "status", "run_id", "session_id")},
+            "stale": bool(run and run.stale), "stale_at": run.stale_at if run else None}
 
 
 def _announce(ctx: Context | None) -> Callable[[dict[str, Any]], None]:

@@ -57,12 +57,13 @@ class Log:
         return visible_run(principal, record)
 
     def runs(self, since: str | None = None, until: str | None = None, statuses: list[str] | None = None,
-             limit: int | None = None, *, principal: Principal = LOCAL) -> list[RunRecord]:
-        """Runs newest first; `since` (inclusive) and `until` (exclusive) are dates or ISO times.
+             limit: int | None = None, *, principal: Principal = LOCAL, stale: bool | None = None) -> list[RunRecord]:
+        """Runs newest first; `since` (inclusive) and `until` (exclusive) are dates or ISO times;
+        `stale` True: only the answers a cited document changed under (False: only the others).
         Only the runs asked over collections the principal sees (a limit counts those)."""
         require(principal, "read")
         runs = self.store.runlog.list_runs(since=_utc_bound(since, "since"), until=_utc_bound(until, "until"),
-                                           statuses=statuses, limit=None if principal.collections else limit)
+                                           statuses=statuses, limit=None if principal.collections else limit, stale=stale)
         return [r for r in runs if principal.can_see(r.collection)][:limit]
 
     def feedback(self, run_id: str, rating: str, comment: str | None = None, *,
@@ -99,11 +100,12 @@ class Log:
     # -- the question-and-answer log -------------------------------------------------------------
     def qa_log(self, since: str | None = None, attention: bool = False, *, principal: Principal = LOCAL,
                until: str | None = None, collection: str | None = None, statuses: list[str] | None = None,
-               text: str | None = None, kinds: list[str] | None = None) -> list[dict]:
+               text: str | None = None, kinds: list[str] | None = None, stale: bool | None = None) -> list[dict]:
         """The question-and-answer log, newest first; `attention`: only the runs that need a
         maintainer's look (not answered, failed, low confidence, rated down), each with its reason,
         `kinds` narrowing it to some of those (docqa.session.ATTENTION).  Filters: runs since/until
-        (dates or ISO times), of one `collection`, with one of `statuses`, mentioning `text`.
+        (dates or ISO times), of one `collection`, with one of `statuses`, mentioning `text`, `stale`
+        (True: only the answers whose cited source changed since; False: only the others).
         Only the runs asked over collections the principal sees."""
         require(principal, "log")
         from docqa.ingest.service import corrections_folder
@@ -115,7 +117,7 @@ class Log:
             raise InputError(f"unknown attention kind {unknown[0]!r}: use {', '.join(ATTENTION)}")
         if collection is not None:
             visible_collection(principal, collection, f"no collection {collection!r}")
-        runs = [r for r in self.runs(since=since, until=until, statuses=statuses, principal=principal)
+        runs = [r for r in self.runs(since=since, until=until, statuses=statuses, principal=principal, stale=stale)
                 if collection is None or r.collection == collection]
         rows = needs_attention(runs, kinds) if attention or kinds else qa_log(runs)
         notes = self.store.documents.list_documents(None, path_prefix=str(corrections_folder(self.settings)) + os.sep)

@@ -142,6 +142,30 @@ class Answers:
         return ScopedLibrary(principal, collection, search=self.search, documents=self.documents, browse=self.browse,
                              viewer=self.viewer, fulltext=self.store.fulltext, embedder=self.models.embedder)
 
+    def recheck(self, run_id: str, *, principal: Principal = LOCAL, reanswer: bool = False) -> dict:
+        """Re-verify a run's claims against the current text of what they cited (docqa.answer.recheck),
+        recorded with the run; `reanswer`: also ask its question again (afresh, same collection) and
+        give the new answer beside the old.  Whoever may see the run may recheck it."""
+        from docqa.answer.recheck import lookup, recheck
+        from docqa.clock import now
+
+        run = self.log.run(run_id, principal=principal)
+        checked = {"run_id": run.id, "stale": run.stale, "stale_at": run.stale_at,
+                   **recheck(run, lookup(self.store.documents), now())}
+        if reanswer:
+            answer = self.ask(run.question, principal=principal, collection=run.collection, fresh=True)
+            checked["reanswer"] = {"run_id": answer.run_id, "answer": answer.answer, "old_answer": run.answer,
+                                   "confidence": answer.confidence}
+        self.store.runlog.save_recheck(run.id, checked)
+        return checked
+
+    def recheck_stale(self, *, principal: Principal = LOCAL, reanswer: bool = False,
+                      limit: int | None = None) -> list[dict]:
+        """`recheck` every stale run the principal may see, newest first (at most `limit`)."""
+        require(principal, "read")
+        runs = [r for r in self.store.runlog.list_runs(stale=True) if principal.can_see(r.collection)][:limit]
+        return [self.recheck(r.id, principal=principal, reanswer=reanswer) for r in runs]
+
     @property
     def recall(self) -> Recall:
         """The lookups of earlier verified answers (docqa.answer.recall), kept for this knowledge base's life."""

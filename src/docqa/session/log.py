@@ -1,8 +1,9 @@
 """The question-and-answer log: one row per run, for export and for the people who keep the documents.
 
 `needs_attention` picks the questions the documents did not answer well: answers that say the
-documents do not hold it, failed runs, low-confidence answers, answers rated down and runs that
-escalated after every review round was rejected, with the diagnosis (the
+documents do not hold it, failed runs, low-confidence answers, answers rated down, runs that
+escalated after every review round was rejected, with the diagnosis, and stale answers (a cited
+span changed or went since: docqa.session.sources) with their latest recheck (the
 `ATTENTION` kinds, listed in each row's `attention`).
 
 CSV cells that a spreadsheet would run as a formula (starting with = + - @, a tab or a carriage
@@ -20,10 +21,11 @@ from typing import IO, Any
 from docqa.types import FAILED, FALLBACK, SUCCESS, RunRecord
 
 COLUMNS = ("run_id", "session_id", "created_at", "status", "question", "answer", "answerable", "confidence", "mode",
-           "collection", "model", "feedback_up", "feedback_down", "comments", "sources", "error")
+           "collection", "model", "feedback_up", "feedback_down", "comments", "sources", "error", "stale", "stale_at",
+           "recheck")
 ATTENTION_COLUMNS = (*COLUMNS, "reason")
 TOP_SOURCES = 3
-ATTENTION = ("not_found", "failed", "low_confidence", "rated_down", "escalated")  # why a run needs a maintainer's look
+ATTENTION = ("not_found", "failed", "low_confidence", "rated_down", "escalated", "stale")  # why a run needs a maintainer's look
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -68,6 +70,9 @@ def _reasons(run: RunRecord) -> list[tuple[str, str]]:
     for fb in run.feedback:
         if fb.rating == "down":
             reasons.append(("rated_down", f"rated down: {fb.comment}" if fb.comment else "rated down"))
+    if run.stale_at:
+        recheck = f"; recheck: {run.recheck['verdict']}" if run.recheck else "; 'docqa recheck' compares it"
+        reasons.append(("stale", f"stale: a cited source changed on {run.stale_at[:10]}{recheck}"))
     return reasons
 
 
@@ -81,6 +86,7 @@ def _row(run: RunRecord) -> dict[str, Any]:
         "feedback_down": sum(fb.rating == "down" for fb in run.feedback),
         "comments": [fb.comment for fb in run.feedback if fb.comment],
         "sources": cited_paths(run.result, TOP_SOURCES), "error": run.error,
+        "stale": run.stale, "stale_at": run.stale_at, "recheck": (run.recheck or {}).get("verdict"),
     }
 
 
@@ -144,6 +150,9 @@ def render_markdown(rows: list[dict[str, Any]], title: str = "Questions and answ
         lines += [f"## {heading}", "", f"**Question:** {_inline(row.get('question'))}", ""]
         if row.get("reason"):
             lines += [f"**Needs attention:** {_inline(row['reason'])}", ""]
+        if row.get("stale"):
+            lines += [f"**Stale:** a cited source changed on {str(row.get('stale_at'))[:10]}"
+                      + (f" (recheck: {row['recheck']})" if row.get("recheck") else ""), ""]
         if row.get("answer"):
             lines += ["**Answer:**", "", *(f"> {line}" for line in str(row["answer"]).splitlines()), ""]
         if row.get("sources"):

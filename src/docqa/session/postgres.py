@@ -12,7 +12,8 @@ from typing import Any, Protocol
 
 from docqa.clock import now
 from docqa.errors import NotFoundError
-from docqa.session.sqlite import _RUN_COLUMNS, _run, _run_row, _title
+from docqa.session.sources import SOURCE_COLUMNS, citations, is_passage, source_rows
+from docqa.session.sqlite import _READ_COLUMNS, _RUN_COLUMNS, _STALE, _dumps, _run_row, _title, read_run
 from docqa.session.store import RunLog
 from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord
 
@@ -74,17 +75,26 @@ class PostgresRunLog(RunLog):
                 (run.session_id, _title(run.question), stamp, stamp))
             conn.execute(f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES ({', '.join(['%s'] * len(row))})"
                          f" ON CONFLICT (id) DO UPDATE SET {updates}", row)
+            _write_sources(conn, run, stamp)
         return self.get_run(run.id)
 
+    def save_recheck(self, run_id: str, recheck: dict) -> None:
+        with self.db.transaction() as conn:
+            updated = conn.execute("UPDATE runs SET recheck = %s WHERE id = %s", (_dumps(recheck), run_id)).rowcount
+        if not updated:
+            raise NotFoundError(f"no run {run_id!r}: 'docqa log' lists the runs with their ids")
+
     def get_run(self, run_id: str) -> RunRecord:
-        rows = self._rows(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = %s", (run_id,))
+        rows = self._rows(f"SELECT {_READ_COLUMNS} FROM runs WHERE id = %s", (run_id,))
         if not rows:
             raise NotFoundError(f"no run {run_id!r}: 'docqa log' lists the runs with their ids")
-        return self._with_feedback([_run(rows[0])])[0]
+        return self._with_feedback([read_run(rows[0])])[0]
 
     def list_runs(self, *, since: str | None = None, until: str | None = None, statuses: Iterable[str] | None = None,
-                  session_id: str | None = None, limit: int | None = None) -> list[RunRecord]:
-        sql, args = f"SELECT {_RUN_COLUMNS} FROM runs WHERE TRUE", list[object]()
+                  session_id: str | None = None, limit: int | None = None, stale: bool | None = None) -> list[RunRecord]:
+        sql, args = f"SELECT {_READ_COLUMNS} FROM runs WHERE TRUE", list[object]()
+        if stale is not None:
+            sql += f" AND {'' if stale else 'NOT '}{_STALE}"
         if since:
             sql += " AND created_at >= %s"
             args.append(since)
@@ -101,7 +111,7 @@ class PostgresRunLog(RunLog):
         if limit is not None:
             sql += " LIMIT %s"
             args.append(max(limit, 0))
-        return self._with_feedback([_run(r) for r in self._rows(sql, args)])
+        return self._with_feedback([read_run(r) for r in self._rows(sql, args)])
 
     # -- feedback --------------------------------------------------------------------------
     def add_feedback(self, run_id: str, rating: str, comment: str | None = None) -> FeedbackRecord:
@@ -121,4 +131,23 @@ class PostgresRunLog(RunLog):
             for row in self._rows("SELECT id, run_id, rating, comment, created_at FROM feedback WHERE run_id = ANY(%s)"
                                   " ORDER BY id", (list(by_id),)):
                 by_id[row[1]].feedback.append(FeedbackRecord(*row))
+            for row in self._rows(f"SELECT run_id, {', '.join(SOURCE_COLUMNS)} FROM run_sources WHERE run_id = ANY(%s)"
+                                  " ORDER BY run_id, n, char_start", (list(by_id),)):
+                by_id[row[0]].sources.append(dict(zip(SOURCE_COLUMNS, row[1:])))
         return runs
+
+
+def _write_sources(conn, run: RunRecord, stamp: str) -> None:
+    """Replace the run's sources: what its published citations rest on (docqa.session.sources)."""
+    conn.execute("DELETE FROM run_sources WHERE run_id = %s", (run.id,))
+    cited = citations(run)
+    if not cited:
+        return
+    chunk_ids = [str(c.get("chunk_id")) for c in cited if not is_passage(str(c.get("chunk_id") or ""))]
+    chunks = dict(conn.execute("SELECT c.id, d.content_hash FROM chunks c JOIN documents d ON d.id = c.document_id"
+                               " WHERE c.id = ANY(%s)", (chunk_ids,)).fetchall())
+    docs = dict(conn.execute("SELECT id, content_hash FROM documents WHERE id = ANY(%s)",
+                             (list({str(c["document_id"]) for c in cited}),)).fetchall())
+    with conn.cursor() as cur:
+        cur.executemany(f"INSERT INTO run_sources (run_id, {', '.join(SOURCE_COLUMNS)}) VALUES ({', '.join(['%s'] * 9)})",
+                        source_rows(run, chunks, docs, stamp))

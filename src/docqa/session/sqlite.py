@@ -16,11 +16,15 @@ from typing import Protocol
 
 from docqa.clock import now
 from docqa.errors import NotFoundError
+from docqa.session.sources import SOURCE_COLUMNS, chunked, citations, is_passage, source_rows
 from docqa.session.store import RunLog
 from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord, SessionSummary
 
 _RUN_COLUMNS = ("id, session_id, question, standalone, mode, status, answerable, confidence, answer, result, trace, "
                 "timings, usage, model, error, created_at, finished_at, collection, owner, origin")
+# Read with every run: its latest recheck and when its first cited document changed (None: none did).
+_READ_COLUMNS = _RUN_COLUMNS + ", recheck, (SELECT min(changed_at) FROM run_sources s WHERE s.run_id = runs.id)"
+_STALE = "EXISTS (SELECT 1 FROM run_sources s WHERE s.run_id = runs.id AND s.changed_at IS NOT NULL)"
 _SESSION_TITLE_CHARS = 80  # a session created by its first run is titled with that question
 
 
@@ -99,17 +103,26 @@ class SQLiteRunLog(RunLog):
                 f" ON CONFLICT(id) DO UPDATE SET {updates}",
                 row,
             )
+            _write_sources(conn, run, stamp)
         return self.get_run(run.id)
 
+    def save_recheck(self, run_id: str, recheck: dict) -> None:
+        with self.db.transaction() as conn:
+            updated = conn.execute("UPDATE runs SET recheck = ? WHERE id = ?", (_dumps(recheck), run_id)).rowcount
+        if not updated:
+            raise NotFoundError(f"no run {run_id!r}: 'docqa log' lists the runs with their ids")
+
     def get_run(self, run_id: str) -> RunRecord:
-        row = self.conn.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
+        row = self.conn.execute(f"SELECT {_READ_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"no run {run_id!r}: 'docqa log' lists the runs with their ids")
-        return self._with_feedback([_run(row)])[0]
+        return self._with_feedback([read_run(row)])[0]
 
     def list_runs(self, *, since: str | None = None, until: str | None = None, statuses: Iterable[str] | None = None,
-                  session_id: str | None = None, limit: int | None = None) -> list[RunRecord]:
-        sql, args = f"SELECT {_RUN_COLUMNS} FROM runs WHERE 1=1", list[object]()
+                  session_id: str | None = None, limit: int | None = None, stale: bool | None = None) -> list[RunRecord]:
+        sql, args = f"SELECT {_READ_COLUMNS} FROM runs WHERE 1=1", list[object]()
+        if stale is not None:
+            sql += f" AND {'' if stale else 'NOT '}{_STALE}"
         if since:
             sql += " AND created_at >= ?"
             args.append(since)
@@ -127,7 +140,7 @@ class SQLiteRunLog(RunLog):
         if limit is not None:
             sql += " LIMIT ?"
             args.append(max(limit, 0))
-        return self._with_feedback([_run(r) for r in self.conn.execute(sql, args)])
+        return self._with_feedback([read_run(r) for r in self.conn.execute(sql, args)])
 
     # -- feedback --------------------------------------------------------------------------
     def add_feedback(self, run_id: str, rating: str, comment: str | None = None) -> FeedbackRecord:
@@ -155,7 +168,31 @@ class SQLiteRunLog(RunLog):
                 f" WHERE run_id IN ({','.join('?' * len(part))}) ORDER BY id", part)
             for row in rows:
                 by_id[row[1]].feedback.append(FeedbackRecord(*row))
+            rows = self.conn.execute(f"SELECT run_id, {', '.join(SOURCE_COLUMNS)} FROM run_sources"
+                                     f" WHERE run_id IN ({','.join('?' * len(part))}) ORDER BY n, char_start", part)
+            for row in rows:
+                by_id[row[0]].sources.append(dict(zip(SOURCE_COLUMNS, row[1:])))
         return runs
+
+
+def _write_sources(conn: sqlite3.Connection, run: RunRecord, stamp: str) -> None:
+    """Replace the run's sources: what its published citations rest on (docqa.session.sources)."""
+    conn.execute("DELETE FROM run_sources WHERE run_id = ?", (run.id,))
+    cited = citations(run)
+    if not cited:
+        return
+    chunk_ids = [str(c.get("chunk_id")) for c in cited if not is_passage(str(c.get("chunk_id") or ""))]
+    doc_ids = list({str(c["document_id"]) for c in cited})
+    chunks: dict[str, str] = {}
+    docs: dict[str, str] = {}
+    for part in chunked(chunk_ids):
+        chunks.update(conn.execute("SELECT c.id, d.content_hash FROM chunks c JOIN documents d ON d.id = c.document_id"
+                                   f" WHERE c.id IN ({','.join('?' * len(part))})", part).fetchall())
+    for part in chunked(doc_ids):
+        docs.update(conn.execute(f"SELECT id, content_hash FROM documents WHERE id IN ({','.join('?' * len(part))})",
+                                 part).fetchall())
+    conn.executemany(f"INSERT INTO run_sources (run_id, {', '.join(SOURCE_COLUMNS)}) VALUES (?,?,?,?,?,?,?,?,?)",
+                     source_rows(run, chunks, docs, stamp))
 
 
 def _title(question: str) -> str:
@@ -173,6 +210,14 @@ def _run_row(r: RunRecord, created_at: str) -> tuple:
     return (r.id, r.session_id, r.question, r.standalone, r.mode, r.status, answerable, r.confidence, r.answer,
             result, _dumps(r.trace or []), _dumps(r.timings or {}), _dumps(r.usage or {}), r.model, r.error,
             created_at, r.finished_at, r.collection, r.owner, r.origin)
+
+
+def read_run(row: tuple) -> RunRecord:
+    """A run read with _READ_COLUMNS: its columns, then its recheck and when it went stale."""
+    run = _run(row[:-2])
+    run.recheck = None if row[-2] is None else json.loads(row[-2])
+    run.stale_at = row[-1]
+    return run
 
 
 def _run(row: tuple) -> RunRecord:

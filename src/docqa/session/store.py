@@ -1,7 +1,9 @@
 """`RunLog`: the conversations asked of a knowledge base — sessions, their runs, the users' feedback.
 
 A run is one question answered, with its full trace, kept for audit and replay.  The log lives
-in the knowledge base beside the documents (a backend implements it over the same connection,
+in the knowledge base beside the documents, with what each published answer rested on (its
+sources: docqa.session.sources), which the document store marks changed when a cited document
+changes or goes, in the document's own transaction (a backend implements it over the same connection,
 so inside an ingest batch a run joins the open transaction); `docqa.store.open_store` hands it
 out as `stores.runlog`.
 """
@@ -33,21 +35,29 @@ class RunLog(ABC):
     def save_run(self, run: RunRecord) -> RunRecord:
         """Insert or update a run in one transaction, creating its session when missing (titled with
         the question) and bumping the session's updated_at.  A missing created_at is set to now,
-        and an update keeps the stored one.  Feedback is not written.  ValueError for an unknown
+        and an update keeps the stored one.  Feedback is not written; the sources its published
+        citations rest on are (docqa.session.sources).  ValueError for an unknown
         status or a run without question or session id."""
 
     @abstractmethod
     def get_run(self, run_id: str) -> RunRecord:
-        """A run with its feedback (oldest first); NotFoundError when there is none."""
+        """A run with its feedback (oldest first), its sources, staleness and latest recheck;
+        NotFoundError when there is none."""
 
     @abstractmethod
     def list_runs(self, *, since: str | None = None, until: str | None = None, statuses: Iterable[str] | None = None,
-                  session_id: str | None = None, limit: int | None = None) -> list[RunRecord]:
-        """Runs with their feedback, newest first.
+                  session_id: str | None = None, limit: int | None = None, stale: bool | None = None) -> list[RunRecord]:
+        """Runs with their feedback and sources, newest first.
 
         `since` (inclusive) and `until` (exclusive) compare with created_at as ISO 8601 text, so a
-        day `2026-01-31` or a full timestamp both work.  `statuses` keeps only runs in those.
+        day `2026-01-31` or a full timestamp both work.  `statuses` keeps only runs in those;
+        `stale` True only the runs a cited document changed under, False only the others.
         """
+
+    @abstractmethod
+    def save_recheck(self, run_id: str, recheck: dict) -> None:
+        """Record a run's latest recheck against the new text (docqa.answer.recheck); NotFoundError
+        when there is no such run."""
 
     @abstractmethod
     def add_feedback(self, run_id: str, rating: str, comment: str | None = None) -> FeedbackRecord:

@@ -17,7 +17,7 @@ from docqa.api.runtime import Runtime
 
 router = APIRouter(prefix=PREFIX, tags=["log"])
 _MEDIA = {"jsonl": "application/x-ndjson", "csv": "text/csv; charset=utf-8", "md": "text/markdown; charset=utf-8"}
-Kind = Literal["not_found", "failed", "low_confidence", "rated_down", "escalated"]
+Kind = Literal["not_found", "failed", "low_confidence", "rated_down", "escalated", "stale"]
 
 
 @dataclass
@@ -26,8 +26,10 @@ class LogFilter:
 
     since: str | None = Query(None, max_length=40, description="A date or ISO time (UTC), inclusive.")
     until: str | None = Query(None, max_length=40, description="A date or ISO time (UTC), exclusive.")
-    attention: bool = Query(False, description="Only questions not answered, failed, low confidence or rated down, "
-                                               "each with its reason.")
+    attention: bool = Query(False, description="Only questions not answered, failed, low confidence, rated down or "
+                                               "stale, each with its reason.")
+    stale: bool | None = Query(None, description="true: only the stale answers (a source they cite changed or went "
+                                                 "since); false: only the others.")
     kind: list[Kind] | None = Query(None, description="Only runs that need attention for this reason (repeatable).")
     collection: str | None = Query(None, min_length=1, max_length=200, description="Only runs asked of this collection.")
     status: list[str] | None = Query(None, description="Only runs with this status (repeatable), e.g. FAILED.")
@@ -45,7 +47,7 @@ class LogFilter:
 
     def filters(self) -> dict:
         return {"until": self.until, "collection": self.collection, "statuses": self.status, "text": self.q,
-                "kinds": self.kind}
+                "kinds": self.kind, "stale": self.stale}
 
 
 @router.get("/log", summary="The question-and-answer log for the people who maintain the documents (newest first)",

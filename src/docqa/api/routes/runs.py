@@ -22,6 +22,14 @@ async def get_run(request: Request, run_id: str = RunId, rt: Runtime = Depends(g
     return (await rt.read(request, lambda kb: kb.log.run(run_id, principal=principal))).to_dict()
 
 
+@router.post("/runs/{run_id}/recheck", summary="Recheck an answer against the current text of its sources "
+             "(supported, changed with a diff, contradicted, gone); recorded with the run", responses=errors())
+async def recheck(request: Request, run_id: str = RunId, reanswer: bool = Query(False, description="Also ask the "
+                  "question again (afresh) and give the new answer beside the old."), rt: Runtime = Depends(get_runtime),
+                  principal: Principal = Depends(reader)) -> dict:
+    return await rt.read(request, lambda kb: kb.answers.recheck(run_id, principal=principal, reanswer=reanswer))
+
+
 @router.post("/runs/{run_id}/steer", status_code=202, summary="Steer a live agent run (joins after its current tool round)",
              responses=errors(409))
 async def steer(body: MessageRequest, request: Request, run_id: str = RunId, rt: Runtime = Depends(get_runtime),
@@ -72,5 +80,5 @@ async def get_session(request: Request, session_id: str = Path(min_length=1, max
     session, runs = await rt.read(request, lambda kb: (kb.log.session(session_id, principal=principal),
                                                        kb.log.session_runs(session_id, principal=principal)))
     keys = ("id", "question", "standalone", "mode", "collection", "status", "answerable", "confidence", "answer", "error",
-            "created_at", "finished_at")
+            "created_at", "finished_at", "stale", "stale_at", "recheck")
     return {**session.to_dict(), "runs": [{k: v for k, v in run.to_dict().items() if k in keys} for run in runs]}

@@ -17,6 +17,7 @@ from docqa.store.postgres.bulk import (CHUNK_COLUMNS, chunk_rows, copy_rows, del
                                        write_documents)
 from docqa.store.postgres.catalog import PostgresCatalog
 from docqa.store.postgres.fulltext import index_chunks
+from docqa.store.postgres.stale import follow_move, mark_changed, mark_removed
 from docqa.store.postgres.rows import DOC_COLUMNS, to_hit, to_record
 from docqa.store.postgres.vectors import drop_orphan_vectors, insert_vectors
 from docqa.store.vectors import ChunkVectors
@@ -37,6 +38,7 @@ class PostgresDocuments(PostgresCatalog, DocumentStore):
         rows, keywords, summary = chunk_rows(DocumentWrite(record, text, chunks, metadata, vectors, segmented))
         with self.db.transaction(documents=True) as conn:
             _ensure_collection(conn, record.collection)
+            mark_changed(conn, [(record.document_id, record.content_hash, text)])  # answers its change broke
             old_hashes = delete_rows(conn, [record.document_id])
             _upsert_document(conn, record, metadata or {}, len(chunks))
             conn.execute("INSERT INTO document_texts VALUES (%s, %s)", (record.document_id, text))
@@ -53,6 +55,7 @@ class PostgresDocuments(PostgresCatalog, DocumentStore):
         writes = list(writes)
         if writes:
             with self.db.transaction(documents=True) as conn:
+                mark_changed(conn, [(w.record.document_id, w.record.content_hash, w.text) for w in writes])
                 write_documents(conn, writes, index=not self.db.index_deferred())
 
     def record_failure(self, record: DocumentRecord, metadata: dict | None = None) -> None:
@@ -74,6 +77,7 @@ class PostgresDocuments(PostgresCatalog, DocumentStore):
         with self.db.transaction(documents=True) as conn:  # chunks and text follow (ON UPDATE CASCADE)
             conn.execute("UPDATE documents SET id=%s, path=%s, size=%s, mtime_ns=%s WHERE id=%s",
                          (new_id, new_path, size, mtime_ns, old_id))
+            follow_move(conn, old_id, new_id)
 
     def touch(self, document_id: str, size: int, mtime_ns: int) -> None:
         with self.db.transaction() as conn:
@@ -166,6 +170,8 @@ def _delete_document(conn, document_id: str) -> int:
     old_hashes = delete_rows(conn, [document_id])
     count = conn.execute("DELETE FROM documents WHERE id = %s", (document_id,)).rowcount
     drop_orphan_vectors(conn, old_hashes)
+    if count:
+        mark_removed(conn, [document_id])  # answers citing it: their source went
     return count
 
 

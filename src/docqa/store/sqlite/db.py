@@ -32,6 +32,8 @@ class SQLiteDB:
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.conn.execute("PRAGMA cache_size=-65536")
             self.conn.execute("PRAGMA journal_size_limit=67108864")  # shrink the WAL after a checkpoint
+            # Scratch tables of one write (stale.py: a group's new texts), in memory: never a temp file on disk.
+            self.conn.execute("ATTACH DATABASE ':memory:' AS scratch")
             self.schema_version = migrate(self.conn, self.path)
         except sqlite3.DatabaseError as exc:
             raise SchemaError(f"{self.path} is not a usable docqa knowledge base ({exc}): move it away or pass another --kb") from exc

@@ -12,9 +12,10 @@ import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 
 from docqa.errors import NotFoundError
-from docqa.store.documents import DocumentStore, FileState, indexed_text
+from docqa.store.documents import DocumentStore, DocumentWrite, FileState, indexed_text
 from docqa.store.sqlite.catalog import SQLiteCatalog
 from docqa.store.sqlite.fulltext import index_chunks, unindex_document
+from docqa.store.sqlite.stale import follow_move, mark_changed, mark_removed
 from docqa.store.sqlite.rows import DOC_COLUMNS, to_hit, to_record
 from docqa.store.sqlite.vectors import drop_orphan_vectors, insert_vectors
 from docqa.store.vectors import ChunkVectors
@@ -33,31 +34,19 @@ class SQLiteDocuments(SQLiteCatalog, DocumentStore):
     # -- writing -------------------------------------------------------------------------
     def replace_document(self, record: DocumentRecord, text: str, chunks: list[Chunk], metadata: dict | None = None,
                          vectors: ChunkVectors | None = None, segmented: Mapping[str, str] | None = None) -> None:
-        segment = segmenter(segmented)
-        title = segment(record.title)
-        fts_doc = (segment(" ".join(record.keywords)), segment(record.summary))
-        hashes = vectors.hashes if vectors is not None else [None] * len(chunks)
-        if len(hashes) != len(chunks):
-            raise ValueError(f"{len(hashes)} text hashes for {len(chunks)} chunks")
-        rows = [(*_chunk_row(record.document_id, record.content_hash, title, c, segment), h) for c, h in zip(chunks, hashes)]
+        self.replace_documents([DocumentWrite(record, text, chunks, metadata, vectors, segmented)])
+
+    def replace_documents(self, writes: list[DocumentWrite]) -> None:
+        """In one transaction (inside a batch: the batch's), with the answers their changes broke marked
+        for the whole group at once (stale.py)."""
+        writes = list(writes)
+        if not writes:  # nothing changed: no transaction, and the vector cache's generation stays
+            return
+        rows = [_write_rows(w) for w in writes]  # checked before the transaction: nothing raises inside a batch
         with self.db.transaction() as conn:
-            _ensure_collection(conn, record.collection)
-            old_hashes = _delete_rows(conn, record.document_id)
-            _upsert_document(conn, record, metadata or {}, len(chunks), fts_doc)
-            conn.execute("INSERT INTO document_texts VALUES (?, ?)", (record.document_id, text))
-            first = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM chunks").fetchone()[0]
-            conn.executemany(
-                "INSERT INTO chunks (rowid, id, document_id, ordinal, text, context, char_start, char_end, section,"
-                " page_start, page_end, line_start, line_end, symbol, language, tokens, fts_title, fts_content, embed_hash)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(first + i, *row) for i, row in enumerate(rows)],
-            )
-            index_chunks(conn, [(first + i, row[-3], fts_doc[0], fts_doc[1] if row[2] == 0 else "",
-                                 row[3] if row[-2] is None else row[-2]) for i, row in enumerate(rows)])
-            if vectors is not None and vectors.model and vectors.new:
-                insert_vectors(conn, vectors.model, vectors.new)
-            if old_hashes:
-                drop_orphan_vectors(conn, old_hashes)
+            mark_changed(conn, [(w.record.document_id, w.record.content_hash, w.text) for w in writes])
+            for w, (chunk_rows, fts_doc) in zip(writes, rows):
+                _write_document(conn, w, chunk_rows, fts_doc)
             self.db.bump_generation(conn)
 
     def record_failure(self, record: DocumentRecord, metadata: dict | None = None) -> None:
@@ -88,6 +77,7 @@ class SQLiteDocuments(SQLiteCatalog, DocumentStore):
             conn.execute("UPDATE documents SET id=?, path=?, size=?, mtime_ns=? WHERE id=?", (new_id, new_path, size, mtime_ns, old_id))
             conn.execute("UPDATE chunks SET document_id=? WHERE document_id=?", (new_id, old_id))
             conn.execute("UPDATE document_texts SET document_id=? WHERE document_id=?", (new_id, old_id))
+            follow_move(conn, old_id, new_id)
             self.db.bump_generation(conn)
 
     def touch(self, document_id: str, size: int, mtime_ns: int) -> None:
@@ -176,6 +166,41 @@ class SQLiteDocuments(SQLiteCatalog, DocumentStore):
                                       "ON d.collection = c.name AND d.status = 'ok' GROUP BY c.name ORDER BY c.name"))
 
 
+
+def _write_rows(w: DocumentWrite) -> tuple[list[tuple], tuple[str, str]]:
+    """A document's chunk rows and full-text fields, segmented (ValueError for vectors that do not fit)."""
+    segment = segmenter(w.segmented)
+    title = segment(w.record.title)
+    fts_doc = (segment(" ".join(w.record.keywords)), segment(w.record.summary))
+    hashes = w.vectors.hashes if w.vectors is not None else [None] * len(w.chunks)
+    if len(hashes) != len(w.chunks):
+        raise ValueError(f"{len(hashes)} text hashes for {len(w.chunks)} chunks")
+    rows = [(*_chunk_row(w.record.document_id, w.record.content_hash, title, c, segment), h) for c, h in zip(w.chunks, hashes)]
+    return rows, fts_doc
+
+
+def _write_document(conn: sqlite3.Connection, w: DocumentWrite, rows: list[tuple], fts_doc: tuple[str, str]) -> None:
+    """Replace one document's rows: its record, text, chunks, full-text entries and new vectors."""
+    record = w.record
+    _ensure_collection(conn, record.collection)
+    old_hashes = _delete_rows(conn, record.document_id)
+    _upsert_document(conn, record, w.metadata or {}, len(w.chunks), fts_doc)
+    conn.execute("INSERT INTO document_texts VALUES (?, ?)", (record.document_id, w.text))
+    first = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM chunks").fetchone()[0]
+    conn.executemany(
+        "INSERT INTO chunks (rowid, id, document_id, ordinal, text, context, char_start, char_end, section,"
+        " page_start, page_end, line_start, line_end, symbol, language, tokens, fts_title, fts_content, embed_hash)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [(first + i, *row) for i, row in enumerate(rows)],
+    )
+    index_chunks(conn, [(first + i, row[-3], fts_doc[0], fts_doc[1] if row[2] == 0 else "",
+                         row[3] if row[-2] is None else row[-2]) for i, row in enumerate(rows)])
+    vectors = w.vectors
+    if vectors is not None and vectors.model and vectors.new:
+        insert_vectors(conn, vectors.model, vectors.new)
+    if old_hashes:
+        drop_orphan_vectors(conn, old_hashes)
+
 def _ensure_collection(conn: sqlite3.Connection, name: str) -> None:
     conn.execute("INSERT OR IGNORE INTO collections VALUES (?, datetime('now'))", (name,))
 
@@ -199,6 +224,8 @@ def _delete_document(conn: sqlite3.Connection, document_id: str) -> int:
     old_hashes = _delete_rows(conn, document_id)
     count = conn.execute("DELETE FROM documents WHERE id = ?", (document_id,)).rowcount
     drop_orphan_vectors(conn, old_hashes)
+    if count:
+        mark_removed(conn, [document_id])  # answers citing it: their source went
     return count
 
 

@@ -1,5 +1,5 @@
 // The Log view (editors): the question-and-answer log with the attention filter (not found, failed, low
-// confidence, rated down) and plain filters; a row opens its run's full trace; the same rows export as CSV.
+// confidence, rated down, escalated, stale) and plain filters; a row opens its run's full trace; the same rows export as CSV.
 // A maintainer corrects a row's answer: the note becomes a document of the run's collection.
 import { API, ApiError, call, getJSON } from "./api.js";
 import { postJSON } from "./turn.js";
@@ -14,7 +14,7 @@ register({
   en: {
     "log.title": "Questions and answers", "log.show": "Show", "log.all": "All questions", "log.attention": "Needs attention",
     "log.not_found": "Not found", "log.failed": "Failed", "log.low_confidence": "Low confidence", "log.rated_down": "Rated down",
-    "log.escalated": "Escalated", "log.search": "Search questions and answers", "log.collection": "Collection", "log.collections": "All collections",
+    "log.escalated": "Escalated", "log.stale": "Stale", "log.stale_tag": "stale since {date}", "log.search": "Search questions and answers", "log.collection": "Collection", "log.collections": "All collections",
     "log.status": "Status", "log.statuses": "any status", "log.since": "Since", "log.csv": "Export CSV",
     "log.when": "When", "log.question": "Question", "log.confidence": "Confidence", "log.feedback": "Feedback",
     "log.reason": "Why", "log.count": "{n} question(s)", "log.trace": "Trace", "log.close": "Close",
@@ -24,7 +24,7 @@ register({
   },
   zh: {
     "log.title": "问答记录", "log.show": "显示", "log.all": "全部问题", "log.attention": "需要关注", "log.not_found": "未找到",
-    "log.failed": "失败", "log.low_confidence": "低置信度", "log.rated_down": "差评", "log.escalated": "已升级处理", "log.search": "搜索问题和回答",
+    "log.failed": "失败", "log.low_confidence": "低置信度", "log.rated_down": "差评", "log.escalated": "已升级处理", "log.stale": "来源已更改", "log.stale_tag": "{date} 起来源已更改", "log.search": "搜索问题和回答",
     "log.collection": "集合", "log.collections": "全部集合", "log.status": "状态", "log.statuses": "全部状态",
     "log.since": "起始日期", "log.csv": "导出 CSV", "log.when": "时间", "log.question": "问题", "log.confidence": "置信度",
     "log.feedback": "反馈", "log.reason": "原因", "log.count": "{n} 个问题", "log.trace": "运行详情", "log.close": "关闭",
@@ -34,7 +34,7 @@ register({
   },
 });
 
-const KINDS = ["not_found", "failed", "low_confidence", "rated_down", "escalated"];
+const KINDS = ["not_found", "failed", "low_confidence", "rated_down", "escalated", "stale"];
 const STATUSES = ["SUCCESS", "FALLBACK", "FAILED", "CANCELLED"];
 const view = { built: null, timer: null };
 const $ = (id) => document.getElementById(id);
@@ -101,6 +101,7 @@ function row(q) {
     el("td", {}, q.status), el("td", {}, q.confidence || ""), el("td", {}, q.collection || ""),
     el("td", {}, t("log.votes", { up: q.feedback_up, down: q.feedback_down })),
     el("td", { class: "reason" }, q.reason || "", " ", q.corrected ? el("span", { class: "tag corrected" }, t("log.corrected")) : "",
+      q.stale ? el("span", { class: "tag stale" }, t("log.stale_tag", { date: String(q.stale_at).slice(0, 10) })) : "",
       el("button", { type: "button", class: "link correct", onclick: (e) => correctForm(e.currentTarget, q.run_id) },
         t("log.correct"))));
 }

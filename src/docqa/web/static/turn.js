@@ -5,6 +5,7 @@
 import { call, getJSON } from "./api.js";
 import { el } from "./dom.js";
 import { register, t } from "./i18n.js";
+import { showStale } from "./staleness.js";
 import { Steps } from "./steps.js";
 import { openSource } from "./viewer.js";
 
@@ -199,6 +200,7 @@ export function pastTurn(record) {
   renderAnswer(turn);
   finishTurn(turn, record.status, record.error);
   showNotFound(turn, record);
+  showStale(turn, record);
   return turn;
 }
 
