@@ -20,7 +20,7 @@ from docqa.store import Stores
 from docqa.types import DocumentRecord, Hit
 
 if TYPE_CHECKING:
-    from docqa.ingest.pipeline import IngestOptions, IngestReport, Progress
+    from docqa.ingest.pipeline import Gate, IngestOptions, IngestReport, Progress
     from docqa.ingest.reindex import ReindexReport
     from docqa.ingest.scan import Scanner
     from docqa.ingest.watch import Watcher
@@ -53,6 +53,8 @@ class Documents:
 
     def __init__(self, store: Stores, settings: Settings, models: Models):
         self.store, self.settings, self.models = store, settings, models
+        # Held around each write step of an add (pipeline.Gate): a server's writer turn (api/jobs.py), else none.
+        self.gate: Gate | None = None
 
     # -- adding and removing -----------------------------------------------------------------
     def add(self, paths: Sequence[str | Path], collection: str | None = None, progress: Progress | None = None,
@@ -70,7 +72,8 @@ class Documents:
         opts = self._options()
         check_ocr(opts.ocr)  # ingest.ocr: on without the extra stops here, naming the install command
         self.models.check_embedder(writing=True)
-        ingestor = Ingestor(self.store, self.scanner(include, exclude), opts, progress, self.models.embedder, self._engine())
+        ingestor = Ingestor(self.store, self.scanner(include, exclude), opts, progress, self.models.embedder, self._engine(),
+                            self.gate)
         return ingestor.run(found, collection)
 
     def check_add(self, paths: Sequence[str | Path], collection: str | None = None, *, principal: Principal = LOCAL,

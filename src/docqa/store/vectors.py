@@ -58,6 +58,11 @@ class VectorStore(ABC):
         """Which of these text hashes already have a vector of `model` (they need no embedding)."""
 
     @abstractmethod
+    def missing_vectors(self, model: str, chunk_ids: list[str]) -> set[str]:
+        """Which of these chunks have no vector of `model` yet (written by an add still embedding, or
+        one that stopped before it could): full-text search finds them, dense search does not."""
+
+    @abstractmethod
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         """Store vectors of `model` by text hash (one transaction)."""
 

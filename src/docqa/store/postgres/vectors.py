@@ -121,6 +121,14 @@ class PostgresVectors(VectorStore):
             return {r[0] for r in conn.execute("SELECT text_hash FROM embeddings WHERE model = %s AND text_hash = ANY(%s)",
                                                (model, list(dict.fromkeys(hashes))))}
 
+    def missing_vectors(self, model: str, chunk_ids: list[str]) -> set[str]:
+        if not chunk_ids:
+            return set()
+        with self.db.read() as conn:
+            return {r[0] for r in conn.execute(
+                """SELECT c.id FROM chunks c WHERE c.id = ANY(%s) AND NOT EXISTS
+                       (SELECT 1 FROM embeddings e WHERE e.model = %s AND e.text_hash = c.embed_hash)""", (chunk_ids, model))}
+
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         with self.db.transaction(documents=True) as conn:
             insert_vectors(conn, model, vectors, index=not self.db.index_deferred())

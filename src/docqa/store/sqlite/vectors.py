@@ -140,6 +140,14 @@ class SQLiteVectors(VectorStore):
                 f"SELECT text_hash FROM embeddings WHERE model = ? AND text_hash IN ({','.join('?' * len(part))})", [model, *part]))
         return found
 
+    def missing_vectors(self, model: str, chunk_ids: list[str]) -> set[str]:
+        if not chunk_ids:
+            return set()
+        rows = self.conn.execute(
+            f"""SELECT c.id FROM chunks c WHERE c.id IN ({','.join('?' * len(chunk_ids))}) AND NOT EXISTS
+                    (SELECT 1 FROM embeddings e WHERE e.model = ? AND e.text_hash = c.embed_hash)""", [*chunk_ids, model])
+        return {r[0] for r in rows}
+
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         with self.db.transaction() as conn:
             insert_vectors(conn, model, vectors)
