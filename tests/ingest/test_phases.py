@@ -20,6 +20,7 @@ FILES = {
     "keys.md": "# Keys\n\nAPI keys are rotated every 90 days with the quartz tool.\n",
     "net.md": "# Network\n\nThe walrus gateway forwards port 8443 to the cluster.\n",
 }
+QUERIES = {"ops.md": "zebra backup", "keys.md": "quartz rotated", "net.md": "walrus gateway"}
 
 
 class Stop(Exception):
@@ -53,19 +54,20 @@ def test_documents_are_searchable_before_their_vectors_are_written(setup):
     kb, reader = open_kb(), open_kb()
     seen = []
 
-    def look(done: int, total: int, path: str) -> None:
-        if not seen:
-            hits = reader.search("zebra backup", mode="hybrid")
-            seen.append((hits, _vectors(reader)))
+    def look(done: int, total: int, path: str) -> None:  # `path` was just committed; its vectors come later
+        name = path.rsplit("/", 1)[-1]
+        seen.append((name, reader.search(QUERIES[name], mode="hybrid"), _vectors(reader)))
 
     report = kb.add([docs], progress=look)
-    (hits, (embedded, chunks)), = seen
-    assert hits and hits[0].path.endswith("ops.md")  # found by full text, before any vector existed
-    assert embedded == 0 and chunks == len(FILES)
-    assert hits.without_vectors == [h.chunk_id for h in hits] and "no vector yet" in hits.vectors_note
+    assert sorted(name for name, _, _ in seen) == sorted(FILES)
+    for name, hits, (embedded, chunks) in seen:
+        assert hits[0].path.endswith(name) and hits[0].chunk_id in hits.without_vectors  # found by full text alone
+        assert "no vector yet" in hits.vectors_note and embedded < chunks
+    assert seen[0][2][0] == 0  # the first documents were searchable before any vector existed
     assert _vectors(kb) == (len(FILES), len(FILES))
-    after = reader.search("zebra backup", mode="hybrid")
-    assert after[0].path.endswith("ops.md") and after.without_vectors == [] and after.vectors_note is None
+    for name, query in QUERIES.items():
+        after = reader.search(query, mode="hybrid")
+        assert after[0].path.endswith(name) and after.without_vectors == [] and after.vectors_note is None
     assert report.vectors == len(FILES)
     assert 0 < report.first_searchable <= report.searchable <= report.vectors_elapsed <= report.elapsed
     assert report.phases().startswith("searchable in ") and f"; vectors for {len(FILES)} chunks in " in report.phases()
@@ -74,21 +76,43 @@ def test_documents_are_searchable_before_their_vectors_are_written(setup):
 def test_an_add_stopped_before_embedding_leaves_its_documents_searchable_and_the_next_add_embeds_them(setup):
     docs, open_kb = setup
     kb = open_kb()
+    written = []
 
     def stop(done: int, total: int, path: str) -> None:
+        written.append(path.rsplit("/", 1)[-1])
         raise Stop
 
     with pytest.raises(Stop):
         kb.add([docs], progress=stop)
-    assert _vectors(kb) == (0, len(FILES))
-    hits = kb.search("quartz rotated", mode="hybrid")
-    assert hits[0].path.endswith("keys.md") and hits.to_dict()["without_vectors"] == [h.chunk_id for h in hits]
+    (name,) = written
+    embedded, chunks = _vectors(kb)
+    assert embedded == 0 and chunks >= 1
+    hits = kb.search(QUERIES[name], mode="hybrid")
+    assert hits[0].path.endswith(name) and hits.to_dict()["without_vectors"] == [h.chunk_id for h in hits]
     report = kb.add([docs])
-    assert sorted(report.unchanged) == sorted(str(docs / n) for n in FILES)  # not parsed again
-    assert report.vectors == len(FILES) and report.phases().startswith(f"vectors for {len(FILES)} chunks in ")
+    assert str(docs / name) in report.unchanged  # not parsed again, yet embedded now
+    assert report.vectors == len(FILES) and f"vectors for {len(FILES)} chunks in " in report.phases()
     assert _vectors(kb) == (len(FILES), len(FILES))
-    assert kb.search("quartz rotated", mode="hybrid").without_vectors == []
-    assert kb.add([docs]).phases() is None  # nothing left to embed: nothing said
+    assert kb.search(QUERIES[name], mode="hybrid").without_vectors == []
+    assert kb.add([docs]).phases() is None  # nothing written, nothing left to embed: nothing said
+
+
+def test_the_next_add_embeds_what_a_stopped_add_left_though_no_file_changed(setup):
+    docs, open_kb = setup
+    kb = open_kb()
+
+    def stop(done: int, total: int, path: str) -> None:
+        if done == total:
+            raise Stop
+
+    with pytest.raises(Stop):
+        kb.add([docs], progress=stop)
+    embedded, chunks = _vectors(kb)
+    assert chunks == len(FILES) and embedded < chunks
+    report = kb.add([docs])
+    assert sorted(report.unchanged) == sorted(str(docs / n) for n in FILES)
+    assert report.vectors == chunks - embedded and report.phases().startswith(f"vectors for {chunks - embedded} chunks in ")
+    assert _vectors(kb) == (len(FILES), len(FILES))
 
 
 def test_a_changed_document_is_its_new_version_while_it_is_embedded(setup):

@@ -335,27 +335,35 @@ class Ingestor:
         return jobs
 
     def _parse_all(self, jobs: list[tuple], states: dict, collection: str, report: IngestReport) -> None:
+        """Write parsed files in groups as they come (every _GROUP_SECONDS, or sooner at _EMBED_CHUNKS
+        chunks); embed their texts that lack a vector once _EMBED_CHUNKS of them wait, when the parser
+        is quiet (a slow file), and at the end."""
         total, done = len(jobs), 0
         pending: list[Parsed] = []
         waiting = 0  # chunks in `pending`
+        unembedded: dict[str, str] = {}  # text hash -> text of written chunks, to embed
         since, commit, gather = time.monotonic(), self.opts.commit_seconds, gather_seconds(self.opts)
         with self.store.bulk_load(commit) if total >= _BULK_FILES else self.store.batch(commit):
             for parsed in self._results(jobs):
                 if not self._warming and parsed is not QUIET and (parsed.chunks or parsed.members):
                     self._warm_model()  # something to embed: load the model while the parser works on
-                if parsed is QUIET:  # no result for a while (a slow file): write and commit what waits meanwhile
+                if parsed is QUIET:  # no result for a while (a slow file): write, commit and embed what waits meanwhile
                     if pending:
-                        done = self._flush(pending, states, collection, report, done, total)
+                        done = self._flush(pending, states, collection, report, done, total, unembedded)
                         pending, waiting, since = [], 0, time.monotonic()
                     self.store.commit_pending()  # nothing stays uncommitted while a slow file is parsed
+                    self._embed(unembedded, report)
                     continue
                 expanded = self._expand(parsed, states, collection, report)
                 pending.extend(expanded)
                 waiting += sum(len(p.chunks) for p in expanded)
-                if waiting >= _EMBED_CHUNKS or (self.embedder is None and time.monotonic() - since >= gather):
-                    done = self._flush(pending, states, collection, report, done, total)
+                if waiting >= _EMBED_CHUNKS or time.monotonic() - since >= gather:
+                    done = self._flush(pending, states, collection, report, done, total, unembedded)
                     pending, waiting, since = [], 0, time.monotonic()
-            self._flush(pending, states, collection, report, done, total)
+                if len(unembedded) >= _EMBED_CHUNKS:
+                    self._embed(unembedded, report)
+            self._flush(pending, states, collection, report, done, total, unembedded)
+            self._embed(unembedded, report)
 
     def _warm_model(self) -> None:
         """Load a local model on a thread while the parser works on (its workers are started by now:
@@ -364,9 +372,10 @@ class Ingestor:
         if self.embedder is not None and self.embedder.runs_here:
             threading.Thread(target=self.embedder.warm, name="docqa-model-load", daemon=True).start()
 
-    def _flush(self, batch: list[Parsed], states: dict, collection: str, report: IngestReport, done: int, total: int) -> int:
-        """Write the parsed files' documents and commit them (searchable now), then embed the chunk
-        texts that have no vector yet (one model call for all of them) and write those vectors."""
+    def _flush(self, batch: list[Parsed], states: dict, collection: str, report: IngestReport, done: int, total: int,
+               unembedded: dict[str, str]) -> int:
+        """Write the parsed files' documents and commit them (searchable now); their chunk texts join
+        `unembedded` (embedded later, by `_embed`)."""
         vectors, texts = self._hashes(batch)
         group: dict[str, DocumentWrite] = {}  # the documents written together at the end (one replace_documents)
         with self._step():
@@ -383,7 +392,7 @@ class Ingestor:
             if archive_of(parsed.path) is None:  # an archive's members are part of its one step
                 done += 1
                 self.progress(done, total, parsed.path)
-        self._embed(texts, report)
+        unembedded.update(texts)
         return done
 
     def _hashes(self, batch: list[Parsed]) -> tuple[dict[str, ChunkVectors], dict[str, str]]:
@@ -401,14 +410,18 @@ class Ingestor:
         return out, texts
 
     def _embed(self, texts: dict[str, str], report: IngestReport) -> None:
-        """Embed the texts that have no vector yet (their chunks are written) and write the vectors."""
+        """Embed the texts that have no vector yet (their chunks are written), write the vectors, and
+        empty `texts`."""
         if self.embedder is None or not texts:
+            texts.clear()
             return
         known = self.store.vectors.known_vectors(self.model, texts)
         missing = [h for h in texts if h not in known]
+        inputs = [texts[h] for h in missing]
+        texts.clear()
         if not missing:
             return
-        vectors = dict(zip(missing, self.embedder.embed_batch([texts[h] for h in missing], "passage")))
+        vectors = dict(zip(missing, self.embedder.embed_batch(inputs, "passage")))
         with self._step():
             self.store.vectors.put_vectors(self.model, vectors)
             self.store.commit_pending()
