@@ -2,10 +2,10 @@
 reindex, collections), in order, while the workers keep reading (SQLite allows one writer at a
 time; queueing the writes here means no request ever waits on the database's write lock).
 
-An upload or ingest job runs beside it, on the ingest lane (its own thread and connection, one job
+An upload, ingest or reindex job runs beside it, on the ingest lane (its own thread and connection, one job
 at a time): its files are parsed and embedded there, holding nothing, and each write step takes
 the writer's `turn` (queued like any write, so the writes queued before it go first) and lets it go
-committed.  A small write waits for one write step at most, never for a parse (issue 30: a
+committed.  A small write waits for one write step at most, never for a parse or an embedding (issue 30: a
 `POST /collections` waited 32 s behind an 11 MB docx being parsed).
 
 Long writes are background jobs, with progress, that clients poll (`GET /api/v1/jobs/{id}`); short
@@ -35,7 +35,7 @@ from docqa.kb import KnowledgeBase
 T = TypeVar("T")
 log = logging.getLogger("docqa.api")
 QUEUED, RUNNING, SUCCEEDED, FAILED = "queued", "running", "succeeded", "failed"
-LANE_KINDS = ("upload", "ingest")  # jobs that parse beside the writer and take its turn only to write
+LANE_KINDS = ("upload", "ingest", "reindex")  # jobs that parse or embed beside the writer, taking its turn only to write
 
 
 @dataclass
@@ -179,10 +179,11 @@ class Writer:
                 del self._jobs[key]
         return job
 
-    def call(self, work: Callable[[KnowledgeBase], T]) -> Future[T]:
-        """Queue a short write whose request waits for it."""
+    def call(self, work: Callable[[KnowledgeBase], T], lane: bool = False) -> Future[T]:
+        """Queue a short write whose request waits for it; with `lane`, a long one that writes in steps
+        (an add: it runs on the ingest lane, whose knowledge base takes the writer's turn to write)."""
         future: Future[T] = Future()
-        self._put((None, work, future))
+        self._put((None, work, future), self._queue_for("ingest" if lane else None))
         return future
 
     def job(self, job_id: str) -> Job:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,7 +72,8 @@ class Documents:
 
         opts = self._options()
         check_ocr(opts.ocr)  # ingest.ocr: on without the extra stops here, naming the install command
-        self.models.check_embedder(writing=True)
+        with self.gate() if self.gate is not None else nullcontext():  # it may record the embedder
+            self.models.check_embedder(writing=True)
         ingestor = Ingestor(self.store, self.scanner(include, exclude), opts, progress, self.models.embedder, self._engine(),
                             self.gate)
         return ingestor.run(found, collection)
@@ -145,7 +147,7 @@ class Documents:
         require(principal, "reindex")
         from docqa.ingest.reindex import reindex
 
-        report = reindex(self.store.vectors, self.models.embedder, progress)
+        report = reindex(self.store.vectors, self.models.embedder, progress, self.gate)
         self.models.forget_retriever()
         return report
 

@@ -64,7 +64,8 @@ class VectorStore(ABC):
 
     @abstractmethod
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
-        """Store vectors of `model` by text hash (one transaction)."""
+        """Store vectors of `model` by text hash (one transaction); those of texts no chunk uses are not
+        stored (the chunks were removed while their texts were embedded)."""
 
     @abstractmethod
     def embedder(self) -> str | None:

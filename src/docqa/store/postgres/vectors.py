@@ -131,7 +131,8 @@ class PostgresVectors(VectorStore):
 
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         with self.db.transaction(documents=True) as conn:
-            insert_vectors(conn, model, vectors, index=not self.db.index_deferred())
+            used = {r[0] for r in conn.execute("SELECT DISTINCT embed_hash FROM chunks WHERE embed_hash = ANY(%s)", (list(vectors),))}
+            insert_vectors(conn, model, {h: v for h, v in vectors.items() if h in used}, index=not self.db.index_deferred())
 
     def embedder(self) -> str | None:
         return self.db.one("SELECT value FROM meta WHERE key = 'embedder'")

@@ -150,7 +150,8 @@ class SQLiteVectors(VectorStore):
 
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         with self.db.transaction() as conn:
-            insert_vectors(conn, model, vectors)
+            used = {h for h in vectors if conn.execute("SELECT 1 FROM chunks WHERE embed_hash = ? LIMIT 1", (h,)).fetchone()}
+            insert_vectors(conn, model, {h: v for h, v in vectors.items() if h in used})
             self.db.bump_generation(conn)
 
     def embedder(self) -> str | None:
