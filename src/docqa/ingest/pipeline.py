@@ -382,7 +382,8 @@ class Ingestor:
             for parsed in batch:
                 self._write(parsed, states.get(parsed.path), collection, report, vectors.get(parsed.path), group)
             self.store.documents.replace_documents(list(group.values()))
-            if self.embedder is not None:
+            if self.embedder is not None and group:
+                self.store.vectors.set_vectors_pending(True)  # with the texts: a stop before their vectors is known
                 self.store.commit_pending()  # searchable before the embedding; no write lock held while embedding
         if group:
             report.searchable = time.perf_counter() - self.started
@@ -429,14 +430,17 @@ class Ingestor:
         report.vectors_elapsed = time.perf_counter() - self.started
 
     def _finish_vectors(self, report: IngestReport) -> None:
-        """Embed the chunk texts an earlier add wrote and could not embed (it was stopped)."""
-        if self.embedder is None:
+        """Embed the chunk texts this add or an earlier one (stopped between its phases) wrote without
+        their vectors; then no chunk lacks one."""
+        if self.embedder is None or not self.store.vectors.vectors_pending():
             return
         while batch := self.store.vectors.unembedded(self.model, _CATCH_UP):
             before = report.vectors
             self._embed({b.text_hash: _input_text(b) for b in batch}, report)
             if report.vectors == before:  # nothing could be added (never expected): do not loop
                 return
+        with self._step():
+            self.store.vectors.set_vectors_pending(False)
 
     def _expand(self, parsed: Parsed, states: dict, collection: str, report: IngestReport) -> list[Parsed]:
         """What to write for one parsed file: itself, or an archive's members then the archive, last

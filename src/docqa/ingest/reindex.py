@@ -55,6 +55,7 @@ def reindex(vectors: VectorStore, embedder: Embedder | None, progress: Callable[
             progress(vectors.vector_count(key)[0], total)
     with step():
         vectors.set_embedder(embedder.fingerprint.to_json(), key)
+        vectors.set_vectors_pending(False)
     return ReindexReport(key, embedded, before, total, time.perf_counter() - started)
 
 

@@ -87,6 +87,15 @@ def test_missing_vectors_names_the_chunks_written_before_their_vectors(stores):
     assert stores.vectors.missing_vectors("m", []) == set() and stores.vectors.missing_vectors("m", ["nope"]) == set()
 
 
+def test_vectors_pending_is_remembered_until_cleared(stores):
+    assert stores.vectors.vectors_pending() is False
+    stores.vectors.set_vectors_pending(True)
+    stores.vectors.set_vectors_pending(True)
+    assert stores.vectors.vectors_pending() is True
+    stores.vectors.set_vectors_pending(False)
+    assert stores.vectors.vectors_pending() is False
+
+
 def test_put_vectors_keeps_no_vector_of_a_text_no_chunk_uses(stores):
     """A document removed while its texts were being embedded leaves no orphaned vector behind."""
     _with_vectors(stores, hashes=("x",))

@@ -121,6 +121,16 @@ class PostgresVectors(VectorStore):
             return {r[0] for r in conn.execute("SELECT text_hash FROM embeddings WHERE model = %s AND text_hash = ANY(%s)",
                                                (model, list(dict.fromkeys(hashes))))}
 
+    def set_vectors_pending(self, pending: bool) -> None:
+        with self.db.transaction(documents=True) as conn:
+            if pending:
+                conn.execute("INSERT INTO meta VALUES ('vectors_pending', '1') ON CONFLICT (key) DO NOTHING")
+            else:
+                conn.execute("DELETE FROM meta WHERE key = 'vectors_pending'")
+
+    def vectors_pending(self) -> bool:
+        return self.db.one("SELECT 1 FROM meta WHERE key = 'vectors_pending'") is not None
+
     def missing_vectors(self, model: str, chunk_ids: list[str]) -> set[str]:
         if not chunk_ids:
             return set()

@@ -140,6 +140,16 @@ class SQLiteVectors(VectorStore):
                 f"SELECT text_hash FROM embeddings WHERE model = ? AND text_hash IN ({','.join('?' * len(part))})", [model, *part]))
         return found
 
+    def set_vectors_pending(self, pending: bool) -> None:
+        with self.db.transaction() as conn:
+            if pending:
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_pending', '1')")
+            else:
+                conn.execute("DELETE FROM meta WHERE key = 'vectors_pending'")
+
+    def vectors_pending(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM meta WHERE key = 'vectors_pending'").fetchone() is not None
+
     def missing_vectors(self, model: str, chunk_ids: list[str]) -> set[str]:
         if not chunk_ids:
             return set()
