@@ -139,10 +139,15 @@ class Writer:
         if self._stopping:
             raise BusyError(self.retry_after, "the server stopped before this write")
         self._queue.put((None, hold, queued))  # waits for room: a job's step is never refused
-        try:
-            granted.result()
-        except CancelledError:
-            raise BusyError(self.retry_after, "the server stopped before this write") from None
+        while True:
+            try:
+                granted.result(timeout=1.0)
+                break
+            except CancelledError:
+                raise BusyError(self.retry_after, "the server stopped before this write") from None
+            except TimeoutError:  # queued behind other writes; or queued after the writer stopped
+                if self._stopping and not self._threads[0].is_alive():
+                    raise BusyError(self.retry_after, "the server stopped before this write") from None
         try:
             yield
         finally:
