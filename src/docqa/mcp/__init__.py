@@ -32,9 +32,10 @@ def build_server(source: KnowledgeBase | Backend) -> MCPServer:
 
 
 def future_backend(submit_read: Callable, submit_write: Callable, settings: Settings,
-                   redact: Callable[[str], str] = str) -> Backend:
-    """Tools' work handed to executors returning concurrent futures (the API's worker pool and writer)."""
-    return _server().FutureBackend(submit_read, submit_write, settings, redact)
+                   redact: Callable[[str], str] = str, submit_ingest: Callable | None = None) -> Backend:
+    """Tools' work handed to executors returning concurrent futures (the API's worker pool and writer;
+    `submit_ingest`: where an add goes, the writer's ingest lane)."""
+    return _server().FutureBackend(submit_read, submit_write, settings, redact, submit_ingest)
 
 
 def serve_stdio(settings: Settings) -> None:

@@ -54,6 +54,10 @@ class Backend(Protocol):
 
     async def write(self, work: Callable[[KnowledgeBase], T]) -> T: ...
 
+    async def ingest(self, work: Callable[[KnowledgeBase], T]) -> T:
+        """`write` for an add: a server runs it where it parses without holding its writer."""
+        ...
+
     def redact(self, message: str) -> str: ...
 
 
@@ -75,6 +79,9 @@ class Direct:
 
         return await anyio.to_thread.run_sync(locked, self.kb)
 
+    async def ingest(self, work: Callable[[KnowledgeBase], T]) -> T:
+        return await self.write(work)
+
     def redact(self, message: str) -> str:
         return message
 
@@ -85,14 +92,19 @@ class FutureBackend:
 
     def __init__(self, submit_read: Callable[[Callable[[KnowledgeBase], Any]], Future],
                  submit_write: Callable[[Callable[[KnowledgeBase], Any]], Future], settings: Settings,
-                 redact: Callable[[str], str] = str):
+                 redact: Callable[[str], str] = str,
+                 submit_ingest: Callable[[Callable[[KnowledgeBase], Any]], Future] | None = None):
         self._read, self._write, self.settings, self._redact = submit_read, submit_write, settings, redact
+        self._ingest = submit_ingest or submit_write
 
     async def read(self, work: Callable[[KnowledgeBase], T]) -> T:
         return await _wait(self._read, work)
 
     async def write(self, work: Callable[[KnowledgeBase], T]) -> T:
         return await _wait(self._write, work)
+
+    async def ingest(self, work: Callable[[KnowledgeBase], T]) -> T:
+        return await _wait(self._ingest, work)
 
     def redact(self, message: str) -> str:
         return self._redact(message)
@@ -139,7 +151,7 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> M
             # the core checks the paths before anything is read: a remote caller's inside api.ingest_roots, a stdio
             # client's inside mcp.ingest_roots (an agent steered by a document it read exfiltrates nothing), and
             # every one named must exist (a tool's caller reads an error, not a failed entry of a report)
-            return await backend.write(lambda kb: kb.documents.add(paths, collection, principal=who, missing_ok=False).to_dict())
+            return await backend.ingest(lambda kb: kb.documents.add(paths, collection, principal=who, missing_ok=False).to_dict())
 
     @_tool(server, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
     async def query_knowledge(
