@@ -73,6 +73,25 @@ def test_documents_are_searchable_before_their_vectors_are_written(setup):
     assert report.phases().startswith("searchable in ") and f"; vectors for {len(FILES)} chunks in " in report.phases()
 
 
+def test_an_answer_says_when_its_sources_have_no_vector_yet(setup):
+    docs, open_kb = setup
+    kb = open_kb()
+    written = []
+
+    def stop(done: int, total: int, path: str) -> None:
+        written.append(path.rsplit("/", 1)[-1])
+        raise Stop
+
+    with pytest.raises(Stop):
+        kb.add([docs], progress=stop)
+    question = f"What about the {QUERIES[written[0]]}?"
+    answer = kb.ask(question, mode="pipeline")
+    assert answer.retrieval["without_vectors"] and any("no vector yet" in note for note in answer.notes)
+    kb.add([docs])
+    answer = kb.ask(question, mode="pipeline")
+    assert "without_vectors" not in answer.retrieval and not any("no vector yet" in note for note in answer.notes)
+
+
 def test_an_add_stopped_before_embedding_leaves_its_documents_searchable_and_the_next_add_embeds_them(setup):
     docs, open_kb = setup
     kb = open_kb()
