@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -131,6 +132,17 @@ def test_add_reports_failures_and_exits_1(tmp_path):
     report = json.loads(proc.stdout)
     assert [Path(p).name for p in report["added"]] == ["ok.txt"]
     assert [Path(f["path"]).name for f in report["failed"]] == ["bad.pdf"] and report["failed"][0]["reason"]
+
+
+@pytest.mark.slow
+def test_add_says_when_its_documents_were_searchable_and_when_their_vectors_were_written(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "herons.md").write_text("# Herons\n\nHerons wade in shallow water.\n", encoding="utf-8")
+    last = docqa(tmp_path / "kb.db", "add", str(docs)).stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"searchable in \d+\.\d\d s; vectors for 1 chunks in \d+\.\d\d s", last), last
+    again = docqa(tmp_path / "kb.db", "add", str(docs)).stdout
+    assert again.startswith("unchanged: 1") and "searchable" not in again and "vectors for" not in again
 
 
 @pytest.mark.slow

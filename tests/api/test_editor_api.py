@@ -11,6 +11,7 @@ import io
 import pytest
 from fastapi.testclient import TestClient
 
+from api.conftest import wait_for
 from api.test_errors import assert_error
 from docqa.api import create_app
 from docqa.api.uploads import safe_path
@@ -90,11 +91,8 @@ def test_an_upload_keeps_a_dropped_folders_relative_paths(world, tmp_path):
              ("files", ("guide/faq.md", b"# FAQ\n\nThe other one.\n", "text/markdown"))]
     r = client.post("/api/v1/documents", files=files, data={"keep_paths": "true", "collection": "A"}, headers=headers)
     assert r.status_code == 202 and [f["name"] for f in r.json()["files"]] == ["guide/deep/faq.md", "guide/faq.md"]
-    job = get(f"/jobs/{r.json()['job']['id']}").json()
-    for _ in range(100):
-        if job["status"] in ("succeeded", "failed"):
-            break
-        job = get(f"/jobs/{job['id']}").json()
+    url = f"/jobs/{r.json()['job']['id']}"
+    job = wait_for(lambda: (j := get(url).json())["status"] in ("succeeded", "failed") and j, timeout=60)
     assert sorted(job["result"]["added"]) == [str(tmp_path / "uploads" / "A" / "guide" / "deep" / "faq.md"),
                                               str(tmp_path / "uploads" / "A" / "guide" / "faq.md")]
     bad = [("files", ("guide/../../escape.md", b"# x\n", "text/markdown"))]

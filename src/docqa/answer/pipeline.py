@@ -77,6 +77,9 @@ class Pipeline:
                             "hits": [_hit_summary(h) for h in hits], "dropped": []}
         if hits.rerank:
             answer.retrieval["rerank"] = hits.rerank
+        if note := hits.vectors_note:  # an add is still embedding: these were found by full-text search alone
+            answer.retrieval["without_vectors"] = hits.without_vectors
+            answer.notes.append(note)
         if self.model_note:
             answer.notes.append(self.model_note)
         if self.model is None:

@@ -101,7 +101,8 @@ def _mount_mcp(app: FastAPI, runtime: Runtime) -> None:
     from docqa import mcp
 
     backend = mcp.future_backend(lambda work: runtime.pool.submit(work), lambda work: runtime.writer.call(work),
-                                 runtime.settings, runtime.redact, runtime.settings.api.request_timeout)
+                                 runtime.settings, runtime.redact, runtime.settings.api.request_timeout,
+                                 lambda work: runtime.writer.call(work, lane=True))
     mcp.mount(app, backend, host=runtime.settings.api.host,
               authenticate=lambda headers: app.state.access.authenticate(headers))
 

@@ -2,6 +2,12 @@
 reindex, collections), in order, while the workers keep reading (SQLite allows one writer at a
 time; queueing the writes here means no request ever waits on the database's write lock).
 
+An upload, ingest or reindex job runs beside it, on the ingest lane (its own thread and connection, one job
+at a time): its files are parsed and embedded there, holding nothing, and each write step takes
+the writer's `turn` (queued like any write, so the writes queued before it go first) and lets it go
+committed.  A small write waits for one write step at most, never for a parse or an embedding (issue 30: a
+`POST /collections` waited 32 s behind an 11 MB docx being parsed).
+
 Long writes are background jobs, with progress, that clients poll (`GET /api/v1/jobs/{id}`); short
 ones are awaited by their request.  Jobs live in memory (the last `keep` finished ones are kept)
 and, with several replicas on one PostgreSQL database, also in the database (`shared`), so that
@@ -16,8 +22,9 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
-from concurrent.futures import Future
+from collections.abc import Callable, Iterator
+from concurrent.futures import CancelledError, Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -30,6 +37,7 @@ T = TypeVar("T")
 log = logging.getLogger("docqa.api")
 QUEUED, RUNNING, SUCCEEDED, FAILED = "queued", "running", "succeeded", "failed"
 _PROGRESS_EVERY = 0.5  # seconds between saves of a job's progress to the shared database
+LANE_KINDS = ("upload", "ingest", "reindex")  # jobs that parse or embed beside the writer, taking its turn only to write
 
 
 @dataclass
@@ -81,35 +89,78 @@ class Shared(Protocol):
 
 
 class Writer:
+    """`lane_kb`: the knowledge base (its own connection) the ingest lane's jobs run on; None: every
+    job runs on the writer's thread, as one write."""
+
     def __init__(self, kb: KnowledgeBase, capacity: int, retry_after: int = 2, redact: Callable[[str], str] = str,
-                 on_job: Callable[[Job], None] | None = None, keep: int = 1000, shared: Shared | None = None):
+                 on_job: Callable[[Job], None] | None = None, keep: int = 1000, shared: Shared | None = None,
+                 lane_kb: KnowledgeBase | None = None):
         self.kb, self.retry_after, self.redact, self.on_job, self.keep = kb, retry_after, redact, on_job, keep
-        self.shared = shared
+        self.shared, self.lane_kb = shared, lane_kb
         self._queue: queue.Queue = queue.Queue(maxsize=max(1, capacity))
+        self._lane: queue.Queue = queue.Queue(maxsize=max(1, capacity))
         self._jobs: OrderedDict[str, Job] = OrderedDict()
         self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._loop, name="docqa-writer", daemon=True)
-        self.busy = False
+        self._threads = [threading.Thread(target=self._loop, args=(self._queue, kb), name="docqa-writer", daemon=True)]
+        if lane_kb is not None:
+            lane_kb.documents.gate = self.turn
+            self._threads.append(threading.Thread(target=self._loop, args=(self._lane, lane_kb), name="docqa-ingest",
+                                                  daemon=True))
+        self.busy = False  # the writer's thread is writing (or lends its turn to the ingest lane)
+        self._stopping = False
 
     @property
     def queued(self) -> int:
-        return self._queue.qsize()
+        return self._queue.qsize() + self._lane.qsize()
 
-    def full(self) -> bool:
-        return self._queue.full()
+    def full(self, kind: str | None = None) -> bool:
+        """Whether the queue a job of `kind` (None: a short write) would join is full."""
+        return self._queue_for(kind).full()
+
+    def _queue_for(self, kind: str | None) -> queue.Queue:
+        return self._lane if self.lane_kb is not None and kind in LANE_KINDS else self._queue
 
     def start(self) -> None:
-        self._thread.start()
+        for thread in self._threads:
+            thread.start()
 
     def alive(self) -> bool:
-        return self._thread.is_alive()
+        return all(thread.is_alive() for thread in self._threads)
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        """Hold the writer while an ingest-lane job writes one step (Documents.gate): the writer's
+        thread waits meanwhile, so the database has one writer at a time, in queue order."""
+        granted, released, queued = Future[None](), threading.Event(), Future[None]()
+
+        def hold(_kb: KnowledgeBase) -> None:
+            granted.set_result(None)
+            released.wait()
+
+        queued.add_done_callback(lambda f: granted.cancel() if f.cancelled() else None)  # stop() dropped it
+        if self._stopping:
+            raise BusyError(self.retry_after, "the server stopped before this write")
+        self._queue.put((None, hold, queued))  # waits for room: a job's step is never refused
+        while True:
+            try:
+                granted.result(timeout=1.0)
+                break
+            except CancelledError:
+                raise BusyError(self.retry_after, "the server stopped before this write") from None
+            except TimeoutError:  # queued behind other writes; or queued after the writer stopped
+                if self._stopping and not self._threads[0].is_alive():
+                    raise BusyError(self.retry_after, "the server stopped before this write") from None
+        try:
+            yield
+        finally:
+            released.set()
 
     def submit(self, kind: str, work: Callable[[KnowledgeBase, Job], dict | None], collection: str | None = None,
                detail: dict | None = None) -> Job:
         """Queue a background job; `work(kb, job)` returns its result (and may report progress on `job`)."""
         job = self._register(Job(_new_id(), kind, collection, detail or {}, created_at=now()))  # known before it can run
         try:
-            self._put((job, work, Future()))
+            self._put((job, work, Future()), self._queue_for(kind))
         except BusyError:
             with self._lock:
                 del self._jobs[job.id]
@@ -135,10 +186,11 @@ class Writer:
                 del self._jobs[key]
         return job
 
-    def call(self, work: Callable[[KnowledgeBase], T]) -> Future[T]:
-        """Queue a short write whose request waits for it."""
+    def call(self, work: Callable[[KnowledgeBase], T], lane: bool = False) -> Future[T]:
+        """Queue a short write whose request waits for it; with `lane`, a long one that writes in steps
+        (an add: it runs on the ingest lane, whose knowledge base takes the writer's turn to write)."""
         future: Future[T] = Future()
-        self._put((None, work, future))
+        self._put((None, work, future), self._queue_for("ingest" if lane else None))
         return future
 
     def job(self, job_id: str) -> Job:
@@ -152,43 +204,53 @@ class Writer:
 
     def stop(self, timeout: float = 30.0) -> None:
         """Finish the write in progress, then stop (queued jobs are dropped, marked failed)."""
+        self._stopping = True
+        for lane in (self._lane, self._queue):  # the lane first: its job in progress is told at its next turn
+            self._drop(lane)
+            lane.put((None, None, None))
+        for thread in self._threads:
+            if thread.ident is not None:
+                thread.join(timeout)
+
+    def _drop(self, lane: queue.Queue) -> None:
         while True:
             try:
-                job, _, future = self._queue.get_nowait()
+                job, _, future = lane.get_nowait()
             except queue.Empty:
-                break
+                return
             future.cancel()
             if job is not None:
                 self.finish(job, None, "the server stopped before this job ran")
-        self._queue.put((None, None, None))
-        self._thread.join(timeout)
 
-    def _put(self, item: tuple) -> None:
+    def _put(self, item: tuple, lane: queue.Queue | None = None) -> None:
         try:
-            self._queue.put_nowait(item)
+            (self._queue if lane is None else lane).put_nowait(item)
         except queue.Full:
             raise BusyError(self.retry_after, "the writer's queue is full") from None
 
-    def _loop(self) -> None:
+    def _loop(self, lane: queue.Queue, kb: KnowledgeBase) -> None:
         while True:
-            job, work, future = self._queue.get()
+            job, work, future = lane.get()
             if work is None:
                 return
             if not future.set_running_or_notify_cancel():
                 continue
-            self.busy = True
+            writer = lane is self._queue
+            if writer:
+                self.busy = True
             try:
-                self._one(job, work, future)
+                self._one(job, work, future, kb)
             finally:
-                self.busy = False
+                if writer:
+                    self.busy = False
 
-    def _one(self, job: Job | None, work: Callable, future: Future) -> None:
+    def _one(self, job: Job | None, work: Callable, future: Future, kb: KnowledgeBase) -> None:
         if job is not None:
             job.status, job.started_at = RUNNING, now()
             if self.shared is not None:
                 self.shared.save(job)
         try:
-            result = work(self.kb, job) if job is not None else work(self.kb)
+            result = work(kb, job) if job is not None else work(kb)
         except Exception as exc:  # a failed job is reported on the job or to the waiting request
             if job is None:
                 future.set_exception(exc)

@@ -82,7 +82,8 @@ class Runtime:
             self.replica = self._replica_kb.runs.replica(api.heartbeat)
             assert self.replica is not None
             shared = SharedJobs(self.replica.cluster, self.replica.id)
-        self.writer = Writer(writer_kb, api.queue_size, api.retry_after, self.redact, self._job_finished, shared=shared)
+        self.writer = Writer(writer_kb, api.queue_size, api.retry_after, self.redact, self._job_finished, shared=shared,
+                             lane_kb=self.make_kb())  # uploads and ingests parse there, beside the writer
         self.pool = WorkerPool(api.workers, api.queue_size, self.make_kb, api.retry_after)
         self.metrics.watch(lambda: self.pool.queued, lambda: self.pool.running, lambda: self.writer.queued,
                            lambda: self.live_runs)

@@ -61,7 +61,7 @@ class Watching:
         collection = self.collection
         while True:
             try:
-                return self.writer.call(lambda kb: kb.add(targets, collection)).result()
+                return self.writer.call(lambda kb: kb.add(targets, collection), lane=True).result()
             except BusyError as exc:  # the writer's queue is full: wait and keep the batch
                 if self.stopping.wait(float(exc.headers.get("Retry-After", 2))):
                     raise

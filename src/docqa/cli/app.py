@@ -236,6 +236,8 @@ def _render_report(report, namer: PathNamer) -> None:
     if not (report.added or report.updated or report.removed or report.moved or report.skipped
             or report.failed or report.unreadable):
         out.print(f"unchanged: {len(report.unchanged)}{_still(report)} · {report.elapsed:.2f}s")
+        if phases := report.phases():  # the vectors an earlier, stopped add left to embed
+            out.print(phases)
         return
     types = ", ".join(f"{t} {n}" for t, n in sorted(report.by_type.items())) or "-"
     out.print(
@@ -251,6 +253,8 @@ def _render_report(report, namer: PathNamer) -> None:
         out.print(f"  [yellow]unreadable now[/] {escape(namer.name(path))}: {escape(reason)}" + (f" — kept {kept} document(s)" if kept else ""))
     if still := _still(report):
         out.print(still.removeprefix("; "))
+    if phases := report.phases():
+        out.print(phases)
 
 
 def _still(report) -> str:
@@ -414,6 +418,8 @@ def search(
         err.print(f"[yellow]not reranked:[/] {escape(hits.rerank['reason'])}; the hits are in the fused order")
     elif hits.rerank and hits.rerank["status"] == "reranked":
         err.print(f"[dim]reranked by the chat model in {hits.rerank['ms'] / 1000:.1f} s[/]")
+    if hits.vectors_note:
+        err.print(f"[yellow]not embedded yet:[/] {escape(hits.vectors_note)}")
     if not hits:
         out.print("no matches")
     elif hits.low_relevance:

@@ -12,6 +12,15 @@ file docqa should read and could not.  Both are recorded in the store, with the 
 judged them, so a re-run with nothing changed reads none of them again and reports them only as
 "still skipped" / "still failing".  One bad file never stops the batch.
 
+Two phases per group of files: a document's full text (chunks and their full-text entries) is
+written and committed as soon as it is parsed, so a search during a long add already finds it
+(BM25; `Retriever` says which hits have no vector yet); its missing vectors are embedded after
+that and written on their own.  A document replaced by a new version is searchable throughout
+(the replace is one transaction).  An add that stops between the two leaves its documents
+searchable, and the next add (or `docqa reindex`) embeds what lacks a vector (`_finish_vectors`).
+Every write is a short step taken under `gate` (the API server's single writer, api/jobs.py):
+parsing and embedding hold nothing, so a small write waits for one step at most, never for a parse.
+
 An archive (.zip, .tar, .tar.gz ...) is one file and many documents: each member is a document at
 `<archive>!/<member>`, and the archive's own document (the list of its members) is written after
 them, so a crash midway leaves the archive's old hash and the next run reads it again.
@@ -26,6 +35,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -33,7 +43,7 @@ from pathlib import Path
 from docqa.clock import now
 from docqa.embed import Embedder, embed_text, text_hash
 from docqa.errors import EmptyDocumentError, FileTooLargeError, IngestError, UnreadableFileError
-from docqa.store import ChunkVectors, DocumentWrite, FileState, Stores
+from docqa.store import ChunkVectors, DocumentWrite, EmbedInput, FileState, Stores
 from docqa.store.documents import fulltext_inputs
 from docqa.text import segmented_forms
 from docqa.ingest.archives import parse_archive, skipped_lines, sort_members
@@ -49,6 +59,8 @@ from docqa.ingest.pool import QUIET, ParsePool
 from docqa.ingest.readers.zipguard import ZipLimits, applied
 
 Progress = Callable[[int, int, str], None]  # (done, total, path)
+# A gate is held around each write step (see the module's text): the API server's writer turn, else nothing.
+Gate = Callable[[], AbstractContextManager]
 # An engine turns parse jobs into results, one per job, in any order: `parse_jobs` (worker processes
 # on this machine) or ray_engine.RayEngine (a Ray cluster).  The writer below is the same for both.
 # An engine may also yield QUIET when no result came for a while (`parse_jobs` with quiet=gather_seconds):
@@ -75,6 +87,8 @@ _GROUP_SECONDS = 0.25
 # An ingest of at least this many files is a bulk load: the store may defer what it can do once at
 # the end cheaper than per document (PostgreSQL: a new model's HNSW index, built after the load).
 _BULK_FILES = 1000
+# Chunk texts left without a vector (an add that stopped before embedding them) are embedded this many at a time.
+_CATCH_UP = 256
 
 
 @dataclass(slots=True)
@@ -95,6 +109,10 @@ class IngestReport:
     bytes_parsed: int = 0
     by_type: Counter = field(default_factory=Counter)
     elapsed: float = 0.0
+    first_searchable: float | None = None  # seconds until the first new document's text was committed
+    searchable: float | None = None  # seconds until the last one's was (every parsed document searchable)
+    vectors: int = 0  # chunk texts embedded in this add (equal texts share one vector)
+    vectors_elapsed: float | None = None  # seconds until the last of them was written
 
     def to_dict(self) -> dict:
         return {
@@ -105,8 +123,20 @@ class IngestReport:
             "still_skipped": self.still_skipped, "still_failing": self.still_failing,
             "unreadable": [{"path": p, "reason": r, "kept": n} for p, r, n in self.unreadable],
             "chunks": self.chunks, "bytes_parsed": self.bytes_parsed, "by_type": dict(self.by_type),
-            "elapsed_s": round(self.elapsed, 3),
+            "elapsed_s": round(self.elapsed, 3), "first_searchable_s": _rounded(self.first_searchable),
+            "searchable_s": _rounded(self.searchable), "vectors": self.vectors, "vectors_s": _rounded(self.vectors_elapsed),
         }
+
+    def phases(self) -> str | None:
+        """'searchable in X s; vectors for N chunks in Y s' (None when nothing was written or embedded)."""
+        parts = [f"searchable in {self.searchable:.2f} s"] if self.searchable is not None else []
+        if self.vectors_elapsed is not None:
+            parts.append(f"vectors for {self.vectors} chunks in {self.vectors_elapsed:.2f} s")
+        return "; ".join(parts) or None
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 3)
 
 
 @dataclass(slots=True)
@@ -236,8 +266,9 @@ class Ingestor:
     """Runs one `add` against a store."""
 
     def __init__(self, store: Stores, scanner: Scanner, opts: IngestOptions, progress: Progress | None = None,
-                 embedder: Embedder | None = None, engine: Engine | None = None):
+                 embedder: Embedder | None = None, engine: Engine | None = None, gate: Gate | None = None):
         self.store, self.scanner, self.opts = store, scanner, opts
+        self.gate = gate  # None: nothing else writes meanwhile; commits are grouped by time (store.batch)
         self.engine = engine  # None: the local engine, parse_jobs (see _results)
         self.progress = progress or (lambda done, total, path: None)
         self.embedder = embedder
@@ -247,14 +278,14 @@ class Ingestor:
     def run(self, paths: list[Path], collection: str) -> IngestReport:
         from docqa.ingest.readers.registry import readers_fingerprint
 
-        started = time.perf_counter()
+        started = self.started = time.perf_counter()
         report = IngestReport()
         self.readers = readers_fingerprint(repr(replace(self.opts, workers=0)))  # a new limit retries what it refused
         scan = self.scanner.scan(paths)
         report.failed.extend((p, "missing", "no such file or folder: check the path") for p in scan.missing)
         states = self.store.documents.file_states(collection)
         found = {safe_path(f) for f in scan.files} | {p for p, _ in scan.skipped}
-        with self.store.batch():
+        with self.store.batch(), self._step():
             for path, reason in scan.skipped:
                 self._skip(path, 0, 0, "", "not-read", reason, states.get(path), collection, report)
         jobs = self._triage(scan.files, states, report)
@@ -264,10 +295,21 @@ class Ingestor:
         self._parse_all(jobs, states, collection, report)
         doomed = [p for p in gone + pruned if p in states]  # a moved document left `states`
         if doomed:
-            self.store.documents.delete_documents(document_id(collection, p) for p in doomed)
+            with self._step():
+                self.store.documents.delete_documents(document_id(collection, p) for p in doomed)
             report.removed.extend(doomed)
+        self._finish_vectors(report)
         report.elapsed = time.perf_counter() - started
         return report
+
+    @contextmanager
+    def _step(self):
+        """One write step: under the gate, committed before the gate is let go (a writer waiting
+        behind it must not find the database locked)."""
+        with self.gate() if self.gate is not None else nullcontext():
+            yield
+            if self.gate is not None:
+                self.store.commit_pending()
 
     def _triage(self, files: list[Path], states: dict[str, FileState], report: IngestReport) -> list[tuple]:
         """Skip files whose size and mtime are unchanged (and skipped or failed ones the same readers
@@ -293,27 +335,35 @@ class Ingestor:
         return jobs
 
     def _parse_all(self, jobs: list[tuple], states: dict, collection: str, report: IngestReport) -> None:
+        """Write parsed files in groups as they come (every _GROUP_SECONDS, or sooner at _EMBED_CHUNKS
+        chunks); embed their texts that lack a vector once _EMBED_CHUNKS of them wait, when the parser
+        is quiet (a slow file), and at the end."""
         total, done = len(jobs), 0
         pending: list[Parsed] = []
         waiting = 0  # chunks in `pending`
+        unembedded: dict[str, str] = {}  # text hash -> text of written chunks, to embed
         since, commit, gather = time.monotonic(), self.opts.commit_seconds, gather_seconds(self.opts)
         with self.store.bulk_load(commit) if total >= _BULK_FILES else self.store.batch(commit):
             for parsed in self._results(jobs):
                 if not self._warming and parsed is not QUIET and (parsed.chunks or parsed.members):
                     self._warm_model()  # something to embed: load the model while the parser works on
-                if parsed is QUIET:  # no result for a while (a slow file): write and commit what waits meanwhile
+                if parsed is QUIET:  # no result for a while (a slow file): write, commit and embed what waits meanwhile
                     if pending:
-                        done = self._flush(pending, states, collection, report, done, total)
+                        done = self._flush(pending, states, collection, report, done, total, unembedded)
                         pending, waiting, since = [], 0, time.monotonic()
-                        self.store.commit_pending()
+                    self.store.commit_pending()  # nothing stays uncommitted while a slow file is parsed
+                    self._embed(unembedded, report)
                     continue
                 expanded = self._expand(parsed, states, collection, report)
                 pending.extend(expanded)
                 waiting += sum(len(p.chunks) for p in expanded)
-                if waiting >= _EMBED_CHUNKS or (self.embedder is None and time.monotonic() - since >= gather):
-                    done = self._flush(pending, states, collection, report, done, total)
+                if waiting >= _EMBED_CHUNKS or time.monotonic() - since >= gather:
+                    done = self._flush(pending, states, collection, report, done, total, unembedded)
                     pending, waiting, since = [], 0, time.monotonic()
-            self._flush(pending, states, collection, report, done, total)
+                if len(unembedded) >= _EMBED_CHUNKS:
+                    self._embed(unembedded, report)
+            self._flush(pending, states, collection, report, done, total, unembedded)
+            self._embed(unembedded, report)
 
     def _warm_model(self) -> None:
         """Load a local model on a thread while the parser works on (its workers are started by now:
@@ -322,22 +372,33 @@ class Ingestor:
         if self.embedder is not None and self.embedder.runs_here:
             threading.Thread(target=self.embedder.warm, name="docqa-model-load", daemon=True).start()
 
-    def _flush(self, batch: list[Parsed], states: dict, collection: str, report: IngestReport, done: int, total: int) -> int:
-        """Embed what the parsed files need (one model call for all of them), then write each."""
-        vectors = self._vectors(batch)
+    def _flush(self, batch: list[Parsed], states: dict, collection: str, report: IngestReport, done: int, total: int,
+               unembedded: dict[str, str]) -> int:
+        """Write the parsed files' documents and commit them (searchable now); their chunk texts join
+        `unembedded` (embedded later, by `_embed`)."""
+        vectors, texts = self._hashes(batch)
         group: dict[str, DocumentWrite] = {}  # the documents written together at the end (one replace_documents)
+        with self._step():
+            for parsed in batch:
+                self._write(parsed, states.get(parsed.path), collection, report, vectors.get(parsed.path), group)
+            self.store.documents.replace_documents(list(group.values()))
+            if self.embedder is not None and group:
+                self.store.vectors.set_vectors_pending(True)  # with the texts: a stop before their vectors is known
+                self.store.commit_pending()  # searchable before the embedding; no write lock held while embedding
+        if group:
+            report.searchable = time.perf_counter() - self.started
+            if report.first_searchable is None:
+                report.first_searchable = report.searchable
         for parsed in batch:
-            self._write(parsed, states.get(parsed.path), collection, report, vectors.get(parsed.path), group)
             if archive_of(parsed.path) is None:  # an archive's members are part of its one step
                 done += 1
                 self.progress(done, total, parsed.path)
-        self.store.documents.replace_documents(list(group.values()))
-        if self.embedder is not None:
-            self.store.commit_pending()  # never hold the write lock while the next batch is embedded
+        unembedded.update(texts)
         return done
 
-    def _vectors(self, batch: list[Parsed]) -> dict[str, ChunkVectors]:
-        """Per file path: its chunks' text hashes and the vectors the index does not hold yet."""
+    def _hashes(self, batch: list[Parsed]) -> tuple[dict[str, ChunkVectors], dict[str, str]]:
+        """Per file path: its chunks' text hashes (with the vectors an engine's workers made, if any);
+        and every text to embed by hash."""
         out: dict[str, ChunkVectors] = {}
         texts: dict[str, str] = {}
         for parsed in batch:
@@ -345,17 +406,41 @@ class Ingestor:
                 continue
             inputs = embed_inputs(parsed)
             texts.update(inputs)
-            out[parsed.path] = ChunkVectors(self.model, [h for h, _ in inputs])
+            made = parsed.vectors or {}  # ray_engine.py: embedded beside the parse
+            out[parsed.path] = ChunkVectors(self.model, [h for h, _ in inputs], {h: made[h] for h, _ in inputs if h in made})
+        return out, texts
+
+    def _embed(self, texts: dict[str, str], report: IngestReport) -> None:
+        """Embed the texts that have no vector yet (their chunks are written), write the vectors, and
+        empty `texts`."""
         if self.embedder is None or not texts:
-            return out
+            texts.clear()
+            return
         known = self.store.vectors.known_vectors(self.model, texts)
-        fresh = {h: v for p in batch if p.vectors for h, v in p.vectors.items() if h not in known}  # an engine's workers embedded them
-        missing = [h for h in texts if h not in known and h not in fresh]
-        if missing:
-            fresh.update(zip(missing, self.embedder.embed_batch([texts[h] for h in missing], "passage")))
-        for entry in out.values():
-            entry.new = {h: fresh[h] for h in entry.hashes if h in fresh}
-        return out
+        missing = [h for h in texts if h not in known]
+        inputs = [texts[h] for h in missing]
+        texts.clear()
+        if not missing:
+            return
+        vectors = dict(zip(missing, self.embedder.embed_batch(inputs, "passage")))
+        with self._step():
+            self.store.vectors.put_vectors(self.model, vectors)
+            self.store.commit_pending()
+        report.vectors += len(vectors)
+        report.vectors_elapsed = time.perf_counter() - self.started
+
+    def _finish_vectors(self, report: IngestReport) -> None:
+        """Embed the chunk texts this add or an earlier one (stopped between its phases) wrote without
+        their vectors; then no chunk lacks one."""
+        if self.embedder is None or not self.store.vectors.vectors_pending():
+            return
+        while batch := self.store.vectors.unembedded(self.model, _CATCH_UP):
+            before = report.vectors
+            self._embed({b.text_hash: _input_text(b) for b in batch}, report)
+            if report.vectors == before:  # nothing could be added (never expected): do not loop
+                return
+        with self._step():
+            self.store.vectors.set_vectors_pending(False)
 
     def _expand(self, parsed: Parsed, states: dict, collection: str, report: IngestReport) -> list[Parsed]:
         """What to write for one parsed file: itself, or an archive's members then the archive, last
@@ -366,7 +451,8 @@ class Ingestor:
         keep, skipped, gone = sort_members(parsed.path, members, states)
         report.skipped.extend(skipped_lines(parsed.path, skipped))
         if gone:
-            self.store.documents.delete_documents(document_id(collection, p) for p in gone)
+            with self._step():
+                self.store.documents.delete_documents(document_id(collection, p) for p in gone)
             report.removed.extend(gone)
             for path in gone:
                 del states[path]
@@ -459,7 +545,8 @@ class Ingestor:
                 remaining.append(job)
                 continue
             key = safe_path(path)
-            self.store.documents.move_document(document_id(collection, old), document_id(collection, key), key, size, mtime_ns)
+            with self._step():
+                self.store.documents.move_document(document_id(collection, old), document_id(collection, key), key, size, mtime_ns)
             del states[old]
             report.moved.append((old, key))
         return remaining
@@ -512,6 +599,10 @@ def embed_inputs(parsed: Parsed) -> list[tuple[str, str]]:
         enriched = embed_text(parsed.title, chunk.section, chunk.text, chunk.context, chunk.symbol)
         inputs.append((text_hash(enriched), enriched))
     return inputs
+
+
+def _input_text(item: EmbedInput) -> str:
+    return embed_text(item.title, item.section, item.text, item.context, item.symbol)
 
 
 def _hash_bytes(data: bytes) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,7 @@ from docqa.store import Stores
 from docqa.types import DocumentRecord, Hit
 
 if TYPE_CHECKING:
-    from docqa.ingest.pipeline import IngestOptions, IngestReport, Progress
+    from docqa.ingest.pipeline import Gate, IngestOptions, IngestReport, Progress
     from docqa.ingest.reindex import ReindexReport
     from docqa.ingest.scan import Scanner
     from docqa.ingest.watch import Watcher
@@ -53,6 +54,8 @@ class Documents:
 
     def __init__(self, store: Stores, settings: Settings, models: Models):
         self.store, self.settings, self.models = store, settings, models
+        # Held around each write step of an add (pipeline.Gate): a server's writer turn (api/jobs.py), else none.
+        self.gate: Gate | None = None
 
     # -- adding and removing -----------------------------------------------------------------
     def add(self, paths: Sequence[str | Path], collection: str | None = None, progress: Progress | None = None,
@@ -69,8 +72,10 @@ class Documents:
 
         opts = self._options()
         check_ocr(opts.ocr)  # ingest.ocr: on without the extra stops here, naming the install command
-        self.models.check_embedder(writing=True)
-        ingestor = Ingestor(self.store, self.scanner(include, exclude), opts, progress, self.models.embedder, self._engine())
+        with self.gate() if self.gate is not None else nullcontext():  # it may record the embedder
+            self.models.check_embedder(writing=True)
+        ingestor = Ingestor(self.store, self.scanner(include, exclude), opts, progress, self.models.embedder, self._engine(),
+                            self.gate)
         return ingestor.run(found, collection)
 
     def check_add(self, paths: Sequence[str | Path], collection: str | None = None, *, principal: Principal = LOCAL,
@@ -142,7 +147,7 @@ class Documents:
         require(principal, "reindex")
         from docqa.ingest.reindex import reindex
 
-        report = reindex(self.store.vectors, self.models.embedder, progress)
+        report = reindex(self.store.vectors, self.models.embedder, progress, self.gate)
         self.models.forget_retriever()
         return report
 

@@ -32,10 +32,12 @@ def build_server(source: KnowledgeBase | Backend) -> DocqaServer:
 
 
 def future_backend(submit_read: Callable, submit_write: Callable, settings: Settings,
-                   redact: Callable[[str], str] = str, timeout: float | None = None) -> Backend:
+                   redact: Callable[[str], str] = str, timeout: float | None = None,
+                   submit_ingest: Callable | None = None) -> Backend:
     """Tools' work handed to executors returning concurrent futures (the API's worker pool and writer);
-    `timeout`: an answer's time limit (the API's api.request_timeout)."""
-    return _server().FutureBackend(submit_read, submit_write, settings, redact, timeout)
+    `timeout`: an answer's time limit (the API's api.request_timeout); `submit_ingest`: where an add goes,
+    the writer's ingest lane."""
+    return _server().FutureBackend(submit_read, submit_write, settings, redact, timeout, submit_ingest)
 
 
 def serve_stdio(settings: Settings) -> None:

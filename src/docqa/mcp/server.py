@@ -85,6 +85,10 @@ class Backend(Protocol):
 
     async def write(self, work: Callable[[KnowledgeBase], T]) -> T: ...
 
+    async def ingest(self, work: Callable[[KnowledgeBase], T]) -> T:
+        """`write` for an add: a server runs it where it parses without holding its writer."""
+        ...
+
     def redact(self, message: str) -> str: ...
 
 
@@ -106,6 +110,9 @@ class Direct:
 
         return await anyio.to_thread.run_sync(locked, self.kb)
 
+    async def ingest(self, work: Callable[[KnowledgeBase], T]) -> T:
+        return await self.write(work)
+
     def redact(self, message: str) -> str:
         return message
 
@@ -116,15 +123,20 @@ class FutureBackend:
 
     def __init__(self, submit_read: Callable[[Callable[[KnowledgeBase], Any]], Future],
                  submit_write: Callable[[Callable[[KnowledgeBase], Any]], Future], settings: Settings,
-                 redact: Callable[[str], str] = str, timeout: float | None = None):
+                 redact: Callable[[str], str] = str, timeout: float | None = None,
+                 submit_ingest: Callable[[Callable[[KnowledgeBase], Any]], Future] | None = None):
         self._read, self._write, self.settings, self._redact = submit_read, submit_write, settings, redact
         self.timeout = timeout
+        self._ingest = submit_ingest or submit_write
 
     async def read(self, work: Callable[[KnowledgeBase], T]) -> T:
         return await _wait(self._read, work)
 
     async def write(self, work: Callable[[KnowledgeBase], T]) -> T:
         return await _wait(self._write, work)
+
+    async def ingest(self, work: Callable[[KnowledgeBase], T]) -> T:
+        return await _wait(self._ingest, work)
 
     def redact(self, message: str) -> str:
         return self._redact(message)
@@ -246,7 +258,7 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> D
             # the core checks the paths before anything is read: a remote caller's inside api.ingest_roots, a stdio
             # client's inside mcp.ingest_roots (an agent steered by a document it read exfiltrates nothing), and
             # every one named must exist (a tool's caller reads an error, not a failed entry of a report)
-            report = await backend.write(lambda kb: kb.documents.add(paths, collection, principal=who, missing_ok=False).to_dict())
+            report = await backend.ingest(lambda kb: kb.documents.add(paths, collection, principal=who, missing_ok=False).to_dict())
         if any(report.get(k) for k in ("added", "updated", "removed", "moved")):
             await _resources_changed(ctx)
         return cast(IngestOut, report)

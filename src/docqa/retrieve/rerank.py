@@ -102,6 +102,7 @@ def rerank_results(results: SearchResults, reranker: Reranker | None, depth: int
     out = SearchResults([*ordered, *results[depth:]][:top_k], results.query, results.mode, results.low_relevance,
                         results.threshold)
     out.rerank = report.to_dict()
+    out.without_vectors = [h.chunk_id for h in out if h.chunk_id in set(results.without_vectors)]
     return out
 
 

@@ -64,12 +64,25 @@ class SearchResults(list):
         super().__init__(hits)
         self.query, self.mode, self.low_relevance, self.threshold = query, mode, low_relevance, threshold
         self.rerank: dict | None = None  # the rerank stage's report (retrieve/rerank.py), when one ran
+        # Hits whose chunk has no vector yet (an add is still embedding it): full-text search found them, dense could not.
+        self.without_vectors: list[str] = []
+
+    @property
+    def vectors_note(self) -> str | None:
+        """What a reader should know when some hits had no vector yet (None when all had one)."""
+        n = len(self.without_vectors)
+        if not n:
+            return None
+        return (f"{n} of the {len(self)} hits have no vector yet (their documents are still being embedded): "
+                "full-text search found them, meaning-based search could not")
 
     def to_dict(self) -> dict:
         out = {"query": self.query, "mode": self.mode, "low_relevance": self.low_relevance,
                "threshold": self.threshold, "hits": [h.to_dict() for h in self]}
         if self.rerank is not None:
             out["rerank"] = self.rerank
+        if self.without_vectors:
+            out["without_vectors"] = self.without_vectors
         return out
 
 
@@ -113,7 +126,11 @@ class Retriever:
         hits = [held[cid] for cid, _ in fused if cid in held] if held else self.store.documents.get_hits([cid for cid, _ in fused])
         self._annotate(hits, lists, mode, parsed.terms)
         low = not hits or hits[0].score < s.relevance_threshold
-        return SearchResults(hits, query, mode, low, s.relevance_threshold)
+        results = SearchResults(hits, query, mode, low, s.relevance_threshold)
+        if mode != "bm25" and hits:  # BM25 alone for these: their add is still embedding them
+            missing = self.store.vectors.missing_vectors(self.model_key, [h.chunk_id for h in hits])
+            results.without_vectors = [h.chunk_id for h in hits if h.chunk_id in missing]
+        return results
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._executor is None:

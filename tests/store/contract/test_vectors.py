@@ -76,6 +76,33 @@ def test_put_vectors_and_unembedded(stores):
     assert len(stores.vectors.search_vector(AXES["x"], "m", 5)) == 1
 
 
+def test_missing_vectors_names_the_chunks_written_before_their_vectors(stores):
+    text, found = chunks(["one text", "another text", "a third"])
+    stores.documents.replace_document(record("d1", "/a.txt"), text, found, vectors=ChunkVectors("m", ["x", "y", "z"], {}))
+    ids = stores.documents.chunk_ids("d1")
+    assert stores.vectors.missing_vectors("m", ids) == set(ids)
+    stores.vectors.put_vectors("m", {"x": AXES["x"], "z": AXES["z"]})
+    assert stores.vectors.missing_vectors("m", ids) == {ids[1]}
+    assert stores.vectors.missing_vectors("other", ids[:1]) == {ids[0]}  # vectors of another model do not count
+    assert stores.vectors.missing_vectors("m", []) == set() and stores.vectors.missing_vectors("m", ["nope"]) == set()
+
+
+def test_vectors_pending_is_remembered_until_cleared(stores):
+    assert stores.vectors.vectors_pending() is False
+    stores.vectors.set_vectors_pending(True)
+    stores.vectors.set_vectors_pending(True)
+    assert stores.vectors.vectors_pending() is True
+    stores.vectors.set_vectors_pending(False)
+    assert stores.vectors.vectors_pending() is False
+
+
+def test_put_vectors_keeps_no_vector_of_a_text_no_chunk_uses(stores):
+    """A document removed while its texts were being embedded leaves no orphaned vector behind."""
+    _with_vectors(stores, hashes=("x",))
+    stores.vectors.put_vectors("m", {"y": AXES["y"], "z": AXES["z"]})
+    assert stores.vectors.known_vectors("m", ["x", "y", "z"]) == {"x"}
+
+
 def test_fill_hashes_gives_old_chunks_their_hash(stores):
     text, found = chunks(["one text", "another text"])
     stores.documents.replace_document(record("d1", "/a.txt"), text, found)  # indexed without vectors

@@ -84,7 +84,7 @@ async def _upload(request: Request, form, rt: Runtime, principal: Principal) -> 
     names = [n for n, _, _ in checked]
     if len(set(names)) != len(names):
         raise ApiError(422, "duplicate_names", "two files of the upload have the same name: " + ", ".join(sorted(names)))
-    if rt.writer.full():
+    if rt.writer.full("upload"):
         raise ApiError(503, "busy", "the writer's queue is full: retry shortly", {"Retry-After": str(rt.settings.api.retry_after)})
     paths = await anyio.to_thread.run_sync(lambda: [rt.uploads.save(collection, n, f.file) for (n, _, _), f in zip(checked, files)])
     job = rt.writer.submit("upload", lambda kb, job: kb.add(paths, collection, progress=job.progress, principal=principal,

@@ -121,9 +121,28 @@ class PostgresVectors(VectorStore):
             return {r[0] for r in conn.execute("SELECT text_hash FROM embeddings WHERE model = %s AND text_hash = ANY(%s)",
                                                (model, list(dict.fromkeys(hashes))))}
 
+    def set_vectors_pending(self, pending: bool) -> None:
+        with self.db.transaction(documents=True) as conn:
+            if pending:
+                conn.execute("INSERT INTO meta VALUES ('vectors_pending', '1') ON CONFLICT (key) DO NOTHING")
+            else:
+                conn.execute("DELETE FROM meta WHERE key = 'vectors_pending'")
+
+    def vectors_pending(self) -> bool:
+        return self.db.one("SELECT 1 FROM meta WHERE key = 'vectors_pending'") is not None
+
+    def missing_vectors(self, model: str, chunk_ids: list[str]) -> set[str]:
+        if not chunk_ids:
+            return set()
+        with self.db.read() as conn:
+            return {r[0] for r in conn.execute(
+                """SELECT c.id FROM chunks c WHERE c.id = ANY(%s) AND NOT EXISTS
+                       (SELECT 1 FROM embeddings e WHERE e.model = %s AND e.text_hash = c.embed_hash)""", (chunk_ids, model))}
+
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         with self.db.transaction(documents=True) as conn:
-            insert_vectors(conn, model, vectors, index=not self.db.index_deferred())
+            used = {r[0] for r in conn.execute("SELECT DISTINCT embed_hash FROM chunks WHERE embed_hash = ANY(%s)", (list(vectors),))}
+            insert_vectors(conn, model, {h: v for h, v in vectors.items() if h in used}, index=not self.db.index_deferred())
 
     def embedder(self) -> str | None:
         return self.db.one("SELECT value FROM meta WHERE key = 'embedder'")

@@ -140,9 +140,28 @@ class SQLiteVectors(VectorStore):
                 f"SELECT text_hash FROM embeddings WHERE model = ? AND text_hash IN ({','.join('?' * len(part))})", [model, *part]))
         return found
 
+    def set_vectors_pending(self, pending: bool) -> None:
+        with self.db.transaction() as conn:
+            if pending:
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_pending', '1')")
+            else:
+                conn.execute("DELETE FROM meta WHERE key = 'vectors_pending'")
+
+    def vectors_pending(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM meta WHERE key = 'vectors_pending'").fetchone() is not None
+
+    def missing_vectors(self, model: str, chunk_ids: list[str]) -> set[str]:
+        if not chunk_ids:
+            return set()
+        rows = self.conn.execute(
+            f"""SELECT c.id FROM chunks c WHERE c.id IN ({','.join('?' * len(chunk_ids))}) AND NOT EXISTS
+                    (SELECT 1 FROM embeddings e WHERE e.model = ? AND e.text_hash = c.embed_hash)""", [*chunk_ids, model])
+        return {r[0] for r in rows}
+
     def put_vectors(self, model: str, vectors: dict[str, np.ndarray]) -> None:
         with self.db.transaction() as conn:
-            insert_vectors(conn, model, vectors)
+            used = {h for h in vectors if conn.execute("SELECT 1 FROM chunks WHERE embed_hash = ? LIMIT 1", (h,)).fetchone()}
+            insert_vectors(conn, model, {h: v for h, v in vectors.items() if h in used})
             self.db.bump_generation(conn)
 
     def embedder(self) -> str | None:
