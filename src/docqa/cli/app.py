@@ -134,7 +134,7 @@ def _print_json(data) -> None:
 
 @app.command()
 def add(
-    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Files and folders to add (folders are walked recursively).")],
+    paths: Annotated[list[str], typer.Argument(metavar="PATH|URL...", help="Files and folders to add (folders are walked recursively); an http(s) URL crawls the documentation site under it.")],
     collection: CollectionOption = None,
     include: IncludeOption = None,
     exclude: ExcludeOption = None,
@@ -151,17 +151,24 @@ def add(
     with its reason; the rest is still indexed); files failing as before are counted, not listed.
     """
     _ingest_flags(_settings().ingest, workers, engine, ray_address)  # a bad flag stops before anything is created
+    from docqa.crawl import is_url
+
+    urls = [p for p in paths if is_url(p)]
     kb, new = _open_or_create()
     with kb:
         if new:
             err.print(f"created a new knowledge base at {escape(kb.settings.kb)}")
+        sites = _add_sites(kb, urls, collection, as_json)
+        files = [Path(p) for p in paths if p not in urls]
+        if not files:
+            raise typer.Exit(1 if any(r.failed for r in sites) else 0)
         with _progress(disabled=as_json) as bar:
             task = bar.add_task("parsing", total=None)
 
             def tick(done: int, total: int, path: str) -> None:
                 bar.update(task, completed=done, total=total, description=escape(Path(path).name[:40]))
 
-            report = kb.add(paths, collection, progress=tick, include=include, exclude=exclude)
+            report = kb.add(files, collection, progress=tick, include=include, exclude=exclude)
         namer = _namer(kb)
     if as_json:
         _print_json(report.to_dict())
@@ -169,6 +176,23 @@ def add(
         _render_report(report, namer)
     if report.failed:
         raise typer.Exit(1)
+
+
+def _add_sites(kb: KnowledgeBase, urls: list[str], collection: str | None, as_json: bool) -> list:
+    """Crawl each site URL (docqa.ingest.web), printing its report; the reports."""
+    from docqa.cli.crawl import crawl_line, crawl_progress
+
+    reports = []
+    for url in urls:
+        with crawl_progress(not as_json) as tick:
+            report = kb.add_site(url, collection, progress=tick)
+        reports.append(report)
+        if as_json:
+            _print_json(report.to_dict())
+        else:
+            out.print(crawl_line(report))
+            _render_report(report, PathNamer())
+    return reports
 
 
 def _ingest_flags(ingest, workers: int | None, engine: str | None, ray_address: str | None) -> None:
@@ -221,18 +245,25 @@ def _still(report) -> str:
 
 @app.command()
 def watch(
-    paths: Annotated[list[Path], typer.Argument(metavar="FOLDER...", help="Folders to keep in step with the index (watched recursively).")],
+    paths: Annotated[list[str], typer.Argument(metavar="FOLDER|URL...", help="Folders to keep in step with the index (watched recursively), or documentation sites' URLs (crawled again --every so often).")],
     collection: CollectionOption = None,
     include: IncludeOption = None,
     exclude: ExcludeOption = None,
     debounce: Annotated[int, typer.Option("--debounce", min=20, max=10_000, metavar="MS", help="Milliseconds without a change that end a batch.")] = 200,
+    every: Annotated[str | None, typer.Option("--every", metavar="DURATION", help="How often a site's URL is crawled again (30m, 1h, 1d): conditional requests, so unchanged pages cost a 304.")] = None,
 ) -> None:
     """Keep the index in step with folders until Ctrl-C: created, changed, deleted, renamed and moved files.
 
     Starts with one 'docqa add' of the folders (what changed while nothing watched), then syncs each
     burst of changes as one batch and prints one line for it. The same rules as 'add' (globs,
     .gitignore, hidden files); a file that cannot be read right now is kept, never taken for deleted.
+    A site's URL is crawled --every DURATION instead (a page gone twice is removed; one that times out is kept).
     """
+    from docqa.crawl import is_url
+
+    urls = [p for p in paths if is_url(p)]
+    if urls:
+        return _watch_sites(urls, [p for p in paths if p not in urls], collection, every)
     with _open(create=True) as kb:
         watcher = kb.documents.watcher(paths, collection, include, exclude, quiet_ms=debounce)
         stop = threading.Event()
@@ -242,6 +273,26 @@ def watch(
         namer = PathNamer.for_root(roots[0] if len(roots) == 1 else "")
         with _stopped_by_signals(stop):
             watcher.run(stop, lambda batch: _render_batch(batch, namer))
+    out.print("stopped")
+
+
+def _watch_sites(urls: list[str], folders: list[str], collection: str | None, every: str | None) -> None:
+    from docqa.cli.crawl import seconds, watch_sites
+
+    if folders:
+        raise typer.BadParameter("watch either folders or sites' URLs, not both in one command", param_hint="FOLDER|URL")
+    if every is None:
+        raise typer.BadParameter("a site is crawled again on a schedule: give --every (e.g. --every 1h)", param_hint="--every")
+    try:
+        interval = seconds(every)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--every") from None
+    stop = threading.Event()
+    with _open(create=True) as kb:
+        out.print(f"watching {', '.join(escape(u) for u in urls)} every {escape(every)} "
+                  f"(collection {escape(collection or kb.settings.collection)}); Ctrl-C to stop")
+        with _stopped_by_signals(stop):
+            watch_sites(kb, urls, collection, interval, stop, lambda report: _render_report(report, PathNamer()))
     out.print("stopped")
 
 

@@ -95,6 +95,8 @@ class IngestReport:
     bytes_parsed: int = 0
     by_type: Counter = field(default_factory=Counter)
     elapsed: float = 0.0
+    crawl: dict | None = None  # a crawled site's figures (docqa.crawl.CrawlStats), None for files
+
 
     def to_dict(self) -> dict:
         return {
@@ -105,7 +107,7 @@ class IngestReport:
             "still_skipped": self.still_skipped, "still_failing": self.still_failing,
             "unreadable": [{"path": p, "reason": r, "kept": n} for p, r, n in self.unreadable],
             "chunks": self.chunks, "bytes_parsed": self.bytes_parsed, "by_type": dict(self.by_type),
-            "elapsed_s": round(self.elapsed, 3),
+            "elapsed_s": round(self.elapsed, 3), **({"crawl": self.crawl} if self.crawl is not None else {}),
         }
 
 
@@ -208,6 +210,32 @@ def _parse_bytes(result: Parsed, data: bytes, opts: IngestOptions, doc: Document
 
 
 
+def parse_fetched(path: str, data: bytes, name: str, opts: IngestOptions, metadata: dict | None = None,
+                  old_hash: str | None = None, mtime_ns: int = 0) -> Parsed:
+    """Read, chunk and enrich bytes fetched from elsewhere (a web page) as the document `path`: `name`
+    is the file name whose extension picks the reader; `metadata` joins the reader's; the same
+    content as `old_hash` is not parsed (unchanged)."""
+    from docqa.ingest.readers import read_file
+
+    result = Parsed(path=path, size=len(data), mtime_ns=mtime_ns, content_hash=_hash_bytes(data))
+    if result.content_hash == old_hash:
+        result.unchanged = True
+        return result
+    try:
+        if len(data) > opts.max_bytes:
+            raise FileTooLargeError(path, f"{len(data) / 1e6:.1f} MB is over the {opts.max_bytes / 1e6:.0f} MB limit (ingest.max_file_mb)")
+        with applied(opts.zip_limits), bounds.limit(opts.max_bytes):
+            doc = read_file(Path(name), data)
+        doc.path = path
+        doc.metadata.update(metadata or {})
+        _parse_bytes(result, data, opts, doc)
+    except IngestError as exc:
+        result.error = exc if exc.path == path else type(exc)(path, exc.reason)
+    except Exception as exc:  # a reader bug must not stop the crawl; report it with the page
+        result.error = IngestError(path, f"unexpected {type(exc).__name__} while parsing: {exc}")
+    return result
+
+
 def parse_job(job: tuple, opts: IngestOptions) -> Parsed:
     """parse_file on one (path, size, mtime_ns, old_hash) job: what a pool worker runs."""
     return parse_file(*job, opts)  # type: ignore[call-arg]  # mypy takes a star tuple to fill every parameter
@@ -268,6 +296,16 @@ class Ingestor:
             report.removed.extend(doomed)
         report.elapsed = time.perf_counter() - started
         return report
+
+    def write(self, parsed: list[Parsed], states: dict[str, FileState], collection: str, report: IngestReport) -> None:
+        """Embed and write documents parsed elsewhere (parse_fetched: a crawl's pages) as `run` writes
+        its files: each replaced in one transaction, a failure recorded with its reason.  `states`:
+        what the index held of these paths before."""
+        from docqa.ingest.readers.registry import readers_fingerprint
+
+        self.readers = readers_fingerprint(repr(replace(self.opts, workers=0)))
+        with self.store.batch(self.opts.commit_seconds):
+            self._flush(parsed, states, collection, report, 0, len(parsed))
 
     def _triage(self, files: list[Path], states: dict[str, FileState], report: IngestReport) -> list[tuple]:
         """Skip files whose size and mtime are unchanged (and skipped or failed ones the same readers

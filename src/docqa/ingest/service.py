@@ -13,13 +13,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docqa.access import LOCAL, Principal, ingest_paths, require, scope, visible_collection
-from docqa.errors import NotFoundError
+from docqa.errors import InputError, NotFoundError
 from docqa.names import check_collection, is_valid
 from docqa.settings import Settings
 from docqa.store import Stores
 from docqa.types import DocumentRecord, Hit
 
 if TYPE_CHECKING:
+    from docqa.crawl import AddressGuard, CrawlLimits
+    from docqa.ingest.web import CrawlProgress
     from docqa.ingest.pipeline import IngestOptions, IngestReport, Progress
     from docqa.ingest.reindex import ReindexReport
     from docqa.ingest.scan import Scanner
@@ -72,6 +74,43 @@ class Documents:
         self.models.check_embedder(writing=True)
         ingestor = Ingestor(self.store, self.scanner(include, exclude), opts, progress, self.models.embedder, self._engine())
         return ingestor.run(found, collection)
+
+    def add_site(self, url: str, collection: str | None = None, progress: CrawlProgress | None = None, *,
+                 principal: Principal = LOCAL, served: bool = False, transport=None) -> IngestReport:
+        """Crawl a documentation site within the URL's folder into a collection, each page a document
+        whose path is its URL (docqa.ingest.web); again: only what changed.  `served`: the request came
+        through a server, which may crawl only the hosts api.ingest_urls names (checked at every request)."""
+        collection, guard = self.check_site(url, collection, principal=principal, served=served)
+        from docqa.ingest.web import SiteIngestor
+
+        self.models.check_embedder(writing=True)
+        site = SiteIngestor(self.store, self._options(), self.models.embedder, self.crawl_limits(), guard, progress, transport)
+        return site.run(url, collection)
+
+    def check_site(self, url: str, collection: str | None = None, *, principal: Principal = LOCAL,
+                   served: bool = False) -> tuple[str, AddressGuard | None]:
+        """Validate an `add_site` without doing it: the collection, and the guard a served crawl goes through."""
+        from docqa.crawl import AddressGuard, is_url
+
+        if not is_url(url):
+            raise InputError(f"{url}: not an http(s) URL (a site is crawled from a URL such as https://docs.example.org/guide/)")
+        collection = scope(principal, collection) or self.settings.collection
+        require(principal, "write", collection)
+        self.check_new_collection(collection)
+        if not served:
+            return collection, None
+        guard = AddressGuard(self.settings.api.ingest_urls)
+        guard.check_url(url)
+        return collection, guard
+
+    def crawl_limits(self) -> CrawlLimits:
+        """settings.crawl as the crawler takes it."""
+        from docqa.crawl import CrawlLimits
+
+        c, mb = self.settings.crawl, 1024 * 1024
+        return CrawlLimits(max_pages=c.max_pages, max_depth=c.max_depth, max_page_bytes=int(c.max_page_mb * mb),
+                           max_bytes=int(c.max_total_mb * mb), request_timeout=c.request_timeout,
+                           crawl_timeout=c.max_minutes * 60, per_host=c.per_host, rate=c.rate)
 
     def check_add(self, paths: Sequence[str | Path], collection: str | None = None, *, principal: Principal = LOCAL,
                   received: bool = False, missing_ok: bool = True) -> tuple[str, list[Path]]:

@@ -1,0 +1,147 @@
+"""A documentation site as a source: each page a document whose path is its URL (docqa.crawl fetches).
+
+The crawl runs on a thread of its own (an asyncio loop); this thread parses each page through the
+readers by its content type and writes through the pipeline's writer, in groups.  A page indexed
+before is asked for with its validators (ETag, Last-Modified): a 304 is unchanged, not parsed.
+A page answering 404 or 410 is flagged the first time and removed the second; a timeout, a 5xx
+or a crawl cut short by a limit never removes anything (a site that is down is not deleted).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from pathlib import PurePosixPath
+from urllib.parse import urlsplit
+
+from docqa.clock import now
+from docqa.crawl import AddressGuard, Crawler, CrawlLimits, CrawlStats, Fetched, Validators, fold, prefix_of
+from docqa.embed import Embedder
+from docqa.errors import InputError
+from docqa.ingest.pipeline import IngestOptions, IngestReport, Ingestor, Parsed, document_id, parse_fetched
+from docqa.ingest.scan import Scanner
+from docqa.store import FileState, Stores
+from docqa.types import DocumentRecord
+
+CrawlProgress = Callable[[CrawlStats, str], None]  # (figures so far, the URL just handled)
+GONE = "gone"  # the error kind of a page that answered 404 or 410 once (removed when it does again)
+_WRITE_EVERY = 32  # pages parsed before they are written together
+_BY_TYPE = {"text/html": ".html", "application/xhtml+xml": ".xhtml", "application/pdf": ".pdf",
+            "text/markdown": ".md", "text/x-markdown": ".md", "text/x-rst": ".rst", "application/json": ".json"}
+_TEXT_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
+
+
+def reader_name(url: str, content_type: str) -> str:
+    """The file name whose extension picks a page's reader: by content type, else by the URL's suffix."""
+    suffix = PurePosixPath(urlsplit(url).path).suffix.lower()
+    if content_type == "text/plain":
+        return "page" + (suffix if suffix in _TEXT_SUFFIXES else ".txt")
+    return "page" + _BY_TYPE.get(content_type, suffix or ".html")
+
+
+class SiteIngestor:
+    """Keeps one collection in step with one site (`run` once per add or watch tick)."""
+
+    def __init__(self, store: Stores, opts: IngestOptions, embedder: Embedder | None, limits: CrawlLimits,
+                 guard: AddressGuard | None = None, progress: CrawlProgress | None = None, transport=None):
+        self.store, self.opts, self.limits, self.guard = store, opts, limits, guard
+        self.progress = progress or (lambda stats, url: None)
+        self.writer = Ingestor(store, Scanner(), opts, None, embedder)
+        self.transport = transport
+
+    def run(self, start: str, collection: str) -> IngestReport:
+        import time
+
+        started = time.perf_counter()
+        url = fold(start)
+        if url is None:
+            raise InputError(f"{start}: not an http(s) URL a site can be crawled from")
+        states, known = self._known(url, collection)
+        report = IngestReport()
+        pages: queue.Queue[tuple[Fetched, CrawlStats] | CrawlStats | BaseException] = queue.Queue(maxsize=256)
+        crawler = Crawler(self.limits, self.guard, self.transport)
+        thread = threading.Thread(target=_crawl, args=(crawler, url, known, pages), name="docqa-crawl", daemon=True)
+        thread.start()
+        stats = self._consume(pages, states, collection, report)
+        thread.join()
+        report.crawl = {"start": url, "prefix": prefix_of(url), **stats.to_dict()}
+        report.elapsed = time.perf_counter() - started
+        return report
+
+    def _known(self, url: str, collection: str) -> tuple[dict[str, FileState], dict[str, Validators]]:
+        """What the index holds under the site's prefix, and the validators to ask again with (none for
+        a page flagged as failed: it is fetched whole, so a 304 never leaves it flagged)."""
+        states, known = {}, {}
+        for record in self.store.documents.list_documents(collection, path_prefix=prefix_of(url)):
+            states[record.path] = FileState(record.path, record.size, record.mtime_ns, record.content_hash,
+                                            record.status, record.title, record.error)
+            http = self.store.documents.document_metadata(record.document_id).get("http", {})
+            known[record.path] = Validators(http.get("etag", ""), http.get("last_modified", "")) \
+                if record.status == "ok" else Validators()
+        return states, known
+
+    def _consume(self, pages: queue.Queue, states: dict[str, FileState], collection: str,
+                 report: IngestReport) -> CrawlStats:
+        batch: list[Parsed] = []
+        while True:
+            item = pages.get()
+            if isinstance(item, BaseException):
+                raise item
+            if isinstance(item, CrawlStats):
+                self.writer.write(batch, states, collection, report)
+                return item
+            page, stats = item
+            parsed = self._page(page, states, collection, report)
+            if parsed is not None:
+                batch.append(parsed)
+            if len(batch) >= _WRITE_EVERY:
+                self.writer.write(batch, states, collection, report)
+                batch = []
+            self.progress(stats, page.url)
+
+    def _page(self, page: Fetched, states: dict[str, FileState], collection: str, report: IngestReport) -> Parsed | None:
+        """A fetched page to write (parsed), or None when it is decided here: unchanged, gone, failed."""
+        path = page.final_url or page.url
+        old = states.get(path)
+        if page.state == "ok":
+            http = {"url": path, "content_type": page.content_type, **page.validators.to_dict()}
+            old_hash = old.content_hash if old and old.status == "ok" else None
+            return parse_fetched(path, page.data, reader_name(path, page.content_type), self.opts, {"http": http},
+                                 old_hash, page.mtime_ns)
+        if page.state == "unchanged":
+            report.unchanged.append(path)
+        elif page.state == "gone":
+            self._gone(page, states.get(page.url), collection, report)
+        elif old is not None:  # a timeout, a 5xx: the indexed version stays, as a file that cannot be read now
+            report.unreadable.append((path, page.reason, int(old.status == "ok")))
+        else:
+            report.failed.append((path, "fetch", page.reason))
+        return None
+
+    def _gone(self, page: Fetched, old: FileState | None, collection: str, report: IngestReport) -> None:
+        """404/410: flagged the first time (kept, still searchable), removed when it answers so again."""
+        if old is None:
+            report.failed.append((page.url, GONE, page.reason))
+            return
+        doc_id = document_id(collection, page.url)
+        if old.status == "error" and (old.error or "").startswith(GONE + ":"):
+            self.store.documents.delete_documents([doc_id])
+            report.removed.append(page.url)
+            return
+        reason = f"{page.reason} (removed if it answers so again at the next crawl)"
+        record = DocumentRecord(document_id=doc_id, path=page.url, collection=collection, type=page.content_type or "html",
+                                title=old.title, keywords=[], summary="", size=old.size, content_hash=old.content_hash,
+                                chunks=0, status="error", error=f"{GONE}: {reason}", indexed_at=now("seconds"),
+                                mtime_ns=old.mtime_ns)
+        self.store.documents.record_failure(record)
+        report.unreadable.append((page.url, reason, int(old.status == "ok")))
+
+
+def _crawl(crawler: Crawler, url: str, known: dict[str, Validators], out: queue.Queue) -> None:
+    try:
+        stats = crawler.run(url, known, lambda page, stats: out.put((page, stats)))
+    except BaseException as exc:  # handed to the consuming thread, which raises it
+        out.put(exc)
+        return
+    out.put(stats)
