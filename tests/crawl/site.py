@@ -70,6 +70,8 @@ class Site:
         self.release = threading.Event()  # the slow page answers once this is set
         self.down = False  # every page answers 503
         self.lock = threading.Lock()
+        self.inflight = 0
+        self.most_inflight = 0  # the most requests answered at once
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.server.daemon_threads = True
         self.host = f"127.0.0.1:{self.server.server_address[1]}"
@@ -103,7 +105,14 @@ def _handler(site: Site):
 
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
-            status = self._answer(path)
+            with site.lock:
+                site.inflight += 1
+                site.most_inflight = max(site.most_inflight, site.inflight)
+            try:
+                status = self._answer(path)
+            finally:
+                with site.lock:
+                    site.inflight -= 1
             with site.lock:
                 site.requests.append((self.path, status))
 

@@ -344,7 +344,7 @@ def _render_batch(batch, namer: PathNamer) -> None:
 
 @app.command()
 def remove(
-    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Files to remove, or folders to remove everything under.")],
+    paths: Annotated[list[str], typer.Argument(metavar="PATH|URL...", help="Files to remove, or folders to remove everything under; a URL: the crawled pages under it.")],
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -438,7 +438,7 @@ def _hit_line(i: int, hit: Hit, namer: PathNamer) -> Text:
     """`1. 0.87  install/guide.md  chunk-id`: the path (a link) fitted to the terminal."""
     head = f"{i}. {_two(hit.score)}  "
     name = namer.short(hit.path, max(out.width - len(head) - len(hit.chunk_id) - 2, 20))
-    return Text.assemble((head, "bold"), linked(name, hit.path, hit.line_start, "cyan"), "  ", (hit.chunk_id, "dim"))
+    return Text.assemble((head, "bold"), linked(name, hit.path, hit.line_start, "cyan", hit.url), "  ", (hit.chunk_id, "dim"))
 
 
 ModeOption = Annotated[str | None, typer.Option(
@@ -571,7 +571,7 @@ def show(
     if as_json:
         _print_json(hit.to_dict())
         return
-    out.print(Text.assemble(linked(namer.name(hit.path), hit.path, hit.line_start, "cyan"), "  ", location(hit)))
+    out.print(Text.assemble(linked(namer.name(hit.path), hit.path, hit.line_start, "cyan", hit.url), "  ", location(hit)))
     for number, line in enumerate(hit.text.split("\n"), start=hit.line_start):
         out.print(f"[dim]{number:>6}[/]  {escape(line)}")
 

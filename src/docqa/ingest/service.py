@@ -38,6 +38,12 @@ def corrections_folder(settings: Settings) -> Path:
     return correction.folder(settings.kb, default_kb_path().parent)
 
 
+def stored_path(path: str | Path) -> str:
+    """A path as the index stores it: absolute, or a crawled page's URL as it is."""
+    text = str(path)
+    return text if text.startswith(("http://", "https://")) else os.path.abspath(text)
+
+
 def readable(docs: DocumentStore, document_id: str, principal: Principal) -> DocumentRecord:
     """A document the principal may read; the same NotFoundError for another collection's as for none."""
     require(principal, "read")
@@ -160,7 +166,7 @@ class Documents:
         require(principal, "write", collection)
         doomed: dict[str, DocumentRecord] = {}
         for raw in paths:
-            path = os.path.abspath(raw)
+            path = stored_path(raw)
             for prefix in (path, path + "!") if is_archive_name(path) else (path,):  # an archive's members: a.zip!/…
                 for record in self.store.documents.list_documents(collection, path_prefix=prefix):
                     doomed[record.document_id] = record
@@ -237,10 +243,10 @@ class Documents:
 
     def options(self, *, principal: Principal = LOCAL) -> dict:
         """What an editor may send: the server folders it may have indexed (api.ingest_roots; none: only
-        uploads) and the largest upload request."""
+        uploads), the hosts it may have crawled (api.ingest_urls) and the largest upload request."""
         require(principal, "write")
         api = self.settings.api
-        return {"ingest_roots": list(api.ingest_roots), "max_upload_mb": api.max_upload_mb}
+        return {"ingest_roots": list(api.ingest_roots), "ingest_urls": list(api.ingest_urls), "max_upload_mb": api.max_upload_mb}
 
     @staticmethod
     def file_type(name: str, head: bytes) -> str | None:
@@ -278,8 +284,8 @@ class Documents:
         collection = scope(principal, collection) or self.settings.collection
         from docqa.ingest.pipeline import document_id
 
-        doc_id = document_id(collection, os.path.abspath(path))
-        for record in self.store.documents.list_documents(collection, path_prefix=os.path.abspath(path)):
+        doc_id = document_id(collection, stored_path(path))
+        for record in self.store.documents.list_documents(collection, path_prefix=stored_path(path)):
             if record.document_id == doc_id:
                 return record
         raise NotFoundError(f"{path} is not indexed in collection {collection!r}: add it with 'docqa add'")

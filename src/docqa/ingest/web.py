@@ -138,6 +138,22 @@ class SiteIngestor:
         report.unreadable.append((page.url, reason, int(old.status == "ok")))
 
 
+def merged(reports: list[IngestReport]) -> IngestReport:
+    """Several crawls' (and adds') reports as one: lists joined, counts added, `crawl` a list of each site's figures."""
+    out = IngestReport()
+    for r in reports:
+        for name in ("added", "updated", "unchanged", "removed", "moved", "skipped", "failed", "still_skipped",
+                     "still_failing", "unreadable"):
+            getattr(out, name).extend(getattr(r, name))
+        out.chunks += r.chunks
+        out.bytes_parsed += r.bytes_parsed
+        out.by_type.update(r.by_type)
+        out.elapsed += r.elapsed
+    sites = [r.crawl for r in reports if r.crawl is not None]
+    out.crawl = {"sites": sites} if sites else None
+    return out
+
+
 def _crawl(crawler: Crawler, url: str, known: dict[str, Validators], out: queue.Queue) -> None:
     try:
         stats = crawler.run(url, known, lambda page, stats: out.put((page, stats)))
