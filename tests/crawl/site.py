@@ -64,8 +64,9 @@ def build_pages() -> dict[str, tuple[str, str]]:
 class Site:
     """The server and its state; `url(path)` names a page on it."""
 
-    def __init__(self):
-        self.pages = build_pages()
+    def __init__(self, pages: dict[str, tuple[str, str | bytes]] | None = None):
+        self.pages = build_pages() if pages is None else pages
+        self.llms = pages is None  # the built site has an llms.txt; given pages have none
         self.requests: list[tuple[str, int]] = []  # (path, status) of every request answered
         self.release = threading.Event()  # the slow page answers once this is set
         self.down = False  # every page answers 503
@@ -135,7 +136,7 @@ def _handler(site: Site):
             page = site.pages.get(path)
             if page is None:
                 return self._send(404, "text/html", b"<html><body>Not Found</body></html>")
-            body = page[1].replace("HOST", site.host).encode()
+            body = page[1] if isinstance(page[1], bytes) else page[1].replace("HOST", site.host).encode()
             etag = _etag(body)
             if self.headers.get("If-None-Match") == etag:
                 return self._send(304, page[0], b"", {"ETag": etag})
@@ -165,6 +166,8 @@ def _handler(site: Site):
             return self._send(200, "text/plain", text.encode())
 
         def _llms(self) -> int:
+            if not site.llms:
+                return self._send(404, "text/plain", b"")
             links = "\n".join(f"- [{s}](/docs/{s}/index.html): the {s} section" for s in SECTIONS)
             return self._send(200, "text/plain", f"# Acme\n\n> Acme's documentation.\n\n## Sections\n\n{links}\n".encode())
 

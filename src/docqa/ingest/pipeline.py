@@ -236,6 +236,19 @@ def parse_fetched(path: str, data: bytes, name: str, opts: IngestOptions, metada
     return result
 
 
+def parse_fetched_job(job: tuple, opts: IngestOptions) -> Parsed:
+    """parse_fetched on one (path, size, mtime_ns, old_hash, spooled, name, metadata) job, in a pool
+    worker: the fetched bytes wait in the file `spooled` (a pipe full of page bodies would block the
+    pool's parent and worker on each other), which is removed once read."""
+    path, _, mtime_ns, old_hash, spooled, name, metadata = job
+    try:
+        data = Path(spooled).read_bytes()
+        os.unlink(spooled)
+    except OSError as exc:
+        return Parsed(path=path, size=job[1], mtime_ns=mtime_ns, error=UnreadableFileError(path, f"the fetched page's copy is gone: {exc}"))
+    return parse_fetched(path, data, name, opts, metadata, old_hash, mtime_ns)
+
+
 def parse_job(job: tuple, opts: IngestOptions) -> Parsed:
     """parse_file on one (path, size, mtime_ns, old_hash) job: what a pool worker runs."""
     return parse_file(*job, opts)  # type: ignore[call-arg]  # mypy takes a star tuple to fill every parameter
@@ -534,9 +547,9 @@ def parse_jobs(jobs: list[tuple], opts: IngestOptions, lean_parent: bool = False
     workers = min(workers, len(jobs))
     lean = lean_parent and workers == 1
     if not lean:
-        _warm_up()  # forked workers inherit the loaded tokenizer and dictionaries
+        warm_up()  # forked workers inherit the loaded tokenizer and dictionaries
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    pool = ParsePool(partial(parse_job, opts=opts), failed_job, workers=workers, ready=_warm_up if lean else None,
+    pool = ParsePool(partial(parse_job, opts=opts), failed_job, workers=workers, ready=warm_up if lean else None,
                      timeout=opts.parse_timeout, memory_bytes=opts.worker_memory, context=context)
     yield from pool.run(groups(jobs), quiet=quiet)
 
@@ -584,7 +597,7 @@ def disk_change(record: DocumentRecord) -> tuple[str, str] | None:
     return ("changed", "content hash differs (mtime changed too)") if digest != record.content_hash else None
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
     """Load parsers, tokenizer and dictionaries once, before forking, so workers inherit them."""
     keep_large_blocks_apart()  # the tables' large temporaries must not stay behind as heap holes
     import docqa.ingest.chunkers  # noqa: F401

@@ -9,9 +9,14 @@ or a crawl cut short by a limit never removes anything (a site that is down is n
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import queue
+import tempfile
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
@@ -19,7 +24,9 @@ from docqa.clock import now
 from docqa.crawl import AddressGuard, Crawler, CrawlLimits, CrawlStats, Fetched, Validators, fold, prefix_of
 from docqa.embed import Embedder
 from docqa.errors import InputError
-from docqa.ingest.pipeline import IngestOptions, IngestReport, Ingestor, Parsed, document_id, parse_fetched
+from docqa.ingest.pipeline import (IngestOptions, IngestReport, Ingestor, Parsed, document_id, failed_job,
+                                   parse_fetched_job, parse_workers, warm_up)
+from docqa.ingest.pool import QUIET, ParsePool
 from docqa.ingest.scan import Scanner
 from docqa.store import FileState, Stores
 from docqa.types import DocumentRecord
@@ -27,6 +34,8 @@ from docqa.types import DocumentRecord
 CrawlProgress = Callable[[CrawlStats, str], None]  # (figures so far, the URL just handled)
 GONE = "gone"  # the error kind of a page that answered 404 or 410 once (removed when it does again)
 _WRITE_EVERY = 32  # pages parsed before they are written together
+_WRITE_SECONDS = 0.5  # ...or parsed this long ago, whichever comes first
+_GROUP = 8  # pages sent to a parsing process at once (at most)
 _BY_TYPE = {"text/html": ".html", "application/xhtml+xml": ".xhtml", "application/pdf": ".pdf",
             "text/markdown": ".md", "text/x-markdown": ".md", "text/x-rst": ".rst", "application/json": ".json"}
 _TEXT_SUFFIXES = {".md", ".markdown", ".rst", ".txt", ".adoc"}
@@ -48,11 +57,10 @@ class SiteIngestor:
         self.store, self.opts, self.limits, self.guard = store, opts, limits, guard
         self.progress = progress or (lambda stats, url: None)
         self.writer = Ingestor(store, Scanner(), opts, None, embedder)
-        self.transport = transport
+        self.embedder, self.transport = embedder, transport
+        self._spool_dir, self._spooled = "", 0  # where fetched pages wait for their parsing process (run)
 
     def run(self, start: str, collection: str) -> IngestReport:
-        import time
-
         started = time.perf_counter()
         url = fold(start)
         if url is None:
@@ -63,7 +71,9 @@ class SiteIngestor:
         crawler = Crawler(self.limits, self.guard, self.transport)
         thread = threading.Thread(target=_crawl, args=(crawler, url, known, pages), name="docqa-crawl", daemon=True)
         thread.start()
-        stats = self._consume(pages, states, collection, report)
+        with tempfile.TemporaryDirectory(prefix="docqa-crawl-") as self._spool_dir:
+            self._spooled = 0
+            stats = self._consume(pages, states, collection, report)
         thread.join()
         report.crawl = {"start": url, "prefix": prefix_of(url), **stats.to_dict()}
         report.elapsed = time.perf_counter() - started
@@ -83,32 +93,50 @@ class SiteIngestor:
 
     def _consume(self, pages: queue.Queue, states: dict[str, FileState], collection: str,
                  report: IngestReport) -> CrawlStats:
+        """Parse the fetched pages in the pool's worker processes (each page with the time and memory
+        bounds of a file) as they come, and write them in groups; the crawl's figures at the end."""
+        source = _Source(self, pages, states, collection, report)
         batch: list[Parsed] = []
-        while True:
-            item = pages.get()
-            if isinstance(item, BaseException):
-                raise item
-            if isinstance(item, CrawlStats):
-                self.writer.write(batch, states, collection, report)
-                return item
-            page, stats = item
-            parsed = self._page(page, states, collection, report)
-            if parsed is not None:
+        since = time.monotonic()
+        for parsed in self._parsed(source.jobs()):
+            if parsed is not QUIET:
                 batch.append(parsed)
-            if len(batch) >= _WRITE_EVERY:
+            if len(batch) >= _WRITE_EVERY or (batch and time.monotonic() - since >= _WRITE_SECONDS):
                 self.writer.write(batch, states, collection, report)
-                batch = []
-            self.progress(stats, page.url)
+                batch, since = [], time.monotonic()
+        self.writer.write(batch, states, collection, report)
+        return source.stats
 
-    def _page(self, page: Fetched, states: dict[str, FileState], collection: str, report: IngestReport) -> Parsed | None:
-        """A fetched page to write (parsed), or None when it is decided here: unchanged, gone, failed."""
+    def _parsed(self, jobs: Iterator[list[tuple]]) -> Iterator[Parsed]:
+        """Each page's Parsed, from worker processes (inline when no bound is asked for: no pool)."""
+        opts = self.opts
+        if opts.parse_timeout <= 0 and opts.worker_memory <= 0:
+            for group in jobs:
+                yield from (parse_fetched_job(job, opts) for job in group)
+            return
+        warm_up()  # forked workers inherit the loaded tokenizer and dictionaries
+        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+        pool = ParsePool(partial(parse_fetched_job, opts=opts), failed_job, workers=parse_workers(opts, self.embedder),
+                         timeout=opts.parse_timeout, memory_bytes=opts.worker_memory, context=context)
+        yield from pool.run(jobs, quiet=_WRITE_SECONDS)
+
+    def _spool(self, data: bytes) -> str:
+        """The file a page's bytes wait in for its parsing process (parse_fetched_job removes it)."""
+        self._spooled += 1
+        path = os.path.join(self._spool_dir, str(self._spooled))
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def decide(self, page: Fetched, states: dict[str, FileState], collection: str, report: IngestReport) -> tuple | None:
+        """A fetched page's parse job, or None when it is decided here: unchanged, gone, failed."""
         path = page.final_url or page.url
         old = states.get(path)
         if page.state == "ok":
             http = {"url": path, "content_type": page.content_type, **page.validators.to_dict()}
             old_hash = old.content_hash if old and old.status == "ok" else None
-            return parse_fetched(path, page.data, reader_name(path, page.content_type), self.opts, {"http": http},
-                                 old_hash, page.mtime_ns)
+            return (path, len(page.data), page.mtime_ns, old_hash, self._spool(page.data), reader_name(path, page.content_type),
+                    {"http": http})
         if page.state == "unchanged":
             report.unchanged.append(path)
         elif page.state == "gone":
@@ -136,6 +164,47 @@ class SiteIngestor:
                                 mtime_ns=old.mtime_ns)
         self.store.documents.record_failure(record)
         report.unreadable.append((page.url, reason, int(old.status == "ok")))
+
+
+class _Source:
+    """The crawl's pages as groups of parse jobs for the pool: what is waiting is sent together (at
+    most _GROUP pages), so a worker never waits for a group to fill while the crawl goes on."""
+
+    def __init__(self, site: SiteIngestor, pages: queue.Queue, states: dict[str, FileState], collection: str,
+                 report: IngestReport):
+        self.site, self.pages, self.states, self.collection, self.report = site, pages, states, collection, report
+        self.stats = CrawlStats()
+
+    def jobs(self) -> Iterator[list[tuple]]:
+        while True:
+            group: list[tuple] = []
+            item = self.pages.get()
+            while True:
+                if isinstance(item, BaseException):
+                    raise item
+                if isinstance(item, CrawlStats):
+                    self.stats = item
+                    if group:
+                        yield group
+                    return
+                job = self._job(item)
+                if job is not None:
+                    group.append(job)
+                if len(group) >= _GROUP:
+                    break
+                try:
+                    item = self.pages.get_nowait()
+                except queue.Empty:
+                    break
+            if group:
+                yield group
+
+    def _job(self, item: tuple[Fetched, CrawlStats]) -> tuple | None:
+        page, stats = item
+        self.stats = stats
+        job = self.site.decide(page, self.states, self.collection, self.report)
+        self.site.progress(stats, page.url)
+        return job
 
 
 def merged(reports: list[IngestReport]) -> IngestReport:
