@@ -25,6 +25,9 @@ _DROP = "script, style, noscript, template, svg, math, iframe, object, embed, ca
         "[hidden], [aria-hidden=true], " + _HIDDEN_STYLE
 _BOILERPLATE = ("nav", "header", "footer", "aside")
 _BOILERPLATE_ROLES = "[role=navigation], [role=banner], [role=contentinfo], [role=complementary]"
+# the navigation bars and tables of contents documentation generators write without a nav element or
+# role (DocBook, Texinfo 7, classic Sphinx): dropped on every page (benchmarks/crawl_extract.py)
+_GENERATOR_NAV = "table.nav, div.navheader, div.navfooter, div.nav-panel, div.toc, div.related, div.sphinxsidebar"
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BLOCKS = {
     "html", "body", "div", "p", "section", "article", "main", "header", "footer", "aside", "nav",
@@ -174,7 +177,9 @@ def add_html(markup: str, builder: TextBuilder, xhtml: bool = False, anchors: li
 
 
 def drop_boilerplate(tree: LexborHTMLParser) -> None:
-    """With a main/article present, drop navigation, headers, footers and asides outside it."""
+    """Drop documentation generators' navigation bars; with a main/article present, also navigation,
+    headers, footers and asides outside it."""
+    decompose_all(tree.css(_GENERATOR_NAV))
     if tree.css_first("main, article, [role=main]") is None:
         return
     nodes = tree.css(", ".join(_BOILERPLATE) + ", " + _BOILERPLATE_ROLES)
