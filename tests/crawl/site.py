@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -71,6 +72,8 @@ class Site:
         self.release = threading.Event()  # the slow page answers once this is set
         self.down = False  # every page answers 503
         self.lock = threading.Lock()
+        self.crawl_delay: float | None = None  # robots.txt's Crawl-delay, when set
+        self.times: list[tuple[str, float]] = []  # (path, time.monotonic() at arrival) of every request
         self.inflight = 0
         self.most_inflight = 0  # the most requests answered at once
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -107,6 +110,7 @@ def _handler(site: Site):
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
             with site.lock:
+                site.times.append((self.path, time.monotonic()))
                 site.inflight += 1
                 site.most_inflight = max(site.most_inflight, site.inflight)
             try:
@@ -162,7 +166,8 @@ def _handler(site: Site):
             return 301
 
         def _robots(self) -> int:
-            text = f"User-agent: *\nDisallow: /docs/private/\n\nSitemap: http://{site.host}/sitemap.xml\n"
+            delay = f"Crawl-delay: {site.crawl_delay}\n" if site.crawl_delay else ""
+            text = f"User-agent: *\nDisallow: /docs/private/\n{delay}\nSitemap: http://{site.host}/sitemap.xml\n"
             return self._send(200, "text/plain", text.encode())
 
         def _llms(self) -> int:

@@ -111,3 +111,27 @@ def test_a_served_crawl_reaches_only_the_hosts_the_setting_names(kb, site):
     assert not report.added and report.failed and all("internal address" in r for _, _, r in report.failed)
     kb.settings.api.ingest_urls = ["127.0.0.1"]
     assert len(kb.add_site(site.url("/docs/"), served=True).added) > SECTION_PAGES
+
+
+def test_robots_crawl_delay_paces_the_requests(kb, site):
+    site.crawl_delay = 0.3
+    kb.settings.crawl.max_pages = 4
+    report = kb.add_site(site.url("/docs/"))
+    assert "crawl.max_pages" in report.crawl["stopped"] and report.crawl["found"] == 4
+    after = [t for p, t in site.times if p != "/robots.txt"]  # the delay is known once robots.txt is read
+    assert len(after) >= 4
+    gaps = [b - a for a, b in zip(after, after[1:])]
+    assert min(gaps) >= 0.25, gaps  # never faster than Crawl-delay (a little slack for the server's clock)
+
+
+def test_pages_parsed_inline_when_no_bound_is_asked_for(tmp_path, site):
+    from docqa.kb import KnowledgeBase
+    from docqa.settings import Settings
+
+    from crawl.conftest import FAST
+
+    settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, search={"mode": "bm25"}, crawl=FAST,
+                        ingest={"parse_timeout": 0, "worker_memory_mb": 0})
+    with KnowledgeBase(settings) as kb:
+        report = kb.add_site(site.url("/docs/"))
+        assert len(report.added) > SECTION_PAGES and kb.search("codeword zxhowto7q", top_k=1)[0].url.endswith("#details")
