@@ -120,8 +120,9 @@ def test_robots_crawl_delay_paces_the_requests(kb, site):
     assert "crawl.max_pages" in report.crawl["stopped"] and report.crawl["found"] == 4
     after = [t for p, t in site.times if p != "/robots.txt"]  # the delay is known once robots.txt is read
     assert len(after) >= 4
-    gaps = [b - a for a, b in zip(after, after[1:])]
-    assert min(gaps) >= 0.25, gaps  # never faster than Crawl-delay (a little slack for the server's clock)
+    # Each request leaves Crawl-delay after the one before: however late one arrives (a loaded machine),
+    # the span of n requests is at least n - 2 delays
+    assert after[-1] - after[0] >= (len(after) - 2) * 0.3, [round(b - a, 3) for a, b in zip(after, after[1:])]
 
 
 def test_pages_parsed_inline_when_no_bound_is_asked_for(tmp_path, site):

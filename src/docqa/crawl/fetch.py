@@ -126,12 +126,16 @@ class Fetcher:
                 return response, await self._body(url, response)
 
     async def _wait_turn(self, host: str) -> None:
-        async with self._pace:
-            now = time.monotonic()
-            start = max(now, self._next.get(host, now))
-            self._next[host] = start + self.delay
-        if start > now:
-            await asyncio.sleep(start - now)
+        """Until `delay` has passed since the host's last request left (not since its planned time:
+        a request that left late never lets the next one follow it sooner)."""
+        while True:
+            async with self._pace:
+                now = time.monotonic()
+                wait = self._next.get(host, now) - now
+                if wait <= 0:
+                    self._next[host] = now + self.delay
+                    return
+            await asyncio.sleep(wait)
 
     async def _body(self, url: str, response: httpx.Response) -> bytes:
         if response.status_code != 200:
