@@ -5,6 +5,7 @@ an endless link trap, ETags and Last-Modified.  Tests change `pages` to make the
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 import time
 from email.utils import formatdate
@@ -62,6 +63,13 @@ def build_pages() -> dict[str, tuple[str, str]]:
     return pages
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A client that closed its kept-alive connection is no error worth a traceback."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class Site:
     """The server and its state; `url(path)` names a page on it."""
 
@@ -76,7 +84,7 @@ class Site:
         self.times: list[tuple[str, float]] = []  # (path, time.monotonic() at arrival) of every request
         self.inflight = 0
         self.most_inflight = 0  # the most requests answered at once
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.server = _Server(("127.0.0.1", 0), _handler(self))
         self.server.daemon_threads = True
         self.host = f"127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -104,6 +112,8 @@ def _etag(body: bytes) -> str:
 
 def _handler(site: Site):
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as documentation hosts answer
+
         def log_message(self, *args) -> None:
             pass
 
@@ -198,6 +208,8 @@ def _handler(site: Site):
         def _huge(self) -> int:
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
+            self.send_header("Connection", "close")
+            self.close_connection = True
             self.end_headers()  # no Content-Length: the crawler must count what it reads
             try:
                 for _ in range(64):
