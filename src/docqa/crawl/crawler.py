@@ -170,7 +170,9 @@ class _Run:
             self.stats.stopped = f"robots.txt answered {page.status}: nothing may be crawled now"
 
     async def _llms(self) -> list[str]:
-        for url in dict.fromkeys((self.prefix + "llms.txt", site_root(self.start) + "llms.txt")):
+        """The links of the site's llms.txt (its folder's, else the root's), else of its llms-full.txt."""
+        names = ("llms.txt", "llms-full.txt")
+        for url in dict.fromkeys(base + name for name in names for base in (self.prefix, site_root(self.start))):
             page = await self.fetcher.get(url)
             if page.state == "ok" and page.data:
                 return llms_links(page.data.decode("utf-8", "replace"), page.final_url or url)

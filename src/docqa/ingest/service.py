@@ -109,6 +109,13 @@ class Documents:
         guard.check_url(url)
         return collection, guard
 
+    @staticmethod
+    def merged(reports: Sequence[IngestReport]) -> IngestReport:
+        """Several adds' and crawls' reports as one (a job that crawled sites and read folders)."""
+        from docqa.ingest.web import merged
+
+        return merged(list(reports))
+
     def crawl_limits(self) -> CrawlLimits:
         """settings.crawl as the crawler takes it."""
         from docqa.crawl import CrawlLimits

@@ -119,8 +119,6 @@ async def _crawl(body: IngestRequest, request: Request, rt: Runtime, principal: 
     collection = await rt.read(request, check)
 
     def run(kb: KnowledgeBase, job) -> dict:
-        from docqa.ingest.web import merged
-
         def tick(stats, url: str) -> None:
             job.progress(stats.fetched + stats.unchanged + stats.failed + stats.gone, stats.found, url)
 
@@ -128,7 +126,7 @@ async def _crawl(body: IngestRequest, request: Request, rt: Runtime, principal: 
         if body.paths:
             reports.append(kb.add(body.paths, collection, progress=job.progress, include=body.include,
                                   exclude=body.exclude, principal=principal))
-        return merged(reports).to_dict()
+        return kb.documents.merged(reports).to_dict()
 
     return _accepted(rt.writer.submit("ingest", run, collection, {"urls": body.urls, "paths": body.paths}))
 
