@@ -96,7 +96,7 @@ export class SiteIngest extends FolderIngest {
   constructor({ hosts, onDone }) {
     super({ roots: [], onDone });
     this.progressKey = "site.progress";
-    this.path = el("input", { id: "site-url", type: "url", required: true, placeholder: "https://docs.example.org/guide/",
+    this.path = el("input", { id: "site-url", type: "url", required: true, placeholder: "https:// …/docs/",
       autocomplete: "off" });
     this.collection.id = "site-collection";
     this.bar.id = "site-bar";

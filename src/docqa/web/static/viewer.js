@@ -43,7 +43,7 @@ function meta(source) {
 // A crawled web page: the live page, at the cited section's anchor (only http(s) links are made).
 function liveLink(source) {
   const url = source.url || "";
-  if (!/^https?:\/\//i.test(url)) return null;
+  if (!url.startsWith("https://") && !url.startsWith("http://")) return null;
   return el("p", { class: "viewer-download" }, el("a", { class: "live", href: url, target: "_blank",
     rel: "noopener noreferrer" }, t("viewer.live")));
 }
