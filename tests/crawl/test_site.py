@@ -136,3 +136,24 @@ def test_pages_parsed_inline_when_no_bound_is_asked_for(tmp_path, site):
     with KnowledgeBase(settings) as kb:
         report = kb.add_site(site.url("/docs/"))
         assert len(report.added) > SECTION_PAGES and kb.search("codeword zxhowto7q", top_k=1)[0].url.endswith("#details")
+
+
+def test_the_guard_checks_the_address_each_connection_goes_to(site):
+    """Not only before a request: the connection itself goes to an address the guard allowed."""
+    import asyncio
+
+    import httpx
+
+    from docqa.crawl import AddressGuard
+    from docqa.errors import PermissionDeniedError
+
+    async def get(allowed: list[str]) -> int:
+        transport = AddressGuard(allowed).transport(httpx.Limits())
+        async with httpx.AsyncClient(transport=transport) as client:
+            return (await client.get(site.url("/docs/notes.md"))).status_code
+
+    assert asyncio.run(get(["127.0.0.1"])) == 200
+    with pytest.raises(PermissionDeniedError, match="internal address"):
+        asyncio.run(get(["*"]))
+    with pytest.raises(PermissionDeniedError, match="api.ingest_urls"):
+        asyncio.run(get(["docs.example.org"]))

@@ -57,7 +57,8 @@ class Crawler:
     async def crawl(self, start: str, known: dict[str, Validators], emit: Callable[[Fetched, CrawlStats], None]) -> CrawlStats:
         timeout = httpx.Timeout(self.limits.request_timeout)
         pool = httpx.Limits(max_connections=self.limits.per_host * 4, max_keepalive_connections=self.limits.per_host * 2)
-        async with httpx.AsyncClient(timeout=timeout, limits=pool, transport=self.transport, follow_redirects=False,
+        transport = self.transport or (self.guard.transport(pool) if self.guard is not None else None)
+        async with httpx.AsyncClient(timeout=timeout, limits=pool, transport=transport, follow_redirects=False,
                                      headers={"User-Agent": USER_AGENT}) as client:
             run = _Run(self, Fetcher(client, self.limits, prefix_of(start), self.guard), start, known, emit)
             try:
