@@ -312,7 +312,7 @@ def test_a_site_url_is_crawled_from_the_documents_view_and_its_source_opens_live
             page.locator("#site-collection").fill("web")
             form.locator("button[type=submit]").click()
             counts = page.locator("#site-result .ingest-counts")
-            expect(counts).to_contain_text("added")
+            expect(counts).to_contain_text("added", timeout=120_000)  # a crawl of ~70 pages, on a loaded machine
             failed = page.locator("#site-result li[data-result='failed']")
             assert any("missing.html: 404" in text for text in failed.all_inner_texts())  # a page's failure: URL, reason
             page.goto(server.url + "/")
