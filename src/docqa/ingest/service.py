@@ -153,13 +153,13 @@ class Documents:
 
     def added_folders(self) -> list[str]:
         """The folders documents were added from: each collection's deepest common folder (correction
-        notes and archive members aside), without one inside another."""
+        notes, archive members and crawled pages aside), without one inside another."""
         from docqa.browse.paths import common_folder
 
         notes = str(corrections_folder(self.settings)) + os.sep
         by_collection: dict[str, list[str]] = {}
         for record in self.store.documents.list_documents(None):
-            if not record.path.startswith(notes):
+            if not record.path.startswith((notes, "http://", "https://")):  # crawled pages have no folder
                 by_collection.setdefault(record.collection, []).append(record.path.split("!/", 1)[0])
         folders = {common_folder(min(p), max(p)) or os.sep for p in by_collection.values()}
         return sorted(f for f in folders if not any(f != o and f.startswith(o) for o in folders))
