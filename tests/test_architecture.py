@@ -51,7 +51,9 @@ ALLOWED: dict[str, set[str]] = {
     # the models a knowledge base runs on (embedder, retriever, chat model), shared by its services
     "models": BOTTOM | {"llm", "embed", "settings", "store", "retrieve"},
     # each concern's service (base + service.py) checks the caller's Principal: access is below them all
-    "ingest": BOTTOM | {"text", "store", "embed", "clock", "heap", "access", "settings", "models", "names", "browse", "session"},
+    "crawl": BOTTOM | {"version"},  # documentation sites: discovery and polite fetching over HTTP (no store)
+    "ingest": BOTTOM | {"text", "store", "embed", "clock", "heap", "access", "settings", "models", "names", "browse", "session",
+                        "crawl"},
     "retrieve": BOTTOM | {"text", "store", "embed", "settings", "access", "llm", "names"},
     "browse": BOTTOM | {"store", "access", "text"},
     "view": BOTTOM | {"ingest", "access", "settings", "store", "browse"},  # the original file, PDF pages and boxes: the ingest readers open them
@@ -76,7 +78,8 @@ ALLOWED: dict[str, set[str]] = {
     "api": BOTTOM | {"kb", "access", "settings", "version", "clock", "mcp", "__init__", "run",
                      "run.control", "web"},  # mcp: mounted at /mcp; run: the live runs' handles; web: the page at /
     # a front end may start another: 'docqa mcp', 'docqa serve'
-    "cli": BOTTOM | {"kb", "run", "settings", "evaluate", "mcp", "api", "__init__", "version", "llm", "plan", "skills"},
+    "cli": BOTTOM | {"kb", "run", "settings", "evaluate", "mcp", "api", "__init__", "version", "llm", "plan", "skills",
+                     "crawl"},  # crawl: which arguments are URLs
     "web": set(),  # the page: static assets over the API, it decides nothing
     "__init__": BOTTOM | {"kb", "ingest", "retrieve", "settings", "version"},
     "__main__": {"cli"},

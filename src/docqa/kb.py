@@ -181,6 +181,11 @@ class KnowledgeBase:
         """Add files and folders (recursively, incrementally) to a collection (see `Documents.add`)."""
         return self.documents.add(paths, collection, progress, include, exclude, principal=principal, received=received)
 
+    def add_site(self, url: str, collection: str | None = None, progress=None, *, principal: Principal = LOCAL,
+                 served: bool = False) -> IngestReport:
+        """Crawl a documentation site into a collection (see `Documents.add_site`)."""
+        return self.documents.add_site(url, collection, progress, principal=principal, served=served)
+
     def search(self, query: str, top_k: int | None = None, collection: str | None = None, *, mode: str | None = None,
                path_glob: str | None = None, types: list[str] | tuple[str, ...] = (), rerank: str | None = None,
                principal: Principal = LOCAL) -> SearchResults:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 # Block kinds readers emit; chunkers switch on them.
 HEADING = "heading"  # level 1..6; text is the heading's title
@@ -168,10 +169,18 @@ class Hit:
     dense_rank: int | None = None  # rank in the dense list (None: not in it)
     bm25_score: float | None = None  # raw BM25 score
     dense_score: float | None = None  # cosine similarity of query and chunk
+    # a web page's section anchors: (offset in its text, id), in text order (`url`); () for files
+    anchors: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def url(self) -> str:
+        """A web page's URL with the anchor of the section the chunk starts in; '' for a file."""
+        return anchored_url(self.path, self.anchors, self.char_start)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "chunk_id": self.chunk_id,
+            "url": self.url,
             "document_id": self.document_id,
             "path": self.path,
             "collection": self.collection,
@@ -193,6 +202,22 @@ class Hit:
             "snippet": self.snippet,
             "text": self.text,
         }
+
+
+def anchored_url(path: str, anchors: tuple[tuple[int, str], ...], offset: int) -> str:
+    """`https://…/install.html#upgrading`: a web page's URL and the anchor of the last section that
+    starts at or before `offset` in its text; '' when `path` is not a URL."""
+    if not path.startswith(("http://", "https://")):
+        return ""
+    anchor = ""
+    for start, name in anchors:
+        if start > offset:
+            break
+        anchor = name
+    return f"{path}#{quote(anchor, safe=_FRAGMENT_SAFE)}" if anchor else path
+
+
+_FRAGMENT_SAFE = "!$&'()*+,;=:@/?-._~"
 
 
 # -- answers ---------------------------------------------------------------------------------
@@ -219,13 +244,14 @@ class Citation:
     char_end: int
     quote: str  # document.text[char_start:char_end]
     label: str = ""  # readable: [source: config.md §Database, L12–18]
+    url: str = ""  # a web page's URL with the anchor of the quoted section; '' for a file
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "n": self.n, "chunk_id": self.chunk_id, "document_id": self.document_id, "path": self.path,
             "title": self.title, "section": self.section, "page": self.page, "line_start": self.line_start,
             "line_end": self.line_end, "char_start": self.char_start, "char_end": self.char_end,
-            "quote": self.quote, "label": self.label,
+            "quote": self.quote, "label": self.label, "url": self.url,
         }
 
 

@@ -71,7 +71,8 @@ def test_status_says_which_models_and_why_with_counts_and_health(world):
 
 def test_what_an_editor_may_ingest(world, docs):
     _, get, _, _ = world
-    assert get("/documents:ingest").json() == {"ingest_roots": [str(docs)], "max_upload_mb": 50.0, "max_files": 100}
+    assert get("/documents:ingest").json() == {"ingest_roots": [str(docs)], "ingest_urls": [], "max_upload_mb": 50.0,
+                                              "max_files": 100}
 
 
 def test_document_list_filters_by_text_and_status(world):

@@ -295,3 +295,31 @@ def test_a_collection_name_that_is_a_path_is_refused_with_the_rule(page, web_app
         expect(row).to_have_attribute("data-result", "failed")
         assert "cannot name a collection" in row.locator(".result").inner_text()
         assert "team/ops" not in [c["name"] for c in httpx.get(f"{server.url}/api/v1/collections").json()["collections"]]
+
+
+def test_a_site_url_is_crawled_from_the_documents_view_and_its_source_opens_live(page, web_settings):
+    from crawl.site import Site
+
+    with Site() as site:
+        api = web_settings.api.model_copy(update={"ingest_urls": ["127.0.0.1"]})
+        crawl = web_settings.crawl.model_copy(update={"request_timeout": 1.0, "max_page_mb": 1, "rate": 0})
+        settings = web_settings.model_copy(update={"api": api, "crawl": crawl})
+        with LiveServer(create_app(settings, kb_factory=lambda: KnowledgeBase(settings))) as server:
+            page.goto(server.url + "/#documents")
+            form = page.locator("#site-form")
+            assert "127.0.0.1" in form.inner_text()  # the hosts it may crawl
+            page.locator("#site-url").fill(site.url("/docs/"))
+            page.locator("#site-collection").fill("web")
+            form.locator("button[type=submit]").click()
+            counts = page.locator("#site-result .ingest-counts")
+            expect(counts).to_contain_text("added", timeout=120_000)  # a crawl of ~70 pages, on a loaded machine
+            failed = page.locator("#site-result li[data-result='failed']")
+            assert any("missing.html: 404" in text for text in failed.all_inner_texts())  # a page's failure: URL, reason
+            page.goto(server.url + "/")
+            page.locator("#question").fill("Which codeword does the guide3 option have?")
+            page.locator("#question").press("Enter")
+            page.locator(".chip").first.click()
+            live = page.locator("#viewer a.live")
+            expect(live).to_have_count(1)
+            href = live.get_attribute("href")
+            assert href.startswith(site.url("/docs/guide/page3.html#")) and live.get_attribute("target") == "_blank"

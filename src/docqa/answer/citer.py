@@ -22,7 +22,7 @@ from docqa.answer.statement import is_statement
 from docqa.answer.support import content_tokens, support
 from docqa.text.language import has_cjk
 from docqa.text.sentences import sentence_spans
-from docqa.types import Citation, Claim, Hit
+from docqa.types import Citation, Claim, Hit, anchored_url
 
 # [1]  [1, 2]  [1][2]  【1】  [Source 1]  [source: 2]  [来源1]
 MARKER = re.compile(r"\[(?:(?:source|来源)\s*:?\s*)?(\d+(?:\s*[,，、]\s*\d+)*)\]|【(\d+(?:\s*[,，、]\s*\d+)*)】", re.IGNORECASE)
@@ -245,6 +245,7 @@ def citation_for(n: int, hit: Hit, start: int, end: int, language: str, among: I
         n=n, chunk_id=hit.chunk_id, document_id=hit.document_id, path=hit.path, title=hit.title,
         section=hit.section, page=hit.page, line_start=line_start, line_end=line_end,
         char_start=hit.char_start + start, char_end=hit.char_start + end, quote=hit.text[start:end],
+        url=anchored_url(hit.path, hit.anchors, hit.char_start + start),
     )
     c.label = label(hit, language, line_start, line_end, page, among)
     return c

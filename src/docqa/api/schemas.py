@@ -58,11 +58,19 @@ class CollectionCreate(Body):
 
 
 class IngestRequest(Body):
-    paths: list[str] = Field(min_length=1, max_length=100, description="Absolute paths of server files or folders, "
+    paths: list[str] = Field(default_factory=list, max_length=100, description="Absolute paths of server files or folders, "
                              "each under one of api.ingest_roots.")
+    urls: list[str] = Field(default_factory=list, max_length=20, description="Documentation sites to crawl, each within "
+                            "its URL's folder, only on the hosts api.ingest_urls names (paths and urls: at least one).")
     collection: str | None = Field(None, min_length=1, max_length=200, description="Collection (default: settings.collection).")
     include: list[str] | None = Field(None, max_length=100, description="Only files matching these globs.")
     exclude: list[str] | None = Field(None, max_length=100, description="Skip files matching these globs.")
+
+    @model_validator(mode="after")
+    def _something(self) -> IngestRequest:
+        if not self.paths and not self.urls:
+            raise ValueError("give 'paths' (server folders) or 'urls' (documentation sites), or both")
+        return self
 
 
 class SearchRequest(Body):

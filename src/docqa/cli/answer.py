@@ -162,7 +162,7 @@ class AnswerView:
             for c in first_per_number(answer.citations):
                 quote = " ".join(c.quote.split())
                 quote = quote if len(quote) <= 160 else quote[:157] + "…"
-                out.print(Text.assemble(f" [{c.n}] ", linked(c.label, c.path, c.line_start, "cyan"), ("  “" + quote + "”", "dim")))
+                out.print(Text.assemble(f" [{c.n}] ", linked(c.label, c.path, c.line_start, "cyan", c.url), ("  “" + quote + "”", "dim")))
         v = answer.verification
         rejected = len(v.rejected_claims)
         check = {"VERIFIED": "[green]verified[/]", "PARTIAL": f"[yellow]partly verified[/] ({rejected} claim(s) unverified)",

@@ -136,7 +136,7 @@ def _print_json(data) -> None:
 
 @app.command()
 def add(
-    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Files and folders to add (folders are walked recursively).")],
+    paths: Annotated[list[str], typer.Argument(metavar="PATH|URL...", help="Files and folders to add (folders are walked recursively); an http(s) URL crawls the documentation site under it.")],
     collection: CollectionOption = None,
     include: IncludeOption = None,
     exclude: ExcludeOption = None,
@@ -153,18 +153,25 @@ def add(
     with its reason; the rest is still indexed); files failing as before are counted, not listed.
     """
     _ingest_flags(_settings().ingest, workers, engine, ray_address)  # a bad flag stops before anything is created
-    _check_paths(paths)  # a mistyped path stops before a knowledge base is created
+    from docqa.crawl import is_url
+
+    urls = [p for p in paths if is_url(p)]
+    files = [Path(p) for p in paths if p not in urls]
+    _check_paths(files)  # a mistyped path stops before a knowledge base is created
     kb, new = _open_or_create()
     with kb:
         if new:
             err.print(f"created a new knowledge base at {escape(kb.settings.kb)}")
-        with _interrupted_add(kb, paths, collection), _progress(disabled=as_json) as bar:
+        sites = _add_sites(kb, urls, collection, as_json)
+        if not files:
+            raise typer.Exit(1 if any(r.failed for r in sites) else 0)
+        with _interrupted_add(kb, files, collection), _progress(disabled=as_json) as bar:
             task = bar.add_task("parsing", total=None)
 
             def tick(done: int, total: int, path: str) -> None:
                 bar.update(task, completed=done, total=total, description=escape(Path(path).name[:40]))
 
-            report = kb.add(paths, collection, progress=tick, include=include, exclude=exclude)
+            report = kb.add(files, collection, progress=tick, include=include, exclude=exclude)
         namer = _namer(kb)
     if as_json:
         _print_json(report.to_dict())
@@ -211,6 +218,23 @@ def _quoted(text: str) -> str:
     import shlex
 
     return shlex.quote(text)
+
+
+def _add_sites(kb: KnowledgeBase, urls: list[str], collection: str | None, as_json: bool) -> list:
+    """Crawl each site URL (docqa.ingest.web), printing its report; the reports."""
+    from docqa.cli.crawl import crawl_line, crawl_progress
+
+    reports = []
+    for url in urls:
+        with crawl_progress(not as_json) as tick:
+            report = kb.add_site(url, collection, progress=tick)
+        reports.append(report)
+        if as_json:
+            _print_json(report.to_dict())
+        else:
+            out.print(crawl_line(report))
+            _render_report(report, PathNamer())
+    return reports
 
 
 def _ingest_flags(ingest, workers: int | None, engine: str | None, ray_address: str | None) -> None:
@@ -267,18 +291,25 @@ def _still(report) -> str:
 
 @app.command()
 def watch(
-    paths: Annotated[list[Path], typer.Argument(metavar="FOLDER...", help="Folders to keep in step with the index (watched recursively).")],
+    paths: Annotated[list[str], typer.Argument(metavar="FOLDER|URL...", help="Folders to keep in step with the index (watched recursively), or documentation sites' URLs (crawled again --every so often).")],
     collection: CollectionOption = None,
     include: IncludeOption = None,
     exclude: ExcludeOption = None,
     debounce: Annotated[int, typer.Option("--debounce", min=20, max=10_000, metavar="MS", help="Milliseconds without a change that end a batch.")] = 200,
+    every: Annotated[str | None, typer.Option("--every", metavar="DURATION", help="How often a site's URL is crawled again (30m, 1h, 1d): conditional requests, so unchanged pages cost a 304.")] = None,
 ) -> None:
     """Keep the index in step with folders until Ctrl-C: created, changed, deleted, renamed and moved files.
 
     Starts with one 'docqa add' of the folders (what changed while nothing watched), then syncs each
     burst of changes as one batch and prints one line for it. The same rules as 'add' (globs,
     .gitignore, hidden files); a file that cannot be read right now is kept, never taken for deleted.
+    A site's URL is crawled --every DURATION instead (a page gone twice is removed; one that times out is kept).
     """
+    from docqa.crawl import is_url
+
+    urls = [p for p in paths if is_url(p)]
+    if urls:
+        return _watch_sites(urls, [p for p in paths if p not in urls], collection, every)
     with _open(create=True) as kb:
         watcher = kb.documents.watcher(paths, collection, include, exclude, quiet_ms=debounce)
         stop = threading.Event()
@@ -288,6 +319,26 @@ def watch(
         namer = PathNamer.for_root(roots[0] if len(roots) == 1 else "")
         with _stopped_by_signals(stop):
             watcher.run(stop, lambda batch: _render_batch(batch, namer))
+    out.print("stopped")
+
+
+def _watch_sites(urls: list[str], folders: list[str], collection: str | None, every: str | None) -> None:
+    from docqa.cli.crawl import seconds, watch_sites
+
+    if folders:
+        raise typer.BadParameter("watch either folders or sites' URLs, not both in one command", param_hint="FOLDER|URL")
+    if every is None:
+        raise typer.BadParameter("a site is crawled again on a schedule: give --every (e.g. --every 1h)", param_hint="--every")
+    try:
+        interval = seconds(every)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--every") from None
+    stop = threading.Event()
+    with _open(create=True) as kb:
+        out.print(f"watching {', '.join(escape(u) for u in urls)} every {escape(every)} "
+                  f"(collection {escape(collection or kb.settings.collection)}); Ctrl-C to stop")
+        with _stopped_by_signals(stop):
+            watch_sites(kb, urls, collection, interval, stop, lambda report: _render_report(report, PathNamer()))
     out.print("stopped")
 
 
@@ -339,7 +390,7 @@ def _render_batch(batch, namer: PathNamer) -> None:
 
 @app.command()
 def remove(
-    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Files to remove, or folders to remove everything under.")],
+    paths: Annotated[list[str], typer.Argument(metavar="PATH|URL...", help="Files to remove, or folders to remove everything under; a URL: the crawled pages under it.")],
     collection: CollectionOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -435,7 +486,7 @@ def _hit_line(i: int, hit: Hit, namer: PathNamer) -> Text:
     """`1. 0.87  install/guide.md  chunk-id`: the path (a link) fitted to the terminal."""
     head = f"{i}. {_two(hit.score)}  "
     name = namer.short(hit.path, max(out.width - len(head) - len(hit.chunk_id) - 2, 20))
-    return Text.assemble((head, "bold"), linked(name, hit.path, hit.line_start, "cyan"), "  ", (hit.chunk_id, "dim"))
+    return Text.assemble((head, "bold"), linked(name, hit.path, hit.line_start, "cyan", hit.url), "  ", (hit.chunk_id, "dim"))
 
 
 ModeOption = Annotated[str | None, typer.Option(
@@ -614,7 +665,7 @@ def show(
     if as_json:
         _print_json(hit.to_dict())
         return
-    out.print(Text.assemble(linked(namer.name(hit.path), hit.path, hit.line_start, "cyan"), "  ", location(hit)))
+    out.print(Text.assemble(linked(namer.name(hit.path), hit.path, hit.line_start, "cyan", hit.url), "  ", location(hit)))
     for number, line in enumerate(hit.text.split("\n"), start=hit.line_start):
         out.print(f"[dim]{number:>6}[/]  {escape(line)}")
 

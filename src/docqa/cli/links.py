@@ -18,13 +18,16 @@ LINE_AWARE_TERMINALS = {"xterm-kitty"}  # values of $TERM whose hyperlinks carry
 
 
 def file_uri(path: str, line: int | None = None, environ: dict | os._Environ = os.environ) -> str:
-    """`file:///abs/path`, with `#line` where the terminal opens files at a line."""
+    """`file:///abs/path`, with `#line` where the terminal opens files at a line; a crawled page's URL as it is."""
+    if path.startswith(("http://", "https://")):
+        return path
     uri = Path(path).absolute().as_uri()
     if line is not None and environ.get("TERM", "") in LINE_AWARE_TERMINALS:
         uri += f"#{line}"
     return uri
 
 
-def linked(text: str, path: str, line: int | None = None, style: str = "") -> Text:
-    """`text` as a rich Text that links to the file (and line) when printed to a terminal."""
-    return Text(text, style=Style.parse(style or "none") + Style(link=file_uri(path, line)))
+def linked(text: str, path: str, line: int | None = None, style: str = "", url: str = "") -> Text:
+    """`text` as a rich Text that links to the file (and line) when printed to a terminal; `url`: a
+    crawled page's URL with its section's anchor, linked instead."""
+    return Text(text, style=Style.parse(style or "none") + Style(link=url or file_uri(path, line)))

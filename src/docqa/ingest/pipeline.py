@@ -113,6 +113,8 @@ class IngestReport:
     searchable: float | None = None  # seconds until the last one's was (every parsed document searchable)
     vectors: int = 0  # chunk texts embedded in this add (equal texts share one vector)
     vectors_elapsed: float | None = None  # seconds until the last of them was written
+    crawl: dict | None = None  # a crawled site's figures (docqa.crawl.CrawlStats), None for files
+
 
     def to_dict(self) -> dict:
         return {
@@ -125,6 +127,7 @@ class IngestReport:
             "chunks": self.chunks, "bytes_parsed": self.bytes_parsed, "by_type": dict(self.by_type),
             "elapsed_s": round(self.elapsed, 3), "first_searchable_s": _rounded(self.first_searchable),
             "searchable_s": _rounded(self.searchable), "vectors": self.vectors, "vectors_s": _rounded(self.vectors_elapsed),
+            **({"crawl": self.crawl} if self.crawl is not None else {}),
         }
 
     def phases(self) -> str | None:
@@ -238,6 +241,45 @@ def _parse_bytes(result: Parsed, data: bytes, opts: IngestOptions, doc: Document
 
 
 
+def parse_fetched(path: str, data: bytes, name: str, opts: IngestOptions, metadata: dict | None = None,
+                  old_hash: str | None = None, mtime_ns: int = 0) -> Parsed:
+    """Read, chunk and enrich bytes fetched from elsewhere (a web page) as the document `path`: `name`
+    is the file name whose extension picks the reader; `metadata` joins the reader's; the same
+    content as `old_hash` is not parsed (unchanged)."""
+    from docqa.ingest.readers import read_file
+
+    result = Parsed(path=path, size=len(data), mtime_ns=mtime_ns, content_hash=_hash_bytes(data))
+    if result.content_hash == old_hash:
+        result.unchanged = True
+        return result
+    try:
+        if len(data) > opts.max_bytes:
+            raise FileTooLargeError(path, f"{len(data) / 1e6:.1f} MB is over the {opts.max_bytes / 1e6:.0f} MB limit (ingest.max_file_mb)")
+        with applied(opts.zip_limits), bounds.limit(opts.max_bytes):
+            doc = read_file(Path(name), data)
+        doc.path = path
+        doc.metadata.update(metadata or {})
+        _parse_bytes(result, data, opts, doc)
+    except IngestError as exc:
+        result.error = exc if exc.path == path else type(exc)(path, exc.reason)
+    except Exception as exc:  # a reader bug must not stop the crawl; report it with the page
+        result.error = IngestError(path, f"unexpected {type(exc).__name__} while parsing: {exc}")
+    return result
+
+
+def parse_fetched_job(job: tuple, opts: IngestOptions) -> Parsed:
+    """parse_fetched on one (path, size, mtime_ns, old_hash, spooled, name, metadata) job, in a pool
+    worker: the fetched bytes wait in the file `spooled` (a pipe full of page bodies would block the
+    pool's parent and worker on each other), which is removed once read."""
+    path, _, mtime_ns, old_hash, spooled, name, metadata = job
+    try:
+        data = Path(spooled).read_bytes()
+        os.unlink(spooled)
+    except OSError as exc:
+        return Parsed(path=path, size=job[1], mtime_ns=mtime_ns, error=UnreadableFileError(path, f"the fetched page's copy is gone: {exc}"))
+    return parse_fetched(path, data, name, opts, metadata, old_hash, mtime_ns)
+
+
 def parse_job(job: tuple, opts: IngestOptions) -> Parsed:
     """parse_file on one (path, size, mtime_ns, old_hash) job: what a pool worker runs."""
     return parse_file(*job, opts)  # type: ignore[call-arg]  # mypy takes a star tuple to fill every parameter
@@ -310,6 +352,20 @@ class Ingestor:
             yield
             if self.gate is not None:
                 self.store.commit_pending()
+
+    def write(self, parsed: list[Parsed], states: dict[str, FileState], collection: str, report: IngestReport) -> None:
+        """Write and embed documents parsed elsewhere (parse_fetched: a crawl's pages) as `run` writes
+        its files: each replaced in one transaction (its text searchable before its vectors), a failure
+        recorded with its reason.  `states`: what the index held of these paths before."""
+        from docqa.ingest.readers.registry import readers_fingerprint
+
+        self.readers = readers_fingerprint(repr(replace(self.opts, workers=0)))
+        if getattr(self, "started", None) is None:
+            self.started = time.perf_counter()
+        unembedded: dict[str, str] = {}
+        with self.store.batch(self.opts.commit_seconds):
+            self._flush(parsed, states, collection, report, 0, len(parsed), unembedded)
+            self._embed(unembedded, report)
 
     def _triage(self, files: list[Path], states: dict[str, FileState], report: IngestReport) -> list[tuple]:
         """Skip files whose size and mtime are unchanged (and skipped or failed ones the same readers
@@ -583,9 +639,9 @@ def parse_jobs(jobs: list[tuple], opts: IngestOptions, lean_parent: bool = False
     workers = min(workers, len(jobs))
     lean = lean_parent and workers == 1
     if not lean:
-        _warm_up()  # forked workers inherit the loaded tokenizer and dictionaries
+        warm_up()  # forked workers inherit the loaded tokenizer and dictionaries
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    pool = ParsePool(partial(parse_job, opts=opts), failed_job, workers=workers, ready=_warm_up if lean else None,
+    pool = ParsePool(partial(parse_job, opts=opts), failed_job, workers=workers, ready=warm_up if lean else None,
                      timeout=opts.parse_timeout, memory_bytes=opts.worker_memory, context=context)
     yield from pool.run(groups(jobs), quiet=quiet)
 
@@ -637,7 +693,7 @@ def disk_change(record: DocumentRecord) -> tuple[str, str] | None:
     return ("changed", "content hash differs (mtime changed too)") if digest != record.content_hash else None
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
     """Load parsers, tokenizer and dictionaries once, before forking, so workers inherit them."""
     keep_large_blocks_apart()  # the tables' large temporaries must not stay behind as heap holes
     import docqa.ingest.chunkers  # noqa: F401

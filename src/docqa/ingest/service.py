@@ -14,14 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docqa.access import LOCAL, Principal, ingest_paths, require, scope, visible_collection
-from docqa.errors import NotFoundError
+from docqa.errors import InputError, NotFoundError
 from docqa.names import check_collection, is_valid
 from docqa.settings import Settings
 from docqa.store import Stores
 from docqa.types import DocumentRecord, Hit
 
 if TYPE_CHECKING:
+    from docqa.crawl import AddressGuard, CrawlLimits
     from docqa.ingest.pipeline import Gate, IngestOptions, IngestReport, Progress
+    from docqa.ingest.web import CrawlProgress
     from docqa.ingest.reindex import ReindexReport
     from docqa.ingest.scan import Scanner
     from docqa.ingest.watch import Watcher
@@ -35,6 +37,12 @@ def corrections_folder(settings: Settings) -> Path:
     from docqa.settings.model import default_kb_path
 
     return correction.folder(settings.kb, default_kb_path().parent)
+
+
+def stored_path(path: str | Path) -> str:
+    """A path as the index stores it: absolute, or a crawled page's URL as it is."""
+    text = str(path)
+    return text if text.startswith(("http://", "https://")) else os.path.abspath(text)
 
 
 def readable(docs: DocumentStore, document_id: str, principal: Principal) -> DocumentRecord:
@@ -78,6 +86,50 @@ class Documents:
                             self.gate)
         return ingestor.run(found, collection)
 
+    def add_site(self, url: str, collection: str | None = None, progress: CrawlProgress | None = None, *,
+                 principal: Principal = LOCAL, served: bool = False, transport=None) -> IngestReport:
+        """Crawl a documentation site within the URL's folder into a collection, each page a document
+        whose path is its URL (docqa.ingest.web); again: only what changed.  `served`: the request came
+        through a server, which may crawl only the hosts api.ingest_urls names (checked at every request)."""
+        collection, guard = self.check_site(url, collection, principal=principal, served=served)
+        from docqa.ingest.web import SiteIngestor
+
+        self.models.check_embedder(writing=True)
+        site = SiteIngestor(self.store, self._options(), self.models.embedder, self.crawl_limits(), guard, progress, transport)
+        return site.run(url, collection)
+
+    def check_site(self, url: str, collection: str | None = None, *, principal: Principal = LOCAL,
+                   served: bool = False) -> tuple[str, AddressGuard | None]:
+        """Validate an `add_site` without doing it: the collection, and the guard a served crawl goes through."""
+        from docqa.crawl import AddressGuard, is_url
+
+        if not is_url(url):
+            raise InputError(f"{url}: not an http(s) URL (a site is crawled from a URL such as https://docs.example.org/guide/)")
+        collection = scope(principal, collection) or self.settings.collection
+        require(principal, "write", collection)
+        self.check_new_collection(collection)
+        if not served:
+            return collection, None
+        guard = AddressGuard(self.settings.api.ingest_urls)
+        guard.check_url(url)
+        return collection, guard
+
+    @staticmethod
+    def merged(reports: Sequence[IngestReport]) -> IngestReport:
+        """Several adds' and crawls' reports as one (a job that crawled sites and read folders)."""
+        from docqa.ingest.web import merged
+
+        return merged(list(reports))
+
+    def crawl_limits(self) -> CrawlLimits:
+        """settings.crawl as the crawler takes it."""
+        from docqa.crawl import CrawlLimits
+
+        c, mb = self.settings.crawl, 1024 * 1024
+        return CrawlLimits(max_pages=c.max_pages, max_depth=c.max_depth, max_page_bytes=int(c.max_page_mb * mb),
+                           max_bytes=int(c.max_total_mb * mb), request_timeout=c.request_timeout,
+                           crawl_timeout=c.max_minutes * 60, per_host=c.per_host, rate=c.rate)
+
     def check_add(self, paths: Sequence[str | Path], collection: str | None = None, *, principal: Principal = LOCAL,
                   received: bool = False, missing_ok: bool = True) -> tuple[str, list[Path]]:
         """Validate an `add` without doing it (a server checks before it queues the work): the collection
@@ -106,13 +158,13 @@ class Documents:
 
     def added_folders(self) -> list[str]:
         """The folders documents were added from: each collection's deepest common folder (correction
-        notes and archive members aside), without one inside another."""
+        notes, archive members and crawled pages aside), without one inside another."""
         from docqa.browse.paths import common_folder
 
         notes = str(corrections_folder(self.settings)) + os.sep
         by_collection: dict[str, list[str]] = {}
         for record in self.store.documents.list_documents(None):
-            if not record.path.startswith(notes):
+            if not record.path.startswith((notes, "http://", "https://")):  # crawled pages have no folder
                 by_collection.setdefault(record.collection, []).append(record.path.split("!/", 1)[0])
         folders = {common_folder(min(p), max(p)) or os.sep for p in by_collection.values()}
         return sorted(f for f in folders if not any(f != o and f.startswith(o) for o in folders))
@@ -126,7 +178,7 @@ class Documents:
         require(principal, "write", collection)
         doomed: dict[str, DocumentRecord] = {}
         for raw in paths:
-            path = os.path.abspath(raw)
+            path = stored_path(raw)
             for prefix in (path, path + "!") if is_archive_name(path) else (path,):  # an archive's members: a.zip!/…
                 for record in self.store.documents.list_documents(collection, path_prefix=prefix):
                     doomed[record.document_id] = record
@@ -203,10 +255,10 @@ class Documents:
 
     def options(self, *, principal: Principal = LOCAL) -> dict:
         """What an editor may send: the server folders it may have indexed (api.ingest_roots; none: only
-        uploads) and the largest upload request."""
+        uploads), the hosts it may have crawled (api.ingest_urls) and the largest upload request."""
         require(principal, "write")
         api = self.settings.api
-        return {"ingest_roots": list(api.ingest_roots), "max_upload_mb": api.max_upload_mb}
+        return {"ingest_roots": list(api.ingest_roots), "ingest_urls": list(api.ingest_urls), "max_upload_mb": api.max_upload_mb}
 
     @staticmethod
     def file_type(name: str, head: bytes) -> str | None:
@@ -244,8 +296,8 @@ class Documents:
         collection = scope(principal, collection) or self.settings.collection
         from docqa.ingest.pipeline import document_id
 
-        doc_id = document_id(collection, os.path.abspath(path))
-        for record in self.store.documents.list_documents(collection, path_prefix=os.path.abspath(path)):
+        doc_id = document_id(collection, stored_path(path))
+        for record in self.store.documents.list_documents(collection, path_prefix=stored_path(path)):
             if record.document_id == doc_id:
                 return record
         raise NotFoundError(f"{path} is not indexed in collection {collection!r}: add it with 'docqa add'")

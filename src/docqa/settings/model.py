@@ -108,6 +108,17 @@ class IngestSettings(_Section):
         return check_ray_address(v)
 
 
+class CrawlSettings(_Section):
+    max_pages: int = Field(1000, ge=1, le=1_000_000, description="Pages one crawl of a site ('docqa add https://…') may fetch.")
+    max_depth: int = Field(8, ge=0, le=100, description="Links a crawl follows from its start page (llms.txt and sitemap pages are at depth 1).")
+    max_page_mb: float = Field(10.0, gt=0, description="Largest page a crawl reads, in MB (a larger one fails, alone).")
+    max_total_mb: float = Field(500.0, gt=0, description="Bytes one crawl may download, in MB; beyond it the crawl stops (nothing is removed).")
+    request_timeout: float = Field(30.0, gt=0, le=600, description="Seconds one request may take (a page that times out is kept as it was).")
+    max_minutes: float = Field(60.0, gt=0, description="Minutes one crawl may take; beyond it the crawl stops (nothing is removed).")
+    per_host: int = Field(2, ge=1, le=16, description="Requests a crawl has in flight to one host.")
+    rate: float = Field(10.0, ge=0, description="Requests a second a crawl sends to one host at most (robots.txt's Crawl-delay can only slow it); 0: no pace.")
+
+
 class ChunkSettings(_Section):
     max_tokens: int = Field(512, ge=16, le=8192, description="Largest chunk, in cl100k tokens.")
     overlap: int = Field(50, ge=0, description="Tokens repeated between neighbouring prose chunks.")
@@ -255,6 +266,7 @@ class ApiSettings(_Section):
     max_upload_mb: float = Field(50.0, gt=0, description="Largest upload request, in MB (413 beyond it).")
     upload_dir: str = Field("", description="Folder uploaded files are kept in, one subfolder per collection; empty: 'uploads' beside the knowledge base file.")
     ingest_roots: list[str] = Field(default_factory=list, description="Server folders POST /api/v1/documents:ingest may read (and everything under them); empty: server-side ingestion is off.")
+    ingest_urls: list[str] = Field(default_factory=list, description="Hosts POST /api/v1/documents:ingest may crawl ('docs.example.org', '*.example.org'); a private, loopback or link-local address only when named itself ('127.0.0.1'); empty: no crawling over the API.")
     heartbeat: float = Field(2.0, gt=0, le=300, description="Seconds between a server's heartbeats in a PostgreSQL knowledge base shared by several 'docqa serve' replicas; one silent for five heartbeats is taken for dead, and its running answers and jobs are marked failed.")
     keepalive_seconds: float = Field(15.0, gt=0, description="An SSE stream with no event for this long gets a comment line, so proxies keep it open.")
     cors_origins: list[str] = Field(default_factory=list, description="Web origins browsers may call the API from (CORS), e.g. http://localhost:5173; empty: none.")
@@ -287,6 +299,7 @@ class SettingsModel(BaseSettings):
     kb: str = Field(default_factory=lambda: str(default_kb_path()), description="Knowledge base file (or URL).")
     collection: str = Field("default", description="Collection used when none is given.")
     ingest: IngestSettings = Field(default_factory=IngestSettings, description="File discovery and parsing.")
+    crawl: CrawlSettings = Field(default_factory=CrawlSettings, description="Crawling documentation sites ('docqa add https://…'): limits and pace.")
     chunk: ChunkSettings = Field(default_factory=ChunkSettings, description="Chunk sizes.")
     search: SearchSettings = Field(default_factory=SearchSettings, description="Retrieval: modes, fusion, relevance.")
     embed: EmbedSettings = Field(default_factory=EmbedSettings, description="The embedding model for dense retrieval.")

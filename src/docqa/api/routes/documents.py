@@ -97,12 +97,38 @@ async def _upload(request: Request, form, rt: Runtime, principal: Principal) -> 
              responses=errors(415))
 async def ingest(body: IngestRequest, request: Request, rt: Runtime = Depends(get_runtime),
                  principal: Principal = Depends(editor)) -> JSONResponse:
+    if body.urls:
+        return await _crawl(body, request, rt, principal)
     collection, paths = await rt.read(request, lambda kb: kb.documents.check_add(  # refused now, not in the job
         body.paths, body.collection, principal=principal))
     job = rt.writer.submit("ingest", lambda kb, job: kb.add(paths, collection, progress=job.progress, include=body.include,
                                                             exclude=body.exclude, principal=principal).to_dict(),
                            collection, {"paths": [str(p) for p in paths]})
     return _accepted(job)
+
+
+async def _crawl(body: IngestRequest, request: Request, rt: Runtime, principal: Principal) -> JSONResponse:
+    """Documentation sites (and any paths with them) as one job; only hosts api.ingest_urls names, checked
+    now and at every request and redirect of the crawl."""
+    def check(kb: KnowledgeBase) -> str:
+        found = [kb.documents.check_site(u, body.collection, principal=principal, served=True)[0] for u in body.urls]
+        if body.paths:
+            kb.documents.check_add(body.paths, body.collection, principal=principal)
+        return found[0]
+
+    collection = await rt.read(request, check)
+
+    def run(kb: KnowledgeBase, job) -> dict:
+        def tick(stats, url: str) -> None:
+            job.progress(stats.fetched + stats.unchanged + stats.failed + stats.gone, stats.found, url)
+
+        reports = [kb.add_site(u, collection, tick, principal=principal, served=True) for u in body.urls]
+        if body.paths:
+            reports.append(kb.add(body.paths, collection, progress=job.progress, include=body.include,
+                                  exclude=body.exclude, principal=principal))
+        return kb.documents.merged(reports).to_dict()
+
+    return _accepted(rt.writer.submit("ingest", run, collection, {"urls": body.urls, "paths": body.paths}))
 
 
 @router.get("/documents/{document_id}/text", summary="A document's stored text (the text citations' spans point into)",

@@ -21,10 +21,13 @@ if TYPE_CHECKING:  # selectolax is imported when a page is parsed
 # text a browser never shows (a page can hide instructions for a model there): dropped like [hidden]
 _HIDDEN_STYLE = ", ".join(f'[style*="{rule}" i]' for rule in ("display:none", "display: none", "visibility:hidden",
                                                                "visibility: hidden"))
-_DROP = "script, style, noscript, template, svg, math, iframe, object, embed, canvas, select, " \
+_DROP = "script, style, noscript, template, svg, math, iframe, object, embed, canvas, select, a.headerlink, " \
         "[hidden], [aria-hidden=true], " + _HIDDEN_STYLE
 _BOILERPLATE = ("nav", "header", "footer", "aside")
 _BOILERPLATE_ROLES = "[role=navigation], [role=banner], [role=contentinfo], [role=complementary]"
+# the navigation bars and tables of contents documentation generators write without a nav element or
+# role (DocBook, Texinfo 7, classic Sphinx): dropped on every page (benchmarks/crawl_extract.py)
+_GENERATOR_NAV = "table.nav, div.navheader, div.navfooter, div.nav-panel, div.toc, div.related, div.sphinxsidebar"
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BLOCKS = {
     "html", "body", "div", "p", "section", "article", "main", "header", "footer", "aside", "nav",
@@ -52,6 +55,7 @@ class _Walker:
     def __init__(self, builder: TextBuilder):
         self.builder = builder
         self.pending: list[str] = []
+        self.anchors: list[list] = []  # [offset of a heading in the text, its anchor id]
 
     def flush(self) -> None:
         if self.pending:
@@ -69,8 +73,11 @@ class _Walker:
                 self.pending.append(_BR)
             elif tag in _HEADINGS:
                 self.flush()
-                self.builder.add(collapse_spaces(_WHITESPACE.sub(" ", child.text(deep=True))),
-                                 HEADING, level=_HEADINGS[tag])
+                block = self.builder.add(collapse_spaces(_WHITESPACE.sub(" ", child.text(deep=True))),
+                                         HEADING, level=_HEADINGS[tag])
+                anchor = heading_anchor(child)
+                if block is not None and anchor:
+                    self.anchors.append([block.start, anchor])
             elif tag in ("pre", "listing", "xmp"):
                 self.flush()
                 self.builder.add(child.text(deep=True), CODE)
@@ -107,6 +114,24 @@ class _Walker:
         self.builder.add_table(rows, header_rows=min(max(heads, 1), 3))
 
 
+def heading_anchor(heading: LexborNode) -> str:
+    """The id a link to this heading's section ends with: the heading's own, an anchor inside it
+    (`<a id>`, `<a name>`, Sphinx's `<a class=headerlink href=#…>`), or that of the section it opens."""
+    own = heading.attributes.get("id")
+    if own:
+        return own
+    for a in heading.css("a[id], a[name], a[href^='#']"):
+        name = a.attributes.get("id") or a.attributes.get("name") or (a.attributes.get("href") or "")[1:]
+        if name:
+            return name
+    parent = heading.parent
+    if parent is not None and parent.tag in ("section", "div", "article") and parent.attributes.get("id"):
+        first = next((c for c in parent.iter() if c.tag not in ("-text", "-comment")), None)
+        if first is not None and first.mem_id == heading.mem_id:
+            return parent.attributes.get("id") or ""
+    return ""
+
+
 def _is_header_row(row: LexborNode, cells: list[LexborNode]) -> bool:
     """A row of <th> cells only, or a row inside <thead>."""
     parent = row.parent
@@ -126,8 +151,9 @@ def is_layout_table(table: LexborNode) -> bool:
     return False
 
 
-def add_html(markup: str, builder: TextBuilder, xhtml: bool = False) -> str | None:
-    """Append the readable text of an HTML page to `builder`; return its title (or None)."""
+def add_html(markup: str, builder: TextBuilder, xhtml: bool = False, anchors: list | None = None) -> str | None:
+    """Append the readable text of an HTML page to `builder`; return its title (or None).  `anchors`
+    receives [offset, id] of each heading that has an anchor to link to."""
     if xhtml:
         markup = _XHTML_EMPTY.sub(r"<\1\2></\1>", markup)  # <title/> would swallow the page
     from selectolax.lexbor import LexborHTMLParser
@@ -142,6 +168,8 @@ def add_html(markup: str, builder: TextBuilder, xhtml: bool = False) -> str | No
         walker = _Walker(builder)
         walker.visit(root)
         walker.flush()
+        if anchors is not None:
+            anchors.extend(walker.anchors)
     if not title:
         h1 = tree.css_first("h1")
         title = collapse_spaces(_WHITESPACE.sub(" ", h1.text(deep=True))) if h1 else ""
@@ -149,7 +177,9 @@ def add_html(markup: str, builder: TextBuilder, xhtml: bool = False) -> str | No
 
 
 def drop_boilerplate(tree: LexborHTMLParser) -> None:
-    """With a main/article present, drop navigation, headers, footers and asides outside it."""
+    """Drop documentation generators' navigation bars; with a main/article present, also navigation,
+    headers, footers and asides outside it."""
+    decompose_all(tree.css(_GENERATOR_NAV))
     if tree.css_first("main, article, [role=main]") is None:
         return
     nodes = tree.css(", ".join(_BOILERPLATE) + ", " + _BOILERPLATE_ROLES)
@@ -205,5 +235,7 @@ class HtmlReader(Reader):
         text, encoding = decode_html(data)
         builder = TextBuilder()
         xhtml = path.suffix.lower() in (".xhtml", ".xht") or text.lstrip().startswith("<?xml")
-        title = add_html(text, builder, xhtml=xhtml)
-        return builder.document(path, self.type, title=title, metadata={"encoding": encoding})
+        anchors: list[list] = []
+        title = add_html(text, builder, xhtml=xhtml, anchors=anchors)
+        metadata: dict = {"encoding": encoding, **({"anchors": anchors} if anchors else {})}
+        return builder.document(path, self.type, title=title, metadata=metadata)

@@ -25,7 +25,8 @@ from docqa.types import Chunk, DocumentRecord, Hit
 
 HIT_SQL = """
 SELECT c.id, c.document_id, d.path, d.collection, d.title, c.section, c.page_start, c.page_end,
-       c.line_start, c.line_end, c.char_start, c.char_end, c.text, c.symbol, d.type
+       c.line_start, c.line_end, c.char_start, c.char_end, c.text, c.symbol, d.type,
+       CASE WHEN left(d.path, 4) = 'http' THEN d.metadata->>'anchors' END
 FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY(%s)"""
 
 

@@ -24,7 +24,8 @@ from docqa.types import Chunk, DocumentRecord, Hit
 
 HIT_SQL = """
 SELECT c.id, c.document_id, d.path, d.collection, d.title, c.section, c.page_start, c.page_end,
-       c.line_start, c.line_end, c.char_start, c.char_end, c.text, c.symbol, d.type
+       c.line_start, c.line_end, c.char_start, c.char_end, c.text, c.symbol, d.type,
+       CASE WHEN substr(d.path, 1, 4) = 'http' THEN json_extract(d.metadata, '$.anchors') END
 FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id IN (%s)"""
 
 

@@ -28,7 +28,12 @@ def to_hit(r: tuple) -> Hit:
     section = " > ".join(json.loads(r[5]))
     return Hit(chunk_id=r[0], document_id=r[1], path=r[2], collection=r[3], title=r[4], section=section,
                page=r[6], page_end=r[7], line_start=r[8], line_end=r[9], char_start=r[10], char_end=r[11],
-               score=0.0, text=r[12], symbol=r[13], type=r[14])
+               score=0.0, text=r[12], symbol=r[13], type=r[14], anchors=_anchors(r[15]) if len(r) > 15 else ())
+
+
+def _anchors(stored: str | None) -> tuple[tuple[int, str], ...]:
+    """A web page's stored section anchors ([[offset, id], ...] in its metadata) as a tuple."""
+    return tuple((int(a), str(b)) for a, b in json.loads(stored)) if stored else ()
 
 
 def keyword_text(keywords_json: str) -> str:

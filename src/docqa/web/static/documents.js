@@ -5,7 +5,7 @@ import { ApiError, call, getJSON } from "./api.js";
 import { collectionNames, fillSelect } from "./collections.js";
 import { el } from "./dom.js";
 import { register, t } from "./i18n.js";
-import { FolderIngest } from "./ingest.js";
+import { FolderIngest, SiteIngest } from "./ingest.js";
 import { size, when } from "./format.js";
 import { Uploader } from "./upload.js";
 import { can, loadCaller, onShow } from "./views.js";
@@ -113,7 +113,7 @@ async function remove(doc, node) {
   }
 }
 
-// Adding documents: the upload panel and, when the server has ingest roots, the folder ingest form.
+// Adding documents: the upload panel and, when the server has ingest roots (hosts), the folder (site) ingest form.
 async function editorTools(names) {
   if (!can("editor")) return;
   const limits = await getJSON("/documents:ingest");
@@ -121,6 +121,7 @@ async function editorTools(names) {
   view.uploader = new Uploader({ limits, collections: names, onDone: done });
   const tools = [view.uploader.node];
   if (limits.ingest_roots.length) tools.push(new FolderIngest({ roots: limits.ingest_roots, onDone: done }).node);
+  if ((limits.ingest_urls || []).length) tools.push(new SiteIngest({ hosts: limits.ingest_urls, onDone: done }).node);
   $("docs-tools").replaceChildren(...tools);
 }
 

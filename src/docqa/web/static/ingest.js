@@ -9,11 +9,15 @@ register({
     "ingest.title": "Index a folder on the server", "ingest.path": "Folder", "ingest.roots": "Allowed under: {roots}",
     "ingest.collection": "Collection", "ingest.start": "Index folder", "ingest.progress": "{done} of {total} files",
     "ingest.current": "now: {path}", "ingest.failed": "The job failed: {error}",
+    "site.title": "Crawl a documentation site", "site.url": "URL", "site.hosts": "Allowed hosts: {hosts}",
+    "site.start": "Crawl site", "site.progress": "{done} of {total} pages found",
   },
   zh: {
     "ingest.title": "索引服务器上的文件夹", "ingest.path": "文件夹", "ingest.roots": "允许的位置：{roots}",
     "ingest.collection": "集合", "ingest.start": "索引文件夹", "ingest.progress": "{done} / {total} 个文件",
     "ingest.current": "当前：{path}", "ingest.failed": "任务失败：{error}",
+    "site.title": "抓取文档网站", "site.url": "网址", "site.hosts": "允许的主机：{hosts}",
+    "site.start": "抓取网站", "site.progress": "已发现 {total} 页，完成 {done} 页",
   },
 });
 
@@ -42,7 +46,7 @@ export class FolderIngest {
   async start() {
     this.button.disabled = true;
     this.result.replaceChildren();
-    const body = { paths: [this.path.value.trim()] };
+    const body = this.body();
     if (this.collection.value.trim()) body.collection = this.collection.value.trim();
     try {
       const response = await call("/documents:ingest", { method: "POST", headers: { "Content-Type": "application/json" },
@@ -59,11 +63,15 @@ export class FolderIngest {
     }
   }
 
+  body() {
+    return { paths: [this.path.value.trim()] };
+  }
+
   show(p) {
     const total = p.total ?? 0;
     this.bar.max = Math.max(total, 1);
     this.bar.value = p.done || 0;
-    this.progress.textContent = t("ingest.progress", { done: p.done || 0, total: p.total ?? "?" }) +
+    this.progress.textContent = t(this.progressKey || "ingest.progress", { done: p.done || 0, total: p.total ?? "?" }) +
       (p.current ? ` · ${t("ingest.current", { path: p.current })}` : "");
   }
 
@@ -80,5 +88,31 @@ export class FolderIngest {
       el("p", { class: "ingest-counts" }, SHOWN.map((k) => `${t(`result.${k}`)} ${count(k)}`).join(" · ")),
       el("ul", { class: "ingest-problems" }, problems.map(([path, o]) => el("li", { "data-result": o.result },
         el("strong", {}, t(`result.${o.result}`)), " ", path, o.reason ? `: ${o.reason}` : ""))));
+  }
+}
+
+// Crawling a documentation site (a host api.ingest_urls names) as a job: the same progress and result as a folder.
+export class SiteIngest extends FolderIngest {
+  constructor({ hosts, onDone }) {
+    super({ roots: [], onDone });
+    this.progressKey = "site.progress";
+    this.path = el("input", { id: "site-url", type: "url", required: true, placeholder: "https:// …/docs/",
+      autocomplete: "off" });
+    this.collection.id = "site-collection";
+    this.bar.id = "site-bar";
+    this.progress.id = "site-progress";
+    this.result.id = "site-result";
+    this.button.textContent = t("site.start");
+    this.node.id = "site-form";
+    this.node.setAttribute("aria-label", t("site.title"));
+    this.node.replaceChildren(el("h3", {}, t("site.title")),
+      el("label", { for: "site-url" }, t("site.url")), this.path,
+      el("label", { for: "site-collection" }, t("ingest.collection")), this.collection, this.button,
+      el("p", { class: "muted hint" }, t("site.hosts", { hosts: hosts.join(", ") })), this.bar, this.progress,
+      this.result);
+  }
+
+  body() {
+    return { urls: [this.path.value.trim()] };
   }
 }

@@ -13,11 +13,13 @@ register({
   en: { "viewer.source": "Source", "viewer.close": "Close the source", "viewer.path": "Path", "viewer.section": "Section", "viewer.page": "Page",
         "viewer.slide": "Slide", "viewer.lines": "Lines", "viewer.loading": "Loading…",
         "viewer.failed": "Cannot show this source: {message}", "viewer.download": "Download",
-        "viewer.downloadLabel": "Download the original file {name}", "viewer.downloadFailed": "Cannot download: {message}" },
+        "viewer.downloadLabel": "Download the original file {name}", "viewer.downloadFailed": "Cannot download: {message}",
+        "viewer.live": "Open the page" },
   zh: { "viewer.source": "来源", "viewer.close": "关闭来源", "viewer.path": "路径", "viewer.section": "章节", "viewer.page": "页码",
         "viewer.slide": "幻灯片", "viewer.lines": "行", "viewer.loading": "加载中…",
         "viewer.failed": "无法显示此来源：{message}", "viewer.download": "下载",
-        "viewer.downloadLabel": "下载原始文件 {name}", "viewer.downloadFailed": "无法下载：{message}" },
+        "viewer.downloadLabel": "下载原始文件 {name}", "viewer.downloadFailed": "无法下载：{message}",
+        "viewer.live": "打开网页" },
 });
 
 const $ = (id) => document.getElementById(id);
@@ -38,7 +40,17 @@ function meta(source) {
 }
 
 // The original file, fetched with the page's key (a plain link could not send it) and saved under its name.
+// A crawled web page: the live page, at the cited section's anchor (only http(s) links are made).
+function liveLink(source) {
+  const url = source.url || "";
+  if (!url.startsWith("https://") && !url.startsWith("http://")) return null;
+  return el("p", { class: "viewer-download" }, el("a", { class: "live", href: url, target: "_blank",
+    rel: "noopener noreferrer" }, t("viewer.live")));
+}
+
 function downloadLink(source) {
+  const live = liveLink(source);
+  if (live) return live;
   const name = fileName(source.path);
   const path = `/documents/${encodeURIComponent(source.document_id)}/file`;
   const link = el("a", { class: "download", href: `/api/v1${path}`, download: name,
