@@ -154,3 +154,26 @@ def test_table_text_replaces_its_prose_once(tmp_path: Path) -> None:
     assert any("r1c2 gamma" in t for t in tables)  # the grid drawn from single lines
     assert doc.text.count("r1c2 gamma") == 1 and doc.text.count("bolt 11") == 1
     assert "spans two columns |  | 7" in doc.text  # the covered cell is empty
+
+
+def test_cells_are_pdfplumbers_cells(tmp_path: Path) -> None:
+    """The faster intersections_to_cells gives pdfplumber's cells, in its order, on every page."""
+    import pypdfium2 as pdfium
+    from pdfplumber.table import edges_to_intersections
+    from pdfplumber.table import intersections_to_cells as plumber_cells
+
+    from docqa.ingest.readers import pdf_tables
+
+    pdf = pdfium.PdfDocument(str(write_ruled(tmp_path / "ruled.pdf")))
+    try:
+        checked = 0
+        for index in range(len(pdf)):
+            page = pdf[index]
+            edges = pdf_tables.page_edges(page, pdf_tables._page_top(page))
+            page.close()
+            crossings = edges_to_intersections(pdf_tables._merge(edges or []), 3, 3)
+            assert pdf_tables.intersections_to_cells(crossings) == plumber_cells(crossings), index
+            checked += bool(crossings)
+        assert checked >= 4
+    finally:
+        pdf.close()
