@@ -50,6 +50,39 @@ def draw(path: Path, lines: list[str], size: int = 32, font: str | None = None) 
     return path
 
 
+def scan_page(path: Path, lines: list[str], font: str | None = None) -> Path:
+    """A scanned A4 page at 150 DPI: white, `lines` from 10 mm in from the left edge near the top."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    size = 40
+    face = ImageFont.truetype(font, size) if font else ImageFont.load_default(size=size)
+    image = Image.new("RGB", (1240, 1754), "white")
+    pen = ImageDraw.Draw(image)
+    for number, line in enumerate(lines):
+        pen.text((59, 80 + int(number * size * 1.8)), line, font=face, fill="black")
+    image.save(path)
+    return path
+
+
+def scanned_pdf(path: Path, pages: list[str | Path | None]) -> Path:
+    """A PDF with a page per item: a string is its text layer, a picture path a scan over the whole
+    page, None a small picture (a logo) on a page without text."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("helvetica", size=12)
+    for page in pages:
+        pdf.add_page()
+        if isinstance(page, str):
+            pdf.multi_cell(0, 6, page)
+        elif page is None:
+            pdf.image(str(draw(path.with_suffix(".logo.png"), ["LOGO"])), x=80, y=100, w=40)
+        else:
+            pdf.image(str(page), x=0, y=0, w=210, h=297)
+    pdf.output(str(path))
+    return path
+
+
 def similar(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, "".join(a.split()), "".join(b.split())).ratio()
 
@@ -93,21 +126,14 @@ def test_chinese_image_is_read(tmp_path: Path) -> None:
 @needs_ocr
 @pytest.mark.slow
 def test_pdf_page_without_text_layer_is_read_and_keeps_its_page_number(tmp_path: Path) -> None:
-    from fpdf import FPDF
-
-    picture = draw(tmp_path / "scan.png", ENGLISH, font=cjk_font())
-    pdf = FPDF()
-    pdf.set_font("helvetica", size=12)
-    pdf.add_page()
-    pdf.multi_cell(0, 6, "The first page has a real text layer about tangerines.")
-    pdf.add_page()
-    pdf.image(str(picture), x=10, y=10, w=180)
-    pdf.output(str(tmp_path / "mixed.pdf"))
-    doc = read_file(tmp_path / "mixed.pdf")
+    scan = scan_page(tmp_path / "scan.png", ENGLISH, font=cjk_font())
+    path = scanned_pdf(tmp_path / "mixed.pdf", ["The first page has a real text layer about tangerines.", scan, None])
+    doc = read_file(path)
     pages = {b.page: doc.text[b.start:b.end] for b in doc.blocks if b.kind == PAGE}
-    assert "tangerines" in pages[1] and "Northwind" in pages[2]
-    assert doc.metadata["ocr"]["pages"] == [2]
+    assert "tangerines" in pages[1] and "Northwind" in pages[2] and "LOGO" not in doc.text
+    assert doc.metadata["ocr"]["pages"] == [2]  # page 3, a small picture in a text PDF, is not a scan
     assert {line[2] for line in doc.metadata["ocr"]["lines"]} == {2}
+    assert doc.metadata["ocr"]["seconds"] > 0
 
 
 @needs_ocr
@@ -154,8 +180,11 @@ def test_huge_picture_is_refused_before_decoding(tmp_path: Path) -> None:
 @needs_ocr
 @pytest.mark.slow
 def test_blank_pdf_and_broken_image_with_ocr(tmp_path: Path) -> None:
-    with pytest.raises(NoTextLayerError, match="blank.pdf: no text layer: OCR found no text"):
+    with pytest.raises(NoTextLayerError, match="blank.pdf: no text layer: no page holds text or a picture"):
         read_file(make_pdf(tmp_path / "blank.pdf", [""]))
+    blank = scan_page(tmp_path / "blank.png", [])
+    with pytest.raises(NoTextLayerError, match="white.pdf: no text layer: OCR found no text"):
+        read_file(scanned_pdf(tmp_path / "white.pdf", [blank]))
     (tmp_path / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
     with pytest.raises(CorruptFileError, match="pic.png: could not decode the image"):
         read_file(tmp_path / "pic.png")
@@ -166,11 +195,13 @@ def test_without_the_extra_images_and_scans_say_how_to_install(tmp_path: Path, m
     (tmp_path / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
     with pytest.raises(NoTextLayerError, match=r"needs OCR: pip install 'docqa\[ocr\]'"):
         read_file(tmp_path / "pic.png")
-    with pytest.raises(NoTextLayerError, match=r"blank.pdf: no text layer: needs OCR: pip install 'docqa\[ocr\]'"):
-        read_file(make_pdf(tmp_path / "blank.pdf", [""]))
-    doc = read_file(make_pdf(tmp_path / "mixed.pdf", ["A page with text on it.", ""]))
+    scan = scan_page(tmp_path / "scan.png", ENGLISH)
+    with pytest.raises(NoTextLayerError, match=r"scans.pdf: no text layer: needs OCR: pip install 'docqa\[ocr\]'"):
+        read_file(scanned_pdf(tmp_path / "scans.pdf", [scan]))
+    doc = read_file(scanned_pdf(tmp_path / "mixed.pdf", ["A page with text on it.", scan, None]))
     assert doc.metadata["ocr"] == {"pages": [], "left_out": [2],
                                    "left_out_reason": "needs OCR: pip install 'docqa[ocr]'"}
+    assert "ocr" not in read_file(make_pdf(tmp_path / "drawn.pdf", ["A page with text on it.", ""])).metadata
     with pytest.raises(MissingExtraError, match=r"pip install 'docqa\[ocr\]'"):
         ocr.check(ocr.OcrOptions(mode="on"))
     ocr.check(ocr.OcrOptions(mode="auto"))  # auto: no error, files are reported one by one
@@ -191,6 +222,8 @@ def test_generated_scan_is_found_by_search(tmp_path: Path) -> None:
     with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), search={"mode": "bm25"})) as kb:
         report = kb.add([folder])
         assert [Path(p).name for p in report.added] == ["note.png"], report.failed
+        assert [(Path(p).name, pages) for p, pages, _ in report.ocr] == [("note.png", 1)]
+        assert report.ocr[0][2] > 0 and report.to_dict()["ocr"][0]["pages"] == 1
         hits = kb.search("Northwind", top_k=5)
         assert hits and Path(hits[0].path).name == "note.png" and hits[0].page == 1
 

@@ -175,14 +175,15 @@ def test_pdf_table_filter(rows, tabular):
     assert _looks_tabular(rows) is tabular
 
 
-def test_pdfplumber_runs_only_on_pages_with_a_grid(tmp_path):
+def test_a_page_without_a_grid_has_no_table(tmp_path):
     import pypdfium2 as pdfium
 
-    from docqa.ingest.readers.pdf_tables import candidate_pages
+    from docqa.ingest.readers.pdf import read_page
 
     from .fixtures import make_pdf
 
     plain = make_pdf(tmp_path / "plain.pdf", ["Just prose. " * 40, "", "More prose."])  # "" draws a box
     ruled = write_pdf(tmp_path / "ruled.pdf")
-    assert candidate_pages(pdfium.PdfDocument(str(plain))) == []
-    assert candidate_pages(pdfium.PdfDocument(str(ruled))) == [0]
+    assert [read_page(pdfium.PdfDocument(str(plain)), i)[1] for i in range(3)] == [[], [], []]
+    tables = read_page(pdfium.PdfDocument(str(ruled)), 0)[1]
+    assert len(tables) == 1 and tables[0].rows[0] == " | ".join(HEADER)

@@ -11,7 +11,7 @@ from docqa.ingest import ocr
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 
-from ingest.test_ocr import ENGLISH, cjk_font, draw
+from ingest.test_ocr import ENGLISH, cjk_font, scan_page
 
 
 @pytest.mark.skipif(not ocr.installed(), reason="OCR extra not installed: pip install 'docqa[ocr]'")
@@ -19,13 +19,13 @@ from ingest.test_ocr import ENGLISH, cjk_font, draw
 def test_an_ocr_page_gets_the_boxes_of_its_recognised_lines(tmp_path: Path) -> None:
     from fpdf import FPDF
 
-    picture = draw(tmp_path / "scan.png", ENGLISH, font=cjk_font())
-    pdf = FPDF()  # A4: 210 mm wide; the scan spans x 10..190 mm from the top margin
+    picture = scan_page(tmp_path / "scan.png", ENGLISH, font=cjk_font())
+    pdf = FPDF()  # A4: 210 mm wide; the scan covers the page, its lines start 10 mm in
     pdf.set_font("helvetica", size=12)
     pdf.add_page()
     pdf.multi_cell(0, 6, "The first page has a real text layer about tangerines.")
     pdf.add_page()
-    pdf.image(str(picture), x=10, y=10, w=180)
+    pdf.image(str(picture), x=0, y=0, w=210, h=297)
     (tmp_path / "docs").mkdir()
     pdf.output(str(tmp_path / "docs" / "mixed.pdf"))
     settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "none"}, llm={"provider": "none"})

@@ -275,6 +275,8 @@ def _render_report(report, namer: PathNamer) -> None:
         out.print(f"  [red]failed[/]  {escape(namer.name(path))}: {escape(reason)}")
     for path, reason, kept in report.unreadable:
         out.print(f"  [yellow]unreadable now[/] {escape(namer.name(path))}: {escape(reason)}" + (f" — kept {kept} document(s)" if kept else ""))
+    for path, pages, seconds in report.ocr:
+        out.print(f"  OCR {escape(namer.name(path))}: {pages} page(s) in {seconds:.1f}s")
     if still := _still(report):
         out.print(still.removeprefix("; "))
     if phases := report.phases():

@@ -185,6 +185,7 @@ class PageOcr:
     pages: list[int] = field(default_factory=list)  # pages recognised
     left_out: list[int] = field(default_factory=list)  # pages past the cap or the budget
     lines: list[list[Any]] = field(default_factory=list)
+    seconds: float = 0.0  # spent rendering and recognising pages
 
     @property
     def reason(self) -> str | None:
@@ -194,7 +195,9 @@ class PageOcr:
     def add_image(self, builder: TextBuilder, image: Image, page: int) -> bool:
         """Recognise one page image and append its text as a PAGE block; False when nothing was read."""
         self.pages.append(page)
+        started = time.perf_counter()
         text, spans = page_text(recognise(image))
+        self.seconds += time.perf_counter() - started
         block = builder.add(text, PAGE, page=page)
         if block is None:
             return False
@@ -209,12 +212,14 @@ class PageOcr:
             if self.reason:
                 self.left_out.append(index + 1)
             return False
+        started = time.perf_counter()
         page = pdf[index]
         try:  # a poster-sized page is rendered no larger than recognition would read it
             scale = min(self.options.dpi / 72, _MAX_RENDER / max(*page.get_size(), 1.0))
             image = page.render(scale=scale).to_pil()
         finally:
             page.close()
+        self.seconds += time.perf_counter() - started
         return self.add_image(builder, image, index + 1)
 
     def may_start(self, page: int) -> bool:
@@ -232,7 +237,7 @@ class PageOcr:
             return {}
         out: dict[str, Any] = {"pages": self.pages}
         if self.pages:
-            out.update(engine=ENGINE, dpi=self.options.dpi, line_fields=list(LINE_FIELDS), lines=self.lines)
+            out.update(seconds=round(self.seconds, 2), engine=ENGINE, dpi=self.options.dpi, line_fields=list(LINE_FIELDS), lines=self.lines)
         if self.left_out:
             out["left_out"] = self.left_out
             out["left_out_reason"] = self.reason or (

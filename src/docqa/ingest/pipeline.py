@@ -105,6 +105,7 @@ class IngestReport:
     still_skipped: list[str] = field(default_factory=list)  # skipped before, for the same reason
     still_failing: list[str] = field(default_factory=list)  # failed before, with the same error
     unreadable: list[tuple[str, str, int]] = field(default_factory=list)  # (path, reason, documents kept)
+    ocr: list[tuple[str, int, float]] = field(default_factory=list)  # (path, pages recognised, seconds) per file OCR read
     chunks: int = 0
     bytes_parsed: int = 0
     by_type: Counter = field(default_factory=Counter)
@@ -124,6 +125,7 @@ class IngestReport:
             "failed": [{"path": p, "kind": k, "reason": r} for p, k, r in self.failed],
             "still_skipped": self.still_skipped, "still_failing": self.still_failing,
             "unreadable": [{"path": p, "reason": r, "kept": n} for p, r, n in self.unreadable],
+            "ocr": [{"path": p, "pages": n, "seconds": round(s, 2)} for p, n, s in self.ocr],
             "chunks": self.chunks, "bytes_parsed": self.bytes_parsed, "by_type": dict(self.by_type),
             "elapsed_s": round(self.elapsed, 3), "first_searchable_s": _rounded(self.first_searchable),
             "searchable_s": _rounded(self.searchable), "vectors": self.vectors, "vectors_s": _rounded(self.vectors_elapsed),
@@ -547,6 +549,8 @@ class Ingestor:
         report.chunks += len(parsed.chunks)
         report.bytes_parsed += parsed.size
         report.by_type[parsed.type] += 1
+        if (ocr := parsed.metadata.get("ocr")) and ocr.get("pages"):
+            report.ocr.append((parsed.path, len(ocr["pages"]), float(ocr.get("seconds", 0.0))))
 
     def _fail(self, parsed: Parsed, old: FileState | None, doc_id: str, collection: str, report: IngestReport) -> None:
         """A file that was skipped, failed, or could not be read now (its indexed version stays)."""

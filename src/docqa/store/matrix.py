@@ -21,15 +21,21 @@ RESCORE = 8  # candidates per requested hit taken from the int8 scan (at least 2
 class VectorMatrix:
     """Unit vectors by row; `search` returns (row indexes, cosines) best first."""
 
-    def __init__(self, matrix16: np.ndarray):
+    def __init__(self, matrix16: np.ndarray, int8: tuple[np.ndarray, float] | None = None):
+        """`int8`: the int8 matrix (transposed, dims x rows) and its scale as `int8()` returned them for
+        this same matrix (a packed copy keeps them), so they are not computed again."""
         self.rows, self.dims = matrix16.shape
         self._m16 = matrix16
         self._m32: np.ndarray | None = None
         self._int8 = None
         if self.rows >= INT8_MIN_ROWS:
-            self._int8 = _Int8Scan(matrix16)
+            self._int8 = _Int8Scan(matrix16, int8)
         else:
             self._m32 = matrix16.astype(np.float32)
+
+    def int8(self) -> tuple[np.ndarray, float] | None:
+        """The int8 matrix (dims x rows) and its scale; None below INT8_MIN_ROWS (no int8 scan)."""
+        return None if self._int8 is None else (self._int8.q8t, self._int8.scale)
 
     def scores(self, vector: np.ndarray) -> np.ndarray:
         """Approximate (int8) or exact (float32) scores of every row, for masking and ranking."""
@@ -61,18 +67,14 @@ class _Int8Scan:
     and no model holding the index is ever serialised (nor `onnx` imported: 2.5 s less for the
     first search over 300k vectors)."""
 
-    def __init__(self, matrix16: np.ndarray):
+    def __init__(self, matrix16: np.ndarray, given: tuple[np.ndarray, float] | None = None):
         import onnxruntime as ort
 
-        rows, dims = matrix16.shape
-        self.scale = _abs_max(matrix16) / 127 or 1.0
-        q8t = np.empty((dims, rows), dtype=np.int8)  # the layout MatMulInteger wants, filled block by block
-        block = np.empty((2048, dims), dtype=np.float32)
-        for start in range(0, rows, len(block)):
-            part = block[: min(len(block), rows - start)]
-            np.divide(matrix16[start : start + len(part)], np.float32(self.scale), out=part, casting="unsafe")
-            np.clip(np.rint(part, out=part), -127, 127, out=part)
-            q8t[:, start : start + len(part)] = part.astype(np.int8).T
+        if given is not None:
+            q8t, self.scale = given
+        else:
+            q8t, self.scale = quantise(matrix16)
+        self.q8t = q8t
         opts = ort.SessionOptions()
         opts.log_severity_level = 3
         opts.intra_op_num_threads = 1  # memory-bound: one thread reads as fast, and leaves a core to BM25
@@ -87,6 +89,25 @@ class _Int8Scan:
         qscale = float(np.abs(vector).max() / 127) or 1.0
         q = (np.clip(np.rint(vector / qscale), -127, 127) + 128).astype(np.uint8)[None]
         return self.session.run(None, {"q": q})[0][0].astype(np.float32) * (qscale * self.scale)
+
+
+def quantise(matrix16: np.ndarray, scale: float | None = None) -> tuple[np.ndarray, float]:
+    """The int8 matrix, transposed (the layout MatMulInteger wants, filled block by block), and its
+    scale (the largest |x| / 127 unless given: rows added to a quantised matrix keep its scale)."""
+    rows, dims = matrix16.shape
+    scale = scale or _abs_max(matrix16) / 127 or 1.0
+    q8t = np.empty((dims, rows), dtype=np.int8)
+    block = np.empty((2048, dims), dtype=np.float32)
+    for start in range(0, rows, len(block)):
+        part = block[: min(len(block), rows - start)]
+        np.divide(matrix16[start : start + len(part)], np.float32(scale), out=part, casting="unsafe")
+        np.clip(np.rint(part, out=part), -127, 127, out=part)
+        q8t[:, start : start + len(part)] = part.astype(np.int8).T
+    return q8t, scale
+
+
+def abs_max(matrix16: np.ndarray) -> float:
+    return _abs_max(matrix16)
 
 
 def _abs_max(matrix16: np.ndarray) -> float:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from docqa.errors import CorruptFileError, EncryptedFileError, NoTextLayerError
 from docqa.ingest.ocr import PageOcr
 from docqa.ingest.readers.base import Reader, TextBuilder, sane_title
-from docqa.ingest.readers.pdf_tables import PdfTable, find_tables, mark_tables
+from docqa.ingest.readers.pdf_tables import PdfTable, mark_tables, page_tables
 from docqa.text.language import WIDE
 from docqa.types import PAGE, Document
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # pypdfium2 is imported when a PDF is read
 _PDFIUM_LOCK = threading.Lock()
 pdfium_lock = _PDFIUM_LOCK  # the same lock for whoever else opens PDFs in this process (the viewer's pages)
 _MIN_PAGE_CHARS = 5  # a page with fewer non-blank characters counts as having no text
+_SCAN_SHARE = 0.5  # a page without text whose pictures cover at least this share of it is a scan: OCR'd
 _CJK = re.compile(f"[{WIDE}]")  # East Asian text wraps at any character
 _WORD_END = re.compile(r"[A-Za-z\u00c0-\u024f][-\u00ad\x02]$")
 
@@ -60,34 +61,38 @@ class PdfReader(Reader):
         with _PDFIUM_LOCK:
             pdf = open_pdf(path, data)
             try:
-                return self._read(path, pdf, find_tables(pdf, data))
+                return self._read(path, pdf)
             finally:
                 pdf.close()
 
-    def _read(self, path: Path, pdf: pdfium.PdfDocument, tables: dict[int, list[PdfTable]]) -> Document:
+    def _read(self, path: Path, pdf: pdfium.PdfDocument) -> Document:
         import pypdfium2 as pdfium
 
-        builder = TextBuilder()
         pages, bad_pages = len(pdf), []
-        text_pages = 0
-        ocr = PageOcr()
-        for number in range(1, pages + 1):
+        read: list[tuple[str, list[PdfTable]]] = []
+        for index in range(pages):
             try:
-                text = page_text(pdf, number - 1, tables.get(number - 1, []))
+                read.append(read_page(pdf, index))
             except pdfium.PdfiumError:
-                bad_pages.append(number)
-                text = ""
-            if sum(not c.isspace() for c in text[:200]) >= _MIN_PAGE_CHARS:
-                text_pages += 1
-            elif ocr.add_pdf_page(builder, pdf, number - 1):  # no text layer: OCR it
+                bad_pages.append(index + 1)
+                read.append(("", []))
+        has_text = [sum(not c.isspace() for c in text[:200]) >= _MIN_PAGE_CHARS for text, _ in read]
+        any_text = any(has_text)
+        builder = TextBuilder()
+        ocr = PageOcr()
+        text_pages = sum(has_text)
+        for number, ((text, tables), ok) in enumerate(zip(read, has_text), start=1):
+            # no text layer: OCR the page when a scan covers it (or, in a PDF with no text at all, any picture)
+            if not ok and _worth_ocr(pdf, number - 1, any_text) and ocr.add_pdf_page(builder, pdf, number - 1):
                 text_pages += 1
                 continue
             if (block := builder.add(text, PAGE, page=number)) is not None:
-                mark_tables(text, block, tables.get(number - 1, []), builder.blocks)
+                mark_tables(text, block, tables, builder.blocks)
             else:
                 builder.mark(len(builder), PAGE, page=number)  # keep page numbers consecutive
         if not text_pages:
-            why = "OCR found no text" if ocr.pages else ocr.reason or "OCR page cap reached"
+            why = ("OCR found no text" if ocr.pages else ocr.reason or "OCR page cap reached" if ocr.left_out
+                   else "no page holds text or a picture")
             raise NoTextLayerError(str(path), f"no text layer: {why} (scanned or image-only PDF)")
         meta = pdf_metadata(pdf)
         metadata = {"pages": pages, **{k: v for k, v in meta.items() if k != "title"}}
@@ -97,6 +102,55 @@ class PdfReader(Reader):
             metadata["ocr"] = ocr_meta
         return builder.document(path, self.type, empty=NoTextLayerError,
                                 title=meta.get("title"), metadata=metadata)
+
+
+def _worth_ocr(pdf: pdfium.PdfDocument, index: int, any_text: bool) -> bool:
+    """Should a page without text be recognised?  Yes when pictures cover most of it (a scan); in a
+    PDF with no text on any page, when it holds any picture at all.  A cover, a diagram or a blank
+    page of a text PDF is not worth seconds of OCR."""
+    import pypdfium2 as pdfium
+
+    try:
+        share = picture_share(pdf, index)
+    except pdfium.PdfiumError:
+        return False
+    return share >= _SCAN_SHARE or (not any_text and share > 0)
+
+
+def picture_share(pdf: pdfium.PdfDocument, index: int) -> float:
+    """The share of a page's area its pictures cover (0..1; a form holding a picture counts with its bounds)."""
+    import pypdfium2.raw as pdfium_c
+
+    page = pdf[index]
+    try:
+        left, bottom, right, top = page.get_bbox()
+        area = max((right - left) * (top - bottom), 1.0)
+        covered = 0.0
+        for obj in page.get_objects(max_depth=1):
+            if obj.type == pdfium_c.FPDF_PAGEOBJ_IMAGE or (
+                    obj.type == pdfium_c.FPDF_PAGEOBJ_FORM and _holds_picture(obj)):
+                x0, y0, x1, y1 = obj.get_bounds()
+                covered += max(min(x1, right) - max(x0, left), 0.0) * max(min(y1, top) - max(y0, bottom), 0.0)
+    finally:
+        page.close()
+    return min(covered / area, 1.0)
+
+
+def _holds_picture(form: pdfium.PdfObject) -> bool:
+    return _raw_holds_picture(form.raw, 3)
+
+
+def _raw_holds_picture(form: object, depth: int) -> bool:
+    """True when a form (or a form in it, `depth` levels down) draws a picture."""
+    import pypdfium2.raw as pdfium_c
+
+    for i in range(pdfium_c.FPDFFormObj_CountObjects(form)):
+        obj = pdfium_c.FPDFFormObj_GetObject(form, i)
+        kind = pdfium_c.FPDFPageObj_GetType(obj)
+        if kind == pdfium_c.FPDF_PAGEOBJ_IMAGE or (
+                kind == pdfium_c.FPDF_PAGEOBJ_FORM and depth > 0 and _raw_holds_picture(obj, depth - 1)):
+            return True
+    return False
 
 
 def open_pdf(path: Path, data: bytes) -> pdfium.PdfDocument:
@@ -130,9 +184,8 @@ def pdf_metadata(pdf: pdfium.PdfDocument) -> dict[str, str]:
     return out
 
 
-def page_text(pdf: pdfium.PdfDocument, index: int, tables: Sequence[PdfTable] = ()) -> str:
-    """The text of one page: wrapped lines joined, paragraphs separated by blank lines, each
-    table's lines replaced by its rows."""
+def page_text(pdf: pdfium.PdfDocument, index: int) -> str:
+    """The text of one page: wrapped lines joined, paragraphs separated by blank lines (tables as prose)."""
     page = pdf[index]
     textpage = page.get_textpage()
     try:
@@ -140,7 +193,20 @@ def page_text(pdf: pdfium.PdfDocument, index: int, tables: Sequence[PdfTable] = 
     finally:
         textpage.close()
         page.close()
-    return join_lines(place_tables(lines, tables) if tables else lines)
+    return join_lines(lines)
+
+
+def read_page(pdf: pdfium.PdfDocument, index: int) -> tuple[str, list[PdfTable]]:
+    """The text of one page as `page_text`, each ruled table's lines replaced by its rows; and the tables."""
+    page = pdf[index]
+    textpage = page.get_textpage()
+    try:
+        tables = page_tables(page, textpage)
+        lines = page_lines(textpage, textpage.get_text_range())
+    finally:
+        textpage.close()
+        page.close()
+    return join_lines(place_tables(lines, tables) if tables else lines), tables
 
 
 def place_tables(lines: list[Line], tables: Sequence[PdfTable]) -> list[Line]:

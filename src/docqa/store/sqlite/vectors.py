@@ -19,6 +19,7 @@ import numpy as np
 from docqa.errors import StoreError
 from docqa.store.base import ChunkFilter
 from docqa.store.matrix import VectorMatrix
+from docqa.store.sqlite import packed
 from docqa.store.sqlite.db import SQLiteDB
 from docqa.store.sqlite.rows import effective, filter_sql
 from docqa.store.vectors import EmbedInput, VectorStore
@@ -63,6 +64,7 @@ class SQLiteVectors(VectorStore):
         self.db, self.conn = db, db.conn
         self._cache: _VectorCache | None = None
         self._vconn: sqlite3.Connection | None = None  # vector reads: run beside a full-text query
+        self.last_load: str | None = None  # how this store last loaded the matrix: "packed", "synced" or "sqlite"
 
     def _vector_conn(self) -> sqlite3.Connection:
         """A second connection for dense search, so it runs in parallel with a full-text query on
@@ -121,15 +123,26 @@ class SQLiteVectors(VectorStore):
         return cache
 
     def _load(self, conn: sqlite3.Connection, model: str, token: str | None) -> _VectorCache:
+        """All vectors of `model`: from the packed copy beside the file when it is in step (packed.py), else
+        from SQLite (by difference from an older copy), in one read transaction."""
         with self.db.lock:
-            rows = conn.execute(
-                "SELECT c.rowid, e.vector FROM chunks c JOIN embeddings e ON e.model = ? AND e.text_hash = c.embed_hash",
-                (model,)).fetchall()
-        rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        blob = b"".join(r[1] for r in rows)
-        dims = len(rows[0][1]) // 2 if rows else 0
-        del rows
-        return _VectorCache(model, token, rowids, VectorMatrix(np.frombuffer(blob, dtype=np.float16).reshape(len(rowids), dims)))
+            if self.db.path == ":memory:":
+                loaded = packed.from_sqlite(conn, model)
+            else:
+                own = not conn.in_transaction
+                if own:
+                    conn.execute("BEGIN")
+                try:
+                    loaded = packed.load(conn, self.db.path, model, token)
+                finally:
+                    if own:
+                        conn.execute("COMMIT")
+        self.last_load = loaded.source
+        matrix = VectorMatrix(loaded.matrix, loaded.int8)
+        if loaded.source != "packed" and token is not None and self.db.path != ":memory:":
+            loaded.int8 = matrix.int8()  # kept with the copy: the next process need not quantise again
+            packed.write_later(packed.packed_path(self.db.path, model), model, token, loaded)
+        return _VectorCache(model, token, loaded.rowids, matrix)
 
     def known_vectors(self, model: str, hashes: Iterable[str]) -> set[str]:
         hashes = list(dict.fromkeys(hashes))
@@ -177,6 +190,8 @@ class SQLiteVectors(VectorStore):
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('embedder', ?)", (fingerprint,))
                 conn.execute("DELETE FROM embeddings WHERE model != ?", (model,))
             self.db.bump_generation(conn)
+        if self.db.path != ":memory:":
+            packed.drop_others(self.db.path, model)
 
     def unembedded(self, model: str, limit: int) -> list[EmbedInput]:
         rows = self.conn.execute(
