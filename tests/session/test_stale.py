@@ -174,6 +174,32 @@ def test_an_edit_above_a_cited_span_carries_it_along_and_keeps_its_answer_fresh(
 
 
 
+def test_spans_are_compared_by_characters_in_texts_beyond_ascii(stores):
+    """A text with accented letters and one without compare the same spans (SQLite reads an ASCII text as bytes)."""
+    _write(stores, ["Die Datenbank hört auf Port 5432.", *PARAGRAPHS[1:]], "h1")  # "ö" before the cited spans
+    _cite(stores, "nightly", 1)
+    _cite(stores, "pool", 2)
+    _write(stores, ["Die Datenbank hört auf Port 5432 — außer PGPORT ist gesetzt.", *PARAGRAPHS[1:]], "h2")
+    assert stores.runlog.list_runs(stale=True) == []  # shifted by more bytes than characters: carried along
+    _write(stores, ["Die Datenbank hört auf Port 5432 — außer PGPORT ist gesetzt.", PARAGRAPHS[1],
+                    "Der Pool hält 25 Verbindungen."], "h3")
+    assert [r.id for r in stores.runlog.list_runs(stale=True)] == ["pool"]
+    _write(stores, ["The database listens on port 5432.", PARAGRAPHS[1], "Der Pool hält 25 Verbindungen."], "h4")
+    assert [r.id for r in stores.runlog.list_runs(stale=True)] == ["pool"]  # back to ASCII above it: still at its place
+    _write(stores, ["The database listens on port 5432.", "Backups run every night at 03:00.",
+                    "Der Pool hält 25 Verbindungen."], "h5")
+    assert {r.id for r in stores.runlog.list_runs(stale=True)} == {"pool", "nightly"}
+
+
+def test_a_span_whose_bytes_moved_to_its_offset_is_still_stale(stores):
+    """The cited span is now 2 characters earlier, new text on both sides — and exactly at its old offset
+    counted in UTF-8 bytes ("Größe: ja" is 9 characters, 11 bytes): a byte-offset comparison would miss it."""
+    _write(stores, ["Alpha beta.", "The pool holds 20 connections.", "End."], "h1")
+    _cite(stores, "pool", 1)
+    _write(stores, ["Größe: ja", "The pool holds 20 connections.", "Finish."], "h2")
+    assert [r.id for r in stores.runlog.list_runs(stale=True)] == ["pool"]
+
+
 def test_writing_no_documents_keeps_the_vector_cache_generation(tmp_path):
     from docqa.store import SQLiteStores
     from docqa.store.sqlite.db import SQLiteDB

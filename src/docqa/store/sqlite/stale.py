@@ -50,8 +50,8 @@ def mark_changed(conn: sqlite3.Connection, versions: Iterable[tuple[str, str, st
     conn.executemany("INSERT INTO scratch.stale_new VALUES (?, ?, ?, ?, ?)",
                      [(doc_id, digest, _sql_text(text), _sql_text(olds.get(doc_id)), len(olds.get(doc_id) or "") - edits[doc_id].tail)
                       for doc_id, (digest, text) in new.items()])
-    marked = [rowid for rowid, doc_id, start, end, quote in conn.execute(_MOVED)
-              if edits[doc_id].follow(start, end, quote) is None]
+    marked = sorted(rowid for rowid, doc_id, start, end, quote in conn.execute(_MOVED)
+                    if edits[doc_id].follow(start, end, quote) is None)  # in the table's order: each page once
     conn.execute("DELETE FROM scratch.stale_new")
     stamp = now()
     for part in (marked[i:i + _PART] for i in range(0, len(marked), _PART)):
