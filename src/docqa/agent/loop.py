@@ -32,7 +32,7 @@ from docqa.answer.route import language_of
 from docqa.errors import LLMError
 from docqa.llm.base import ChatModel, Message, ToolCall
 from docqa.retrieve import SearchResults
-from docqa.run.context import RunContext, event, status
+from docqa.flow.context import RunContext, event, status
 from docqa.settings import Settings
 from docqa.types import FALLBACK, Answer, Event, Hit
 

@@ -43,7 +43,7 @@ from docqa.answer.support import content_tokens, union
 from docqa.errors import DocqaError, LLMError
 from docqa.llm.base import ChatModel, Usage
 from docqa.retrieve import SearchResults
-from docqa.run.context import RunContext, status
+from docqa.flow.context import RunContext, status
 from docqa.text.segment import query_terms
 from docqa.types import Event
 

@@ -28,7 +28,7 @@ from docqa.errors import LLMError
 from docqa.llm.base import ChatModel, ChatResult
 from docqa.retrieve import SearchResults
 from docqa.retrieve.weights import term_weights
-from docqa.run.context import RunContext, event, status
+from docqa.flow.context import RunContext, event, status
 from docqa.settings import Settings
 from docqa.text.language import has_cjk
 from docqa.text.segment import query_terms

@@ -20,7 +20,7 @@ import numpy as np
 
 from docqa.answer.support import content_tokens
 from docqa.errors import NotFoundError
-from docqa.run.context import RunContext, event, status
+from docqa.flow.context import RunContext, event, status
 from docqa.types import RUNNING, SUCCESS, VERIFIED, Answer, Citation, Event, RunRecord, Verification
 
 if TYPE_CHECKING:

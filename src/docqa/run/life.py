@@ -31,9 +31,9 @@ from docqa.answer.route import is_catalog_question, wants_exploration
 from docqa.clock import now
 from docqa.errors import DocqaError, InputError
 from docqa.llm.base import ChatModel
-from docqa.run.context import Cancelled, RunContext, event, status
+from docqa.flow.context import Cancelled, RunContext, event, status
 from docqa.run import owner
-from docqa.run.control import Control
+from docqa.flow.control import Control
 from docqa.run.runs import LiveRuns
 from docqa.session import given_turns, previous_turn
 from docqa.settings import Settings
