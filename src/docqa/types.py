@@ -9,7 +9,7 @@ relies on for exact citations is `chunk.text == document.text[chunk.char_start:c
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 from urllib.parse import quote
 
@@ -262,6 +262,7 @@ class Claim:
     text: str  # the sentence without its markers
     start: int  # span in the answer text
     end: int
+    _: KW_ONLY
     sources: list[int] = field(default_factory=list)  # source numbers, after invented ones are dropped
     citations: list[Citation] = field(default_factory=list)
     supported: bool = True
@@ -288,9 +289,11 @@ class Verification:
 
 @dataclass(slots=True)
 class Answer:
-    """What asking a question returns (and what `docqa ask --json` prints)."""
+    """What asking a question returns (and what `docqa ask --json` prints); every field after the
+    question by keyword: `Answer(q, answer="", answerable=False, mode="pipeline", status=FAILED)`."""
 
     question: str
+    _: KW_ONLY
     answer: str
     answerable: bool
     mode: str  # pipeline | extractive | catalog

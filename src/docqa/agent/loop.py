@@ -94,13 +94,13 @@ class _Budget:
 
 
 class AgentLoop:
-    def __init__(self, library: Library, settings: Settings, model: ChatModel, pipeline: Pipeline,
-                 tools: list[Tool] | None = None, guidance: str = ""):
+    def __init__(self, library: Library, settings: Settings, model: ChatModel, pipeline: Pipeline, *,
+                 tools: list[Tool] | None = None, guidance: str = "", procedure: Callable[[], bool] | None = None):
         """`tools`: more tools beside the document tools (the skills'); `guidance`: more system prompt (the skills' index
-        and the procedures loaded for this question)."""
+        and the procedures loaded for this question); `procedure`: whether a skill's procedure is loaded by now."""
         self.lib, self.settings, self.model, self.pipeline = library, settings, model, pipeline
         self.extra_tools, self.guidance = list(tools or []), guidance
-        self.procedure: Callable[[], bool] = lambda: False  # a skill's procedure is loaded (set by the run)
+        self.procedure: Callable[[], bool] = procedure or (lambda: False)
 
     def run(self, question: str, ctx: RunContext, previous: dict | None = None) -> Events:
         """Explore with the tools and answer; steering comes through `ctx.control`."""
@@ -108,7 +108,7 @@ class AgentLoop:
         evidence = Evidence()
         tools = self._tools(evidence)
         messages = self._opening(question, language, previous)
-        answer = Answer(question, "", True, "agent", language=language, model=self.model.name)
+        answer = Answer(question, answer="", answerable=True, mode="agent", language=language, model=self.model.name)
         if self.pipeline.model_note:  # which model answers, when it was chosen for the user (said once by the CLI)
             answer.notes.append(self.pipeline.model_note)
         answer.retrieval = {"query": question, "mode": "agent", "collection": collection, "hits": [], "dropped": [],
@@ -165,9 +165,10 @@ class AgentLoop:
             found = self.lib.search(question, self.settings.answer.top_k, None)
             hits = list(found)
             answer.retrieval["hits"] = [_summary(i, h) for i, h in enumerate(hits, start=1)]
-            results = SearchResults(hits, question, "agent", found.low_relevance, found.threshold)
+            results = SearchResults(hits, question, "agent", low_relevance=found.low_relevance, threshold=found.threshold)
         else:
-            results = SearchResults(hits, question, "agent", False, self.settings.search.relevance_threshold)
+            results = SearchResults(hits, question, "agent", low_relevance=False,
+                                    threshold=self.settings.search.relevance_threshold)
         if self.settings.answer.guard:
             guard.record(answer.retrieval, answer.notes, ctx.trace, hits)
         return results
@@ -179,7 +180,8 @@ class AgentLoop:
         answer.status = FALLBACK
         answer.notes.append(f"the chat model failed ({exc}); the answer was extracted from the documents instead")
         hits = [s.hit for s in evidence.sources if s.hit.score > 0] or list(self.lib.search(question, self.settings.answer.top_k, None))
-        results = SearchResults(hits, question, "agent", not hits, self.settings.search.relevance_threshold)
+        results = SearchResults(hits, question, "agent", low_relevance=not hits,
+                                threshold=self.settings.search.relevance_threshold)
         answer.retrieval["hits"] = [_summary(i, h) for i, h in enumerate(hits, start=1)]
         result = yield from self.pipeline.extract_from(answer, results, ctx)
         result.status = FALLBACK

@@ -54,12 +54,14 @@ class Draft:
 
 
 class Pipeline:
-    def __init__(self, library: Library, settings: Settings, model: ChatModel | None = None,
-                 model_note: str | None = None, escalation_model: ChatModel | None = None):
+    def __init__(self, library: Library, settings: Settings, model: ChatModel | None = None, *,
+                 model_note: str | None = None, escalation_model: ChatModel | None = None,
+                 task: Callable[[], bool] | None = None):
+        """`task`: whether the question is a task a skill matched (the run knows; asked when accepting)."""
         self.library, self.settings, self.model, self.model_note = library, settings, model, model_note
         prices = (settings.llm.escalation_prompt_price, settings.llm.escalation_completion_price)
         self.escalation = Escalation(self, escalation_model, prices) if settings.answer.escalate else None
-        self.task: Callable[[], bool] = lambda: False  # the question is a task a skill matched (set by the run)
+        self.task: Callable[[], bool] = task or (lambda: False)
 
     def run(self, question: str, ctx: RunContext, *, previous: dict | None = None, check: bool = True) -> Events:
         """Answer from retrieved passages (the run has routed the question here)."""
@@ -71,7 +73,7 @@ class Pipeline:
             entry["hits"] = [(h.chunk_id, round(h.score, 4)) for h in hits]
             if hits.rerank:  # search.rerank ran: what it did, or why the fused order was kept
                 entry["rerank"] = hits.rerank
-        answer = Answer(question, "", True, "pipeline", language=language, model=self.model.name if self.model else None)
+        answer = Answer(question, answer="", answerable=True, mode="pipeline", language=language, model=self.model.name if self.model else None)
         answer.retrieval = {"query": standalone, "mode": hits.mode, "low_relevance": hits.low_relevance,
                             "threshold": hits.threshold, "collection": collection,
                             "hits": [_hit_summary(h) for h in hits], "dropped": []}
@@ -104,7 +106,7 @@ class Pipeline:
         yield event("content", delta=text)
         yield event("citations", citations=[])
         verification = Verification(VERIFIED, 0, [], 0, "catalog")
-        return Answer(question, text, True, "catalog", verification=verification, confidence="high",
+        return Answer(question, answer=text, answerable=True, mode="catalog", verification=verification, confidence="high",
                       key_points=[], language=language, retrieval={"query": None, "documents": indexed(records)})
 
     # -- stages -----------------------------------------------------------------------------
@@ -415,7 +417,7 @@ class Pipeline:
             evidence = result.evidence
             answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
                                 for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
-        answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, [c.n], [c], True, 1.0) for c in answer.citations]
+        answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, sources=[c.n], citations=[c], supported=True, support=1.0) for c in answer.citations]
         quoted = _quoted(answer.claims)
         text = number_by_first_use(quoted, answer.claims)
         note = accept.quotation_note(answer.language, quoted)  # a quotation in the other language says so

@@ -178,7 +178,7 @@ def answer_from(earlier: Earlier, question: str, collection: str | None) -> Answ
     """The earlier answer, marked as such (its citations, verification and confidence as published)."""
     run, result = earlier.run, earlier.run.result or {}
     v = result.get("verification") or {}
-    answer = Answer(question, result.get("answer") or run.answer or "", True, MODE,
+    answer = Answer(question, answer=result.get("answer") or run.answer or "", answerable=True, mode=MODE,
                     citations=[Citation(**c) for c in result.get("citations", [])],
                     verification=Verification(v.get("status", VERIFIED), v.get("checked_claims", 0),
                                               v.get("rejected_claims", []), v.get("rounds", 0), v.get("checker", "none")),
