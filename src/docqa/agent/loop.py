@@ -34,7 +34,7 @@ from docqa.llm.base import ChatModel, Message, ToolCall
 from docqa.retrieve import SearchResults
 from docqa.flow.context import RunContext, event, status
 from docqa.settings import Settings
-from docqa.types import FALLBACK, Answer, Event, Hit
+from docqa.types import FALLBACK, Answer, Event, Hit, Retrieval
 
 Loop = Generator[Event, None, tuple[str | None, str | None]]  # yields events, returns (final answer, why it stopped)
 
@@ -111,8 +111,8 @@ class AgentLoop:
         answer = Answer(question, answer="", answerable=True, mode="agent", language=language, model=self.model.name)
         if self.pipeline.model_note:  # which model answers, when it was chosen for the user (said once by the CLI)
             answer.notes.append(self.pipeline.model_note)
-        answer.retrieval = {"query": question, "mode": "agent", "collection": collection, "hits": [], "dropped": [],
-                            "low_relevance": False}
+        answer.retrieval = Retrieval(query=question, mode="agent", collection=collection, hits=[], dropped=[],
+                                     low_relevance=False)
         budget = _Budget(self.settings, ctx)
         try:
             final, reason = yield from self._loop(messages, tools, ctx, budget)
@@ -160,11 +160,11 @@ class AgentLoop:
     def _results(self, answer: Answer, evidence: Evidence, question: str, ctx: RunContext) -> SearchResults:
         """The evidence gathered, as search results (for confidence, not-found and the extractive fallback)."""
         hits = sorted((s.hit for s in evidence.sources), key=lambda h: -h.score)
-        answer.retrieval["hits"] = [_summary(s.n, s.hit) for s in evidence.sources]
+        answer.retrieval.hits = [_summary(s.n, s.hit) for s in evidence.sources]
         if not hits:  # it gathered nothing (a small model that never called a tool): search for it
             found = self.lib.search(question, self.settings.answer.top_k, None)
             hits = list(found)
-            answer.retrieval["hits"] = [_summary(i, h) for i, h in enumerate(hits, start=1)]
+            answer.retrieval.hits = [_summary(i, h) for i, h in enumerate(hits, start=1)]
             results = SearchResults(hits, question, "agent", low_relevance=found.low_relevance, threshold=found.threshold)
         else:
             results = SearchResults(hits, question, "agent", low_relevance=False,
@@ -182,7 +182,7 @@ class AgentLoop:
         hits = [s.hit for s in evidence.sources if s.hit.score > 0] or list(self.lib.search(question, self.settings.answer.top_k, None))
         results = SearchResults(hits, question, "agent", low_relevance=not hits,
                                 threshold=self.settings.search.relevance_threshold)
-        answer.retrieval["hits"] = [_summary(i, h) for i, h in enumerate(hits, start=1)]
+        answer.retrieval.hits = [_summary(i, h) for i, h in enumerate(hits, start=1)]
         result = yield from self.pipeline.extract_from(answer, results, ctx)
         result.status = FALLBACK
         yield event("failure", code="llm_error", message=str(exc))

@@ -227,7 +227,7 @@ class Run:
                              guidance=skills.guidance() if skills else "", procedure=used)
             answer = yield from loop.run(question, ctx, previous)
             if skills is not None:
-                answer.retrieval["skills"] = skills.used
+                answer.retrieval.skills = skills.used
             return answer
         answer = yield from (pipeline.catalog(question, ctx) if way == "catalog" else
                              pipeline.run(question, ctx, previous=previous, check=self.check))
@@ -257,7 +257,7 @@ class Run:
         self.answers.append(answer)
         if not self.record:
             return
-        run.standalone = answer.retrieval.get("query") if answer.retrieval else None
+        run.standalone = answer.retrieval.query
         run.mode, run.status, run.answerable = answer.mode, answer.status, answer.answerable
         run.confidence, run.answer, run.model, run.error = answer.confidence, answer.answer, answer.model, answer.error
         run.result = answer.to_dict()
