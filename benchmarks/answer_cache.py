@@ -85,7 +85,7 @@ def main() -> None:
         for q, _earlier in first:
             for form, text in forms(q["question"]).items():
                 again, ms = timed(kb, text)
-                if again.retrieval.get("recalled_from"):
+                if again.retrieval.recalled_from:
                     hits[form] += 1
                     recall_ms.append(ms)
             _, ms = timed(kb, q["question"], fresh=True)
@@ -94,8 +94,8 @@ def main() -> None:
         false_hits = 0
         for q in distractors:
             again, _ = timed(kb, q["question"])
-            if again.retrieval.get("recalled_from"):
-                source = kb.log.run(again.retrieval["recalled_from"]).question
+            if again.retrieval.recalled_from:
+                source = kb.log.run(again.retrieval.recalled_from).question
                 false_hits += source.strip().lower() != q["question"].strip().lower()
         # edit the most cited article: every answer citing it retires
         cited = [c.path for _, a in first for c in a.citations]
@@ -104,7 +104,7 @@ def main() -> None:
                                 encoding="utf-8")
         kb.add([docs])
         affected = [(q, a) for q, a in first if any(c.path == target for c in a.citations)]
-        stale = sum(bool(timed(kb, q["question"])[0].retrieval.get("recalled_from") == a.run_id) for q, a in affected)
+        stale = sum(bool(timed(kb, q["question"])[0].retrieval.recalled_from == a.run_id) for q, a in affected)
     n = len(first)
     print(f"## answer recall replay: {n} questions answered and VERIFIED first, each repeated in 3 forms; "
           f"{len(distractors)} distractors\n")

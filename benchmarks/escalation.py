@@ -108,10 +108,10 @@ def run_scripted() -> list[dict]:
                     t0 = time.perf_counter()
                     answer = kb.ask(sc["question"])
                     seconds = time.perf_counter() - t0
-                    esc = answer.retrieval.get("escalation") or {}
+                    esc = answer.retrieval.to_dict().get("escalation") or {}
                     rows.append({"scenario": sc["name"], "escalate": escalate, "kind": esc.get("kind"),
                                  "action": esc.get("action"), "outcome": esc.get("outcome"),
-                                 "published": answer.retrieval.get("acceptance", {}).get("outcome"),
+                                 "published": answer.retrieval.to_dict().get("acceptance", {}).get("outcome"),
                                  "verification": answer.verification.status, "answer": answer.answer[:80],
                                  "calls": len(server.requests) + len(strong.requests),
                                  "cost": answer.usage.get("cost"), "seconds": round(seconds, 2)})
@@ -166,12 +166,12 @@ def ask(kb: KnowledgeBase, q: dict, gold: str | None, label: str) -> dict:
     t0 = time.perf_counter()
     answer = kb.ask(q["question"], mode="pipeline")
     seconds = time.perf_counter() - t0
-    esc = answer.retrieval.get("escalation") or {}
+    esc = answer.retrieval.to_dict().get("escalation") or {}
     paths = [c.path for c in answer.citations]
     return {"run": label, "kind": q["kind"], "question": q["question"], "answer": answer.answer[:300],
             "escalated": bool(esc), "diagnosis": esc.get("kind"), "action": esc.get("action"),
             "outcome": esc.get("outcome"), "retry_rejected": esc.get("retry_rejected"),
-            "published": (answer.retrieval.get("acceptance") or {}).get("outcome"),
+            "published": (answer.retrieval.to_dict().get("acceptance") or {}).get("outcome"),
             "seconds": round(seconds, 2), "calls": answer.usage.get("model_calls", 0),
             "tokens": answer.usage.get("total_tokens", 0),
             **ma.score(q, answer.answer, answer.answerable, paths, [c.quote for c in answer.citations], gold)}

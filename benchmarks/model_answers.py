@@ -190,7 +190,7 @@ def row(q: dict, mode: str, answer, seconds: float, gold: str | None, extra: dic
     out = {"mode": mode, "kind": q["kind"], "question": q["question"], "answer": answer.answer,
            "published_mode": answer.mode, "status": answer.status, "seconds": round(seconds, 2),
            "calls": answer.usage.get("model_calls", 0), "tokens": answer.usage.get("total_tokens", 0),
-           "acceptance": (answer.retrieval or {}).get("acceptance"), "cited": [os.path.basename(p) for p in paths],
+           "acceptance": answer.retrieval.to_dict().get("acceptance"), "cited": [os.path.basename(p) for p in paths],
            **score(q, answer.answer, answer.answerable, paths, quotes, gold)}
     out.update(extra or {})
     return out

@@ -129,11 +129,11 @@ def run_one(kb: KnowledgeBase, task: Task) -> dict:
     attempt_found = sum(any(alt in attempt.lower() for alt in group) for group in task.expect)
     return {"ok": ok, "found": found, "attempt_found": attempt_found,
             "attempt_ok": attempt_found >= (task.need or len(task.expect)),
-            "acceptance": (answer.retrieval or {}).get("acceptance"), "status": answer.status, "tokens": answer.usage.get("total_tokens", 0),
+            "acceptance": answer.retrieval.to_dict().get("acceptance"), "status": answer.status, "tokens": answer.usage.get("total_tokens", 0),
             "model_calls": answer.usage.get("model_calls", 0),
             "steps": sum(1 for t in trace if t.get("stage") == "thinking"),
             "tools": [t["name"] for t in trace if t.get("stage") == "tool"],
-            "skills": (answer.retrieval or {}).get("skills", []), "citations": len(answer.citations),
+            "skills": answer.retrieval.to_dict().get("skills", []), "citations": len(answer.citations),
             "seconds": round(seconds, 1), "answer": answer.answer[:600], "notes": answer.notes}
 
 

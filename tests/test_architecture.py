@@ -57,14 +57,13 @@ ALLOWED: dict[str, set[str]] = {
     "retrieve": BOTTOM | {"text", "store", "embed", "settings", "access", "llm", "names"},
     "browse": BOTTOM | {"store", "access", "text"},
     "view": BOTTOM | {"ingest", "access", "settings", "store", "browse"},  # the original file, PDF pages and boxes: the ingest readers open them
-    # a question's life: run.control and run.context sit below answer and agent, the rest of run/ above agent
-    "run.control": set(),
-    "run.context": BOTTOM | {"llm", "run.control"},
-    "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "run.context", "store", "embed"},  # store, embed: recall
-    "agent": BOTTOM | {"answer", "retrieve", "llm", "settings", "run.context"},
+    # the low half of a run (Control, RunContext): below answer and agent; run/ (a question's life) sits above agent
+    "flow": BOTTOM | {"llm"},
+    "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "flow", "store", "embed"},  # store, embed: recall
+    "agent": BOTTOM | {"answer", "retrieve", "llm", "settings", "flow"},
     "skills": BOTTOM | {"agent", "settings", "text"},  # SKILL.md folders; their tools are agent tools, handed to the loop by run
     # run/ also serves the answers (a run's library over the services) and the log of runs
-    "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "run.control", "run.context", "skills",
+    "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "flow", "skills",
                      "access", "store", "embed", "retrieve", "browse", "ingest", "view", "models", "names"},
     "status": BOTTOM | {"llm", "embed", "store", "access", "models"},  # what the kb runs on and holds, for its keepers
     "plan": BOTTOM | {"ingest", "text", "settings", "llm", "access", "run", "models"},  # docqa init / estimate: survey, proposal, estimates
@@ -74,14 +73,14 @@ ALLOWED: dict[str, set[str]] = {
     "evaluate": BOTTOM | {"kb"},
     "testing": {"embed", "llm"},  # the fakes at the boundary, for tests: re-exported from their packages
     # Front ends: parse, authenticate, call the kb, render.  "__init__" = `from docqa import ...`.
-    "mcp": BOTTOM | {"kb", "access", "settings", "version", "run.control"},  # run.control: cancel a call's run
+    "mcp": BOTTOM | {"kb", "access", "settings", "version", "flow"},  # flow: cancel a call's run
     "api": BOTTOM | {"kb", "access", "settings", "version", "clock", "mcp", "__init__", "run",
-                     "run.control", "web"},  # mcp: mounted at /mcp; run: the live runs' handles; web: the page at /
+                     "flow", "web"},  # mcp: mounted at /mcp; run: the live runs' handles; web: the page at /
     # a front end may start another: 'docqa mcp', 'docqa serve'
     "cli": BOTTOM | {"kb", "run", "settings", "evaluate", "mcp", "api", "__init__", "version", "llm", "plan", "skills",
                      "crawl"},  # crawl: which arguments are URLs
     "web": set(),  # the page: static assets over the API, it decides nothing
-    "__init__": BOTTOM | {"kb", "ingest", "retrieve", "settings", "version"},
+    "__init__": BOTTOM | {"kb", "ingest", "retrieve", "settings"},
     "__main__": {"cli"},
 }
 
@@ -238,14 +237,9 @@ def circles(edges: list[Edge]) -> list[str]:
     return found
 
 
-LAYERS = {"run.control", "run.context"}  # modules ruled as layers of their own
-
-
 def package(module: str) -> str:
-    """The top-level package a module belongs to ("__init__" for docqa itself), or one of LAYERS."""
+    """The top-level package a module belongs to ("__init__" for docqa itself)."""
     parts = module.split(".")
-    if ".".join(parts[1:3]) in LAYERS:
-        return ".".join(parts[1:3])
     return parts[1] if len(parts) > 1 else "__init__"
 
 

@@ -196,7 +196,7 @@ def row(q: dict, answer: Answer, seconds: float, trace: list[dict], corpus: Corp
     cited = score.cites_evidence([s.file for s in spans if s.file], evidence_files, q["kind"] == "multihop")
     claims = (score.score_claims(answer.answer, cites, corpus.golds(q), groups, q["answerable"])
               if answer.answerable and not failed else [])
-    r = answer.retrieval or {}
+    r = answer.retrieval.to_dict()
     accepting = [t for t in trace if t.get("stage") == "accepting"]
     extracting = [t for t in trace if t.get("stage") == "extracting"]
     return {

@@ -160,7 +160,7 @@ def _score(item: Item, answer: Answer, gold: str | None) -> Outcome:
         g = _norm(gold)
         cited = any(_norm(c.quote) in g for c in answer.citations if c.quote.strip())
     return Outcome(item, answer.answerable, answer.answerable and contains, cited,
-                   answer.retrieval.get("evidence") if answer.retrieval else None, contains, dict(answer.timings),
+                   answer.retrieval.evidence, contains, dict(answer.timings),
                    answer.status, answer.usage.get("total_tokens", 0), answer.usage.get("model_calls", 0))
 
 

@@ -9,7 +9,7 @@ relies on for exact citations is `chunk.text == document.text[chunk.char_start:c
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 from urllib.parse import quote
 
@@ -262,6 +262,7 @@ class Claim:
     text: str  # the sentence without its markers
     start: int  # span in the answer text
     end: int
+    _: KW_ONLY
     sources: list[int] = field(default_factory=list)  # source numbers, after invented ones are dropped
     citations: list[Citation] = field(default_factory=list)
     supported: bool = True
@@ -287,10 +288,71 @@ class Verification:
 
 
 @dataclass(slots=True)
+class Acceptance:
+    """What is published: the model's answer, the extractive answer, or not found; and why (answer/accept.py)."""
+
+    outcome: str  # model | extractive | not_found
+    verified: int
+    claims: int
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, "verified": self.verified, "claims": self.claims, "reason": self.reason}
+
+
+@dataclass(slots=True, kw_only=True)
+class Retrieval:
+    """What an answer searched and how it decided (`Answer.retrieval`); `to_dict()` is its record in the run
+    log, REST, MCP and `docqa ask --json`.  None means "not done": such a key is left out of the record, except
+    the query and, once the answer has a retrieval mode, the collection."""
+
+    query: str | None = None  # the question searched (a follow-up as it was understood)
+    mode: str | None = None  # hybrid | bm25 | dense | agent | recall
+    low_relevance: bool | None = None  # the best hit was under the relevance threshold
+    threshold: float | None = None
+    collection: str | None = None
+    hits: list[dict[str, Any]] | None = None  # a summary per hit: n, chunk_id, path, score, ...
+    dropped: list[str] | None = None  # chunk ids left out of the prompt
+    rerank: dict[str, Any] | None = None  # the rerank stage's report (retrieve/rerank.py)
+    without_vectors: list[str] | None = None  # hits an add has not embedded yet: found by full text alone
+    injection: list[dict[str, Any]] | None = None  # sources that try to instruct the model (answer/guard.py)
+    second_look: bool | None = None  # the model was asked although the extractive answerer abstained
+    acceptance: Acceptance | None = None
+    # every review round was rejected: the diagnosis, the action and its outcome (answer/escalate.py); its
+    # keys depend on the action taken, so it stays a record
+    escalation: dict[str, Any] | None = None
+    evidence: float | None = None  # P(answerable) from the best sentence (answer/extractive.py)
+    evidence_features: dict[str, float] | None = None  # the evidence model's inputs, for calibration fits
+    parts: list[dict[str, Any]] | None = None  # a question that asks several things: each part's evidence
+    skills: list[dict[str, Any]] | None = None  # the skills the agent used
+    recalled_from: str | None = None  # the earlier run this answer was recalled from (answer/recall.py)
+    similarity: float | None = None  # of the question to that run's
+    documents: int | None = None  # a catalog answer: how many documents it lists
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if value is not None or name == "query" or (name == "collection" and self.mode is not None):
+                out[name] = value.to_dict() if isinstance(value, Acceptance) else value
+        return out if len(out) > 1 or out.get("query") is not None else {}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> Retrieval:
+        """Read a stored record (keys this version does not know are left out)."""
+        data = dict(data or {})
+        if isinstance(data.get("acceptance"), dict):
+            data["acceptance"] = Acceptance(**data["acceptance"])
+        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+
+
+@dataclass(slots=True)
 class Answer:
-    """What asking a question returns (and what `docqa ask --json` prints)."""
+    """What asking a question returns (and what `docqa ask --json` prints); every field after the
+    question by keyword: `Answer(q, answer="", answerable=False, mode="pipeline", status=FAILED)`."""
 
     question: str
+    _: KW_ONLY
     answer: str
     answerable: bool
     mode: str  # pipeline | extractive | catalog
@@ -301,7 +363,7 @@ class Answer:
     confidence_reasons: list[str] = field(default_factory=list)  # what lowered it (docqa.answer.confidence)
     probability: float | None = None  # calibrated P(the documents answer the question) (docqa.answer.answerability)
     key_points: list[str] = field(default_factory=list)
-    retrieval: dict[str, Any] = field(default_factory=dict)  # query, mode, hits, low_relevance, dropped
+    retrieval: Retrieval = field(default_factory=Retrieval)  # what it searched and how it decided
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
     usage: dict[str, Any] = field(default_factory=dict)  # prompt_tokens, completion_tokens, calls, cost
     model: str | None = None
@@ -320,7 +382,8 @@ class Answer:
             "citations": [c.to_dict() for c in self.citations],
             "claims": [c.to_dict() for c in self.claims],
             "verification": self.verification.to_dict(), "confidence": self.confidence, "probability": self.probability,
-            "confidence_reasons": self.confidence_reasons, "key_points": self.key_points, "retrieval": self.retrieval,
+            "confidence_reasons": self.confidence_reasons, "key_points": self.key_points,
+            "retrieval": self.retrieval.to_dict(),
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "usage": self.usage, "notes": self.notes,
         }

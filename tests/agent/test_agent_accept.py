@@ -53,7 +53,7 @@ def test_a_chatty_final_answer_gives_the_extractive_answer_over_the_evidence(mak
     with ScriptedChat([call("search_docs", query="backups kept"), call("answer", text=chatter)]) as server:
         result = make(server).ask("How long are backups kept?", mode="agent")
     assert result.mode == "extractive" and "35 days" in result.answer and "query" not in result.answer
-    assert result.retrieval["acceptance"]["outcome"] == "extractive"
+    assert result.retrieval.acceptance.outcome == "extractive"
 
 
 def test_an_agent_answer_the_evidence_does_not_bear_out_is_not_published(make):

@@ -76,7 +76,7 @@ def test_a_verified_answer_is_published(kb_factory):
         kb = kb_factory(server)
         answer, events = ask(kb, "How long are backups kept?")
     assert answer.mode == "pipeline" and answer.answer == "Backups are kept for 35 days [1]."
-    assert answer.retrieval["acceptance"] == {"outcome": MODEL, "verified": 1, "claims": 1,
+    assert answer.retrieval.acceptance.to_dict() == {"outcome": MODEL, "verified": 1, "claims": 1,
                                               "reason": "the checks verified 1 of its 1 claims"}
     assert any(e.type == "status" and e.data.get("phase") == "accepting" for e in events)
 
@@ -91,7 +91,7 @@ def test_a_minority_verified_answer_falls_back_to_the_extractive_answer(kb_facto
     assert calls == 1  # the facts fail, so the model's own check is not asked
     assert answer.mode == "extractive" and answer.answerable and "35 days" in answer.answer
     assert "AES" not in answer.answer and "regions" not in answer.answer and "[unverified]" not in answer.answer
-    assert answer.retrieval["acceptance"]["outcome"] == EXTRACTIVE
+    assert answer.retrieval.acceptance.outcome == EXTRACTIVE
     assert any("not published" in n and "1 of its 3 claims" in n for n in answer.notes)
     record = accepting(kb, answer)
     assert record["attempt"] == made_up and record["before"].count("[unverified]") == 2
@@ -103,7 +103,7 @@ def test_an_invented_answer_over_weak_evidence_is_not_found(kb_factory):
         answer, _ = ask(kb, "What is the capital of Peru?")
     assert not answer.answerable and "Lima" not in answer.answer
     assert answer.answer.startswith("The documents do not contain an answer")
-    assert answer.retrieval["acceptance"]["outcome"] == NOT_FOUND
+    assert answer.retrieval.acceptance.outcome == NOT_FOUND
 
 
 def test_the_model_saying_not_found_does_not_hide_good_evidence(kb_factory):
@@ -136,7 +136,7 @@ def test_still_the_wrong_language_falls_back_to_the_extractive_answer(kb_factory
         answer, _ = ask(kb_factory(server), "备份保留多久？")
         calls = len(server.requests)
     assert calls == 2 and answer.mode == "extractive" and "35" in answer.answer
-    assert answer.retrieval["acceptance"]["reason"] == "the model did not answer in zh"
+    assert answer.retrieval.acceptance.reason == "the model did not answer in zh"
 
 
 def test_a_chinese_answer_from_an_english_passage_is_verified_across_languages(kb_factory, local_embedder):
@@ -170,4 +170,4 @@ def test_a_true_fact_beside_the_question_is_not_an_answer(kb_factory):
     with ScriptedChat([{"text": "The database is backed up every 6 hours [1]."}]) as server:
         answer, _ = ask(kb_factory(server), "How long are backups kept?")
     assert answer.mode == "extractive" and "35 days" in answer.answer
-    assert answer.retrieval["acceptance"]["verified"] == 0
+    assert answer.retrieval.acceptance.verified == 0

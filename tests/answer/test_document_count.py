@@ -29,4 +29,4 @@ def test_not_found_counts_the_indexed_documents_as_list_and_collections_do(tmp_p
         assert said, answer.answer
         assert int(said.group(1)) == indexed == kb.documents.collections()["default"] == 2
         catalog = kb.ask("What documents do you have?")
-        assert catalog.retrieval["documents"] == indexed
+        assert catalog.retrieval.documents == indexed

@@ -101,7 +101,7 @@ def test_retrieval_that_missed_the_facts_retries_with_a_keyword_search(make_kb, 
     assert any(e.get("stage") == "retrieving" and e.get("mode") == "bm25" for e in kb.log.run(answer.run_id).trace)
     assert any(e.type == "status" and e.data["phase"] == "escalating" and e.data["kind"] == "retrieval" for e in events)
     assert "400 days" in answer.answer and any(c.path.endswith("vault.md") for c in answer.citations)
-    assert answer.retrieval["escalation"]["kind"] == "retrieval"
+    assert answer.retrieval.escalation["kind"] == "retrieval"
     assert "escalated: retrieval" in attention_reason(kb, answer)
 
 
@@ -173,7 +173,7 @@ def test_answers_without_markers_are_retried_with_the_stricter_prompt(make_kb, l
     assert "were rejected: no answer cited its sources" in strict[0]["content"]
     assert not entry["retry_rejected"]
     assert answer.verification.status == "VERIFIED" and "35 days [1]" in answer.answer
-    assert answer.retrieval["acceptance"]["outcome"] == "model"
+    assert answer.retrieval.acceptance.outcome == "model"
     assert "format" in attention_reason(kb, answer)
 
 
@@ -196,7 +196,7 @@ def test_an_unexplained_rejection_asks_the_escalation_model_once_with_its_cost(m
     costs = [e.data for e in events if e.type == "status" and e.data["phase"] == "escalating" and "cost" in e.data]
     assert costs and costs[0]["cost"] == 0.0024
     assert answer.verification.status == "VERIFIED" and "6 hours" in answer.answer
-    assert answer.retrieval["escalation"]["cost"]["cost"] == 0.0024
+    assert answer.retrieval.escalation["cost"]["cost"] == 0.0024
 
 
 @pytest.mark.slow
@@ -209,13 +209,13 @@ def test_still_rejected_without_an_escalation_model_publishes_as_before(make_kb)
     assert calls == 3  # nothing more asked
     [entry] = escalations(kb, answer)
     assert entry["kind"] == "unexplained" and entry["action"] == "none (no llm.escalation_model)"
-    assert answer.retrieval["acceptance"]["outcome"] == "extractive"  # the acceptance rule, as without escalation
+    assert answer.retrieval.acceptance.outcome == "extractive"  # the acceptance rule, as without escalation
     assert "every 6 hours" in answer.answer and "8 hours" not in answer.answer
     assert "unexplained" in attention_reason(kb, answer)
     with ScriptedServer([wrong, wrong, wrong]) as server:  # answer.escalate off: no diagnosis at all
         kb = make_kb(server, escalate=False)
         answer, _ = ask(kb, "How often is the database backed up?")
-    assert not escalations(kb, answer) and "escalation" not in answer.retrieval
+    assert not escalations(kb, answer) and "escalation" not in answer.retrieval.to_dict()
 
 
 def test_a_run_acts_once(make_kb, local_embedder):

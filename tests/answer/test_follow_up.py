@@ -55,10 +55,10 @@ def test_a_follow_up_with_a_pronoun_is_answered_without_a_model(tmp_path, embedd
         logs = kb.ask("what about logs?", session_id=second.session_id)
         standalone = kb.ask("How often are backups backed up?")
     assert "35 days" in first.answer
-    assert second.retrieval["query"] == "and how often are backups backed up?"
+    assert second.retrieval.query == "and how often are backups backed up?"
     assert second.answerable and "every 6 hours" in second.answer
     assert second.answer == standalone.answer  # the follow-up holds: as good as the standalone question
-    assert logs.retrieval["query"] == "and how often are logs backed up?"
+    assert logs.retrieval.query == "and how often are logs backed up?"
 
 
 def test_a_conversation_the_caller_keeps_is_condensed_as_a_session_is(tmp_path, embedder):
@@ -72,9 +72,9 @@ def test_a_conversation_the_caller_keeps_is_condensed_as_a_session_is(tmp_path, 
         in_session = kb.ask("and how often are they backed up?", session_id=first.session_id)
         given = kb.ask("and how often are they backed up?", history=[("How long are backups kept?", first.answer)])
         alone = kb.ask("and how often are they backed up?")
-    assert given.retrieval["query"] == in_session.retrieval["query"] == "and how often are backups backed up?"
+    assert given.retrieval.query == in_session.retrieval.query == "and how often are backups backed up?"
     assert given.answer == in_session.answer and given.session_id != first.session_id  # a new session: nothing kept
-    assert alone.retrieval["query"] == "and how often are they backed up?"  # without the history: no subject
+    assert alone.retrieval.query == "and how often are they backed up?"  # without the history: no subject
 
 
 @pytest.mark.parametrize("reply, follow, previous, used", [

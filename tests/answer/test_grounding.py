@@ -116,7 +116,7 @@ def test_a_table_value_the_extractive_answerer_cannot_quote_is_answered_by_the_m
         kb = kb_factory(server)
         answer = kb.ask("How many Stanley Cups have the Maple Leafs won?")
     assert answer.answerable and answer.mode == "pipeline" and "13" in answer.answer
-    assert answer.retrieval["acceptance"]["outcome"] == MODEL
+    assert answer.retrieval.acceptance.outcome == MODEL
     assert any(c.path.endswith("stanley-cups.csv") for c in answer.citations)
 
 
@@ -125,7 +125,7 @@ def test_a_neighbours_value_is_never_published(kb_factory):
         kb = kb_factory(server)
         answer = kb.ask("How many Stanley Cups have the Maple Leafs won?")
     assert "2 Stanley Cups" not in answer.answer
-    assert answer.retrieval["acceptance"]["outcome"] != MODEL
+    assert answer.retrieval.acceptance.outcome != MODEL
     trace = kb.log.run(answer.run_id).trace
     assert any("another row or record" in json.dumps(t) for t in trace)
 
@@ -136,7 +136,7 @@ def test_a_second_look_is_not_given_without_relevant_passages(kb_factory):
         answer = kb.ask("What is the capital of Peru?")
         calls = len(server.requests)
     assert not answer.answerable and calls == 0
-    assert answer.retrieval["acceptance"]["outcome"] == NOT_FOUND
+    assert answer.retrieval.acceptance.outcome == NOT_FOUND
 
 
 def test_the_second_look_can_be_turned_off(kb_factory):
@@ -146,8 +146,8 @@ def test_the_second_look_can_be_turned_off(kb_factory):
         calls = len(server.requests)
     # the question the model answers above with a second look: without it, the extractive answerer's
     # abstention stands, and the model is never asked
-    assert answer.retrieval["second_look"] is False and calls == 0
-    assert not answer.answerable and answer.retrieval["acceptance"]["outcome"] == NOT_FOUND
+    assert answer.retrieval.second_look is False and calls == 0
+    assert not answer.answerable and answer.retrieval.acceptance.outcome == NOT_FOUND
 
 
 def test_across_languages_not_found_yields_to_a_quote_that_names_what_was_asked():

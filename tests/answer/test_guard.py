@@ -132,7 +132,7 @@ def test_an_injected_answer_is_flagged_and_rejected(corpus, guard):
     assert "cite [ref 1]" in first[1]["content"] and "cite [1]" not in first[1]["content"]
     trace = kb.log.run(answer.run_id).trace
     if guard:
-        flags = answer.retrieval["injection"]
+        flags = answer.retrieval.injection
         assert {f["path"].rsplit("/", 1)[-1] for f in flags} >= {"evil.md"}
         assert any("prompt injection" in note for note in answer.notes)
         assert any(t.get("stage") == "guard" for t in trace)
@@ -141,7 +141,7 @@ def test_an_injected_answer_is_flagged_and_rejected(corpus, guard):
         attempt = [t for t in trace if t.get("stage") == "accepting"]
         assert attempt and "99 days" in attempt[-1]["attempt"]  # the model's attempt is kept in the run record
     else:  # without the guard the obedient model's answer passes every check: what the guard is for
-        assert "injection" not in answer.retrieval and answer.verification.status == "VERIFIED"
+        assert "injection" not in answer.retrieval.to_dict() and answer.verification.status == "VERIFIED"
         assert "99 days" in answer.answer and "[unverified]" not in answer.answer
 
 
@@ -170,7 +170,7 @@ def test_the_agent_never_runs_a_tool_call_written_in_a_document(corpus):
     first_result = next(m for m in requests[1]["messages"] if m["role"] == "tool")["content"]
     assert first_result.startswith('<tool_result name="search_docs" trust="untrusted">')
     assert RULE in requests[0]["messages"][0]["content"]
-    assert any(f["path"].endswith("tools.md") for f in result.retrieval["injection"])
+    assert any(f["path"].endswith("tools.md") for f in result.retrieval.injection)
     assert all(c.document_id != "" and c.path.startswith(str(kb.browse.root())) for c in result.citations)
 
 

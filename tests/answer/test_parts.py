@@ -79,13 +79,13 @@ def test_each_part_is_answered_from_its_own_file_and_each_is_cited(kb):
     assert {"daemon.md", "NEWS.md"} <= files, files
     numbers = [c.n for c in answer.citations]
     assert sorted(set(numbers)) == list(range(1, len(set(numbers)) + 1)), numbers  # one numbering across the parts
-    parts = answer.retrieval["parts"]
+    parts = answer.retrieval.parts
     assert [p["abstained"] for p in parts] == [False, False], parts
 
 
 def test_a_part_the_documents_do_not_answer_leaves_the_decision_to_the_whole_question(kb):
     answer = kb.ask("Where does the daemon look for repositories by default, and which cipher suite does it use for TLS?")
-    parts = answer.retrieval.get("parts")
+    parts = answer.retrieval.parts
     assert parts and [p["abstained"] for p in parts] == [False, True], parts
     # nothing is quoted for the unanswered part as if it answered it: the whole question decides, as before
     assert not answer.answerable or all(c.path.endswith("daemon.md") for c in answer.citations), answer.answer

@@ -191,7 +191,7 @@ def test_a_half_verified_answer_is_published_without_its_rejected_claim(kb_facto
     with ScriptedChat([{"text": bad}, {"text": bad}, {"text": bad}]) as server:
         answer, _ = ask(kb_factory(server), "How long are backups kept?")
         calls = len(server.requests)
-    assert calls == 3 and answer.mode == "pipeline" and answer.retrieval["acceptance"]["outcome"] == "model"
+    assert calls == 3 and answer.mode == "pipeline" and answer.retrieval.acceptance.outcome == "model"
     v = answer.verification
     assert v.status == "PARTIAL" and v.rounds == 2 and v.checked_claims == 1
     assert [r["claim"] for r in v.rejected_claims] == ["Backups are stored in 3 regions."]
@@ -247,7 +247,7 @@ def test_a_not_found_answer_in_the_models_own_words_is_not_answerable(kb_factory
         gated, _ = ask(kb_factory(server), question)
     assert not answer.answerable and answer.answer.startswith(expected) and question in answer.answer
     assert answer.citations == [] and calls == 1  # nothing to fact-check
-    assert not gated.answerable and len(server.requests) == 1 and gated.retrieval["acceptance"]["outcome"] == "not_found"
+    assert not gated.answerable and len(server.requests) == 1 and gated.retrieval.acceptance.outcome == "not_found"
 
 
 def test_a_partial_answer_with_a_not_found_sentence_stays_answerable(kb_factory):
@@ -284,9 +284,9 @@ def test_the_answer_records_the_evidence_models_features(kb_factory, question):
     from docqa.answer.extractive import EVIDENCE_FEATURES, evidence_probability
 
     answer, _ = ask(kb_factory(None), question)
-    features = answer.retrieval["evidence_features"]
+    features = answer.retrieval.evidence_features
     assert set(EVIDENCE_FEATURES) <= set(features)  # the model's inputs, and the further ones recorded for a refit
-    assert evidence_probability(features) == pytest.approx(answer.retrieval["evidence"], abs=2e-3)
+    assert evidence_probability(features) == pytest.approx(answer.retrieval.evidence, abs=2e-3)
 
 
 def test_extractive_chinese(kb_factory):
@@ -305,7 +305,7 @@ def test_follow_up_is_condensed_by_the_model(kb_factory):
         condense = server.requests[2]["messages"]
     assert "How often is the database backed up?" in condense[-1]["content"]
     assert "every 6 hours" in condense[-1]["content"]  # the previous answer, bounded
-    assert second.retrieval["query"] == "How long are database backups kept?"
+    assert second.retrieval.query == "How long are database backups kept?"
     assert second.session_id == first.session_id and second.answerable
     runs = kb.log.session_runs(first.session_id)
     assert [r.question for r in runs] == ["How often is the database backed up?", "and how long are they kept?"]
@@ -321,7 +321,7 @@ def test_a_model_rewrite_that_keeps_the_pronoun_is_not_used(kb_factory):
         kb = kb_factory(server)
         first, _ = ask(kb, "How often is the database backed up?")
         second, _ = ask(kb, "and how long are they kept?", session_id=first.session_id)
-    assert second.retrieval["query"] == "and how long are the database kept?"
+    assert second.retrieval.query == "and how long are the database kept?"
     condensing = next(t for t in kb.log.run(second.run_id).trace if t.get("stage") == "condensing" and "model_call" not in t)
     assert condensing["method"] == "terms" and condensing["unused_reply"] == "How long are they kept?"
 
@@ -330,7 +330,7 @@ def test_follow_up_without_a_model_borrows_the_previous_terms(kb_factory):
     kb = kb_factory(None)
     first, _ = ask(kb, "How are API keys rotated?")
     second, _ = ask(kb, "how often?", session_id=first.session_id)
-    assert "api" in second.retrieval["query"].lower() and "keys" in second.retrieval["query"].lower()
+    assert "api" in second.retrieval.query.lower() and "keys" in second.retrieval.query.lower()
     assert "90 days" in second.answer
 
 
@@ -394,9 +394,9 @@ def test_sources_that_do_not_fit_the_context_window_are_dropped_and_reported(kb_
         kb.settings.llm.max_tokens = 400
         answer, _ = ask(kb, "backups database API keys alerts")
         prompt = server.requests[0]["messages"][1]["content"]
-    dropped = answer.retrieval["dropped"]
+    dropped = answer.retrieval.dropped
     assert dropped and any("did not fit" in n for n in answer.notes)
-    assert prompt.count("\n[") + prompt.startswith("[") < len(answer.retrieval["hits"]) + 1
+    assert prompt.count("\n[") + prompt.startswith("[") < len(answer.retrieval.hits) + 1
     assert all(chunk_id not in prompt for chunk_id in dropped)
 
 

@@ -37,7 +37,7 @@ def kb(real_llm, tmp_path_factory, local_embedder):
 def test_a_published_answer_is_verified_or_quoted(kb):
     answer = kb.ask("How long are backups kept?")
     assert answer.answerable and "35" in answer.answer and answer.citations
-    assert answer.retrieval["acceptance"]["outcome"] in ("model", "extractive")
+    assert answer.retrieval.acceptance.outcome in ("model", "extractive")
     assert "[unverified]" not in answer.answer
     assert all(is_statement(answer.answer[s:e]) for s, e in sentence_spans(answer.answer))
     assert answer.usage["model_calls"] >= 1 and answer.timings["total"] > 0

@@ -85,7 +85,7 @@ def test_question_the_documents_do_not_answer(kb):
 def test_follow_up_is_condensed(kb):
     first = kb.ask("How often is the database backed up?")
     second = kb.ask("How long are they kept?", session_id=first.session_id)
-    query = second.retrieval["query"].lower()
+    query = second.retrieval.query.lower()
     assert "backup" in query or "backed up" in query or "database" in query
     assert second.answerable and "35" in second.answer
 
@@ -100,7 +100,7 @@ def test_agent_mode_explores_and_answers(kb):
     if tools:  # the calls it wrote as JSON text were read and run
         assert "search_docs" in tools or "grep_docs" in tools or "fetch_doc" in tools
     else:  # it called no tool (the 1.5B does not call them reliably): the agent searched for it itself
-        assert answer.retrieval["hits"], "an agent that gathered nothing must search before it answers"
+        assert answer.retrieval.hits, "an agent that gathered nothing must search before it answers"
     assert_exact_citations(kb, answer)
     if answer.answerable:
         assert answer.citations

@@ -86,10 +86,10 @@ def test_an_answer_says_when_its_sources_have_no_vector_yet(setup):
         kb.add([docs], progress=stop)
     question = f"What about the {QUERIES[written[0]]}?"
     answer = kb.ask(question, mode="pipeline")
-    assert answer.retrieval["without_vectors"] and any("no vector yet" in note for note in answer.notes)
+    assert answer.retrieval.without_vectors and any("no vector yet" in note for note in answer.notes)
     kb.add([docs])
     answer = kb.ask(question, mode="pipeline")
-    assert "without_vectors" not in answer.retrieval and not any("no vector yet" in note for note in answer.notes)
+    assert "without_vectors" not in answer.retrieval.to_dict() and not any("no vector yet" in note for note in answer.notes)
 
 
 def test_an_add_stopped_before_embedding_leaves_its_documents_searchable_and_the_next_add_embeds_them(setup):

@@ -158,7 +158,7 @@ def test_a_follow_up_is_answered_after_the_run_in_the_same_stream_and_session(ma
     first, second = run.answers
     assert run.answer is first and "35 days" in first.answer and "90 days" in second.answer
     assert second.session_id == first.session_id and events[done + 1].data["run_id"] == second.run_id
-    assert second.retrieval["query"] == "How often are API keys rotated?"  # understood from the previous turn
+    assert second.retrieval.query == "How often are API keys rotated?"  # understood from the previous turn
     assert [r.question for r in kb.log.session_runs(first.session_id)] == [
         "How long are backups kept?", "And how often are API keys rotated?"]
 

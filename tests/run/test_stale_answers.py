@@ -74,7 +74,7 @@ def test_recall_never_repeats_a_stale_answer(world):
     kb, folder = world
     first = _ask(kb, "Which port does the database listen on?")
     again = _ask(kb, "Which port does the database listen on?")
-    assert again.mode == "recall" and again.retrieval["recalled_from"] == first.run_id
+    assert again.mode == "recall" and again.retrieval.recalled_from == first.run_id
     (folder / "db.md").write_text(DB.replace("5432 by default", "5432 unless PGPORT is set"), encoding="utf-8")
     kb.add([folder], "ops")
     third = _ask(kb, "Which port does the database listen on?")

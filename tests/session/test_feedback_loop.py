@@ -59,11 +59,11 @@ def test_a_repeated_question_is_answered_from_the_earlier_verified_answer(kb, lo
     took = time.perf_counter() - t0
     assert again.mode == "recall" and len(kb.server.requests) == calls  # no model call
     assert again.answer == first.answer and [c.quote for c in again.citations] == [c.quote for c in first.citations]
-    assert again.retrieval["recalled_from"] == first.run_id
+    assert again.retrieval.recalled_from == first.run_id
     assert any(f"from an earlier verified answer (run {first.run_id}" in n for n in again.notes)
     assert took < 1.0 and kb.log.run(again.run_id).mode == "recall"
     near = kb.ask("How long are the backups kept?", mode="pipeline")  # a near-duplicate, by embedding
-    assert near.mode == "recall" and near.retrieval["similarity"] >= 0.95
+    assert near.mode == "recall" and near.retrieval.similarity >= 0.95
     fresh = kb.ask("How long are backups kept?", mode="pipeline", fresh=True)
     assert fresh.mode == "pipeline" and len(kb.server.requests) > calls
     other = kb.ask("How often is the database backed up?", mode="pipeline")
@@ -78,9 +78,9 @@ def test_a_down_rating_or_a_changed_document_retires_it(kb):
     kb.log.feedback(first.run_id, "down", "outdated")
     second = kb.ask("How long are backups kept?", mode="pipeline")
     assert second.mode == "pipeline"  # the rated-down one is retired; this answer is new and verified
-    assert kb.ask("How long are backups kept?", mode="pipeline").retrieval.get("recalled_from") == second.run_id
+    assert kb.ask("How long are backups kept?", mode="pipeline").retrieval.recalled_from == second.run_id
     repeated = kb.ask("How long are backups kept?", mode="pipeline")
-    assert repeated.retrieval["recalled_from"] == second.run_id
+    assert repeated.retrieval.recalled_from == second.run_id
     kb.log.feedback(repeated.run_id, "down")  # rating the repeat down retires the answer it repeated
     assert any(fb.rating == "down" and repeated.run_id in fb.comment for fb in kb.log.run(second.run_id).feedback)
     second = kb.ask("How long are backups kept?", mode="pipeline")

@@ -97,7 +97,7 @@ def test_index_only_until_the_agent_calls_use_skill_then_it_follows_it(make):
     template = [m["content"] for m in requests[3]["messages"] if m["role"] == "tool"][-1]
     assert "write-procedure/templates/procedure.md: lines 1–" in template and "Before you start:" in template
     assert answer.status == "SUCCESS" and answer.citations
-    assert answer.retrieval["skills"] == [{"name": "write-procedure", "reason": "the agent called use_skill",
+    assert answer.retrieval.skills == [{"name": "write-procedure", "reason": "the agent called use_skill",
                                            "origin": "builtin"}]
     skill_entries = [t for t in trace if t.get("stage") in ("skill", "skill_resource")]
     assert skill_entries == [{"stage": "skill", "name": "write-procedure", "reason": "the agent called use_skill",
@@ -121,7 +121,7 @@ def test_a_matching_question_loads_the_procedure_before_the_first_step(make):
     assert [m["name"] for m in matched] == ["compare-versions"] and "'what changed'" in matched[0]["reason"]
     entry = next(t for t in trace if t.get("stage") == "skill")
     assert entry["name"] == "compare-versions" and entry["reason"] == matched[0]["reason"]
-    assert [s["name"] for s in answer.retrieval["skills"]] == ["compare-versions"]
+    assert [s["name"] for s in answer.retrieval.skills] == ["compare-versions"]
     assert trace.index(entry) < next(i for i, t in enumerate(trace) if t.get("model_call"))  # before the model ran
 
 
@@ -158,7 +158,7 @@ def test_bad_skill_calls_are_results_for_the_model_not_failures(make):
     assert "no skill named 'no-such-skill'" in replies[0] and "write-procedure" in replies[0]
     assert "is not a path inside skill 'write-procedure'" in replies[1] and "acmectl" not in replies[1]
     assert [t["error"] for t in trace if t.get("stage") == "tool"][:2] == [True, True]
-    assert answer.retrieval["skills"] == [] and not any(t.get("stage") == "skill_resource" for t in trace)
+    assert answer.retrieval.skills == [] and not any(t.get("stage") == "skill_resource" for t in trace)
 
 
 def test_the_knowledge_base_own_skills_and_switching_skills_off(make, tmp_path):
@@ -177,4 +177,4 @@ def test_the_knowledge_base_own_skills_and_switching_skills_off(make, tmp_path):
         answer, _, trace = ask(make(server, enabled=False), "Write up the postmortem")
         request = server.requests[0]
     assert "Skills" not in system_prompt(request) and "use_skill" not in [t["function"]["name"] for t in request["tools"]]
-    assert "skills" not in answer.retrieval and not any(t.get("stage") == "skill" for t in trace)
+    assert "skills" not in answer.retrieval.to_dict() and not any(t.get("stage") == "skill" for t in trace)

@@ -61,21 +61,21 @@ def script(text: str) -> list[dict]:
 def test_a_task_a_skill_fits_is_not_answered_not_found_by_the_evidence_gate(make):
     with ScriptedChat(script(FAIR)) as server:
         answer = make(server).ask(TASK, mode="agent")
-    assert [s["name"] for s in answer.retrieval["skills"]][0] == "summarise-collection"
-    assert answer.retrieval["acceptance"]["outcome"] == "model", answer.retrieval["acceptance"]
+    assert [s["name"] for s in answer.retrieval.skills][0] == "summarise-collection"
+    assert answer.retrieval.acceptance.outcome == "model", answer.retrieval.acceptance
     assert answer.answerable and "acmectl keys rotate" in answer.answer and answer.citations
 
 
 def test_without_skills_the_same_question_is_gated(make):
     with ScriptedChat(script(FAIR)) as server:
         answer = make(server, skills=False).ask(TASK, mode="agent")
-    assert answer.retrieval["acceptance"]["outcome"] == "not_found"  # one evidence sentence must answer it
+    assert answer.retrieval.acceptance.outcome == "not_found"  # one evidence sentence must answer it
     assert not answer.answerable
 
 
 def test_a_task_answer_is_still_judged_claim_by_claim(make):
     with ScriptedChat(script(MADE_UP)) as server:
         answer = make(server).ask(TASK, mode="agent")
-    acceptance = answer.retrieval["acceptance"]
-    assert acceptance["outcome"] != "model" and acceptance["verified"] == 1 and acceptance["claims"] == 3
+    acceptance = answer.retrieval.acceptance
+    assert acceptance.outcome != "model" and acceptance.verified == 1 and acceptance.claims == 3
     assert "7 days" not in answer.answer and "2024" not in answer.answer

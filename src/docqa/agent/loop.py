@@ -32,9 +32,9 @@ from docqa.answer.route import language_of
 from docqa.errors import LLMError
 from docqa.llm.base import ChatModel, Message, ToolCall
 from docqa.retrieve import SearchResults
-from docqa.run.context import RunContext, event, status
+from docqa.flow.context import RunContext, event, status
 from docqa.settings import Settings
-from docqa.types import FALLBACK, Answer, Event, Hit
+from docqa.types import FALLBACK, Answer, Event, Hit, Retrieval
 
 Loop = Generator[Event, None, tuple[str | None, str | None]]  # yields events, returns (final answer, why it stopped)
 
@@ -94,13 +94,13 @@ class _Budget:
 
 
 class AgentLoop:
-    def __init__(self, library: Library, settings: Settings, model: ChatModel, pipeline: Pipeline,
-                 tools: list[Tool] | None = None, guidance: str = ""):
+    def __init__(self, library: Library, settings: Settings, model: ChatModel, pipeline: Pipeline, *,
+                 tools: list[Tool] | None = None, guidance: str = "", procedure: Callable[[], bool] | None = None):
         """`tools`: more tools beside the document tools (the skills'); `guidance`: more system prompt (the skills' index
-        and the procedures loaded for this question)."""
+        and the procedures loaded for this question); `procedure`: whether a skill's procedure is loaded by now."""
         self.lib, self.settings, self.model, self.pipeline = library, settings, model, pipeline
         self.extra_tools, self.guidance = list(tools or []), guidance
-        self.procedure: Callable[[], bool] = lambda: False  # a skill's procedure is loaded (set by the run)
+        self.procedure: Callable[[], bool] = procedure or (lambda: False)
 
     def run(self, question: str, ctx: RunContext, previous: dict | None = None) -> Events:
         """Explore with the tools and answer; steering comes through `ctx.control`."""
@@ -108,11 +108,11 @@ class AgentLoop:
         evidence = Evidence()
         tools = self._tools(evidence)
         messages = self._opening(question, language, previous)
-        answer = Answer(question, "", True, "agent", language=language, model=self.model.name)
+        answer = Answer(question, answer="", answerable=True, mode="agent", language=language, model=self.model.name)
         if self.pipeline.model_note:  # which model answers, when it was chosen for the user (said once by the CLI)
             answer.notes.append(self.pipeline.model_note)
-        answer.retrieval = {"query": question, "mode": "agent", "collection": collection, "hits": [], "dropped": [],
-                            "low_relevance": False}
+        answer.retrieval = Retrieval(query=question, mode="agent", collection=collection, hits=[], dropped=[],
+                                     low_relevance=False)
         budget = _Budget(self.settings, ctx)
         try:
             final, reason = yield from self._loop(messages, tools, ctx, budget)
@@ -160,14 +160,15 @@ class AgentLoop:
     def _results(self, answer: Answer, evidence: Evidence, question: str, ctx: RunContext) -> SearchResults:
         """The evidence gathered, as search results (for confidence, not-found and the extractive fallback)."""
         hits = sorted((s.hit for s in evidence.sources), key=lambda h: -h.score)
-        answer.retrieval["hits"] = [_summary(s.n, s.hit) for s in evidence.sources]
+        answer.retrieval.hits = [_summary(s.n, s.hit) for s in evidence.sources]
         if not hits:  # it gathered nothing (a small model that never called a tool): search for it
             found = self.lib.search(question, self.settings.answer.top_k, None)
             hits = list(found)
-            answer.retrieval["hits"] = [_summary(i, h) for i, h in enumerate(hits, start=1)]
-            results = SearchResults(hits, question, "agent", found.low_relevance, found.threshold)
+            answer.retrieval.hits = [_summary(i, h) for i, h in enumerate(hits, start=1)]
+            results = SearchResults(hits, question, "agent", low_relevance=found.low_relevance, threshold=found.threshold)
         else:
-            results = SearchResults(hits, question, "agent", False, self.settings.search.relevance_threshold)
+            results = SearchResults(hits, question, "agent", low_relevance=False,
+                                    threshold=self.settings.search.relevance_threshold)
         if self.settings.answer.guard:
             guard.record(answer.retrieval, answer.notes, ctx.trace, hits)
         return results
@@ -179,8 +180,9 @@ class AgentLoop:
         answer.status = FALLBACK
         answer.notes.append(f"the chat model failed ({exc}); the answer was extracted from the documents instead")
         hits = [s.hit for s in evidence.sources if s.hit.score > 0] or list(self.lib.search(question, self.settings.answer.top_k, None))
-        results = SearchResults(hits, question, "agent", not hits, self.settings.search.relevance_threshold)
-        answer.retrieval["hits"] = [_summary(i, h) for i, h in enumerate(hits, start=1)]
+        results = SearchResults(hits, question, "agent", low_relevance=not hits,
+                                threshold=self.settings.search.relevance_threshold)
+        answer.retrieval.hits = [_summary(i, h) for i, h in enumerate(hits, start=1)]
         result = yield from self.pipeline.extract_from(answer, results, ctx)
         result.status = FALLBACK
         yield event("failure", code="llm_error", message=str(exc))

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -59,7 +58,7 @@ from docqa.answer import sentinel
 from docqa.answer.sources import SourceSet
 from docqa.text.language import has_cjk, language_of
 from docqa.text.sentences import sentence_spans
-from docqa.types import Answer, Claim, Hit
+from docqa.types import Acceptance, Answer, Claim, Hit
 
 if TYPE_CHECKING:
     from docqa.answer.pipeline import Draft
@@ -74,62 +73,49 @@ _QUOTATION = {  # said in the question's language when the quoted sentences are 
 }
 
 
-@dataclass(slots=True)
-class Decision:
-    """What is published: the model's answer, the extractive answer, or not found; and why."""
-
-    outcome: str  # model | extractive | not_found
-    verified: int
-    claims: int
-    reason: str
-
-    def to_dict(self) -> dict:
-        return {"outcome": self.outcome, "verified": self.verified, "claims": self.claims, "reason": self.reason}
-
-
 def decide(claims: list[Claim], *, said_not_found: bool, weak_evidence: bool, text: str, language: str,
-           min_share: float, crossing: bool = False, second_look: bool = False, named: bool = False) -> Decision:
+           min_share: float, crossing: bool = False, second_look: bool = False, named: bool = False) -> Acceptance:
     """The acceptance rule (see the module's docstring) for one cited and checked model answer;
     `second_look`: the model was asked over relevant passages the extractive answerer could not quote;
     `named`: the extractive answerer's best sentence names everything the question names (across
     languages, where shared words cannot measure evidence, that is what says it is on the subject)."""
     verified = sum(c.supported for c in claims)
     if min_share <= 0:
-        return Decision(MODEL, verified, len(claims), "the acceptance rule is off (answer.accept_share 0)")
+        return Acceptance(MODEL, verified, len(claims), "the acceptance rule is off (answer.accept_share 0)")
     if second_look:
         return _second_look(claims, verified, said_not_found=said_not_found, text=text, language=language)
     if weak_evidence:
-        return Decision(NOT_FOUND, verified, len(claims), "no passage answers the question well enough")
+        return Acceptance(NOT_FOUND, verified, len(claims), "no passage answers the question well enough")
     if said_not_found and crossing and not named:  # across languages the evidence is retrieval's: the model is believed
-        return Decision(NOT_FOUND, 0, 0, "the model found no answer in the passages (in the other language)")
+        return Acceptance(NOT_FOUND, 0, 0, "the model found no answer in the passages (in the other language)")
     if said_not_found:
-        return Decision(EXTRACTIVE, 0, 0, "the model found no answer, but the passages hold one")
+        return Acceptance(EXTRACTIVE, 0, 0, "the model found no answer, but the passages hold one")
     if not claims:
-        return Decision(EXTRACTIVE, 0, 0, "the model's answer states nothing")
+        return Acceptance(EXTRACTIVE, 0, 0, "the model's answer states nothing")
     if wrong_language(text, language):
-        return Decision(EXTRACTIVE, verified, len(claims), f"the model did not answer in {language}")
+        return Acceptance(EXTRACTIVE, verified, len(claims), f"the model did not answer in {language}")
     share = verified / len(claims)
     if share < min_share or not verified:
-        return Decision(EXTRACTIVE, verified, len(claims),
+        return Acceptance(EXTRACTIVE, verified, len(claims),
                         f"the checks verified {verified} of its {len(claims)} claims (under {min_share:.0%})")
-    return Decision(MODEL, verified, len(claims), f"the checks verified {verified} of its {len(claims)} claims")
+    return Acceptance(MODEL, verified, len(claims), f"the checks verified {verified} of its {len(claims)} claims")
 
 
-def _second_look(claims: list[Claim], verified: int, *, said_not_found: bool, text: str, language: str) -> Decision:
+def _second_look(claims: list[Claim], verified: int, *, said_not_found: bool, text: str, language: str) -> Acceptance:
     """Over passages the extractive answerer could not quote: every claim grounded, or not found."""
     if said_not_found or not claims:
-        return Decision(NOT_FOUND, 0, len(claims), "no passage answers the question well enough, and the model found none")
+        return Acceptance(NOT_FOUND, 0, len(claims), "no passage answers the question well enough, and the model found none")
     if wrong_language(text, language):
-        return Decision(NOT_FOUND, verified, len(claims), f"the model did not answer in {language}")
+        return Acceptance(NOT_FOUND, verified, len(claims), f"the model did not answer in {language}")
     if verified < len(claims):
-        return Decision(NOT_FOUND, verified, len(claims), f"no sentence answers the question well enough, and the "
+        return Acceptance(NOT_FOUND, verified, len(claims), f"no sentence answers the question well enough, and the "
                         f"checks verified only {verified} of the model's {len(claims)} claims (a second look needs all)")
-    return Decision(MODEL, verified, len(claims), f"a second look: the checks verified all {verified} of its claims")
+    return Acceptance(MODEL, verified, len(claims), f"a second look: the checks verified all {verified} of its claims")
 
 
 def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None, min_share: float,
           evidence: list[tuple[str, int, int, str]] | None = None, question: Question | None = None,
-          second_look: bool = False, task: bool = False) -> Decision:
+          second_look: bool = False, task: bool = False) -> Acceptance:
     """The rule for a cited, checked draft of `answer`, given whether the extractive answerer over
     the same passages abstained (None: not asked), the sentences it found answer the question
     (document id, start, end), and the question's words for grounding (None: not checked);
@@ -146,7 +132,7 @@ def judge(answer: Answer, draft: Draft, hits: list[Hit], abstained: bool | None,
                       text=strip_markers(draft.text), language=answer.language, min_share=min_share,
                       crossing=crossing(answer.language, hits), second_look=second_look,
                       named=names_all(question, evidence))
-    answer.retrieval["acceptance"] = decision.to_dict()
+    answer.retrieval.acceptance = decision
     if decision.outcome == EXTRACTIVE:
         answer.notes.append(f"the model's answer was not published ({decision.reason}); the answer quotes the "
                             "documents instead (the model's attempt is in the run's trace)")
@@ -210,7 +196,7 @@ def off_evidence(claims: list[Claim], evidence: list[tuple[str, int, int, str]])
     return out
 
 
-def record(decision: Decision, draft: Draft, low_relevance: bool,
+def record(decision: Acceptance, draft: Draft, low_relevance: bool,
            mark: Callable[[str, list[Claim]], str] | None) -> dict:
     """The trace entry: the verdict, the model's attempt, and what was published before the rule
     (every model answer, unverified claims marked by `mark`; `before` None: not found) with its

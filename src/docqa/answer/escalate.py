@@ -28,7 +28,7 @@ One action per run: an action that cannot be taken (re-ingest without write acce
 search that finds nothing) is recorded and the run goes on to step 4's escalation model, or to
 publishing; a failing model call is recorded and the drafts so far are published.  The diagnosis,
 the action and its outcome are a trace entry (`stage: escalating`), a `status` event
-(`phase: escalating`), `answer.retrieval["escalation"]` (the run record) and a note; `docqa log
+(`phase: escalating`), `answer.retrieval.escalation` (the run record) and a note; `docqa log
 --attention` lists escalated runs with them.
 """
 
@@ -43,7 +43,7 @@ from docqa.answer.support import content_tokens, union
 from docqa.errors import DocqaError, LLMError
 from docqa.llm.base import ChatModel, Usage
 from docqa.retrieve import SearchResults
-from docqa.run.context import RunContext, status
+from docqa.flow.context import RunContext, status
 from docqa.text.segment import query_terms
 from docqa.types import Event
 
@@ -134,7 +134,7 @@ class Escalation:
         if len(drafts) < 2 or not all(rejected(d, s.accept_share or 0.5) for d in drafts):  # repeated rejection only
             return kept
         changes = self._changes(drafts, hits)
-        diagnosis = diagnose(answer.retrieval["query"], drafts, hits, changes)
+        diagnosis = diagnose(answer.retrieval.query, drafts, hits, changes)
         entry: dict[str, Any] = {"stage": "escalating", "rounds": len(drafts), **diagnosis.to_dict()}
         ctx.trace.append(entry)
         yield status("escalating", kind=diagnosis.kind, reason=diagnosis.reason)
@@ -144,7 +144,7 @@ class Escalation:
             entry.update(error=str(exc), outcome="the model call failed; the drafts so far go to the acceptance rule")
             outcome = kept
         record = {k: v for k, v in entry.items() if k not in ("stage", "evidence")}
-        answer.retrieval["escalation"] = {**record, "evidence": _brief(diagnosis.evidence)}
+        answer.retrieval.escalation = {**record, "evidence": _brief(diagnosis.evidence)}
         answer.notes.append(f"every review round's answer was rejected; diagnosis: {diagnosis.kind} "
                             f"({diagnosis.reason}); action: {entry['action']}; {entry['outcome']}")
         return outcome
@@ -178,7 +178,7 @@ class Escalation:
             entry["refused"] = f"re-ingest refused: {exc}"
             return None
         entry["action"] = f"re-ingested {len(ids)} file(s) and retried"
-        hits = lib.search(answer.retrieval["query"], self.pipeline.settings.answer.top_k, None)
+        hits = lib.search(answer.retrieval.query, self.pipeline.settings.answer.top_k, None)
         if not hits:
             entry.update(outcome="the question finds nothing after the re-ingest")
             return Outcome(kept.drafts[-1:], hits, None)
@@ -188,7 +188,7 @@ class Escalation:
 
     def _keyword(self, answer: Answer, kept: Outcome, entry: dict, ctx: RunContext) -> Generator[Event, None, Outcome | None]:
         lib = self.pipeline.library
-        query = keyword_query(answer.retrieval["query"], kept.drafts)
+        query = keyword_query(answer.retrieval.query, kept.drafts)
         top_k = min(50, 2 * self.pipeline.settings.answer.top_k)
         hits = lib.keyword(query, top_k) if lib.keyword is not None else None
         entry.update(keyword_query=query, top_k=top_k, keyword_hits=len(hits))

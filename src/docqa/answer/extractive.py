@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 
@@ -109,6 +109,7 @@ class Sentence:
 @dataclass(slots=True)
 class Extract:
     chosen: list[Sentence]
+    _: KW_ONLY
     evidence: float  # P(answerable) from the best sentence: what the abstain threshold is compared with
     abstained: bool
     features: dict[str, float] = field(default_factory=dict)  # the evidence model's inputs (for evaluation)
@@ -121,7 +122,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     """The best `count` sentences for `question`, or an abstention when the evidence is under `threshold`."""
     candidates = _candidates(sources)
     if not candidates:
-        return Extract([], 0.0, True)
+        return Extract([], evidence=0.0, abstained=True)
     terms = query_terms(question)
     given = _exact_given(question, sources)
     for s in candidates:
@@ -145,11 +146,11 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     features.update(_support_features(question, chosen, candidates, sources))
     evidence = evidence_probability(features)
     if evidence < threshold:
-        return Extract([], evidence, True, features, chosen)
+        return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen)
     floor = best.score * _LATER_PICKS  # later picks must still be real evidence
     picked = [s for i, s in enumerate(chosen) if i == 0 or s.score >= floor]
     shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
-    return Extract(picked, evidence, False, features, shape=shown)
+    return Extract(picked, evidence=evidence, abstained=False, features=features, shape=shown)
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],

@@ -28,14 +28,14 @@ from docqa.errors import LLMError
 from docqa.llm.base import ChatModel, ChatResult
 from docqa.retrieve import SearchResults
 from docqa.retrieve.weights import term_weights
-from docqa.run.context import RunContext, event, status
+from docqa.flow.context import RunContext, event, status
 from docqa.settings import Settings
 from docqa.text.language import has_cjk
 from docqa.text.segment import query_terms
 from docqa.text.sentences import sentence_spans
 from docqa.retrieve.snippet import coverage
 from docqa.text.tokens import count_tokens
-from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Answer, Citation, Claim, Event, Verification
+from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Acceptance, Answer, Citation, Claim, Event, Retrieval, Verification
 
 UNVERIFIED_MARK = {"en": " [unverified]", "zh": "［未核实］"}
 Events = Generator[Event, None, Answer]  # what the stages are: they yield events and return the answer
@@ -54,12 +54,14 @@ class Draft:
 
 
 class Pipeline:
-    def __init__(self, library: Library, settings: Settings, model: ChatModel | None = None,
-                 model_note: str | None = None, escalation_model: ChatModel | None = None):
+    def __init__(self, library: Library, settings: Settings, model: ChatModel | None = None, *,
+                 model_note: str | None = None, escalation_model: ChatModel | None = None,
+                 task: Callable[[], bool] | None = None):
+        """`task`: whether the question is a task a skill matched (the run knows; asked when accepting)."""
         self.library, self.settings, self.model, self.model_note = library, settings, model, model_note
         prices = (settings.llm.escalation_prompt_price, settings.llm.escalation_completion_price)
         self.escalation = Escalation(self, escalation_model, prices) if settings.answer.escalate else None
-        self.task: Callable[[], bool] = lambda: False  # the question is a task a skill matched (set by the run)
+        self.task: Callable[[], bool] = task or (lambda: False)
 
     def run(self, question: str, ctx: RunContext, *, previous: dict | None = None, check: bool = True) -> Events:
         """Answer from retrieved passages (the run has routed the question here)."""
@@ -71,14 +73,12 @@ class Pipeline:
             entry["hits"] = [(h.chunk_id, round(h.score, 4)) for h in hits]
             if hits.rerank:  # search.rerank ran: what it did, or why the fused order was kept
                 entry["rerank"] = hits.rerank
-        answer = Answer(question, "", True, "pipeline", language=language, model=self.model.name if self.model else None)
-        answer.retrieval = {"query": standalone, "mode": hits.mode, "low_relevance": hits.low_relevance,
-                            "threshold": hits.threshold, "collection": collection,
-                            "hits": [_hit_summary(h) for h in hits], "dropped": []}
-        if hits.rerank:
-            answer.retrieval["rerank"] = hits.rerank
+        answer = Answer(question, answer="", answerable=True, mode="pipeline", language=language, model=self.model.name if self.model else None)
+        answer.retrieval = Retrieval(query=standalone, mode=hits.mode, low_relevance=hits.low_relevance,
+                                     threshold=hits.threshold, collection=collection,
+                                     hits=[_hit_summary(h) for h in hits], dropped=[], rerank=hits.rerank or None)
         if note := hits.vectors_note:  # an add is still embedding: these were found by full-text search alone
-            answer.retrieval["without_vectors"] = hits.without_vectors
+            answer.retrieval.without_vectors = hits.without_vectors
             answer.notes.append(note)
         if self.model_note:
             answer.notes.append(self.model_note)
@@ -104,8 +104,8 @@ class Pipeline:
         yield event("content", delta=text)
         yield event("citations", citations=[])
         verification = Verification(VERIFIED, 0, [], 0, "catalog")
-        return Answer(question, text, True, "catalog", verification=verification, confidence="high",
-                      key_points=[], language=language, retrieval={"query": None, "documents": indexed(records)})
+        return Answer(question, answer=text, answerable=True, mode="catalog", verification=verification, confidence="high",
+                      key_points=[], language=language, retrieval=Retrieval(documents=indexed(records)))
 
     # -- stages -----------------------------------------------------------------------------
     def _condense(self, question: str, previous: dict | None, ctx: RunContext) -> Generator[Event, None, str]:
@@ -133,19 +133,19 @@ class Pipeline:
         s, a = self.settings.llm, self.settings.answer
         if self.model is not None and self.model.small:  # a 1.5B-7B model: fewer, shorter sources
             centres = _centres(found)
-            if answer.retrieval.get("second_look"):  # no quotable sentence: centre on the question's words
-                centres = _term_centres(list(hits), query_terms(answer.retrieval["query"])) or centres
+            if answer.retrieval.second_look:  # no quotable sentence: centre on the question's words
+                centres = _term_centres(list(hits), query_terms(answer.retrieval.query)) or centres
             sources = self._named(focused(list(hits), centres, a.small_model_sources, a.small_model_context // a.small_model_sources))
             if a.guard:
                 guard.record(answer.retrieval, answer.notes, ctx.trace, [x.hit for x in sources.sources])
-            answer.retrieval["dropped"] = [h.chunk_id for h in sources.dropped]
+            answer.retrieval.dropped = [h.chunk_id for h in sources.dropped]
             return sources
-        overhead = count_tokens(prompts.prompt_overhead(answer.retrieval["query"], language))
+        overhead = count_tokens(prompts.prompt_overhead(answer.retrieval.query, language))
         budget = s.context_window - s.max_tokens - overhead - 128
         sources = self._named(fit(list(hits), max(budget, 64)))
         if self.settings.answer.guard:
             guard.record(answer.retrieval, answer.notes, ctx.trace, [x.hit for x in sources.sources])
-        answer.retrieval["dropped"] = [h.chunk_id for h in sources.dropped]
+        answer.retrieval.dropped = [h.chunk_id for h in sources.dropped]
         if sources.dropped:
             answer.notes.append(f"{len(sources.dropped)} lower-ranked source(s) did not fit the model's context window "
                                 f"({s.context_window} tokens) and were left out")
@@ -160,15 +160,14 @@ class Pipeline:
         found = self._evidence(answer, hits, ctx) if self.settings.answer.accept_share > 0 else None
         task = self.task()
         second = found is not None and found[1].abstained and not task and self._second_look(answer, hits)
-        answer.retrieval["second_look"] = second
+        answer.retrieval.second_look = second
         if found is not None and accept.gated(found[1].abstained, task) and not second:  # not found, no model call
             ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
-            answer.retrieval["acceptance"] = {"outcome": accept.NOT_FOUND, "verified": 0, "claims": 0,
-                                              "reason": "no passage answers the question well enough"}
+            answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 0, "no passage answers the question well enough")
             return (yield from self._not_found(answer, ctx))
         sources = self._sources(answer, hits, language, ctx, found)
-        base = prompts.answer_messages(answer.retrieval["query"], sources, language)
-        if answer.question != answer.retrieval["query"]:
+        base = prompts.answer_messages(answer.retrieval.query, sources, language)
+        if answer.question != answer.retrieval.query:
             base[-1].content += f"\n(The user asked: {answer.question})"
         rounds = self.settings.answer.review_rounds if check else 0
         drafts: list[Draft] = []
@@ -206,7 +205,7 @@ class Pipeline:
                 model: ChatModel | None = None) -> Generator[Event, None, Draft]:
         """One more answer over `hits` (escalation): written once — with the stricter prompt when
         `strict` names the problem, or by another `model` — then cited and checked."""
-        language, query = answer.language, answer.retrieval["query"]
+        language, query = answer.language, answer.retrieval.query
         sources = self._sources(answer, hits, language, ctx)
         messages = (prompts.strict_messages(query, sources, language, strict) if strict
                     else prompts.answer_messages(query, sources, language))
@@ -258,7 +257,7 @@ class Pipeline:
         """Deterministic checks first; the model is asked only when they pass."""
         with ctx.stage("checking") as entry:
             yield status("checking")
-            draft.rejections = check_facts(draft.cited, sources, answer.retrieval["query"])
+            draft.rejections = check_facts(draft.cited, sources, answer.retrieval.query)
             if self.settings.answer.guard:  # text that tells the model what to answer is no evidence
                 draft.rejections += guard.rejections(draft.cited, sources)
             if draft.cited.invented:
@@ -350,14 +349,14 @@ class Pipeline:
         return answer
 
     def _accept(self, answer: Answer, draft: Draft, hits: SearchResults, ctx: RunContext, checked: bool,
-                found: Found | None) -> Generator[Event, None, tuple[accept.Decision, Found | None]]:
+                found: Found | None) -> Generator[Event, None, tuple[Acceptance, Found | None]]:
         """The acceptance rule (docqa.answer.accept) over the same passages' extractive evidence; the
         model's attempt (and what was published before the rule) kept in the trace."""
         if found is None and self.settings.answer.accept_share > 0 and hits:
             found = self._evidence(answer, hits, ctx)
         decision = accept.judge(answer, draft, hits, found[1].abstained if found else None,
                                 self.settings.answer.accept_share, _evidence_spans(found), self._question(answer),
-                                second_look=bool(answer.retrieval.get("second_look")), task=self.task())
+                                second_look=bool(answer.retrieval.second_look), task=self.task())
         mark = (lambda text, claims: _mark_unverified(text, claims, answer.language)) if checked else None
         ctx.trace.append(accept.record(decision, draft, hits.low_relevance, mark))
         yield status("accepting", **decision.to_dict())
@@ -365,7 +364,7 @@ class Pipeline:
 
     def _question(self, answer: Answer) -> accept.Question:
         """The question's words and their IDF, for grounding claims (docqa.answer.grounding)."""
-        query = answer.retrieval["query"]
+        query = answer.retrieval.query
         terms = query_terms(query)
         return accept.Question(query, terms, term_weights(self.library.term_counts, terms))
 
@@ -382,18 +381,18 @@ class Pipeline:
         crossing = accept.crossing(answer.language, hits) and not hits.low_relevance
         with ctx.stage("extracting") as entry:
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))  # never quote a flagged source
-            terms = query_terms(answer.retrieval["query"])
-            result = extract(answer.retrieval["query"], pool, term_weights(lib.term_counts, terms), lib.embed,
+            terms = query_terms(answer.retrieval.query)
+            result = extract(answer.retrieval.query, pool, term_weights(lib.term_counts, terms), lib.embed,
                              max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
-        answer.retrieval["evidence"] = round(result.evidence, 4)
-        answer.retrieval["evidence_features"] = {k: round(v, 4) for k, v in result.features.items()}  # for calibration fits
+        answer.retrieval.evidence = round(result.evidence, 4)
+        answer.retrieval.evidence_features = {k: round(v, 4) for k, v in result.features.items()}  # for calibration fits
         return pool, result
 
     def _not_found(self, answer: Answer, ctx: RunContext, streamed: bool = False) -> Events:
-        docs = indexed(self.library.documents(answer.retrieval.get("collection")))
-        text = not_found_answer(answer.language, answer.retrieval["query"], answer.retrieval.get("collection"), docs,
-                                [h["path"] for h in answer.retrieval["hits"]])
+        docs = indexed(self.library.documents(answer.retrieval.collection))
+        text = not_found_answer(answer.language, answer.retrieval.query, answer.retrieval.collection, docs,
+                                [h["path"] for h in answer.retrieval.hits or []])
         yield from _replace(answer, text) if streamed else _show(answer, text)
         answer.answerable = False
         answer.confidence, answer.confidence_reasons = None, []  # nothing found: nothing to be confident about
@@ -415,7 +414,7 @@ class Pipeline:
             evidence = result.evidence
             answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
                                 for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
-        answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, [c.n], [c], True, 1.0) for c in answer.citations]
+        answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, sources=[c.n], citations=[c], supported=True, support=1.0) for c in answer.citations]
         quoted = _quoted(answer.claims)
         text = number_by_first_use(quoted, answer.claims)
         note = accept.quotation_note(answer.language, quoted)  # a quotation in the other language says so
@@ -431,11 +430,11 @@ class Pipeline:
         """A question of several parts (docqa.answer.parts) with every part answered: each part's sentences,
         numbered across the parts, and the weakest part's evidence; None when it asks one thing or a part
         finds no answer (the question as a whole decides then)."""
-        parts = split(answer.retrieval["query"])
+        parts = split(answer.retrieval.query)
         if not parts:
             return None
         found = [(part, *self._part_evidence(part, ctx)) for part in parts]
-        answer.retrieval["parts"] = [{"question": p.question, "evidence": round(r.evidence, 4), "abstained": r.abstained}
+        answer.retrieval.parts = [{"question": p.question, "evidence": round(r.evidence, 4), "abstained": r.abstained}
                                      for p, _, r in found]
         if any(r.abstained for _, _, r in found):
             return None

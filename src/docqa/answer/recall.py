@@ -20,8 +20,8 @@ import numpy as np
 
 from docqa.answer.support import content_tokens
 from docqa.errors import NotFoundError
-from docqa.run.context import RunContext, event, status
-from docqa.types import RUNNING, SUCCESS, VERIFIED, Answer, Citation, Event, RunRecord, Verification
+from docqa.flow.context import RunContext, event, status
+from docqa.types import RUNNING, SUCCESS, VERIFIED, Answer, Citation, Event, Retrieval, RunRecord, Verification
 
 if TYPE_CHECKING:
     from docqa.embed import Embedder
@@ -166,7 +166,7 @@ def replay(question: str, ctx: RunContext,
     with ctx.stage("recalling") as entry:
         yield status("recalling")
         answer, retired = lookup(question)
-        entry.update(recalled_from=answer.retrieval["recalled_from"] if answer else None, retired=retired)
+        entry.update(recalled_from=answer.retrieval.recalled_from if answer else None, retired=retired)
     if answer is None:
         return None
     yield event("content", delta=answer.answer)
@@ -178,16 +178,16 @@ def answer_from(earlier: Earlier, question: str, collection: str | None) -> Answ
     """The earlier answer, marked as such (its citations, verification and confidence as published)."""
     run, result = earlier.run, earlier.run.result or {}
     v = result.get("verification") or {}
-    answer = Answer(question, result.get("answer") or run.answer or "", True, MODE,
+    answer = Answer(question, answer=result.get("answer") or run.answer or "", answerable=True, mode=MODE,
                     citations=[Citation(**c) for c in result.get("citations", [])],
                     verification=Verification(v.get("status", VERIFIED), v.get("checked_claims", 0),
                                               v.get("rejected_claims", []), v.get("rounds", 0), v.get("checker", "none")),
                     confidence=result.get("confidence"), confidence_reasons=list(result.get("confidence_reasons", [])),
                     key_points=list(result.get("key_points", [])), model=result.get("model"),
                     language=result.get("language", "en"))
-    answer.retrieval = {"query": question, "mode": MODE, "collection": collection, "recalled_from": run.id,
-                        "similarity": earlier.similarity, "hits": (result.get("retrieval") or {}).get("hits", []),
-                        "low_relevance": False}
+    answer.retrieval = Retrieval(query=question, mode=MODE, collection=collection, recalled_from=run.id,
+                                 similarity=earlier.similarity, hits=(result.get("retrieval") or {}).get("hits", []),
+                                 low_relevance=False)
     asked = (run.created_at or "")[:16].replace("T", " ")
     answer.notes.append(f"from an earlier verified answer (run {run.id}, asked {asked} UTC); its sources are unchanged. "
                         "Ask afresh for a new answer (--fresh; API and MCP: fresh)")

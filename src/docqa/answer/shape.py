@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Protocol
 
 MAX_STEPS = 10
@@ -72,6 +72,7 @@ class Quoted(Protocol):
 @dataclass(slots=True)
 class Shape:
     sentences: list  # of Quoted, in the order to show; after the first, a caller may cut and reorder
+    _: KW_ONLY
     steps: bool  # a procedure's steps: show them all, in this order
 
 
@@ -99,7 +100,7 @@ def shape(question: str, candidates: Sequence[Quoted], picked: Sequence[Quoted],
     if _PROCEDURE.search(question):
         steps = _steps(candidates, picked[0], text_of(picked[0].n))
         if steps:
-            return Shape(steps, True)
+            return Shape(steps, steps=True)
     kind = asks_for(question)
     if kind is None:
         return None
@@ -108,7 +109,7 @@ def shape(question: str, candidates: Sequence[Quoted], picked: Sequence[Quoted],
         lead = max((s for s in candidates if s.score >= floor and holds_type(s.text, kind)), key=lambda s: s.score, default=None)
     if lead is None:
         return None
-    return Shape([lead, *(s for s in picked if s is not lead)], False)
+    return Shape([lead, *(s for s in picked if s is not lead)], steps=False)
 
 
 def _steps(candidates: Sequence[Quoted], best: Quoted, text: str) -> list[Quoted] | None:

@@ -131,7 +131,7 @@ def citations_data(citations: Sequence[Citation]) -> list[dict[str, Any]]:
 def about(answer: Answer) -> dict[str, Any]:
     """docqa's own fields, beside OpenAI's: how the answer stands."""
     return {"run_id": answer.run_id, "session_id": answer.session_id, "status": answer.status,
-            "query": answer.retrieval.get("query"),  # the question searched: a follow-up as it was understood
+            "query": answer.retrieval.query,  # the question searched: a follow-up as it was understood
             "answerable": answer.answerable, "confidence": answer.confidence,
             "verification": answer.verification.status, "mode": answer.mode, "notes": list(answer.notes)}
 

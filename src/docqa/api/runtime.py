@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from starlette.requests import Request
 
-from docqa.run.control import Control
+from docqa.flow.control import Control
 from docqa.api.errors import ApiError, ClientGone
 from docqa.api.jobs import Job, SharedJobs, Writer
 from docqa.api.limits import RateLimiter

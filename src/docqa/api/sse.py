@@ -33,7 +33,7 @@ from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from docqa.run.control import Control
+from docqa.flow.control import Control
 from docqa.api.errors import INTERNAL
 from docqa.types import FAILED, Event
 

@@ -173,7 +173,7 @@ class AnswerView:
             check = "quoted from the documents"
         elif answer.mode == "catalog":
             check = "from the document list"
-        skills = [s["name"] for s in (answer.retrieval or {}).get("skills", [])]
+        skills = [s["name"] for s in answer.retrieval.skills or []]
         check += f" · skill {', '.join(skills)}" if skills else ""  # which procedure the agent followed
         sure = f" · confidence {answer.confidence}" if answer.confidence else ""  # none when not found
         sure += f" {answer.probability:.2f}" if answer.confidence and answer.probability is not None else ""

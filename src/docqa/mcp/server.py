@@ -48,7 +48,7 @@ from docqa.kb import KnowledgeBase
 from docqa.mcp import prompts, resources
 from docqa.mcp.schemas import (AnswerOut, CatalogOut, DocTextOut, FactCheckOut, GrepOut, IngestOut, RemovedOut, SearchOut,
                                SkillsOut)
-from docqa.run.control import Control
+from docqa.flow.control import Control
 from docqa.settings import Settings
 from docqa.types import CANCELLED, FAILED, Answer, RunRecord
 from docqa.version import __version__

@@ -99,8 +99,8 @@ def rerank_results(results: SearchResults, reranker: Reranker | None, depth: int
         ordered, report = reranker.rerank(results.query, head, timeout)
     if report.status == "fallback":
         log.info("rerank fell back to the fused order: %s", report.reason)
-    out = SearchResults([*ordered, *results[depth:]][:top_k], results.query, results.mode, results.low_relevance,
-                        results.threshold)
+    out = SearchResults([*ordered, *results[depth:]][:top_k], results.query, results.mode,
+                        low_relevance=results.low_relevance, threshold=results.threshold)
     out.rerank = report.to_dict()
     out.without_vectors = [h.chunk_id for h in out if h.chunk_id in set(results.without_vectors)]
     return out

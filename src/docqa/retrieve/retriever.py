@@ -60,7 +60,7 @@ def chunk_name(hit: Hit, first_line: bool = False) -> str:
 class SearchResults(list):
     """Hits best first (a list), plus what a reader of them needs to know."""
 
-    def __init__(self, hits: list[Hit], query: str, mode: str, low_relevance: bool, threshold: float):
+    def __init__(self, hits: list[Hit], query: str, mode: str, *, low_relevance: bool, threshold: float):
         super().__init__(hits)
         self.query, self.mode, self.low_relevance, self.threshold = query, mode, low_relevance, threshold
         self.rerank: dict | None = None  # the rerank stage's report (retrieve/rerank.py), when one ran
@@ -126,7 +126,7 @@ class Retriever:
         hits = [held[cid] for cid, _ in fused if cid in held] if held else self.store.documents.get_hits([cid for cid, _ in fused])
         self._annotate(hits, lists, mode, parsed.terms)
         low = not hits or hits[0].score < s.relevance_threshold
-        results = SearchResults(hits, query, mode, low, s.relevance_threshold)
+        results = SearchResults(hits, query, mode, low_relevance=low, threshold=s.relevance_threshold)
         if mode != "bm25" and hits:  # BM25 alone for these: their add is still embedding them
             missing = self.store.vectors.missing_vectors(self.model_key, [h.chunk_id for h in hits])
             results.without_vectors = [h.chunk_id for h in hits if h.chunk_id in missing]

@@ -1,8 +1,9 @@
 """A question's life: mode choice, the run record, limits, cancel, steering, follow-ups.
 
 `Run` (run/life.py) hands out one iterator of typed events plus a handle (steer, follow_up, cancel,
-answer).  `control` and `context` sit below the answer pipeline and the agent (they import only
-llm, types and errors); `Run` is imported on first use, so importing them pulls in nothing above.
+answer).  Its low half, `Control` and `RunContext`, is `docqa.flow`, below the answer pipeline and
+the agent; `Run` is imported on first use, so importing one of run's modules (the log, the owner)
+does not load the answering.
 """
 
 from __future__ import annotations

@@ -31,9 +31,9 @@ from docqa.answer.route import is_catalog_question, wants_exploration
 from docqa.clock import now
 from docqa.errors import DocqaError, InputError
 from docqa.llm.base import ChatModel
-from docqa.run.context import Cancelled, RunContext, event, status
+from docqa.flow.context import Cancelled, RunContext, event, status
 from docqa.run import owner
-from docqa.run.control import Control
+from docqa.flow.control import Control
 from docqa.run.runs import LiveRuns
 from docqa.session import given_turns, previous_turn
 from docqa.settings import Settings
@@ -198,10 +198,10 @@ class Run:
             return _timed_out(run.question, ctx.timeout) if ctx.timed_out else _cancelled(run.question)
         except DocqaError as exc:
             ctx.trace.append({"stage": "failed", "error": str(exc)})
-            return Answer(run.question, "", False, "pipeline", status=FAILED, error=str(exc))
+            return Answer(run.question, answer="", answerable=False, mode="pipeline", status=FAILED, error=str(exc))
         except Exception as exc:  # never a stack trace to the user; the trace keeps the detail
             ctx.trace.append({"stage": "failed", "error": repr(exc)})
-            return Answer(run.question, "", False, "pipeline", status=FAILED,
+            return Answer(run.question, answer="", answerable=False, mode="pipeline", status=FAILED,
                           error=f"internal error ({type(exc).__name__}): {exc}. The run's trace is kept; see 'docqa log --run {run.id}'")
 
     def _route(self, question: str, ctx: RunContext, previous: dict | None) -> Events:
@@ -216,18 +216,18 @@ class Run:
             recalled = yield from replay(question, ctx, setup.recall)
             if recalled is not None:
                 return recalled
-        pipeline = Pipeline(setup.library, setup.settings, setup.model, setup.model_note, setup.escalation_model)
+        skills = (yield from self._skills(question, ctx)) if way == "agent" else None
+        # a task a skill fits is not held to one evidence sentence (answer.accept.gated), and with a procedure
+        # loaded, a report before reading anything is not the answer
+        used = None if skills is None else (lambda: bool(skills.used))
+        pipeline = Pipeline(setup.library, setup.settings, setup.model, model_note=setup.model_note,
+                            escalation_model=setup.escalation_model, task=used)
         if way == "agent":
-            skills = yield from self._skills(question, ctx)
-            if skills is not None:  # a task a skill fits is not held to one evidence sentence (answer.accept.gated)
-                pipeline.task = lambda: bool(skills.used)
-            loop = AgentLoop(setup.library, setup.settings, setup.model, pipeline, skills.tools() if skills else None,
-                             skills.guidance() if skills else "")
-            if skills is not None:  # with a procedure loaded, a report before reading anything is not the answer
-                loop.procedure = lambda: bool(skills.used)
+            loop = AgentLoop(setup.library, setup.settings, setup.model, pipeline, tools=skills.tools() if skills else None,
+                             guidance=skills.guidance() if skills else "", procedure=used)
             answer = yield from loop.run(question, ctx, previous)
             if skills is not None:
-                answer.retrieval["skills"] = skills.used
+                answer.retrieval.skills = skills.used
             return answer
         answer = yield from (pipeline.catalog(question, ctx) if way == "catalog" else
                              pipeline.run(question, ctx, previous=previous, check=self.check))
@@ -257,7 +257,7 @@ class Run:
         self.answers.append(answer)
         if not self.record:
             return
-        run.standalone = answer.retrieval.get("query") if answer.retrieval else None
+        run.standalone = answer.retrieval.query
         run.mode, run.status, run.answerable = answer.mode, answer.status, answer.answerable
         run.confidence, run.answer, run.model, run.error = answer.confidence, answer.answer, answer.model, answer.error
         run.result = answer.to_dict()
@@ -267,11 +267,11 @@ class Run:
 
 
 def _cancelled(question: str) -> Answer:
-    return Answer(question, "", False, "pipeline", status=CANCELLED, error="cancelled")
+    return Answer(question, answer="", answerable=False, mode="pipeline", status=CANCELLED, error="cancelled")
 
 
 def _timed_out(question: str, limit: float | None) -> Answer:
-    return Answer(question, "", False, "pipeline", status=FAILED,
+    return Answer(question, answer="", answerable=False, mode="pipeline", status=FAILED,
                   error=f"the answer took longer than its time limit ({limit or 0:g} s) and was stopped: ask again, "
                         "or a narrower question")
 

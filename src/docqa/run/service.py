@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from docqa.access import LOCAL, Principal, require, scope
 from docqa.names import check_nul
-from docqa.run.control import Control
+from docqa.flow.control import Control
 from docqa.settings import Settings
 from docqa.types import Answer, Event
 

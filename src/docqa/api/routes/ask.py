@@ -19,7 +19,7 @@ from docqa.api.runtime import Runtime
 from docqa.api.schemas import AgentRunRequest, AskRequest
 from docqa.api.sse import END, AnswerStream
 from docqa.kb import KnowledgeBase
-from docqa.run.control import Control
+from docqa.flow.control import Control
 from docqa.run.life import Run
 from docqa.types import CANCELLED, Answer, Event
 

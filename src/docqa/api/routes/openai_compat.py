@@ -29,7 +29,7 @@ from docqa.api.routes.ask import answer_run
 from docqa.api.runtime import Runtime
 from docqa.api.schemas import Body
 from docqa.api.sse import END
-from docqa.run.control import Control
+from docqa.flow.control import Control
 from docqa.run.life import Run
 from docqa.types import CANCELLED, FAILED, Answer, Event
 

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from docqa.llm.base import ChatModel, ChatResult, Message, Usage
-from docqa.run.control import Control
+from docqa.flow.control import Control
 from docqa.types import Event
 
 
