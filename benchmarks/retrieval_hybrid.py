@@ -1,6 +1,6 @@
 """Hybrid retrieval quality: BM25, dense, and their fusions, through docqa's own index, in one run.
 
-    python benchmarks/retrieval_hybrid.py scifact [--window 500]
+    python benchmarks/retrieval_hybrid.py scifact [--window 500] [--max-windows 1]
     python benchmarks/retrieval_hybrid.py cmrc2018-dev
     python benchmarks/retrieval_hybrid.py scifact --queries 150 --distractors 600 --batch-size 32
 
@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from beir import evaluate, load  # noqa: E402
 from embed_batch import subset  # noqa: E402
+from embed_shapes import apply_shape  # noqa: E402
 from retrieval_bm25 import write_corpus  # noqa: E402
 
 from docqa.embed import make_embedder  # noqa: E402
@@ -47,6 +48,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("dataset", nargs="?", default="scifact")
     ap.add_argument("--window", type=int, default=500, help="window_chars of the local embedder")
+    ap.add_argument("--max-windows", type=int, default=0, help="read only the first N windows of a chunk (0: all)")
     ap.add_argument("--model", default="", help="local model: use-multilingual-v3 (default) or multilingual-e5-small")
     ap.add_argument("--queries", type=int, default=0, help="a sub-corpus: the first N queries (0: all)")
     ap.add_argument("--distractors", type=int, default=600, help="other documents in the sub-corpus")
@@ -61,11 +63,10 @@ def main() -> None:
     write_corpus(corpus, folder)
     embedder = make_embedder("local", args.model)
     if args.model in ("", "use-multilingual-v3"):
-        embedder.window_chars = args.window
-        embedder.version = embedder.version.rsplit("-w", 1)[0] + f"-w{args.window}"
+        apply_shape(embedder, f"w{args.window}" + (f"x{args.max_windows}" if args.max_windows else ""))
     if args.batch_size:
         embedder.batch_size = args.batch_size
-    db = WORK / args.dataset / f"hybrid-{embedder.name}-w{embedder.window_chars}{part}-b{embedder.batch_size}.db"
+    db = WORK / args.dataset / f"hybrid-{embedder.name}-{embedder.version.rsplit('-', 1)[-1]}{part}-b{embedder.batch_size}.db"
     settings = Settings(kb=str(db), embed={"provider": "local", "model": args.model})
     with KnowledgeBase(settings, embedder=embedder) as kb:
         started = time.perf_counter()

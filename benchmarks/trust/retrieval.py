@@ -1,6 +1,6 @@
 """Retrieval on the trust dev set: is the gold file (an evidence file) among the files of the top k hits?
 
-    python benchmarks/trust/retrieval.py [--docset manpages-zh] [--mode bm25|hybrid] [--kb PATH] [--reuse]
+    python benchmarks/trust/retrieval.py [--docset manpages-zh|all] [--mode bm25|hybrid] [--kb PATH] [--corpus DIR] [--reuse]
 
 One knowledge base holds the whole built corpus (every corpus_*.tsv, `devset.py build` first): every other
 file is a distractor, as in evaluate.py.  Each answerable question of the docset is searched as asked
@@ -29,8 +29,9 @@ TOP = 20
 
 
 def questions(docset: str) -> list[dict]:
+    """The answerable questions with evidence of one docset (`all`: of every docset)."""
     rows = [q for _, _, q, err in devset.load_questions() if q and not err]
-    return [q for q in rows if q["docset"] == docset and q["answerable"] and q.get("evidence")]
+    return [q for q in rows if docset in ("all", q["docset"]) and q["answerable"] and q.get("evidence")]
 
 
 def rank_of_gold(kb: KnowledgeBase, q: dict, mode: str) -> int | None:
@@ -52,13 +53,14 @@ def summary(ranks: list[int | None]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--docset", default="manpages-zh")
+    ap.add_argument("--docset", default="manpages-zh", help="a docset's questions, or all")
+    ap.add_argument("--corpus", default=str(devset.WORK / "corpus"), help="the built corpus (devset.py build)")
     ap.add_argument("--mode", default="bm25", choices=["bm25", "hybrid"])
     ap.add_argument("--kb", default=str(devset.WORK / "retrieval-kb.db"))
     ap.add_argument("--reuse", action="store_true", help="search the knowledge base as it is (no rebuild)")
     ap.add_argument("--out", help="write one JSON row per question (id, split, rank)")
     args = ap.parse_args(argv)
-    corpus = devset.WORK / "corpus"
+    corpus = Path(args.corpus)
     db = Path(args.kb)
     if not args.reuse:
         for stale in db.parent.glob(db.name + "*"):
