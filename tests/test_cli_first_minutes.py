@@ -10,6 +10,7 @@ import os
 import pty
 import re
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -55,6 +56,9 @@ def _interrupt_add(kb: Path, folder: Path, home: Path) -> tuple[int, str]:
     def own_terminal() -> None:
         os.setsid()
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        # a suite run in the background (nohup, `&`) ignores SIGINT, and an ignored signal stays ignored
+        # across exec: the child gets the default back, as a shell's foreground job has it
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
 
     proc = subprocess.Popen([sys.executable, "-m", "docqa", "--kb", str(kb), "add", str(folder)], stdin=child,
                             stdout=child, stderr=child, env=_env(home), close_fds=True, preexec_fn=own_terminal)

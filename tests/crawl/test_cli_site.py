@@ -46,7 +46,9 @@ def test_watch_a_site_crawls_it_again_until_stopped(tmp_path, site):
     kb = tmp_path / "kb.db"
     lines = []
     with subprocess.Popen([sys.executable, "-m", "docqa", "--kb", str(kb), "watch", site.url("/docs/"), "--every", "1s"],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=_env()) as proc:
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=_env(),
+                          # a suite run in the background ignores SIGINT, and exec keeps it ignored: give it back
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) as proc:
         try:
             for line in proc.stdout:  # until the second crawl's line: every page indexed before answers 304
                 lines.append(line)

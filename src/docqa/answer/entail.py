@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from docqa.answer.extractive import _NEGATION, _names
 from docqa.answer.facts import Fact, fact_positions, facts_in, normalise
 from docqa.answer.support import content_tokens
-from docqa.text.language import has_cjk
+from docqa.text.language import HAN, has_cjk
 from docqa.text.segment import STOPWORDS
 from docqa.text.sentences import sentence_spans
 from docqa.types import Claim, Hit
@@ -124,7 +124,7 @@ def swapped_value(claim: str, passage: str, span: str) -> str | None:
 def _word_after(fact: Fact, text: str) -> str:
     """The word (or Chinese character) right after the value's first place in `text`: its unit, if any."""
     for at in fact_positions(fact, text):
-        m = re.match(r"[\w.,%-]*?\s*([A-Za-z]+|[\u4e00-\u9fff])", text[at:])
+        m = re.match(rf"[\w.,%-]*?\s*([A-Za-z]+|[{HAN}])", text[at:])
         return m.group(1).lower() if m else ""
     return ""
 

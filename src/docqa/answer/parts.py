@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from docqa.text.language import HAN
 from docqa.text.segment import query_terms
 
 # A sentence ends at a question mark, a Chinese full stop or exclamation mark, or a full stop before a space.
@@ -61,4 +62,4 @@ def _as_question(piece: str) -> str:
     """A piece cut from a longer sentence keeps or gains its question mark."""
     if piece.endswith(("?", "？")):
         return piece
-    return piece + ("？" if re.search(r"[\u4e00-\u9fff]$", piece) else "?")
+    return piece + ("？" if re.search(f"[{HAN}]$", piece) else "?")

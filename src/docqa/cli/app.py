@@ -298,7 +298,7 @@ def watch(
     include: IncludeOption = None,
     exclude: ExcludeOption = None,
     debounce: Annotated[int, typer.Option("--debounce", min=20, max=10_000, metavar="MS", help="Milliseconds without a change that end a batch.")] = 200,
-    every: Annotated[str | None, typer.Option("--every", metavar="DURATION", help="How often a site's URL is crawled again (30m, 1h, 1d): conditional requests, so unchanged pages cost a 304.")] = None,
+    every: Annotated[str | None, typer.Option("--every", metavar="DURATION", show_default="none: needed for a URL", help="How often a site's URL is crawled again (30m, 1h, 1d): conditional requests, so unchanged pages cost a 304.")] = None,
 ) -> None:
     """Keep the index in step with folders until Ctrl-C: created, changed, deleted, renamed and moved files.
 
