@@ -7,6 +7,13 @@ with the chunks, in `PostgresDocuments.replace_document`'s transaction (`index_c
 log((N - n + 0.5) / (n + 0.5)), floored at 1e-6), over the same tokens (tokens.py): the scores of
 both backends agree.  The proximity and exact-phrase boosts are checked on the ranked pool's
 token sequences, as FTS5's NEAR and phrase queries would.
+
+When the query's tokens have many postings, the best `pool` chunks are found without reading them
+all (`_rank_top`, a threshold algorithm over impact-ordered postings): a first guess (each token's
+strongest postings, scored in full) gives a score θ that the pool's last chunk reaches at least;
+each token t gets a share λ_t of θ, and only postings whose contribution reaches λ_t are read (per
+count level, the chunks short enough: index `fts_postings_impact`).  A chunk with none of those has a
+score below Σλ_t ≤ θ, so the pool among the chunks read is the pool of all: same chunks, same scores.
 """
 
 from __future__ import annotations
@@ -22,6 +29,10 @@ from docqa.store.sqlite.fulltext import COMMON_TERM_SHARE, MIN_CHUNKS_TO_PRUNE
 
 K1, B = 1.2, 0.75
 TOKENS = Tokenizer()
+PRUNE_FROM_POSTINGS = 20_000  # fewer postings than this (all query tokens): score them all, as fast
+RARE_POSTINGS = 2_000  # a token with fewer postings is read whole by the early-terminating top k
+EXPLORE = (0.9, 0.75)  # the first reaches aim at these shares of the best score the query's tokens could give
+SLACK = 1e-9  # relative margin on the threshold for the floating-point sums: read a little more, never less
 
 
 def index_chunks(conn, rows: list[tuple[int, str, str, str, str]]) -> None:
@@ -56,9 +67,10 @@ class PostgresFullText(FullText):
     """BM25 with weighted fields, proximity and phrase boosts, and common-term pruning at scale."""
 
     def __init__(self, db: PostgresDB, common_term_share: float = COMMON_TERM_SHARE,
-                 min_chunks_to_prune: int = MIN_CHUNKS_TO_PRUNE):
+                 min_chunks_to_prune: int = MIN_CHUNKS_TO_PRUNE, prune_from_postings: float = PRUNE_FROM_POSTINGS):
         self.db = db
         self.common_term_share, self.min_chunks_to_prune = common_term_share, min_chunks_to_prune
+        self.prune_from_postings = prune_from_postings  # math.inf: always score every posting
 
     def search_text(self, query: TextQuery, top_k: int, where: ChunkFilter | None = None) -> list[tuple[str, float]]:
         if not query.terms:
@@ -74,7 +86,9 @@ class PostgresFullText(FullText):
             terms = self._selective_terms(query.terms, tokens, df, chunks)
             # One FTS5 phrase per query term: its tokens are scored each here (FTS5 would need them adjacent).
             weighted = [(x, _idf(df.get(x, 0), chunks)) for t in terms for x in tokens[t]]
-            scored, matched = self._rank(conn, weighted, total_tokens / chunks, pool, where)
+            postings = sum(df.get(x, 0) for x in {x for x, _ in weighted})
+            top = df if postings >= self.prune_from_postings else None
+            scored, matched = self._rank(conn, weighted, total_tokens / chunks, pool, where, top)
             if len(query.terms) > 1 and scored:
                 # NEAR and the phrase need every query token in the chunk; the postings tell which hold them all.
                 need = len({x for x, _ in weighted})
@@ -104,17 +118,15 @@ class PostgresFullText(FullText):
 
     @staticmethod
     def _rank(conn, weighted: list[tuple[str, float]], avgdl: float, pool: int,
-              where: ChunkFilter | None) -> tuple[dict[str, float], dict[str, int]]:
-        """(chunk id -> BM25 score, chunk id -> distinct query tokens it holds) of the best `pool` chunks."""
+              where: ChunkFilter | None, top: dict[str, int] | None = None) -> tuple[dict[str, float], dict[str, int]]:
+        """(chunk id -> BM25 score, chunk id -> distinct query tokens it holds) of the best `pool` chunks;
+        given the tokens' document frequencies (`top`), without reading every posting."""
         if not weighted:
             return {}, {}
         clause, args = filter_sql(where) if where is not None and not where.empty else ("TRUE", [])
-        join = "" if clause == "TRUE" else " JOIN chunks c ON c.seq = p.chunk JOIN documents d ON d.id = c.document_id"
-        sql = (f"SELECT c.id, s.score, s.matched FROM (SELECT p.chunk, count(DISTINCT p.term) AS matched, sum(q.idf * p.freq * {K1 + 1} / (p.freq + {K1} * "
-               f"({1 - B} + {B} * p.length / %s))) AS score FROM fts_postings p JOIN unnest(%s::text[], %s::float8[])"
-               f" AS q(term, idf) ON q.term = p.term{join} WHERE {clause} GROUP BY p.chunk ORDER BY score DESC, p.chunk"
-               " LIMIT %s) s JOIN chunks c ON c.seq = s.chunk ORDER BY s.score DESC, s.chunk")
-        rows = conn.execute(sql, [avgdl, [t for t, _ in weighted], [w for _, w in weighted], *args, pool]).fetchall()
+        rows = _rank_top(conn, weighted, top, avgdl, pool, clause, args) if top is not None else None
+        if rows is None:
+            rows = _score(conn, weighted, avgdl, pool, clause, args, None)
         return {r[0]: r[1] for r in rows}, {r[0]: r[2] for r in rows}
 
     @staticmethod
@@ -137,3 +149,111 @@ class PostgresFullText(FullText):
 def _idf(n: int, total: int) -> float:
     idf = math.log((total - n + 0.5) / (n + 0.5))
     return idf if idf > 0 else 1e-6
+
+
+def _score(conn, weighted: list[tuple[str, float]], avgdl: float, pool: int, clause: str, args: list,
+           chunks: list[int] | None) -> list[tuple[str, float, int]]:
+    """(chunk id, BM25 score, distinct query tokens) of the best `pool` chunks: of all, or of `chunks`."""
+    join = "" if clause == "TRUE" else " JOIN chunks c ON c.seq = p.chunk JOIN documents d ON d.id = c.document_id"
+    among = "" if chunks is None else " AND p.chunk = ANY(%s::bigint[])"
+    sql = (f"SELECT c.id, s.score, s.matched FROM (SELECT p.chunk, count(DISTINCT p.term) AS matched, sum(q.idf * p.freq * {K1 + 1} / (p.freq + {K1} * "
+           f"({1 - B} + {B} * p.length / %s))) AS score FROM unnest(%s::text[], %s::float8[]) AS q(term, idf)"
+           f" JOIN fts_postings p ON q.term = p.term{among}{join} WHERE {clause} GROUP BY p.chunk ORDER BY score DESC, p.chunk"
+           " LIMIT %s) s JOIN chunks c ON c.seq = s.chunk ORDER BY s.score DESC, s.chunk")
+    params = [avgdl, [t for t, _ in weighted], [w for _, w in weighted], *([] if chunks is None else [chunks]), *args, pool]
+    return conn.execute(sql, params).fetchall()
+
+
+def _rank_top(conn, weighted: list[tuple[str, float]], df: dict[str, int], avgdl: float, pool: int, clause: str,
+              args: list) -> list[tuple[str, float, int]] | None:
+    """The best `pool` chunks as `_score` ranks them all, reading only postings that can reach them;
+    None when the first guess finds fewer than `pool` chunks (a narrow filter): score them all."""
+    weight: dict[str, float] = {}
+    for token, idf in weighted:  # a token twice in the query counts twice, as in `_score`'s join
+        weight[token] = weight.get(token, 0.0) + idf
+    tokens = list(weight)
+    guess = conn.execute("SELECT DISTINCT t.chunk FROM unnest(%s::text[]) AS q(term) CROSS JOIN LATERAL (SELECT chunk"
+                         " FROM fts_postings p WHERE p.term COLLATE \"C\" = q.term ORDER BY freq DESC, length LIMIT %s) t",
+                         (tokens, pool)).fetchall()
+    found = _score(conn, weighted, avgdl, pool, clause, args, [r[0] for r in guess])
+    if len(found) < pool:
+        return None
+    levels = _levels(conn, tokens)
+    bound = {t: weight[t] * max((_saturation(f, n, avgdl) for f, n in levels[t]), default=0.0) for t in tokens}
+    counts = {t: df.get(t, 0) for t in tokens}
+    # Reaches aimed high (most of the best score the tokens could give) find chunks strong in several
+    # tokens cheaply; the last score of their pool is a sharper threshold than the guess's, and when it
+    # is at least what the reach aimed at, the reach was already the final one.
+    threshold = found[-1][1]
+    for share in EXPLORE:
+        aim = share * sum(bound.values())
+        if aim <= threshold:
+            break
+        shares = _shares(bound, counts, aim)
+        explored = _score(conn, weighted, avgdl, pool, clause, args, _reach(conn, shares, weight, levels, avgdl))
+        if len(explored) == pool and explored[-1][1] > threshold:
+            if sum(shares.values()) <= explored[-1][1] * (1 - SLACK):
+                return explored
+            threshold = explored[-1][1]
+            break
+    shares = _shares(bound, counts, threshold * (1 - SLACK))
+    return _score(conn, weighted, avgdl, pool, clause, args, _reach(conn, shares, weight, levels, avgdl))
+
+
+def _levels(conn, tokens: list[str]) -> dict[str, list[tuple[float, int]]]:
+    """Per token, (count, shortest chunk length among its postings of that count) for each count
+    from 1 to its highest (counts are whole numbers: the field weights are), from the impact index."""
+    rows = conn.execute(
+        "SELECT q.term, f.level, (SELECT length FROM fts_postings p WHERE p.term COLLATE \"C\" = q.term AND p.freq = f.level"
+        " ORDER BY freq DESC, length LIMIT 1) FROM unnest(%s::text[]) AS q(term) CROSS JOIN LATERAL generate_series(1,"
+        " coalesce(ceil((SELECT max(freq) FROM fts_postings m WHERE m.term COLLATE \"C\" = q.term)), 0)::int) AS f(level)",
+        (tokens,)).fetchall()
+    levels: dict[str, list[tuple[float, int]]] = {t: [] for t in tokens}
+    for term, level, length in rows:
+        if length is not None:
+            levels[term].append((float(level), length))
+    return levels
+
+
+def _reach(conn, shares: dict[str, float], weight: dict[str, float], levels: dict[str, list[tuple[float, int]]],
+           avgdl: float) -> list[int]:
+    """The chunks holding a token whose contribution reaches its share: per count level, the postings
+    of chunks short enough (all of a token whose share is 0)."""
+    tokens, counts, lengths = [], [], []
+    for t, share in shares.items():
+        need = share / weight[t] / (K1 + 1)
+        for freq, shortest in levels[t]:
+            longest = math.inf if need <= 0 else (freq / need - freq - K1 * (1 - B)) * avgdl / (K1 * B) * (1 + SLACK) + SLACK
+            if longest >= shortest:
+                tokens.append(t)
+                counts.append(freq)
+                lengths.append(min(longest, 2.0 ** 31 - 1))
+    return [r[0] for r in conn.execute(
+        "SELECT DISTINCT p.chunk FROM unnest(%s::text[], %s::float8[], %s::float8[]) AS q(term, freq, longest)"
+        " CROSS JOIN LATERAL (SELECT chunk FROM fts_postings p WHERE p.term COLLATE \"C\" = q.term AND p.freq = q.freq"
+        " AND p.length <= q.longest) p", (tokens, counts, lengths)).fetchall()]
+
+
+def _saturation(freq: float, length: float, avgdl: float) -> float:
+    """BM25's term-frequency part, (K1 + 1) f / (f + K1 (1 - B + B len / avgdl)): at most K1 + 1."""
+    return (K1 + 1) * freq / (freq + K1 * (1 - B + B * length / avgdl)) if freq > 0 else 0.0
+
+
+def _shares(bound: dict[str, float], df: dict[str, int], threshold: float) -> dict[str, float]:
+    """λ per token with Σλ ≤ threshold and λ_t at most the token's highest contribution (`bound`): none
+    for a rare token (read whole, it is cheap), the rest shared by the common ones in proportion to
+    their bounds, so that each reads only its strongest postings."""
+    common = {t for t in bound if df[t] >= RARE_POSTINGS} or set(bound)
+    shares, left = dict.fromkeys(bound, 0.0), max(threshold, 0.0)
+    while common and left > 0:
+        total = sum(bound[t] for t in common)
+        capped = {t for t in common if left * bound[t] / total >= bound[t]}
+        if not capped:
+            for t in common:
+                shares[t] = left * bound[t] / total
+            break
+        for t in capped:
+            shares[t] = bound[t]
+            left -= bound[t]
+        common -= capped
+    return shares
