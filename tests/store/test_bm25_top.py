@@ -16,7 +16,7 @@ import pytest
 from docqa.retrieve import parse_query
 from docqa.store import ChunkFilter, open_store
 from docqa.store.documents import DocumentWrite
-from docqa.store.postgres.fulltext import PostgresFullText
+from docqa.store.postgres.fulltext import TOKENS, PostgresFullText, _idf, _rank_top, _score
 from store.backends import chunks, record
 
 COMMON = ["cell", "protein", "gene", "signal"]  # in nearly every chunk, several times
@@ -63,3 +63,23 @@ def test_ties_are_many(postgres):
     """The corpus is the hard case: the exhaustive pool of a common token is full of equal scores."""
     scores = [s for _, s in PostgresFullText(postgres.db, prune_from_postings=math.inf).search_text(parse_query("cell"), 40)]
     assert len(scores) - len(set(scores)) >= 10
+
+
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize("pool", [3, 30, 120])
+def test_the_threshold_algorithm_itself_is_exact(postgres, query, pool):
+    """`_rank_top` made to read through the index even where scanning every posting would be cheaper
+    (`search_text` would then scan), against scoring every posting."""
+    tokens = [x for t in parse_query(query).terms for x in TOKENS.terms(t)]
+    with postgres.db.snapshot() as conn:
+        df, chunks_, total = PostgresFullText._statistics(conn, tokens)
+        weighted = [(x, _idf(df.get(x, 0), chunks_)) for x in tokens]
+        every = _score(conn, weighted, total / chunks_, pool, "TRUE", [], None)
+        early = _rank_top(conn, weighted, df, total / chunks_, pool, "TRUE", [], scan_when_cheaper=False)
+    if len(every) < pool:  # fewer matches than the pool: nothing to terminate early, every posting is scored
+        assert early is None
+        return
+    assert early is not None
+    assert [r[0] for r in early] == [r[0] for r in every]
+    assert [r[1] for r in early] == pytest.approx([r[1] for r in every], rel=1e-12)
+    assert [r[2] for r in early] == [r[2] for r in every]

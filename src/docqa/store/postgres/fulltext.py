@@ -18,6 +18,7 @@ score below Σλ_t ≤ θ, so the pool among the chunks read is the pool of all:
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from docqa.store.base import ChunkFilter
@@ -32,6 +33,8 @@ TOKENS = Tokenizer()
 PRUNE_FROM_POSTINGS = 20_000  # fewer postings than this (all query tokens): score them all, as fast
 RARE_POSTINGS = 2_000  # a token with fewer postings is read whole by the early-terminating top k
 EXPLORE = (0.9, 0.75)  # the first reaches aim at these shares of the best score the query's tokens could give
+CUTS = 4  # a token's share: 0, or just above the best contribution of its postings of count <= 1, 2, 3
+COUNT_CAP = 50_000  # postings counted per token to choose the shares (more: as costly as all)
 SLACK = 1e-9  # relative margin on the threshold for the floating-point sums: read a little more, never less
 
 
@@ -165,9 +168,10 @@ def _score(conn, weighted: list[tuple[str, float]], avgdl: float, pool: int, cla
 
 
 def _rank_top(conn, weighted: list[tuple[str, float]], df: dict[str, int], avgdl: float, pool: int, clause: str,
-              args: list) -> list[tuple[str, float, int]] | None:
+              args: list, scan_when_cheaper: bool = True) -> list[tuple[str, float, int]] | None:
     """The best `pool` chunks as `_score` ranks them all, reading only postings that can reach them;
-    None when the first guess finds fewer than `pool` chunks (a narrow filter): score them all."""
+    None when the first guess finds fewer than `pool` chunks (a narrow filter) or, unless told
+    otherwise, when reading every posting looks cheaper: score them all."""
     weight: dict[str, float] = {}
     for token, idf in weighted:  # a token twice in the query counts twice, as in `_score`'s join
         weight[token] = weight.get(token, 0.0) + idf
@@ -180,7 +184,9 @@ def _rank_top(conn, weighted: list[tuple[str, float]], df: dict[str, int], avgdl
         return None
     levels = _levels(conn, tokens)
     bound = {t: weight[t] * max((_saturation(f, n, avgdl) for f, n in levels[t]), default=0.0) for t in tokens}
-    counts = {t: df.get(t, 0) for t in tokens}
+    best = {t: list(itertools.accumulate((weight[t] * max((_saturation(f, n, avgdl) for f, n in levels[t] if f <= k), default=0.0)
+                                          for k in range(1, CUTS)), max)) for t in tokens}
+    above = _above(conn, tokens, {t: df.get(t, 0) for t in tokens})
     # Reaches aimed high (most of the best score the tokens could give) find chunks strong in several
     # tokens cheaply; the last score of their pool is a sharper threshold than the guess's, and when it
     # is at least what the reach aimed at, the reach was already the final one.
@@ -189,14 +195,16 @@ def _rank_top(conn, weighted: list[tuple[str, float]], df: dict[str, int], avgdl
         aim = share * sum(bound.values())
         if aim <= threshold:
             break
-        shares = _shares(bound, counts, aim)
+        shares, _ = _shares(bound, best, above, aim)
         explored = _score(conn, weighted, avgdl, pool, clause, args, _reach(conn, shares, weight, levels, avgdl))
         if len(explored) == pool and explored[-1][1] > threshold:
             if sum(shares.values()) <= explored[-1][1] * (1 - SLACK):
                 return explored
             threshold = explored[-1][1]
             break
-    shares = _shares(bound, counts, threshold * (1 - SLACK))
+    shares, reads = _shares(bound, best, above, threshold * (1 - SLACK))
+    if scan_when_cheaper and reads * len(tokens) >= sum(above[t][0] for t in tokens):
+        return None  # each chunk read is looked up once per token: reading every posting once is cheaper
     return _score(conn, weighted, avgdl, pool, clause, args, _reach(conn, shares, weight, levels, avgdl))
 
 
@@ -213,6 +221,20 @@ def _levels(conn, tokens: list[str]) -> dict[str, list[tuple[float, int]]]:
         if length is not None:
             levels[term].append((float(level), length))
     return levels
+
+
+def _above(conn, tokens: list[str], df: dict[str, int]) -> dict[str, list[int]]:
+    """Per token, how many of its postings have a count above 0, 1, ... CUTS - 1: its document
+    frequency, then counted in one scan of at most COUNT_CAP postings (more is taken as all of them)."""
+    counted = ", ".join(f"count(*) FILTER (WHERE freq > {k})" for k in range(1, CUTS))
+    rows = conn.execute(
+        f"SELECT q.term, c.* FROM unnest(%s::text[]) AS q(term) CROSS JOIN LATERAL (SELECT {counted} FROM (SELECT freq"
+        " FROM fts_postings p WHERE p.term COLLATE \"C\" = q.term AND p.freq > 1 ORDER BY freq DESC, length LIMIT %s) x) c",
+        (tokens, COUNT_CAP)).fetchall()
+    above = {t: [df[t]] * CUTS for t in tokens}
+    for term, *counts in rows:
+        above[term][1:] = [n if counts[0] < COUNT_CAP else df[term] for n in counts]
+    return above
 
 
 def _reach(conn, shares: dict[str, float], weight: dict[str, float], levels: dict[str, list[tuple[float, int]]],
@@ -239,21 +261,24 @@ def _saturation(freq: float, length: float, avgdl: float) -> float:
     return (K1 + 1) * freq / (freq + K1 * (1 - B + B * length / avgdl)) if freq > 0 else 0.0
 
 
-def _shares(bound: dict[str, float], df: dict[str, int], threshold: float) -> dict[str, float]:
-    """λ per token with Σλ ≤ threshold and λ_t at most the token's highest contribution (`bound`): none
-    for a rare token (read whole, it is cheap), the rest shared by the common ones in proportion to
-    their bounds, so that each reads only its strongest postings."""
-    common = {t for t in bound if df[t] >= RARE_POSTINGS} or set(bound)
-    shares, left = dict.fromkeys(bound, 0.0), max(threshold, 0.0)
-    while common and left > 0:
-        total = sum(bound[t] for t in common)
-        capped = {t for t in common if left * bound[t] / total >= bound[t]}
-        if not capped:
-            for t in common:
-                shares[t] = left * bound[t] / total
-            break
-        for t in capped:
-            shares[t] = bound[t]
-            left -= bound[t]
-        common -= capped
-    return shares
+def _shares(bound: dict[str, float], best: dict[str, list[float]], above: dict[str, list[int]],
+            threshold: float) -> tuple[dict[str, float], int]:
+    """λ per token with Σλ ≤ threshold, read cheapest: a token's share is 0 (all its postings read) or
+    just above the highest contribution of its postings with count ≤ k (only those above k read,
+    `above[t][k]` of them), k < CUTS; of all such choices the one reading fewest postings, whose
+    leftover threshold then raises the shares of the costliest tokens read.  With the postings read
+    at most (an estimate: a count over COUNT_CAP is taken as all of the token's)."""
+    tokens = list(best)
+    options = [[(0.0, above[t][0])] + [(best[t][k - 1] * (1 + SLACK), above[t][k]) for k in range(1, CUTS)] for t in tokens]
+    chosen, cost = None, math.inf
+    for pick in itertools.product(*options):
+        spent, read = sum(p[0] for p in pick), sum(p[1] for p in pick)
+        if spent <= threshold and read < cost:
+            chosen, cost = pick, read
+    picked = list(zip(tokens, chosen or [(0.0, 0)] * len(tokens)))
+    shares, left = {t: p[0] for t, p in picked}, threshold - sum(p[0] for _, p in picked)
+    for t, _ in sorted(picked, key=lambda tp: -tp[1][1]):
+        extra = max(0.0, min(bound[t] - shares[t], left))
+        shares[t] += extra
+        left -= extra
+    return shares, int(cost) if chosen is not None else sum(above[t][0] for t in tokens)
