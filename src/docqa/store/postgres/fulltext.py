@@ -33,8 +33,8 @@ TOKENS = Tokenizer()
 PRUNE_FROM_POSTINGS = 20_000  # fewer postings than this (all query tokens): score them all, as fast
 RARE_POSTINGS = 2_000  # a token with fewer postings is read whole by the early-terminating top k
 EXPLORE = (0.9, 0.75)  # the first reaches aim at these shares of the best score the query's tokens could give
-CUTS = 4  # a token's share: 0, or just above the best contribution of its postings of count <= 1, 2, 3
-COUNT_CAP = 50_000  # postings counted per token to choose the shares (more: as costly as all)
+OPTIONS = 6  # shares tried per token besides 0 (just above its postings of the lowest counts the count covers)
+COUNT_CAP = 20_000  # a token's strongest postings counted (by count level) to choose the shares
 SLACK = 1e-9  # relative margin on the threshold for the floating-point sums: read a little more, never less
 
 
@@ -184,9 +184,7 @@ def _rank_top(conn, weighted: list[tuple[str, float]], df: dict[str, int], avgdl
         return None
     levels = _levels(conn, tokens)
     bound = {t: weight[t] * max((_saturation(f, n, avgdl) for f, n in levels[t]), default=0.0) for t in tokens}
-    best = {t: list(itertools.accumulate((weight[t] * max((_saturation(f, n, avgdl) for f, n in levels[t] if f <= k), default=0.0)
-                                          for k in range(1, CUTS)), max)) for t in tokens}
-    above = _above(conn, tokens, {t: df.get(t, 0) for t in tokens})
+    options = _options(conn, tokens, {t: df.get(t, 0) for t in tokens}, weight, levels, avgdl)
     # Reaches aimed high (most of the best score the tokens could give) find chunks strong in several
     # tokens cheaply; the last score of their pool is a sharper threshold than the guess's, and when it
     # is at least what the reach aimed at, the reach was already the final one.
@@ -195,17 +193,17 @@ def _rank_top(conn, weighted: list[tuple[str, float]], df: dict[str, int], avgdl
         aim = share * sum(bound.values())
         if aim <= threshold:
             break
-        shares, _ = _shares(bound, best, above, aim)
-        explored = _score(conn, weighted, avgdl, pool, clause, args, _reach(conn, shares, weight, levels, avgdl))
+        shares, _ = _shares(bound, options, aim)
+        explored = _score(conn, weighted, avgdl, pool, clause, args, _reach(conn, shares, weight, levels, avgdl, threshold))
         if len(explored) == pool and explored[-1][1] > threshold:
             if sum(shares.values()) <= explored[-1][1] * (1 - SLACK):
                 return explored
             threshold = explored[-1][1]
             break
-    shares, reads = _shares(bound, best, above, threshold * (1 - SLACK))
-    if scan_when_cheaper and reads * len(tokens) >= sum(above[t][0] for t in tokens):
+    shares, reads = _shares(bound, options, threshold * (1 - SLACK))
+    if scan_when_cheaper and reads * len(tokens) >= sum(df.get(t, 0) for t in tokens):
         return None  # each chunk read is looked up once per token: reading every posting once is cheaper
-    return _score(conn, weighted, avgdl, pool, clause, args, _reach(conn, shares, weight, levels, avgdl))
+    return _score(conn, weighted, avgdl, pool, clause, args, _reach(conn, shares, weight, levels, avgdl, threshold))
 
 
 def _levels(conn, tokens: list[str]) -> dict[str, list[tuple[float, int]]]:
@@ -223,24 +221,40 @@ def _levels(conn, tokens: list[str]) -> dict[str, list[tuple[float, int]]]:
     return levels
 
 
-def _above(conn, tokens: list[str], df: dict[str, int]) -> dict[str, list[int]]:
-    """Per token, how many of its postings have a count above 0, 1, ... CUTS - 1: its document
-    frequency, then counted in one scan of at most COUNT_CAP postings (more is taken as all of them)."""
-    counted = ", ".join(f"count(*) FILTER (WHERE freq > {k})" for k in range(1, CUTS))
+def _options(conn, tokens: list[str], df: dict[str, int], weight: dict[str, float],
+             levels: dict[str, list[tuple[float, int]]], avgdl: float) -> dict[str, list[tuple[float, int]]]:
+    """Per token, the shares worth trying with the postings each reads: 0 reads all of them (df); just
+    above the best contribution of the postings of count <= f reads those above f, counted in one scan
+    of the token's strongest COUNT_CAP postings (so only for the counts f that scan covers whole)."""
     rows = conn.execute(
-        f"SELECT q.term, c.* FROM unnest(%s::text[]) AS q(term) CROSS JOIN LATERAL (SELECT {counted} FROM (SELECT freq"
-        " FROM fts_postings p WHERE p.term COLLATE \"C\" = q.term AND p.freq > 1 ORDER BY freq DESC, length LIMIT %s) x) c",
+        "SELECT q.term, x.freq, count(*) FROM unnest(%s::text[]) AS q(term) CROSS JOIN LATERAL (SELECT freq FROM fts_postings p"
+        " WHERE p.term COLLATE \"C\" = q.term ORDER BY freq DESC, length LIMIT %s) x GROUP BY q.term, x.freq",
         (tokens, COUNT_CAP)).fetchall()
-    above = {t: [df[t]] * CUTS for t in tokens}
-    for term, *counts in rows:
-        above[term][1:] = [n if counts[0] < COUNT_CAP else df[term] for n in counts]
-    return above
+    seen: dict[str, dict[float, int]] = {t: {} for t in tokens}
+    for term, freq, n in rows:
+        seen[term][freq] = n
+    options = {}
+    for t in tokens:
+        complete = sum(seen[t].values()) < COUNT_CAP
+        lowest = min(seen[t], default=0.0)
+        usable, above = [], 0
+        for freq in sorted(seen[t], reverse=True):  # reads above `freq`: the postings of higher counts
+            if complete or freq > lowest:
+                usable.append((freq, above))
+            above += seen[t][freq]
+        step = max(1, len(usable) // OPTIONS)
+        picked = usable[::-1][::step][:OPTIONS]  # the lowest counts first: reads more, needs less
+        best = [(max((weight[t] * _saturation(f, n, avgdl) for f, n in levels[t] if f <= freq), default=0.0), above)
+                for freq, above in picked]
+        options[t] = [(0.0, df[t])] + [(b * (1 + SLACK), above) for b, above in best]
+    return options
 
 
 def _reach(conn, shares: dict[str, float], weight: dict[str, float], levels: dict[str, list[tuple[float, int]]],
-           avgdl: float) -> list[int]:
-    """The chunks holding a token whose contribution reaches its share: per count level, the postings
-    of chunks short enough (all of a token whose share is 0)."""
+           avgdl: float, threshold: float) -> list[int]:
+    """The chunks holding a token whose contribution reaches its share (per count level, the postings
+    of chunks short enough; all of a token whose share is 0) that may still score `threshold`: what
+    their postings read give, plus the share of each token not read for them (its contribution is below)."""
     tokens, counts, lengths = [], [], []
     for t, share in shares.items():
         need = share / weight[t] / (K1 + 1)
@@ -251,9 +265,12 @@ def _reach(conn, shares: dict[str, float], weight: dict[str, float], levels: dic
                 counts.append(freq)
                 lengths.append(min(longest, 2.0 ** 31 - 1))
     return [r[0] for r in conn.execute(
-        "SELECT DISTINCT p.chunk FROM unnest(%s::text[], %s::float8[], %s::float8[]) AS q(term, freq, longest)"
-        " CROSS JOIN LATERAL (SELECT chunk FROM fts_postings p WHERE p.term COLLATE \"C\" = q.term AND p.freq = q.freq"
-        " AND p.length <= q.longest) p", (tokens, counts, lengths)).fetchall()]
+        f"SELECT p.chunk FROM unnest(%s::text[], %s::float8[], %s::float8[], %s::float8[], %s::float8[])"
+        f" AS q(term, freq, longest, weight, share) CROSS JOIN LATERAL (SELECT chunk, freq, length FROM fts_postings p"
+        f" WHERE p.term COLLATE \"C\" = q.term AND p.freq = q.freq AND p.length <= q.longest) p GROUP BY p.chunk"
+        f" HAVING sum(q.weight * p.freq * {K1 + 1} / (p.freq + {K1} * ({1 - B} + {B} * p.length / %s))) + %s - sum(q.share) >= %s",
+        (tokens, counts, lengths, [weight[t] for t in tokens], [shares[t] for t in tokens], avgdl, sum(shares.values()),
+         threshold * (1 - SLACK))).fetchall()]
 
 
 def _saturation(freq: float, length: float, avgdl: float) -> float:
@@ -261,24 +278,22 @@ def _saturation(freq: float, length: float, avgdl: float) -> float:
     return (K1 + 1) * freq / (freq + K1 * (1 - B + B * length / avgdl)) if freq > 0 else 0.0
 
 
-def _shares(bound: dict[str, float], best: dict[str, list[float]], above: dict[str, list[int]],
+def _shares(bound: dict[str, float], options: dict[str, list[tuple[float, int]]],
             threshold: float) -> tuple[dict[str, float], int]:
-    """λ per token with Σλ ≤ threshold, read cheapest: a token's share is 0 (all its postings read) or
-    just above the highest contribution of its postings with count ≤ k (only those above k read,
-    `above[t][k]` of them), k < CUTS; of all such choices the one reading fewest postings, whose
-    leftover threshold then raises the shares of the costliest tokens read.  With the postings read
-    at most (an estimate: a count over COUNT_CAP is taken as all of the token's)."""
-    tokens = list(best)
-    options = [[(0.0, above[t][0])] + [(best[t][k - 1] * (1 + SLACK), above[t][k]) for k in range(1, CUTS)] for t in tokens]
+    """λ per token with Σλ ≤ threshold, read cheapest: of the tokens' options (`_options`), the choice
+    reading the fewest postings; its leftover threshold then raises the shares of the costliest
+    tokens read.  With the postings it reads at most."""
+    tokens = list(options)
     chosen, cost = None, math.inf
-    for pick in itertools.product(*options):
+    for pick in itertools.product(*(options[t] for t in tokens)):
         spent, read = sum(p[0] for p in pick), sum(p[1] for p in pick)
         if spent <= threshold and read < cost:
             chosen, cost = pick, read
-    picked = list(zip(tokens, chosen or [(0.0, 0)] * len(tokens)))
-    shares, left = {t: p[0] for t, p in picked}, threshold - sum(p[0] for _, p in picked)
-    for t, _ in sorted(picked, key=lambda tp: -tp[1][1]):
+    if chosen is None:  # (a threshold below 0: no scores are)
+        return dict.fromkeys(tokens, 0.0), sum(options[t][0][1] for t in tokens)
+    shares, left = {t: p[0] for t, p in zip(tokens, chosen)}, threshold - sum(p[0] for p in chosen)
+    for t, _ in sorted(zip(tokens, chosen), key=lambda tp: -tp[1][1]):
         extra = max(0.0, min(bound[t] - shares[t], left))
         shares[t] += extra
         left -= extra
-    return shares, int(cost) if chosen is not None else sum(above[t][0] for t in tokens)
+    return shares, int(cost)
