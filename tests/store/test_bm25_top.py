@@ -17,6 +17,7 @@ from docqa.retrieve import parse_query
 from docqa.store import ChunkFilter, open_store
 from docqa.store.documents import DocumentWrite
 from docqa.store.postgres.fulltext import TOKENS, PostgresFullText, _idf, _rank_top, _score
+from docqa.store.postgres.tokens import WEIGHTS
 from store.backends import chunks, record
 
 COMMON = ["cell", "protein", "gene", "signal"]  # in nearly every chunk, several times
@@ -83,3 +84,9 @@ def test_the_threshold_algorithm_itself_is_exact(postgres, query, pool):
     assert [r[0] for r in early] == [r[0] for r in every]
     assert [r[1] for r in early] == pytest.approx([r[1] for r in every], rel=1e-12)
     assert [r[2] for r in early] == [r[2] for r in every]
+
+
+def test_counts_are_whole_numbers():
+    """The top k reads a token's postings count level by count level (`freq = 1, 2, ...`): the field
+    weights must stay whole numbers, or postings of a fractional count would never be read."""
+    assert all(w == int(w) for w in WEIGHTS)
