@@ -8,12 +8,16 @@ log((N - n + 0.5) / (n + 0.5)), floored at 1e-6), over the same tokens (tokens.p
 both backends agree.  The proximity and exact-phrase boosts are checked on the ranked pool's
 token sequences, as FTS5's NEAR and phrase queries would.
 
-When the query's tokens have many postings, the best `pool` chunks are found without reading them
-all (`_rank_top`, a threshold algorithm over impact-ordered postings): a first guess (each token's
-strongest postings, scored in full) gives a score θ that the pool's last chunk reaches at least;
-each token t gets a share λ_t of θ, and only postings whose contribution reaches λ_t are read (per
-count level, the chunks short enough: index `fts_postings_impact`).  A chunk with none of those has a
-score below Σλ_t ≤ θ, so the pool among the chunks read is the pool of all: same chunks, same scores.
+When the query's tokens have many postings (PRUNE_FROM_POSTINGS), the best `pool` chunks are found
+without reading them all (`_rank_top`, a threshold algorithm over impact-ordered postings: index
+`fts_postings_impact`, count descending then length): a first guess (each token's strongest
+postings, scored in full) gives a score θ that the pool's last chunk reaches at least; each token t
+gets a share λ_t of θ (Σλ_t ≤ θ) and only its postings whose contribution reaches λ_t are read — per
+count level, the chunks short enough; a share of 0 reads a rare token whole.  A chunk with none of
+those scores below Σλ_t ≤ θ, so the pool among the chunks read, scored in full, is the pool of all:
+same chunks, same scores, same order.  The shares are the choice that reads fewest postings (from a
+count of each token's strongest postings), and reaches aimed higher first sharpen θ.  When reading
+every posting once is cheaper, or a filter leaves fewer chunks than the pool, every posting is scored.
 """
 
 from __future__ import annotations
