@@ -205,8 +205,8 @@ def _rank_top(conn, weighted: list[tuple[str, float]], df: dict[str, int], avgdl
             threshold = explored[-1][1]
             break
     shares, reads = _shares(bound, options, threshold * (1 - SLACK))
-    if scan_when_cheaper and reads * len(tokens) >= sum(df.get(t, 0) for t in tokens):
-        return None  # each chunk read is looked up once per token: reading every posting once is cheaper
+    if scan_when_cheaper and reads >= sum(df.get(t, 0) for t in tokens):
+        return None  # as many postings to read as a scan reads, and then a look-up per chunk and token
     return _score(conn, weighted, avgdl, pool, clause, args, _reach(conn, shares, weight, levels, avgdl, threshold))
 
 
