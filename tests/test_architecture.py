@@ -33,12 +33,13 @@ from docqa.settings import Settings
 SRC = Path(docqa.__file__).parent
 ROOT = "docqa"
 
-# Bottom to top.  Leaves (types, errors, clock, version, heap) import nothing of ours; access, llm and
-# settings import nothing above them.  Target (DESIGN §2): front ends (cli, api, mcp, web) → kb
-# → run → agent → answer → retrieve → store, embed, text; ingest → store, embed, text.
+# Bottom to top.  Leaves (types, errors, clock, version, heap) import nothing of ours, events only types;
+# access, llm and settings import nothing above them.  Target (DESIGN §2): front ends (cli, api, mcp, web)
+# → kb → run → agent → answer → retrieve → store, embed, text; ingest → store, embed, text.
 BOTTOM = {"types", "errors"}
 ALLOWED: dict[str, set[str]] = {
     "types": set(), "errors": set(), "clock": set(), "version": set(),
+    "events": {"types"},  # the typed events of a run's stream (they carry Citations and an Acceptance)
     "heap": set(),  # glibc heap tuning for the processes that parse and embed
     "settings": {"errors"},
     "names": {"errors"},  # what a collection may be called
@@ -58,29 +59,29 @@ ALLOWED: dict[str, set[str]] = {
     "browse": BOTTOM | {"store", "access", "text"},
     "view": BOTTOM | {"ingest", "access", "settings", "store", "browse"},  # the original file, PDF pages and boxes: the ingest readers open them
     # the low half of a run (Control, RunContext): below answer and agent; run/ (a question's life) sits above agent
-    "flow": BOTTOM | {"llm"},
-    "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "flow", "store", "embed"},  # store, embed: recall
-    "agent": BOTTOM | {"answer", "retrieve", "llm", "settings", "flow"},
+    "flow": BOTTOM | {"llm", "events"},
+    "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "flow", "store", "embed", "events"},  # store, embed: recall
+    "agent": BOTTOM | {"answer", "retrieve", "llm", "settings", "flow", "events"},
     "skills": BOTTOM | {"agent", "settings", "text"},  # SKILL.md folders; their tools are agent tools, handed to the loop by run
     # run/ also serves the answers (a run's library over the services) and the log of runs
-    "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "flow", "skills",
+    "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "flow", "skills", "events",
                      "access", "store", "embed", "retrieve", "browse", "ingest", "view", "models", "names"},
     "status": BOTTOM | {"llm", "embed", "store", "access", "models"},  # what the kb runs on and holds, for its keepers
     "plan": BOTTOM | {"ingest", "text", "settings", "llm", "access", "run", "models"},  # docqa init / estimate: survey, proposal, estimates
     # the facade: it builds the services and hands them their store and models
     "kb": BOTTOM | {"access", "models", "run", "retrieve", "ingest", "store", "embed", "browse", "view", "llm", "settings",
-                    "status", "plan"},
+                    "status", "plan", "events"},
     "evaluate": BOTTOM | {"kb"},
     "testing": {"embed", "llm"},  # the fakes at the boundary, for tests: re-exported from their packages
     # Front ends: parse, authenticate, call the kb, render.  "__init__" = `from docqa import ...`.
-    "mcp": BOTTOM | {"kb", "access", "settings", "version", "flow"},  # flow: cancel a call's run
-    "api": BOTTOM | {"kb", "access", "settings", "version", "clock", "mcp", "__init__", "run",
+    "mcp": BOTTOM | {"kb", "access", "settings", "version", "flow", "events"},  # flow: cancel a call's run
+    "api": BOTTOM | {"kb", "access", "settings", "version", "clock", "mcp", "__init__", "run", "events",
                      "flow", "web"},  # mcp: mounted at /mcp; run: the live runs' handles; web: the page at /
     # a front end may start another: 'docqa mcp', 'docqa serve'
     "cli": BOTTOM | {"kb", "run", "settings", "evaluate", "mcp", "api", "__init__", "version", "llm", "plan", "skills",
-                     "crawl"},  # crawl: which arguments are URLs
+                     "crawl", "events"},  # crawl: which arguments are URLs
     "web": set(),  # the page: static assets over the API, it decides nothing
-    "__init__": BOTTOM | {"kb", "ingest", "retrieve", "settings"},
+    "__init__": BOTTOM | {"kb", "ingest", "retrieve", "settings", "events"},
     "__main__": {"cli"},
 }
 

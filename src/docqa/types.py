@@ -389,17 +389,6 @@ class Answer:
         }
 
 
-@dataclass(slots=True)
-class Event:
-    """One event of an answer's stream: metadata, status, content, citations, failure, done."""
-
-    type: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, **self.data}
-
-
 # -- sessions and runs -----------------------------------------------------------------------
 RUNNING = "RUNNING"  # a run's status until it ends with SUCCESS, FALLBACK, FAILED or CANCELLED
 RUN_STATUSES = (RUNNING, SUCCESS, FALLBACK, FAILED, CANCELLED)
