@@ -47,17 +47,16 @@ ALLOWED: dict[str, set[str]] = {
     "llm": {"errors"},
     "text": BOTTOM,
     "embed": BOTTOM | {"text", "heap"},
-    "store": BOTTOM | {"text", "clock", "session", "access"},  # session: the RunLog, which session/ owns; access: who manages keys
-    "session": BOTTOM | {"clock"},
+    "store": BOTTOM | {"text", "clock", "access"},  # access: who manages keys
+    "session": BOTTOM,  # the conversation so far, the Q&A log, corrections: over RunRecords (the RunLog is store's)
     # the models a knowledge base runs on (embedder, retriever, chat model), shared by its services
     "models": BOTTOM | {"llm", "embed", "settings", "store", "retrieve"},
     # each concern's service (base + service.py) checks the caller's Principal: access is below them all
     "crawl": BOTTOM | {"version"},  # documentation sites: discovery and polite fetching over HTTP (no store)
-    "ingest": BOTTOM | {"text", "store", "embed", "clock", "heap", "access", "settings", "models", "names", "browse", "session",
-                        "crawl"},
+    "ingest": BOTTOM | {"text", "store", "embed", "clock", "heap", "access", "settings", "models", "names", "crawl"},
     "retrieve": BOTTOM | {"text", "store", "embed", "settings", "access", "llm", "names"},
     "browse": BOTTOM | {"store", "access", "text"},
-    "view": BOTTOM | {"ingest", "access", "settings", "store", "browse"},  # the original file, PDF pages and boxes: the ingest readers open them
+    "view": BOTTOM | {"ingest", "access", "settings", "store"},  # the original file, PDF pages and boxes: the ingest readers open them
     # the low half of a run (Control, RunContext): below answer and agent; run/ (a question's life) sits above agent
     "flow": BOTTOM | {"llm", "events"},
     "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "flow", "store", "embed", "events"},  # store, embed: recall

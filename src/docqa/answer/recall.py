@@ -60,7 +60,7 @@ class Recall:
         now = self.store.runlog.get_run(run.id)  # rated down or gone stale since it was read
         if any(fb.rating == "down" for fb in now.feedback):
             return "rated down"
-        if now.stale:  # marked when a cited document changed or went (docqa.session.sources): never reused
+        if now.stale:  # marked when a cited document changed or went (docqa.store.sources): never reused
             return f"stale: a cited source changed on {now.stale_at[:10]}"
         docs, texts = self.store.documents, {}
         citations = (run.result or {}).get("citations", [])
