@@ -213,6 +213,3 @@ class Done(Event):
     type: ClassVar[str] = "done"
     status: str
     run_id: str | None = field(default=None, metadata=OPTIONAL)
-
-
-KINDS = ("metadata", "status", "draft", "draft_rejected", "content", "citations", "failure", "done")
