@@ -86,7 +86,7 @@ def bench_ingest(folders: list[tuple[Path, str]]) -> list[dict]:
             size = sum(p.stat().st_size for p in Path(tmp).glob("kb.db*"))
         rows.append({"folder": str(folder.relative_to(DATA)) if folder.is_relative_to(DATA) else str(folder), "embed": embed,
                      "estimate_s": round(estimate_s, 2),
-                     "predicted_s": est.seconds, "actual_s": round(actual_s, 1), "actual_cpu_s": round(cpu_s, 1),
+                     "predicted_s": est.seconds, "actual_s": round(actual_s, 1), "actual_cpu_s": round(cpu_s, 2),
                      "load": round(os.getloadavg()[0], 1),
                      "predicted_chunks": est.chunks, "actual_chunks": report.chunks,
                      "predicted_index_mb": round(est.index_bytes / 2**20, 2), "actual_index_mb": round(size / 2**20, 2),
@@ -139,20 +139,35 @@ FOLDERS = [Path("/usr/share/doc"), Path("/usr/share/doc/gdb"), DATA / "docs" / "
            DATA / "qa" / "squad2-dev-subset", DATA / "retrieval" / "scifact", DATA / "retrieval" / "cmrc2018-dev"]
 
 
-def _baseline(src: str, folder: Path) -> dict:
-    """`docqa estimate --ingest FOLDER --json` by the tree at `src` (BM25 only)."""
+def _baseline(src: str, folder: Path, embed: str) -> dict:
+    """`docqa estimate --ingest FOLDER --json` by the tree at `src`."""
     import subprocess
 
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}, "PYTHONPATH": src,
-           "DOCQA_EMBED__PROVIDER": "none", "DOCQA_LLM__PROVIDER": "none"}
+           "DOCQA_EMBED__PROVIDER": embed, "DOCQA_LLM__PROVIDER": "none"}
     proc = subprocess.run([sys.executable, "-m", "docqa", "estimate", "--ingest", str(folder), "--json"],
                           capture_output=True, text=True, env=env, timeout=600, check=True)
     return json.loads(proc.stdout)
 
 
-def bench_folders(folders: list[Path], baseline: str | None) -> list[dict]:
-    """Chunks and index size, predicted (BM25 only) and actual (a full-text-only first add: no vectors,
-    so cheap), with the error in per cent; the outsized-file warnings the estimate gave."""
+def _text_shares(db: Path) -> dict:
+    """The indexed documents' text: characters, Han characters (the index grows faster per Han character)."""
+    import sqlite3
+
+    from docqa.text.language import HAN_RUN
+
+    chars = han = 0
+    with sqlite3.connect(db) as conn:
+        for (text,) in conn.execute("SELECT text FROM document_texts"):
+            chars += len(text)
+            han += sum(len(run) for run in HAN_RUN.findall(text))
+    return {"actual_text_chars": chars, "actual_han_chars": han}
+
+
+def bench_folders(folders: list[Path], baseline: str | None, embed: str = "none") -> list[dict]:
+    """Chunks, index size and time, predicted and actual (a first add, full text only unless `embed` is
+    "local"), with the error in per cent; the outsized-file warnings the estimate gave; `baseline`: the
+    estimate of another tree (main) in the same run."""
     from docqa.kb import KnowledgeBase
     from docqa.plan import ingest_estimate
 
@@ -161,29 +176,33 @@ def bench_folders(folders: list[Path], baseline: str | None) -> list[dict]:
         if not folder.is_dir():
             continue
         with tempfile.TemporaryDirectory() as tmp:
-            settings = _settings(str(Path(tmp) / "kb.db"), embed={"provider": "none"})
+            settings = _settings(str(Path(tmp) / "kb.db"), embed={"provider": embed})
             t0 = time.perf_counter()
             est = ingest_estimate(folder, settings)
             estimate_s = time.perf_counter() - t0
+            load = os.getloadavg()[0]
             t0, cpu0 = time.perf_counter(), _cpu()
             with KnowledgeBase(settings, create=True) as kb:
                 report = kb.add([folder])
                 chunks = kb.status.stats()["chunks"]
             actual_s, cpu_s = time.perf_counter() - t0, _cpu() - cpu0
             size = sum(p.stat().st_size for p in Path(tmp).glob("kb.db*"))
-        err = lambda p, a: round(100 * (p - a) / max(a, 1), 1)  # noqa: E731
-        row = {"folder": str(folder.relative_to(DATA)) if folder.is_relative_to(DATA) else str(folder),
+            shares = _text_shares(Path(tmp) / "kb.db")
+        err = lambda p, a: round(100 * (p - a) / max(a, 1e-9), 1)  # noqa: E731
+        row = {"folder": str(folder.relative_to(DATA)) if folder.is_relative_to(DATA) else str(folder), "embed": embed,
                "estimate_s": round(estimate_s, 1), "predicted_chunks": est.chunks, "actual_chunks": chunks,
-               "chunks_err_pct": err(est.chunks, chunks), "predicted_index_mb": round(est.index_bytes / 1e6, 1),
-               "actual_index_mb": round(size / 1e6, 1), "index_err_pct": err(est.index_bytes, size),
-               "predicted_s": est.seconds, "actual_s": round(actual_s, 1), "actual_cpu_s": round(cpu_s, 1),
-               "load": round(os.getloadavg()[0], 1),
-               "added": len(report.added), "outsized": [n.split(" alone")[0] for n in est.notes if n.startswith("outsized")]}
+               "chunks_err_pct": err(est.chunks, chunks), "predicted_index_mb": round(est.index_bytes / 1e6, 2),
+               "actual_index_mb": round(size / 1e6, 2), "index_err_pct": err(est.index_bytes, size),
+               "predicted_s": est.seconds, "actual_s": round(actual_s, 2), "time_err_pct": err(est.seconds, actual_s),
+               "actual_cpu_s": round(cpu_s, 2), "load_before": round(load, 1), "load_after": round(os.getloadavg()[0], 1),
+               "predicted_text_chars": est.text_chars, **shares, "added": len(report.added),
+               "outsized": [n.split(" alone")[0] for n in est.notes if n.startswith("outsized")]}
         if baseline:
-            base = _baseline(baseline, folder)
+            base = _baseline(baseline, folder, embed)
             row |= {"baseline_chunks": base["chunks"], "baseline_chunks_err_pct": err(base["chunks"], chunks),
-                    "baseline_index_mb": round(base["index_bytes"] / 1e6, 1),
-                    "baseline_index_err_pct": err(base["index_bytes"], size)}
+                    "baseline_index_mb": round(base["index_bytes"] / 1e6, 2),
+                    "baseline_index_err_pct": err(base["index_bytes"], size),
+                    "baseline_s": base["seconds"], "baseline_time_err_pct": err(base["seconds"], actual_s)}
         rows.append(row)
         print(json.dumps(row), flush=True)
     return rows
@@ -199,8 +218,10 @@ def main() -> None:
     if part == "ingest-large":
         bench_ingest([(Path("/usr/share/doc"), "none")])
     if part == "folders":
-        base = sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None
-        bench_folders([Path(a) for a in sys.argv[2:] if a != "--baseline" and a != base] or FOLDERS, base)
+        args = sys.argv[2:]
+        options = {k: args[args.index(k) + 1] for k in ("--baseline", "--embed") if k in args}
+        paths = [Path(a) for a in args if a not in options and a not in options.values()]
+        bench_folders(paths or FOLDERS, options.get("--baseline"), options.get("--embed", "none"))
     if part in ("question", "all"):
         bench_question()
 

@@ -31,10 +31,15 @@ E5_CHARS_PER_S = 7.0 * 1390
 REMOTE_CHARS_PER_S = 50_000.0
 
 # -- index size ------------------------------------------------------------------------------------
-# "knowledge-base core (issue 2)", Ingest throughput: 60 MB of text -> 203 MB index (30,777 chunks) and
-# 48 MB -> 163 MB (100,000 chunks).  Fitted: 3.38 bytes of index per byte of text, ~8 per chunk.
-INDEX_BYTES_PER_TEXT_BYTE = 3.38
-INDEX_BYTES_PER_CHUNK = 8
+# "the ingest estimate per language" (2026-12-06): fitted on the full-text-only adds of the fit folders
+# (benchmarks/init_estimate.py FIT_FOLDERS), checked on the others.  A new knowledge base's file is 164 KiB;
+# each character of text is kept twice (the document, its chunks with their overlap) and posted in the
+# full-text index; a Han character is three bytes of UTF-8 in each copy, and the chunks keep a second,
+# jieba-segmented copy of Chinese text for full-text search.  A chunk is a row, with its title and section.
+INDEX_EMPTY_BYTES = 167_936
+INDEX_BYTES_PER_CHAR = 2.94  # a character other than Han (Latin, digits, spaces, punctuation)
+INDEX_BYTES_PER_HAN = 17.3  # a Han character
+INDEX_BYTES_PER_CHUNK = 649
 # "hybrid retrieval (issue 3)", At 100k chunks: 313 MB with vectors, 156 MB without (512-d, float16).
 VECTOR_BYTES_PER_CHUNK_512D = 1570
 
