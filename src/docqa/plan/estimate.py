@@ -13,7 +13,8 @@ from docqa.plan import rates
 from docqa.plan.survey import Survey
 from docqa.types import FALLBACK, SUCCESS, RunRecord
 
-_TEXT_TYPES = {"text", "markdown", "rst", "man", "json", "yaml", "csv"}
+# formats whose parsing follows their text (the others: their file bytes; see rates.CHAR_S, PAGE_BYTE_S)
+_TEXT_TYPES = {"text", "markdown", "rst", "man", "json", "yaml", "csv", "compressed", "code", "html", "eml", "epub", "docx"}
 _OCR_PAGE_CHARS = 1500  # characters OCR reads on a typical page
 _PREFIX_TOKENS = 12  # the title and section path embedded with each chunk
 RECENT_RUNS = 50  # runs averaged, newest first
@@ -59,7 +60,7 @@ def estimate_ingest(survey: Survey, embedder: str | None, max_tokens: int = 512,
         c, z, t, k = (c + sum(h["text_chars"] for h in heavy), z + sum(h.get("han_chars", 0) for h in heavy),
                       t + sum(h["tokens"] for h in heavy), k + sum(h["chunks"] for h in heavy))
         chars, han, tokens, chunks = chars + c, han + z, tokens + t, chunks + k
-        parse += _parse_seconds(kind, stat["bytes"], c)
+        parse += _parse_seconds(kind, stat["files"], stat["bytes"], c, z)
     pages = _ocr_pages(survey) if ocr else 0
     chars += pages * _OCR_PAGE_CHARS
     tokens += pages * _OCR_PAGE_CHARS / rates.CHARS_PER_TOKEN
@@ -114,21 +115,24 @@ def _pooled(files: list[dict]) -> dict[str, float]:
     return {k: float(sum(f.get("size" if k == "bytes" else k, 0) for f in files)) for k in keys} if files else {}
 
 
-def _parse_seconds(kind: str, size: int, chars: float) -> float:
-    if kind == "code":
-        return size / rates.CODE_BYTES_PER_S
-    if kind in _TEXT_TYPES:
-        return size / rates.TEXT_BYTES_PER_S
-    if kind == "compressed":  # decompressing is cheap; the text inside is what takes the time
-        return chars * rates.BYTES_PER_CHAR / rates.TEXT_BYTES_PER_S
-    return size / rates.FILE_BYTES_PER_S
+def _parse_seconds(kind: str, files: int, size: int, chars: float, han: float) -> float:
+    """CPU seconds to read, chunk and index files of one format (pictures: OCR, counted apart)."""
+    if kind == "image":
+        return 0.0
+    work = (chars - han) * rates.CHAR_S if kind in _TEXT_TYPES else size * rates.PAGE_BYTE_S
+    return files * rates.FILE_S + work + han * rates.HAN_S
+
+
+def _picture_pages(pictures: dict[str, int]) -> float:
+    """Pictures counted as pages by their size (a page-wide scan is about PAGE_BYTES_SCANNED; an icon a
+    tenth of a page at least)."""
+    return max(pictures["bytes"] / rates.PAGE_BYTES_SCANNED, pictures["files"] * 0.1)
 
 
 def _ocr_pages(survey: Survey) -> int:
     """PDF pages without a text layer (scaled from the PDFs checked) and pictures, counted as pages by
     their size (a page-wide scan is about PAGE_BYTES_SCANNED; an icon a tenth of a page at least)."""
-    pictures = survey.by_type.get("image", {"files": 0, "bytes": 0})
-    pages = max(pictures["bytes"] / rates.PAGE_BYTES_SCANNED, pictures["files"] * 0.1)
+    pages = _picture_pages(survey.by_type.get("image", {"files": 0, "bytes": 0}))
     pdfs = survey.by_type.get("pdf", {}).get("files", 0)
     checked_pdfs = max(1, survey.pdfs_checked)
     scanned = sum(x["pages"] * x["without_text"] / max(x["checked"], 1) for x in survey.scanned)

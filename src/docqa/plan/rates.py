@@ -6,18 +6,22 @@ processes, 512/50-token chunks); a laptop is usually faster, a loaded server slo
 from __future__ import annotations
 
 # -- parsing, chunking, full-text indexing (no vectors) ------------------------------------------
-# "knowledge-base core (issue 2)", Ingest throughput: synthetic text + Markdown, 60 MB in 10.26 s
-# (the slower of two runs: 5.8 MB/s of text).
-TEXT_BYTES_PER_S = 5.8e6
-# same table: the 41-file multiformat corpus (PDF, Office, HTML, e-mail, ...), 2.36 MB of files in 1.95 s.
-FILE_BYTES_PER_S = 1.21e6
-# same section, Code chunking: `ast` parse + exact token counts at 1.7 MB/s.
-CODE_BYTES_PER_S = 1.7e6
-# "OCR for pictures and scanned PDF pages (issue 15, item 5)": `docqa add` of page pictures with 2
-# workers, 0.12 pages/s; a PDF without a text layer 0.10 pages/s.  The slower figure is used.
-OCR_PAGES_PER_S = 0.10
-# "the cost of bounding a one-file add (issue 15, item 4)": the worker pool's start, ~55 ms.
-START_S = 0.5  # pool start, imports and dictionaries for an add of a folder (rounded up)
+# "the ingest estimate per language" (2026-12-06): the CPU seconds of `docqa add FOLDER` in a new process
+# (start, imports, dictionaries, the parser workers), fitted on the fit folders (benchmarks/init_estimate.py
+# FIT_FOLDERS: English and Chinese man pages, Markdown, HTML, code, PDF, 13 folders, 2 to 17,842 files) and
+# checked on the others.  On two cores to itself an add takes about its CPU time (the workers parse while
+# the main process writes); on a loaded machine the wall time is longer.
+START_S = 1.18  # the process, its imports and the parser pool
+FILE_S = 0.00113  # a file: listing, hashing, a document row, a worker's round trip
+CHAR_S = 2.93e-7  # a character of text (not Han) read from a text-like format, chunked, counted, indexed
+HAN_S = 2.55e-6  # a Han character: jieba segments Chinese for full-text search, on top of CHAR_S's work
+PAGE_BYTE_S = 2.94e-7  # a byte of a laid-out format (PDF, slides, sheets, RTF, OLE, archives): parsing it
+# "the ingest estimate per language": four manual pages rendered at 200 DPI (86-270 KB JPEGs) took 11.8
+# CPU-seconds of OCR in `docqa add`, 2.96 s a page.  (Wall time on a loaded machine is several times that:
+# "OCR for pictures and scanned PDF pages (issue 15, item 5)" saw 0.10-0.12 pages/s.)
+OCR_PAGES_PER_S = 1 / 2.96
+# Pictures count as pages by their size (PAGE_BYTES_SCANNED), a tenth of a page at least: 50 icons of
+# /usr/share (6.5 KB on average) took 0.07 s each, the estimate says 0.3; pictures with text take longer.
 
 # -- embedding ------------------------------------------------------------------------------------
 # The models embed sentence windows of text, so their time follows the characters, not the chunks.
