@@ -7,9 +7,10 @@ and how close the estimates come to what then happens.
     python benchmarks/init_estimate.py ingest-large   # the same for /usr/share/doc, BM25 only
     python benchmarks/init_estimate.py question  # predicted vs actual tokens / calls / time per question
                                                  # (scripted model; defaults before runs, averages after)
-    python benchmarks/init_estimate.py folders [--baseline SRC]   # issue 33: BM25-only estimate vs actual
-        # chunks and index size on /usr/share/doc, a package folder with an outsized log, and the data
-        # pack's folders; --baseline: the same estimates by another tree (main) in a subprocess
+    python benchmarks/init_estimate.py folders [fit|check|FOLDER...] [--baseline SRC] [--embed none|local]
+        # issue 33: the estimate vs a first `docqa add` (a new process, as a user runs it): chunks, index size,
+        # CPU seconds (and wall); FIT_FOLDERS / CHECK_FOLDERS, default the data pack and /usr/share/doc;
+        # --baseline: the same estimates by another tree (main) in a subprocess; --embed local: with vectors
 
 Run with `nice -n 10`; the data pack is ../shared/data beside the repository.
 """
@@ -137,6 +138,21 @@ def bench_question(warm: int = 8, held_out: int = 8, seed: int = 3) -> dict:
 
 FOLDERS = [Path("/usr/share/doc"), Path("/usr/share/doc/gdb"), DATA / "docs" / "multiformat", DATA / "docs" / "code",
            DATA / "qa" / "squad2-dev-subset", DATA / "retrieval" / "scifact", DATA / "retrieval" / "cmrc2018-dev"]
+# The trust dev set's documentation folders (`python benchmarks/trust/devset.py build`; TRUST_CORPUS overrides).
+TRUST = Path(os.environ.get("TRUST_CORPUS", REPO / "benchmarks" / ".work" / "trust" / "corpus"))
+# The rates of docqa.plan.rates that depend on the language (index bytes and CPU seconds per character, per
+# Han character, per chunk, per file) were fitted on FIT_FOLDERS and are checked on CHECK_FOLDERS: no file of
+# a fit folder is in a check folder, except pdf-manuals' three PDFs, which are inside /usr/share/doc (0.3 % of
+# its bytes; the only PDFs outside the data pack's check folder), and 3 of zh_TW's 11 man pages, which
+# manpages-zh also holds.
+FIT_FOLDERS = [DATA / "qa" / "squad2-dev-subset", DATA / "docs" / "code", TRUST / "lilypond-zh", TRUST / "manpages-zh",
+               TRUST / "lxgw-wenkai", TRUST / "pdf-manuals", Path("/usr/share/man/zh_CN"), Path("/usr/share/vim/vim90/tutor"),
+               Path("/usr/share/man/man1")]
+CHECK_FOLDERS = [Path("/usr/share/doc"), Path("/usr/share/doc/gdb"), DATA / "docs" / "multiformat",
+                 DATA / "retrieval" / "scifact", DATA / "retrieval" / "cmrc2018-dev", TRUST / "debian-edu-zh", TRUST / "wiki-zh",
+                 Path("/usr/share/man/zh_TW"), TRUST / "debian-readmes", TRUST / "git-relnotes", TRUST / "markdown-docs",
+                 TRUST / "valgrind-html"]
+SETS = {"fit": FIT_FOLDERS, "check": CHECK_FOLDERS}
 
 
 def _baseline(src: str, folder: Path, embed: str) -> dict:
@@ -240,7 +256,8 @@ def main() -> None:
     if part == "folders":
         args = sys.argv[2:]
         options = {k: args[args.index(k) + 1] for k in ("--baseline", "--embed") if k in args}
-        paths = [Path(a) for a in args if a not in options and a not in options.values()]
+        named = [a for a in args if a not in options and a not in options.values()]
+        paths = [p for a in named for p in (SETS[a] if a in SETS else [Path(a)])]
         bench_folders(paths or FOLDERS, options.get("--baseline"), options.get("--embed", "none"))
     if part in ("question", "all"):
         bench_question()

@@ -65,7 +65,7 @@ def estimate_ingest(survey: Survey, embedder: str | None, max_tokens: int = 512,
     chars += pages * _OCR_PAGE_CHARS
     tokens += pages * _OCR_PAGE_CHARS / rates.CHARS_PER_TOKEN
     chunks += pages * 0.7  # a chunk never spans two pages: about one per page, fewer for short ones
-    embed_seconds = chars / _embed_rate(embedder) if embedder else 0.0
+    embed_seconds = _embed_seconds(embedder, chars, han) if embedder else 0.0
     embed_tokens = int(tokens + chunks * _PREFIX_TOKENS) if embedder else 0
     ocr_seconds = pages / rates.OCR_PAGES_PER_S
     notes = _outsized(survey, chunks) + _ingest_notes(survey, embedder, paid, embed_price)
@@ -139,13 +139,14 @@ def _ocr_pages(survey: Survey) -> int:
     return int(round(pages + scanned * max(1.0, pdfs / checked_pdfs)))
 
 
-def _embed_rate(embedder: str) -> float:
-    """Characters a second the embedder takes in."""
+def _embed_seconds(embedder: str, chars: float, han: float) -> float:
+    """Seconds the embedder takes over the text: CPU seconds for the local models, a remote one's assumed speed."""
+    local = (chars - han) * rates.USE_CHAR_S + han * rates.USE_HAN_S
     if embedder == "use-multilingual-v3":
-        return rates.USE_CHARS_PER_S
+        return local
     if embedder == "multilingual-e5-small":
-        return rates.E5_CHARS_PER_S
-    return rates.REMOTE_CHARS_PER_S
+        return local * rates.E5_SLOWER
+    return chars / rates.REMOTE_CHARS_PER_S
 
 
 def _index_bytes(chars: float, han: float, chunks: float, embedder: str | None) -> float:
@@ -163,7 +164,8 @@ def _basis(survey: Survey) -> str:
     size = sum(s.get("bytes", 0) for s in survey.sample.values())
     listed = "" if survey.complete else f"; the listing stopped at {survey.limits.get('scan_files', 0):,.0f} files"
     return (f"{sampled} of {survey.files} files sampled ({size / 1e6:.1f} MB), measured rates of "
-            f"benchmarks/RESULTS.md on 2 shared vCPUs{listed}")
+            f"benchmarks/RESULTS.md; times in CPU seconds: one free core's wall time, two free cores up to "
+            f"half that, a busy machine longer{listed}")
 
 
 OUTSIZED_SHARE = 0.1  # a file making this share of the chunks (and OUTSIZED_CHUNKS) is named in a warning
