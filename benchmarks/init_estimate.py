@@ -11,6 +11,7 @@ and how close the estimates come to what then happens.
         # issue 33: the estimate vs a first `docqa add` (a new process, as a user runs it): chunks, index size,
         # CPU seconds (and wall); FIT_FOLDERS / CHECK_FOLDERS, default the data pack and /usr/share/doc;
         # --baseline: the same estimates by another tree (main) in a subprocess; --embed local: with vectors
+    python benchmarks/init_estimate.py table ROWS.jsonl   # the rows `folders` printed, as a Markdown table
 
 Run with `nice -n 10`; the data pack is ../shared/data beside the repository.
 """
@@ -244,6 +245,22 @@ def bench_folders(folders: list[Path], baseline: str | None, embed: str = "none"
     return rows
 
 
+def table(path: Path) -> str:
+    """The rows `folders` printed (JSON lines in `path`) as a Markdown table: actual, main's estimate, this one."""
+    fit = {str(f) for f in FIT_FOLDERS} | {str(f.relative_to(DATA)) for f in FIT_FOLDERS if f.is_relative_to(DATA)}
+    pct = lambda v: f"{v:+.0f} %"  # noqa: E731
+    lines = ["| folder | set | chunks: actual | main | now | index MB: actual | main | now | CPU s: actual | main | now | wall s (load) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for line in path.read_text().splitlines():
+        r = json.loads(line)
+        name = r["folder"].replace(str(TRUST) + "/", "trust: ")
+        lines.append(f"| {name} | {'fit' if r['folder'] in fit else 'check'} | {r['actual_chunks']:,} | "
+                     f"{pct(r['baseline_chunks_err_pct'])} | {pct(r['chunks_err_pct'])} | {r['actual_index_mb']:,.1f} | "
+                     f"{pct(r['baseline_index_err_pct'])} | {pct(r['index_err_pct'])} | {r['actual_cpu_s']:,.1f} | "
+                     f"{pct(r['baseline_time_err_pct'])} | {pct(r['time_err_pct'])} | {r['actual_wall_s']:,.0f} ({r['load_before']:.0f}) |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     part = sys.argv[1] if len(sys.argv) > 1 else "all"
     if part in ("init", "all"):
@@ -259,6 +276,8 @@ def main() -> None:
         named = [a for a in args if a not in options and a not in options.values()]
         paths = [p for a in named for p in (SETS[a] if a in SETS else [Path(a)])]
         bench_folders(paths or FOLDERS, options.get("--baseline"), options.get("--embed", "none"))
+    if part == "table":
+        print(table(Path(sys.argv[2])))
     if part in ("question", "all"):
         bench_question()
 

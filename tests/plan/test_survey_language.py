@@ -126,3 +126,23 @@ def test_a_large_chinese_text_outweighs_small_english_files(tmp_path: Path):
     assert found.scripts["han"] / letters > 0.8, found.scripts  # each file weighed by its text, not one window each
     estimate = ingest_estimate(folder, _settings(tmp_path))
     assert abs(estimate.index_bytes - size) <= 0.15 * size, (estimate.index_bytes, size)
+
+
+def test_a_few_chinese_files_among_long_english_ones_keep_the_multilingual_embedder(tmp_path: Path):
+    """Weighed by text, the Chinese letters are a small share; the files that are Chinese still ask for the model
+    that finds answers across languages."""
+    from docqa.plan.chat import Found
+    from docqa.plan.propose import Environment, propose
+
+    rng = random.Random(3)
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    for n in range(12):
+        (folder / f"guide{n:02}.md").write_text("# Guide\n\n" + " ".join(rng.choice(WORDS) for _ in range(4000)), encoding="utf-8")
+    (folder / "zh.txt").write_text(_chinese(rng, 300), encoding="utf-8")
+    found = survey(folder)
+    assert found.scripts["han"] / sum(found.scripts.values()) < 0.05 and found.file_languages.get("zh") == 1
+    proposal = propose(found, Environment(ocr_installed=False, e5_installed=True, use_installed=True,
+                                          chat=Found(None, "extractive", "no chat model")))
+    assert proposal.values["embed.model"] == "use-multilingual-v3", proposal.reasons["embed.model"]
+    assert "1 of 13 files not English" in proposal.reasons["embed.model"]

@@ -123,16 +123,11 @@ def _parse_seconds(kind: str, files: int, size: int, chars: float, han: float) -
     return files * rates.FILE_S + work + han * rates.HAN_S
 
 
-def _picture_pages(pictures: dict[str, int]) -> float:
-    """Pictures counted as pages by their size (a page-wide scan is about PAGE_BYTES_SCANNED; an icon a
-    tenth of a page at least)."""
-    return max(pictures["bytes"] / rates.PAGE_BYTES_SCANNED, pictures["files"] * 0.1)
-
-
 def _ocr_pages(survey: Survey) -> int:
     """PDF pages without a text layer (scaled from the PDFs checked) and pictures, counted as pages by
     their size (a page-wide scan is about PAGE_BYTES_SCANNED; an icon a tenth of a page at least)."""
-    pages = _picture_pages(survey.by_type.get("image", {"files": 0, "bytes": 0}))
+    pictures = survey.by_type.get("image", {"files": 0, "bytes": 0})
+    pages = max(pictures["bytes"] / rates.PAGE_BYTES_SCANNED, pictures["files"] * 0.1)
     pdfs = survey.by_type.get("pdf", {}).get("files", 0)
     checked_pdfs = max(1, survey.pdfs_checked)
     scanned = sum(x["pages"] * x["without_text"] / max(x["checked"], 1) for x in survey.scanned)
