@@ -26,7 +26,10 @@ Corpora:
   ODT, EPUB, RTF, e-mail, CSV, JSON, text; English, Chinese and more) less the two .pptx files
   and the AES-encrypted PDF, which LlamaIndex's default readers cannot open without extra packages.
 - md: 2,000 generated heading-dense Markdown files (~20 MB; a heading every 1-3 paragraphs,
-  lists and fenced code; seeded); `md-embed` uses the first 200 of them (~2 MB).
+  lists and fenced code; seeded); `md-embed` uses the first 200 of them (~2 MB), `md10-text` the
+  first 1,000 (10.8 MB).
+- debian: real documentation from Debian packages, rebuilt by debian_docs.py (60 HTML pages of the
+  valgrind and libffi manuals, four PDF manuals; 3.4 MB, 64 files): `debian-text`, `debian-embed`.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ import time
 from pathlib import Path
 
 import psutil
+
+import debian_docs
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
@@ -189,16 +194,23 @@ def corpora(work: Path) -> dict[str, Path]:
         md_small.mkdir()
         for p in sorted(md.iterdir())[:200]:
             shutil.copy2(p, md_small / p.name)
+    md10 = work / "md10"
+    if not md10.exists():
+        md10.mkdir()
+        for p in sorted(md.iterdir())[:1000]:
+            shutil.copy2(p, md10 / p.name)
     mixed = work / "mixed"
     if not mixed.exists():
         mixed.mkdir()
         mixed_corpus(mixed)
-    return {"mixed": mixed, "md": md, "md-small": md_small}
+    debian = debian_docs.build(work / "debian", Path(tempfile.gettempdir()) / "docqa-debian-docs")
+    return {"mixed": mixed, "md": md, "md-small": md_small, "md10": md10, "debian": debian}
 
 
 CASES = {  # name: (corpus, with embeddings)
     "mixed-text": ("mixed", False), "mixed-embed": ("mixed", True),
-    "md-text": ("md", False), "md-embed": ("md-small", True),
+    "md-text": ("md", False), "md-embed": ("md-small", True), "md10-text": ("md10", False),
+    "debian-text": ("debian", False), "debian-embed": ("debian", True),
 }
 
 
