@@ -78,11 +78,10 @@ _INLINE_BYTES = 1024 * 1024
 # answers file by file, so a worker killed mid-group costs only the file it was parsing.
 _GROUP_FILES = 32
 _GROUP_BYTES = 512 * 1024
-# Parsed files wait until this many chunks are pending, then are embedded in one go (the model
-# runs far better on full batches than on the one or two chunks of a small file).
+# Parsed files are written once this many chunks are pending (or after gather_seconds).
 _EMBED_CHUNKS = 128
-# While the model embeds one group (on its own thread: ingest/embedding.py), the parsed files' texts
-# keep coming and wait for it, up to this many; then the writer waits for the model (memory stays bounded).
+# The model embeds on its own thread (ingest/embedding.py) whatever was written while it was busy, as
+# one group; up to this many texts may wait for it, then the writer waits for the model (bounded memory).
 _EMBED_AHEAD = 4 * _EMBED_CHUNKS
 # Without an embedder, parsed files are written in groups gathered for at most this long (one
 # `replace_documents` each: on PostgreSQL one COPY per table), so progress still moves often;
@@ -399,8 +398,8 @@ class Ingestor:
 
     def _parse_all(self, jobs: list[tuple], states: dict, collection: str, report: IngestReport) -> None:
         """Write parsed files in groups as they come (every _GROUP_SECONDS, or sooner at _EMBED_CHUNKS
-        chunks); embed their texts that lack a vector once _EMBED_CHUNKS of them wait, when the parser
-        is quiet (a slow file), and at the end."""
+        chunks); their texts that lack a vector are embedded on the embedding thread meanwhile, a group
+        at a time: what was written while the model was busy is its next group."""
         total, done = len(jobs), 0
         pending: list[Parsed] = []
         waiting = 0  # chunks in `pending`
@@ -416,7 +415,7 @@ class Ingestor:
                         done = self._flush(pending, states, collection, report, done, total, unembedded)
                         pending, waiting, since = [], 0, time.monotonic()
                     self.store.commit_pending()  # nothing stays uncommitted while a slow file is parsed
-                    self._embed_ahead(unembedded, report, 1)
+                    self._embed_ahead(unembedded, report)
                     continue
                 expanded = self._expand(parsed, states, collection, report)
                 pending.extend(expanded)
@@ -424,7 +423,7 @@ class Ingestor:
                 if waiting >= _EMBED_CHUNKS or time.monotonic() - since >= gather:
                     done = self._flush(pending, states, collection, report, done, total, unembedded)
                     pending, waiting, since = [], 0, time.monotonic()
-                self._embed_ahead(unembedded, report, _EMBED_CHUNKS)
+                self._embed_ahead(unembedded, report)
             self._flush(pending, states, collection, report, done, total, unembedded)
             self._embed(unembedded, report)
 
@@ -473,11 +472,11 @@ class Ingestor:
             out[parsed.path] = ChunkVectors(self.model, [h for h, _ in inputs], {h: made[h] for h, _ in inputs if h in made})
         return out, texts
 
-    def _embed_ahead(self, texts: dict[str, str], report: IngestReport, enough: int) -> None:
-        """Start embedding `texts` once `enough` of them wait and the model is free; once _EMBED_AHEAD
-        wait, after waiting for the model."""
+    def _embed_ahead(self, texts: dict[str, str], report: IngestReport) -> None:
+        """Start embedding the written texts as soon as the model is free (a group grows while it is
+        busy: the model's batches stay full); once _EMBED_AHEAD wait, after waiting for the model."""
         busy = self._embedding is not None and self._embedding.busy
-        if len(texts) >= _EMBED_AHEAD or (len(texts) >= enough and not busy):
+        if len(texts) >= _EMBED_AHEAD or (texts and not busy):
             self._embed(texts, report, wait=False)
 
     def _embed(self, texts: dict[str, str], report: IngestReport, wait: bool = True) -> None:
