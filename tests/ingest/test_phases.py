@@ -14,6 +14,7 @@ import threading
 import numpy as np
 import pytest
 
+from docqa.errors import EmbedError
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 from docqa.testing import HashEmbedder
@@ -195,3 +196,30 @@ def test_parsed_files_are_committed_while_the_model_embeds_an_earlier_group(tmp_
         assert committed_meanwhile and report.vectors == 400
         assert kb.store.vectors.vector_count(model.fingerprint.key) == (400, 400)
         assert kb.search("heron399 valve", mode="hybrid")[0].path.endswith("note399.md")
+
+
+class BrokenModel(HashEmbedder):
+    """A model whose service went away: every passage batch fails."""
+
+    def _embed(self, texts: list[str], kind: str) -> np.ndarray:
+        if kind == "passage":
+            raise EmbedError("the embedding service went away")
+        return super()._embed(texts, kind)
+
+
+def test_a_model_failing_on_its_thread_stops_the_add_with_its_error_and_what_was_written_stays_searchable(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in FILES.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "local"})
+    with KnowledgeBase(settings, embedder=BrokenModel()) as kb, pytest.raises(EmbedError, match="went away"):
+        kb.add([docs])
+    with KnowledgeBase(settings, embedder=HashEmbedder()) as kb:
+        written = [p.rsplit("/", 1)[-1] for p in kb.store.documents.file_states("default")]
+        assert written  # the model's error came after the first group's text was committed
+        for name in written:
+            hits = kb.search(QUERIES[name], mode="hybrid")
+            assert hits[0].path.endswith(name) and hits[0].chunk_id in hits.without_vectors
+        assert kb.add([docs]).vectors == len(FILES)
+        assert kb.search(QUERIES["net.md"], mode="hybrid").without_vectors == []
