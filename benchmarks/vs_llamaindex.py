@@ -280,11 +280,12 @@ def main() -> None:
         for rep in range(args.reps):
             order = tools[rep % len(tools):] + tools[: rep % len(tools)]
             for tool in order:
+                load = os.getloadavg()[0]
                 r = run_tool(tool, srcs, llama, folders[corpus], embed, scratch)
                 results.setdefault((case, tool), []).append(r)
                 print(f"  {case} rep {rep} {tool}: {r['seconds']:.2f} s, cpu {r['cpu']:.1f} s, peak RSS {r['peak_mb']:.0f} MB "
                       f"(PSS {r['peak_pss_mb']:.0f} MB), "
-                      f"{r['chunks']} chunks", flush=True)
+                      f"{r['chunks']} chunks, load average {load:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
     report(results, args.cases.split(","), tools, folders)
 
 
