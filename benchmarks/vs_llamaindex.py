@@ -72,7 +72,8 @@ started, cpu0 = time.perf_counter(), _cpu()
 with KnowledgeBase(Settings(kb=db, embed={"provider": "local" if embed else "none"})) as kb:
     report = kb.add([folder])
     chunks = kb.status.stats()["chunks"]
-print(json.dumps({"seconds": time.perf_counter() - started, "cpu": _cpu() - cpu0, "chunks": chunks, "failed": len(report.failed)}))
+print(json.dumps({"seconds": time.perf_counter() - started, "cpu": _cpu() - cpu0, "chunks": chunks, "failed": len(report.failed),
+                  "searchable": getattr(report, "searchable", None)}))
 """
 
 LLAMA_CHILD = r"""
@@ -285,7 +286,8 @@ def main() -> None:
                 results.setdefault((case, tool), []).append(r)
                 print(f"  {case} rep {rep} {tool}: {r['seconds']:.2f} s, cpu {r['cpu']:.1f} s, peak RSS {r['peak_mb']:.0f} MB "
                       f"(PSS {r['peak_pss_mb']:.0f} MB), "
-                      f"{r['chunks']} chunks, load average {load:.1f} -> {os.getloadavg()[0]:.1f}", flush=True)
+                      f"{r['chunks']} chunks, load average {load:.1f} -> {os.getloadavg()[0]:.1f}"
+                      + (f", every document searchable at {r['searchable']:.2f} s" if r.get("searchable") else ""), flush=True)
     report(results, args.cases.split(","), tools, folders)
 
 
