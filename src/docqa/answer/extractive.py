@@ -115,6 +115,7 @@ class Extract:
     features: dict[str, float] = field(default_factory=dict)  # the evidence model's inputs (for evaluation)
     ranked: list[Sentence] = field(default_factory=list)  # the best sentences even when it abstained
     shape: Shape | None = None  # a typed question's lead or a procedure's steps (answer/shape.py); None: `chosen`
+    candidates: list[Sentence] = field(default_factory=list)  # every scored candidate sentence (for evaluation)
 
 
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
@@ -146,11 +147,12 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     features.update(_support_features(question, chosen, candidates, sources))
     evidence = evidence_probability(features)
     if evidence < threshold:
-        return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen)
+        return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates)
     floor = best.score * _LATER_PICKS  # later picks must still be real evidence
     picked = [s for i, s in enumerate(chosen) if i == 0 or s.score >= floor]
     shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
-    return Extract(picked, evidence=evidence, abstained=False, features=features, shape=shown)
+    return Extract(picked, evidence=evidence, abstained=False, features=features, ranked=chosen, shape=shown,
+                   candidates=candidates)
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
