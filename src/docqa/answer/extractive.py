@@ -42,11 +42,11 @@ W_TERMS, W_DENSE, W_RETRIEVAL = 0.45, 0.35, 0.20
 MMR_LAMBDA = 0.7
 _HITS = 5  # hits whose sentences are candidates
 _MIN_CHARS = 12
-SELECT_MODEL: dict[str, float] = {"terms": 2.497, "dense": 2.011, "dense_gap": -2.116, "terms_gap": -2.341, "retrieval": 1.226,
-                                  "chunk_dense": 0.296, "bm25": 1.356, "rank": 0.895, "heading": 1.132, "rare": -0.347, "exact": 0.615,
-                                  "type": 0.689, "type_missing": -1.322, "thing": 1.12, "short": 0.062, "long": -2.106, "first": 0.261,
-                                  "lead_in": -1.124, "crossing": 1.155, "cross_dense": -0.846, "dense_window": 1.494, "bias": -6.431}
-SELECT_WINDOWS = True
+SELECT_MODEL: dict[str, float] = {"terms": 2.567, "dense": 2.547, "dense_gap": -2.218, "terms_gap": -2.332, "retrieval": 1.4,
+                                  "chunk_dense": 0.622, "bm25": 1.321, "rank": 0.927, "heading": 1.09, "rare": -0.369, "exact": 0.631,
+                                  "type": 0.689, "type_missing": -1.328, "thing": 1.114, "short": 0.067, "long": -2.113, "first": 0.235,
+                                  "lead_in": -1.118, "crossing": 1.119, "cross_dense": -0.83, "bias": -6.222}
+SELECT_WINDOWS = False
 SELECT_MMR = 1.0
 SELECT_FLOOR = 0.0
 _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share of the first's score
