@@ -325,13 +325,36 @@ def _candidates(sources: SourceSet) -> list[Sentence]:
     out = []
     for source in sources.sources[:_HITS]:
         text = source.hit.text
-        for s, e in quotable_spans(text, source.hit.section, code=source.hit.type == "code"):  # statements only: no headings, questions, markup
+        spans = quotable_spans(text, source.hit.section, code=source.hit.type == "code")  # statements only: no headings, questions, markup
+        for s, e in _labelled(text, spans):
             sentence = text[s:e]
             if len(sentence.strip("#*-| \n")) < _MIN_CHARS and not has_cjk(sentence):
                 continue
             if len(sentence) > 600:  # a run-on block: too long to quote as a sentence
                 continue
             out.append(Sentence(source.n, s, e, sentence))
+    return out
+
+
+# An option's label on its own line above its description ("--vgdb-poll=<number> [default: 5000]", "-c"): man pages
+# and manuals define options so, and the label is what a "which option" or "what is the default" question asks for.
+_OPTION_LABEL = re.compile(r"^[ \t]*-{1,2}[A-Za-z][\w-]*(?:[=,\s\[<][^\n]{0,80})?$")
+_SENTENCE_END = re.compile(r"[.。!！?？]\s*$")
+
+
+def _labelled(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans`, each first sentence of an option's description extended back over the option's label line when
+    only whitespace lies between them (the label is never a sentence of its own: statement.quotable_spans)."""
+    out, previous_end = [], 0
+    for s, e in spans:
+        before = text[previous_end:s]
+        stripped = before.rstrip()
+        line_start = stripped.rfind("\n") + 1
+        label = stripped[line_start:]
+        if label and _OPTION_LABEL.match(label) and not _SENTENCE_END.search(label):
+            s = previous_end + line_start + (len(label) - len(label.lstrip()))
+        out.append((s, e))
+        previous_end = e
     return out
 
 
