@@ -206,7 +206,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
     exact = exact_tokens(question)
     cjk = has_cjk(question)
     headings = {x.n: coverage(_context(x.hit), terms, weights) for x in sources.sources}
-    firsts = {}
+    firsts: dict[int, Sentence] = {}
     for s in sorted(candidates, key=lambda s: (s.n, s.start)):
         firsts.setdefault(s.n, s)
     top_dense = max((s.dense for s in candidates), default=0.0)
