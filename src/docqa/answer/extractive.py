@@ -1,12 +1,19 @@
 """The extractive answerer: with no chat model, answer with the best supporting sentences.
 
-Candidate sentences come from the top hits.  Each is ranked by how much of the question's
-IDF-weighted terms it holds, its embedding similarity to the question, and its chunk's
-retrieval score; the best few are chosen with maximal marginal relevance, so a repeated
-sentence does not crowd out a second fact.
+Candidate sentences come from the top hits (an option's label line joins the first sentence of
+its description).  Each has a base score: how much of the question's IDF-weighted terms it holds,
+its embedding similarity to the question, and its chunk's retrieval score.  With an embedder, the
+sentences are ranked by a small logistic model instead (`SELECT_MODEL`, P(the sentence answers the
+question), fitted on the dev split of the trust dev set by `benchmarks/trust/fit_select.py`): the
+base features, how far each falls behind the best candidate's, the chunk's rank, BM25 rank and
+heading, whether the sentence holds the question's exact tokens and the kind of token it asks for
+(a number, a version, a path, a command; a file, package or variable), and its length.  The best
+few are chosen with maximal marginal relevance, so a repeated sentence does not crowd out a
+second fact.
 
 Whether to answer at all is a separate question: the evidence is the probability, from a small
-logistic model over the best sentence, that the documents answer the question.  Its features
+logistic model over the best sentence by the base score (the one it was fitted with; the learned
+ranking changes what is quoted, not whether), that the documents answer the question.  Its features
 (`evidence_features`) ask what a careful reader would: is the sentence about the question (its
 embedding similarity, the retrieval score, how many question terms it holds), does it miss the
 question's rarest term or one of its names or numbers, and does it say the opposite (the
@@ -40,15 +47,21 @@ from docqa.types import Hit
 # Ranking weights of a candidate sentence.
 W_TERMS, W_DENSE, W_RETRIEVAL = 0.45, 0.35, 0.20
 MMR_LAMBDA = 0.7
-_HITS = 5  # hits whose sentences are candidates
+_HITS = 6  # hits whose sentences are candidates: all that answer.top_k (6) retrieves by default
 _MIN_CHARS = 12
+# The sentence ranking: P(a candidate sentence is right) = sigmoid(bias + SELECT_MODEL . selection_features), fitted by
+# `benchmarks/trust/fit_select.py fit` (numpy Newton, L2 3, each question's candidates weighted alike) on the dev
+# split's answerable questions (130; a sentence is right when it lies in an evidence file and overlaps a gold quote or
+# holds the answer).  Held out by documentation set: a right sentence among the three best for 70 of 130 against 63
+# by the base score.  Used only with an embedder (the base score ranks without one).
 SELECT_MODEL: dict[str, float] = {"terms": 2.567, "dense": 2.547, "dense_gap": -2.218, "terms_gap": -2.332, "retrieval": 1.4,
                                   "chunk_dense": 0.622, "bm25": 1.321, "rank": 0.927, "heading": 1.09, "rare": -0.369, "exact": 0.631,
                                   "type": 0.689, "type_missing": -1.328, "thing": 1.114, "short": 0.067, "long": -2.113, "first": 0.235,
                                   "lead_in": -1.118, "crossing": 1.119, "cross_dense": -0.83, "bias": -6.222}
-SELECT_WINDOWS = False
-SELECT_MMR = 1.0
-SELECT_FLOOR = 0.0
+SELECT_WINDOWS = False  # a `dense_window` feature (question against the sentence and its neighbours): no gain measured
+SELECT_MMR = 1.0  # probabilities need no diversity trade: only near-repeats are skipped
+SELECT_FLOOR = 0.0  # later picks need no share of the best's probability (dev: 0.6 and 0.3 quote fewer right ones)
+SELECT_MIN = 0.1  # ... but a model's claim rests only on picks at least this likely (Extract.supporting)
 _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share of the first's score
 
 # The evidence model: P(the documents answer the question) = sigmoid(bias + coefficients . features), the one
@@ -125,6 +138,7 @@ class Extract:
     ranked: list[Sentence] = field(default_factory=list)  # the best sentences even when it abstained
     shape: Shape | None = None  # a typed question's lead or a procedure's steps (answer/shape.py); None: `chosen`
     candidates: list[Sentence] = field(default_factory=list)  # every scored candidate sentence (for evaluation)
+    supporting: list[Sentence] = field(default_factory=list)  # the picks a model's claim may rest on (answer/accept.py)
 
 
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
@@ -139,7 +153,8 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     retrieval = {source.n: source.hit.score for source in sources.sources}
     learned = embed is not None and bool(SELECT_MODEL)
     share = SELECT_FLOOR if learned else _LATER_PICKS
-    chosen = _complete(_mmr(candidates, count, SELECT_MMR if learned else MMR_LAMBDA), candidates, question, share)
+    ranked = _mmr(candidates, count, SELECT_MMR if learned else MMR_LAMBDA)
+    chosen = _complete(ranked, candidates, question, share)
     # Whether to answer is the evidence model's decision, over the sentence it was fitted with: the best by the
     # base score (terms, embedding, retrieval).  The learned ranking changes what is quoted, not whether.
     pool = [replace(s, score=s.base) for s in candidates] if learned else candidates
@@ -157,10 +172,13 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     if evidence < threshold:
         return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates)
     floor = chosen[0].score * share  # later picks must still be real evidence
-    picked = [s for i, s in enumerate(chosen) if i == 0 or s.score >= floor]
+    added = {id(s) for s in chosen} - {id(s) for s in ranked}  # the sentence _complete joined to the best: always shown
+    picked = [s for i, s in enumerate(chosen) if i == 0 or s.score >= floor or id(s) in added]
+    # what a model's claim may rest on (docqa.answer.accept): a later pick likely enough to be right in itself
+    supporting = [s for i, s in enumerate(picked) if i == 0 or not learned or s.score >= SELECT_MIN or id(s) in added]
     shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
     return Extract(picked, evidence=evidence, abstained=False, features=features, ranked=chosen, shape=shown,
-                   candidates=candidates)
+                   candidates=candidates, supporting=supporting)
 
 
 def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights: dict[str, float],
