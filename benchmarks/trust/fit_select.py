@@ -41,14 +41,13 @@ def dump(args) -> None:
     settings = Settings(kb=args.kb, llm={"provider": "none"})
     questions = [q for q in evaluate.load_questions(sorted(HERE.glob("questions_*.jsonl")))
                  if q["answerable"] and (args.split == "all" or q["split"] == args.split)]
-    extractive._HITS = args.hits
     with KnowledgeBase(settings) as kb, open(args.out, "w", encoding="utf-8") as fp:
         corpus = evaluate.Corpus(kb, Path(args.corpus))
         lib = kb.answers.library()
         for q in questions:
             hits = lib.search(q["question"], args.hits, None)
             sources = fit_sources(guard.evidence(list(hits)), 10**9)
-            candidates = extractive._candidates(sources)
+            candidates = extractive._candidates(sources, args.hits)
             if not candidates:
                 continue
             terms = query_terms(q["question"])

@@ -80,7 +80,8 @@ def stages(q: dict, kb: KnowledgeBase, corpus: evaluate.Corpus, call: tuple, out
 
     from docqa.answer import extractive
 
-    pool = [x.hit for x in sources.sources[: extractive._HITS]]
+    hits_seen = extractive.SELECT_HITS if extractive.SELECT_MODEL else extractive._HITS
+    pool = [x.hit for x in sources.sources[:hits_seen]]
     ranked = sorted(result.candidates, key=lambda s: -s.score)
     cand_ranks = [i for i, s in enumerate(ranked, 1) if sentence_right(s)]
     picks = result.chosen or result.ranked

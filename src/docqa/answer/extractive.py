@@ -47,7 +47,8 @@ from docqa.types import Hit
 # Ranking weights of a candidate sentence.
 W_TERMS, W_DENSE, W_RETRIEVAL = 0.45, 0.35, 0.20
 MMR_LAMBDA = 0.7
-_HITS = 6  # hits whose sentences are candidates: all that answer.top_k (6) retrieves by default
+_HITS = 5  # hits whose sentences are candidates (and, with the learned ranking, whose sentences the decision weighs)
+SELECT_HITS = 6  # with the learned ranking: every hit answer.top_k (6) retrieves by default
 _MIN_CHARS = 12
 # The sentence ranking: P(a candidate sentence is right) = sigmoid(bias + SELECT_MODEL . selection_features), fitted by
 # `benchmarks/trust/fit_select.py fit` (numpy Newton, L2 3, each question's candidates weighted alike) on the dev
@@ -144,20 +145,22 @@ class Extract:
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
             embed: Callable[[list[str], str], np.ndarray] | None, count: int = 3, threshold: float = 0.5) -> Extract:
     """The best `count` sentences for `question`, or an abstention when the evidence is under `threshold`."""
-    candidates = _candidates(sources)
+    learned = embed is not None and bool(SELECT_MODEL)
+    candidates = _candidates(sources, SELECT_HITS if learned else _HITS)
     if not candidates:
         return Extract([], evidence=0.0, abstained=True)
     terms = query_terms(question)
     given = _exact_given(question, sources)
     rank(question, candidates, sources, weights, embed, given)
     retrieval = {source.n: source.hit.score for source in sources.sources}
-    learned = embed is not None and bool(SELECT_MODEL)
     share = SELECT_FLOOR if learned else _LATER_PICKS
     ranked = _mmr(candidates, count, SELECT_MMR if learned else MMR_LAMBDA)
     chosen = _complete(ranked, candidates, question, share)
     # Whether to answer is the evidence model's decision, over the sentence it was fitted with: the best by the
-    # base score (terms, embedding, retrieval).  The learned ranking changes what is quoted, not whether.
-    pool = [replace(s, score=s.base) for s in candidates] if learned else candidates
+    # base score (terms, embedding, retrieval) among the first _HITS hits' sentences.  The learned ranking changes what
+    # is quoted, not whether.
+    pool = ([replace(s, score=s.base) for s in candidates if s.n <= _HITS] or [replace(s, score=s.base) for s in candidates]
+            if learned else candidates)
     judged = _complete(_mmr(pool, count), pool, question) if learned else chosen
     best = judged[0]
     window = _window(pool, best)
@@ -328,7 +331,7 @@ def _exact_given(question: str, sources: SourceSet) -> dict[int, str]:
     if not tokens:
         return {}
     out = {}
-    for source in sources.sources[:_HITS]:
+    for source in sources.sources[: max(_HITS, SELECT_HITS)]:
         name = chunk_name(source.hit, first_line=True)
         out[source.n] = " ".join(t for t in tokens if holds_exact(name, t))
     return out
@@ -339,9 +342,9 @@ def _with(text: str, given: str | None) -> str:
     return f"{text}\n{given}" if given else text
 
 
-def _candidates(sources: SourceSet) -> list[Sentence]:
+def _candidates(sources: SourceSet, hits: int = _HITS) -> list[Sentence]:
     out = []
-    for source in sources.sources[:_HITS]:
+    for source in sources.sources[:hits]:
         text = source.hit.text
         spans = quotable_spans(text, source.hit.section, code=source.hit.type == "code")  # statements only: no headings, questions, markup
         for s, e in _labelled(text, spans):
