@@ -80,7 +80,7 @@ def stages(q: dict, kb: KnowledgeBase, corpus: evaluate.Corpus, call: tuple, out
 
     from docqa.answer import extractive
 
-    hits_seen = extractive.SELECT_HITS if extractive.SELECT_MODEL else extractive._HITS
+    hits_seen = extractive.SELECT_HITS if getattr(extractive, "SELECT_MODEL", None) else extractive._HITS
     pool = [x.hit for x in sources.sources[:hits_seen]]
     ranked = sorted(result.candidates, key=lambda s: -s.score)
     cand_ranks = [i for i, s in enumerate(ranked, 1) if sentence_right(s)]
