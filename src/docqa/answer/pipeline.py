@@ -634,7 +634,7 @@ def _evidence_spans(found: Found | None) -> list[tuple[str, int, int, str]] | No
         return None
     pool, result = found
     return [(h.document_id, h.char_start + x.start, h.char_start + x.end, x.text)
-            for x in result.chosen for h in [pool.get(x.n).hit]]
+            for x in result.supporting for h in [pool.get(x.n).hit]]
 
 
 def indexed(records: list) -> int:
