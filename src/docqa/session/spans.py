@@ -22,7 +22,15 @@ class Edit:
 
     def __init__(self, old: str | None, new: str):
         self.old, self.new = old, new
+        self._head: int | None = None
         self._tail: int | None = None
+
+    @property
+    def head(self) -> int:
+        """The length of the text both versions start with: a span within it is unchanged at its place."""
+        if self._head is None:
+            self._head = _shared_head(self.old or "", self.new)
+        return self._head
 
     @property
     def tail(self) -> int:
@@ -61,6 +69,18 @@ def nearest(text: str, quote: str, start: int) -> int | None:
     """Where `quote` occurs in `text`, nearest `start` (None: nowhere)."""
     places = _find_all(text, quote)
     return min(places, key=lambda p: abs(p - start)) if places else None
+
+
+def _shared_head(a: str, b: str) -> int:
+    """The length of the text `a` and `b` both start with (a binary search over C-speed comparisons)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a.startswith(b[:mid]):
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _shared_tail(a: str, b: str) -> int:
