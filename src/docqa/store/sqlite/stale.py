@@ -40,7 +40,11 @@ WHERE r.char_start < n.tail_start + {MARGIN} AND (r.char_start < n.tail_start OR
 UNION ALL {_OTHERS.format("0")}
 UNION ALL {_OTHERS.format("1 AND r.content_hash < n.old_hash")}
 UNION ALL {_OTHERS.format("1 AND r.content_hash > n.old_hash")}"""
-_PART = 500  # documents per statement
+# Of the documents being written (a JSON array), those some citation names, with their stored hash and text.
+_CITED = """
+SELECT j.value, d.content_hash, t.text FROM json_each(?) j
+LEFT JOIN documents d ON d.id = j.value LEFT JOIN document_texts t ON t.document_id = j.value
+WHERE EXISTS (SELECT 1 FROM run_sources r WHERE r.document_id = j.value)"""
 
 
 def mark_changed(conn: sqlite3.Connection, versions: Iterable[tuple[str, str, str]]) -> int:
@@ -48,12 +52,9 @@ def mark_changed(conn: sqlite3.Connection, versions: Iterable[tuple[str, str, st
     stored): mark what the change broke; returns how many citations were marked.  A few statements for
     a whole group of documents (a document store's replace_documents)."""
     new = {doc_id: (digest, text) for doc_id, digest, text in versions}
-    ids = list(new)
-    olds: dict[str, tuple[str, str]] = {}
-    for part in (ids[i:i + _PART] for i in range(0, len(ids), _PART)):
-        olds.update((doc_id, (digest, text)) for doc_id, digest, text in conn.execute(
-            "SELECT t.document_id, d.content_hash, t.text FROM document_texts t JOIN documents d ON d.id = t.document_id"
-            f" WHERE t.document_id IN ({','.join('?' * len(part))})", part))
+    ids, olds = _cited(conn, list(new))
+    if not ids:  # no answer cites any of them: nothing to read or judge
+        return 0
     edits = [Edit(olds[doc_id][1] if doc_id in olds else None, new[doc_id][1]) for doc_id in ids]
     conn.execute(_NEW)
     conn.execute("DELETE FROM scratch.stale_new")
@@ -63,8 +64,20 @@ def mark_changed(conn: sqlite3.Connection, versions: Iterable[tuple[str, str, st
     conn.execute("DELETE FROM scratch.stale_new")
     conn.execute("INSERT OR IGNORE INTO run_source_marks (source_id, changed_at) SELECT value, ? FROM json_each(?)",
                  (now(), json.dumps(marked)))  # one statement, in the table's order
-    _unexact(conn, [doc_id for doc_id, edit in zip(ids, edits) if olds.get(doc_id, ("",))[0] == new[doc_id][0] and edit.old != edit.new])
+    if reparsed := [doc_id for doc_id, edit in zip(ids, edits) if olds.get(doc_id, ("",))[0] == new[doc_id][0] and edit.old != edit.new]:
+        _unexact(conn, reparsed)
     return len(marked)
+
+
+def _cited(conn: sqlite3.Connection, ids: list[str]) -> tuple[list[str], dict[str, tuple[str, str]]]:
+    """Of these documents, those some citation names; and the stored hash and text of those that have one."""
+    cited: list[str] = []
+    olds: dict[str, tuple[str, str]] = {}
+    for doc_id, digest, text in conn.execute(_CITED, (json.dumps(ids),)):
+        cited.append(doc_id)
+        if text is not None:
+            olds[doc_id] = (digest, text)
+    return cited, olds
 
 
 def _stale(edit: Edit, start: int, end: int, quote: str | None) -> bool:
