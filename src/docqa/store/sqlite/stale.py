@@ -57,11 +57,10 @@ def mark_changed(conn: sqlite3.Connection, versions: Iterable[tuple[str, str, st
         return 0
     edits = [Edit(olds[doc_id][1] if doc_id in olds else None, new[doc_id][1]) for doc_id in ids]
     conn.execute(_NEW)
-    conn.execute("DELETE FROM scratch.stale_new")
+    conn.execute("DELETE FROM scratch.stale_new")  # the previous group's rows (kept: a few numbers a document)
     conn.executemany("INSERT INTO scratch.stale_new VALUES (?, ?, ?, ?, ?, ?, ?)",
                      [_scratch_row(k, doc_id, new[doc_id][0], edits[k], olds.get(doc_id, ("", ""))[0]) for k, doc_id in enumerate(ids)])
     marked = sorted(rowid for rowid, k, start, end, quote in conn.execute(_MOVED) if _stale(edits[k], start, end, quote))
-    conn.execute("DELETE FROM scratch.stale_new")
     conn.execute("INSERT OR IGNORE INTO run_source_marks (source_id, changed_at) SELECT value, ? FROM json_each(?)",
                  (now(), json.dumps(marked)))  # one statement, in the table's order
     if reparsed := [doc_id for doc_id, edit in zip(ids, edits) if olds.get(doc_id, ("",))[0] == new[doc_id][0] and edit.old != edit.new]:
@@ -85,7 +84,9 @@ def _stale(edit: Edit, start: int, end: int, quote: str | None) -> bool:
     old text, whose quote is that text at its offsets).  A quote found nowhere in the new text is decided here."""
     if quote is None:
         quote = edit.old[start:end]  # type: ignore[index]  # exact citations come only with an old text
-    return quote not in edit.new or edit.follow(start, end, quote) is None
+        if quote not in edit.new:  # most of them: within the edited text
+            return True
+    return edit.follow(start, end, quote) is None
 
 
 def _scratch_row(k: int, doc_id: str, digest: str, edit: Edit, old_hash: str) -> tuple:
