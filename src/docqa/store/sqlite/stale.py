@@ -95,7 +95,8 @@ def _scratch_row(k: int, doc_id: str, digest: str, edit: Edit, old_hash: str) ->
     old = edit.old
     if old is None or old_hash == digest:
         return (k, doc_id, "", digest, 0, 0, 0)
-    return (k, doc_id, old_hash, digest, edit.head, len(old) - edit.tail, len(old.rstrip()))
+    head, tail = edit.bounds()  # at most the exact lengths: the index then passes over a little less
+    return (k, doc_id, old_hash, digest, head, len(old) - tail, len(old.rstrip()))
 
 
 def _unexact(conn: sqlite3.Connection, document_ids: list[str]) -> None:
