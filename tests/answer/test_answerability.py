@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from docqa.answer import answerability
@@ -80,3 +82,31 @@ def test_a_negation_in_the_scene_a_question_sets_is_not_the_asked_fact(question)
 
     assert not _asked_negated(question)
     assert not _contradicts(question, "The default is five minutes.")
+
+
+# -- the weights of the question's terms, robust to the size of the knowledge base -----------------------------
+def test_over_a_few_files_an_everyday_word_weighs_less_than_a_rare_one():
+    """Seven files: "take" is in no chunk, "rollback" in three, so the knowledge base's own IDF calls "take" the
+    rarer; the language knows better, and over a small knowledge base the language's rarity decides."""
+    from docqa.retrieve.weights import idf
+
+    raw = {"rollback": idf(3, 22), "take": idf(0, 22)}
+    assert raw["take"] > raw["rollback"]
+    small = answerability.evidence_weights(["rollback", "take"], raw, 22)
+    assert small["rollback"] > small["take"]
+    counted = {"rollback": idf(3, 100_000), "take": idf(3000, 100_000)}
+    large = answerability.evidence_weights(["rollback", "take"], counted, 100_000)
+    assert large["rollback"] / large["take"] == pytest.approx(counted["rollback"] / counted["take"], rel=0.02)  # its own counts
+    assert answerability.evidence_weights(["rollback"], raw, 0) is raw  # the size unknown: the weights as they are
+
+
+def test_the_decision_is_data_with_its_threshold_and_bands_and_the_setting_defaults_to_its_threshold():
+    from docqa.settings import Settings
+
+    fitted = answerability.decision()
+    assert Settings().answer.abstain_threshold == fitted["threshold"]
+    assert fitted["threshold"] <= fitted["bands"]["medium"] <= fitted["bands"]["high"]
+    for model in ("dense", "no_dense"):
+        assert set(fitted[model]) - {"bias"} <= set(fitted["features"])
+    features = dict.fromkeys(fitted["features"], 0.0)
+    assert answerability.probability(features) == pytest.approx(1 / (1 + math.exp(-fitted["dense"]["bias"])))
