@@ -47,7 +47,7 @@ DECISION = ROOT / "src" / "docqa" / "answer" / "decision.json"
 SETTINGS = ROOT / "src" / "docqa" / "settings" / "model.py"
 NEAR_MISSES = 0.8  # the share of the trust dev near misses the threshold abstains on
 SQUAD_ABSTENTION = 0.6  # the SQuAD subset's (900) unanswerable questions abstained by the decision shipped before (at 0.5)
-LEVEL_ACCURACY = {"high": 0.6, "medium": 0.4}  # the least share right on dev of the answers at each level and over
+HIGH_ACCURACY = 0.6  # the least share right on dev of the answers at "high" and over
 
 
 def collect(args: argparse.Namespace) -> list[str]:
@@ -194,24 +194,19 @@ def choose_threshold(trust_dev: list[dict], p: np.ndarray, squad: list[dict], ps
 
 
 def choose_bands(p: np.ndarray, y: np.ndarray, threshold: float) -> dict[str, float]:
-    """Each level's lowest probability, on dev: the lowest at which the answers from there up are right at least
-    LEVEL_ACCURACY of the time (high first; medium at least the threshold; low is everything answered under medium)."""
-    bands: dict[str, float] = {}
-    ceiling = 1.0
-    for level in ("high", "medium"):
-        cuts = [c for c in np.round(np.arange(threshold, ceiling, 0.01), 2)
-                if (p >= c).sum() >= 5 and y[p >= c].mean() >= LEVEL_ACCURACY[level]]
-        bands[level] = float(min(cuts)) if cuts else ceiling
-        ceiling = bands[level]
-    bands["medium"] = max(bands["medium"], threshold)
-    return bands
+    """Each level's lowest probability, on dev: `high` the lowest at which the answers from there up were right
+    at least HIGH_ACCURACY of the time (with at least five of them); `medium` the threshold, so that every answer
+    published by default is medium or high; `low` is under the threshold (an answer shown only when the threshold
+    is lowered, or a model's answer accepted on its checked claims)."""
+    cuts = [c for c in np.round(np.arange(threshold, 1.0, 0.01), 2) if (p >= c).sum() >= 5 and y[p >= c].mean() >= HIGH_ACCURACY]
+    return {"high": float(min(cuts)) if cuts else 1.0, "medium": threshold}
 
 
-def levels(p: np.ndarray, y: np.ndarray, threshold: float, bands: dict[str, float]) -> dict[str, dict]:
-    """Per confidence level, how many answers and the share right (answered questions only)."""
+def levels(p: np.ndarray, y: np.ndarray, bands: dict[str, float]) -> dict[str, dict]:
+    """Per confidence level, how many questions fall in it and the share answered right (every question answered:
+    the runs are at abstain threshold 0, so `low` says how often an answer under the threshold is right)."""
     out = {}
-    for level, lo, hi in (("high", bands["high"], 2.0), ("medium", bands["medium"], bands["high"]),
-                          ("low", threshold, bands["medium"])):
+    for level, lo, hi in (("high", bands["high"], 2.0), ("medium", bands["medium"], bands["high"]), ("low", 0.0, bands["medium"])):
         inside = (p >= lo) & (p < hi)
         out[level] = {"answers": int(inside.sum()), "right": int(y[inside].sum()),
                       "accuracy": round(float(y[inside].mean()), 3) if inside.any() else None}
@@ -263,14 +258,14 @@ def main() -> None:
     models = {"dense": fit_one(load(dumps, dense=True), share, True), "no_dense": fit_one(load(dumps, dense=False), share, False)}
     dense = models["dense"]
     t = args.threshold or choose_threshold(dense["dev"][0], dense["dev"][1], *dense["squad"])
-    bands = choose_bands(dense["dev"][1][dense["dev"][1] >= t], dense["dev"][2][dense["dev"][1] >= t], t)
+    bands = choose_bands(dense["dev"][1], dense["dev"][2], t)
     print(f"\nthreshold {t:.3f} ({'given' if args.threshold else 'chosen on dev'}); bands {bands} (chosen on dev)")
     measured: dict[str, dict] = {}
     for key, m in models.items():
         figures: dict[str, dict] = {}
         for part in ("dev", "test"):
             rows, p, y = m[part]
-            figures[part] = {**outcomes(rows, p, t), "levels": levels(p, y, t, bands)}
+            figures[part] = {**outcomes(rows, p, t), "levels": levels(p, y, bands)}
         figures["squad"] = outcomes(m["squad"][0], m["squad"][1], t)
         figures["test"]["auc"] = round(auc(m["test"][2], m["test"][1]), 3)
         measured[key] = figures
