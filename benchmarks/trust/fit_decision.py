@@ -1,7 +1,7 @@
 """Fit the one answer-or-abstain decision (docqa.answer.answerability, decision.json) and check it on held-out data.
 
-    python benchmarks/trust/fit_decision.py --collect [--write]          # run the harnesses, then fit (one command)
-    python benchmarks/trust/fit_decision.py DUMP.jsonl [...] [--write]   # fit on runs made before
+    python benchmarks/trust/fit_decision.py --collect --write [--install]   # run the harnesses, then fit (one command)
+    python benchmarks/trust/fit_decision.py DUMP.jsonl [...] [--write]      # fit on runs made before
 
 --collect asks every question at abstain threshold 0 (so that every question's best sentences are
 published and scored), with the embedder and without it (BM25-only search, no dense feature):
@@ -18,9 +18,13 @@ The threshold is chosen on dev: the lowest that abstains on 80 % of the trust de
 many of the SQuAD unanswerable questions as the decision shipped before (--squad-abstention); the
 confidence bands on dev too (`bands`).  Then, on the trust set's test split only: AUC, a reliability
 table (predicted against observed, by band), the share of answerable questions answered right and of
-unanswerable ones abstained, and each confidence level's accuracy.  `--write` writes
-src/docqa/answer/decision.json (coefficients, threshold, bands, the test figures) and the default of
-`answer.abstain_threshold` in src/docqa/settings/model.py.
+unanswerable ones abstained, and each confidence level's accuracy.
+
+The runs compute their features as the candidate decision says (--candidate, default
+benchmarks/trust/decision_refit.json: its `prior_chunks` and `lead_with_follower`; the harnesses run with
+DOCQA_DECISION_FILE naming it).  `--write` writes the fitted model (coefficients, threshold, bands, the
+figures) to the candidate file; `--install` makes it the shipped decision: src/docqa/answer/decision.json
+and the default of `answer.abstain_threshold` in src/docqa/settings/model.py.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ def collect(args: argparse.Namespace) -> list[str]:
     """Run the harnesses at abstain threshold 0, with and without the embedder; the paths of their rows."""
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "DOCQA_ANSWER__ABSTAIN_THRESHOLD": "0"}
+    env = {**os.environ, "DOCQA_ANSWER__ABSTAIN_THRESHOLD": "0", "DOCQA_DECISION_FILE": str(Path(args.candidate).resolve())}
     python = sys.executable
     runs = []
     for dense, kb in ((True, args.kb), (False, args.kb_no_embed)):
@@ -249,7 +253,10 @@ def main() -> None:
     ap.add_argument("--kb-no-embed", default=str(ROOT / "benchmarks" / ".work" / "trust" / "kb-no-embed" / "kb.db"))
     ap.add_argument("--work", default=str(ROOT / "benchmarks" / ".work" / "decision"), help="where --collect writes its runs")
     ap.add_argument("--threshold", type=float, default=0.0, help="the abstain threshold (default: chosen on dev)")
-    ap.add_argument("--write", action="store_true", help="write decision.json and the setting's default")
+    ap.add_argument("--candidate", default=str(HERE / "decision_refit.json"),
+                    help="the decision whose feature switches the runs use and which --write writes")
+    ap.add_argument("--write", action="store_true", help="write the fitted decision to --candidate")
+    ap.add_argument("--install", action="store_true", help="also ship it: src/docqa/answer/decision.json and the setting's default")
     ap.add_argument("--share", action="append", default=["squad2=1"], metavar="SOURCE=W",
                     help="how much a source counts against the others (default 1 each)")
     args = ap.parse_args()
@@ -270,17 +277,22 @@ def main() -> None:
         figures["test"]["auc"] = round(auc(m["test"][2], m["test"][1]), 3)
         measured[key] = figures
         print(f"\n{key}: " + json.dumps(figures, indent=1))
-    if args.write:
-        out = {"features": dense["names"],
-               **{key: {**{k: round(float(v), 4) for k, v in zip(m["names"] + ["bias"], m["beta"])}} for key, m in models.items()},
+    if args.write or args.install:
+        switches = json.loads(Path(args.candidate).read_text(encoding="utf-8")) if Path(args.candidate).exists() else {}
+        out = {"probability_of": "the answer is right", "prior_chunks": switches.get("prior_chunks", 200), "lead_with_follower": switches.get("lead_with_follower", True),
+               "features": dense["names"],
+               **{key: {k: round(float(v), 4) for k, v in zip(m["names"] + ["bias"], m["beta"])} for key, m in models.items()},
                "threshold": t, "bands": bands, "measured": measured,
                "command": "python benchmarks/trust/fit_decision.py --collect --write"}
-        DECISION.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        text = SETTINGS.read_text(encoding="utf-8")
-        text = re.sub(r"abstain_threshold: float = Field\([0-9.]+,", f"abstain_threshold: float = Field({t},", text)
-        SETTINGS.write_text(text, encoding="utf-8")
-        print(f"\nwrote {DECISION} and the default of answer.abstain_threshold ({t}) in {SETTINGS}")
-
+        text = json.dumps(out, indent=1, ensure_ascii=False) + "\n"
+        Path(args.candidate).write_text(text, encoding="utf-8")
+        print(f"\nwrote {args.candidate}")
+        if args.install:
+            DECISION.write_text(text, encoding="utf-8")
+            settings = re.sub(r"abstain_threshold: float = Field\([0-9.]+,", f"abstain_threshold: float = Field({t},",
+                              SETTINGS.read_text(encoding="utf-8"))
+            SETTINGS.write_text(settings, encoding="utf-8")
+            print(f"installed it: {DECISION} and the default of answer.abstain_threshold ({t}) in {SETTINGS}")
 
 if __name__ == "__main__":
     main()

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -109,11 +110,18 @@ def features(question: str, window: str, context: str, heading_coverage: float, 
     return out
 
 
-@lru_cache(maxsize=1)
 def decision() -> dict[str, Any]:
-    """The fitted decision (`decision.json`): `features`, `dense` and `no_dense` coefficients (with `bias`),
-    `threshold`, `bands` (`high`, `medium`: the lowest probability of each level) and what was measured."""
-    return dict(json.loads(DECISION.read_text(encoding="utf-8")))
+    """The fitted decision: `features`, `dense` and `no_dense` coefficients (with `bias`), `threshold`, `bands`
+    (`high`, `medium`: the lowest probability of each level), how its features are computed (`prior_chunks`:
+    0 weighs the question's terms by the knowledge base's IDF alone; `lead_with_follower`) and what was
+    measured.  `decision.json` beside this module, or the file DOCQA_DECISION_FILE names (a candidate being
+    measured: benchmarks/trust/fit_decision.py runs the harnesses under it)."""
+    return _load(os.environ.get("DOCQA_DECISION_FILE") or str(DECISION))
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> dict[str, Any]:
+    return dict(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
 def probability(features: dict[str, float]) -> float:
@@ -126,10 +134,12 @@ def probability(features: dict[str, float]) -> float:
 def evidence_weights(terms: list[str], weights: dict[str, float], chunks: int) -> dict[str, float]:
     """The weight of each question term for the evidence features: its IDF over the knowledge base's `chunks`
     chunks (`weights`; a term it lacks is as rare as can be), blended with its rarity in the language by the
-    share chunks / (chunks + PRIOR_CHUNKS), both scaled to 0..1.  `chunks` 0: unknown, `weights` as they are."""
-    if chunks <= 0 or not terms:
+    share chunks / (chunks + the decision's `prior_chunks`), both scaled to 0..1.  `chunks` 0 (unknown) or
+    `prior_chunks` 0: `weights` as they are."""
+    prior = decision().get("prior_chunks", PRIOR_CHUNKS)
+    if chunks <= 0 or not terms or prior <= 0:
         return weights
-    share = size(chunks)
+    share = chunks / (chunks + prior)
     ceiling = math.log(1 + (chunks + 0.5) / 0.5)  # the IDF of a term in no chunk (docqa.retrieve.weights.idf)
     distinct = list(dict.fromkeys(t.lower() for t in terms))
     return {t: share * min(weights.get(t, ceiling) / ceiling, 1.0) + (1 - share) * r for t, r in zip(distinct, rarity(distinct))}

@@ -49,5 +49,5 @@ def confidence(status: str, *, answerable: bool, top_score: float, relevance_thr
         if band < 2:
             level = min(level, band)
             span = f"{medium:.2f} to {high:.2f}" if band == 1 else f"under {medium:.2f}"
-            reasons.append(f"the probability that the answer is right is {evidence:.2f} ({LEVELS[band]}: {span})")
+            reasons.append(f"the probability that {decision()['probability_of']} is {evidence:.2f} ({LEVELS[band]}: {span})")
     return LEVELS[max(level, 0)], reasons

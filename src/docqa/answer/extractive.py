@@ -133,8 +133,9 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
         s.score = (W_TERMS * s.terms + dense_w * s.dense + W_RETRIEVAL * retrieval[s.n]) / (W_TERMS + dense_w + W_RETRIEVAL)
     chosen = _complete(_mmr(candidates, count), candidates, question)
     best = chosen[0]
-    follower = _follower(candidates, best, question)  # what the answer leads with: the best sentence and, when
-    leading = best.text if follower is None else f"{best.text} {follower.text}"  # it only leads up to it, the next
+    # what the answer leads with: the best sentence and, when it only leads up to the answer, the next one
+    follower = _follower(candidates, best, question) if answerability.decision().get("lead_with_follower") else None
+    leading = best.text if follower is None else f"{best.text} {follower.text}"
     window = _window(candidates, best)
     hit = sources.get(best.n).hit  # type: ignore[union-attr]
     weighed = answerability.evidence_weights(terms, weights, chunks)
