@@ -5,18 +5,20 @@
 
 --collect asks every question at abstain threshold 0 (so that every question's best sentences are
 published and scored), with the embedder and without it (BM25-only search, no dense feature):
-`benchmarks/trust/evaluate.py --split all` over the trust corpus (--corpus, --kb, --kb-no-embed) and
-`benchmarks/answer_eval.py --limit 900 --dump` over the SQuAD 2.0 subset; the runs go to --work.  A DUMP
+`benchmarks/trust/evaluate.py --split all` over the trust corpus (--corpus, --kb, --kb-no-embed), the same
+over each of its documentation sets in a knowledge base of its own (2 to 81 files: the decision must hold
+over a small folder), and `benchmarks/answer_eval.py --limit 900 --dump` over the SQuAD 2.0 subset; the
+runs go to --work (about 15 minutes on 2 cores, most of it the first build of the knowledge bases).  A DUMP
 line is either a trust harness row (its `evidence_features`, `outcome`, `docset`, `split`) or an
 answer_eval dump row (`{"source", "group", "answerable", "correct", "features"}`, all of it dev).
 
 The label is `correct`: the question is answerable and the published sentences hold its answer (and,
 for the trust set, are cited in its evidence file) — so the fitted probability is P(answering is
 right), the number shown as the answer's confidence.  The fit is a logistic regression (Newton,
-small L2) on the dev rows only; each source counts as its --share (SQuAD has more rows than the trust set).
-The threshold is chosen on dev: the lowest that abstains on 80 % of the trust dev near misses and on as
-many of the SQuAD unanswerable questions as the decision shipped before (--squad-abstention); the
-confidence bands on dev too (`bands`).  Then, on the trust set's test split only: AUC, a reliability
+small L2) on the dev rows only; each source (trust, docset, squad2) counts as its --share (default 1 each,
+whatever its number of rows).  The threshold is chosen on dev: the lowest that abstains on 80 % of the
+trust dev near misses and on as many of the SQuAD unanswerable questions as the decision shipped before
+(SQUAD_ABSTENTION, 0.60 of the 900); the confidence bands on dev too (`choose_bands`).  Then, on the trust set's test split only: AUC, a reliability
 table (predicted against observed, by band), the share of answerable questions answered right and of
 unanswerable ones abstained, and each confidence level's accuracy.
 
