@@ -12,14 +12,17 @@ few are chosen with maximal marginal relevance, so a repeated sentence does not 
 second fact.
 
 Whether to answer at all is a separate question: the evidence is the probability, from a small
-logistic model over the best sentence by the base score (the one it was fitted with; the learned
-ranking changes what is quoted, not whether), that the documents answer the question.  Its features
-(`evidence_features`) ask what a careful reader would: is the sentence about the question (its
-embedding similarity, the retrieval score, how many question terms it holds), does it miss the
-question's rarest term or one of its names or numbers, and does it say the opposite (the
-question is negated and the sentence is not, or it holds an antonym of a question word instead
-of the word).  Under the abstain threshold the answerer says the documents do not hold the
-answer instead of quoting something unrelated; the balanced fit puts the break-even at 0.5.
+logistic model over what the answer leads with (the best sentence by the base score, the one it was
+fitted with: the learned ranking changes what is quoted, not whether; and the next one when the best
+only leads up to it), that answering is right.  Its features (`evidence_features`) ask what a
+careful reader would: is the sentence about the question (its embedding similarity, the retrieval
+score, how many question terms it holds and how much of their weight), does it miss the question's
+rarest term or one of its names or numbers, and does it say the opposite (the question is negated
+and the sentence is not, or it holds an antonym of a question word instead of the word); and the
+further ones of docqa.answer.answerability.  The terms are weighed so that a folder of a few files
+is judged like a large knowledge base (answerability.evidence_weights).  Under the abstain
+threshold the answerer says the documents do not hold the answer instead of quoting something
+unrelated; the model and its threshold are fitted data (answerability, decision.json).
 """
 
 from __future__ import annotations
@@ -65,19 +68,10 @@ SELECT_FLOOR = 0.0  # later picks need no share of the best's probability (dev: 
 SELECT_MIN = 0.1  # ... but a model's claim rests only on picks at least this likely (Extract.supporting)
 _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share of the first's score
 
-# The evidence model: P(the documents answer the question) = sigmoid(bias + coefficients . features), the one
-# answer-or-abstain decision of every mode and language pair.  Fitted by `benchmarks/answer_eval.py --fit` (numpy
-# Newton, balanced classes, L2 1e-3) on the SQuAD 2.0 subset, answerable against unanswerable questions: held out
-# 2-fold by article, AUC 0.71.  Without an embedder there is no dense feature and search is BM25 only; that model is
-# fitted with --no-embed --fit.  The further features of docqa.answer.answerability are computed and recorded with
-# every answer (`evidence_features`) for `benchmarks/trust/fit_decision.py`; a model refitted on them with the trust
-# dev set separates better on real documentation (benchmarks/RESULTS.md) but is not shipped yet (see there: it
-# abstains on plain questions over small folders and on more SQuAD questions).
-EVIDENCE_FEATURES = ("dense", "retrieval", "matched", "missing_rare", "missing_name", "contradiction")
-EVIDENCE_MODEL = {"dense": 1.828, "retrieval": 0.642, "matched": 0.146, "missing_rare": -0.674,
-                  "missing_name": -0.63, "contradiction": -3.005, "bias": -0.928}
-EVIDENCE_MODEL_NO_DENSE = {"retrieval": -0.035, "matched": 0.242, "missing_rare": -0.613, "missing_name": -0.635,
-                           "contradiction": -2.791, "bias": -0.174}
+# The evidence model, the one answer-or-abstain decision of every mode and language pair: P(answering is right), a
+# logistic model over `evidence_features`, fitted on real documentation and SQuAD 2.0; its coefficients, threshold
+# and confidence bands are data (docqa.answer.answerability, decision.json).
+EVIDENCE_FEATURES = tuple(answerability.decision()["features"])
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
 
 # Words that frame a question rather than name its subject: an answer seldom repeats them.
@@ -143,8 +137,10 @@ class Extract:
 
 
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
-            embed: Callable[[list[str], str], np.ndarray] | None, count: int = 3, threshold: float = 0.5) -> Extract:
-    """The best `count` sentences for `question`, or an abstention when the evidence is under `threshold`."""
+            embed: Callable[[list[str], str], np.ndarray] | None, count: int = 3, threshold: float = 0.5,
+            chunks: int = 0) -> Extract:
+    """The best `count` sentences for `question`, or an abstention when the evidence is under `threshold`.
+    `weights`: the question terms' IDF over the knowledge base's `chunks` chunks (0: unknown, taken as large)."""
     learned = embed is not None and bool(SELECT_MODEL)
     candidates = _candidates(sources, SELECT_HITS if learned else _HITS)
     if not candidates:
@@ -163,12 +159,17 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
             if learned else candidates)
     judged = _complete(_mmr(pool, count), pool, question) if learned else chosen
     best = judged[0]
+    # what the answer leads with: the best sentence and, when it only leads up to the answer, the next one
+    follower = _follower(pool, best, question) if answerability.decision().get("lead_with_follower") else None
+    leading = best.text if follower is None else f"{best.text} {follower.text}"
     window = _window(pool, best)
     hit = sources.get(best.n).hit  # type: ignore[union-attr]
-    features = evidence_features(question, _with(best.text, given.get(best.n)),
-                                 _with(" ".join(s.text for s in window), given.get(best.n)), terms, weights,
+    weighed = answerability.evidence_weights(terms, weights, chunks)
+    features = evidence_features(question, _with(leading, given.get(best.n)),
+                                 _with(" ".join(s.text for s in window), given.get(best.n)), terms, weighed,
                                  best.dense if embed is not None else None, retrieval[best.n], _context(hit))
-    features.update(_support_features(question, judged, candidates, sources))
+    features.update(_support_features(question, judged, terms, weighed, _with(leading, given.get(best.n))))
+    features.update(answerability.size_features(features, chunks))
     if learned:  # recorded for a refit of the decision (benchmarks/trust/fit_decision.py); the model ignores them
         features.update(select_best=chosen[0].score, select_same=float((best.n, best.start) == (chosen[0].n, chosen[0].start)))
     evidence = evidence_probability(features)
@@ -288,16 +289,16 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     return out
 
 
-def _support_features(question: str, chosen: list[Sentence], candidates: list[Sentence], sources: SourceSet) -> dict[str, float]:
-    """How well the best sentence covers the question (IDF-weighted), whether any picked sentence holds the
-    kind of token the question asks for, how far the first passage leads the second, and how long the
-    question is (a long conversational question shares fewer of its words with the answer)."""
+def _support_features(question: str, chosen: list[Sentence], terms: list[str], weights: dict[str, float],
+                      leading: str) -> dict[str, float]:
+    """How well what the answer leads with covers the question (weighted by `weights`), whether any picked
+    sentence holds the kind of token the question asks for, and how long the question is (a long
+    conversational question shares fewer of its words with the answer).  No feature compares passages'
+    scores with each other: over a folder of a few files they mean nothing."""
     kind = answerability.asked_type(question)
-    scores = [x.hit.score for x in sources.sources[:2]]
     return {
-        "coverage": float(chosen[0].terms),
+        "coverage": float(coverage(leading, terms, weights)),
         "type_picked": float(kind is not None and any(answerability.holds_type(x.text, kind) for x in chosen)),
-        "lead": float(scores[0] - scores[1]) if len(scores) == 2 else float(scores[0] if scores else 0.0),
         "long_question": float(min(len(query_terms(question)), 20) / 20),
     }
 
@@ -309,9 +310,7 @@ def _context(hit: Hit) -> str:
 
 
 def evidence_probability(features: dict[str, float]) -> float:
-    model = EVIDENCE_MODEL if "dense" in features else EVIDENCE_MODEL_NO_DENSE
-    z = model["bias"] + sum(model[k] * v for k, v in features.items() if k in model)
-    return 1.0 / (1.0 + math.exp(-z))
+    return answerability.probability(features)
 
 
 def render(chosen: list[Sentence]) -> str:
@@ -385,17 +384,23 @@ def _complete(chosen: list[Sentence], candidates: list[Sentence], question: str,
     asks for a kind of token (a number, a version, a path, a command, a date) that the best sentence
     lacks and the next one holds."""
     best = chosen[0]
-    same = sorted((s for s in candidates if s.n == best.n and s.start >= best.end), key=lambda s: s.start)
-    if not same or same[0] in chosen:
+    follower = _follower(candidates, best, question)
+    if follower is None or follower in chosen:
         return chosen
+    follower.score = max(follower.score, best.score * share)  # shown with the best, never cut by the floor
+    return [best, follower, *chosen[1:]]
+
+
+def _follower(candidates: list[Sentence], best: Sentence, question: str) -> Sentence | None:
+    """The sentence after `best` in its chunk when `best` only leads up to the answer (see `_complete`)."""
+    same = sorted((s for s in candidates if s.n == best.n and s.start >= best.end), key=lambda s: s.start)
+    if not same:
+        return None
     follower = same[0]
     kind = answerability.asked_type(question)
     leads = best.text.rstrip().endswith((":", "："))
     lacks = kind is not None and not answerability.holds_type(best.text, kind) and answerability.holds_type(follower.text, kind)
-    if not (leads or lacks):
-        return chosen
-    follower.score = max(follower.score, best.score * share)  # shown with the best, never cut by the floor
-    return [best, follower, *chosen[1:]]
+    return follower if leads or lacks else None
 
 
 def _mmr(candidates: list[Sentence], count: int, lam: float = MMR_LAMBDA) -> list[Sentence]:
