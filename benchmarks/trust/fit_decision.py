@@ -190,13 +190,13 @@ def cross_validated(dev: list[dict], names: list[str], share: dict[str, float]) 
     return auc(np.array(labels), np.array(scores))
 
 
-def choose_threshold(trust_dev: list[dict], p: np.ndarray, squad: list[dict], ps: np.ndarray) -> float:
-    """The lowest threshold that abstains on NEAR_MISSES of the trust dev near misses and on SQUAD_ABSTENTION of
+def choose_threshold(trust_dev: list[dict], p: np.ndarray, squad: list[dict], ps: np.ndarray, near_misses: float = NEAR_MISSES) -> float:
+    """The lowest threshold that abstains on `near_misses` of the trust dev near misses and on SQUAD_ABSTENTION of
     the SQuAD unanswerable questions (the quantiles of their probabilities)."""
     def quantile(rows: list[dict], q: np.ndarray, share: float) -> float:
         unanswerable = np.array([not r["answerable"] for r in rows], dtype=bool)
         return float(np.quantile(q[unanswerable], share)) if unanswerable.any() else 0.0
-    return round(max(quantile(trust_dev, p, NEAR_MISSES), quantile(squad, ps, SQUAD_ABSTENTION)), 3)
+    return round(max(quantile(trust_dev, p, near_misses), quantile(squad, ps, SQUAD_ABSTENTION)), 3)
 
 
 def choose_bands(p: np.ndarray, y: np.ndarray, threshold: float) -> dict[str, float]:
@@ -229,9 +229,10 @@ def report(label: str, rows: list[dict], names: list[str], beta: np.ndarray) -> 
     return p, y
 
 
-def fit_one(rows: list[dict], share: dict[str, float], dense: bool) -> dict:
-    """One model (with the dense feature or without): coefficients, and its figures on dev and test."""
-    names = sorted({k for r in rows for k in r["features"]})
+def fit_one(rows: list[dict], share: dict[str, float], dense: bool, only: list[str] | None = None) -> dict:
+    """One model (with the dense feature or without): coefficients, and its figures on dev and test; `only`
+    restricts the features (those the rows hold)."""
+    names = sorted({k for r in rows for k in r["features"]} & set(only or [k for r in rows for k in r["features"]]))
     dev = [r for r in rows if r["split"] == "dev"]
     test = [r for r in rows if r["split"] == "test" and r["source"] == "trust"]
     trust_dev = [r for r in dev if r["source"] == "trust"]
@@ -244,6 +245,16 @@ def fit_one(rows: list[dict], share: dict[str, float], dense: bool) -> dict:
     tp, ty = report("trust test (held out)", test, names, beta)
     sp = predict(matrix(squad, names)[0], beta)
     return {"names": names, "beta": beta, "dev": (trust_dev, dp, dy), "test": (test, tp, ty), "squad": (squad, sp)}
+
+
+def sweep(m: dict, chosen: float) -> None:
+    """The trust dev split and the SQuAD subset at thresholds around the chosen one (every question answered in
+    the runs, so an answer is shown when its probability reaches the threshold)."""
+    print("\n| threshold | dev right & cited | dev near misses abstained | SQuAD answerable right | SQuAD unanswerable abstained |")
+    print("|---|---|---|---|---|")
+    for t in sorted({round(float(c), 2) for c in np.arange(0.2, 0.71, 0.025)} | {chosen}):
+        d, s = outcomes(m["dev"][0], m["dev"][1], t), outcomes(m["squad"][0], m["squad"][1], t)
+        print(f"| {t:.3f} | {d['answerable_right']:.3f} | {d['unanswerable_abstained']:.3f} | {s['answerable_right']:.3f} | {s['unanswerable_abstained']:.3f} |")
 
 
 def main() -> None:
@@ -261,12 +272,21 @@ def main() -> None:
     ap.add_argument("--install", action="store_true", help="also ship it: src/docqa/answer/decision.json and the setting's default")
     ap.add_argument("--share", action="append", default=["squad2=1"], metavar="SOURCE=W",
                     help="how much a source counts against the others (default 1 each)")
+    ap.add_argument("--features", help="fit only these features of the model with the embedder (comma-separated)")
+    ap.add_argument("--near-misses", type=float, default=NEAR_MISSES,
+                    help="the share of the trust dev near misses the chosen threshold abstains on")
+    ap.add_argument("--keep-no-dense", action="store_true",
+                    help="keep the shipped model without the embedder (the selection features need the embedder)")
     args = ap.parse_args()
     dumps = collect(args) if args.collect else args.dumps
     share = {k: float(v) for k, v in (item.split("=") for item in args.share)}
-    models = {"dense": fit_one(load(dumps, dense=True), share, True), "no_dense": fit_one(load(dumps, dense=False), share, False)}
+    only = args.features.split(",") if args.features else None
+    models = {"dense": fit_one(load(dumps, dense=True), share, True, only)}
+    if not args.keep_no_dense:
+        models["no_dense"] = fit_one(load(dumps, dense=False), share, False)
     dense = models["dense"]
-    t = args.threshold or choose_threshold(dense["dev"][0], dense["dev"][1], *dense["squad"])
+    t = args.threshold or choose_threshold(dense["dev"][0], dense["dev"][1], *dense["squad"], near_misses=args.near_misses)
+    sweep(dense, t)
     bands = choose_bands(dense["dev"][1], dense["dev"][2], t)
     print(f"\nthreshold {t:.3f} ({'given' if args.threshold else 'chosen on dev'}); bands {bands} (chosen on dev)")
     measured: dict[str, dict] = {}
@@ -281,9 +301,10 @@ def main() -> None:
         print(f"\n{key}: " + json.dumps(figures, indent=1))
     if args.write or args.install:
         switches = json.loads(Path(args.candidate).read_text(encoding="utf-8")) if Path(args.candidate).exists() else {}
+        kept = {"no_dense": json.loads(DECISION.read_text(encoding="utf-8"))["no_dense"]} if args.keep_no_dense else {}
         out = {"probability_of": "the answer is right", "prior_chunks": switches.get("prior_chunks", 200), "lead_with_follower": switches.get("lead_with_follower", True),
                "features": dense["names"],
-               **{key: {k: round(float(v), 4) for k, v in zip(m["names"] + ["bias"], m["beta"])} for key, m in models.items()},
+               **{key: {k: round(float(v), 4) for k, v in zip(m["names"] + ["bias"], m["beta"])} for key, m in models.items()}, **kept,
                "threshold": t, "bands": bands, "measured": measured,
                "command": "python benchmarks/trust/fit_decision.py --collect --write"}
         text = json.dumps(out, indent=1, ensure_ascii=False) + "\n"
