@@ -11,7 +11,7 @@ and how close the estimates come to what then happens.
         # issue 33: the estimate vs a first `docqa add` (a new process, as a user runs it): chunks, index size,
         # CPU seconds (and wall); FIT_FOLDERS / CHECK_FOLDERS, default the data pack and /usr/share/doc;
         # --baseline: the same estimates by another tree (main) in a subprocess; --embed local: with vectors
-    python benchmarks/init_estimate.py table ROWS.jsonl   # the rows `folders` printed, as a Markdown table
+    python benchmarks/init_estimate.py table ROWS.jsonl...   # the rows `folders` printed, as a Markdown table (median CPU)
     python benchmarks/init_estimate.py test-log           # writes TEST_LOG (a generated test-suite log, a fit folder)
     python benchmarks/init_estimate.py fit-time ROWS.jsonl...  # CHAR_S, PACKED_S, JSON_CHAR_S fitted on the fit folders' rows
     python benchmarks/init_estimate.py ocr-fit [FOLDER]   # OCR CPU seconds of each distinct picture of FOLDER (default
@@ -386,19 +386,32 @@ def bench_folders(folders: list[Path], baseline: str | None, embed: str = "none"
     return rows
 
 
-def table(path: Path) -> str:
-    """The rows `folders` printed (JSON lines in `path`) as a Markdown table: actual, main's estimate, this one."""
+def table(paths: list[Path]) -> str:
+    """The rows `folders` printed (JSON lines in `paths`) as a Markdown table: actual, main's estimate, this one;
+    a folder measured in several runs by the median of its CPU seconds (errors against that median; the
+    number of runs beside it)."""
+    import statistics
+
     fit = {str(f) for f in FIT_FOLDERS} | {str(f.relative_to(DATA)) for f in FIT_FOLDERS if f.is_relative_to(DATA)}
     pct = lambda v: f"{v:+.0f} %"  # noqa: E731
-    lines = ["| folder | set | chunks: actual | main | now | index MB: actual | main | now | CPU s: actual | main | now | wall s (load) |",
+    err = lambda p, a: 100 * (p - a) / max(a, 1e-9)  # noqa: E731
+    runs: dict[tuple[str, str], list[dict]] = {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            runs.setdefault((r["folder"], r["embed"]), []).append(r)
+    lines = ["| folder | set | chunks: actual | main | now | index MB: actual | main | now | CPU s: actual (runs) | main | now | wall s (load) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for line in path.read_text().splitlines():
-        r = json.loads(line)
-        name = r["folder"].replace(str(TRUST) + "/", "trust: ")
-        lines.append(f"| {name} | {'fit' if r['folder'] in fit else 'check'} | {r['actual_chunks']:,} | "
+    for (folder, _), rows in runs.items():
+        r = rows[0]
+        cpu = statistics.median(x["actual_cpu_s"] for x in rows)
+        name = folder.replace(str(TRUST) + "/", "trust: ")
+        walls = ", ".join(f"{x['actual_wall_s']:,.0f} ({x['load_before']:.0f})" for x in rows)
+        lines.append(f"| {name} | {'fit' if folder in fit else 'check'} | {r['actual_chunks']:,} | "
                      f"{pct(r['baseline_chunks_err_pct'])} | {pct(r['chunks_err_pct'])} | {r['actual_index_mb']:,.1f} | "
-                     f"{pct(r['baseline_index_err_pct'])} | {pct(r['index_err_pct'])} | {r['actual_cpu_s']:,.1f} | "
-                     f"{pct(r['baseline_time_err_pct'])} | {pct(r['time_err_pct'])} | {r['actual_wall_s']:,.0f} ({r['load_before']:.0f}) |")
+                     f"{pct(r['baseline_index_err_pct'])} | {pct(r['index_err_pct'])} | {cpu:,.1f} ({len(rows)}) | "
+                     f"{pct(err(r['baseline_s'], cpu))} | {pct(err(r['predicted_s'], cpu))} | "
+                     f"{walls} |")
     return "\n".join(lines)
 
 
@@ -424,7 +437,7 @@ def main() -> None:
     if part == "ocr-fit":
         bench_ocr_fit(Path(sys.argv[2]) if len(sys.argv) > 2 else OCR_FIT)
     if part == "table":
-        print(table(Path(sys.argv[2])))
+        print(table([Path(a) for a in sys.argv[2:]]))
     if part in ("question", "all"):
         bench_question()
 

@@ -3,14 +3,18 @@ answer in seconds on a folder of any size, so nothing here parses everything.
 
     listing    the ingest scan (globs, .gitignore, hidden files, symlinks) up to 200,000 files
     sniffing   the first 8 KB of up to 20,000 files name their format (then: the extension)
-    checking   up to 200 PDFs (first 8 pages: a text layer?) and OLE containers (a password?)
+    checking   up to 200 PDFs (first 8 pages: a text layer?) and OLE containers (a password?);
+               the headers of up to 2,000 pictures (their pixels, when OCR will read them);
+               each .gz file's last 4 bytes (its inflated size)
     weighing   the heaviest files (each at least 1 % of the folder's expected text, a .gz by its
                recorded inflated size; up to 12 of them, 12 MB) read whole first, their first
                megabyte of text chunked and scaled: one outsized file (a compressed test log)
                can make half the chunks, and no sample of small files shows it
     sampling   up to 60 files, 24 MB in all (the heavy ones included), spread over the formats
                found, read and chunked as `docqa add` would (OCR off), in bounded worker
-               processes: 20 s per file, no new one after 30 s
+               processes: 20 s per file, no new one after 30 s; each file's text is also
+               compressed on 32,000 characters spread over it (repeated lines cost less to
+               index) and its chunk texts hashed as they are embedded (equal ones embed once)
 (`Limits` holds these; the report carries them.)
 """
 
