@@ -11,7 +11,12 @@ and how close the estimates come to what then happens.
         # issue 33: the estimate vs a first `docqa add` (a new process, as a user runs it): chunks, index size,
         # CPU seconds (and wall); FIT_FOLDERS / CHECK_FOLDERS, default the data pack and /usr/share/doc;
         # --baseline: the same estimates by another tree (main) in a subprocess; --embed local: with vectors
-    python benchmarks/init_estimate.py table ROWS.jsonl   # the rows `folders` printed, as a Markdown table
+    python benchmarks/init_estimate.py table ROWS.jsonl...   # the rows `folders` printed, as a Markdown table (median CPU)
+    python benchmarks/init_estimate.py test-log           # writes TEST_LOG (a generated test-suite log, a fit folder)
+    python benchmarks/init_estimate.py fit-time ROWS.jsonl...  # CHAR_S, PACKED_S, JSON_CHAR_S fitted on the fit folders' rows
+    python benchmarks/init_estimate.py ocr-fit [FOLDER]   # OCR CPU seconds of each distinct picture of FOLDER (default
+        # OCR_FIT: the Rust documentation's screenshots and diagrams) in a parser-like process, against its detected
+        # megapixels (from the header), fitted as seconds = a + b x megapixels (rates.OCR_PICTURE_S, OCR_MEGAPIXEL_S)
 
 Run with `nice -n 10`; the data pack is ../shared/data beside the repository.
 """
@@ -146,14 +151,150 @@ TRUST = Path(os.environ.get("TRUST_CORPUS", REPO / "benchmarks" / ".work" / "tru
 # a fit folder is in a check folder, except pdf-manuals' three PDFs, which are inside /usr/share/doc (0.3 % of
 # its bytes; the only PDFs outside the data pack's check folder), and 3 of zh_TW's 11 man pages, which
 # manpages-zh also holds.
+# TEST_LOG: a generated test-suite log (`python benchmarks/init_estimate.py test-log` writes it), the fit folders' one
+# text of repeated lines, for the rate that follows compressed size (rates.PACKED_S).
+TEST_LOG = REPO / "benchmarks" / ".work" / "estimate" / "test-log"
 FIT_FOLDERS = [DATA / "qa" / "squad2-dev-subset", DATA / "docs" / "code", TRUST / "lilypond-zh", TRUST / "manpages-zh",
                TRUST / "lxgw-wenkai", TRUST / "pdf-manuals", Path("/usr/share/man/zh_CN"), Path("/usr/share/vim/vim90/tutor"),
-               Path("/usr/share/man/man1")]
+               Path("/usr/share/man/man1"), TEST_LOG]
 CHECK_FOLDERS = [Path("/usr/share/doc"), Path("/usr/share/doc/gdb"), DATA / "docs" / "multiformat",
                  DATA / "retrieval" / "scifact", DATA / "retrieval" / "cmrc2018-dev", TRUST / "debian-edu-zh", TRUST / "wiki-zh",
                  Path("/usr/share/man/zh_TW"), TRUST / "debian-readmes", TRUST / "git-relnotes", TRUST / "markdown-docs",
                  TRUST / "valgrind-html"]
 SETS = {"fit": FIT_FOLDERS, "check": CHECK_FOLDERS}
+# Pictures for the OCR rates: the Rust toolchain's documentation (screenshots, diagrams, logos; none in a check folder).
+OCR_FIT = Path.home() / ".rustup" / "toolchains" / "stable-x86_64-unknown-linux-gnu" / "share" / "doc" / "rust" / "html"
+
+
+def write_test_log(folder: Path, lines: int = 90_000, seed: int = 11) -> Path:
+    """A generated test-suite log, gzipped: a run header, then per test a "Running" line and a few result lines
+    from small vocabularies (suites, test names, actions, outcomes): repeated text, as test output is."""
+    import gzip
+
+    rng = random.Random(seed)
+    suites = [f"suite.{w}" for w in ("base", "python", "cp", "threads", "server", "opt", "arch", "linespec", "mi", "trace")]
+    names = [f"{a}-{b}" for a in ("break", "watch", "step", "print", "frame", "signal", "attach", "catch", "display")
+             for b in ("basic", "cond", "multi", "nested", "remote", "static", "inline", "tls", "vla", "error")]
+    actions = ["set breakpoint at main", "continue to marker", "print value of variable", "info frame", "run until exit",
+               "check the backtrace", "step into function", "finish out of function", "x/4xw address", "disassemble"]
+    outcomes = ["PASS", "PASS", "PASS", "PASS", "FAIL", "XFAIL", "UNSUPPORTED", "KFAIL"]
+    out, n = ["Test run by builder\nNative configuration is x86_64-pc-linux-gnu\n\n\t\t=== tests ===\n"], 0
+    while n < lines:
+        suite, name = rng.choice(suites), rng.choice(names)
+        out.append(f"Running /build/src/testsuite/{suite}/{name}.exp ...\n")
+        for _ in range(rng.randint(2, 12)):
+            out.append(f"{rng.choice(outcomes)}: {suite}/{name}.exp: {rng.choice(actions)} (line {rng.randint(1, 400)})\n")
+            n += 1
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "check.log.gz"
+    path.write_bytes(gzip.compress("".join(out).encode(), mtime=0))
+    return path
+
+
+def _work(folder: Path) -> dict:
+    """What the time estimate of a first add of `folder` rests on, from its survey: files, non-Han characters and
+    their packed bytes (text-like formats), Han characters, bytes of laid-out formats, OCR seconds."""
+    from docqa.plan import estimate as est
+    from docqa.plan.planner import ocr_enabled, survey_folder
+
+    settings = _settings("/tmp/unused.db", embed={"provider": "none"})
+    s = survey_folder(folder, settings)
+    work = {"files": s.files, "chars": 0.0, "packed": 0.0, "json": 0.0, "han": 0.0, "laid_out": 0.0,
+            "ocr_s": est._ocr_seconds(s) if ocr_enabled(settings.ingest.ocr) else 0.0}
+    for kind, stat in s.by_type.items():
+        heavy = [h for h in s.heavy if h["type"] == kind]
+        c, z, p, _, _ = est._per_type(s, kind, max(est._content(stat) - sum(est._content(h) for h in heavy), 0), 512, len(heavy))
+        c += sum(h["text_chars"] for h in heavy)
+        z += sum(h.get("han_chars", 0) for h in heavy)
+        p += sum(h.get("packed", 0) for h in heavy)
+        work["han"] += z
+        if kind == "json":
+            work["json"] += c - z
+        elif kind in est._TEXT_TYPES:
+            work["chars"] += c - z
+            work["packed"] += p
+        elif kind != "image":
+            work["laid_out"] += stat["bytes"]
+    return work
+
+
+def fit_time(rows_files: list[Path]) -> dict:
+    """CHAR_S, PACKED_S and JSON_CHAR_S by least squares on the fit folders' CPU seconds (full-text adds in the `folders` rows
+    of `rows_files`, the median where a folder has several), the other rates as they are."""
+    import statistics
+
+    from docqa.plan import rates
+
+    fit = {str(f): f for f in FIT_FOLDERS} | {str(f.relative_to(DATA)): f for f in FIT_FOLDERS if f.is_relative_to(DATA)}
+    cpu: dict[str, list[float]] = {}
+    for rows in rows_files:
+        for line in rows.read_text().splitlines():
+            r = json.loads(line)
+            if r["folder"] in fit and r["embed"] == "none":
+                cpu.setdefault(r["folder"], []).append(r["actual_cpu_s"])
+    points = []
+    for name, seconds in cpu.items():
+        w = _work(fit[name])
+        rest = (statistics.median(seconds) - rates.START_S - w["files"] * rates.FILE_S - w["han"] * rates.HAN_S
+                - w["laid_out"] * rates.PAGE_BYTE_S - w["ocr_s"])
+        points.append((name, w, rest))
+        print(json.dumps({"folder": name, "cpu_s": seconds, **{k: round(v, 1) for k, v in w.items()}, "rest_s": round(rest, 3)}), flush=True)
+    import numpy as np
+
+    x = np.array([[w["chars"], w["packed"], w["json"]] for _, w, _ in points])
+    char_s, packed_s, json_s = np.linalg.lstsq(x, np.array([y for _, _, y in points]), rcond=None)[0]
+    result = {"char_s": char_s, "packed_s": packed_s, "json_char_s": json_s, "folders": len(points)}
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def _ocr_one(path: str, out) -> None:
+    """In a forked child (one OCR thread, as a parser worker): the CPU seconds of reading one picture."""
+    from docqa.ingest.ocr import OcrOptions, _load_engine, configure
+    from docqa.ingest.readers import read_file
+
+    configure(OcrOptions(mode="on"))
+    _load_engine()
+    data = Path(path).read_bytes()
+    t0 = time.process_time()
+    try:
+        chars = len(read_file(Path(path), data).text)
+    except Exception:  # a picture without text is skipped by the add: its time counts all the same
+        chars = 0
+    out.put((time.process_time() - t0, chars))
+
+
+def bench_ocr_fit(folder: Path) -> list[dict]:
+    """Each distinct picture under `folder` (by content) read with OCR, one child process each: CPU seconds
+    against detected megapixels; then the least-squares line seconds = a + b x megapixels."""
+    import hashlib
+    import multiprocessing
+
+    from docqa.ingest.ocr import detected_megapixels
+    from docqa.ingest.readers.image import ImageReader
+
+    context = multiprocessing.get_context("fork")
+    seen, rows = set(), []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        head = path.read_bytes()[:16]
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if not ImageReader.sniff(head, path) or digest in seen:
+            continue
+        seen.add(digest)
+        out = context.Queue()
+        child = context.Process(target=_ocr_one, args=(str(path), out))
+        child.start()
+        seconds, chars = out.get()
+        child.join()
+        rows.append({"path": str(path.relative_to(folder)), "bytes": path.stat().st_size,
+                     "megapixels": round(detected_megapixels(path), 4), "cpu_s": round(seconds, 3), "chars": chars})
+        print(json.dumps(rows[-1]), flush=True)
+    n, sx, sy = len(rows), sum(r["megapixels"] for r in rows), sum(r["cpu_s"] for r in rows)
+    sxx, sxy = sum(r["megapixels"] ** 2 for r in rows), sum(r["megapixels"] * r["cpu_s"] for r in rows)
+    b = (n * sxy - sx * sy) / max(n * sxx - sx * sx, 1e-12)
+    print(json.dumps({"pictures": n, "megapixels": round(sx, 3), "cpu_s": round(sy, 2), "picture_s": round((sy - b * sx) / n, 4),
+                      "megapixel_s": round(b, 4)}), flush=True)
+    return rows
 
 
 def _baseline(src: str, folder: Path, embed: str) -> dict:
@@ -245,19 +386,32 @@ def bench_folders(folders: list[Path], baseline: str | None, embed: str = "none"
     return rows
 
 
-def table(path: Path) -> str:
-    """The rows `folders` printed (JSON lines in `path`) as a Markdown table: actual, main's estimate, this one."""
+def table(paths: list[Path]) -> str:
+    """The rows `folders` printed (JSON lines in `paths`) as a Markdown table: actual, main's estimate, this one;
+    a folder measured in several runs by the median of its CPU seconds (errors against that median; the
+    number of runs beside it)."""
+    import statistics
+
     fit = {str(f) for f in FIT_FOLDERS} | {str(f.relative_to(DATA)) for f in FIT_FOLDERS if f.is_relative_to(DATA)}
     pct = lambda v: f"{v:+.0f} %"  # noqa: E731
-    lines = ["| folder | set | chunks: actual | main | now | index MB: actual | main | now | CPU s: actual | main | now | wall s (load) |",
+    err = lambda p, a: 100 * (p - a) / max(a, 1e-9)  # noqa: E731
+    runs: dict[tuple[str, str], list[dict]] = {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            runs.setdefault((r["folder"], r["embed"]), []).append(r)
+    lines = ["| folder | set | chunks: actual | main | now | index MB: actual | main | now | CPU s: actual (runs) | main | now | wall s (load) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for line in path.read_text().splitlines():
-        r = json.loads(line)
-        name = r["folder"].replace(str(TRUST) + "/", "trust: ")
-        lines.append(f"| {name} | {'fit' if r['folder'] in fit else 'check'} | {r['actual_chunks']:,} | "
+    for (folder, _), rows in runs.items():
+        r = rows[0]
+        cpu = statistics.median(x["actual_cpu_s"] for x in rows)
+        name = folder.replace(str(TRUST) + "/", "trust: ")
+        walls = ", ".join(f"{x['actual_wall_s']:,.0f} ({x['load_before']:.0f})" for x in rows)
+        lines.append(f"| {name} | {'fit' if folder in fit else 'check'} | {r['actual_chunks']:,} | "
                      f"{pct(r['baseline_chunks_err_pct'])} | {pct(r['chunks_err_pct'])} | {r['actual_index_mb']:,.1f} | "
-                     f"{pct(r['baseline_index_err_pct'])} | {pct(r['index_err_pct'])} | {r['actual_cpu_s']:,.1f} | "
-                     f"{pct(r['baseline_time_err_pct'])} | {pct(r['time_err_pct'])} | {r['actual_wall_s']:,.0f} ({r['load_before']:.0f}) |")
+                     f"{pct(r['baseline_index_err_pct'])} | {pct(r['index_err_pct'])} | {cpu:,.1f} ({len(rows)}) | "
+                     f"{pct(err(r['baseline_s'], cpu))} | {pct(err(r['predicted_s'], cpu))} | "
+                     f"{walls} |")
     return "\n".join(lines)
 
 
@@ -276,8 +430,14 @@ def main() -> None:
         named = [a for a in args if a not in options and a not in options.values()]
         paths = [p for a in named for p in (SETS[a] if a in SETS else [Path(a)])]
         bench_folders(paths or FOLDERS, options.get("--baseline"), options.get("--embed", "none"))
+    if part == "fit-time":
+        fit_time([Path(a) for a in sys.argv[2:]])
+    if part == "test-log":
+        print(write_test_log(TEST_LOG))
+    if part == "ocr-fit":
+        bench_ocr_fit(Path(sys.argv[2]) if len(sys.argv) > 2 else OCR_FIT)
     if part == "table":
-        print(table(Path(sys.argv[2])))
+        print(table([Path(a) for a in sys.argv[2:]]))
     if part in ("question", "all"):
         bench_question()
 

@@ -28,6 +28,8 @@ from docqa.errors import MissingExtraError
 from docqa.types import PAGE
 
 if TYPE_CHECKING:  # Pillow and pypdfium2 are imported when a page is recognised
+    from pathlib import Path
+
     import pypdfium2 as pdfium
     from PIL.Image import Image
 
@@ -142,6 +144,29 @@ def recognise(image: Image) -> list[OcrLine]:
         box = (_frac(min(xs), width), _frac(min(ys), height), _frac(max(xs), width), _frac(max(ys), height))
         lines.append(OcrLine(text, box, round(float(score), 3)))
     return lines
+
+
+def detected_megapixels(path: Path) -> float:
+    """Megapixels of a picture as text detection sees them (scaled so its long side is at most _DET_SIDE; each
+    frame up to the page cap), read from its header without decoding it; 0 when Pillow cannot open it.  What
+    OCR's time follows, with the text on it (benchmarks/RESULTS.md, "repetition, pictures, equal chunks")."""
+    import warnings
+
+    try:
+        import PIL.Image
+    except ImportError:  # no OCR extra: pictures are not read
+        return 0.0
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a decompression-bomb warning: the size is all that is read
+            picture = PIL.Image.open(path)
+        with picture:
+            width, height = picture.size
+            frames = min(getattr(picture, "n_frames", 1), _options.max_pages)
+    except (OSError, ValueError, SyntaxError, PIL.Image.DecompressionBombError):
+        return 0.0
+    scale = min(1.0, _DET_SIDE / max(width, height, 1))
+    return width * height * scale * scale * frames / 1e6
 
 
 def _frac(value: float, size: int) -> float:

@@ -55,25 +55,27 @@ def estimate_ingest(survey: Survey, embedder: str | None, max_tokens: int = 512,
     parse = 0.0
     for kind, stat in survey.by_type.items():
         heavy = [h for h in survey.heavy if h["type"] == kind]
-        rest = max(stat["bytes"] - sum(h["size"] for h in heavy), 0)
-        c, z, t, k = _per_type(survey, kind, rest, max_tokens, len(heavy))
-        c, z, t, k = (c + sum(h["text_chars"] for h in heavy), z + sum(h.get("han_chars", 0) for h in heavy),
-                      t + sum(h["tokens"] for h in heavy), k + sum(h["chunks"] for h in heavy))
+        rest = max(_content(stat) - sum(_content(h) for h in heavy), 0)
+        c, z, p, t, k = _per_type(survey, kind, rest, max_tokens, len(heavy))
+        c, z, p, t, k = (c + sum(h["text_chars"] for h in heavy), z + sum(h.get("han_chars", 0) for h in heavy),
+                         p + sum(h.get("packed", 0) for h in heavy), t + sum(h["tokens"] for h in heavy),
+                         k + sum(h["chunks"] for h in heavy))
         chars, han, tokens, chunks = chars + c, han + z, tokens + t, chunks + k
-        parse += _parse_seconds(kind, stat["files"], stat["bytes"], c, z)
+        parse += _parse_seconds(kind, stat["files"], stat["bytes"], c, z, p)
     pages = _ocr_pages(survey) if ocr else 0
     chars += pages * _OCR_PAGE_CHARS
     tokens += pages * _OCR_PAGE_CHARS / rates.CHARS_PER_TOKEN
     chunks += pages * 0.7  # a chunk never spans two pages: about one per page, fewer for short ones
-    embed_seconds = _embed_seconds(embedder, chars, han) if embedder else 0.0
-    embed_tokens = int(tokens + chunks * _PREFIX_TOKENS) if embedder else 0
-    ocr_seconds = pages / rates.OCR_PAGES_PER_S
+    distinct = 1.0 - survey.duplicate_chunks  # equal chunk texts are embedded (and their vector kept) once
+    embed_seconds = _embed_seconds(embedder, chars, han) * distinct if embedder else 0.0
+    embed_tokens = int((tokens + chunks * _PREFIX_TOKENS) * distinct) if embedder else 0
+    ocr_seconds = _ocr_seconds(survey) if ocr else 0.0
     notes = _outsized(survey, chunks) + _ingest_notes(survey, embedder, paid, embed_price)
     return IngestEstimate(
         files=survey.files, bytes=survey.bytes, text_chars=int(chars), tokens=int(tokens), chunks=int(round(chunks)),
         ocr_pages=pages, parse_seconds=round(parse, 1), ocr_seconds=round(ocr_seconds, 1),
         embed_seconds=round(embed_seconds, 1), seconds=round(rates.START_S + parse + ocr_seconds + embed_seconds, 1),
-        index_bytes=int(_index_bytes(chars, han, chunks, embedder)), embedder=embedder, embed_tokens=embed_tokens,
+        index_bytes=int(_index_bytes(chars, han, chunks, embedder, distinct)), embedder=embedder, embed_tokens=embed_tokens,
         embed_cost=_embed_cost(embed_tokens, embed_price, paid),
         basis=_basis(survey), notes=notes)
 
@@ -85,22 +87,34 @@ def _embed_cost(tokens: int, price: float, paid: bool) -> float | None:
     return None if paid and tokens else 0.0
 
 
-def _per_type(survey: Survey, kind: str, size: int, max_tokens: int, heavy: int = 0) -> tuple[float, float, float, float]:
-    """(characters, Han characters, tokens, chunks) `size` bytes of files of one format hold, the `heavy` ones
-    measured apart: the sample's ratios, else the heavy files' own, else the fallbacks."""
+def _content(stat: dict) -> float:
+    """Bytes of content of a format's files (or one file): inflated for .gz files, else their size."""
+    return float(stat.get("inflated") or stat.get("bytes") or stat.get("size") or 0)
+
+
+def _per_type(survey: Survey, kind: str, size: float, max_tokens: int,
+              heavy: int = 0) -> tuple[float, float, float, float, float]:
+    """(characters, Han characters, packed bytes, tokens, chunks) `size` bytes of content (a .gz file's inflated
+    size) of one format hold, the `heavy` ones measured apart: the sample's ratios, else the heavy files' own,
+    else the fallbacks."""
     if not size:
-        return 0.0, 0.0, 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0, 0.0
     sample = survey.sample.get(kind) or _pooled([h for h in survey.heavy if h["type"] == kind])
-    if sample and sample.get("bytes") and sample.get("text_chars"):
-        chars = size * sample["text_chars"] / sample["bytes"]
+    if sample and _content(sample) and sample.get("text_chars"):
+        chars = size * sample["text_chars"] / _content(sample)
         per_char = chars / sample["text_chars"]
-        return chars, per_char * sample.get("han_chars", 0), per_char * sample["tokens"], per_char * sample["chunks"]
+        packed = per_char * sample["packed"] if "packed" in sample else chars * rates.PACKED_PER_CHAR
+        return (chars, per_char * sample.get("han_chars", 0), packed, per_char * sample["tokens"],
+                per_char * sample["chunks"])
     if kind == "image":
-        return 0.0, 0.0, 0.0, 0.0
-    chars = size * rates.TEXT_PER_BYTE.get(kind, 1.0 / rates.BYTES_PER_CHAR)
+        return 0.0, 0.0, 0.0, 0.0, 0.0
+    if survey.by_type.get(kind, {}).get("inflated"):  # .gz content: text, as plain text holds it
+        chars = size / rates.BYTES_PER_CHAR
+    else:
+        chars = size * rates.TEXT_PER_BYTE.get(kind, 1.0 / rates.BYTES_PER_CHAR)
     tokens = chars / rates.CHARS_PER_TOKEN
     files = survey.by_type.get(kind, {}).get("files", 0) - heavy
-    return chars, chars * _han_share(survey), tokens, max(tokens / (max_tokens * 0.8), files)
+    return chars, chars * _han_share(survey), chars * rates.PACKED_PER_CHAR, tokens, max(tokens / (max_tokens * 0.8), files)
 
 
 def _han_share(survey: Survey) -> float:
@@ -111,16 +125,37 @@ def _han_share(survey: Survey) -> float:
 
 def _pooled(files: list[dict]) -> dict[str, float]:
     """Several measured files' counts added up, as a sample's."""
-    keys = ("bytes", "text_chars", "han_chars", "tokens", "chunks")
+    keys = ("bytes", "inflated", "text_chars", "han_chars", "packed", "tokens", "chunks")
     return {k: float(sum(f.get("size" if k == "bytes" else k, 0) for f in files)) for k in keys} if files else {}
 
 
-def _parse_seconds(kind: str, files: int, size: int, chars: float, han: float) -> float:
-    """CPU seconds to read, chunk and index files of one format (pictures: OCR, counted apart)."""
+def _parse_seconds(kind: str, files: int, size: int, chars: float, han: float, packed: float) -> float:
+    """CPU seconds to read, chunk and index files of one format (pictures: OCR, counted apart): text by its
+    characters and by what it compresses to (repeated lines cost less), laid-out formats by their bytes."""
     if kind == "image":
         return 0.0
-    work = (chars - han) * rates.CHAR_S if kind in _TEXT_TYPES else size * rates.PAGE_BYTE_S
+    if kind == "json":  # records: a rate of its own (the fit folders' JSON is SQuAD's)
+        work = (chars - han) * rates.JSON_CHAR_S
+    elif kind in _TEXT_TYPES:
+        work = (chars - han) * rates.CHAR_S + packed * rates.PACKED_S
+    else:
+        work = size * rates.PAGE_BYTE_S
     return files * rates.FILE_S + work + han * rates.HAN_S
+
+
+def _ocr_seconds(survey: Survey) -> float:
+    """CPU seconds of OCR: each picture by its pixels as text detection sees them (from its header) and a start
+    of its own; each PDF page without a text layer as a rendered page."""
+    pictures = survey.by_type.get("image", {}).get("files", 0)
+    picture_s = pictures * rates.OCR_PICTURE_S + survey.image_megapixels * rates.OCR_MEGAPIXEL_S
+    return picture_s + _scanned_pages(survey) / rates.OCR_PAGES_PER_S
+
+
+def _scanned_pages(survey: Survey) -> float:
+    """PDF pages without a text layer, scaled from the PDFs checked to all of them."""
+    pdfs = survey.by_type.get("pdf", {}).get("files", 0)
+    scanned = sum(x["pages"] * x["without_text"] / max(x["checked"], 1) for x in survey.scanned)
+    return scanned * max(1.0, pdfs / max(1, survey.pdfs_checked))
 
 
 def _ocr_pages(survey: Survey) -> int:
@@ -128,10 +163,7 @@ def _ocr_pages(survey: Survey) -> int:
     their size (a page-wide scan is about PAGE_BYTES_SCANNED; an icon a tenth of a page at least)."""
     pictures = survey.by_type.get("image", {"files": 0, "bytes": 0})
     pages = max(pictures["bytes"] / rates.PAGE_BYTES_SCANNED, pictures["files"] * 0.1)
-    pdfs = survey.by_type.get("pdf", {}).get("files", 0)
-    checked_pdfs = max(1, survey.pdfs_checked)
-    scanned = sum(x["pages"] * x["without_text"] / max(x["checked"], 1) for x in survey.scanned)
-    return int(round(pages + scanned * max(1.0, pdfs / checked_pdfs)))
+    return int(round(pages + _scanned_pages(survey)))
 
 
 def _embed_seconds(embedder: str, chars: float, han: float) -> float:
@@ -144,13 +176,14 @@ def _embed_seconds(embedder: str, chars: float, han: float) -> float:
     return chars / rates.REMOTE_CHARS_PER_S
 
 
-def _index_bytes(chars: float, han: float, chunks: float, embedder: str | None) -> float:
+def _index_bytes(chars: float, han: float, chunks: float, embedder: str | None, distinct: float = 1.0) -> float:
     """A new knowledge base's file, the text (a Han character weighs more: three bytes of UTF-8 in each copy, a
-    segmented copy for full-text search, bigram postings), and the chunks' rows and vectors."""
+    segmented copy for full-text search, bigram postings), and the chunks' rows and vectors (one per
+    `distinct` share of the chunks: equal texts share a vector)."""
     size = (rates.INDEX_EMPTY_BYTES + (chars - han) * rates.INDEX_BYTES_PER_CHAR + han * rates.INDEX_BYTES_PER_HAN
             + chunks * rates.INDEX_BYTES_PER_CHUNK)
     if embedder:
-        size += chunks * rates.VECTOR_BYTES_PER_CHUNK_512D * _EMBED_DIMS.get(embedder, 1024) / 512
+        size += chunks * distinct * rates.VECTOR_BYTES_PER_CHUNK_512D * _EMBED_DIMS.get(embedder, 1024) / 512
     return size
 
 

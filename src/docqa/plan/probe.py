@@ -15,6 +15,8 @@ PDF_PAGES = 8  # pages of a PDF checked for a text layer
 LANGUAGE_CHARS = 8000  # characters of a document whose scripts are counted: LANGUAGE_WINDOWS slices spread over it
 LANGUAGE_WINDOWS = 16
 TOKEN_CHARS = 20_000  # characters of a document whose tokens are counted (then scaled)
+PACK_CHARS = 32_000  # characters of a document compressed (PACK_WINDOWS slices spread over it) to weigh its repetition
+PACK_WINDOWS = 16
 LIGHT_CHARS = 1_000_000  # a heavy file with more text: the chunks of this much of it, scaled
 _MIN_PAGE_CHARS = 5  # as the PDF reader: fewer non-blank characters is a page without text
 
@@ -30,6 +32,8 @@ class Probe:
     tokens: int = 0
     chunks: int = 0
     scripts: dict[str, int] = field(default_factory=dict)  # han, latin, other: letters, scaled to the whole text
+    packed: int = 0  # bytes the text compresses to (zlib, on PACK_CHARS spread over it, scaled): repetition makes it cheap
+    hashes: list[str] = field(default_factory=list)  # each chunk's embedded text's hash (a heavy file: its head's): equal texts embed once
     pdf_pages: int = 0
     pdf_checked: int = 0  # first pages checked for a text layer
     pdf_blank: int = 0  # of those, pages without one (scanned or image-only)
@@ -84,11 +88,41 @@ def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int,
     head = text[:TOKEN_CHARS]
     result.tokens = round(count_tokens(head) * len(text) / max(len(head), 1))
     if whole or len(text) <= LIGHT_CHARS:
-        result.chunks = len(chunk_document(doc, max_tokens, overlap))
+        chunks = chunk_document(doc, max_tokens, overlap)
+        result.chunks = len(chunks)
     else:  # the chunks of its first LIGHT_CHARS, scaled to the whole text
         head_doc, cut = _prefix(doc, LIGHT_CHARS)
-        result.chunks = max(1, round(len(chunk_document(head_doc, max_tokens, overlap)) * len(text) / max(cut, 1)))
+        chunks = chunk_document(head_doc, max_tokens, overlap)
+        result.chunks = max(1, round(len(chunks) * len(text) / max(cut, 1)))
+    result.hashes = _embed_hashes(doc, chunks)  # of all its chunks, or of its head's
     result.scripts = text_scripts(text)
+    result.packed = packed_size(text)
+
+
+def _embed_hashes(doc, chunks) -> list[str]:
+    """The hash of each chunk's text as the embedder is given it (title, section, text): `docqa add` embeds
+    each distinct one once."""
+    from docqa.embed.base import embed_text, text_hash
+    from docqa.ingest.enrich import title_of
+
+    title = title_of(doc)
+    return [text_hash(embed_text(title, c.section, doc.text[c.char_start:c.char_end], c.context, c.symbol))
+            for c in chunks]
+
+
+def packed_size(text: str) -> int:
+    """Bytes the non-Han text of `text` compresses to with zlib, measured on PACK_CHARS of it (PACK_WINDOWS slices
+    spread over it) and scaled: a test log of repeated lines packs several times tighter than prose, and is indexed for less
+    per character (benchmarks/RESULTS.md, "repetition, pictures, equal chunks")."""
+    import zlib
+
+    from docqa.text.language import HAN_RUN
+
+    sampled = spread(text, PACK_CHARS, PACK_WINDOWS)
+    if not sampled:
+        return 0
+    data = HAN_RUN.sub("", sampled).encode("utf-8")  # Chinese has its own rate (rates.HAN_S)
+    return round(len(zlib.compress(data, 6)) * len(text) / len(sampled)) if data else 0
 
 
 def _prefix(doc, chars: int):

@@ -13,15 +13,28 @@ from __future__ import annotations
 # the main process writes); on a loaded machine the wall time is longer.
 START_S = 1.21  # the process, its imports and the parser pool
 FILE_S = 0.00116  # a file: listing, hashing, a document row, a worker's round trip
-CHAR_S = 2.87e-7  # a character of text (not Han) read from a text-like format, chunked, counted, indexed
-HAN_S = 2.19e-6  # a Han character: jieba segments Chinese for full-text search, on top of CHAR_S's work
+HAN_S = 2.19e-6  # a Han character: jieba segments Chinese for full-text search, on top of the other work
 PAGE_BYTE_S = 2.35e-7  # a byte of a laid-out format (PDF, slides, sheets, RTF, OLE, archives): parsing it
+# "repetition, pictures, equal chunks" (2026-12-06): the work on text (reading, chunking, counting, indexing)
+# follows what it compresses to more than its length: a test log of repeated lines packs 3-4 times tighter than
+# prose (zlib on 32,000 characters spread over each file, measured by the survey, Han characters left out) and
+# costs under half as much a character.  Fitted on the fit folders above plus a generated test log
+# (benchmarks/init_estimate.py fit-time; FIT_FOLDERS, TEST_LOG), the other rates as they were; JSON records
+# (the fit folders' JSON is SQuAD's) have a rate of their own.
+CHAR_S = 4.33e-8  # a character of text (not Han) of a text-like format
+PACKED_S = 7.82e-7  # a byte the non-Han text compresses to, on top of CHAR_S
+JSON_CHAR_S = 2.27e-7  # a character of JSON (not Han), instead of the two above
+PACKED_PER_CHAR = 0.35  # when no file of a format was measured: prose packs to about this
 # "the ingest estimate per language": four manual pages rendered at 200 DPI (86-270 KB JPEGs) took 11.8
 # CPU-seconds of OCR in `docqa add`, 2.96 s a page.  (Wall time on a loaded machine is several times that:
 # "OCR for pictures and scanned PDF pages (issue 15, item 5)" saw 0.10-0.12 pages/s.)
 OCR_PAGES_PER_S = 1 / 2.96
-# Pictures count as pages by their size (PAGE_BYTES_SCANNED), a tenth of a page at least: 50 icons of
-# /usr/share (6.5 KB on average) took 0.07 s each, the estimate says 0.3; pictures with text take longer.
+# "repetition, pictures, equal chunks" (2026-12-06): a picture's OCR follows its pixels as text detection sees
+# them (long side scaled to 1280, read from the header) and a start of its own, fitted on the 28 distinct pictures
+# of the Rust documentation (benchmarks/init_estimate.py ocr-fit: screenshots, diagrams, logos; 15.9 MP, 30.2
+# CPU-s), one OCR thread as in a parser worker.  (A page full of text takes longer: the four manual pages above.)
+OCR_PICTURE_S = 0.213
+OCR_MEGAPIXEL_S = 1.52
 
 # -- embedding ------------------------------------------------------------------------------------
 # The models embed sentence windows of text, so their time follows the characters, not the chunks; a Han

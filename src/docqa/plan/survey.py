@@ -3,14 +3,18 @@ answer in seconds on a folder of any size, so nothing here parses everything.
 
     listing    the ingest scan (globs, .gitignore, hidden files, symlinks) up to 200,000 files
     sniffing   the first 8 KB of up to 20,000 files name their format (then: the extension)
-    checking   up to 200 PDFs (first 8 pages: a text layer?) and OLE containers (a password?)
+    checking   up to 200 PDFs (first 8 pages: a text layer?) and OLE containers (a password?);
+               the headers of up to 2,000 pictures (their pixels, when OCR will read them);
+               each .gz file's last 4 bytes (its inflated size)
     weighing   the heaviest files (each at least 1 % of the folder's expected text, a .gz by its
                recorded inflated size; up to 12 of them, 12 MB) read whole first, their first
                megabyte of text chunked and scaled: one outsized file (a compressed test log)
                can make half the chunks, and no sample of small files shows it
     sampling   up to 60 files, 24 MB in all (the heavy ones included), spread over the formats
                found, read and chunked as `docqa add` would (OCR off), in bounded worker
-               processes: 20 s per file, no new one after 30 s
+               processes: 20 s per file, no new one after 30 s; each file's text is also
+               compressed on 32,000 characters spread over it (repeated lines cost less to
+               index) and its chunk texts hashed as they are embedded (equal ones embed once)
 (`Limits` holds these; the report carries them.)
 """
 
@@ -58,6 +62,12 @@ class Entry:
     type: str | None
     language: str | None = None
     folder: str = ""
+    inflated: int = 0  # a .gz file's recorded uncompressed size (0: not a .gz, or none recorded)
+
+    @property
+    def content(self) -> int:
+        """Bytes of content: the inflated size of a .gz file, else the size."""
+        return max(self.inflated, self.size)
 
 
 @dataclass(slots=True)
@@ -68,7 +78,7 @@ class Survey:
     complete: bool = True  # False: the listing stopped at limits.scan_files
     files: int = 0
     bytes: int = 0
-    by_type: dict[str, dict[str, int]] = field(default_factory=dict)  # type -> files, bytes
+    by_type: dict[str, dict[str, int]] = field(default_factory=dict)  # type -> files, bytes (and inflated: .gz content)
     code_languages: dict[str, int] = field(default_factory=dict)
     folders: dict[str, dict[str, int]] = field(default_factory=dict)  # top-level folder -> files, bytes
     largest: list[dict] = field(default_factory=list)
@@ -78,10 +88,12 @@ class Survey:
     failing: list[dict] = field(default_factory=list)  # sampled files that will fail: path, kind, error
     scanned: list[dict] = field(default_factory=list)  # PDFs with pages without a text layer
     images: int = 0
+    image_megapixels: float = 0.0  # the pictures' pixels as OCR's detection sees them (scaled to DETECT_SIDE), from their headers
     scripts: dict[str, int] = field(default_factory=dict)  # letters of the files probed, each file's scaled to its text: han, latin, other
     file_languages: dict[str, int] = field(default_factory=dict)  # sampled files: zh, en, other
-    sample: dict[str, dict[str, float]] = field(default_factory=dict)  # type -> files, bytes, text_chars, han_chars, tokens, chunks, seconds
-    heavy: list[dict] = field(default_factory=list)  # the heaviest files, each measured: path, type, size, text_chars, han_chars, tokens, chunks
+    sample: dict[str, dict[str, float]] = field(default_factory=dict)  # type -> files, bytes, inflated, text_chars, han_chars, packed, tokens, chunks, seconds
+    heavy: list[dict] = field(default_factory=list)  # the heaviest files, each measured: path, type, size, inflated, text_chars, ...
+    duplicate_chunks: float = 0.0  # share of the sampled chunks whose embedded text another sampled chunk has (embedded once)
     checked: int = 0  # files probed (checked or sampled)
     pdfs_checked: int = 0  # PDFs whose first pages were checked for a text layer
     elapsed: float = 0.0
@@ -102,6 +114,7 @@ def survey(root: Path, *, include: list[str] | None = None, exclude: list[str] |
     entries = _list(Scanner(include or [], exclude or [], gitignore, hidden), root, scan, result, limits)
     max_bytes = int(max_file_mb * 2**20)
     kept = _triage(entries, result, max_bytes, ocr)
+    result.image_megapixels = _megapixels([e for e in kept if e.type == "image"], limits.check_files * 10)
     read = {id(e) for e in kept}
     result.largest = [{"path": safe_path(e.path), "size": e.size, "type": e.type, "read": id(e) in read}
                       for e in sorted(entries, key=lambda e: -e.size)[:LARGEST]]
@@ -112,7 +125,7 @@ def survey(root: Path, *, include: list[str] | None = None, exclude: list[str] |
     jobs = [(e.path, e.size, "light", e.type) for e in heavy]
     jobs += _checks(kept, limits) + _sample([e for e in kept if e not in heavy], limits, sum(e.size for e in heavy))
     probes = _probe_all(jobs, max_tokens, overlap, max_bytes, workers, limits)
-    _absorb(probes, result, ocr, {safe_path(e.path) for e in heavy})
+    _absorb(probes, result, ocr, {safe_path(e.path) for e in heavy}, {safe_path(e.path): e.content for e in kept})
     result.elapsed = round(time.perf_counter() - started, 3)
     return result
 
@@ -135,7 +148,7 @@ def _list(scanner: Scanner, root: Path, scan: ScanResult, result: Survey, limits
         kind = _kind(file, head)
         parts = file.relative_to(root).parts
         entries.append(Entry(str(file), size, kind, code_language(file, head or b"") if kind == "code" else None,
-                             parts[0] if len(parts) > 1 else ""))
+                             parts[0] if len(parts) > 1 else "", gz_inflated(file, size)))
     return entries
 
 
@@ -196,10 +209,15 @@ def _count(kept: list[Entry], result: Survey) -> None:
     folders: dict[str, Counter] = defaultdict(Counter)
     for e in kept:
         by_type[e.type or "unknown"].update(files=1, bytes=e.size)
+        if e.path.endswith(".gz"):
+            by_type[e.type or "unknown"].update(inflated=e.content - e.size)  # made the content below
         folders[e.folder].update(files=1, bytes=e.size)
         if e.language:
             result.code_languages[e.language] = result.code_languages.get(e.language, 0) + 1
     result.files, result.bytes = len(kept), sum(e.size for e in kept)
+    for c in by_type.values():
+        if "inflated" in c:
+            c["inflated"] += c["bytes"]
     result.by_type = {t: dict(c) for t, c in sorted(by_type.items(), key=lambda kv: -kv[1]["bytes"])}
     result.folders = {f: dict(c) for f, c in sorted(folders.items(), key=lambda kv: -kv[1]["files"])}
     result.images = result.by_type.get("image", {}).get("files", 0)
@@ -232,16 +250,33 @@ def _heavy(kept: list[Entry], limits: Limits) -> list[Entry]:
 def _expected_text(e: Entry, text_per_byte: dict[str, float]) -> float:
     """Bytes of text a file is expected to hold: a .gz file's own record of its uncompressed size (a test log
     can shrink 30 times), else its size times its format's text per byte."""
-    if e.path.endswith(".gz") and e.size >= 18:
-        try:
-            with open(e.path, "rb") as f:
-                f.seek(-4, os.SEEK_END)
-                inflated = int.from_bytes(f.read(4), "little")  # modulo 4 GiB: a larger file is past every limit anyway
-            if inflated >= e.size:
-                return float(inflated)
-        except OSError:
-            pass
+    if e.inflated:
+        return float(e.inflated)
     return e.size * text_per_byte.get(e.type or "", 1.0)
+
+
+def gz_inflated(file: Path, size: int) -> int:
+    """A .gz file's own record of its uncompressed size (its last 4 bytes; modulo 4 GiB: a larger file is past
+    every limit anyway); 0 when it is not a .gz file or the record is not plausible (smaller than the file)."""
+    if not file.name.endswith(".gz") or size < 18:
+        return 0
+    try:
+        with open(file, "rb") as f:
+            f.seek(-4, os.SEEK_END)
+            inflated = int.from_bytes(f.read(4), "little")
+    except OSError:
+        return 0
+    return inflated if inflated >= size else 0
+
+
+def _megapixels(pictures: list[Entry], most: int) -> float:
+    """The pictures' megapixels as OCR's text detection sees them (each scaled so its long side is at most
+    DETECT_SIDE; frames of a multi-frame picture up to the page cap), read from the first `most` pictures'
+    headers (Pillow opens a picture without decoding it) and scaled to all of them."""
+    from docqa.ingest.ocr import detected_megapixels
+
+    measured = [detected_megapixels(Path(e.path)) for e in pictures[:most]]
+    return round(sum(measured) * len(pictures) / max(len(measured), 1), 3)
 
 
 def _sample(kept: list[Entry], limits: Limits, taken: int = 0) -> list[tuple]:
@@ -292,12 +327,17 @@ def _probe_all(jobs: list[tuple], max_tokens: int, overlap: int, max_bytes: int,
     return list(pool.run(groups()))
 
 
-def _absorb(probes: list[Probe], result: Survey, ocr: bool, heavy: Collection[str] = ()) -> None:
+def _absorb(probes: list[Probe], result: Survey, ocr: bool, heavy: Collection[str] = (),
+            content: dict[str, int] | None = None) -> None:
     """Fold the probes into the survey: encrypted and scanned files, scripts, sampled rates per format
-    (the `heavy` files apart: each is measured whole, in `result.heavy`)."""
+    (the `heavy` files apart: each is measured whole, in `result.heavy`); `content`: each file's bytes of
+    content (a .gz file's inflated size)."""
     scripts: Counter = Counter()
     sample: dict[str, Counter] = defaultdict(Counter)
     seen: set[str] = set()
+    hashes: set[str] = set()
+    repeats = chunks = 0.0
+    content = content or {}
     for p in probes:
         if p.error_kind == "encrypted":
             if p.path not in result.encrypted:
@@ -315,19 +355,35 @@ def _absorb(probes: list[Probe], result: Survey, ocr: bool, heavy: Collection[st
             lang = _language(p.scripts)
             if lang:
                 result.file_languages[lang] = result.file_languages.get(lang, 0) + 1
+            inflated = max(content.get(p.path, p.size), p.size)
+            if p.hashes:  # a heavy file's head stands for all of it
+                repeats += repeated(p.hashes, hashes) * p.chunks / len(p.hashes)
+                chunks += p.chunks
             if p.path in heavy:
-                result.heavy.append({"path": p.path, "type": p.type, "size": p.size, "text_chars": p.text_chars,
-                                     "han_chars": p.scripts.get("han", 0), "tokens": p.tokens, "chunks": p.chunks,
-                                     "seconds": round(p.seconds, 3)})
+                result.heavy.append({"path": p.path, "type": p.type, "size": p.size, "inflated": inflated,
+                                     "text_chars": p.text_chars, "han_chars": p.scripts.get("han", 0), "packed": p.packed,
+                                     "tokens": p.tokens, "chunks": p.chunks, "seconds": round(p.seconds, 3)})
                 continue
-            sample[p.type].update(files=1, bytes=p.size, text_chars=p.text_chars, han_chars=p.scripts.get("han", 0),  # type: ignore[call-overload]
-                                  tokens=p.tokens, chunks=p.chunks, seconds=p.seconds)
+            sample[p.type].update(files=1, bytes=p.size, inflated=inflated, text_chars=p.text_chars,  # type: ignore[call-overload]
+                                  han_chars=p.scripts.get("han", 0), packed=p.packed, tokens=p.tokens, chunks=p.chunks,
+                                  seconds=p.seconds)
     result.checked = len(seen)
     result.pdfs_checked = len({p.path for p in probes if p.type == "pdf"})
     result.scripts = dict(scripts)
+    result.duplicate_chunks = round(repeats / chunks, 4) if chunks else 0.0
     result.sample = {t: {k: round(v, 3) for k, v in c.items()} for t, c in sample.items()}
     for path in result.encrypted:
         _skip(result, path, "encrypted: a password is required (it will fail; remove the password)")
+
+
+def repeated(hashes: list[str], seen: set[str]) -> int:
+    """How many of a file's chunk `hashes` repeat one `seen` before (in other files, or earlier in it); adds
+    them to `seen`."""
+    count = 0
+    for h in hashes:
+        count += h in seen
+        seen.add(h)
+    return count
 
 
 def _language(scripts: dict[str, int]) -> str | None:
