@@ -1,0 +1,183 @@
+"""Short answers: what a small model (under 7B parameters) is asked for, and when its words are published.
+
+Measured on the trust dev set (benchmarks/RESULTS.md, 2026-12-06, issue 28 item 7): asked to write a cited
+answer, the 1.5B model's drafts were rarely published (the checks rejected them, or it said NOT_FOUND beside
+good evidence), and each question cost a minute of CPU.  What it does well is point: given the sentences
+around the extractive answerer's best ones, it names the source and copies the few words that answer the
+question.  So a small model is asked for one line, ``n | words`` (or NOT_FOUND), in one call of a few tokens:
+
+- the words must stand in the passage (case and spacing aside), else the extractive answer is published;
+- the sentence that holds them is the answer's first citation, and the words lead the answer; the extractive
+  answerer's sentences follow, so an answer led by the model holds everything the extractive one holds;
+- the words must be more than the question's own (an echo answers nothing) and must be grounded
+  (docqa.answer.grounding: the sentence that holds them is about what the question asks);
+- NOT_FOUND, an unreadable reply, or words not in the passages: the extractive answer, as before.
+
+Nothing the model writes is published unless it is copied from the documents, so its answer is never
+worse than the extractive one on the same question, and costs one short call.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from docqa.answer import sentinel
+from docqa.answer.citer import citation_for
+from docqa.answer.grounding import Question, problem
+from docqa.answer.sources import SourceSet
+from docqa.answer.support import content_tokens
+from docqa.text.language import has_cjk
+from docqa.text.sentences import sentence_spans
+from docqa.types import Citation, Claim, Hit
+
+MAX_TOKENS = 48  # the reply is one line: a number, a bar and a few words
+MAX_WORDS = 40  # longer "words" are a paraphrase of the passage, not the answer's words
+MODEL, EXTRACTIVE = "model", "extractive"
+
+_LINE = re.compile(r"^\W{0,3}(?:answer\s*[:：]\s*)?(?:source\s*)?\[?(\d{1,2})\]?\s*[|｜:：]\s*(.+)$", re.IGNORECASE)
+_END = re.compile(r"(?:\s*\[\d+\]|[\s。.;；,，])+$")  # a marker or a full stop after the words
+_WRAP = "`'\"“”‘’*「」《》"
+
+
+@dataclass(slots=True)
+class Reply:
+    """The model's line read: the source it names (0: none) and the words it copied; `said_not_found` when
+    it found no answer; both empty when the line could not be read."""
+
+    n: int = 0
+    words: str = ""
+    said_not_found: bool = False
+
+
+@dataclass(slots=True)
+class Found:
+    """The model's words located in a source's passage: the hit, the words' span and the sentence's span (in the
+    hit's text)."""
+
+    hit: Hit
+    start: int
+    end: int
+    sentence: tuple[int, int]
+
+    @property
+    def words(self) -> str:
+        return self.hit.text[self.start : self.end]
+
+
+@dataclass(slots=True)
+class Verdict:
+    outcome: str  # model | extractive
+    reason: str
+    found: Found | None = None
+
+
+def read(text: str) -> Reply:
+    """The reply's first line that reads ``n | words``; NOT_FOUND; or nothing readable."""
+    if sentinel.said_not_found(text):
+        return Reply(said_not_found=True)
+    for line in text.strip().splitlines():
+        m = _LINE.match(line.strip())
+        if m:
+            words = _END.sub("", m.group(2).strip()).strip(_WRAP).strip()
+            return Reply(int(m.group(1)), words)
+    return Reply()
+
+
+def locate(reply: Reply, sources: SourceSet) -> Found | None:
+    """The words in the passage of the source the model named, else of any other source (it misnumbered)."""
+    if not reply.words:
+        return None
+    named = sources.get(reply.n)
+    order = ([named] if named else []) + [s for s in sources.sources if s is not named]
+    for source in order:
+        at = _find(source.hit.text, reply.words)
+        if at is not None:
+            return Found(source.hit, *at, _sentence(source.hit.text, *at))
+    return None
+
+
+def judge(reply: Reply, sources: SourceSet, question: Question) -> Verdict:
+    """Publish the model's words (MODEL, with where they stand) or the extractive answer, and why."""
+    if reply.said_not_found:
+        return Verdict(EXTRACTIVE, "the model found no answer in the passages")
+    if not reply.words:
+        return Verdict(EXTRACTIVE, "the model's reply could not be read as a source number and words")
+    if len(reply.words.split()) > MAX_WORDS:
+        return Verdict(EXTRACTIVE, f"the model's words are longer than {MAX_WORDS} words")
+    found = locate(reply, sources)
+    if found is None:
+        return Verdict(EXTRACTIVE, "the model's words are not in the passages")
+    if echo(found.words, question.text):
+        return Verdict(EXTRACTIVE, "the model's words only repeat the question", found)
+    grounded = problem(found.words, question, found.hit, *found.sentence)
+    if grounded.problem is not None:
+        return Verdict(EXTRACTIVE, f"the sentence that holds the model's words is not grounded: {grounded.problem}", found)
+    return Verdict(MODEL, "the model's words stand in the passage and its sentence is grounded", found)
+
+
+def echo(words: str, question: str) -> bool:
+    """Every content word of `words` is in the question (it answers nothing)."""
+    mine = content_tokens(words)
+    return not mine or mine <= content_tokens(question)
+
+
+def _fold(text: str) -> tuple[str, list[int]]:
+    """`text` folded for matching (NFKC, lower case, each run of spaces one space) and each folded
+    character's offset in `text`."""
+    out: list[str] = []
+    where: list[int] = []
+    space = False
+    for i, ch in enumerate(text):
+        for c in unicodedata.normalize("NFKC", ch).lower():
+            if c.isspace():
+                if space or not out:
+                    continue
+                c, space = " ", True
+            else:
+                space = False
+            out.append(c)
+            where.append(i)
+    return "".join(out), where
+
+
+def _find(text: str, words: str) -> tuple[int, int] | None:
+    hay, where = _fold(text)
+    needle = _fold(words)[0].strip()
+    if not needle:
+        return None
+    at = hay.find(needle)
+    if at < 0:
+        return None
+    return where[at], where[at + len(needle) - 1] + 1
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the sentence(s) of `text` that hold [start, end)."""
+    spans = sentence_spans(text) or [(0, len(text))]
+    first = next((s for s, e in spans if s <= start < e), start)
+    last = next((e for s, e in spans if s < end <= e), end)
+    return min(first, start), max(last, end)
+
+
+def compose(found: Found, n: int, quoted: list[Citation], language: str, among: list[str]) -> tuple[str, list[Claim]]:
+    """The answer led by the model's words: the words (citing the sentence that holds them, as source `n`), then
+    that sentence and the extractive answer's other sentences (`quoted`) as the extractive answerer quotes them."""
+    lead = citation_for(n, found.hit, *found.sentence, language, among)
+    words = " ".join(found.words.split())
+    claims = [Claim(words, 0, len(words), sources=[n], citations=[lead], supported=True, support=1.0)]
+    rest = [lead] + [c for c in quoted if not _overlaps(c, lead)]
+    joiner = "" if any(has_cjk(c.quote) for c in rest) else " "
+    text = words + "\n\n"
+    for i, c in enumerate(rest):
+        quote = " ".join(c.quote.split())
+        text += joiner if i else ""
+        claims.append(Claim(quote, len(text), len(text) + len(quote), sources=[c.n], citations=[c], supported=True,
+                            support=1.0))
+        text += quote
+    return text, claims
+
+
+def _overlaps(a: Citation, b: Citation) -> bool:
+    return a.document_id == b.document_id and a.char_start < b.char_end and b.char_start < a.char_end

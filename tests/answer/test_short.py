@@ -1,0 +1,112 @@
+"""Short answers from a small model (docqa.answer.short): one short call for the words that answer the question,
+published leading the extractive answer only when they stand in a grounded sentence of the passages.  A real
+knowledge base (SQLite, the hash embedder); the scripted chat model of docqa.testing, named like the local 1.5B
+model so that it counts as small."""
+
+from __future__ import annotations
+
+import pytest
+
+from docqa.answer import short
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
+from docqa.testing import ScriptedChat
+
+SMALL = "qwen2.5-coder-1.5b"
+OPS = """# Operations
+
+## Backups
+
+The database is backed up every 6 hours to object storage.
+Backups are kept for 35 days.
+
+## API keys
+
+API keys are rotated every 90 days with `acmectl keys rotate`.
+"""
+
+
+@pytest.fixture
+def make(tmp_path, embedder):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
+    opened: list[KnowledgeBase] = []
+
+    def make(model: ScriptedChat, **answer) -> KnowledgeBase:
+        settings = Settings(kb=str(tmp_path / "kb.db"), answer=answer, llm={"provider": "openai", "base_url": "http://127.0.0.1:9/v1"})
+        kb = KnowledgeBase(settings, embedder=embedder, chat_model=model)
+        if not opened:
+            kb.add([tmp_path / "docs"])
+        opened.append(kb)
+        return kb
+
+    yield make
+    for kb in opened:
+        kb.close()
+
+
+@pytest.mark.parametrize("reply, n, words, not_found", [
+    ("1 | every 6 hours", 1, "every 6 hours", False),
+    ("[2] | `/var/log/unattended-upgrades/`", 2, "/var/log/unattended-upgrades/", False),
+    ("Answer: 1 | 35 days [1].", 1, "35 days", False),
+    ("3：10.0.2.2。", 3, "10.0.2.2", False),
+    ("Source 1 | “prohibit-password”", 1, "prohibit-password", False),
+    ("NOT_FOUND", 0, "", True),
+    ("The database is backed up every 6 hours [1].", 0, "", False),  # a sentence, not the line asked for
+    ("", 0, "", False),
+])
+def test_the_reply_is_read_as_a_source_and_its_words(reply, n, words, not_found):
+    got = short.read(reply)
+    assert (got.n, got.words, got.said_not_found) == (n, words, not_found)
+
+
+def test_the_models_words_lead_the_extractive_answer(make):
+    model = ScriptedChat(["1 | every 6 hours"], name=SMALL)
+    answer = make(model).ask("How often is the database backed up?")
+    assert answer.answerable and answer.mode == "pipeline"
+    assert answer.answer.startswith("every 6 hours [1]\n\n")
+    assert "The database is backed up every 6 hours to object storage. [1]" in answer.answer
+    assert answer.retrieval.acceptance.outcome == "model"
+    first = answer.citations[0]
+    assert first.quote.strip() == "The database is backed up every 6 hours to object storage."
+    assert answer.claims[0].text == "every 6 hours" and answer.claims[0].citations[0] is first
+    assert len(model.calls) == 1 and model.calls[0].options["max_tokens"] == short.MAX_TOKENS
+    assert "shortest words" in model.calls[0].prompt and "every 6 hours" in model.calls[0].prompt
+    assert answer.verification.status == "VERIFIED"
+
+
+def test_words_not_in_the_passages_are_never_published(make):
+    model = ScriptedChat(["1 | every 8 hours"], name=SMALL)
+    answer = make(model).ask("How often is the database backed up?")
+    assert answer.answerable and "8 hours" not in answer.answer and "every 6 hours" in answer.answer
+    assert answer.mode == "extractive" and answer.retrieval.acceptance.outcome == "extractive"
+    assert "not in the passages" in answer.retrieval.acceptance.reason
+    assert len(model.calls) == 1
+
+
+@pytest.mark.parametrize("reply, reason", [
+    ("NOT_FOUND", "found no answer"),
+    ("1 | The database is backed up", "repeat the question"),
+    ("I think the database is backed up often.", "could not be read"),
+])
+def test_otherwise_the_extractive_answer_is_published(make, reply, reason):
+    model = ScriptedChat([reply], name=SMALL)
+    answer = make(model).ask("How often is the database backed up?")
+    assert answer.answerable and answer.mode == "extractive" and "NOT_FOUND" not in answer.answer
+    assert "every 6 hours" in answer.answer and reason in answer.retrieval.acceptance.reason
+    assert any("short answer was not used" in note for note in answer.notes)
+
+
+def test_a_misnumbered_source_is_found_by_its_words(make):
+    model = ScriptedChat(["2 | 90 days"], name=SMALL)
+    answer = make(model).ask("How often are API keys rotated?")
+    assert answer.answer.startswith("90 days [1]") and answer.retrieval.acceptance.outcome == "model"
+    assert "every 90 days" in answer.citations[0].quote
+
+
+def test_a_large_model_and_the_setting_off_write_cited_answers(make):
+    for model, settings in ((ScriptedChat(["The database is backed up every 6 hours [1].", "VERIFIED"], name="scripted"), {}),
+                            (ScriptedChat(["The database is backed up every 6 hours [1]."], name=SMALL), {"short_answers": False})):
+        answer = make(model, **settings).ask("How often is the database backed up?")
+        assert "cite its source number" in model.calls[0].prompt and "shortest words" not in model.calls[0].prompt
+        assert answer.answer.startswith("The database is backed up every 6 hours")
