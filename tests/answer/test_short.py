@@ -8,9 +8,12 @@ from __future__ import annotations
 import pytest
 
 from docqa.answer import short
+from docqa.answer.citer import citation_for, number_by_first_use
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 from docqa.testing import ScriptedChat
+
+from answer.hits import hit_in, sources  # tests/ is on sys.path (rootdir conftest)
 
 SMALL = "qwen2.5-coder-1.5b"
 OPS = """# Operations
@@ -110,3 +113,18 @@ def test_a_large_model_and_the_setting_off_write_cited_answers(make):
         answer = make(model, **settings).ask("How often is the database backed up?")
         assert "cite its source number" in model.calls[0].prompt and "shortest words" not in model.calls[0].prompt
         assert answer.answer.startswith("The database is backed up every 6 hours")
+
+
+def test_the_words_lead_whatever_number_their_source_has():
+    """The sentence that holds the words may be any source of the passages (here the third): the words and the
+    quoted sentence both carry the number it gets when the answer is numbered by first use, 1."""
+    hits = [hit_in(OPS, OPS.index("## Backups"), OPS.index("## API"), chunk_id="b"),
+            hit_in(OPS, 0, OPS.index("## Backups"), chunk_id="t"), hit_in(OPS, OPS.index("## API"), len(OPS), chunk_id="k")]
+    pool = sources(*hits)
+    found = short.locate(short.Reply(3, "`acmectl keys rotate`".strip("`")), pool)
+    assert found is not None and found.words == "acmectl keys rotate"
+    other = citation_for(1, hits[0], 0, 20, "en", pool.paths)
+    text, claims = short.compose(found, 3, [other], "en", pool.paths)
+    text = number_by_first_use(text, claims)
+    assert text.startswith("acmectl keys rotate [1]\n\nAPI keys are rotated every 90 days with `acmectl keys rotate`. [1]")
+    assert text.endswith("[2]") and [c.citations[0].n for c in claims] == [1, 1, 2]

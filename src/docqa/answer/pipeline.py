@@ -237,7 +237,10 @@ class Pipeline:
         note = accept.quotation_note(answer.language, " ".join(c.text for c in claims[1:]))
         yield from _show(answer, f"{text}\n{note}" if note else text)
         answer.claims = claims
-        answer.citations = list({(c.document_id, c.char_start, c.char_end): c for claim in claims for c in claim.citations}.values())
+        cited: dict[tuple, Citation] = {}
+        for c in (c for claim in claims for c in claim.citations):
+            cited.setdefault((c.document_id, c.char_start, c.char_end), c)
+        answer.citations = list(cited.values())
         answer.key_points = [c.text for c in claims][:5]
         answer.verification = Verification(VERIFIED, len(claims), [], 0, "deterministic")
         self._rate(answer, hits, result.evidence)

@@ -167,7 +167,8 @@ def compose(found: Found, n: int, quoted: list[Citation], language: str, among: 
     lead = citation_for(n, found.hit, *found.sentence, language, among)
     words = " ".join(found.words.split())
     claims = [Claim(words, 0, len(words), sources=[n], citations=[lead], supported=True, support=1.0)]
-    rest = [lead] + [c for c in quoted if not _overlaps(c, lead)]
+    again = citation_for(n, found.hit, *found.sentence, language, among)  # one object per claim: numbering rewrites it
+    rest = [again] + [c for c in quoted if not _overlaps(c, lead)]
     joiner = "" if any(has_cjk(c.quote) for c in rest) else " "
     text = words + "\n\n"
     for i, c in enumerate(rest):
