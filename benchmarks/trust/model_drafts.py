@@ -4,7 +4,7 @@ and the acceptance rule said of it, and what was published — beside the extrac
     python benchmarks/trust/model_drafts.py RUN.jsonl [--extractive EXTRACTIVE.jsonl] [--kb KB] [--show N]
 
 RUN.jsonl is a run of evaluate.py with --llm.  The model's calls come from each row's `model_trace`
-(evaluate.py records it); for older runs without it, from the knowledge base's run log (--kb: the run
+(evaluate.py records it); for older runs without it, from the knowledge base's run log (--kb: the first run
 whose question and published answer match the row's).  Per question it prints: the outcome against the
 extractive run's, who wrote the published text, each model reply, the checks' rejections, the acceptance
 verdict and its reason, and whether the model's own draft was right (every answers group in it, scored as
@@ -52,7 +52,8 @@ def from_log(rows: list[dict], kb_path: str) -> dict[str, list[dict]]:
     with KnowledgeBase(Settings(kb=kb_path, llm={"provider": "none"})) as kb:
         runs = [r for r in kb.log.runs() if r.model]
     by_key: dict[tuple[str, str], list] = {}
-    for r in runs:  # newest first: the latest run of a question with that answer wins
+    for r in reversed(runs):  # oldest first: the first run of a question with that answer wins (a later one may
+        # have published the same text another way: give each run its own copy of the knowledge base to be sure)
         by_key.setdefault((r.question, (r.answer or "").strip()), []).append(r)
     out = {}
     for row in rows:

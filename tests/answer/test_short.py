@@ -128,3 +128,31 @@ def test_the_words_lead_whatever_number_their_source_has():
     text = number_by_first_use(text, claims)
     assert text.startswith("acmectl keys rotate [1]\n\nAPI keys are rotated every 90 days with `acmectl keys rotate`. [1]")
     assert text.endswith("[2]") and [c.citations[0].n for c in claims] == [1, 1, 2]
+
+
+@pytest.mark.parametrize("words, question, echoed", [
+    ("database backed up", "How often is the database backed up?", True),
+    ("yes", "Is the database backed up?", True),
+    ("every 6 hours", "How often is the database backed up?", False),
+    ("~", "备份文件名后面会加什么符号？", False),  # a symbol answers
+    ("5", "How many copies are kept?", False),
+])
+def test_words_that_only_repeat_the_question_answer_nothing(words, question, echoed):
+    assert short.echo(words, question) is echoed
+
+
+@pytest.mark.parametrize("question, steps", [
+    ("How do I rotate the API keys?", True),
+    ("要把主服务器从 Bullseye 升级到 Bookworm，大致要按什么顺序执行哪些命令？", True),
+    ("In what order are the hooks run?", True),
+    ("How often are API keys rotated?", False),
+    ("Which option must be set in order to keep logs?", False),
+])
+def test_a_procedure_is_not_asked_for_words(question, steps):
+    assert short.asks_for_steps(question) is steps
+
+
+def test_a_procedure_question_costs_no_model_call(make):
+    model = ScriptedChat(["1 | acmectl keys rotate"], name=SMALL)
+    answer = make(model).ask("How do I rotate the API keys?")
+    assert model.calls == [] and answer.mode == "extractive"

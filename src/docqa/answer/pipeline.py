@@ -203,14 +203,18 @@ class Pipeline:
         are the extractive answerer's (no call)."""
         pool, result = found
         query, language = answer.retrieval.query, answer.language
-        if not result.abstained and ((result.shape is not None and result.shape.steps) or split(query)):
-            return (yield from self._extractive(answer, hits, ctx, found=found))
+        if short.asks_for_steps(query) or (not result.abstained and ((result.shape is not None and result.shape.steps)
+                                                                     or split(query))):
+            ctx.trace.append({"stage": "short_answer", "outcome": None, "reason": "not asked: a procedure, "
+                              "steps or a question of several parts (the extractive answerer's)"})
+            return (yield from (self._not_found(answer, ctx) if result.abstained else self._extractive(answer, hits, ctx, found=found)))
         sources = self._sources(answer, hits, language, ctx, found)
         with ctx.stage("generating", short=True):
             yield status("generating")
             reply = yield from ctx.call(self.model, "generating", prompts.short_messages(query, sources, language),
                                         max_tokens=short.MAX_TOKENS, temperature=0.0)
-        verdict = short.judge(short.read(reply.text), sources, self._question(answer))
+        quoted = [(pool.get(x.n).hit.chunk_id, x.start, x.end) for x in result.chosen]  # type: ignore[union-attr]
+        verdict = short.judge(short.read(reply.text), sources, self._question(answer), quoted)
         n = next((x.n for x in pool.sources if verdict.found and x.hit.chunk_id == verdict.found.hit.chunk_id), None)
         if verdict.outcome == short.MODEL and n is None:  # a source the injection guard flagged is never quoted
             verdict = short.Verdict(short.EXTRACTIVE, "the model's words are in a source that is not evidence", verdict.found)

@@ -9,9 +9,10 @@ question.  So a small model is asked for one line, ``n | words`` (or NOT_FOUND),
 - the words must stand in the passage (case and spacing aside), else the extractive answer is published;
 - the sentence that holds them is the answer's first citation, and the words lead the answer; the extractive
   answerer's sentences follow, so an answer led by the model holds everything the extractive one holds;
-- the words must be more than the question's own (an echo answers nothing) and must be grounded
-  (docqa.answer.grounding: the sentence that holds them is about what the question asks);
-- NOT_FOUND, an unreadable reply, or words not in the passages: the extractive answer, as before.
+- the words must be more than the question's own (an echo answers nothing), and the sentence that holds them
+  must be one the extractive answer quotes, or grounded (docqa.answer.grounding: about what the question asks);
+- NOT_FOUND, an unreadable reply, or words not in the passages: the extractive answer, as before;
+- a question that asks how to do something, or in what order, is not asked (a few words do not answer it).
 
 Nothing the model writes is published unless it is copied from the documents, so its answer is never
 worse than the extractive one on the same question, and costs one short call.
@@ -20,12 +21,14 @@ worse than the extractive one on the same question, and costs one short call.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 import unicodedata
 from dataclasses import dataclass
 
 from docqa.answer import sentinel
 from docqa.answer.citer import citation_for
 from docqa.answer.grounding import Question, problem
+from docqa.answer.shape import _PROCEDURE
 from docqa.answer.sources import SourceSet
 from docqa.answer.support import content_tokens
 from docqa.text.language import has_cjk
@@ -39,6 +42,8 @@ MODEL, EXTRACTIVE = "model", "extractive"
 _LINE = re.compile(r"^\W{0,3}(?:answer\s*[:：]\s*)?(?:source\s*)?\[?(\d{1,2})\]?\s*[|｜:：]\s*(.+)$", re.IGNORECASE)
 _END = re.compile(r"(?:\s*\[\d+\]|[\s。.;；,，])+$")  # a marker or a full stop after the words
 _WRAP = "`'\"“”‘’*「」《》"
+_YES_NO = frozenset("yes no true false 是 否 是的 不是 对 不对 可以 不可以 会 不会".split())
+_ORDER = re.compile(r"\b(?:what|which)\s+order\b|顺序|先后", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -98,8 +103,9 @@ def locate(reply: Reply, sources: SourceSet) -> Found | None:
     return None
 
 
-def judge(reply: Reply, sources: SourceSet, question: Question) -> Verdict:
-    """Publish the model's words (MODEL, with where they stand) or the extractive answer, and why."""
+def judge(reply: Reply, sources: SourceSet, question: Question, quoted: Sequence[tuple[str, int, int]] = ()) -> Verdict:
+    """Publish the model's words (MODEL, with where they stand) or the extractive answer, and why; `quoted`: the
+    sentences the extractive answer quotes (chunk id, start, end in its text), whose words need no grounding."""
     if reply.said_not_found:
         return Verdict(EXTRACTIVE, "the model found no answer in the passages")
     if not reply.words:
@@ -111,6 +117,9 @@ def judge(reply: Reply, sources: SourceSet, question: Question) -> Verdict:
         return Verdict(EXTRACTIVE, "the model's words are not in the passages")
     if echo(found.words, question.text):
         return Verdict(EXTRACTIVE, "the model's words only repeat the question", found)
+    a, b = found.sentence
+    if any(chunk == found.hit.chunk_id and start < b and a < end for chunk, start, end in quoted):
+        return Verdict(MODEL, "the model's words stand in a sentence the extractive answer quotes", found)
     grounded = problem(found.words, question, found.hit, *found.sentence)
     if grounded.problem is not None:
         return Verdict(EXTRACTIVE, f"the sentence that holds the model's words is not grounded: {grounded.problem}", found)
@@ -118,9 +127,21 @@ def judge(reply: Reply, sources: SourceSet, question: Question) -> Verdict:
 
 
 def echo(words: str, question: str) -> bool:
-    """Every content word of `words` is in the question (it answers nothing)."""
+    """Every content word of `words` is in the question, or it has none and no symbol or digit either ("the"), or
+    it is a bare yes or no (nothing in the passage can be checked against it): it answers nothing ("~", a suffix,
+    does)."""
+    if words.strip().lower() in _YES_NO:
+        return True
     mine = content_tokens(words)
-    return not mine or mine <= content_tokens(question)
+    if not mine:
+        return not any(not ch.isalpha() and not ch.isspace() for ch in words)
+    return mine <= content_tokens(question)
+
+
+def asks_for_steps(question: str) -> bool:
+    """The question asks how to do something or in what order (answer/shape.py's procedure words, and "order"):
+    a few words do not answer it, the extractive answerer's steps may."""
+    return _PROCEDURE.search(question) is not None or _ORDER.search(question) is not None
 
 
 def _fold(text: str) -> tuple[str, list[int]]:
