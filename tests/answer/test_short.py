@@ -156,3 +156,15 @@ def test_a_procedure_question_costs_no_model_call(make):
     model = ScriptedChat(["1 | acmectl keys rotate"], name=SMALL)
     answer = make(model).ask("How do I rotate the API keys?")
     assert model.calls == [] and answer.mode == "extractive"
+
+
+@pytest.mark.slow
+def test_a_near_miss_gets_no_second_look_from_a_few_words(make, local_embedder):
+    """The passages are on the subject (relevant to the bundled model) but no sentence answers: the written answer's
+    second look asks the model; the words-only answer never turns "not found" into an answer, and costs no call."""
+    question = "How long are database backups retained in the archive tier?"
+    written = ScriptedChat(["Backups are kept for 35 days [1]."] * 4, name=SMALL)
+    assert make(written, short_answers=False).ask(question).retrieval.second_look  # the situation: a second look
+    model = ScriptedChat(["1 | 35 days"], name=SMALL)
+    answer = make(model).ask(question)
+    assert not answer.answerable and model.calls == [] and not answer.retrieval.second_look

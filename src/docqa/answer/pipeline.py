@@ -159,14 +159,16 @@ class Pipeline:
             return (yield from self._not_found(answer, ctx))
         found = self._evidence(answer, hits, ctx) if self.settings.answer.accept_share > 0 else None
         task = self.task()
-        second = found is not None and found[1].abstained and not task and self._second_look(answer, hits)
+        words_only = found is not None and self.model.small and self.settings.answer.short_answers and not task
+        second = (found is not None and found[1].abstained and not task and not words_only  # a few words are no second look
+                  and self._second_look(answer, hits))
         answer.retrieval.second_look = second
         if found is not None and accept.gated(found[1].abstained, task) and not second:  # not found, no model call
             ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
             answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 0, "no passage answers the question well enough")
             return (yield from self._not_found(answer, ctx))
-        if found is not None and self.model.small and self.settings.answer.short_answers and not task:
-            return (yield from self._short(answer, hits, ctx, found))
+        if words_only:
+            return (yield from self._short(answer, hits, ctx, found))  # type: ignore[arg-type]
         sources = self._sources(answer, hits, language, ctx, found)
         base = prompts.answer_messages(answer.retrieval.query, sources, language)
         if answer.question != answer.retrieval.query:
@@ -198,16 +200,15 @@ class Pipeline:
 
     def _short(self, answer: Answer, hits: SearchResults, ctx: RunContext, found: Found) -> Events:
         """A small model asked only for the words that answer the question (docqa.answer.short), in one short
-        call: they lead the extractive answer when they stand in a grounded sentence of the passages; else the
-        extractive answer (after a second look, not found).  A procedure's steps and a question of several parts
-        are the extractive answerer's (no call)."""
+        call, when the extractive answerer answers (never instead of "not found": a few words are no second look):
+        they lead the extractive answer when they stand in a sentence it quotes or a grounded one; else the
+        extractive answer.  A procedure's steps and a question of several parts are the extractive answerer's (no call)."""
         pool, result = found
         query, language = answer.retrieval.query, answer.language
-        if short.asks_for_steps(query) or (not result.abstained and ((result.shape is not None and result.shape.steps)
-                                                                     or split(query))):
+        if short.asks_for_steps(query) or (result.shape is not None and result.shape.steps) or split(query):
             ctx.trace.append({"stage": "short_answer", "outcome": None, "reason": "not asked: a procedure, "
                               "steps or a question of several parts (the extractive answerer's)"})
-            return (yield from (self._not_found(answer, ctx) if result.abstained else self._extractive(answer, hits, ctx, found=found)))
+            return (yield from self._extractive(answer, hits, ctx, found=found))
         sources = self._sources(answer, hits, language, ctx, found)
         with ctx.stage("generating", short=True):
             yield status("generating")
@@ -219,12 +220,10 @@ class Pipeline:
         if verdict.outcome == short.MODEL and n is None:  # a source the injection guard flagged is never quoted
             verdict = short.Verdict(short.EXTRACTIVE, "the model's words are in a source that is not evidence", verdict.found)
         ctx.trace.append({"stage": "short_answer", "outcome": verdict.outcome, "reason": verdict.reason,
-                          "words": verdict.found.words if verdict.found else None, "abstained": result.abstained,
+                          "words": verdict.found.words if verdict.found else None,
                           "sentence": verdict.found.hit.text[slice(*verdict.found.sentence)] if verdict.found else None})
-        published = accept.MODEL if verdict.outcome == short.MODEL else accept.NOT_FOUND if result.abstained else accept.EXTRACTIVE
+        published = accept.MODEL if verdict.outcome == short.MODEL else accept.EXTRACTIVE
         answer.retrieval.acceptance = Acceptance(published, int(published == accept.MODEL), 1, verdict.reason)
-        if published == accept.NOT_FOUND:
-            return (yield from self._not_found(answer, ctx))
         if published == accept.EXTRACTIVE:
             answer.notes.append(f"the model's short answer was not used ({verdict.reason}); the answer quotes the documents")
             return (yield from self._extractive(answer, hits, ctx, found=found))
@@ -233,9 +232,8 @@ class Pipeline:
     def _led(self, answer: Answer, hits: SearchResults, found: Found, words: short.Found, n: int) -> Events:
         """Publish the answer led by the model's words (docqa.answer.short.compose)."""
         pool, result = found
-        quoted = [] if result.abstained else [
-            citation_for(x.n, pool.get(x.n).hit, x.start, x.end, answer.language, pool.paths)  # type: ignore[union-attr]
-            for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
+        quoted = [citation_for(x.n, pool.get(x.n).hit, x.start, x.end, answer.language, pool.paths)  # type: ignore[union-attr]
+                  for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
         text, claims = short.compose(words, n, quoted, answer.language, pool.paths)
         text = number_by_first_use(text, claims)
         note = accept.quotation_note(answer.language, " ".join(c.text for c in claims[1:]))

@@ -14,8 +14,12 @@ question.  So a small model is asked for one line, ``n | words`` (or NOT_FOUND),
 - NOT_FOUND, an unreadable reply, or words not in the passages: the extractive answer, as before;
 - a question that asks how to do something, or in what order, is not asked (a few words do not answer it).
 
-Nothing the model writes is published unless it is copied from the documents, so its answer is never
-worse than the extractive one on the same question, and costs one short call.
+- the model is asked only when the extractive answerer answers: a few words never turn "not found" into an
+  answer (a "second look" of this kind answered 3 near misses and questions it could not answer on the trust
+  set's test sample, against 1 rescued; benchmarks/RESULTS.md 2026-12-06).
+
+Nothing the model writes is published unless it is copied from the documents, and the extractive answer's
+sentences are always published with it, so its answer holds everything the extractive one holds, for one short call.
 """
 
 from __future__ import annotations
