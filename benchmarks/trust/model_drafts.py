@@ -1,7 +1,7 @@
 """Where the chat model's drafts go (issue 28, item 7): per question, what the model wrote, what the checks
 and the acceptance rule said of it, and what was published — beside the extractive run of the same questions.
 
-    python benchmarks/trust/model_drafts.py RUN.jsonl [--extractive EXTRACTIVE.jsonl] [--kb KB] [--show N]
+    python benchmarks/trust/model_drafts.py RUN.jsonl [--extractive EXTRACTIVE.jsonl] [--kb KB [--since TIME]] [--show N]
 
 RUN.jsonl is a run of evaluate.py with --llm.  The model's calls come from each row's `model_trace`
 (evaluate.py records it); for older runs without it, from the knowledge base's run log (--kb: the first run
@@ -44,13 +44,14 @@ def model_trace(trace: list[dict]) -> list[dict]:
     return out
 
 
-def from_log(rows: list[dict], kb_path: str) -> dict[str, list[dict]]:
-    """Row id -> model trace, from the knowledge base's run log (runs of evaluate.py before it kept them)."""
+def from_log(rows: list[dict], kb_path: str, since: str | None = None) -> dict[str, list[dict]]:
+    """Row id -> model trace, from the knowledge base's run log (runs of evaluate.py before it kept them), only
+    the runs asked at or after `since` (an ISO time or date, UTC) when given."""
     from docqa.kb import KnowledgeBase
     from docqa.settings import Settings
 
     with KnowledgeBase(Settings(kb=kb_path, llm={"provider": "none"})) as kb:
-        runs = [r for r in kb.log.runs() if r.model]
+        runs = [r for r in kb.log.runs(since=since) if r.model]
     by_key: dict[tuple[str, str], list] = {}
     for r in reversed(runs):  # oldest first: the first run of a question with that answer wins (a later one may
         # have published the same text another way: give each run its own copy of the knowledge base to be sure)
@@ -109,13 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("run", help="a run of evaluate.py with --llm")
     ap.add_argument("--extractive", help="the extractive run of the same questions")
     ap.add_argument("--kb", help="the knowledge base whose run log holds the run's traces (rows without model_trace)")
+    ap.add_argument("--since", help="with --kb: only runs asked at or after this UTC time (e.g. 2026-12-06T08:33)")
     ap.add_argument("--show", type=int, default=400, help="characters of each reply shown")
     args = ap.parse_args(argv)
     rows = report.load(Path(args.run))
     load_answers(rows)
     traces = {r["id"]: r["model_trace"] for r in rows if "model_trace" in r}
     if len(traces) < len(rows) and args.kb:
-        traces.update({k: v for k, v in from_log([r for r in rows if r["id"] not in traces], args.kb).items()})
+        traces.update({k: v for k, v in from_log([r for r in rows if r["id"] not in traces], args.kb, args.since).items()})
     ext = {r["id"]: r for r in report.load(Path(args.extractive))} if args.extractive else {}
     tally: collections.Counter = collections.Counter()
     calls, seconds = [], []
