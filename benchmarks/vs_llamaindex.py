@@ -26,7 +26,10 @@ Corpora:
   ODT, EPUB, RTF, e-mail, CSV, JSON, text; English, Chinese and more) less the two .pptx files
   and the AES-encrypted PDF, which LlamaIndex's default readers cannot open without extra packages.
 - md: 2,000 generated heading-dense Markdown files (~20 MB; a heading every 1-3 paragraphs,
-  lists and fenced code; seeded); `md-embed` uses the first 200 of them (~2 MB).
+  lists and fenced code; seeded); `md-embed` uses the first 200 of them (~2 MB), `md10-text` the
+  first 1,000 (10.8 MB).
+- debian: real documentation from Debian packages, rebuilt by debian_docs.py (60 HTML pages of the
+  valgrind and libffi manuals, four PDF manuals; 3.4 MB, 64 files): `debian-text`, `debian-embed`.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ import time
 from pathlib import Path
 
 import psutil
+
+import debian_docs
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
@@ -67,7 +72,8 @@ started, cpu0 = time.perf_counter(), _cpu()
 with KnowledgeBase(Settings(kb=db, embed={"provider": "local" if embed else "none"})) as kb:
     report = kb.add([folder])
     chunks = kb.status.stats()["chunks"]
-print(json.dumps({"seconds": time.perf_counter() - started, "cpu": _cpu() - cpu0, "chunks": chunks, "failed": len(report.failed)}))
+print(json.dumps({"seconds": time.perf_counter() - started, "cpu": _cpu() - cpu0, "chunks": chunks, "failed": len(report.failed),
+                  "searchable": getattr(report, "searchable", None)}))
 """
 
 LLAMA_CHILD = r"""
@@ -189,16 +195,23 @@ def corpora(work: Path) -> dict[str, Path]:
         md_small.mkdir()
         for p in sorted(md.iterdir())[:200]:
             shutil.copy2(p, md_small / p.name)
+    md10 = work / "md10"
+    if not md10.exists():
+        md10.mkdir()
+        for p in sorted(md.iterdir())[:1000]:
+            shutil.copy2(p, md10 / p.name)
     mixed = work / "mixed"
     if not mixed.exists():
         mixed.mkdir()
         mixed_corpus(mixed)
-    return {"mixed": mixed, "md": md, "md-small": md_small}
+    debian = debian_docs.build(work / "debian", Path(tempfile.gettempdir()) / "docqa-debian-docs")
+    return {"mixed": mixed, "md": md, "md-small": md_small, "md10": md10, "debian": debian}
 
 
 CASES = {  # name: (corpus, with embeddings)
     "mixed-text": ("mixed", False), "mixed-embed": ("mixed", True),
-    "md-text": ("md", False), "md-embed": ("md-small", True),
+    "md-text": ("md", False), "md-embed": ("md-small", True), "md10-text": ("md10", False),
+    "debian-text": ("debian", False), "debian-embed": ("debian", True),
 }
 
 
@@ -268,11 +281,13 @@ def main() -> None:
         for rep in range(args.reps):
             order = tools[rep % len(tools):] + tools[: rep % len(tools)]
             for tool in order:
+                load = os.getloadavg()[0]
                 r = run_tool(tool, srcs, llama, folders[corpus], embed, scratch)
                 results.setdefault((case, tool), []).append(r)
                 print(f"  {case} rep {rep} {tool}: {r['seconds']:.2f} s, cpu {r['cpu']:.1f} s, peak RSS {r['peak_mb']:.0f} MB "
                       f"(PSS {r['peak_pss_mb']:.0f} MB), "
-                      f"{r['chunks']} chunks", flush=True)
+                      f"{r['chunks']} chunks, load average {load:.1f} -> {os.getloadavg()[0]:.1f}"
+                      + (f", every document searchable at {r['searchable']:.2f} s" if r.get("searchable") else ""), flush=True)
     report(results, args.cases.split(","), tools, folders)
 
 

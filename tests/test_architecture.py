@@ -10,7 +10,8 @@ How imports are read (`import_graph`), the same for both checks:
   first, but that does not count: otherwise every package whose `__init__` re-exports its
   submodules would be a circle with each of them.
 - `from docqa import X` counts as importing `docqa/__init__` (the public API, which loads
-  everything) as well as X when X is a module: only front ends may (package `__init__` below).
+  everything) as well as X when X is a module: no package of ours does (the public API is for callers
+  outside; a front end names the module it uses: `import docqa.web as web`).
 - Relative imports are resolved against the importing module's package, so they count too.
 - Imports under `if TYPE_CHECKING:` never run: they count for the direction (a type from a
   higher layer is still a dependency on it) but not for circles.
@@ -33,12 +34,13 @@ from docqa.settings import Settings
 SRC = Path(docqa.__file__).parent
 ROOT = "docqa"
 
-# Bottom to top.  Leaves (types, errors, clock, version, heap) import nothing of ours; access, llm and
-# settings import nothing above them.  Target (DESIGN §2): front ends (cli, api, mcp, web) → kb
-# → run → agent → answer → retrieve → store, embed, text; ingest → store, embed, text.
+# Bottom to top.  Leaves (types, errors, clock, version, heap) import nothing of ours, events only types;
+# access, llm and settings import nothing above them.  Target (DESIGN §2): front ends (cli, api, mcp, web)
+# → kb → run → agent → answer → retrieve → store, embed, text; ingest → store, embed, text.
 BOTTOM = {"types", "errors"}
 ALLOWED: dict[str, set[str]] = {
     "types": set(), "errors": set(), "clock": set(), "version": set(),
+    "events": {"types"},  # the typed events of a run's stream (they carry Citations and an Acceptance)
     "heap": set(),  # glibc heap tuning for the processes that parse and embed
     "settings": {"errors"},
     "names": {"errors"},  # what a collection may be called
@@ -46,41 +48,40 @@ ALLOWED: dict[str, set[str]] = {
     "llm": {"errors"},
     "text": BOTTOM,
     "embed": BOTTOM | {"text", "heap"},
-    "store": BOTTOM | {"text", "clock", "session", "access"},  # session: the RunLog, which session/ owns; access: who manages keys
-    "session": BOTTOM | {"clock"},
+    "store": BOTTOM | {"text", "clock", "access"},  # access: who manages keys
+    "session": BOTTOM,  # the conversation so far, the Q&A log, corrections: over RunRecords (the RunLog is store's)
     # the models a knowledge base runs on (embedder, retriever, chat model), shared by its services
     "models": BOTTOM | {"llm", "embed", "settings", "store", "retrieve"},
     # each concern's service (base + service.py) checks the caller's Principal: access is below them all
     "crawl": BOTTOM | {"version"},  # documentation sites: discovery and polite fetching over HTTP (no store)
-    "ingest": BOTTOM | {"text", "store", "embed", "clock", "heap", "access", "settings", "models", "names", "browse", "session",
-                        "crawl"},
+    "ingest": BOTTOM | {"text", "store", "embed", "clock", "heap", "access", "settings", "models", "names", "crawl"},
     "retrieve": BOTTOM | {"text", "store", "embed", "settings", "access", "llm", "names"},
     "browse": BOTTOM | {"store", "access", "text"},
-    "view": BOTTOM | {"ingest", "access", "settings", "store", "browse"},  # the original file, PDF pages and boxes: the ingest readers open them
+    "view": BOTTOM | {"ingest", "access", "settings", "store"},  # the original file, PDF pages and boxes: the ingest readers open them
     # the low half of a run (Control, RunContext): below answer and agent; run/ (a question's life) sits above agent
-    "flow": BOTTOM | {"llm"},
-    "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "flow", "store", "embed"},  # store, embed: recall
-    "agent": BOTTOM | {"answer", "retrieve", "llm", "settings", "flow"},
+    "flow": BOTTOM | {"llm", "events"},
+    "answer": BOTTOM | {"text", "retrieve", "llm", "settings", "flow", "store", "embed", "events"},  # store, embed: recall
+    "agent": BOTTOM | {"answer", "retrieve", "llm", "settings", "flow", "events"},
     "skills": BOTTOM | {"agent", "settings", "text"},  # SKILL.md folders; their tools are agent tools, handed to the loop by run
     # run/ also serves the answers (a run's library over the services) and the log of runs
-    "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "flow", "skills",
+    "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "flow", "skills", "events",
                      "access", "store", "embed", "retrieve", "browse", "ingest", "view", "models", "names"},
     "status": BOTTOM | {"llm", "embed", "store", "access", "models"},  # what the kb runs on and holds, for its keepers
     "plan": BOTTOM | {"ingest", "text", "settings", "llm", "access", "run", "models"},  # docqa init / estimate: survey, proposal, estimates
     # the facade: it builds the services and hands them their store and models
     "kb": BOTTOM | {"access", "models", "run", "retrieve", "ingest", "store", "embed", "browse", "view", "llm", "settings",
-                    "status", "plan"},
+                    "status", "plan", "events"},
     "evaluate": BOTTOM | {"kb"},
     "testing": {"embed", "llm"},  # the fakes at the boundary, for tests: re-exported from their packages
-    # Front ends: parse, authenticate, call the kb, render.  "__init__" = `from docqa import ...`.
-    "mcp": BOTTOM | {"kb", "access", "settings", "version", "flow"},  # flow: cancel a call's run
-    "api": BOTTOM | {"kb", "access", "settings", "version", "clock", "mcp", "__init__", "run",
+    # Front ends: parse, authenticate, call the kb, render.
+    "mcp": BOTTOM | {"kb", "access", "settings", "version", "flow", "events"},  # flow: cancel a call's run
+    "api": BOTTOM | {"kb", "access", "settings", "version", "clock", "mcp", "run", "events",
                      "flow", "web"},  # mcp: mounted at /mcp; run: the live runs' handles; web: the page at /
     # a front end may start another: 'docqa mcp', 'docqa serve'
-    "cli": BOTTOM | {"kb", "run", "settings", "evaluate", "mcp", "api", "__init__", "version", "llm", "plan", "skills",
-                     "crawl"},  # crawl: which arguments are URLs
+    "cli": BOTTOM | {"kb", "run", "settings", "evaluate", "mcp", "api", "version", "llm", "plan", "skills",
+                     "crawl", "events"},  # crawl: which arguments are URLs
     "web": set(),  # the page: static assets over the API, it decides nothing
-    "__init__": BOTTOM | {"kb", "ingest", "retrieve", "settings"},
+    "__init__": BOTTOM | {"kb", "ingest", "retrieve", "settings", "events"},  # the public API: `from docqa import ...`
     "__main__": {"cli"},
 }
 
@@ -333,6 +334,7 @@ def test_checker_applies_the_direction_to_lazy_and_type_only_imports():
              Edge("docqa.kb", "docqa.store.base", 1, False)]
     problems, _ = direction_problems(edges)
     assert problems == ["docqa.answer.pipeline (line 5) -> docqa: answer may not import __init__",
+                        "docqa.cli (line 7) -> docqa: cli may not import __init__",  # a front end neither
                         "docqa.llm.base (line 9) -> docqa.answer: llm may not import answer",
                         "docqa.text.segment (line 3) -> docqa.kb: text may not import kb"]
 

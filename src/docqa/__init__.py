@@ -23,7 +23,8 @@ from docqa.errors import (
     StoreError,
     UnsupportedFormatError,
 )
-from docqa.types import (Answer, Block, Chunk, Citation, Claim, Document, DocumentRecord, Event, FeedbackRecord, Hit,
+from docqa.events import Event
+from docqa.types import (Answer, Block, Chunk, Citation, Claim, Document, DocumentRecord, FeedbackRecord, Hit,
                          RunRecord, SessionRecord, Verification)
 
 if typing.TYPE_CHECKING:

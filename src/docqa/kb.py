@@ -34,7 +34,8 @@ from docqa.models import Models
 from docqa.retrieve import SearchResults
 from docqa.settings import Settings
 from docqa.store import Stores, open_store
-from docqa.types import Answer, Event
+from docqa.events import Event
+from docqa.types import Answer
 
 if TYPE_CHECKING:
     from docqa.browse.service import Browse

@@ -389,17 +389,6 @@ class Answer:
         }
 
 
-@dataclass(slots=True)
-class Event:
-    """One event of an answer's stream: metadata, status, content, citations, failure, done."""
-
-    type: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, **self.data}
-
-
 # -- sessions and runs -----------------------------------------------------------------------
 RUNNING = "RUNNING"  # a run's status until it ends with SUCCESS, FALLBACK, FAILED or CANCELLED
 RUN_STATUSES = (RUNNING, SUCCESS, FALLBACK, FAILED, CANCELLED)
@@ -504,7 +493,7 @@ class RunRecord:
     owner: str | None = None  # the process answering it, host/pid/start (docqa.run.owner); None when unknown
     origin: str | None = None  # where it was asked: cli, mcp or api (the page and other HTTP clients); None: unknown
     feedback: list[FeedbackRecord] = field(default_factory=list)  # filled in when read back
-    # What the published answer rested on, one per citation (docqa.session.sources), filled in when read back;
+    # What the published answer rested on, one per citation (docqa.store.sources), filled in when read back;
     # stale_at: when the first cited document changed or went (None: every one is unchanged).
     sources: list[dict[str, Any]] = field(default_factory=list)
     stale_at: str | None = None

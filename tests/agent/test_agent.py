@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from docqa.events import Content, Done, DraftDelta, DraftRejected, Reviewing, ToolCalled, ToolReturned
 from docqa.kb import KnowledgeBase
 from docqa.run.life import choose_mode
 from docqa.settings import Settings
@@ -87,10 +88,10 @@ def test_search_fetch_answer(make):
     citation = result.citations[0]
     assert citation.quote == "Backups are kept for 35 days."
     assert kb.documents.text(citation.document_id)[citation.char_start:citation.char_end] == citation.quote
-    phases = [(e.data.get("phase"), e.data.get("name")) for e in events if e.type == "status"]
+    phases = [(e.phase, e.name) for e in events if isinstance(e, (ToolCalled, ToolReturned))]
     assert ("tool_call", "search_docs") in phases and ("tool_result", "fetch_doc") in phases
-    tool_result = next(e for e in events if e.type == "status" and e.data.get("phase") == "tool_result")
-    assert tool_result.data["size"] > 0 and "hits" in tool_result.data["summary"]
+    tool_result = next(e for e in events if isinstance(e, ToolReturned))
+    assert tool_result.size > 0 and "hits" in tool_result.summary
     assert [e.type for e in events][-2:] == ["citations", "done"]
     audit = kb.log.run(result.run_id)
     assert [t["name"] for t in audit.trace if t.get("stage") == "tool"] == ["search_docs", "fetch_doc", "answer"]
@@ -106,7 +107,7 @@ def test_step_budget_falls_back_to_the_pipelines_answer_over_the_evidence(make):
     assert final_request["messages"][0]["content"].startswith("You answer questions using ONLY the numbered sources")
     assert "35 days" in final_request["messages"][-1]["content"]
     assert any("budget ran out (2 steps)" in n for n in result.notes)
-    assert events[-1].data["status"] == "FALLBACK"
+    assert isinstance(events[-1], Done) and events[-1].status == "FALLBACK"
 
 
 def test_token_budget_answers_from_evidence_without_another_call(make):
@@ -151,7 +152,7 @@ def test_steering_joins_after_the_tool_round(make):
         server.replies[1:1] = [call("search_docs", query="password length")]
         run = kb.start("What are the rules?", mode="agent")
         for event in run:
-            if event.type == "status" and event.data.get("phase") == "tool_result" and not run.answers:
+            if isinstance(event, ToolReturned) and not run.answers:
                 run.steer("Look at the security policy instead.")
         result = run.answer
         second = server.requests[1]["messages"]
@@ -165,7 +166,7 @@ def test_follow_up_runs_after_the_answer(make):
         kb = make(server)
         run, queued = kb.start("How long are backups kept?", mode="agent"), []
         for event in run:
-            if event.type == "status" and event.data.get("phase") == "tool_call" and not queued:
+            if isinstance(event, ToolCalled) and not queued:
                 queued.append(run.follow_up("And how often are API keys rotated?"))
         first = run.answer
     assert queued == [True]
@@ -181,7 +182,7 @@ def test_cancelled_run_makes_no_further_model_calls(make):
         kb = make(server)
         run = kb.start("How long are backups kept?", mode="agent")
         for event in run:
-            if event.type == "status" and event.data.get("phase") == "tool_call":
+            if isinstance(event, ToolCalled):
                 run.cancel()
         result = run.answer
         calls = len(server.requests)
@@ -204,7 +205,7 @@ def test_a_tool_call_cut_off_by_the_token_limit_is_not_run(make):
         _, events = run(make(server))
         second = server.requests[1]["messages"]
     assert "cut off by the token limit" in second[-1]["content"]
-    assert not any(e.data.get("name") == "search_docs" for e in events if e.type == "status")
+    assert not any(e.name == "search_docs" for e in events if isinstance(e, (ToolCalled, ToolReturned)))
 
 
 def test_a_rejected_answer_is_reviewed_with_the_tools_then_verified(make):
@@ -222,23 +223,23 @@ def test_a_rejected_answer_is_reviewed_with_the_tools_then_verified(make):
     review = next(m["content"] for m in requests[2]["messages"] if m["role"] == "user" and "fact-check" in m["content"])
     assert "3" in review and "regions" in review  # the reason reached the agent, which then used a tool
     assert len(requests) == 5 and "strict fact-checker" in requests[4]["messages"][-1]["content"]
-    reviewing = [e.data for e in events if e.type == "status" and e.data.get("phase") == "reviewing"]
-    assert len(reviewing) == 1 and reviewing[0]["round"] == 1
-    replaced = [e for e in events if e.type == "content" and e.data.get("replace")]
-    assert replaced and replaced[-1].data["delta"] == result.answer
+    reviewing = [e for e in events if isinstance(e, Reviewing)]
+    assert len(reviewing) == 1 and reviewing[0].round == 1
+    replaced = [e for e in events if isinstance(e, Content) and e.replace]
+    assert replaced and replaced[-1].delta == result.answer
     assert [e.type for e in events][-2:] == ["citations", "done"]
     # each answer the agent gave was a draft; the first was rejected; only the checked one is content
-    drafts = [e.data for e in events if e.type == "draft"]
-    assert [d["n"] for d in drafts] == [1, 2] and "3 regions" in drafts[0]["delta"]
-    assert [e.data["n"] for e in events if e.type == "draft_rejected"] == [1]
-    assert [e.data["delta"] for e in events if e.type == "content"] == [result.answer]
+    drafts = [e for e in events if isinstance(e, DraftDelta)]
+    assert [d.n for d in drafts] == [1, 2] and "3 regions" in drafts[0].delta
+    assert [e.n for e in events if isinstance(e, DraftRejected)] == [1]
+    assert [e.delta for e in events if isinstance(e, Content)] == [result.answer]
 
 
 def test_an_agent_answering_not_found_gets_the_not_found_answer_and_no_token(make):
     with ScriptedChat([call("search_docs", query="backup policy approval"), answer("NOT_FOUND")]) as server:
         result, events = run(make(server, check=True), "Who approves the backup policy?")
     assert not result.answerable and result.answer.startswith("The documents do not contain an answer")
-    assert "NOT_FOUND" not in str([e.data for e in events if e.type in ("draft", "content")])
+    assert "NOT_FOUND" not in str([e.delta for e in events if isinstance(e, (DraftDelta, Content))])
 
 
 def test_two_rejections_publish_the_best_answer_without_its_rejected_claim(make):

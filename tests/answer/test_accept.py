@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from docqa.answer.accept import EXTRACTIVE, MODEL, NOT_FOUND, decide, quotation_note, wrong_language
+from docqa.events import Accepting
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 from docqa.testing import ScriptedChat
@@ -78,7 +79,7 @@ def test_a_verified_answer_is_published(kb_factory):
     assert answer.mode == "pipeline" and answer.answer == "Backups are kept for 35 days [1]."
     assert answer.retrieval.acceptance.to_dict() == {"outcome": MODEL, "verified": 1, "claims": 1,
                                               "reason": "the checks verified 1 of its 1 claims"}
-    assert any(e.type == "status" and e.data.get("phase") == "accepting" for e in events)
+    assert any(isinstance(e, Accepting) for e in events)
 
 
 def test_a_minority_verified_answer_falls_back_to_the_extractive_answer(kb_factory):

@@ -11,6 +11,7 @@ import re
 import pytest
 
 from docqa.access import Principal
+from docqa.events import Escalating
 from docqa.kb import KnowledgeBase
 from docqa.llm import OpenAICompatModel
 from docqa.settings import Settings
@@ -99,7 +100,7 @@ def test_retrieval_that_missed_the_facts_retries_with_a_keyword_search(make_kb, 
     assert entry["evidence"]["missing_share"] >= 0.5 and entry["evidence"]["low_relevance"]
     assert not entry["retry_rejected"] and entry["retry_published_from"] == "retry"
     assert any(e.get("stage") == "retrieving" and e.get("mode") == "bm25" for e in kb.log.run(answer.run_id).trace)
-    assert any(e.type == "status" and e.data["phase"] == "escalating" and e.data["kind"] == "retrieval" for e in events)
+    assert any(isinstance(e, Escalating) and e.kind == "retrieval" for e in events)
     assert "400 days" in answer.answer and any(c.path.endswith("vault.md") for c in answer.citations)
     assert answer.retrieval.escalation["kind"] == "retrieval"
     assert "escalated: retrieval" in attention_reason(kb, answer)
@@ -193,7 +194,7 @@ def test_an_unexplained_rejection_asks_the_escalation_model_once_with_its_cost(m
     assert entry["kind"] == "unexplained" and entry["action"] == "asked the escalation model strong-model"
     assert entry["cost"] == {"model": "strong-model", "prompt_tokens": 1000, "completion_tokens": 50, "cost": 0.0024}
     assert answer.usage["cost"] == pytest.approx(0.0024)  # the chat model's own prices are 0
-    costs = [e.data for e in events if e.type == "status" and e.data["phase"] == "escalating" and "cost" in e.data]
+    costs = [e.cost for e in events if isinstance(e, Escalating) and e.cost]
     assert costs and costs[0]["cost"] == 0.0024
     assert answer.verification.status == "VERIFIED" and "6 hours" in answer.answer
     assert answer.retrieval.escalation["cost"]["cost"] == 0.0024

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from docqa.events import Content, DraftRejected
 from docqa.kb import KnowledgeBase
 from docqa.llm import OpenAICompatModel
 from docqa.settings import Settings
@@ -97,8 +98,8 @@ def test_verified_answer_with_exact_citations(kb_factory, local_embedder):  # re
     kinds = [e.type for e in events]
     assert kinds[0] == "metadata" and kinds[-1] == "done" and kinds[-2] == "citations"
     assert "content" in kinds and kinds.index("content") > kinds.index("status")
-    assert "".join(e.data["delta"] for e in events if e.type == "content") == answer.answer
-    assert events[-1].data["status"] == "SUCCESS"
+    assert "".join(e.delta for e in events if e.type == "content") == answer.answer
+    assert events[-1].status == "SUCCESS"
 
 
 def test_deterministic_rejection_then_a_corrected_answer(kb_factory):
@@ -111,8 +112,8 @@ def test_deterministic_rejection_then_a_corrected_answer(kb_factory):
     assert "every 6 hours" in answer.answer and "[unverified]" not in answer.answer
     assert review[-2]["role"] == "assistant" and "8 hours" in review[-2]["content"]
     assert "number '8' is not in [1]" in review[-1]["content"]
-    replaced = [e for e in events if e.type == "content" and e.data.get("replace")]
-    assert replaced and replaced[-1].data["delta"] == answer.answer
+    replaced = [e for e in events if isinstance(e, Content) and e.replace]
+    assert replaced and replaced[-1].delta == answer.answer
 
 
 def _drafts(events) -> dict[int, str]:
@@ -120,7 +121,7 @@ def _drafts(events) -> dict[int, str]:
     drafts: dict[int, str] = {}
     for e in events:
         if e.type == "draft":
-            drafts[e.data["n"]] = drafts.get(e.data["n"], "") + e.data["delta"]
+            drafts[e.n] = drafts.get(e.n, "") + e.delta
     return drafts
 
 
@@ -136,10 +137,10 @@ def test_drafts_are_not_the_answer_and_a_rejected_one_is_said_to_be(kb_factory):
     assert [(t["n"], t["reasons"]) for t in trace] == [(1, ["'The database is backed up every 8 hours.': number '8' is not in [1]"])]
     assert _drafts(events) == {1: "The database is backed up every 8 hours [1].",
                                2: "The database is backed up every 6 hours [1]."}
-    assert sum(e.type == "draft" and e.data["n"] == 1 for e in events) > 1  # the first streamed as written
-    rejected = [e.data for e in events if e.type == "draft_rejected"]
-    assert len(rejected) == 1 and rejected[0]["n"] == 1 and "number '8' is not in [1]" in rejected[0]["reasons"][0]
-    content = [e.data["delta"] for e in events if e.type == "content"]
+    assert sum(e.type == "draft" and e.n == 1 for e in events) > 1  # the first streamed as written
+    rejected = [e for e in events if isinstance(e, DraftRejected)]
+    assert len(rejected) == 1 and rejected[0].n == 1 and "number '8' is not in [1]" in rejected[0].reasons[0]
+    content = [e.delta for e in events if e.type == "content"]
     assert content == [answer.answer] and "6 hours" in answer.answer and "8 hours" not in answer.answer
     kinds = [e.type for e in events]
     last_draft = max(i for i, k in enumerate(kinds) if k == "draft")
@@ -162,7 +163,7 @@ def test_a_not_found_reply_in_any_form_is_not_found_and_its_token_never_shown(kb
     with ScriptedServer([{"text": reply}] * 3) as server:
         answer, events = ask(kb_factory(server, accept_share=0), question)
     assert not answer.answerable and answer.answer.startswith(expected) and answer.citations == []
-    shown = [e.data["delta"] for e in events if e.type in ("draft", "content")] + [answer.answer]
+    shown = [e.delta for e in events if e.type in ("draft", "content")] + [answer.answer]
     assert not any("NOT_FOUND" in x.upper().replace(" ", "_") for x in shown), shown
 
 
@@ -171,7 +172,7 @@ def test_a_not_found_token_beside_an_answer_is_left_out_of_it(kb_factory):
     with ScriptedServer([{"text": reply}, {"text": "VERIFIED"}]) as server:
         answer, events = ask(kb_factory(server), "How often is the database backed up?")
     assert answer.answerable and answer.answer == "The database is backed up every 6 hours [1]."
-    assert "NOT_FOUND" not in "".join(e.data["delta"] for e in events if e.type == "draft")
+    assert "NOT_FOUND" not in "".join(e.delta for e in events if e.type == "draft")
     assert answer.verification.status == "VERIFIED"
 
 
@@ -229,7 +230,7 @@ def test_not_found_in_the_question_language(kb_factory, question, expected):
     assert not answer.answerable and answer.answer.startswith(expected)
     assert question in answer.answer  # says what was searched
     assert answer.citations == [] and answer.to_dict()["answerable"] is False
-    assert events[-1].data["status"] == "SUCCESS"
+    assert events[-1].status == "SUCCESS"
 
 
 @pytest.mark.parametrize("question,reply,expected", [
@@ -343,9 +344,9 @@ def test_model_failure_falls_back_with_a_clear_message(kb_factory, script, fragm
         answer, events = ask(kb_factory(server), "How long are backups kept?")
     assert answer.status == "FALLBACK" and answer.mode == "extractive"
     failure = next(e for e in events if e.type == "failure")
-    assert fragment in failure.data["message"] and "Traceback" not in failure.data["message"]
+    assert fragment in failure.message and "Traceback" not in failure.message
     assert [e.type for e in events][-3:] == ["citations", "failure", "done"]
-    assert events[-1].data["status"] == "FALLBACK"
+    assert events[-1].status == "FALLBACK"
     assert any(fragment in n for n in answer.notes)
 
 

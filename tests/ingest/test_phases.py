@@ -9,10 +9,15 @@ the tests look (through another connection) or stop the add there.
 
 from __future__ import annotations
 
+import threading
+
+import numpy as np
 import pytest
 
+from docqa.errors import EmbedError
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
+from docqa.testing import HashEmbedder
 from store.backends import BACKENDS, kb_url
 
 FILES = {
@@ -155,3 +160,66 @@ def test_a_changed_document_is_its_new_version_while_it_is_embedded(setup):
     assert _vectors(kb) == (len(FILES) - 1, len(FILES))
     kb.add([docs])
     assert _vectors(kb) == (len(FILES), len(FILES))
+
+
+class HeldModel(HashEmbedder):
+    """The test's model: its first batch of passages waits until the test lets it go (`release`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started, self.release = threading.Event(), threading.Event()
+
+    def _embed(self, texts: list[str], kind: str) -> np.ndarray:
+        if kind == "passage" and not self.started.is_set():
+            self.started.set()
+            if not self.release.wait(timeout=60):  # the add never went on while this batch was held
+                raise AssertionError("no document was committed while the model embedded the first group")
+        return super()._embed(texts, kind)
+
+
+@pytest.mark.slow  # 400 files through the parser processes: ~2 s
+def test_parsed_files_are_committed_while_the_model_embeds_an_earlier_group(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(400):  # one chunk each: the first 128 chunks start the model long before the last file is written
+        (docs / f"note{i:03}.md").write_text(f"# Note {i}\n\nThe heron{i} valve opens at stage {i}.\n", encoding="utf-8")
+    model = HeldModel()
+    committed_meanwhile = []
+
+    def look(done: int, total: int, path: str) -> None:  # `path`'s text was just committed
+        if model.started.is_set() and not model.release.is_set():
+            committed_meanwhile.append(path)
+            model.release.set()
+
+    with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "local"}), embedder=model) as kb:
+        report = kb.add([docs], progress=look)
+        assert committed_meanwhile and report.vectors == 400
+        assert kb.store.vectors.vector_count(model.fingerprint.key) == (400, 400)
+        assert kb.search("heron399 valve", mode="hybrid")[0].path.endswith("note399.md")
+
+
+class BrokenModel(HashEmbedder):
+    """A model whose service went away: every passage batch fails."""
+
+    def _embed(self, texts: list[str], kind: str) -> np.ndarray:
+        if kind == "passage":
+            raise EmbedError("the embedding service went away")
+        return super()._embed(texts, kind)
+
+
+def test_a_model_failing_on_its_thread_stops_the_add_with_its_error_and_what_was_written_stays_searchable(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in FILES.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    settings = Settings(kb=str(tmp_path / "kb.db"), embed={"provider": "local"})
+    with KnowledgeBase(settings, embedder=BrokenModel()) as kb, pytest.raises(EmbedError, match="went away"):
+        kb.add([docs])
+    with KnowledgeBase(settings, embedder=HashEmbedder()) as kb:
+        written = [p.rsplit("/", 1)[-1] for p in kb.store.documents.file_states("default")]
+        assert written  # the model's error came after the first group's text was committed
+        for name in written:
+            hits = kb.search(QUERIES[name], mode="hybrid")
+            assert hits[0].path.endswith(name) and hits[0].chunk_id in hits.without_vectors
+        assert kb.add([docs]).vectors == len(FILES)
+        assert kb.search(QUERIES["net.md"], mode="hybrid").without_vectors == []

@@ -97,8 +97,10 @@ def test_same_outcomes_as_the_local_engine(ray_session, tmp_path):
     for table in ("documents", "chunks", "texts"):
         assert rows["ray"][table] == rows["local"][table], table
     assert rows["local"]["vectors"].keys() == rows["ray"]["vectors"].keys() and len(rows["local"]["vectors"]) >= local.chunks // 2
-    for h, vector in rows["local"]["vectors"].items():  # batches differ, so the float16 values may differ in the last digit
-        assert np.allclose(vector, rows["ray"]["vectors"][h], atol=2e-3), h
+    for h, vector in rows["local"]["vectors"].items():  # batches differ: a window's vector depends slightly on the
+        other = rows["ray"]["vectors"][h]  # windows padded beside it (cosine >= 0.998, RESULTS.md issue 18)
+        cosine = float(np.dot(vector.astype(np.float32), other.astype(np.float32)))
+        assert cosine >= 0.998, (h, cosine)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

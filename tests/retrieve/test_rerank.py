@@ -150,7 +150,7 @@ def test_the_answer_and_its_trace_carry_the_rerank_report(make_kb):
         answer = kb.ask("How often is the database backup made?", on_event=events.append, check=False)
     report = answer.retrieval.rerank
     assert report["status"] == "fallback" and "not an order" in report["reason"]
-    trace = kb.log.run(events[0].data["run_id"]).trace
+    trace = kb.log.run(events[0].run_id).trace
     assert any(entry.get("rerank") == report for entry in trace if entry.get("stage") == "retrieving")
 
 

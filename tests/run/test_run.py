@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from docqa.events import Done, Metadata
 from docqa.kb import KnowledgeBase
 from docqa.llm import OpenAICompatModel
 from docqa.settings import Settings
@@ -65,15 +66,15 @@ def test_a_python_caller_iterates_the_run(make):
         run = kb.start("How long are backups kept?")
         events = list(run)
     assert kinds(events) == ["metadata", "status", "draft", "status", "content", "citations", "done"]
-    phases = [e.data["phase"] for e in events if e.type == "status"]
+    phases = [e.phase for e in events if e.type == "status"]
     assert phases == ["routing", "retrieving", "generating", "citing", "checking", "accepting"]
-    deltas = [e.data["delta"] for e in events if e.type == "draft"]
+    deltas = [e.delta for e in events if e.type == "draft"]
     assert len(deltas) > 1 and "".join(deltas) == BACKUPS  # the draft streamed as the model wrote it
-    assert [e.data["delta"] for e in events if e.type == "content"] == [BACKUPS]  # then, checked, the answer
+    assert [e.delta for e in events if e.type == "content"] == [BACKUPS]  # then, checked, the answer
     answer = run.answer
     assert answer.status == "SUCCESS" and run.answers == [answer] and run.wait() is answer
-    assert events[0].data == {"session_id": answer.session_id, "run_id": answer.run_id}
-    assert events[-1].data == {"status": "SUCCESS", "run_id": answer.run_id}
+    assert events[0] == Metadata(session_id=answer.session_id, run_id=answer.run_id)
+    assert events[-1] == Done(status="SUCCESS", run_id=answer.run_id)
     record = kb.log.run(answer.run_id)
     assert record.status == "SUCCESS" and record.answer == answer.answer and record.finished_at
     assert [t["stage"] for t in record.trace if "model_call" not in t][:2] == ["routing", "retrieving"]
@@ -85,9 +86,9 @@ def test_the_run_is_recorded_running_while_it_works(make):
         kb = make(server)
         with kb.start("How long are backups kept?") as run:
             first = next(run)
-            assert first.type == "metadata" and kb.log.run(first.data["run_id"]).status == "RUNNING"
+            assert first.type == "metadata" and kb.log.run(first.run_id).status == "RUNNING"
             run.wait()
-    assert kb.log.run(first.data["run_id"]).status == "SUCCESS"
+    assert kb.log.run(first.run_id).status == "SUCCESS"
 
 
 @pytest.mark.slow
@@ -104,7 +105,7 @@ def test_closing_the_iterator_early_records_cancelled(make):
         calls = len(server.requests)
     assert calls == 1 and "done" not in [e.type for e in events]
     assert run.answer.status == "CANCELLED"
-    record = kb.log.run(events[0].data["run_id"])
+    record = kb.log.run(events[0].run_id)
     assert record.status == "CANCELLED" and record.finished_at
 
 
@@ -133,9 +134,9 @@ def test_a_time_limit_ends_the_run_failed_recorded_and_sent_alike(make):
         calls = len(server.requests)
     answer, record = run.answer, kb.log.run(run.answer.run_id)
     failure, done = events[-2], events[-1]
-    assert calls == 1 and answer.status == record.status == done.data["status"] == "FAILED"
-    assert failure.type == "failure" and failure.data["code"] == "timeout"
-    assert failure.data["message"] == answer.error == record.error and "time limit (0.3 s)" in record.error
+    assert calls == 1 and answer.status == record.status == done.status == "FAILED"
+    assert failure.type == "failure" and failure.code == "timeout"
+    assert failure.message == answer.error == record.error and "time limit (0.3 s)" in record.error
     assert any(t["stage"] == "time_limit" for t in record.trace)
 
 
@@ -157,7 +158,7 @@ def test_a_follow_up_is_answered_after_the_run_in_the_same_stream_and_session(ma
     assert types.count("metadata") == 2 and types[done + 1] == "metadata" and types[-1] == "done"
     first, second = run.answers
     assert run.answer is first and "35 days" in first.answer and "90 days" in second.answer
-    assert second.session_id == first.session_id and events[done + 1].data["run_id"] == second.run_id
+    assert second.session_id == first.session_id and events[done + 1].run_id == second.run_id
     assert second.retrieval.query == "How often are API keys rotated?"  # understood from the previous turn
     assert [r.question for r in kb.log.session_runs(first.session_id)] == [
         "How long are backups kept?", "And how often are API keys rotated?"]
@@ -172,10 +173,10 @@ def test_steering_reaches_the_agent(make):
         run = kb.start("What are the rules?", mode="agent")
         steered = []
         for event in run:
-            if event.type == "status" and event.data["phase"] == "tool_call":
+            if event.type == "status" and event.phase == "tool_call":
                 run.steer("Only the backup section, please.")
-            if event.type == "status" and event.data["phase"] == "steered":
-                steered.append(event.data["text"])
+            if event.type == "status" and event.phase == "steered":
+                steered.append(event.text)
         second = server.requests[1]["messages"]
     assert steered == ["Only the backup section, please."]
     assert second[-1]["role"] == "user" and "Only the backup section, please." in second[-1]["content"]
@@ -187,7 +188,7 @@ def test_the_question_is_routed_once(make):
         kb = make(server)
         run = kb.start("What documents do you have?")
         events = list(run)
-    assert [e.data["phase"] for e in events if e.type == "status"] == ["routing", "answering"]
+    assert [e.phase for e in events if e.type == "status"] == ["routing", "answering"]
     assert run.answer.mode == "catalog" and server.requests == []
     routing = [t for t in kb.log.run(run.answer.run_id).trace if t["stage"] == "routing"]
     assert len(routing) == 1 and routing[0]["route"] == "catalog"
@@ -229,14 +230,14 @@ def test_kb_runs_steers_follows_up_and_cancels_by_id_from_another_thread(make):
         for event in run:
             events.append(event)
             if event.type == "metadata" and not acted:
-                run_id = event.data["run_id"]
+                run_id = event.run_id
                 acted.append(other.runs.steer(run_id, "be brief"))
                 acted.append(other.runs.follow_up(run_id, "And how often are API keys rotated?"))
             elif event.type == "metadata":  # the follow-up's own run: cancelled by its id
-                other.runs.cancel(event.data["run_id"])
+                other.runs.cancel(event.run_id)
         with pytest.raises(RunStateError, match="not running"):
             other.runs.cancel(run_id)
-    assert [e.data["status"] for e in events if e.type == "done"] == ["SUCCESS"]  # the cancelled one sends none
+    assert [e.status for e in events if e.type == "done"] == ["SUCCESS"]  # the cancelled one sends none
     assert [a.status for a in run.answers] == ["SUCCESS", "CANCELLED"]
     assert kb.log.run(run.answers[1].run_id).status == "CANCELLED"
 
@@ -254,7 +255,7 @@ def test_kb_runs_checks_the_caller_as_the_run_log_does(make):
         refused = []
         for event in run:
             if event.type == "metadata":
-                run_id = event.data["run_id"]
+                run_id = event.run_id
                 with pytest.raises(NotFoundError, match=f"no run '{run_id}'"):
                     kb.runs.cancel(run_id, principal=outsider)  # a run it may not see: as for none
                 with pytest.raises(InputError, match="empty"):
@@ -271,7 +272,7 @@ def test_a_run_dropped_unfinished_is_collected_and_recorded_cancelled(make):
     with ScriptedServer([]) as server:
         kb = make(server)
         run = kb.start("What documents do you have?")
-        run_id = next(run).data["run_id"]  # metadata: recorded RUNNING and live
+        run_id = next(run).run_id  # metadata: recorded RUNNING and live
         assert kb.live.get(run_id) is run and kb.log.run(run_id).status == "RUNNING"
         del run  # the caller walks away without closing it
         gc.collect()

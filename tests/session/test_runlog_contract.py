@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docqa.errors import NotFoundError
-from docqa.session.store import RunLog
+from docqa.store.runlog import RunLog
 from docqa.types import FAILED, FALLBACK, RUNNING, SUCCESS, RunRecord, SessionRecord
 from store.backends import stores  # noqa: F401  (the fixture: a fresh knowledge base per backend)
 

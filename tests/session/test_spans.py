@@ -1,10 +1,10 @@
-"""Following a cited span into a document's new version, table-driven (docqa.session.spans.follow)."""
+"""Following a cited span into a document's new version, table-driven (docqa.store.spans.follow)."""
 
 from __future__ import annotations
 
 import pytest
 
-from docqa.session.spans import follow
+from docqa.store.spans import follow
 
 OLD = "# Title\n\nAlpha line one.\nThe cited sentence is here.\nOmega line three.\n"
 QUOTE = "The cited sentence is here."

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from docqa.session.sources import UNKNOWN
+from docqa.store.sources import UNKNOWN
 from docqa.types import SUCCESS, RunRecord
 from store.backends import chunks, kb_url, record
 from store.backends import stores  # noqa: F401  (the fixture: a fresh knowledge base per backend)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from docqa.events import SkillMatched, ToolReturned
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
 from docqa.testing import ScriptedChat
@@ -105,8 +106,8 @@ def test_index_only_until_the_agent_calls_use_skill_then_it_follows_it(make):
                              {"stage": "skill_resource", "name": "write-procedure", "path": "templates/procedure.md"}]
     assert [t["name"] for t in trace if t.get("stage") == "tool"] == ["use_skill", "search_docs", "read_skill_resource",
                                                                       "answer"]
-    results = [e.data for e in events if e.type == "status" and e.data.get("phase") == "tool_result"]
-    assert results[0]["summary"] == "loaded skill write-procedure"
+    results = [e for e in events if isinstance(e, ToolReturned)]
+    assert results[0].summary == "loaded skill write-procedure"
 
 
 def test_a_matching_question_loads_the_procedure_before_the_first_step(make):
@@ -117,10 +118,10 @@ def test_a_matching_question_loads_the_procedure_before_the_first_step(make):
     assert COMPARE_BODY in first and "(skill compare-versions, loaded because the question contains its trigger" in first
     assert "## Workflow" not in first and "Workflow:" in first  # instructions, not a document to copy
     assert PROCEDURE_BODY not in first  # only the matching skill's procedure
-    matched = [e.data for e in events if e.type == "status" and e.data.get("phase") == "skill"]
-    assert [m["name"] for m in matched] == ["compare-versions"] and "'what changed'" in matched[0]["reason"]
+    matched = [e for e in events if isinstance(e, SkillMatched)]
+    assert [m.name for m in matched] == ["compare-versions"] and "'what changed'" in matched[0].reason
     entry = next(t for t in trace if t.get("stage") == "skill")
-    assert entry["name"] == "compare-versions" and entry["reason"] == matched[0]["reason"]
+    assert entry["name"] == "compare-versions" and entry["reason"] == matched[0].reason
     assert [s["name"] for s in answer.retrieval.skills] == ["compare-versions"]
     assert trace.index(entry) < next(i for i, t in enumerate(trace) if t.get("model_call"))  # before the model ran
 

@@ -32,9 +32,10 @@ from docqa.answer.route import language_of
 from docqa.errors import LLMError
 from docqa.llm.base import ChatModel, Message, ToolCall
 from docqa.retrieve import SearchResults
-from docqa.flow.context import RunContext, event, status
+from docqa.events import Event, Failure, Reviewing, Steered, Thinking, Thought, ToolCalled, ToolReturned
+from docqa.flow.context import RunContext
 from docqa.settings import Settings
-from docqa.types import FALLBACK, Answer, Event, Hit, Retrieval
+from docqa.types import FALLBACK, Answer, Hit, Retrieval
 
 Loop = Generator[Event, None, tuple[str | None, str | None]]  # yields events, returns (final answer, why it stopped)
 
@@ -146,7 +147,7 @@ class AgentLoop:
                 break
             listed = "\n".join(f"- {p}" for p in problems[:12])
             messages += [Message("assistant", final), Message("user", REVIEW.format(problems=listed))]
-            yield status("reviewing", round=round_ + 1, problems=problems[:12])
+            yield Reviewing(round=round_ + 1, problems=tuple(problems[:12]))
             try:
                 final, reason = yield from self._loop(messages, tools, ctx, budget)
             except LLMError as exc:
@@ -185,7 +186,7 @@ class AgentLoop:
         answer.retrieval.hits = [_summary(i, h) for i, h in enumerate(hits, start=1)]
         result = yield from self.pipeline.extract_from(answer, results, ctx)
         result.status = FALLBACK
-        yield event("failure", code="llm_error", message=str(exc))
+        yield Failure(code="llm_error", message=str(exc))
         return result
 
     # -- the loop ---------------------------------------------------------------------------
@@ -196,12 +197,12 @@ class AgentLoop:
             while (reason := budget.exhausted()) is None:
                 budget.steps += 1
                 with ctx.stage("thinking", step=budget.steps) as entry:
-                    yield status("thinking", step=budget.steps)
+                    yield Thinking(step=budget.steps)
                     reply = yield from ctx.call(self.model, "agent", messages, tools=specs)
                     calls = reply.tool_calls or text_tool_calls(reply.text, set(tools))
                     entry["tool_calls"] = [c.name for c in calls]
                 if reply.text.strip():
-                    yield status("thought", text=reply.text.strip()[:500])
+                    yield Thought(text=reply.text.strip()[:500])
                 if reply.truncated and calls:
                     messages += [Message("assistant", reply.text or None), Message("user", CUT_OFF)]
                     continue
@@ -230,7 +231,7 @@ class AgentLoop:
                   ctx: RunContext) -> Generator[Event, None, tuple[ToolResult, int]]:
         seen, key = budget.seen, call.name + "\x00" + _canonical(call.arguments)
         seen[key] = seen.get(key, 0) + 1
-        yield status("tool_call", name=call.name, arguments=call.arguments)
+        yield ToolCalled(name=call.name, arguments=call.arguments)
         entry: dict[str, Any] = {"stage": "tool", "name": call.name, "arguments": call.arguments}
         t0 = time.perf_counter()
         if is_planted(call, budget.planted):
@@ -246,7 +247,7 @@ class AgentLoop:
                      error=result.error, result=result.content[:4000])
         ctx.trace.append(entry)
         ctx.timings["tools"] = ctx.timings.get("tools", 0.0) + entry["seconds"]
-        yield status("tool_result", name=call.name, size=len(result.content), summary=result.summary, error=result.error)
+        yield ToolReturned(name=call.name, size=len(result.content), summary=result.summary, error=result.error)
         return result, seen[key]
 
     def _execute(self, call: ToolCall, tools: dict[str, Tool], pool: ThreadPoolExecutor) -> ToolResult:
@@ -297,7 +298,7 @@ def _steer(messages: list[Message], ctx: RunContext) -> Generator[Event, None, N
     for text in ctx.control.take_steering():
         messages.append(Message("user", STEER.format(text=text)))
         ctx.trace.append({"stage": "steering", "text": text})
-        yield status("steered", text=text)
+        yield Steered(text=text)
 
 
 def _tool_message(call: ToolCall, result: ToolResult, structured: bool) -> Message:

@@ -43,9 +43,9 @@ from docqa.answer.support import content_tokens, union
 from docqa.errors import DocqaError, LLMError
 from docqa.llm.base import ChatModel, Usage
 from docqa.retrieve import SearchResults
-from docqa.flow.context import RunContext, status
+from docqa.flow.context import RunContext
 from docqa.text.segment import query_terms
-from docqa.types import Event
+from docqa.events import Escalating, Event
 
 if TYPE_CHECKING:
     from docqa.answer.pipeline import Draft, Found, Pipeline
@@ -137,7 +137,7 @@ class Escalation:
         diagnosis = diagnose(answer.retrieval.query, drafts, hits, changes)
         entry: dict[str, Any] = {"stage": "escalating", "rounds": len(drafts), **diagnosis.to_dict()}
         ctx.trace.append(entry)
-        yield status("escalating", kind=diagnosis.kind, reason=diagnosis.reason)
+        yield Escalating(kind=diagnosis.kind, reason=diagnosis.reason)
         try:
             outcome = yield from self._act(answer, diagnosis, kept, entry, ctx)
         except LLMError as exc:  # the action's model call failed: the drafts so far are published
@@ -215,7 +215,7 @@ class Escalation:
         ctx.price_apart(used, cost)
         entry["cost"] = {"model": self.model.name, "prompt_tokens": used.prompt_tokens,
                          "completion_tokens": used.completion_tokens, "cost": round(cost, 6)}
-        yield status("escalating", kind=UNEXPLAINED, **entry["cost"])
+        yield Escalating(kind=UNEXPLAINED, cost=entry["cost"])
         return self._after(entry, kept, Outcome([*kept.drafts, draft], kept.hits, kept.found), draft)
 
     # -- helpers ---------------------------------------------------------------------------------

@@ -25,17 +25,18 @@ from docqa.answer.parts import Part, split
 from docqa.answer.route import catalog_answer, condense_heuristic, condensed_reply, language_of, looks_like_follow_up, not_found_answer
 from docqa.answer.sources import SourceSet, fit, focused
 from docqa.errors import LLMError
+from docqa.events import Accepting, Citations, Content, DraftDelta, DraftRejected, Event, Failure, Generating, Status
 from docqa.llm.base import ChatModel, ChatResult
 from docqa.retrieve import SearchResults
 from docqa.retrieve.weights import term_weights
-from docqa.flow.context import RunContext, event, status
+from docqa.flow.context import RunContext
 from docqa.settings import Settings
 from docqa.text.language import has_cjk
 from docqa.text.segment import query_terms
 from docqa.text.sentences import sentence_spans
 from docqa.retrieve.snippet import coverage
 from docqa.text.tokens import count_tokens
-from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Acceptance, Answer, Citation, Claim, Event, Retrieval, Verification
+from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Acceptance, Answer, Citation, Claim, Retrieval, Verification
 
 UNVERIFIED_MARK = {"en": " [unverified]", "zh": "［未核实］"}
 Events = Generator[Event, None, Answer]  # what the stages are: they yield events and return the answer
@@ -68,7 +69,7 @@ class Pipeline:
         language, collection = language_of(question), self.library.collection
         standalone = yield from self._condense(question, previous, ctx)
         with ctx.stage("retrieving", query=standalone) as entry:
-            yield status("retrieving")
+            yield Status(phase="retrieving")
             hits = self.library.search(standalone, self.settings.answer.top_k, None)
             entry["hits"] = [(h.chunk_id, round(h.score, 4)) for h in hits]
             if hits.rerank:  # search.rerank ran: what it did, or why the fused order was kept
@@ -91,18 +92,18 @@ class Pipeline:
             answer.notes.append(f"the chat model failed ({exc}); the answer was extracted from the documents instead")
             fallback = yield from self._extractive(answer, hits, ctx, streamed=bool(answer.answer))
             fallback.status = FALLBACK
-            yield event("failure", code="llm_error", message=str(exc))
+            yield Failure(code="llm_error", message=str(exc))
             return fallback
 
     def catalog(self, question: str, ctx: RunContext) -> Events:
         """A question about the knowledge base itself: the list of documents."""
         language, collection = language_of(question), self.library.collection
         with ctx.stage("answering", route="catalog"):
-            yield status("answering")
+            yield Status(phase="answering")
             records = self.library.documents(None)
             text = catalog_answer(records, language, collection)
-        yield event("content", delta=text)
-        yield event("citations", citations=[])
+        yield Content(delta=text)
+        yield Citations()
         verification = Verification(VERIFIED, 0, [], 0, "catalog")
         return Answer(question, answer=text, answerable=True, mode="catalog", verification=verification, confidence="high",
                       key_points=[], language=language, retrieval=Retrieval(documents=indexed(records)))
@@ -112,7 +113,7 @@ class Pipeline:
         if not previous or not looks_like_follow_up(question):
             return question
         with ctx.stage("condensing", previous=previous) as entry:
-            yield status("condensing")
+            yield Status(phase="condensing")
             standalone = None
             if self.model is not None:
                 try:
@@ -178,7 +179,7 @@ class Pipeline:
         messages = base
         for round_ in range(rounds + 1):
             with ctx.stage("generating", round=round_):
-                yield status("generating")
+                yield Generating()
                 call = ctx.call(self.model, "generating", messages, stream=round_ == 0)
                 reply = yield from _drafted(ctx, call)  # a draft, not the answer: shown as one until published
             if round_ == 0 and accept.in_other_language(reply.text, language):
@@ -211,7 +212,7 @@ class Pipeline:
             return (yield from self._extractive(answer, hits, ctx, found=found))
         sources = self._sources(answer, hits, language, ctx, found)
         with ctx.stage("generating", short=True):
-            yield status("generating")
+            yield Generating()
             reply = yield from ctx.call(self.model, "generating", prompts.short_messages(query, sources, language),
                                         max_tokens=short.MAX_TOKENS, temperature=0.0)
         quoted = [(pool.get(x.n).hit.chunk_id, x.start, x.end) for x in result.chosen]  # type: ignore[union-attr]
@@ -246,7 +247,7 @@ class Pipeline:
         answer.key_points = [c.text for c in claims][:5]
         answer.verification = Verification(VERIFIED, len(claims), [], 0, "deterministic")
         self._rate(answer, hits, result.evidence)
-        yield event("citations", citations=[c.to_dict() for c in answer.citations])
+        yield Citations(citations=tuple(answer.citations))
         return answer
 
     def _second_look(self, answer: Answer, hits: SearchResults) -> bool:
@@ -265,7 +266,7 @@ class Pipeline:
         messages = (prompts.strict_messages(query, sources, language, strict) if strict
                     else prompts.answer_messages(query, sources, language))
         with ctx.stage("generating", retry=why):
-            yield status("generating", retry=why)
+            yield Generating(retry=why)
             reply = yield from _drafted(ctx, ctx.call(model or self.model, "generating", messages))
         draft = yield from self._cite(reply.text, sources, language, ctx)
         if not draft.not_found:
@@ -276,7 +277,7 @@ class Pipeline:
                      ctx: RunContext) -> Generator[Event, None, ChatResult]:
         """The model answered in another language than the question's: asked once more, strictly."""
         with ctx.stage("generating", retry="language") as entry:
-            yield status("generating", retry="language")
+            yield Generating(retry="language")
             again = prompts.language_messages(messages, reply.text, answer.language)
             retried = yield from _drafted(ctx, ctx.call(self.model, "generating", again))
             entry["first"] = reply.text[:2000]
@@ -284,7 +285,7 @@ class Pipeline:
 
     def _cite(self, text: str, sources: SourceSet, language: str, ctx: RunContext) -> Generator[Event, None, Draft]:
         with ctx.stage("citing") as entry:
-            yield status("citing")
+            yield Status(phase="citing")
             if sentinel.said_not_found(text):
                 return Draft(text, Cited([], [], []), not_found=True)
             body = sentinel.clean(text)  # a NOT_FOUND (or VERIFIED) written beside the answer is no part of it
@@ -304,14 +305,14 @@ class Pipeline:
         problems = yield from self._verdict(answer, draft, sources, base, ctx)
         if problems:
             ctx.trace.append({"stage": "draft_rejected", "n": ctx.drafts, "reasons": problems[:12]})
-            yield event("draft_rejected", n=ctx.drafts, reasons=problems[:12])
+            yield DraftRejected(n=ctx.drafts, reasons=tuple(problems[:12]))
         return problems
 
     def _verdict(self, answer: Answer, draft: Draft, sources: SourceSet, base: list,
                  ctx: RunContext) -> Generator[Event, None, list[str]]:
         """Deterministic checks first; the model is asked only when they pass."""
         with ctx.stage("checking") as entry:
-            yield status("checking")
+            yield Status(phase="checking")
             draft.rejections = check_facts(draft.cited, sources, answer.retrieval.query)
             if self.settings.answer.guard:  # text that tells the model what to answer is no evidence
                 draft.rejections += guard.rejections(draft.cited, sources)
@@ -400,7 +401,7 @@ class Pipeline:
         answer.key_points = [strip_markers(c.text).strip() for c in supported][:5]
         self._rate(answer, hits)
         answer.probability = round(found[1].evidence, 4) if found else None  # shown beside the model answer's level
-        yield event("citations", citations=[c.to_dict() for c in answer.citations])
+        yield Citations(citations=tuple(answer.citations))
         return answer
 
     def _accept(self, answer: Answer, draft: Draft, hits: SearchResults, ctx: RunContext, checked: bool,
@@ -414,7 +415,7 @@ class Pipeline:
                                 second_look=bool(answer.retrieval.second_look), task=self.task())
         mark = (lambda text, claims: _mark_unverified(text, claims, answer.language)) if checked else None
         ctx.trace.append(accept.record(decision, draft, hits.low_relevance, mark))
-        yield status("accepting", **decision.to_dict())
+        yield Accepting(decision=decision)
         return decision, found
 
     def _question(self, answer: Answer) -> accept.Question:
@@ -452,13 +453,13 @@ class Pipeline:
         answer.answerable = False
         answer.confidence, answer.confidence_reasons = None, []  # nothing found: nothing to be confident about
         answer.verification = Verification(UNVERIFIED, 0, [], 0, "none")
-        yield event("citations", citations=[])
+        yield Citations()
         return answer
 
     def _extractive(self, answer: Answer, hits: SearchResults, ctx: RunContext, streamed: bool = False,
                     found: Found | None = None) -> Events:
         answer.mode = "extractive"
-        yield status("extracting")
+        yield Status(phase="extracting")
         sources, result = found or self._evidence(answer, hits, ctx)
         by_parts = self._by_parts(answer, ctx)
         if by_parts is not None:  # a question of several parts, each answered (docqa.answer.parts)
@@ -478,7 +479,7 @@ class Pipeline:
         answer.key_points = [c.text for c in answer.claims]
         answer.verification = Verification(VERIFIED, len(answer.claims), [], 0, "extractive")
         self._rate(answer, hits, evidence)
-        yield event("citations", citations=[c.to_dict() for c in answer.citations])
+        yield Citations(citations=tuple(answer.citations))
         return answer
 
     def _by_parts(self, answer: Answer, ctx: RunContext) -> tuple[list[Citation], float] | None:
@@ -554,13 +555,13 @@ def _quoted(claims: list[Claim]) -> str:
 
 def _show(answer: Answer, text: str) -> Generator[Event, None, None]:
     answer.answer = text
-    yield event("content", delta=text)
+    yield Content(delta=text)
 
 
 def _replace(answer: Answer, text: str) -> Generator[Event, None, None]:
     """Publish the final text; a front end that showed the streamed draft replaces it."""
     if text != answer.answer:
-        yield event("content", delta=text, replace=True)
+        yield Content(delta=text, replace=True)
     answer.answer = text
 
 
@@ -572,17 +573,17 @@ def _drafted(ctx: RunContext, call: Generator[Event, None, ChatResult]) -> Gener
     try:
         while True:
             piece = next(call)
-            if piece.type != "draft":
+            if not isinstance(piece, DraftDelta):
                 yield piece
-            elif visible := shown.feed(piece.data["delta"]):
-                yield event("draft", n=n, delta=visible)
+            elif visible := shown.feed(piece.delta):
+                yield DraftDelta(n=n, delta=visible)
     except StopIteration as stop:
         reply = stop.value
     finally:
         call.close()
     rest = ("" if shown.raw else shown.feed(reply.text)) + shown.flush()
     if rest:
-        yield event("draft", n=n, delta=rest)
+        yield DraftDelta(n=n, delta=rest)
     return reply
 
 
@@ -591,7 +592,7 @@ def _draft(ctx: RunContext, text: str) -> Generator[Event, None, None]:
     ctx.drafts += 1
     shown = sentinel.DraftFilter()
     if visible := shown.feed(text) + shown.flush():
-        yield event("draft", n=ctx.drafts, delta=visible)
+        yield DraftDelta(n=ctx.drafts, delta=visible)
 
 
 def strip_unverified(text: str) -> str:

@@ -20,8 +20,9 @@ import numpy as np
 
 from docqa.answer.support import content_tokens
 from docqa.errors import NotFoundError
-from docqa.flow.context import RunContext, event, status
-from docqa.types import RUNNING, SUCCESS, VERIFIED, Answer, Citation, Event, Retrieval, RunRecord, Verification
+from docqa.events import Citations, Content, Event, Status
+from docqa.flow.context import RunContext
+from docqa.types import RUNNING, SUCCESS, VERIFIED, Answer, Citation, Retrieval, RunRecord, Verification
 
 if TYPE_CHECKING:
     from docqa.embed import Embedder
@@ -59,7 +60,7 @@ class Recall:
         now = self.store.runlog.get_run(run.id)  # rated down or gone stale since it was read
         if any(fb.rating == "down" for fb in now.feedback):
             return "rated down"
-        if now.stale:  # marked when a cited document changed or went (docqa.session.sources): never reused
+        if now.stale:  # marked when a cited document changed or went (docqa.store.sources): never reused
             return f"stale: a cited source changed on {now.stale_at[:10]}"
         docs, texts = self.store.documents, {}
         citations = (run.result or {}).get("citations", [])
@@ -164,13 +165,13 @@ def replay(question: str, ctx: RunContext,
            lookup: Callable[[str], tuple[Answer | None, list[dict]]]) -> Generator[Event, None, Answer | None]:
     """Publish an earlier verified answer to `question` when there is one (None: answer it anew)."""
     with ctx.stage("recalling") as entry:
-        yield status("recalling")
+        yield Status(phase="recalling")
         answer, retired = lookup(question)
         entry.update(recalled_from=answer.retrieval.recalled_from if answer else None, retired=retired)
     if answer is None:
         return None
-    yield event("content", delta=answer.answer)
-    yield event("citations", citations=[c.to_dict() for c in answer.citations])
+    yield Content(delta=answer.answer)
+    yield Citations(citations=tuple(answer.citations))
     return answer
 
 

@@ -1,6 +1,6 @@
 """Recheck: a published answer's claims re-verified against the current text of what they cited.
 
-Each citation (the run's sources: docqa.session.sources) is found again in its document's current
+Each citation (the run's sources: docqa.store.sources) is found again in its document's current
 text and given a verdict:
 
 - **supported**: the span is unchanged — at its place, or moved (the new location is given);

@@ -35,7 +35,7 @@ from docqa.api.routes import log as qa_log, status  # the people who keep the do
 from docqa.api.watching import WatchSpec
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings, load_settings
-from docqa import web
+import docqa.web as web
 from docqa.version import __version__
 
 log = logging.getLogger("docqa.api")
@@ -98,7 +98,7 @@ def _mount_mcp(app: FastAPI, runtime: Runtime) -> None:
     the `mcp` extra)."""
     if importlib.util.find_spec("mcp") is None:
         return
-    from docqa import mcp
+    import docqa.mcp as mcp
 
     backend = mcp.future_backend(lambda work: runtime.pool.submit(work), lambda work: runtime.writer.call(work),
                                  runtime.settings, runtime.redact, runtime.settings.api.request_timeout,

@@ -29,13 +29,15 @@ import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
+from dataclasses import replace
 from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from docqa.flow.control import Control
 from docqa.api.errors import INTERNAL
-from docqa.types import FAILED, Event
+from docqa.events import Done, Event, Failure
+from docqa.types import FAILED
 
 log = logging.getLogger("docqa.api")
 
@@ -105,11 +107,10 @@ def encode(event: Event, redact: Callable[[str], str] = str) -> ServerSentEvent:
 def public_event(event: Event, redact: Callable[[str], str] = str) -> dict[str, Any]:
     """An event's data as a client may see it: a run's internal error is not described, and the
     server's paths and service URLs are taken out of failure messages."""
-    data = dict(event.data)
-    if event.type == "failure":
-        message = str(data.get("message") or "")
-        data["message"] = INTERNAL if message.startswith("internal error") else redact(message)
-    return data
+    if isinstance(event, Failure):
+        message = event.message or ""
+        event = replace(event, message=INTERNAL if message.startswith("internal error") else redact(message))
+    return event.payload()
 
 
 class AnswerStream:
@@ -161,5 +162,5 @@ class AnswerStream:
     def _fail(self, code: str, message: str) -> list[ServerSentEvent]:
         if self.order.state is not StreamState.OPEN:
             return []
-        events = [Event("failure", {"code": code, "message": message}), Event("done", {"status": FAILED})]
+        events = [Failure(code=code, message=message), Done(status=FAILED)]
         return [encode(e) for e in events if self.order.allows(e.type)]

@@ -15,9 +15,10 @@ from itertools import accumulate
 from dataclasses import dataclass
 
 from docqa.browse.grep import compile_pattern
-from docqa.browse.paths import common_folder, count, folders, link_text, one_line, relative, title_of
+from docqa.browse.paths import count, folders, link_text, one_line, relative, title_of
 from docqa.errors import InputError
 from docqa.store import DocumentStore
+from docqa.store.catalog import common_folder
 from docqa.types import DocumentRecord
 
 MAX_PAGE_SIZE = 500

@@ -13,9 +13,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from docqa.browse.paths import common_folder, count, folders, link_text, relative
+from docqa.browse.paths import count, folders, link_text, relative
 from docqa.errors import InputError
 from docqa.store import ChunkFilter, DocumentStore
+from docqa.store.catalog import common_folder
 
 if TYPE_CHECKING:  # regex is imported when a pattern is compiled
     import regex

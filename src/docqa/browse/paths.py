@@ -9,17 +9,6 @@ from docqa.types import DocumentRecord
 SUMMARY_CHARS = 160
 
 
-def common_folder(low: str, high: str) -> str:
-    """The deepest folder (with its trailing separator) holding every path from `low` to `high`.
-
-    The common prefix of the lexicographically smallest and largest paths is the common prefix
-    of all paths between them, so two values stand for the whole collection.
-    """
-    prefix = os.path.commonprefix([low, high])
-    cut = max(prefix.rfind("/"), prefix.rfind("\\"))
-    return prefix[: cut + 1]
-
-
 def relative(path: str, root: str) -> str:
     """`path` below `root` (as the listing shows it); the path itself when it is elsewhere."""
     return path[len(root):] if root and path.startswith(root) else path

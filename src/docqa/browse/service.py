@@ -7,9 +7,9 @@ from docqa.access import LOCAL, Principal, require, scope
 from docqa.browse.catalog import DocPage, list_docs, llms_txt
 from docqa.browse.grep import GrepResult, grep_docs
 from docqa.browse.overview import Overview, overview
-from docqa.browse.paths import common_folder
 from docqa.browse.read import MAX_CHARS, DocText, fetch_doc, page_span
 from docqa.store import DocumentStore
+from docqa.store.catalog import common_folder
 
 
 class Browse:

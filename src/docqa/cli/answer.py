@@ -17,7 +17,8 @@ from rich.text import Text
 
 from docqa.cli.console import err, out
 from docqa.cli.links import linked
-from docqa.types import Answer, Citation, Event
+from docqa.events import Content, Done, DraftDelta, DraftRejected, Event, Metadata, Status
+from docqa.types import Answer, Citation
 
 if TYPE_CHECKING:
     from docqa.run import Run
@@ -43,10 +44,10 @@ def show_run(run: Run, *, stream: bool, lines: queue.Queue | None = None) -> boo
     view, asked = AnswerView(stream), list[str]()
     try:
         for event in run:
-            if event.type == "metadata" and asked:  # a follow-up's answer begins
+            if isinstance(event, Metadata) and asked:  # a follow-up's answer begins
                 out.print(f"\n[dim]› {escape(asked.pop(0))}[/]")
             view.show(event)
-            if event.type == "done":
+            if isinstance(event, Done):
                 view.finish(run.answers[-1])
                 view = AnswerView(stream)
             take_typing(lines, run, asked)
@@ -98,30 +99,30 @@ class AnswerView:
     def __init__(self, enabled: bool):
         self.enabled = enabled
         self.text = ""  # the published answer (`content`)
-        self.phase, self.draft, self.draft_n = "", "", None  # the draft being written, never printed as the answer
+        self.phase, self.draft = "", ""  # the draft being written, never printed as the answer
+        self.draft_n: int | None = None
         self.status = err.status("", spinner="dots") if enabled and err.is_terminal else None
 
     def show(self, event: Event) -> None:
         if not self.enabled:
             return
-        data = event.data
-        if event.type == "status":
-            self.phase = data.get("phase", "")
+        if isinstance(event, Status):
+            self.phase = event.phase
             self._working()
-        elif event.type == "draft":
-            if data.get("n") != self.draft_n:
-                self.draft, self.draft_n = "", data.get("n")
-            self.draft += data.get("delta", "")
+        elif isinstance(event, DraftDelta):
+            if event.n != self.draft_n:
+                self.draft, self.draft_n = "", event.n
+            self.draft += event.delta
             self._working()
-        elif event.type == "draft_rejected" and self.status is not None:  # said in a dim line; its text goes
-            reasons = data.get("reasons") or ["no reason given"]
+        elif isinstance(event, DraftRejected) and self.status is not None:  # said in a dim line; its text goes
+            reasons = event.reasons or ("no reason given",)
             more = f" (+{len(reasons) - 1} more)" if len(reasons) > 1 else ""
-            head = f"draft {data.get('n', '')} rejected by the fact-check: "
+            head = f"draft {event.n} rejected by the fact-check: "
             room = max(20, err.width - cell_len(head) - cell_len(more) - 1)  # one line
             err.print(f"[dim]{escape(head + _line(reasons[0], room))}{more}[/]")
             self.draft = ""
-        elif event.type == "content":  # the published answer: printed when the answer is done
-            self.text = ("" if data.get("replace") else self.text) + data.get("delta", "")
+        elif isinstance(event, Content):  # the published answer: printed when the answer is done
+            self.text = ("" if event.replace else self.text) + event.delta
             self.draft = ""
 
     def _working(self) -> None:

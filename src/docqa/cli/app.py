@@ -623,7 +623,7 @@ def eval_(
 ) -> None:
     """Ask a question set of the knowledge base and score the answers: answer accuracy, abstention,
     citation accuracy, latency per stage (runs are not added to the log)."""
-    from docqa import evaluate
+    import docqa.evaluate as evaluate
 
     items = evaluate.load(questions)[: limit or None]
     with _open() as kb:
@@ -997,7 +997,7 @@ def serve(
 
     Needs the optional 'api' extra. Listens on 127.0.0.1 unless told otherwise; another address is refused without API keys (or --insecure).
     """
-    from docqa import api  # lazily: only this command needs the [api] extra
+    import docqa.api as api  # lazily: only this command needs the [api] extra
 
     kb, new = _open_or_create()  # a missing one is created: the page's uploads (or --watch) fill it
     kb.close()

@@ -8,21 +8,13 @@ from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from docqa.events import DraftDelta, Event
 from docqa.llm.base import ChatModel, ChatResult, Message, Usage
 from docqa.flow.control import Control
-from docqa.types import Event
 
 
 class Cancelled(Exception):
     """The run was cancelled (or ran out of time: `RunContext.timed_out`); no further model calls are made."""
-
-
-def event(kind: str, **data: Any) -> Event:
-    return Event(kind, data)
-
-
-def status(phase: str, **data: Any) -> Event:
-    return Event("status", {"phase": phase, **data})
 
 
 class RunContext:
@@ -89,7 +81,7 @@ class RunContext:
                 if delta.text:
                     text.append(delta.text)
                     if stream:
-                        yield Event("draft", {"delta": delta.text})
+                        yield DraftDelta(delta=delta.text)
                 if delta.tool_call is not None:
                     calls.append(delta.tool_call)
                 if delta.usage is not None:

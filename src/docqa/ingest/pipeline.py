@@ -47,6 +47,7 @@ from docqa.store import ChunkVectors, DocumentWrite, EmbedInput, FileState, Stor
 from docqa.store.documents import fulltext_inputs
 from docqa.text import segmented_forms
 from docqa.ingest.archives import parse_archive, skipped_lines, sort_members
+from docqa.ingest.embedding import EmbeddingThread
 from docqa.ingest.readers import bounds
 from docqa.ingest.readers.archive import archive_of, is_archive_name
 from docqa.ingest.ocr import OcrOptions
@@ -77,9 +78,11 @@ _INLINE_BYTES = 1024 * 1024
 # answers file by file, so a worker killed mid-group costs only the file it was parsing.
 _GROUP_FILES = 32
 _GROUP_BYTES = 512 * 1024
-# Parsed files wait until this many chunks are pending, then are embedded in one go (the model
-# runs far better on full batches than on the one or two chunks of a small file).
+# Parsed files are written once this many chunks are pending (or after gather_seconds).
 _EMBED_CHUNKS = 128
+# The model embeds on its own thread (ingest/embedding.py) whatever was written while it was busy, as
+# one group; up to this many texts may wait for it, then the writer waits for the model (bounded memory).
+_EMBED_AHEAD = 4 * _EMBED_CHUNKS
 # Without an embedder, parsed files are written in groups gathered for at most this long (one
 # `replace_documents` each: on PostgreSQL one COPY per table), so progress still moves often;
 # at most half of ingest.commit_seconds, so every commit has a group to take.
@@ -318,6 +321,7 @@ class Ingestor:
         self.embedder = embedder
         self._warming = False  # a local model is being loaded on a thread (_warm_model)
         self.model = embedder.fingerprint.key if embedder else None
+        self._embedding = EmbeddingThread(partial(embedder.embed_batch, kind="passage")) if embedder else None
 
     def run(self, paths: list[Path], collection: str) -> IngestReport:
         from docqa.ingest.readers.registry import readers_fingerprint
@@ -394,8 +398,8 @@ class Ingestor:
 
     def _parse_all(self, jobs: list[tuple], states: dict, collection: str, report: IngestReport) -> None:
         """Write parsed files in groups as they come (every _GROUP_SECONDS, or sooner at _EMBED_CHUNKS
-        chunks); embed their texts that lack a vector once _EMBED_CHUNKS of them wait, when the parser
-        is quiet (a slow file), and at the end."""
+        chunks); their texts that lack a vector are embedded on the embedding thread meanwhile, a group
+        at a time: what was written while the model was busy is its next group."""
         total, done = len(jobs), 0
         pending: list[Parsed] = []
         waiting = 0  # chunks in `pending`
@@ -403,6 +407,7 @@ class Ingestor:
         since, commit, gather = time.monotonic(), self.opts.commit_seconds, gather_seconds(self.opts)
         with self.store.bulk_load(commit) if total >= _BULK_FILES else self.store.batch(commit):
             for parsed in self._results(jobs):
+                self._take_vectors(report, wait=False)
                 if not self._warming and parsed is not QUIET and (parsed.chunks or parsed.members):
                     self._warm_model()  # something to embed: load the model while the parser works on
                 if parsed is QUIET:  # no result for a while (a slow file): write, commit and embed what waits meanwhile
@@ -410,7 +415,7 @@ class Ingestor:
                         done = self._flush(pending, states, collection, report, done, total, unembedded)
                         pending, waiting, since = [], 0, time.monotonic()
                     self.store.commit_pending()  # nothing stays uncommitted while a slow file is parsed
-                    self._embed(unembedded, report)
+                    self._embed_ahead(unembedded, report)
                     continue
                 expanded = self._expand(parsed, states, collection, report)
                 pending.extend(expanded)
@@ -418,8 +423,7 @@ class Ingestor:
                 if waiting >= _EMBED_CHUNKS or time.monotonic() - since >= gather:
                     done = self._flush(pending, states, collection, report, done, total, unembedded)
                     pending, waiting, since = [], 0, time.monotonic()
-                if len(unembedded) >= _EMBED_CHUNKS:
-                    self._embed(unembedded, report)
+                self._embed_ahead(unembedded, report)
             self._flush(pending, states, collection, report, done, total, unembedded)
             self._embed(unembedded, report)
 
@@ -468,19 +472,35 @@ class Ingestor:
             out[parsed.path] = ChunkVectors(self.model, [h for h, _ in inputs], {h: made[h] for h, _ in inputs if h in made})
         return out, texts
 
-    def _embed(self, texts: dict[str, str], report: IngestReport) -> None:
-        """Embed the texts that have no vector yet (their chunks are written), write the vectors, and
-        empty `texts`."""
-        if self.embedder is None or not texts:
+    def _embed_ahead(self, texts: dict[str, str], report: IngestReport) -> None:
+        """Start embedding the written texts as soon as the model is free (a group grows while it is
+        busy: the model's batches stay full); once _EMBED_AHEAD wait, after waiting for the model."""
+        busy = self._embedding is not None and self._embedding.busy
+        if len(texts) >= _EMBED_AHEAD or (texts and not busy):
+            self._embed(texts, report, wait=False)
+
+    def _embed(self, texts: dict[str, str], report: IngestReport, wait: bool = True) -> None:
+        """Embed the texts that have no vector yet (their chunks are written) and empty `texts`: the
+        group the model is on is finished and written first, then these start on the embedding
+        thread; with `wait`, their vectors are written before this returns."""
+        self._take_vectors(report, wait=True)  # also lets known_vectors see that group's vectors
+        if self._embedding is None or not texts:
             texts.clear()
             return
         known = self.store.vectors.known_vectors(self.model, texts)
         missing = [h for h in texts if h not in known]
         inputs = [texts[h] for h in missing]
         texts.clear()
-        if not missing:
+        if missing:
+            self._embedding.start(missing, inputs)
+        if wait:
+            self._take_vectors(report, wait=True)
+
+    def _take_vectors(self, report: IngestReport, wait: bool) -> None:
+        """Write the vectors of the group the embedding thread finished (waiting for it if `wait`)."""
+        vectors = self._embedding.take(wait) if self._embedding is not None else None
+        if not vectors:
             return
-        vectors = dict(zip(missing, self.embedder.embed_batch(inputs, "passage")))
         with self._step():
             self.store.vectors.put_vectors(self.model, vectors)
             self.store.commit_pending()

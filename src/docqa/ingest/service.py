@@ -32,11 +32,14 @@ if TYPE_CHECKING:
 
 
 def corrections_folder(settings: Settings) -> Path:
-    """Where correction notes are kept (docqa.session.correction.folder)."""
-    from docqa.session import correction
+    """Where correction notes are kept (docqa.session.correction writes them): `corrections/` beside a
+    knowledge base file, or in docqa's data folder for a database server."""
     from docqa.settings.model import default_kb_path
 
-    return correction.folder(settings.kb, default_kb_path().parent)
+    location = settings.kb[len("sqlite:///"):] if settings.kb.startswith("sqlite:///") else settings.kb
+    if "://" in location or location == ":memory:":
+        return default_kb_path().parent / "corrections"
+    return Path(location).expanduser().resolve().parent / "corrections"
 
 
 def stored_path(path: str | Path) -> str:
@@ -159,7 +162,7 @@ class Documents:
     def added_folders(self) -> list[str]:
         """The folders documents were added from: each collection's deepest common folder (correction
         notes, archive members and crawled pages aside), without one inside another."""
-        from docqa.browse.paths import common_folder
+        from docqa.store.catalog import common_folder
 
         notes = str(corrections_folder(self.settings)) + os.sep
         by_collection: dict[str, list[str]] = {}

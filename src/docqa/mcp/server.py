@@ -44,6 +44,7 @@ from pydantic import Field
 
 from docqa.access import LOCAL, Principal
 from docqa.errors import DocqaError, InputError, NotFoundError, PermissionDeniedError
+from docqa.events import Metadata
 from docqa.kb import KnowledgeBase
 from docqa.mcp import prompts, resources
 from docqa.mcp.schemas import (AnswerOut, CatalogOut, DocTextOut, FactCheckOut, GrepOut, IngestOut, RemovedOut, SearchOut,
@@ -299,8 +300,8 @@ def build_server(source: KnowledgeBase | Backend, local: Principal = LOCAL) -> D
                                fresh=fresh, timeout=backend.timeout, origin="mcp")
                 with run:
                     for event in run:
-                        if event.type == "metadata":
-                            started(event.data)
+                        if isinstance(event, Metadata):
+                            started(event)
                 return run.answers
 
             try:
@@ -464,7 +465,7 @@ def _answer_data(answer: Answer, run: RunRecord | None = None) -> dict[str, Any]
             "stale": bool(run and run.stale), "stale_at": run.stale_at if run else None}
 
 
-def _announce(ctx: Context | None) -> Callable[[dict[str, Any]], None]:
+def _announce(ctx: Context | None) -> Callable[[Metadata], None]:
     """From the thread answering: tell the client the run's id as it starts (a progress notification, when
     the call asked for progress), so that it may steer, follow up or cancel the run meanwhile."""
     loop = asyncio.get_running_loop()
@@ -475,10 +476,10 @@ def _announce(ctx: Context | None) -> Callable[[dict[str, Any]], None]:
         except Exception as exc:  # noqa: BLE001 - a note the client may miss never fails the answer
             log.warning("could not tell the MCP client the run's id: %s", exc)
 
-    def started(metadata: dict[str, Any]) -> None:
+    def started(metadata: Metadata) -> None:
         if ctx is None:
             return
-        message = (f"run_id={metadata['run_id']} session_id={metadata['session_id']}: answering; steer_run, "
+        message = (f"run_id={metadata.run_id} session_id={metadata.session_id}: answering; steer_run, "
                    "follow_up or cancel_run may act on this run meanwhile")
         try:
             asyncio.run_coroutine_threadsafe(tell(message), loop)

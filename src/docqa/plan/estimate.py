@@ -13,7 +13,8 @@ from docqa.plan import rates
 from docqa.plan.survey import Survey
 from docqa.types import FALLBACK, SUCCESS, RunRecord
 
-_TEXT_TYPES = {"text", "markdown", "rst", "man", "json", "yaml", "csv"}
+# formats whose parsing follows their text (the others: their file bytes; see rates.CHAR_S, PAGE_BYTE_S)
+_TEXT_TYPES = {"text", "markdown", "rst", "man", "json", "yaml", "csv", "compressed", "code", "html", "eml", "epub", "docx"}
 _OCR_PAGE_CHARS = 1500  # characters OCR reads on a typical page
 _PREFIX_TOKENS = 12  # the title and section path embedded with each chunk
 RECENT_RUNS = 50  # runs averaged, newest first
@@ -50,21 +51,21 @@ def estimate_ingest(survey: Survey, embedder: str | None, max_tokens: int = 512,
     """Extrapolate the survey's sample to the whole folder with the measured rates (docqa.plan.rates).
     `embedder`: use-multilingual-v3, multilingual-e5-small, another name (remote) or None (BM25 only);
     `paid`: a remote embedder that bills per token (`embed_price` per million)."""
-    chars = tokens = chunks = 0.0
+    chars = han = tokens = chunks = 0.0
     parse = 0.0
     for kind, stat in survey.by_type.items():
         heavy = [h for h in survey.heavy if h["type"] == kind]
         rest = max(stat["bytes"] - sum(h["size"] for h in heavy), 0)
-        c, t, k = _per_type(survey, kind, rest, max_tokens, len(heavy))
-        c, t, k = (c + sum(h["text_chars"] for h in heavy), t + sum(h["tokens"] for h in heavy),
-                   k + sum(h["chunks"] for h in heavy))
-        chars, tokens, chunks = chars + c, tokens + t, chunks + k
-        parse += _parse_seconds(kind, stat["bytes"], c)
+        c, z, t, k = _per_type(survey, kind, rest, max_tokens, len(heavy))
+        c, z, t, k = (c + sum(h["text_chars"] for h in heavy), z + sum(h.get("han_chars", 0) for h in heavy),
+                      t + sum(h["tokens"] for h in heavy), k + sum(h["chunks"] for h in heavy))
+        chars, han, tokens, chunks = chars + c, han + z, tokens + t, chunks + k
+        parse += _parse_seconds(kind, stat["files"], stat["bytes"], c, z)
     pages = _ocr_pages(survey) if ocr else 0
     chars += pages * _OCR_PAGE_CHARS
     tokens += pages * _OCR_PAGE_CHARS / rates.CHARS_PER_TOKEN
     chunks += pages * 0.7  # a chunk never spans two pages: about one per page, fewer for short ones
-    embed_seconds = chars / _embed_rate(embedder) if embedder else 0.0
+    embed_seconds = _embed_seconds(embedder, chars, han) if embedder else 0.0
     embed_tokens = int(tokens + chunks * _PREFIX_TOKENS) if embedder else 0
     ocr_seconds = pages / rates.OCR_PAGES_PER_S
     notes = _outsized(survey, chunks) + _ingest_notes(survey, embedder, paid, embed_price)
@@ -72,7 +73,7 @@ def estimate_ingest(survey: Survey, embedder: str | None, max_tokens: int = 512,
         files=survey.files, bytes=survey.bytes, text_chars=int(chars), tokens=int(tokens), chunks=int(round(chunks)),
         ocr_pages=pages, parse_seconds=round(parse, 1), ocr_seconds=round(ocr_seconds, 1),
         embed_seconds=round(embed_seconds, 1), seconds=round(rates.START_S + parse + ocr_seconds + embed_seconds, 1),
-        index_bytes=int(_index_bytes(survey, chars, chunks, embedder)), embedder=embedder, embed_tokens=embed_tokens,
+        index_bytes=int(_index_bytes(chars, han, chunks, embedder)), embedder=embedder, embed_tokens=embed_tokens,
         embed_cost=_embed_cost(embed_tokens, embed_price, paid),
         basis=_basis(survey), notes=notes)
 
@@ -84,36 +85,42 @@ def _embed_cost(tokens: int, price: float, paid: bool) -> float | None:
     return None if paid and tokens else 0.0
 
 
-def _per_type(survey: Survey, kind: str, size: int, max_tokens: int, heavy: int = 0) -> tuple[float, float, float]:
-    """(characters, tokens, chunks) `size` bytes of files of one format hold, the `heavy` ones measured
-    apart: the sample's ratios, else the heavy files' own, else the fallbacks."""
+def _per_type(survey: Survey, kind: str, size: int, max_tokens: int, heavy: int = 0) -> tuple[float, float, float, float]:
+    """(characters, Han characters, tokens, chunks) `size` bytes of files of one format hold, the `heavy` ones
+    measured apart: the sample's ratios, else the heavy files' own, else the fallbacks."""
     if not size:
-        return 0.0, 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0
     sample = survey.sample.get(kind) or _pooled([h for h in survey.heavy if h["type"] == kind])
     if sample and sample.get("bytes") and sample.get("text_chars"):
         chars = size * sample["text_chars"] / sample["bytes"]
-        return chars, chars * sample["tokens"] / sample["text_chars"], chars * sample["chunks"] / sample["text_chars"]
+        per_char = chars / sample["text_chars"]
+        return chars, per_char * sample.get("han_chars", 0), per_char * sample["tokens"], per_char * sample["chunks"]
     if kind == "image":
-        return 0.0, 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0
     chars = size * rates.TEXT_PER_BYTE.get(kind, 1.0 / rates.BYTES_PER_CHAR)
     tokens = chars / rates.CHARS_PER_TOKEN
     files = survey.by_type.get(kind, {}).get("files", 0) - heavy
-    return chars, tokens, max(tokens / (max_tokens * 0.8), files)
+    return chars, chars * _han_share(survey), tokens, max(tokens / (max_tokens * 0.8), files)
+
+
+def _han_share(survey: Survey) -> float:
+    """Han characters per character of text in all the files measured (sampled and heavy)."""
+    measured = [*survey.sample.values(), *survey.heavy]
+    return sum(m.get("han_chars", 0) for m in measured) / max(sum(m["text_chars"] for m in measured), 1)
 
 
 def _pooled(files: list[dict]) -> dict[str, float]:
     """Several measured files' counts added up, as a sample's."""
-    return {k: float(sum(f["size" if k == "bytes" else k] for f in files)) for k in ("bytes", "text_chars", "tokens", "chunks")} if files else {}
+    keys = ("bytes", "text_chars", "han_chars", "tokens", "chunks")
+    return {k: float(sum(f.get("size" if k == "bytes" else k, 0) for f in files)) for k in keys} if files else {}
 
 
-def _parse_seconds(kind: str, size: int, chars: float) -> float:
-    if kind == "code":
-        return size / rates.CODE_BYTES_PER_S
-    if kind in _TEXT_TYPES:
-        return size / rates.TEXT_BYTES_PER_S
-    if kind == "compressed":  # decompressing is cheap; the text inside is what takes the time
-        return chars * rates.BYTES_PER_CHAR / rates.TEXT_BYTES_PER_S
-    return size / rates.FILE_BYTES_PER_S
+def _parse_seconds(kind: str, files: int, size: int, chars: float, han: float) -> float:
+    """CPU seconds to read, chunk and index files of one format (pictures: OCR, counted apart)."""
+    if kind == "image":
+        return 0.0
+    work = (chars - han) * rates.CHAR_S if kind in _TEXT_TYPES else size * rates.PAGE_BYTE_S
+    return files * rates.FILE_S + work + han * rates.HAN_S
 
 
 def _ocr_pages(survey: Survey) -> int:
@@ -127,20 +134,21 @@ def _ocr_pages(survey: Survey) -> int:
     return int(round(pages + scanned * max(1.0, pdfs / checked_pdfs)))
 
 
-def _embed_rate(embedder: str) -> float:
-    """Characters a second the embedder takes in."""
+def _embed_seconds(embedder: str, chars: float, han: float) -> float:
+    """Seconds the embedder takes over the text: CPU seconds for the local models, a remote one's assumed speed."""
+    local = (chars - han) * rates.USE_CHAR_S + han * rates.USE_HAN_S
     if embedder == "use-multilingual-v3":
-        return rates.USE_CHARS_PER_S
+        return local
     if embedder == "multilingual-e5-small":
-        return rates.E5_CHARS_PER_S
-    return rates.REMOTE_CHARS_PER_S
+        return local * rates.E5_SLOWER
+    return chars / rates.REMOTE_CHARS_PER_S
 
 
-def _index_bytes(survey: Survey, chars: float, chunks: float, embedder: str | None) -> float:
-    han = survey.scripts.get("han", 0)
-    letters = max(sum(survey.scripts.values()), 1)
-    utf8 = chars * (1 + 2 * han / letters)  # a Chinese character is three bytes of UTF-8
-    size = utf8 * rates.INDEX_BYTES_PER_TEXT_BYTE + chunks * rates.INDEX_BYTES_PER_CHUNK
+def _index_bytes(chars: float, han: float, chunks: float, embedder: str | None) -> float:
+    """A new knowledge base's file, the text (a Han character weighs more: three bytes of UTF-8 in each copy, a
+    segmented copy for full-text search, bigram postings), and the chunks' rows and vectors."""
+    size = (rates.INDEX_EMPTY_BYTES + (chars - han) * rates.INDEX_BYTES_PER_CHAR + han * rates.INDEX_BYTES_PER_HAN
+            + chunks * rates.INDEX_BYTES_PER_CHUNK)
     if embedder:
         size += chunks * rates.VECTOR_BYTES_PER_CHUNK_512D * _EMBED_DIMS.get(embedder, 1024) / 512
     return size
@@ -151,7 +159,8 @@ def _basis(survey: Survey) -> str:
     size = sum(s.get("bytes", 0) for s in survey.sample.values())
     listed = "" if survey.complete else f"; the listing stopped at {survey.limits.get('scan_files', 0):,.0f} files"
     return (f"{sampled} of {survey.files} files sampled ({size / 1e6:.1f} MB), measured rates of "
-            f"benchmarks/RESULTS.md on 2 shared vCPUs{listed}")
+            f"benchmarks/RESULTS.md; times in CPU seconds: one free core's wall time, two free cores up to "
+            f"half that, a busy machine longer{listed}")
 
 
 OUTSIZED_SHARE = 0.1  # a file making this share of the chunks (and OUTSIZED_CHUNKS) is named in a warning

@@ -12,7 +12,8 @@ from docqa.errors import IngestError
 from docqa.ingest.scan import safe_path
 
 PDF_PAGES = 8  # pages of a PDF checked for a text layer
-LANGUAGE_CHARS = 4000  # characters of a document whose scripts are counted
+LANGUAGE_CHARS = 8000  # characters of a document whose scripts are counted: LANGUAGE_WINDOWS slices spread over it
+LANGUAGE_WINDOWS = 16
 TOKEN_CHARS = 20_000  # characters of a document whose tokens are counted (then scaled)
 LIGHT_CHARS = 1_000_000  # a heavy file with more text: the chunks of this much of it, scaled
 _MIN_PAGE_CHARS = 5  # as the PDF reader: fewer non-blank characters is a page without text
@@ -28,7 +29,7 @@ class Probe:
     text_chars: int = 0
     tokens: int = 0
     chunks: int = 0
-    scripts: dict[str, int] = field(default_factory=dict)  # han, latin, other: letters counted
+    scripts: dict[str, int] = field(default_factory=dict)  # han, latin, other: letters, scaled to the whole text
     pdf_pages: int = 0
     pdf_checked: int = 0  # first pages checked for a text layer
     pdf_blank: int = 0  # of those, pages without one (scanned or image-only)
@@ -87,7 +88,7 @@ def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int,
     else:  # the chunks of its first LIGHT_CHARS, scaled to the whole text
         head_doc, cut = _prefix(doc, LIGHT_CHARS)
         result.chunks = max(1, round(len(chunk_document(head_doc, max_tokens, overlap)) * len(text) / max(cut, 1)))
-    result.scripts = script_counts(text[:LANGUAGE_CHARS])
+    result.scripts = text_scripts(text)
 
 
 def _prefix(doc, chars: int):
@@ -117,6 +118,25 @@ def _pdf_pages(result: Probe, path: Path, data: bytes) -> None:
                 result.pdf_blank += sum(not c.isspace() for c in text[:200]) < _MIN_PAGE_CHARS
         finally:
             pdf.close()
+
+
+def text_scripts(text: str) -> dict[str, int]:
+    """Letters of the whole `text` by script, counted on LANGUAGE_WINDOWS slices spread over it and scaled: the
+    text the reader extracts, as it will be indexed (a JSON Lines file's head is keys and ids, its body Chinese;
+    a JSON file whose Chinese is written as \\u escapes is indexed as those escapes, ASCII)."""
+    sampled = spread(text)
+    scale = len(text) / max(len(sampled), 1)
+    return {k: round(v * scale) for k, v in script_counts(sampled).items()}
+
+
+def spread(text: str, chars: int = LANGUAGE_CHARS, windows: int = LANGUAGE_WINDOWS) -> str:
+    """`text` itself when it is short, else `windows` slices of it, `chars` in all, evenly spaced from its start
+    to its end (joined by newlines)."""
+    if len(text) <= chars:
+        return text
+    width = chars // windows
+    step = (len(text) - width) / (windows - 1)
+    return "\n".join(text[round(i * step):round(i * step) + width] for i in range(windows))
 
 
 def script_counts(text: str) -> dict[str, int]:

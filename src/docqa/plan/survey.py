@@ -78,10 +78,10 @@ class Survey:
     failing: list[dict] = field(default_factory=list)  # sampled files that will fail: path, kind, error
     scanned: list[dict] = field(default_factory=list)  # PDFs with pages without a text layer
     images: int = 0
-    scripts: dict[str, int] = field(default_factory=dict)  # letters sampled: han, latin, other
+    scripts: dict[str, int] = field(default_factory=dict)  # letters of the files probed, each file's scaled to its text: han, latin, other
     file_languages: dict[str, int] = field(default_factory=dict)  # sampled files: zh, en, other
-    sample: dict[str, dict[str, float]] = field(default_factory=dict)  # type -> files, bytes, text_chars, tokens, chunks, seconds
-    heavy: list[dict] = field(default_factory=list)  # the heaviest files, each measured: path, type, size, text_chars, tokens, chunks
+    sample: dict[str, dict[str, float]] = field(default_factory=dict)  # type -> files, bytes, text_chars, han_chars, tokens, chunks, seconds
+    heavy: list[dict] = field(default_factory=list)  # the heaviest files, each measured: path, type, size, text_chars, han_chars, tokens, chunks
     checked: int = 0  # files probed (checked or sampled)
     pdfs_checked: int = 0  # PDFs whose first pages were checked for a text layer
     elapsed: float = 0.0
@@ -317,10 +317,11 @@ def _absorb(probes: list[Probe], result: Survey, ocr: bool, heavy: Collection[st
                 result.file_languages[lang] = result.file_languages.get(lang, 0) + 1
             if p.path in heavy:
                 result.heavy.append({"path": p.path, "type": p.type, "size": p.size, "text_chars": p.text_chars,
-                                     "tokens": p.tokens, "chunks": p.chunks, "seconds": round(p.seconds, 3)})
+                                     "han_chars": p.scripts.get("han", 0), "tokens": p.tokens, "chunks": p.chunks,
+                                     "seconds": round(p.seconds, 3)})
                 continue
-            sample[p.type].update(files=1, bytes=p.size, text_chars=p.text_chars, tokens=p.tokens, chunks=p.chunks,  # type: ignore[call-overload]
-                                  seconds=p.seconds)
+            sample[p.type].update(files=1, bytes=p.size, text_chars=p.text_chars, han_chars=p.scripts.get("han", 0),  # type: ignore[call-overload]
+                                  tokens=p.tokens, chunks=p.chunks, seconds=p.seconds)
     result.checked = len(seen)
     result.pdfs_checked = len({p.path for p in probes if p.type == "pdf"})
     result.scripts = dict(scripts)

@@ -31,14 +31,15 @@ from docqa.answer.route import is_catalog_question, wants_exploration
 from docqa.clock import now
 from docqa.errors import DocqaError, InputError
 from docqa.llm.base import ChatModel
-from docqa.flow.context import Cancelled, RunContext, event, status
+from docqa.events import Done, Event, Failure, Metadata, SkillMatched, Status
+from docqa.flow.context import Cancelled, RunContext
 from docqa.run import owner
 from docqa.flow.control import Control
 from docqa.run.runs import LiveRuns
 from docqa.session import given_turns, previous_turn
 from docqa.settings import Settings
 from docqa.skills import ActiveSkills, SkillSet
-from docqa.types import CANCELLED, FAILED, Answer, Event, RunRecord
+from docqa.types import CANCELLED, FAILED, Answer, RunRecord
 
 MODES = ("pipeline", "agent", "auto")
 
@@ -176,7 +177,7 @@ class Run:
             if self.setup.live is not None:
                 self.setup.live.register(run.id, self)
         try:
-            yield event("metadata", session_id=run.session_id, run_id=run.id)
+            yield Metadata(session_id=run.session_id, run_id=run.id)
             previous = previous_turn(history, s.answer.history_chars) if history else None
             answer = yield from self._answer(run, ctx, previous)
         except BaseException:  # closed early, or Ctrl-C: recorded CANCELLED, nothing more is sent
@@ -185,8 +186,8 @@ class Run:
         self._finish(run, answer, ctx)
         if answer.status != CANCELLED:
             if answer.status == FAILED:
-                yield event("failure", code="timeout" if ctx.timed_out else "failed", message=answer.error)
-            yield event("done", status=answer.status, run_id=run.id)
+                yield Failure(code="timeout" if ctx.timed_out else "failed", message=answer.error)
+            yield Done(status=answer.status, run_id=run.id)
         return answer
 
     def _answer(self, run: RunRecord, ctx: RunContext, previous: dict | None) -> Events:
@@ -208,7 +209,7 @@ class Run:
         """Route once (catalog, pipeline or agent) and answer that way."""
         setup = self.setup
         with ctx.stage("routing") as entry:
-            yield status("routing")
+            yield Status(phase="routing")
             mode = choose_mode(question, self.mode, setup.model)
             way = route(question, self.mode, setup.model)
             entry["route"] = "retrieval" if way == "pipeline" else way
@@ -247,7 +248,7 @@ class Run:
                 ctx.trace.append({"stage": "skill_matching", "error": str(exc)})
                 found = active.match(question, None, s.similarity, s.max_active)
             for m in found:
-                yield status("skill", name=m.skill.name, reason=m.reason, origin=m.skill.origin)
+                yield SkillMatched(name=m.skill.name, reason=m.reason, origin=m.skill.origin)
         return active
 
     def _finish(self, run: RunRecord, answer: Answer, ctx: RunContext) -> None:

@@ -14,7 +14,7 @@ import socket
 from pathlib import Path
 
 from docqa.clock import now
-from docqa.session.store import RunLog
+from docqa.store.runlog import RunLog
 from docqa.types import FAILED, RUNNING
 
 _HOST = socket.gethostname()

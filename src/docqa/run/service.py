@@ -12,7 +12,8 @@ from docqa.access import LOCAL, Principal, require, scope
 from docqa.names import check_nul
 from docqa.flow.control import Control
 from docqa.settings import Settings
-from docqa.types import Answer, Event
+from docqa.events import Event
+from docqa.types import Answer
 
 if TYPE_CHECKING:
     from docqa.answer.factcheck import FactCheck

@@ -1,7 +1,7 @@
 """Conversations and their log: the previous turn for follow-up questions, the Q&A log for maintainers.
 
-The records themselves (sessions, runs, feedback) live in the knowledge base: `store.py` is their
-interface (`RunLog`), `sqlite.py` its SQLite implementation; `docqa.store.open_store` hands it out.
+The records themselves (sessions, runs, feedback) live in the knowledge base: `docqa.store.runlog` is
+their interface (`RunLog`), one module per backend implements it; `docqa.store.open_store` hands it out.
 """
 
 from docqa.session.history import given_turns, previous_turn, trim

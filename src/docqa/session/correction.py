@@ -24,15 +24,6 @@ def home(run: RunRecord) -> str:
     return run.collection or COLLECTION
 
 
-def folder(kb_location: str, data_dir: Path) -> Path:
-    """Where the notes are kept: `corrections/` beside a knowledge base file, or in docqa's data
-    folder `data_dir` for a database server."""
-    location = kb_location[len("sqlite:///"):] if kb_location.startswith("sqlite:///") else kb_location
-    if "://" in location or location == ":memory:":
-        return data_dir / "corrections"
-    return Path(location).expanduser().resolve().parent / "corrections"
-
-
 def note(run: RunRecord, text: str, author: str, when: str) -> str:
     """The Markdown note: the question as its title, the maintainer's text, then who, when and which run."""
     body = (text or "").strip()

@@ -3,7 +3,7 @@
 `needs_attention` picks the questions the documents did not answer well: answers that say the
 documents do not hold it, failed runs, low-confidence answers, answers rated down, runs that
 escalated after every review round was rejected, with the diagnosis, and stale answers (a cited
-span changed or went since: docqa.session.sources) with their latest recheck (the
+span changed or went since: docqa.store.sources) with their latest recheck (the
 `ATTENTION` kinds, listed in each row's `attention`).
 
 CSV cells that a spreadsheet would run as a formula (starting with = + - @, a tab or a carriage

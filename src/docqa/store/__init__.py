@@ -1,7 +1,7 @@
 """Storage of a knowledge base: one small interface per concern, a backend chosen by URL.
 
 `open_store(url)` returns a `Stores` bundle: `.documents` (DocumentStore, with the Catalog reads),
-`.fulltext` (FullText), `.vectors` (VectorStore), `.runlog` (RunLog, from docqa.session) and `.keys`
+`.fulltext` (FullText), `.vectors` (VectorStore), `.runlog` (RunLog) and `.keys`
 (KeyStore).  A URL is a file path or `sqlite:///path` (SQLite), or `postgresql://user@host:port/db`
 (also `?host=/socket/folder`): PostgreSQL with pgvector, the `docqa[postgres]` extra.
 """
@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from docqa.errors import ConfigError, NoKnowledgeBaseError
-from docqa.session.store import RunLog
 from docqa.store.base import ChunkFilter, Stores
 from docqa.store.catalog import Catalog, CatalogPage
 from docqa.store.documents import DocumentStore, DocumentWrite, FileState
 from docqa.store.fulltext import FullText, TextQuery
 from docqa.store.keys import KeyStore
+from docqa.store.runlog import RunLog
 from docqa.store.sqlite import SQLiteStores
 from docqa.store.vectors import ChunkVectors, EmbedInput, VectorStore
 

@@ -6,7 +6,7 @@ them over one shared connection (txtai's base / factory / one module per backend
     documents  DocumentStore (documents.py, with the browsing reads of catalog.py)
     fulltext   FullText      (fulltext.py)
     vectors    VectorStore   (vectors.py)
-    runlog     RunLog        (docqa/session/store.py: session/ owns its storage)
+    runlog     RunLog        (runlog.py, with what each answer rests on: sources.py)
     keys       KeyStore      (keys.py)
     cluster    Cluster       (cluster.py; only where several servers share the database, else None)
 
@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from docqa.session.store import RunLog
     from docqa.store.documents import DocumentStore
     from docqa.store.fulltext import FullText
     from docqa.store.cluster import Cluster
     from docqa.store.keys import KeyStore
+    from docqa.store.runlog import RunLog
     from docqa.store.vectors import VectorStore
 
 

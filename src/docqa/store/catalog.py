@@ -7,6 +7,7 @@ kept apart because they serve the agent's tools, not ingest, and read whole docu
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -50,3 +51,11 @@ class Catalog(ABC):
     def path_bounds(self, collection: str | None = None) -> tuple[str, str] | None:
         """The smallest and largest path of the documents with status ok (None when there are none):
         their common prefix is every path's common prefix."""
+
+
+def common_folder(low: str, high: str) -> str:
+    """The deepest folder (with its trailing separator) holding every path from `low` to `high` (a
+    `path_bounds`): the common prefix of the smallest and largest paths is that of all paths between them."""
+    prefix = os.path.commonprefix([low, high])
+    cut = max(prefix.rfind("/"), prefix.rfind("\\"))
+    return prefix[: cut + 1]

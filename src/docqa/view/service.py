@@ -5,11 +5,11 @@ and a range of its lines as a citable passage."""
 from __future__ import annotations
 
 from docqa.access import LOCAL, Principal
-from docqa.browse.paths import common_folder
 from docqa.errors import NotFoundError
 from docqa.ingest.service import readable
 from docqa.settings import Settings
 from docqa.store import DocumentStore
+from docqa.store.catalog import common_folder
 from docqa.types import DocumentRecord, Hit
 from docqa.view.boxes import Box, span_boxes
 from docqa.view.layout import layout

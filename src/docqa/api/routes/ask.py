@@ -21,7 +21,8 @@ from docqa.api.sse import END, AnswerStream
 from docqa.kb import KnowledgeBase
 from docqa.flow.control import Control
 from docqa.run.life import Run
-from docqa.types import CANCELLED, Answer, Event
+from docqa.events import Event, Failure
+from docqa.types import CANCELLED, Answer
 
 router = APIRouter(prefix=PREFIX, tags=["ask"])
 _SSE_DOC: dict[int | str, dict[str, Any]] = {200: {"description": "The answer (JSON), or its events (text/event-stream: metadata, status, draft and "
@@ -58,17 +59,17 @@ async def respond(rt: Runtime, request: Request, question: str, options: dict[st
     options = {**options, "timeout": rt.settings.api.request_timeout}  # the run's one deadline (docqa.run.life)
     if stream:
         return await _stream(rt, question, options)
-    control, failures = Control(), list[Event]()
+    control, failures = Control(), list[Failure]()
 
     def keep_failures(event: Event) -> None:
-        if event.type == "failure":
+        if isinstance(event, Failure):
             failures.append(event)
 
     run = await rt.read(request, lambda kb: answer_run(kb, rt, question, options, control, keep_failures), control)
     first = run.answer
     if first.status == CANCELLED:  # cancelled through POST /runs/{id}/cancel: CANCELLED is never sent
         raise ApiError(409, "cancelled", "the run was cancelled before it answered")
-    if failures and failures[0].data.get("code") == "timeout":  # its time limit ended it: as the stream says
+    if failures and failures[0].code == "timeout":  # its time limit ended it: as the stream says
         raise ApiError(504, "timeout", rt.redact(first.error or "the answer took longer than its time limit"))
     data = public_answer(first, rt.redact)
     follow_ups = [public_answer(a, rt.redact) for a in run.answers[1:] if a.status != CANCELLED]

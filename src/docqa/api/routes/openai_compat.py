@@ -31,7 +31,8 @@ from docqa.api.schemas import Body
 from docqa.api.sse import END
 from docqa.flow.control import Control
 from docqa.run.life import Run
-from docqa.types import CANCELLED, FAILED, Answer, Event
+from docqa.events import Event, Failure, Metadata
+from docqa.types import CANCELLED, FAILED, Answer
 
 router = APIRouter(prefix="/v1", tags=["openai"])
 log = logging.getLogger("docqa.api")
@@ -68,8 +69,8 @@ async def chat_completions(body_: ChatRequest, request: Request, rt: Runtime = D
     control, failures = Control(), list[str]()
 
     def keep_failures(event: Event) -> None:
-        if event.type == "failure":
-            failures.append(str(event.data.get("code")))
+        if isinstance(event, Failure):
+            failures.append(event.code)
 
     run = await rt.read(request, lambda kb: answer_run(kb, rt, asked.question, options, control, keep_failures), control)
     return JSONResponse(fmt.completion(_answered(run.answer, timed_out="timeout" in failures), model.id))
@@ -127,11 +128,11 @@ async def _stream(rt: Runtime, question: str, options: dict[str, Any], model: st
                     for part in _ending(future, chunks, include_usage, started, rt, timed_out):
                         yield _data(part)
                     break
-                if item.type == "failure" and item.data.get("code") == "timeout":  # the run's one deadline
+                if isinstance(item, Failure) and item.code == "timeout":  # the run's one deadline
                     timed_out = True
-                if item.type == "metadata" and not started:
+                if isinstance(item, Metadata) and not started:
                     started = True
-                    yield _data(chunks.start(item.data["run_id"]))
+                    yield _data(chunks.start(item.run_id))
             yield ServerSentEvent(data="[DONE]")
         finally:
             control.cancel()  # a no-op when the run has ended; else it stops before the next model call

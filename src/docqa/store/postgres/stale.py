@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from docqa.clock import now
-from docqa.session.spans import Edit
+from docqa.store.spans import Edit
 
 _OPEN = ("SELECT id, document_id, content_hash, char_start, char_end, quote FROM run_sources"
          " WHERE document_id = ANY(%s) AND changed_at IS NULL")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 
-from docqa.session.postgres import PostgresRunLog
 from docqa.store.base import Stores
 from docqa.store.postgres.bulk import deferred_index
 from docqa.store.postgres.cluster import PostgresCluster
@@ -13,6 +12,7 @@ from docqa.store.postgres.db import PostgresDB, safe_url
 from docqa.store.postgres.documents import PostgresDocuments
 from docqa.store.postgres.fulltext import PostgresFullText
 from docqa.store.postgres.keys import PostgresKeys
+from docqa.store.postgres.runlog import PostgresRunLog
 from docqa.store.postgres.vectors import PostgresVectors
 from docqa.store.sqlite.fulltext import COMMON_TERM_SHARE, MIN_CHUNKS_TO_PRUNE
 

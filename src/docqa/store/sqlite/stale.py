@@ -1,7 +1,7 @@
-"""Marking stale answers on SQLite, inside a document's own transaction (run_sources: docqa.session.sources).
+"""Marking stale answers on SQLite, inside a document's own transaction (run_sources: docqa.store.sources).
 
 Called with the new version before the old one's rows are replaced: a citation whose exact span the
-new version no longer holds as it was (edited, moved elsewhere or deleted: docqa.session.spans) is
+new version no longer holds as it was (edited, moved elsewhere or deleted: docqa.store.spans) is
 marked with the time it changed; one whose span is unchanged — at its place, or carried along by an
 edit elsewhere — is left as it is (the hash it was answered with, its offsets: spans.py finds it again),
 so an edit elsewhere in a file does not flag every answer that cites it.  A document that goes marks
@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Iterable
 
 from docqa.clock import now
-from docqa.session.spans import MARGIN, Edit
+from docqa.store.spans import MARGIN, Edit
 
 # The open citations of the documents being written (scratch.stale_new, in memory: id, new hash and text, old text, and
 # where the text both versions end with starts in the old one) that the new text does not hold at their

@@ -7,12 +7,12 @@ import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 
-from docqa.session.sqlite import SQLiteRunLog
 from docqa.store.base import Stores
 from docqa.store.sqlite.db import SQLiteDB
 from docqa.store.sqlite.documents import SQLiteDocuments
 from docqa.store.sqlite.fulltext import COMMON_TERM_SHARE, MIN_CHUNKS_TO_PRUNE, SQLiteFullText
 from docqa.store.sqlite.keys import SQLiteKeys
+from docqa.store.sqlite.runlog import SQLiteRunLog
 from docqa.store.sqlite.vectors import SQLiteVectors
 
 

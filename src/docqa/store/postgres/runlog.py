@@ -12,9 +12,9 @@ from typing import Any, Protocol
 
 from docqa.clock import now
 from docqa.errors import NotFoundError
-from docqa.session.sources import SOURCE_COLUMNS, citations, is_passage, source_rows
-from docqa.session.sqlite import _READ_COLUMNS, _RUN_COLUMNS, _STALE, _dumps, _run_row, _title, read_run
-from docqa.session.store import RunLog
+from docqa.store.runlog import RunLog
+from docqa.store.sources import SOURCE_COLUMNS, citations, is_passage, source_rows
+from docqa.store.sqlite.runlog import _READ_COLUMNS, _RUN_COLUMNS, _STALE, _dumps, _run_row, _title, read_run
 from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord
 
 
@@ -138,7 +138,7 @@ class PostgresRunLog(RunLog):
 
 
 def _write_sources(conn, run: RunRecord, stamp: str) -> None:
-    """Replace the run's sources: what its published citations rest on (docqa.session.sources)."""
+    """Replace the run's sources: what its published citations rest on (docqa.store.sources)."""
     conn.execute("DELETE FROM run_sources WHERE run_id = %s", (run.id,))
     cited = citations(run)
     if not cited:

@@ -16,8 +16,8 @@ from typing import Protocol
 
 from docqa.clock import now
 from docqa.errors import NotFoundError
-from docqa.session.sources import SOURCE_COLUMNS, chunked, citations, is_passage, source_rows
-from docqa.session.store import RunLog
+from docqa.store.runlog import RunLog
+from docqa.store.sources import SOURCE_COLUMNS, chunked, citations, is_passage, source_rows
 from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord, SessionSummary
 
 _RUN_COLUMNS = ("id, session_id, question, standalone, mode, status, answerable, confidence, answer, result, trace, "
@@ -176,7 +176,7 @@ class SQLiteRunLog(RunLog):
 
 
 def _write_sources(conn: sqlite3.Connection, run: RunRecord, stamp: str) -> None:
-    """Replace the run's sources: what its published citations rest on (docqa.session.sources)."""
+    """Replace the run's sources: what its published citations rest on (docqa.store.sources)."""
     conn.execute("DELETE FROM run_sources WHERE run_id = ?", (run.id,))
     cited = citations(run)
     if not cited:

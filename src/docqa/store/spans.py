@@ -1,7 +1,7 @@
 """Where a cited span is in a document's new version, judged against the old version: unchanged at its
 place, carried along with what borders it (an edit elsewhere shifted it), or not there as it was
 (edited, moved away from its surroundings, or deleted).  The document store asks this while it writes
-the new version, to mark stale exactly the answers whose cited span changed (docqa.session.sources).
+the new version, to mark stale exactly the answers whose cited span changed (docqa.store.sources).
 
 A citation keeps the offsets it was answered with: after an edit elsewhere has shifted its span, the
 span is found in the old text again by its quote (the occurrence nearest its offsets), so carrying a

@@ -2,7 +2,7 @@
 
 A run is one question answered, with its full trace, kept for audit and replay.  The log lives
 in the knowledge base beside the documents, with what each published answer rested on (its
-sources: docqa.session.sources), which the document store marks changed when a cited document
+sources: docqa.store.sources), which the document store marks changed when a cited document
 changes or goes, in the document's own transaction (a backend implements it over the same connection,
 so inside an ingest batch a run joins the open transaction); `docqa.store.open_store` hands it
 out as `stores.runlog`.
@@ -36,7 +36,7 @@ class RunLog(ABC):
         """Insert or update a run in one transaction, creating its session when missing (titled with
         the question) and bumping the session's updated_at.  A missing created_at is set to now,
         and an update keeps the stored one.  Feedback is not written; the sources its published
-        citations rest on are (docqa.session.sources).  ValueError for an unknown
+        citations rest on are (docqa.store.sources).  ValueError for an unknown
         status or a run without question or session id."""
 
     @abstractmethod
