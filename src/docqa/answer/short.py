@@ -12,11 +12,10 @@ question.  So a small model is asked for one line, ``n | words`` (or NOT_FOUND),
 - the words must be more than the question's own (an echo answers nothing), and the sentence that holds them
   must be one the extractive answer quotes, or grounded (docqa.answer.grounding: about what the question asks);
 - NOT_FOUND, an unreadable reply, or words not in the passages: the extractive answer, as before;
-- a question that asks how to do something, or in what order, is not asked (a few words do not answer it).
-
+- a question that asks how to do something, or in what order, is not asked (a few words do not answer it);
 - the model is asked only when the extractive answerer answers: a few words never turn "not found" into an
-  answer (a "second look" of this kind answered 3 near misses and questions it could not answer on the trust
-  set's test sample, against 1 rescued; benchmarks/RESULTS.md 2026-12-06).
+  answer (such a "second look" answered 3 questions wrongly on the trust set's test sample, against 1 rescued;
+  benchmarks/RESULTS.md 2026-12-06).
 
 Nothing the model writes is published unless it is copied from the documents, and the extractive answer's
 sentences are always published with it, so its answer holds everything the extractive one holds, for one short call.
@@ -25,8 +24,8 @@ sentences are always published with it, so its answer holds everything the extra
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docqa.answer import sentinel
