@@ -14,8 +14,9 @@ the knowledge base, alternately with the marking (the store's replace marks, in 
 transaction, the citations whose span changed) and without it (the marking calls replaced by
 nothing: main's behaviour).  Reported: the median wall time of each and the overhead; on a shared,
 loaded machine that difference is noise-bound, so also the CPU time of each add (this process and its parser
-processes) and the CPU time spent inside the marking calls, and the marking's share of the add's CPU
-time without it; and how many runs went stale.
+processes) and the overhead of their medians (what the marking adds to the add's CPU time, including the
+commit of the pages it dirtied), the CPU time spent inside the marking calls, and the marking's share of the
+add's CPU time without it; and how many runs went stale.
 """
 
 from __future__ import annotations
@@ -165,9 +166,10 @@ def main() -> None:
                "median_with": round(with_, 2), "median_without": round(without, 2),
                "overhead_percent": round(100 * (with_ / without - 1), 1),
                "seconds_inside_the_marking": [round(t, 3) for t in inside],
-               "cpu_seconds_of_the_add_with": [round(t, 2) for t in cpus[True]],
-               "cpu_seconds_of_the_add_without": [round(t, 2) for t in cpus[False]],
+               "cpu_seconds_of_the_add_with": [round(t, 3) for t in cpus[True]],
+               "cpu_seconds_of_the_add_without": [round(t, 3) for t in cpus[False]],
                "cpu_seconds_inside_the_marking": [round(t, 3) for t in inside_cpu],
+               "cpu_overhead_percent": round(100 * (statistics.median(cpus[True]) / statistics.median(cpus[False]) - 1), 1),
                "marking_cpu_share_percent": round(100 * statistics.median(inside_cpu) / statistics.median(cpus[False]), 1),
                "runs_stale_after_the_add": stale[True], "runs_stale_without_marking": stale[False]},
               sys.stdout, indent=2)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
+
 import pytest
 
 from docqa.answer import answerability
@@ -80,3 +83,43 @@ def test_a_negation_in_the_scene_a_question_sets_is_not_the_asked_fact(question)
 
     assert not _asked_negated(question)
     assert not _contradicts(question, "The default is five minutes.")
+
+
+# -- the weights of the question's terms, robust to the size of the knowledge base -----------------------------
+def test_over_a_few_files_an_everyday_word_weighs_less_than_a_rare_one(tmp_path, monkeypatch):
+    """Seven files: "take" is in no chunk, "rollback" in three, so the knowledge base's own IDF calls "take" the
+    rarer; the language knows better, and over a small knowledge base the language's rarity decides (for a
+    decision whose features blend them: `prior_chunks`; the shipped SQuAD model's are the IDF alone)."""
+    from docqa.retrieve.weights import idf
+
+    candidate = tmp_path / "decision.json"
+    candidate.write_text('{"prior_chunks": 200}', encoding="utf-8")
+    monkeypatch.setenv("DOCQA_DECISION_FILE", str(candidate))
+
+    raw = {"rollback": idf(3, 22), "take": idf(0, 22)}
+    assert raw["take"] > raw["rollback"]
+    small = answerability.evidence_weights(["rollback", "take"], raw, 22)
+    assert small["rollback"] > small["take"]
+    counted = {"rollback": idf(3, 100_000), "take": idf(3000, 100_000)}
+    large = answerability.evidence_weights(["rollback", "take"], counted, 100_000)
+    assert large["rollback"] / large["take"] == pytest.approx(counted["rollback"] / counted["take"], rel=0.02)  # its own counts
+    assert answerability.evidence_weights(["rollback"], raw, 0) is raw  # the size unknown: the weights as they are
+    monkeypatch.delenv("DOCQA_DECISION_FILE")
+    assert answerability.evidence_weights(["rollback", "take"], raw, 22) is raw  # the shipped decision: the IDF alone
+
+
+@pytest.mark.parametrize("path", [answerability.DECISION, Path(__file__).parents[2] / "benchmarks" / "trust" / "decision_refit.json"])
+def test_a_decision_is_data_with_its_threshold_and_bands(path, monkeypatch):
+    monkeypatch.setenv("DOCQA_DECISION_FILE", str(path))
+    fitted = answerability.decision()
+    assert fitted["threshold"] <= fitted["bands"]["medium"] <= fitted["bands"]["high"] and fitted["probability_of"]
+    for model in ("dense", "no_dense"):
+        assert set(fitted[model]) - {"bias"} <= set(fitted["features"])
+    features = dict.fromkeys(fitted["features"], 0.0)
+    assert answerability.probability(features) == pytest.approx(1 / (1 + math.exp(-fitted["dense"]["bias"])))
+
+
+def test_the_abstain_threshold_defaults_to_the_shipped_decisions():
+    from docqa.settings import Settings
+
+    assert Settings().answer.abstain_threshold == answerability.decision()["threshold"]

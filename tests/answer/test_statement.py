@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from docqa.answer.answerability import decision
 from docqa.answer.confidence import confidence
 from docqa.answer.statement import is_statement, quotable_spans
 from docqa.kb import KnowledgeBase
@@ -195,6 +196,9 @@ def test_pipeline_numbers_sources_by_first_use_and_drops_what_states_nothing(tmp
     assert_numbered(answer)
 
 
+_HIGH, _MEDIUM = decision()["bands"]["high"], decision()["bands"]["medium"]  # the fitted bands (answer/decision.json)
+
+
 @pytest.mark.parametrize("status, kwargs, level, reason", [
     ("VERIFIED", {"top_score": 0.9}, "high", None),
     ("VERIFIED", {"top_score": 0.6}, "medium", "high needs"),
@@ -202,9 +206,10 @@ def test_pipeline_numbers_sources_by_first_use_and_drops_what_states_nothing(tmp
     ("PARTIAL", {"top_score": 0.3}, "low", "under the relevance threshold"),
     ("PARTIAL", {"top_score": 0.9}, "medium", "partial"),
     ("UNVERIFIED", {"top_score": 0.9}, "low", "unverified"),
-    ("VERIFIED", {"top_score": 0.9, "evidence": 0.8}, "high", None),
-    ("VERIFIED", {"top_score": 0.9, "evidence": 0.6}, "medium", "the documents answer the question is 0.60 (medium: 0.55 to 0.70)"),
-    ("VERIFIED", {"top_score": 0.9, "evidence": 0.52}, "low", "is 0.52 (low: under 0.55)"),
+    ("VERIFIED", {"top_score": 0.9, "evidence": _HIGH + 0.05}, "high", None),
+    ("VERIFIED", {"top_score": 0.9, "evidence": (_HIGH + _MEDIUM) / 2}, "medium",
+     f"{decision()['probability_of']} is {(_HIGH + _MEDIUM) / 2:.2f} (medium: {_MEDIUM:.2f} to {_HIGH:.2f})"),
+    ("VERIFIED", {"top_score": 0.9, "evidence": _MEDIUM - 0.05}, "low", f"is {_MEDIUM - 0.05:.2f} (low: under {_MEDIUM:.2f})"),
     ("VERIFIED", {"top_score": 0.3, "evidence": 0.9}, "medium", "under the relevance threshold"),
 ])
 def test_confidence_levels_and_reasons(status, kwargs, level, reason):

@@ -48,3 +48,28 @@ def test_a_span_shifted_by_an_earlier_edit_is_found_again_by_its_quote():
 def test_without_the_old_text_only_its_place_counts():
     assert follow(None, OLD, START, START + len(QUOTE), QUOTE) == START
     assert follow(None, "x" + OLD, START, START + len(QUOTE), QUOTE) is None
+
+
+def test_the_bounds_found_line_by_line_are_at_most_the_shared_start_and_end():
+    """Edit.bounds (what the store's index passes over) never claims more shared text than there is: whole
+    lines either side of an edit."""
+    import random
+
+    from docqa.store.spans import Edit
+
+    rng = random.Random(7)
+    for alphabet in ("ab\n c.", "a\n", "ab\n\n"):
+        for _ in range(3000):
+            old = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+            new = list(old)
+            for _ in range(rng.randint(0, 3)):
+                at = rng.randint(0, len(new))
+                if rng.random() < 0.5:
+                    new.insert(at, rng.choice(alphabet))
+                elif new:
+                    del new[min(at, len(new) - 1)]
+            edit = Edit(old, "".join(new))
+            head, tail = edit.bounds()
+            assert 0 <= head <= edit.head and 0 <= tail <= edit.tail
+    edit = Edit("one\ntwo words\nthree\n", "one\ntwo other words\nthree\n")
+    assert edit.bounds() == (4, 6) and (edit.head, edit.tail) == (8, 13)  # the whole lines either side

@@ -148,16 +148,17 @@ def _undo_schema(backend: str, url: str) -> None:
         import sqlite3
 
         conn = sqlite3.connect(url)
-        conn.executescript("DROP TABLE run_sources; ALTER TABLE runs DROP COLUMN recheck;"
-                           " DELETE FROM _migrations WHERE number = 8;")
+        conn.executescript("DROP TABLE run_source_marks; DROP TABLE run_sources; ALTER TABLE runs DROP COLUMN recheck;"
+                           " DELETE FROM _migrations WHERE number IN (8, 9);")
         conn.close()
         return
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP TABLE run_source_marks")
         conn.execute("DROP TABLE run_sources")
         conn.execute("ALTER TABLE runs DROP COLUMN recheck")
-        conn.execute("DELETE FROM _migrations WHERE number = 9")
+        conn.execute("DELETE FROM _migrations WHERE number IN (9, 11)")
 
 
 def test_an_edit_above_a_cited_span_carries_it_along_and_keeps_its_answer_fresh(stores):

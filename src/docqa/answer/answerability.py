@@ -15,19 +15,42 @@ ones; this module adds what real documentation questions need):
 - `crossing`: the question and the sentence are in different languages (Chinese and English): shared
   words cannot measure evidence there, so the model weighs the embedding similarity instead
   (`crossing_dense`) and the lexical features that cannot hold across languages are zero.
+- `size`: how large the knowledge base is, chunks / (chunks + PRIOR_CHUNKS), with `size_retrieval` and
+  `size_coverage`, the retrieval score and the question's coverage scaled by it: what a best passage's
+  score and its share of the question's terms say depends on how many passages competed for them (one
+  folder of a few files, or hundreds of manuals).  The fit sees knowledge bases from two files to three
+  thousand chunks (each documentation set of the trust dev set alone, the whole set, SQuAD's articles).
 
-The coefficients are fitted by `benchmarks/trust/fit_decision.py` on the dev split of the trust dev
-set (real documentation, `benchmarks/trust/`) together with the SQuAD 2.0 subset; the threshold that
-turns the probability into "answer" or "not found" is `answer.abstain_threshold`, and the probability
-itself is the confidence shown (`docqa.answer.confidence`).
+The question's terms are weighed by how rare they are (`evidence_weights`): over a large knowledge base
+by its own document frequencies, over a folder of a few files mostly by how rare the word is in its
+language (docqa.text.background) — seven files cannot tell "take" from "rollback".
+
+The model is data, `decision.json` beside this module: P(answering is right) = sigmoid(bias +
+coefficients . features), one model with an embedder and one without (BM25-only search, no dense
+feature), the abstain threshold (`answer.abstain_threshold` defaults to it) and the bands of the
+confidence levels, each with what it measured on the trust dev set's test split.  All of it is written
+by one command, `python benchmarks/trust/fit_decision.py --collect --write` (fitted on the dev split of
+the trust dev set, `benchmarks/trust/`, with the SQuAD 2.0 subset).  The probability itself is the
+confidence shown (`docqa.answer.confidence`).
 """
 
 from __future__ import annotations
 
+import json
+import math
+import os
 import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
+from docqa.text.background import rarity
 from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import has_cjk
+
+DECISION = Path(__file__).with_name("decision.json")
+# At this many chunks a term's weight is half the knowledge base's own IDF, half its rarity in the language.
+PRIOR_CHUNKS = 200
 
 _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty"
                      r"|hundred|thousand|million|billion|once|twice|daily|weekly|monthly|hourly|yearly|annually|nightly)\b"
@@ -85,3 +108,49 @@ def features(question: str, window: str, context: str, heading_coverage: float, 
     if dense is not None:
         out["crossing_dense"] = float(dense) if cross else 0.0
     return out
+
+
+def decision() -> dict[str, Any]:
+    """The fitted decision: `features`, `dense` and `no_dense` coefficients (with `bias`), `threshold`, `bands`
+    (`high`, `medium`: the lowest probability of each level), how its features are computed (`prior_chunks`:
+    0 weighs the question's terms by the knowledge base's IDF alone; `lead_with_follower`) and what was
+    measured.  `decision.json` beside this module, or the file DOCQA_DECISION_FILE names (a candidate being
+    measured: benchmarks/trust/fit_decision.py runs the harnesses under it)."""
+    return _load(os.environ.get("DOCQA_DECISION_FILE") or str(DECISION))
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> dict[str, Any]:
+    return dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def probability(features: dict[str, float]) -> float:
+    """P(answering is right) for the recorded `features` (the model with the dense feature when they hold it)."""
+    model = decision()["dense" if "dense" in features else "no_dense"]
+    z = model["bias"] + sum(model[k] * v for k, v in features.items() if k in model)
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def evidence_weights(terms: list[str], weights: dict[str, float], chunks: int) -> dict[str, float]:
+    """The weight of each question term for the evidence features: its IDF over the knowledge base's `chunks`
+    chunks (`weights`; a term it lacks is as rare as can be), blended with its rarity in the language by the
+    share chunks / (chunks + the decision's `prior_chunks`), both scaled to 0..1.  `chunks` 0 (unknown) or
+    `prior_chunks` 0: `weights` as they are."""
+    prior = decision().get("prior_chunks", PRIOR_CHUNKS)
+    if chunks <= 0 or not terms or prior <= 0:
+        return weights
+    share = chunks / (chunks + prior)
+    ceiling = math.log(1 + (chunks + 0.5) / 0.5)  # the IDF of a term in no chunk (docqa.retrieve.weights.idf)
+    distinct = list(dict.fromkeys(t.lower() for t in terms))
+    return {t: share * min(weights.get(t, ceiling) / ceiling, 1.0) + (1 - share) * r for t, r in zip(distinct, rarity(distinct))}
+
+
+def size(chunks: int) -> float:
+    """The knowledge base's size on 0..1: chunks / (chunks + PRIOR_CHUNKS); 1 when unknown (0)."""
+    return chunks / (chunks + PRIOR_CHUNKS) if chunks > 0 else 1.0
+
+
+def size_features(features: dict[str, float], chunks: int) -> dict[str, float]:
+    """`size` and the features it scales (see the module docstring), from the others and the chunk count."""
+    share = size(chunks)
+    return {"size": share, "size_retrieval": share * features.get("retrieval", 0.0), "size_coverage": share * features.get("coverage", 0.0)}

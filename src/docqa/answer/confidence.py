@@ -6,25 +6,23 @@ weakness in the evidence lowers it by one level, with a reason a person can read
 
 - the best passage scores under the relevance threshold (the documents may not hold the answer);
 - a model answer's best passage scores under `STRONG_HIT` (a weak match, even if it is verified);
-- when the calibrated probability that the documents answer the question is known (every answer
-  over passages the extractive answerer weighed: `docqa.answer.answerability`), it caps the level by
-  its band — `HIGH_P` and over may be high, `MEDIUM_P` and over medium, under it low — and the reason
-  states the probability and the band, so the text never contradicts the number.  (That probability
-  already weighs the passages' scores, so a weak best passage only keeps the answer from "high".)
+- when the calibrated probability that answering is right is known (every answer over passages the
+  extractive answerer weighed: `docqa.answer.answerability`), it caps the level by its band — the bands
+  are fitted with the decision (`decision.json`, `bands`), each with the share of its answers that were
+  right on the trust dev set's test split — and the reason states the probability and the band, so the
+  text never contradicts the number.  (That probability already weighs the passages' scores, so a weak
+  best passage only keeps the answer from "high".)
 
 So a VERIFIED answer is never "low" without a reason stated in `confidence_reasons`.
 """
 
 from __future__ import annotations
 
+from docqa.answer.answerability import decision
 from docqa.types import PARTIAL, UNVERIFIED, VERIFIED
 
 LEVELS = ("low", "medium", "high")
 STRONG_HIT = 0.7  # best passage score a model answer needs for "high"
-# Bands of the probability that the documents answer the question: the levels the margins over the abstain
-# threshold gave before (0.2 and 0.05 over 0.5), now stated as the number itself.  What each level measured on the
-# trust dev set's test split: README, "What verified and the confidence levels mean".
-HIGH_P, MEDIUM_P = 0.7, 0.55
 _START = {VERIFIED: 2, PARTIAL: 1, UNVERIFIED: 0}
 
 
@@ -46,9 +44,10 @@ def confidence(status: str, *, answerable: bool, top_score: float, relevance_thr
             reasons.append(f"the best passage scores {top_score:.2f} (high needs {STRONG_HIT:.2f})")
     else:
         level = min(level, 1) if weak_match else level
-        band = 2 if evidence >= HIGH_P else 1 if evidence >= MEDIUM_P else 0
+        high, medium = decision()["bands"]["high"], decision()["bands"]["medium"]
+        band = 2 if evidence >= high else 1 if evidence >= medium else 0
         if band < 2:
             level = min(level, band)
-            span = f"{MEDIUM_P:.2f} to {HIGH_P:.2f}" if band == 1 else f"under {MEDIUM_P:.2f}"
-            reasons.append(f"the probability that the documents answer the question is {evidence:.2f} ({LEVELS[band]}: {span})")
+            span = f"{medium:.2f} to {high:.2f}" if band == 1 else f"under {medium:.2f}"
+            reasons.append(f"the probability that {decision()['probability_of']} is {evidence:.2f} ({LEVELS[band]}: {span})")
     return LEVELS[max(level, 0)], reasons

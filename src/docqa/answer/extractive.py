@@ -1,18 +1,28 @@
 """The extractive answerer: with no chat model, answer with the best supporting sentences.
 
-Candidate sentences come from the top hits.  Each is ranked by how much of the question's
-IDF-weighted terms it holds, its embedding similarity to the question, and its chunk's
-retrieval score; the best few are chosen with maximal marginal relevance, so a repeated
-sentence does not crowd out a second fact.
+Candidate sentences come from the top hits (an option's label line joins the first sentence of
+its description).  Each has a base score: how much of the question's IDF-weighted terms it holds,
+its embedding similarity to the question, and its chunk's retrieval score.  With an embedder, the
+sentences are ranked by a small logistic model instead (`SELECT_MODEL`, P(the sentence answers the
+question), fitted on the dev split of the trust dev set by `benchmarks/trust/fit_select.py`): the
+base features, how far each falls behind the best candidate's, the chunk's rank, BM25 rank and
+heading, whether the sentence holds the question's exact tokens and the kind of token it asks for
+(a number, a version, a path, a command; a file, package or variable), and its length.  The best
+few are chosen with maximal marginal relevance, so a repeated sentence does not crowd out a
+second fact.
 
 Whether to answer at all is a separate question: the evidence is the probability, from a small
-logistic model over the best sentence, that the documents answer the question.  Its features
-(`evidence_features`) ask what a careful reader would: is the sentence about the question (its
-embedding similarity, the retrieval score, how many question terms it holds), does it miss the
-question's rarest term or one of its names or numbers, and does it say the opposite (the
-question is negated and the sentence is not, or it holds an antonym of a question word instead
-of the word).  Under the abstain threshold the answerer says the documents do not hold the
-answer instead of quoting something unrelated; the balanced fit puts the break-even at 0.5.
+logistic model over what the answer leads with (the best sentence by the base score, the one it was
+fitted with: the learned ranking changes what is quoted, not whether; and the next one when the best
+only leads up to it), that answering is right.  Its features (`evidence_features`) ask what a
+careful reader would: is the sentence about the question (its embedding similarity, the retrieval
+score, how many question terms it holds and how much of their weight), does it miss the question's
+rarest term or one of its names or numbers, and does it say the opposite (the question is negated
+and the sentence is not, or it holds an antonym of a question word instead of the word); and the
+further ones of docqa.answer.answerability.  The terms are weighed so that a folder of a few files
+is judged like a large knowledge base (answerability.evidence_weights).  Under the abstain
+threshold the answerer says the documents do not hold the answer instead of quoting something
+unrelated; the model and its threshold are fitted data (answerability, decision.json).
 """
 
 from __future__ import annotations
@@ -20,13 +30,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import KW_ONLY, dataclass, field
+from dataclasses import KW_ONLY, dataclass, field, replace
 
 import numpy as np
 
 from docqa.answer import answerability
 from docqa.answer.facts import normalise
-from docqa.answer.shape import Shape, answered_words, shape
+from docqa.answer.shape import Shape, answered_words, asks_for, holds_type, shape
 from docqa.answer.sources import SourceSet
 from docqa.answer.statement import quotable_spans
 from docqa.answer.support import content_tokens, jaccard
@@ -40,23 +50,28 @@ from docqa.types import Hit
 # Ranking weights of a candidate sentence.
 W_TERMS, W_DENSE, W_RETRIEVAL = 0.45, 0.35, 0.20
 MMR_LAMBDA = 0.7
-_HITS = 5  # hits whose sentences are candidates
+_HITS = 5  # hits whose sentences are candidates (and, with the learned ranking, whose sentences the decision weighs)
+SELECT_HITS = 6  # with the learned ranking: every hit answer.top_k (6) retrieves by default
 _MIN_CHARS = 12
+# The sentence ranking: P(a candidate sentence is right) = sigmoid(bias + SELECT_MODEL . selection_features), fitted by
+# `benchmarks/trust/fit_select.py fit` (numpy Newton, L2 3, each question's candidates weighted alike) on the dev
+# split's answerable questions (130; a sentence is right when it lies in an evidence file and overlaps a gold quote or
+# holds the answer).  Held out by documentation set: a right sentence among the three best for 70 of 130 against 63
+# by the base score.  Used only with an embedder (the base score ranks without one).
+SELECT_MODEL: dict[str, float] = {"terms": 2.567, "dense": 2.547, "dense_gap": -2.218, "terms_gap": -2.332, "retrieval": 1.4,
+                                  "chunk_dense": 0.622, "bm25": 1.321, "rank": 0.927, "heading": 1.09, "rare": -0.369, "exact": 0.631,
+                                  "type": 0.689, "type_missing": -1.328, "thing": 1.114, "short": 0.067, "long": -2.113, "first": 0.235,
+                                  "lead_in": -1.118, "crossing": 1.119, "cross_dense": -0.83, "bias": -6.222}
+SELECT_WINDOWS = False  # a `dense_window` feature (question against the sentence and its neighbours): no gain measured
+SELECT_MMR = 1.0  # probabilities need no diversity trade: only near-repeats are skipped
+SELECT_FLOOR = 0.0  # later picks need no share of the best's probability (dev: 0.6 and 0.3 quote fewer right ones)
+SELECT_MIN = 0.1  # ... but a model's claim rests only on picks at least this likely (Extract.supporting)
 _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share of the first's score
 
-# The evidence model: P(the documents answer the question) = sigmoid(bias + coefficients . features), the one
-# answer-or-abstain decision of every mode and language pair.  Fitted by `benchmarks/answer_eval.py --fit` (numpy
-# Newton, balanced classes, L2 1e-3) on the SQuAD 2.0 subset, answerable against unanswerable questions: held out
-# 2-fold by article, AUC 0.71.  Without an embedder there is no dense feature and search is BM25 only; that model is
-# fitted with --no-embed --fit.  The further features of docqa.answer.answerability are computed and recorded with
-# every answer (`evidence_features`) for `benchmarks/trust/fit_decision.py`; a model refitted on them with the trust
-# dev set separates better on real documentation (benchmarks/RESULTS.md) but is not shipped yet (see there: it
-# abstains on plain questions over small folders and on more SQuAD questions).
-EVIDENCE_FEATURES = ("dense", "retrieval", "matched", "missing_rare", "missing_name", "contradiction")
-EVIDENCE_MODEL = {"dense": 1.828, "retrieval": 0.642, "matched": 0.146, "missing_rare": -0.674,
-                  "missing_name": -0.63, "contradiction": -3.005, "bias": -0.928}
-EVIDENCE_MODEL_NO_DENSE = {"retrieval": -0.035, "matched": 0.242, "missing_rare": -0.613, "missing_name": -0.635,
-                           "contradiction": -2.791, "bias": -0.174}
+# The evidence model, the one answer-or-abstain decision of every mode and language pair: P(answering is right), a
+# logistic model over `evidence_features`, fitted on real documentation and SQuAD 2.0; its coefficients, threshold
+# and confidence bands are data (docqa.answer.answerability, decision.json).
+EVIDENCE_FEATURES = tuple(answerability.decision()["features"])
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
 
 # Words that frame a question rather than name its subject: an answer seldom repeats them.
@@ -104,6 +119,8 @@ class Sentence:
     terms: float = 0.0
     dense: float = 0.0
     score: float = 0.0  # the ranking score
+    base: float = 0.0  # the base score: terms, embedding and retrieval (what the evidence model's sentence is chosen by)
+    features: dict[str, float] = field(default_factory=dict)  # what the score weighs (selection_features)
 
 
 @dataclass(slots=True)
@@ -115,42 +132,135 @@ class Extract:
     features: dict[str, float] = field(default_factory=dict)  # the evidence model's inputs (for evaluation)
     ranked: list[Sentence] = field(default_factory=list)  # the best sentences even when it abstained
     shape: Shape | None = None  # a typed question's lead or a procedure's steps (answer/shape.py); None: `chosen`
+    candidates: list[Sentence] = field(default_factory=list)  # every scored candidate sentence (for evaluation)
+    supporting: list[Sentence] = field(default_factory=list)  # the picks a model's claim may rest on (answer/accept.py)
 
 
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
-            embed: Callable[[list[str], str], np.ndarray] | None, count: int = 3, threshold: float = 0.5) -> Extract:
-    """The best `count` sentences for `question`, or an abstention when the evidence is under `threshold`."""
-    candidates = _candidates(sources)
+            embed: Callable[[list[str], str], np.ndarray] | None, count: int = 3, threshold: float = 0.5,
+            chunks: int = 0) -> Extract:
+    """The best `count` sentences for `question`, or an abstention when the evidence is under `threshold`.
+    `weights`: the question terms' IDF over the knowledge base's `chunks` chunks (0: unknown, taken as large)."""
+    learned = embed is not None and bool(SELECT_MODEL)
+    candidates = _candidates(sources, SELECT_HITS if learned else _HITS)
     if not candidates:
         return Extract([], evidence=0.0, abstained=True)
     terms = query_terms(question)
     given = _exact_given(question, sources)
+    rank(question, candidates, sources, weights, embed, given)
+    retrieval = {source.n: source.hit.score for source in sources.sources}
+    share = SELECT_FLOOR if learned else _LATER_PICKS
+    ranked = _mmr(candidates, count, SELECT_MMR if learned else MMR_LAMBDA)
+    chosen = _complete(ranked, candidates, question, share)
+    # Whether to answer is the evidence model's decision, over the sentence it was fitted with: the best by the
+    # base score (terms, embedding, retrieval) among the first _HITS hits' sentences.  The learned ranking changes what
+    # is quoted, not whether.
+    pool = ([replace(s, score=s.base) for s in candidates if s.n <= _HITS] or [replace(s, score=s.base) for s in candidates]
+            if learned else candidates)
+    judged = _complete(_mmr(pool, count), pool, question) if learned else chosen
+    best = judged[0]
+    # what the answer leads with: the best sentence and, when it only leads up to the answer, the next one
+    follower = _follower(pool, best, question) if answerability.decision().get("lead_with_follower") else None
+    leading = best.text if follower is None else f"{best.text} {follower.text}"
+    window = _window(pool, best)
+    hit = sources.get(best.n).hit  # type: ignore[union-attr]
+    weighed = answerability.evidence_weights(terms, weights, chunks)
+    features = evidence_features(question, _with(leading, given.get(best.n)),
+                                 _with(" ".join(s.text for s in window), given.get(best.n)), terms, weighed,
+                                 best.dense if embed is not None else None, retrieval[best.n], _context(hit))
+    features.update(_support_features(question, judged, terms, weighed, _with(leading, given.get(best.n))))
+    features.update(answerability.size_features(features, chunks))
+    if learned:  # recorded for a refit of the decision (benchmarks/trust/fit_decision.py); the model ignores them
+        features.update(select_best=chosen[0].score, select_same=float((best.n, best.start) == (chosen[0].n, chosen[0].start)))
+    evidence = evidence_probability(features)
+    if evidence < threshold:
+        return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates)
+    floor = chosen[0].score * share  # later picks must still be real evidence
+    added = {id(s) for s in chosen} - {id(s) for s in ranked}  # the sentence _complete joined to the best: always shown
+    picked = [s for i, s in enumerate(chosen) if i == 0 or s.score >= floor or id(s) in added]
+    # what a model's claim may rest on (docqa.answer.accept): a later pick likely enough to be right in itself
+    supporting = [s for i, s in enumerate(picked) if i == 0 or not learned or s.score >= SELECT_MIN or id(s) in added]
+    shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
+    return Extract(picked, evidence=evidence, abstained=False, features=features, ranked=chosen, shape=shown,
+                   candidates=candidates, supporting=supporting)
+
+
+def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights: dict[str, float],
+         embed: Callable[[list[str], str], np.ndarray] | None, given: dict[int, str] | None = None) -> None:
+    """Score every candidate sentence (`Sentence.score`, higher is better; `features`: what the score weighs)."""
+    terms = query_terms(question)
+    given = _exact_given(question, sources) if given is None else given
     for s in candidates:
         s.terms = coverage(_with(s.text, given.get(s.n)), terms, weights)
+    windows: dict[int, float] = {}
     if embed is not None:
         query = _unit(embed([question], "query"))[0]
         sims = _unit(embed([s.text for s in candidates], "passage")) @ query
         for s, sim in zip(candidates, sims):
             s.dense = float(max(sim, 0.0))
-    retrieval = {source.n: source.hit.score for source in sources.sources}
-    dense_w = W_DENSE if embed is not None else 0.0
+        if SELECT_WINDOWS:
+            texts = [" ".join(x.text for x in _window(candidates, s)) for s in candidates]
+            for s, sim in zip(candidates, _unit(embed(texts, "passage")) @ query):
+                windows[id(s)] = float(max(sim, 0.0))
+    for s, f in zip(candidates, selection_features(question, candidates, sources, weights, given)):
+        if windows:
+            f["dense_window"] = windows[id(s)]
+        s.features = f
+        s.base = _linear_score(s, sources.get(s.n).hit.score, embed is not None)  # type: ignore[union-attr]
+        if embed is None or not SELECT_MODEL:
+            s.score = s.base
+        else:
+            s.score = 1.0 / (1.0 + math.exp(-(SELECT_MODEL["bias"] + sum(SELECT_MODEL.get(k, 0.0) * v for k, v in f.items()))))
+
+
+def _linear_score(s: Sentence, retrieval: float, dense: bool) -> float:
+    dense_w = W_DENSE if dense else 0.0
+    return (W_TERMS * s.terms + dense_w * s.dense + W_RETRIEVAL * retrieval) / (W_TERMS + dense_w + W_RETRIEVAL)
+
+
+def selection_features(question: str, candidates: list[Sentence], sources: SourceSet, weights: dict[str, float],
+                       given: dict[int, str]) -> list[dict[str, float]]:
+    """What ranks a candidate sentence (`terms` and `dense` already set on each): see SELECT_FEATURES."""
+    terms = query_terms(question)
+    distinct = [t for t in dict.fromkeys(t.lower() for t in terms) if not _frames(t)]
+    rarest = max(distinct, key=lambda t: weights.get(t, 1.0), default=None)
+    kind, thing = answerability.asked_type(question), asks_for(question)
+    exact = exact_tokens(question)
+    cjk = has_cjk(question)
+    headings = {x.n: coverage(_context(x.hit), terms, weights) for x in sources.sources}
+    firsts: dict[int, Sentence] = {}
+    for s in sorted(candidates, key=lambda s: (s.n, s.start)):
+        firsts.setdefault(s.n, s)
+    top_dense = max((s.dense for s in candidates), default=0.0)
+    top_terms = max((s.terms for s in candidates), default=0.0)
+    out = []
     for s in candidates:
-        s.score = (W_TERMS * s.terms + dense_w * s.dense + W_RETRIEVAL * retrieval[s.n]) / (W_TERMS + dense_w + W_RETRIEVAL)
-    chosen = _complete(_mmr(candidates, count), candidates, question)
-    best = chosen[0]
-    window = _window(candidates, best)
-    hit = sources.get(best.n).hit  # type: ignore[union-attr]
-    features = evidence_features(question, _with(best.text, given.get(best.n)),
-                                 _with(" ".join(s.text for s in window), given.get(best.n)), terms, weights,
-                                 best.dense if embed is not None else None, retrieval[best.n], _context(hit))
-    features.update(_support_features(question, chosen, candidates, sources))
-    evidence = evidence_probability(features)
-    if evidence < threshold:
-        return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen)
-    floor = best.score * _LATER_PICKS  # later picks must still be real evidence
-    picked = [s for i, s in enumerate(chosen) if i == 0 or s.score >= floor]
-    shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
-    return Extract(picked, evidence=evidence, abstained=False, features=features, shape=shown)
+        held = _with(s.text, given.get(s.n))
+        hit = sources.get(s.n).hit  # type: ignore[union-attr]
+        cross = float(cjk != has_cjk(s.text))
+        out.append({
+            "terms": s.terms,
+            "dense": s.dense,
+            "dense_gap": top_dense - s.dense,
+            "terms_gap": top_terms - s.terms,
+            "retrieval": float(hit.score),
+            "chunk_dense": float(hit.dense_score or 0.0),
+            "bm25": 1.0 / hit.bm25_rank if hit.bm25_rank else 0.0,
+            "rank": 1.0 / s.n,
+            "heading": headings[s.n],
+            "rare": float(rarest is not None and _holds(held, rarest)),
+            "exact": sum(holds_exact(held, t) for t in exact) / len(exact) if exact else 0.0,
+            "type": float(kind is not None and answerability.holds_type(s.text, kind)),
+            "type_missing": float(kind is not None and not answerability.holds_type(s.text, kind)),
+            "thing": float(thing is not None and holds_type(s.text, thing)),
+            "short": float(len(s.text.strip()) < (20 if has_cjk(s.text) else 40)),
+            "long": min(len(s.text), 400) / 400,
+            "first": float(firsts.get(s.n) is s),
+            "lead_in": float(s.text.rstrip().endswith((":", "："))),
+            "crossing": cross,
+            "cross_dense": cross * s.dense,
+        })
+    return out
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
@@ -179,16 +289,16 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     return out
 
 
-def _support_features(question: str, chosen: list[Sentence], candidates: list[Sentence], sources: SourceSet) -> dict[str, float]:
-    """How well the best sentence covers the question (IDF-weighted), whether any picked sentence holds the
-    kind of token the question asks for, how far the first passage leads the second, and how long the
-    question is (a long conversational question shares fewer of its words with the answer)."""
+def _support_features(question: str, chosen: list[Sentence], terms: list[str], weights: dict[str, float],
+                      leading: str) -> dict[str, float]:
+    """How well what the answer leads with covers the question (weighted by `weights`), whether any picked
+    sentence holds the kind of token the question asks for, and how long the question is (a long
+    conversational question shares fewer of its words with the answer).  No feature compares passages'
+    scores with each other: over a folder of a few files they mean nothing."""
     kind = answerability.asked_type(question)
-    scores = [x.hit.score for x in sources.sources[:2]]
     return {
-        "coverage": float(chosen[0].terms),
+        "coverage": float(coverage(leading, terms, weights)),
         "type_picked": float(kind is not None and any(answerability.holds_type(x.text, kind) for x in chosen)),
-        "lead": float(scores[0] - scores[1]) if len(scores) == 2 else float(scores[0] if scores else 0.0),
         "long_question": float(min(len(query_terms(question)), 20) / 20),
     }
 
@@ -200,9 +310,7 @@ def _context(hit: Hit) -> str:
 
 
 def evidence_probability(features: dict[str, float]) -> float:
-    model = EVIDENCE_MODEL if "dense" in features else EVIDENCE_MODEL_NO_DENSE
-    z = model["bias"] + sum(model[k] * v for k, v in features.items() if k in model)
-    return 1.0 / (1.0 + math.exp(-z))
+    return answerability.probability(features)
 
 
 def render(chosen: list[Sentence]) -> str:
@@ -222,7 +330,7 @@ def _exact_given(question: str, sources: SourceSet) -> dict[int, str]:
     if not tokens:
         return {}
     out = {}
-    for source in sources.sources[:_HITS]:
+    for source in sources.sources[: max(_HITS, SELECT_HITS)]:
         name = chunk_name(source.hit, first_line=True)
         out[source.n] = " ".join(t for t in tokens if holds_exact(name, t))
     return out
@@ -233,11 +341,12 @@ def _with(text: str, given: str | None) -> str:
     return f"{text}\n{given}" if given else text
 
 
-def _candidates(sources: SourceSet) -> list[Sentence]:
+def _candidates(sources: SourceSet, hits: int = _HITS) -> list[Sentence]:
     out = []
-    for source in sources.sources[:_HITS]:
+    for source in sources.sources[:hits]:
         text = source.hit.text
-        for s, e in quotable_spans(text, source.hit.section, code=source.hit.type == "code"):  # statements only: no headings, questions, markup
+        spans = quotable_spans(text, source.hit.section, code=source.hit.type == "code")  # statements only: no headings, questions, markup
+        for s, e in _labelled(text, spans):
             sentence = text[s:e]
             if len(sentence.strip("#*-| \n")) < _MIN_CHARS and not has_cjk(sentence):
                 continue
@@ -247,33 +356,61 @@ def _candidates(sources: SourceSet) -> list[Sentence]:
     return out
 
 
-def _complete(chosen: list[Sentence], candidates: list[Sentence], question: str) -> list[Sentence]:
+# An option's label on its own line above its description ("--vgdb-poll=<number> [default: 5000]", "-c"): man pages
+# and manuals define options so, and the label is what a "which option" or "what is the default" question asks for.
+_OPTION_LABEL = re.compile(r"^[ \t]*-{1,2}[A-Za-z][\w-]*(?:[=,\s\[<][^\n]{0,80})?$")
+_SENTENCE_END = re.compile(r"[.。!！?？]\s*$")
+
+
+def _labelled(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans`, each first sentence of an option's description extended back over the option's label line when
+    only whitespace lies between them (the label is never a sentence of its own: statement.quotable_spans)."""
+    out, previous_end = [], 0
+    for s, e in spans:
+        before = text[previous_end:s]
+        stripped = before.rstrip()
+        line_start = stripped.rfind("\n") + 1
+        label = stripped[line_start:]
+        if label and _OPTION_LABEL.match(label) and not _SENTENCE_END.search(label):
+            s = previous_end + line_start + (len(label) - len(label.lstrip()))
+        out.append((s, e))
+        previous_end = e
+    return out
+
+
+def _complete(chosen: list[Sentence], candidates: list[Sentence], question: str, share: float = _LATER_PICKS) -> list[Sentence]:
     """`chosen` with, right after its best sentence, the sentence that follows it in its chunk when the
     best only leads up to the answer: it ends with a colon ("To rotate a key, run:"), or the question
     asks for a kind of token (a number, a version, a path, a command, a date) that the best sentence
     lacks and the next one holds."""
     best = chosen[0]
-    same = sorted((s for s in candidates if s.n == best.n and s.start >= best.end), key=lambda s: s.start)
-    if not same or same[0] in chosen:
+    follower = _follower(candidates, best, question)
+    if follower is None or follower in chosen:
         return chosen
+    follower.score = max(follower.score, best.score * share)  # shown with the best, never cut by the floor
+    return [best, follower, *chosen[1:]]
+
+
+def _follower(candidates: list[Sentence], best: Sentence, question: str) -> Sentence | None:
+    """The sentence after `best` in its chunk when `best` only leads up to the answer (see `_complete`)."""
+    same = sorted((s for s in candidates if s.n == best.n and s.start >= best.end), key=lambda s: s.start)
+    if not same:
+        return None
     follower = same[0]
     kind = answerability.asked_type(question)
     leads = best.text.rstrip().endswith((":", "："))
     lacks = kind is not None and not answerability.holds_type(best.text, kind) and answerability.holds_type(follower.text, kind)
-    if not (leads or lacks):
-        return chosen
-    follower.score = max(follower.score, best.score * _LATER_PICKS)  # shown with the best, never cut by the floor
-    return [best, follower, *chosen[1:]]
+    return follower if leads or lacks else None
 
 
-def _mmr(candidates: list[Sentence], count: int) -> list[Sentence]:
+def _mmr(candidates: list[Sentence], count: int, lam: float = MMR_LAMBDA) -> list[Sentence]:
     tokens = {id(s): content_tokens(s.text) for s in candidates}
     pool = sorted(candidates, key=lambda s: -s.score)
     chosen: list[Sentence] = []
     while pool and len(chosen) < count:
         def gain(s: Sentence) -> float:
             overlap = max((jaccard(tokens[id(s)], tokens[id(c)]) for c in chosen), default=0.0)
-            return MMR_LAMBDA * s.score - (1 - MMR_LAMBDA) * overlap
+            return lam * s.score - (1 - lam) * overlap
 
         best = max(pool, key=gain)
         if chosen and max(jaccard(tokens[id(best)], tokens[id(c)]) for c in chosen) > 0.8:

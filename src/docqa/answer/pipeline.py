@@ -28,7 +28,7 @@ from docqa.errors import LLMError
 from docqa.events import Accepting, Citations, Content, DraftDelta, DraftRejected, Event, Failure, Generating, Status
 from docqa.llm.base import ChatModel, ChatResult
 from docqa.retrieve import SearchResults
-from docqa.retrieve.weights import term_weights
+from docqa.retrieve.weights import term_weights, term_weights_and_total
 from docqa.flow.context import RunContext
 from docqa.settings import Settings
 from docqa.text.language import has_cjk
@@ -399,8 +399,7 @@ class Pipeline:
         answer.citations = draft.cited.citations
         answer.verification = _verification(draft, claims, rounds, checked, self.settings.answer.llm_check)
         answer.key_points = [strip_markers(c.text).strip() for c in supported][:5]
-        self._rate(answer, hits)
-        answer.probability = round(found[1].evidence, 4) if found else None  # shown beside the model answer's level
+        self._rate(answer, hits, found[1].evidence if found else None)  # its level never above the probability's band
         yield Citations(citations=tuple(answer.citations))
         return answer
 
@@ -438,8 +437,9 @@ class Pipeline:
         with ctx.stage("extracting") as entry:
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))  # never quote a flagged source
             terms = query_terms(answer.retrieval.query)
-            result = extract(answer.retrieval.query, pool, term_weights(lib.term_counts, terms), lib.embed,
-                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold)
+            weights, chunks = term_weights_and_total(lib.term_counts, terms)
+            result = extract(answer.retrieval.query, pool, weights, lib.embed,
+                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold, chunks)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
         answer.retrieval.evidence = round(result.evidence, 4)
         answer.retrieval.evidence_features = {k: round(v, 4) for k, v in result.features.items()}  # for calibration fits
@@ -516,8 +516,9 @@ class Pipeline:
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))
             asked = part.query if PART_QUERY else part.question
             terms = query_terms(asked)
-            result = extract(asked, pool, term_weights(lib.term_counts, terms), lib.embed,
-                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold)
+            weights, chunks = term_weights_and_total(lib.term_counts, terms)
+            result = extract(asked, pool, weights, lib.embed,
+                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold, chunks)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained)
         return pool, result
 
@@ -689,7 +690,7 @@ def _evidence_spans(found: Found | None) -> list[tuple[str, int, int, str]] | No
         return None
     pool, result = found
     return [(h.document_id, h.char_start + x.start, h.char_start + x.end, x.text)
-            for x in result.chosen for h in [pool.get(x.n).hit]]
+            for x in result.supporting for h in [pool.get(x.n).hit]]
 
 
 def indexed(records: list) -> int:

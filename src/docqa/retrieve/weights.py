@@ -24,3 +24,9 @@ def term_weights(term_counts: TermCounts, terms: list[str]) -> dict[str, float]:
     """IDF of each term, from one `term_counts` call."""
     counts, total = term_counts(terms)
     return {t: idf(n, total) for t, n in counts.items()}
+
+
+def term_weights_and_total(term_counts: TermCounts, terms: list[str]) -> tuple[dict[str, float], int]:
+    """`term_weights` and the number of chunks they were counted over, from one `term_counts` call."""
+    counts, total = term_counts(terms)
+    return {t: idf(n, total) for t, n in counts.items()}, total

@@ -13,6 +13,7 @@ CONTEXT = 40  # characters of the nearest line of text either side that must sti
 # A span this far into the text both versions end with has what borders it before it unchanged too (a span
 # at the very start of that shared end may be a sentence moved to the end of the file).
 MARGIN = CONTEXT + 2
+_LONG_EDIT = 2048  # characters between the lines both versions start and end with, past which Edit.bounds finds them exactly
 
 
 class Edit:
@@ -22,7 +23,34 @@ class Edit:
 
     def __init__(self, old: str | None, new: str):
         self.old, self.new = old, new
+        self._head: int | None = None
         self._tail: int | None = None
+
+    @property
+    def head(self) -> int:
+        """The length of the text both versions start with: a span within it is unchanged at its place."""
+        if self._head is None:
+            self._head = _shared_head(self.old or "", self.new)
+        return self._head
+
+    def bounds(self) -> tuple[int, int]:
+        """At most `head` and at most `tail`, found line by line (whole lines both versions start and end
+        with): cheaper, and as good for passing over the spans outside an edit when lines are short.  Where
+        the lines leave much text between them (long lines), the exact lengths."""
+        old, new = self.old or "", self.new
+        olds, news = old.split("\n"), new.split("\n")
+        most = min(len(olds), len(news))
+        first = 0
+        while first < most and olds[first] == news[first]:
+            first += 1
+        last = 0
+        while last < most - first and olds[-1 - last] == news[-1 - last]:
+            last += 1
+        head = min(sum(map(len, olds[:first])) + first, len(old), len(new))  # each line with the line break after it
+        tail = sum(map(len, olds[len(olds) - last:])) + last - 1 if last else 0  # the breaks between them
+        if len(old) - head - tail > _LONG_EDIT:
+            return self.head, self.tail
+        return head, tail
 
     @property
     def tail(self) -> int:
@@ -61,6 +89,18 @@ def nearest(text: str, quote: str, start: int) -> int | None:
     """Where `quote` occurs in `text`, nearest `start` (None: nowhere)."""
     places = _find_all(text, quote)
     return min(places, key=lambda p: abs(p - start)) if places else None
+
+
+def _shared_head(a: str, b: str) -> int:
+    """The length of the text `a` and `b` both start with (a binary search over C-speed comparisons)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a.startswith(b[:mid]):
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _shared_tail(a: str, b: str) -> int:

@@ -12,9 +12,9 @@ from typing import Any, Protocol
 
 from docqa.clock import now
 from docqa.errors import NotFoundError
-from docqa.store.runlog import RunLog
-from docqa.store.sources import SOURCE_COLUMNS, citations, is_passage, source_rows
+from docqa.store.sources import MARK_UNKNOWN, READ_SOURCES, SOURCE_COLUMNS, UNKNOWN, WRITE_COLUMNS, citations, is_passage, source_rows
 from docqa.store.sqlite.runlog import _READ_COLUMNS, _RUN_COLUMNS, _STALE, _dumps, _run_row, _title, read_run
+from docqa.store.runlog import RunLog
 from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord
 
 
@@ -131,8 +131,8 @@ class PostgresRunLog(RunLog):
             for row in self._rows("SELECT id, run_id, rating, comment, created_at FROM feedback WHERE run_id = ANY(%s)"
                                   " ORDER BY id", (list(by_id),)):
                 by_id[row[1]].feedback.append(FeedbackRecord(*row))
-            for row in self._rows(f"SELECT run_id, {', '.join(SOURCE_COLUMNS)} FROM run_sources WHERE run_id = ANY(%s)"
-                                  " ORDER BY run_id, n, char_start", (list(by_id),)):
+            for row in self._rows(f"{READ_SOURCES} WHERE s.run_id = ANY(%s) ORDER BY s.run_id, s.n, s.char_start",
+                                  (list(by_id),)):
                 by_id[row[0]].sources.append(dict(zip(SOURCE_COLUMNS, row[1:])))
         return runs
 
@@ -148,6 +148,8 @@ def _write_sources(conn, run: RunRecord, stamp: str) -> None:
                                " WHERE c.id = ANY(%s)", (chunk_ids,)).fetchall())
     docs = dict(conn.execute("SELECT id, content_hash FROM documents WHERE id = ANY(%s)",
                              (list({str(c["document_id"]) for c in cited}),)).fetchall())
+    rows = source_rows(run, chunks, docs)
     with conn.cursor() as cur:
-        cur.executemany(f"INSERT INTO run_sources (run_id, {', '.join(SOURCE_COLUMNS)}) VALUES ({', '.join(['%s'] * 9)})",
-                        source_rows(run, chunks, docs, stamp))
+        cur.executemany(f"INSERT INTO run_sources (run_id, {', '.join(WRITE_COLUMNS)}) VALUES ({', '.join(['%s'] * 8)})", rows)
+    if any(row[3] == UNKNOWN for row in rows):
+        conn.execute(MARK_UNKNOWN.format(p="%s"), (stamp, run.id, UNKNOWN))

@@ -8,8 +8,9 @@ from collections.abc import Iterable
 from docqa.clock import now
 from docqa.store.spans import Edit
 
-_OPEN = ("SELECT id, document_id, content_hash, char_start, char_end, quote FROM run_sources"
-         " WHERE document_id = ANY(%s) AND changed_at IS NULL")
+_OPEN = ("SELECT id, document_id, content_hash, char_start, char_end, quote FROM run_sources r"
+         " WHERE document_id = ANY(%s) AND NOT EXISTS (SELECT 1 FROM run_source_marks m WHERE m.source_id = r.id)")
+_MARK = "INSERT INTO run_source_marks (source_id, changed_at) SELECT unnest(%s::bigint[]), %s::text ON CONFLICT DO NOTHING"
 
 
 def mark_changed(conn, versions: Iterable[tuple[str, str, str]]) -> int:
@@ -24,7 +25,7 @@ def mark_changed(conn, versions: Iterable[tuple[str, str, str]]) -> int:
     edits = {doc_id: Edit(olds.get(doc_id), new[doc_id][1]) for doc_id in olds.keys() | {r[1] for r in rows}}
     marked = [row_id for row_id, doc_id, _, start, end, quote in rows if edits[doc_id].follow(start, end, quote) is None]
     if marked:
-        conn.execute("UPDATE run_sources SET changed_at = %s WHERE id = ANY(%s)", (now(), marked))
+        conn.execute(_MARK, (marked, now()))
     return len(marked)
 
 
@@ -32,8 +33,8 @@ def mark_removed(conn, document_ids: Iterable[str]) -> None:
     """Documents that went: every open citation of them is marked."""
     ids = list(document_ids)
     if ids:
-        conn.execute("UPDATE run_sources SET changed_at = %s WHERE document_id = ANY(%s) AND changed_at IS NULL",
-                     (now(), ids))
+        conn.execute("INSERT INTO run_source_marks (source_id, changed_at) SELECT id, %s FROM run_sources"
+                     " WHERE document_id = ANY(%s) ON CONFLICT DO NOTHING", (now(), ids))
 
 
 def follow_move(conn, old_id: str, new_id: str) -> None:

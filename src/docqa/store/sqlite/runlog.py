@@ -16,15 +16,22 @@ from typing import Protocol
 
 from docqa.clock import now
 from docqa.errors import NotFoundError
+from docqa.store.sources import (MARK_UNKNOWN, READ_SOURCES, SOURCE_COLUMNS, STALE, STALE_AT, UNKNOWN, WRITE_COLUMNS, chunked,
+                                   citations, is_passage, source_rows)
 from docqa.store.runlog import RunLog
-from docqa.store.sources import SOURCE_COLUMNS, chunked, citations, is_passage, source_rows
 from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord, SessionSummary
 
 _RUN_COLUMNS = ("id, session_id, question, standalone, mode, status, answerable, confidence, answer, result, trace, "
                 "timings, usage, model, error, created_at, finished_at, collection, owner, origin")
 # Read with every run: its latest recheck and when its first cited document changed (None: none did).
-_READ_COLUMNS = _RUN_COLUMNS + ", recheck, (SELECT min(changed_at) FROM run_sources s WHERE s.run_id = runs.id)"
-_STALE = "EXISTS (SELECT 1 FROM run_sources s WHERE s.run_id = runs.id AND s.changed_at IS NOT NULL)"
+_READ_COLUMNS = _RUN_COLUMNS + ", recheck, " + STALE_AT
+_STALE = STALE
+# A citation is written with whether its quote is its document's text at its offsets (the version it rests on
+# is the stored one when its hash is known): a change to the document passes over an exact one by offsets alone.
+_INSERT_SOURCE = (f"INSERT INTO run_sources (run_id, {', '.join(WRITE_COLUMNS)}, exact)"
+                  " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?4 <> ?9 AND ?6 >= 0 AND ?7 >= ?6"
+                  " AND coalesce((SELECT substr(text, ?6 + 1, ?7 - ?6) = ?8"
+                  " FROM document_texts WHERE document_id = ?3), 0)")
 _SESSION_TITLE_CHARS = 80  # a session created by its first run is titled with that question
 
 
@@ -168,8 +175,8 @@ class SQLiteRunLog(RunLog):
                 f" WHERE run_id IN ({','.join('?' * len(part))}) ORDER BY id", part)
             for row in rows:
                 by_id[row[1]].feedback.append(FeedbackRecord(*row))
-            rows = self.conn.execute(f"SELECT run_id, {', '.join(SOURCE_COLUMNS)} FROM run_sources"
-                                     f" WHERE run_id IN ({','.join('?' * len(part))}) ORDER BY n, char_start", part)
+            rows = self.conn.execute(f"{READ_SOURCES} WHERE s.run_id IN ({','.join('?' * len(part))})"
+                                     " ORDER BY s.n, s.char_start", part)
             for row in rows:
                 by_id[row[0]].sources.append(dict(zip(SOURCE_COLUMNS, row[1:])))
         return runs
@@ -191,8 +198,10 @@ def _write_sources(conn: sqlite3.Connection, run: RunRecord, stamp: str) -> None
     for part in chunked(doc_ids):
         docs.update(conn.execute(f"SELECT id, content_hash FROM documents WHERE id IN ({','.join('?' * len(part))})",
                                  part).fetchall())
-    conn.executemany(f"INSERT INTO run_sources (run_id, {', '.join(SOURCE_COLUMNS)}) VALUES (?,?,?,?,?,?,?,?,?)",
-                     source_rows(run, chunks, docs, stamp))
+    rows = source_rows(run, chunks, docs)
+    conn.executemany(_INSERT_SOURCE, [(*row, UNKNOWN) for row in rows])
+    if any(row[3] == UNKNOWN for row in rows):
+        conn.execute(MARK_UNKNOWN.format(p="?"), (stamp, run.id, UNKNOWN))
 
 
 def _title(question: str) -> str:

@@ -1,0 +1,113 @@
+"""Which sentences the extractive answerer quotes: the learned sentence ranking (SELECT_MODEL), the decision kept on
+the base-scored sentence, and an option's label quoted with its description."""
+
+from __future__ import annotations
+
+import pytest
+
+from docqa.answer import extractive
+from docqa.answer.extractive import _labelled, extract
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
+
+from .hits import hit_in, sources
+
+DOC = """# Signing keys
+
+The release manager rotates the signing keys of the service after every release.
+After a rotation the old signing key of the service stays valid for a short while.
+After a rotation the old signing key of the service stays valid for two weeks.
+Clients fetch the new key from the key server when they see a signature they cannot check.
+"""
+
+
+def embed(hash_embedder):
+    return lambda texts, kind: hash_embedder.embed_batch(texts, kind)
+
+
+def test_a_sentence_holding_the_kind_of_token_asked_for_ranks_first(hash_embedder, monkeypatch):
+    """Two sentences alike but for the duration: the base score ranks the vague one first (its hash vector is a
+    hair closer), the learned ranking the one that holds what "how long" asks for."""
+    question = "How long does the old signing key stay valid after a rotation?"
+    pool = sources(hit_in(DOC, 0, len(DOC)))
+    result = extract(question, pool, {}, embed(hash_embedder), threshold=0.0)
+    assert result.chosen[0].text.endswith("two weeks.")
+    assert result.chosen[0].features["type"] == 1.0
+    assert all(0.0 < s.score < 1.0 for s in result.candidates)  # a probability of being a right sentence
+    monkeypatch.setattr(extractive, "SELECT_MODEL", {})
+    assert extract(question, pool, {}, embed(hash_embedder), threshold=0.0).chosen[0].text.endswith("short while.")
+
+
+def test_the_decision_is_the_same_with_and_without_the_learned_ranking(hash_embedder, monkeypatch):
+    """Selection changes what is quoted, never whether to answer: the evidence is computed on the sentence the base
+    score (terms, embedding, retrieval) ranks first, as the evidence model was fitted."""
+    pool = sources(hit_in(DOC, 0, len(DOC)))
+    questions = ["How long does the old signing key stay valid after a rotation?",
+                 "Who rotates the signing keys?", "Where do clients fetch the new key from?"]
+    learned = [extract(q, pool, {}, embed(hash_embedder), threshold=0.0) for q in questions]
+    monkeypatch.setattr(extractive, "SELECT_MODEL", {})
+    base = [extract(q, pool, {}, embed(hash_embedder), threshold=0.0) for q in questions]
+    assert [r.evidence for r in learned] == [r.evidence for r in base]
+    for result in learned:  # what the selection adds is recorded for a refit of the decision, and ignored by it
+        assert 0.0 < result.features["select_best"] < 1.0 and result.features["select_same"] in (0.0, 1.0)
+    assert all("select_best" not in r.features for r in base)
+
+
+def test_without_an_embedder_the_base_score_ranks():
+    result = extract("How long does the old signing key stay valid?", sources(hit_in(DOC, 0, len(DOC))), {}, None,
+                     threshold=0.0)
+    assert all(s.score == s.base for s in result.candidates)
+    assert "select_best" not in result.features
+
+
+OPTIONS = """OPTIONS
+
+--poll=<number> [default: 5000]
+
+The scheduler checks for commands after this many basic blocks. A lower value reacts faster.
+
+-c
+
+Cancels a pending shutdown.
+
+See also the FAQ.
+"""
+
+
+def test_an_option_label_joins_the_first_sentence_of_its_description():
+    spans = [(OPTIONS.index("The scheduler"), OPTIONS.index(" A lower")), (OPTIONS.index("A lower"), OPTIONS.index("\n\n-c")),
+             (OPTIONS.index("Cancels"), OPTIONS.index("\n\nSee")), (OPTIONS.index("See also"), len(OPTIONS) - 1)]
+    quoted = [OPTIONS[s:e] for s, e in _labelled(OPTIONS, spans)]
+    assert quoted[0].startswith("--poll=<number> [default: 5000]\n\nThe scheduler")
+    assert quoted[1] == "A lower value reacts faster."  # only the first sentence of a description
+    assert quoted[2] == "-c\n\nCancels a pending shutdown."
+    assert quoted[3] == "See also the FAQ."  # after a sentence, not a label
+
+
+def test_a_label_that_is_a_sentence_is_not_joined():
+    text = "Use -v for more output.\n\nIt prints each step."
+    spans = [(0, text.index("\n")), (text.index("It"), len(text))]
+    assert _labelled(text, spans) == spans
+
+
+def test_a_default_is_quoted_with_its_option(tmp_path, hash_embedder):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "manual.txt").write_text(OPTIONS, encoding="utf-8")
+    settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"}, answer={"abstain_threshold": 0.0})
+    with KnowledgeBase(settings, embedder=hash_embedder) as kb:  # what is quoted, not whether: threshold 0
+        kb.add([tmp_path / "docs"])
+        answer = kb.ask("What is the default value of --poll?")
+    assert answer.answerable, answer.answer
+    assert "[default: 5000]" in answer.answer
+    assert any("--poll=<number>" in c.quote for c in answer.citations)
+
+
+@pytest.mark.parametrize("question", ["What is the default value of --poll?", "--poll 的默认值是多少？"])
+def test_a_default_is_quoted_with_its_option_real_embedder(tmp_path, local_embedder, question):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "manual.txt").write_text(OPTIONS, encoding="utf-8")
+    settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"}, answer={"abstain_threshold": 0.0})
+    with KnowledgeBase(settings, embedder=local_embedder) as kb:
+        kb.add([tmp_path / "docs"])
+        answer = kb.ask(question)
+    assert "5000" in answer.answer, answer.answer
