@@ -39,7 +39,8 @@ HERE = Path(__file__).resolve().parent
 WORK = HERE.parent / ".work" / "trust"
 sys.path.insert(0, str(HERE))
 
-import report  # noqa: E402  (beside this file, on the path set above)
+import model_drafts  # noqa: E402  (beside this file, on the path set above)
+import report  # noqa: E402
 import score  # noqa: E402
 
 from docqa.errors import DocqaError  # noqa: E402
@@ -219,7 +220,7 @@ def row(q: dict, answer: Answer, seconds: float, trace: list[dict], corpus: Corp
         "acceptance": _acceptance(accepting[-1]) if accepting else r.get("acceptance"),
         "cross_lingual": extracting[-1].get("cross_lingual") if extracting else None,
         "seconds": round(seconds, 3), "timings": {k: round(v, 3) for k, v in answer.timings.items()},
-        "usage": answer.usage,
+        "usage": answer.usage, "model_trace": model_drafts.model_trace(trace) if answer.model else [],
     }
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from docqa.answer.accept import EXTRACTIVE, MODEL, NOT_FOUND, decide, quotation_note
+from docqa.answer.accept import EXTRACTIVE, MODEL, NOT_FOUND, decide, quotation_note, wrong_language
 from docqa.events import Accepting
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
@@ -130,6 +130,15 @@ def test_an_answer_in_the_wrong_language_is_asked_again_once(kb_factory):
         retry = server.requests[1]["messages"][-1]["content"]
     assert "not in Simplified Chinese" in retry
     assert answer.mode == "pipeline" and answer.answer.startswith("备份保留 35 天") and answer.language == "zh"
+
+
+def test_a_value_answers_a_question_in_any_language(kb_factory):
+    with ScriptedChat([{"text": "35 days [1]"}, {"text": "VERIFIED"}]) as server:
+        answer, _ = ask(kb_factory(server), "备份保留多久？")
+        prompts = [r["messages"][-1]["content"] for r in server.requests]
+    assert not any("not in Simplified Chinese" in p for p in prompts)  # not asked again for Chinese
+    assert answer.mode == "pipeline" and answer.answer.startswith("35 days [1]")
+    assert wrong_language("Backups are kept for 35 days.", "zh") and not wrong_language("/var/log/unattended-upgrades/", "zh")
 
 
 def test_still_the_wrong_language_falls_back_to_the_extractive_answer(kb_factory):

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
-from docqa.answer import accept, guard, prompts, sentinel
+from docqa.answer import accept, guard, prompts, sentinel, short
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
@@ -160,12 +160,16 @@ class Pipeline:
             return (yield from self._not_found(answer, ctx))
         found = self._evidence(answer, hits, ctx) if self.settings.answer.accept_share > 0 else None
         task = self.task()
-        second = found is not None and found[1].abstained and not task and self._second_look(answer, hits)
+        words_only = found is not None and self.model.small and self.settings.answer.short_answers and not task
+        second = (found is not None and found[1].abstained and not task and not words_only  # a few words are no second look
+                  and self._second_look(answer, hits))
         answer.retrieval.second_look = second
         if found is not None and accept.gated(found[1].abstained, task) and not second:  # not found, no model call
             ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
             answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 0, "no passage answers the question well enough")
             return (yield from self._not_found(answer, ctx))
+        if words_only:
+            return (yield from self._short(answer, hits, ctx, found))  # type: ignore[arg-type]
         sources = self._sources(answer, hits, language, ctx, found)
         base = prompts.answer_messages(answer.retrieval.query, sources, language)
         if answer.question != answer.retrieval.query:
@@ -194,6 +198,57 @@ class Pipeline:
         if check and self.escalation is not None:  # rejected in every round: diagnose, act once (answer.escalate)
             drafts, hits, found = yield from self.escalation.run(answer, drafts, hits, found, ctx)
         return (yield from self.publish_best(answer, drafts, hits, ctx, check, found))
+
+    def _short(self, answer: Answer, hits: SearchResults, ctx: RunContext, found: Found) -> Events:
+        """A small model asked only for the words that answer the question (docqa.answer.short), in one short
+        call, when the extractive answerer answers (never instead of "not found": a few words are no second look):
+        they lead the extractive answer when they stand in a sentence it quotes or a grounded one; else the
+        extractive answer.  A procedure's steps and a question of several parts are the extractive answerer's (no call)."""
+        pool, result = found
+        query, language = answer.retrieval.query, answer.language
+        if short.asks_for_steps(query) or (result.shape is not None and result.shape.steps) or split(query):
+            ctx.trace.append({"stage": "short_answer", "outcome": None, "reason": "not asked: a procedure, "
+                              "steps or a question of several parts (the extractive answerer's)"})
+            return (yield from self._extractive(answer, hits, ctx, found=found))
+        sources = self._sources(answer, hits, language, ctx, found)
+        with ctx.stage("generating", short=True):
+            yield Generating()
+            reply = yield from ctx.call(self.model, "generating", prompts.short_messages(query, sources, language),
+                                        max_tokens=short.MAX_TOKENS, temperature=0.0)
+        quoted = [(pool.get(x.n).hit.chunk_id, x.start, x.end) for x in result.chosen]  # type: ignore[union-attr]
+        verdict = short.judge(short.read(reply.text), sources, self._question(answer), quoted)
+        n = next((x.n for x in pool.sources if verdict.found and x.hit.chunk_id == verdict.found.hit.chunk_id), None)
+        if verdict.outcome == short.MODEL and n is None:  # a source the injection guard flagged is never quoted
+            verdict = short.Verdict(short.EXTRACTIVE, "the model's words are in a source that is not evidence", verdict.found)
+        ctx.trace.append({"stage": "short_answer", "outcome": verdict.outcome, "reason": verdict.reason,
+                          "words": verdict.found.words if verdict.found else None,
+                          "sentence": verdict.found.hit.text[slice(*verdict.found.sentence)] if verdict.found else None})
+        published = accept.MODEL if verdict.outcome == short.MODEL else accept.EXTRACTIVE
+        answer.retrieval.acceptance = Acceptance(published, int(published == accept.MODEL), 1, verdict.reason)
+        if published == accept.EXTRACTIVE:
+            answer.notes.append(f"the model's short answer was not used ({verdict.reason}); the answer quotes the documents")
+            return (yield from self._extractive(answer, hits, ctx, found=found))
+        return (yield from self._led(answer, hits, found, verdict.found, n))  # type: ignore[arg-type]
+
+    def _led(self, answer: Answer, hits: SearchResults, found: Found, words: short.Found, n: int) -> Events:
+        """Publish the answer led by the model's words (docqa.answer.short.compose)."""
+        pool, result = found
+        quoted = [citation_for(x.n, pool.get(x.n).hit, x.start, x.end, answer.language, pool.paths)  # type: ignore[union-attr]
+                  for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
+        text, claims = short.compose(words, n, quoted, answer.language, pool.paths)
+        text = number_by_first_use(text, claims)
+        note = accept.quotation_note(answer.language, " ".join(c.text for c in claims[1:]))
+        yield from _show(answer, f"{text}\n{note}" if note else text)
+        answer.claims = claims
+        cited: dict[tuple, Citation] = {}
+        for c in (c for claim in claims for c in claim.citations):
+            cited.setdefault((c.document_id, c.char_start, c.char_end), c)
+        answer.citations = list(cited.values())
+        answer.key_points = [c.text for c in claims][:5]
+        answer.verification = Verification(VERIFIED, len(claims), [], 0, "deterministic")
+        self._rate(answer, hits, result.evidence)
+        yield Citations(citations=tuple(answer.citations))
+        return answer
 
     def _second_look(self, answer: Answer, hits: SearchResults) -> bool:
         """Ask the model over relevant passages the extractive answerer could not quote (a table row, a

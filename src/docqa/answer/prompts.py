@@ -62,6 +62,19 @@ This time follow the rules strictly:
 - Add nothing the sources do not say: no background, no advice, no guesses.
 - If the sources do not contain the answer, reply with exactly: NOT_FOUND"""
 
+SHORT_SYSTEM = """You find the answer to a question in the numbered sources the user gives you.
+Reply with one line: the number of the source that answers the question, a vertical bar, and the shortest words of that source that answer it, copied exactly as the source writes them (a number with its unit, a name, a path, a command, an option, a version, or a short phrase).
+If no source answers the question, reply with exactly: NOT_FOUND
+{rule}
+
+Example:
+<source id="1" trust="untrusted">
+[1] backup.md §Schedule, L3–4
+The database is backed up every 6 hours to S3.
+</source>
+Question: How often is the database backed up?
+Answer: 1 | every 6 hours"""
+
 CONDENSE_SYSTEM = """Rewrite the user's follow-up question as one standalone question that can be understood without the conversation.
 Keep its language. Resolve words like "it", "that", "they", "它", "这个" from the previous turn. Output only the question."""
 
@@ -78,6 +91,13 @@ def answer_messages(question: str, sources: SourceSet, language: str) -> list[Me
     system = ANSWER_SYSTEM.format(language=LANGUAGE_NAMES.get(language, language), rule=RULE)
     user = f"Sources:\n{sources_block(sources, language)}\n\nQuestion: {question}\nAnswer:"
     return [Message("system", system), Message("user", user)]
+
+
+def short_messages(question: str, sources: SourceSet, language: str) -> list[Message]:
+    """Ask a small model for the answer's words only (docqa.answer.short): the instructions are the same for
+    every question, so a server's prompt cache reads only the sources and the question each time."""
+    user = f"Sources:\n{sources_block(sources, language)}\n\nQuestion: {question}\nAnswer:"
+    return [Message("system", SHORT_SYSTEM.format(rule=RULE)), Message("user", user)]
 
 
 def strict_messages(question: str, sources: SourceSet, language: str, problem: str) -> list[Message]:

@@ -233,6 +233,7 @@ class AnswerSettings(_Section):
     cross_lingual_support: float = Field(0.6, ge=0.0, le=1.0, description="Embedding similarity a claim needs with a source sentence in the other language (a Chinese answer from English passages, or the reverse) to count as supported.")
     small_model_sources: int = Field(3, ge=1, le=50, description="Sources given to a small model (under 7B parameters by its name, see llm.tool_calling): fewer, shorter prompts are faster and confuse it less.")
     escalate: bool = Field(True, description="When every review round's answer is rejected, diagnose why from the run (changed files, retrieval, format) and act once: re-ingest, a keyword retry, a stricter prompt, or llm.escalation_model (docqa.answer.escalate).")
+    short_answers: bool = Field(True, description="Ask a small model (under 7B parameters) only for the words that answer the question, in one short call and only when the extractive answerer answers: they lead the extractive answer when they stand in a sentence it quotes or a grounded one, else the extractive answer is published (docqa.answer.short). Off: the small model writes a cited answer, checked and reviewed (with a second look after an abstention).")
     small_model_context: int = Field(300, ge=64, description="Tokens of sources given to a small model, shared equally among its sources, each cut to the sentences around its best one.")
 
 
