@@ -303,6 +303,7 @@ def main() -> None:
         switches = json.loads(Path(args.candidate).read_text(encoding="utf-8")) if Path(args.candidate).exists() else {}
         kept = {"no_dense": json.loads(DECISION.read_text(encoding="utf-8"))["no_dense"]} if args.keep_no_dense else {}
         out = {"probability_of": "the answer is right", "prior_chunks": switches.get("prior_chunks", 200), "lead_with_follower": switches.get("lead_with_follower", True),
+               **({"judge_picked": True} if switches.get("judge_picked") else {}),
                "features": dense["names"],
                **{key: {k: round(float(v), 4) for k, v in zip(m["names"] + ["bias"], m["beta"])} for key, m in models.items()}, **kept,
                "threshold": t, "bands": bands, "measured": measured,

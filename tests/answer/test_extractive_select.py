@@ -1,11 +1,13 @@
 """Which sentences the extractive answerer quotes: the learned sentence ranking (SELECT_MODEL), the decision kept on
-the base-scored sentence, and an option's label quoted with its description."""
+the base-scored sentence (or, `judge_picked`, on the ranking's pick), and an option's label quoted with its description."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from docqa.answer import extractive
+from docqa.answer import answerability, extractive
 from docqa.answer.extractive import _labelled, extract
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
@@ -51,6 +53,22 @@ def test_the_decision_is_the_same_with_and_without_the_learned_ranking(hash_embe
     for result in learned:  # what the selection adds is recorded for a refit of the decision, and ignored by it
         assert 0.0 < result.features["select_best"] < 1.0 and result.features["select_same"] in (0.0, 1.0)
     assert all("select_best" not in r.features for r in base)
+
+
+def test_a_decision_fitted_on_the_quoted_sentence_judges_the_rankings_pick(hash_embedder, tmp_path, monkeypatch):
+    """`judge_picked` in the decision: the evidence is computed on what is quoted (the ranking's best pick), where the
+    shipped decision judges the base score's best ("short while", not the "two weeks" that is quoted)."""
+    question = "How long does the old signing key stay valid after a rotation?"
+    pool = sources(hit_in(DOC, 0, len(DOC)))
+    assert extract(question, pool, {}, embed(hash_embedder), threshold=0.0).features["select_same"] == 0.0
+    candidate = tmp_path / "decision.json"
+    candidate.write_text(json.dumps({**answerability.decision(), "judge_picked": True}), encoding="utf-8")
+    monkeypatch.setenv("DOCQA_DECISION_FILE", str(candidate))
+    result = extract(question, pool, {}, embed(hash_embedder), threshold=0.0)
+    assert result.chosen[0].text.endswith("two weeks.")
+    assert result.features["select_same"] == 1.0
+    monkeypatch.setattr(extractive, "SELECT_MODEL", {})  # no learned ranking: the base score's best, as shipped
+    assert "select_same" not in extract(question, pool, {}, embed(hash_embedder), threshold=0.0).features
 
 
 def test_without_an_embedder_the_base_score_ranks():

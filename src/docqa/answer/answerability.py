@@ -113,7 +113,8 @@ def features(question: str, window: str, context: str, heading_coverage: float, 
 def decision() -> dict[str, Any]:
     """The fitted decision: `features`, `dense` and `no_dense` coefficients (with `bias`), `threshold`, `bands`
     (`high`, `medium`: the lowest probability of each level), how its features are computed (`prior_chunks`:
-    0 weighs the question's terms by the knowledge base's IDF alone; `lead_with_follower`) and what was
+    0 weighs the question's terms by the knowledge base's IDF alone; `lead_with_follower`; `judge_picked`: on the
+    learned ranking's pick, what is quoted, instead of the base score's best sentence) and what was
     measured.  `decision.json` beside this module, or the file DOCQA_DECISION_FILE names (a candidate being
     measured: benchmarks/trust/fit_decision.py runs the harnesses under it)."""
     return _load(os.environ.get("DOCQA_DECISION_FILE") or str(DECISION))

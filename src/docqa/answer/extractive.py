@@ -14,7 +14,8 @@ second fact.
 Whether to answer at all is a separate question: the evidence is the probability, from a small
 logistic model over what the answer leads with (the best sentence by the base score, the one it was
 fitted with: the learned ranking changes what is quoted, not whether; and the next one when the best
-only leads up to it), that answering is right.  Its features (`evidence_features`) ask what a
+only leads up to it; or, for a decision fitted so, `judge_picked`, the ranking's best pick and the sentence
+shown with it: what is quoted), that answering is right.  Its features (`evidence_features`) ask what a
 careful reader would: is the sentence about the question (its embedding similarity, the retrieval
 score, how many question terms it holds and how much of their weight), does it miss the question's
 rarest term or one of its names or numbers, and does it say the opposite (the question is negated
@@ -153,14 +154,17 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     ranked = _mmr(candidates, count, SELECT_MMR if learned else MMR_LAMBDA)
     chosen = _complete(ranked, candidates, question, share)
     # Whether to answer is the evidence model's decision, over the sentence it was fitted with: the best by the
-    # base score (terms, embedding, retrieval) among the first _HITS hits' sentences.  The learned ranking changes what
-    # is quoted, not whether.
+    # base score (terms, embedding, retrieval) among the first _HITS hits' sentences, so that the learned ranking
+    # changes what is quoted, not whether; or, when the decision was fitted so (`judge_picked`), over what is quoted:
+    # the ranking's best pick and the sentence shown with it.
+    picked_judge = learned and bool(answerability.decision().get("judge_picked"))
     pool = ([replace(s, score=s.base) for s in candidates if s.n <= _HITS] or [replace(s, score=s.base) for s in candidates]
-            if learned else candidates)
-    judged = _complete(_mmr(pool, count), pool, question) if learned else chosen
+            if learned and not picked_judge else candidates)
+    judged = _complete(_mmr(pool, count), pool, question) if learned and not picked_judge else chosen
     best = judged[0]
     # what the answer leads with: the best sentence and, when it only leads up to the answer, the next one
-    follower = _follower(pool, best, question) if answerability.decision().get("lead_with_follower") else None
+    follower = (_follower(pool, best, question) if picked_judge or answerability.decision().get("lead_with_follower")
+                else None)
     leading = best.text if follower is None else f"{best.text} {follower.text}"
     window = _window(pool, best)
     hit = sources.get(best.n).hit  # type: ignore[union-attr]
