@@ -25,8 +25,8 @@ def keep_large_blocks_apart() -> None:
 def share_heap_arenas() -> None:
     """Threads started from now on share two malloc arenas instead of one each.  glibc gives every
     thread that allocates an arena of its own (up to 8 per core), and each keeps its freed pages: in
-    an add the model-loading, hash-checking and embedding threads held ~25 MB that way on top of
-    the writer's heap (RESULTS.md, 2026-12-06, peak memory).  The model's own working memory is
+    an add the model-loading, hash-checking and embedding threads held 10-20 MB of the peak that way
+    on top of the writer's heap (RESULTS.md, 2026-12-06, peak memory).  The model's own working memory is
     onnxruntime's arena, not malloc's, so the threads hardly contend for these."""
     if _libc() is not None:
         _libc().mallopt(_M_ARENA_MAX, _SHARED_ARENAS)
