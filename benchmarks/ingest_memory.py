@@ -1,6 +1,8 @@
 """Peak memory of `docqa add` with embeddings, parent and parser processes apart, two trees in turns.
 
     python benchmarks/ingest_memory.py --baseline /tmp/base/src [--reps 2] [--cases md-embed,mixed-embed]
+    python benchmarks/ingest_memory.py --baseline /tmp/base/src --tree arena=/tmp/arena/src ...  # more trees
+
 
 The corpora are vs_llamaindex.py's (md-embed: 200 generated heading-dense Markdown files, 2.2 MB;
 mixed-embed: the 30 multi-format files of ../shared/data both tools read).  Each run is a fresh
@@ -60,17 +62,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="src folder of the tree to compare with")
     parser.add_argument("--reps", type=int, default=2)
+    parser.add_argument("--tree", action="append", default=[], metavar="NAME=SRC",
+                        help="a further tree to measure in the same turns (repeatable)")
     parser.add_argument("--cases", default="md-embed,mixed-embed")
     parser.add_argument("--work", default=str(HERE / ".work" / "vs_llamaindex"))
     args = parser.parse_args()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     folders = corpora(work)
-    trees = {"baseline": args.baseline, "new": str(HERE.parent / "src")}
+    trees = {"baseline": args.baseline, "new": str(HERE.parent / "src")} | dict(t.split("=", 1) for t in args.tree)
     rows: dict[tuple[str, str], list[dict]] = {}
     for case in args.cases.split(","):
         for rep in range(args.reps):
-            for name in (["baseline", "new"] if rep % 2 == 0 else ["new", "baseline"]):
+            for name in (list(trees) if rep % 2 == 0 else list(trees)[::-1]):
                 r = run(trees[name], folders[CASES[case][0]], work)
                 rows.setdefault((case, name), []).append(r)
                 print(f"{case} {name}: {r['seconds']:.1f} s, CPU {r['cpu']:.1f} s, {r['chunks']} chunks, RSS summed "

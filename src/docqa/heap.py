@@ -22,7 +22,19 @@ def keep_large_blocks_apart() -> None:
         _libc().mallopt(_M_MMAP_THRESHOLD, 128 * 1024)
 
 
+def share_heap_arenas() -> None:
+    """Threads started from now on share two malloc arenas instead of one each.  glibc gives every
+    thread that allocates an arena of its own (up to 8 per core), and each keeps its freed pages: in
+    an add the model-loading, hash-checking and embedding threads held 10-20 MB of the peak that way
+    on top of the writer's heap (RESULTS.md, 2026-12-06, peak memory).  The model's own working memory is
+    onnxruntime's arena, not malloc's, so the threads hardly contend for these."""
+    if _libc() is not None:
+        _libc().mallopt(_M_ARENA_MAX, _SHARED_ARENAS)
+
+
 _M_MMAP_THRESHOLD = -3  # malloc.h
+_M_ARENA_MAX = -8
+_SHARED_ARENAS = 2
 
 
 @functools.lru_cache(maxsize=1)

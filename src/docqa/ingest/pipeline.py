@@ -55,7 +55,7 @@ from docqa.ingest.ocr import configure as configure_ocr
 from docqa.ingest.scan import GONE, Scanner, real_paths, safe_path
 from docqa.ingest.sync import absent_paths
 from docqa.types import Chunk, Document, DocumentRecord
-from docqa.heap import keep_large_blocks_apart
+from docqa.heap import keep_large_blocks_apart, share_heap_arenas
 from docqa.ingest.pool import QUIET, ParsePool
 from docqa.ingest.readers.zipguard import ZipLimits, applied
 
@@ -720,6 +720,7 @@ def disk_change(record: DocumentRecord) -> tuple[str, str] | None:
 def warm_up() -> None:
     """Load parsers, tokenizer and dictionaries once, before forking, so workers inherit them."""
     keep_large_blocks_apart()  # the tables' large temporaries must not stay behind as heap holes
+    share_heap_arenas()  # the model's and the writer's threads, started after this, keep no heaps of their own
     import docqa.ingest.chunkers  # noqa: F401
     import docqa.ingest.readers  # noqa: F401
     from docqa.ingest.enrich import enrich
