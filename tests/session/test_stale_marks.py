@@ -140,23 +140,28 @@ def _count(stores, table: str) -> int:
     return stores.db.one(f"SELECT count(*) FROM {table}")
 
 
-def test_a_new_parse_of_the_same_version_makes_its_citations_inexact(tmp_path):
+def _rows(stores, sql: str) -> list[tuple]:
+    conn = getattr(stores.db, "conn", None)
+    if conn is not None:  # SQLite
+        return [tuple(row) for row in conn.execute(sql).fetchall()]
+    with stores.db.read() as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_a_new_parse_of_the_same_version_makes_its_citations_inexact(stores):
     """Written again with the same hash but another text (a new parser): the quotes may not be at their
     offsets any more, so no citation of that document is passed over by its offsets."""
-    from docqa.store import SQLiteStores
-
-    with SQLiteStores(tmp_path / "kb.db") as s:
-        text, found = chunks(["Alpha beta.", "The pool holds 20 connections."])
-        s.documents.replace_document(record("d1", "/docs/d1.md", content_hash="h1"), text, found)
-        citation = {"n": 1, "chunk_id": s.documents.chunk_ids("d1")[1], "document_id": "d1", "char_start": 13,
-                    "char_end": 43, "quote": "The pool holds 20 connections."}
-        s.runlog.save_run(RunRecord(id="r1", session_id="s1", question="q?", status=SUCCESS, answer="a",
-                                    result={"answer": "a", "citations": [citation]}))
-        exact = "SELECT exact FROM run_sources WHERE run_id = 'r1'"
-        assert s.db.conn.execute(exact).fetchone() == (1,)
-        text, found = chunks(["Alpha  beta.", "The pool holds 20 connections."])  # one more space: shifted
-        s.documents.replace_document(record("d1", "/docs/d1.md", content_hash="h1"), text, found)
-        assert s.db.conn.execute(exact).fetchone() == (0,) and s.runlog.get_run("r1").stale is False
+    text, found = chunks(["Alpha beta.", "The pool holds 20 connections."])
+    stores.documents.replace_document(record("d1", "/docs/d1.md", content_hash="h1"), text, found)
+    citation = {"n": 1, "chunk_id": stores.documents.chunk_ids("d1")[1], "document_id": "d1", "char_start": 13,
+                "char_end": 43, "quote": "The pool holds 20 connections."}
+    stores.runlog.save_run(RunRecord(id="r1", session_id="s1", question="q?", status=SUCCESS, answer="a",
+                                     result={"answer": "a", "citations": [citation]}))
+    exact = "SELECT exact FROM run_sources WHERE run_id = 'r1'"
+    assert _rows(stores, exact) == [(1,)]
+    text, found = chunks(["Alpha  beta.", "The pool holds 20 connections."])  # one more space: shifted
+    stores.documents.replace_document(record("d1", "/docs/d1.md", content_hash="h1"), text, found)
+    assert _rows(stores, exact) == [(0,)] and stores.runlog.get_run("r1").stale is False
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
@@ -181,8 +186,7 @@ def test_the_migration_moves_the_marks_and_finds_the_exact_citations(backend, re
         run = s.runlog.get_run("r1")
         assert [src["changed_at"] for src in run.sources] == ["2026-12-01T00:00:00+00:00", None, None]
         assert run.stale_at == "2026-12-01T00:00:00+00:00"
-        if backend == "sqlite":
-            assert s.db.conn.execute("SELECT n, exact FROM run_sources ORDER BY n").fetchall() == [(1, 1), (2, 1), (3, 0)]
+        assert _rows(s, "SELECT n, exact FROM run_sources ORDER BY n") == [(1, 1), (2, 1), (3, 0)]
         text, found = chunks(["The database listens on port 5432.", "The pool holds 25 connections."])
         s.documents.replace_document(record("d1", "/docs/d1.md", content_hash="h2"), text, found)
         changed = [src["changed_at"] for src in s.runlog.get_run("r1").sources]

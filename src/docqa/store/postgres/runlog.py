@@ -18,6 +18,17 @@ from docqa.store.runlog import RunLog
 from docqa.types import RATINGS, RUN_STATUSES, FeedbackRecord, RunRecord, SessionRecord
 
 
+# A citation is written with whether its quote is its document's text at its offsets (the version it rests on
+# is the stored one when its hash is known), as SQLite's run log writes it: a change to the document passes over
+# an exact one by offsets alone (stale.py).
+_INSERT_SOURCE = (f"INSERT INTO run_sources (run_id, {', '.join(WRITE_COLUMNS)}, exact)"
+                  " SELECT %(run)s, %(n)s, %(doc)s, %(hash)s, %(chunk)s, %(start)s::int, %(end)s::int, %(quote)s,"
+                  " %(hash)s::text <> %(unknown)s::text AND %(start)s::int >= 0 AND %(end)s::int >= %(start)s::int"
+                  " AND coalesce((SELECT substr(text, %(start)s::int + 1, %(end)s::int - %(start)s::int) = %(quote)s"
+                  " FROM document_texts WHERE document_id = %(doc)s), FALSE)")
+_SOURCE_KEYS = ("run", "n", "doc", "hash", "chunk", "start", "end", "quote")
+
+
 class Database(Protocol):
     """What the run log needs of the knowledge base's PostgreSQL database."""
 
@@ -150,6 +161,6 @@ def _write_sources(conn, run: RunRecord, stamp: str) -> None:
                              (list({str(c["document_id"]) for c in cited}),)).fetchall())
     rows = source_rows(run, chunks, docs)
     with conn.cursor() as cur:
-        cur.executemany(f"INSERT INTO run_sources (run_id, {', '.join(WRITE_COLUMNS)}) VALUES ({', '.join(['%s'] * 8)})", rows)
+        cur.executemany(_INSERT_SOURCE, [{**dict(zip(_SOURCE_KEYS, row)), "unknown": UNKNOWN} for row in rows])
     if any(row[3] == UNKNOWN for row in rows):
         conn.execute(MARK_UNKNOWN.format(p="%s"), (stamp, run.id, UNKNOWN))
