@@ -16,19 +16,21 @@ from docqa.store.sqlite.stale import _scratch_row, _stale
 _NEW = ("SELECT * FROM unnest(%(k)s::int[], %(id)s::text[], %(old_hash)s::text[], %(hash)s::text[], %(head)s::int[],"
         " %(tail_start)s::int[], %(body_end)s::int[]) AS n(k, id, old_hash, hash, head, tail_start, body_end)")
 _UNMARKED = "NOT EXISTS (SELECT 1 FROM run_source_marks m WHERE m.source_id = r.id)"
-_OTHERS = ("SELECT r.id, n.k, r.char_start, r.char_end, r.quote FROM n JOIN run_sources r"
-           " ON r.document_id = n.id AND {} WHERE r.content_hash <> n.hash AND " + _UNMARKED)
+_OTHERS = ("SELECT r.id, n.k, r.char_start, r.char_end, r.quote FROM run_sources r"
+           " WHERE r.document_id = n.id AND {} AND r.content_hash <> n.hash AND " + _UNMARKED)
 # The citations the change may have touched (sqlite/stale.py's _MOVED, which says why): exact ones of the version
 # being replaced only where their offsets reach the edit (their quote is not read: the old text at their offsets),
-# the others (of an earlier version, or not exact) all, each kind a seek of the index.
+# the others (of an earlier version, or not exact) all, each kind a seek of the index per document (LATERAL: the
+# planner would rather scan the whole table for a hash join).
 _MOVED = f"""
 WITH n AS MATERIALIZED ({_NEW})
-SELECT r.id, n.k, r.char_start, r.char_end, NULL::text FROM n JOIN run_sources r
-  ON r.document_id = n.id AND r.exact AND r.content_hash = n.old_hash AND r.char_end > n.head
-WHERE r.char_start < n.tail_start + {MARGIN} AND (r.char_start < n.tail_start OR r.char_end >= n.body_end) AND {_UNMARKED}
+SELECT s.* FROM n CROSS JOIN LATERAL (
+SELECT r.id, n.k, r.char_start, r.char_end, NULL::text FROM run_sources r
+WHERE r.document_id = n.id AND r.exact AND r.content_hash = n.old_hash AND r.char_end > n.head
+  AND r.char_start < n.tail_start + {MARGIN} AND (r.char_start < n.tail_start OR r.char_end >= n.body_end) AND {_UNMARKED}
 UNION ALL {_OTHERS.format("NOT r.exact")}
 UNION ALL {_OTHERS.format("r.exact AND r.content_hash < n.old_hash")}
-UNION ALL {_OTHERS.format("r.exact AND r.content_hash > n.old_hash")}"""
+UNION ALL {_OTHERS.format("r.exact AND r.content_hash > n.old_hash")}) s"""
 _COLUMNS = ("k", "id", "old_hash", "hash", "head", "tail_start", "body_end")
 # Of the documents being written, those some citation names, with their stored hash and text.
 _CITED = """
