@@ -67,7 +67,8 @@ ALLOWED: dict[str, set[str]] = {
     "run": BOTTOM | {"agent", "answer", "llm", "settings", "session", "clock", "flow", "skills", "events",
                      "access", "store", "embed", "retrieve", "browse", "ingest", "view", "models", "names"},
     "status": BOTTOM | {"llm", "embed", "store", "access", "models"},  # what the kb runs on and holds, for its keepers
-    "plan": BOTTOM | {"ingest", "text", "settings", "llm", "access", "run", "models"},  # docqa init / estimate: survey, proposal, estimates
+    # docqa init / estimate: survey, proposal, estimates; embed: the chunk text as the model is given it (repeats embedded once)
+    "plan": BOTTOM | {"ingest", "text", "settings", "llm", "access", "run", "models", "embed"},
     # the facade: it builds the services and hands them their store and models
     "kb": BOTTOM | {"access", "models", "run", "retrieve", "ingest", "store", "embed", "browse", "view", "llm", "settings",
                     "status", "plan", "events"},
