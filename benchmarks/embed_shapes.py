@@ -43,7 +43,9 @@ def apply_shape(embedder: Embedder, shape: str) -> None:
         embedder.windows = lambda text: type(embedder).windows(embedder, text)[:count]  # type: ignore[method-assign]
     else:
         embedder.__dict__.pop("windows", None)
-    embedder.version = embedder.version.rsplit("-w", 1)[0] + "-" + shape
+    head, _, tail = embedder.version.rpartition("-w")
+    rest = tail.partition("-")[2]  # what follows the window in the version (the filler rules) stays
+    embedder.version = f"{head}-{shape}" + (f"-{rest}" if rest else "")
 
 
 def corpus_texts(folders: list[str]) -> list[str]:

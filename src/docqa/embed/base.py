@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +24,12 @@ from docqa.text.sentences import sentence_spans
 # Bump when embed_text() changes: the fingerprint changes with it, so old vectors get re-embedded.
 TEXT_RECIPE = 1
 EmbedProgress = Callable[[int, int], None]  # (texts done, texts total)
+# A run of four or more of one mark, spaced or not: dot leaders of a table of contents (". . . . 17"),
+# rules under headings and between table rows ("-----", "=====", "~~~~~").  A sentence encoder reads each
+# spaced dot as a token of its own (a PDF's contents pages: 13 % of the bundled model's tokens on
+# benchmarks/debian_docs.py) and learns nothing from it.  Bump FILLER_RULES when the pattern changes.
+_FILLER = re.compile(r"([^\w\s]|_)(?: ?\1){3,}")
+FILLER_RULES = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +92,9 @@ class Embedder(ABC):
     # How many batches run at once, each on its own thread (a model whose session computes one batch
     # on the calling thread and releases the GIL: each core then runs a batch of its own).
     callers: int = 1
+    # The model reads texts without filler runs (`without_filler`); such an embedder names FILLER_RULES
+    # in its version, so vectors of another input recipe are never mixed with its own.
+    drops_filler: bool = False
 
     @property
     def fingerprint(self) -> Fingerprint:
@@ -98,12 +108,7 @@ class Embedder(ABC):
         """Unit-length float32 vectors, one row per text, in order."""
         if kind not in ("passage", "query"):
             raise ValueError(f"kind must be 'passage' or 'query', not {kind!r}")
-        pieces: list[str] = []
-        owner: list[int] = []
-        for i, text in enumerate(texts):
-            parts = self.windows(text) if kind == "passage" else [text]
-            pieces.extend(parts)
-            owner.extend([i] * len(parts))
+        pieces, owners = self._pieces(texts, kind)
         order = sorted(range(len(pieces)), key=lambda k: len(pieces[k])) if self.pads_batches else range(len(pieces))
         batches = [order[start : start + self.batch_size] for start in range(0, len(order), self.batch_size)]
         out: np.ndarray | None = None
@@ -113,13 +118,29 @@ class Embedder(ABC):
                 out = np.zeros((len(texts), vectors.shape[-1]), dtype=np.float32)
             if vectors.shape != (len(picked), out.shape[1]):
                 raise EmbedError(f"{self.name} returned vectors of shape {vectors.shape}, expected ({len(picked)}, {out.shape[1]})")
-            np.add.at(out, [owner[k] for k in picked], vectors)
+            rows = [owners[k] for k in picked]  # a window shared by texts adds to each of them, as often as it occurs
+            np.add.at(out, np.concatenate(rows), np.repeat(vectors, [len(r) for r in rows], axis=0))
             done += len(picked)
             if progress:
                 progress(len(texts) * done // len(pieces), len(texts))
         if out is None:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         return _normalise(out)
+
+    def _pieces(self, texts: Sequence[str], kind: str) -> tuple[list[str], list[list[int]]]:
+        """The distinct pieces the model reads (a passage's windows, a query whole) and, for each, the rows
+        of the texts holding it: a window repeated across texts (a page footer, a licence paragraph) is
+        embedded once."""
+        index: dict[str, int] = {}
+        owners: list[list[int]] = []
+        for i, text in enumerate(texts):
+            text = without_filler(text) if self.drops_filler else text
+            for part in self.windows(text) if kind == "passage" else [text]:
+                k = index.setdefault(part, len(index))
+                if k == len(owners):
+                    owners.append([])
+                owners[k].append(i)
+        return list(index), owners
 
     def _run(self, batches: Sequence[Sequence[int]], pieces: list[str], kind: str) -> Iterator[tuple[Sequence[int], np.ndarray]]:
         """Each batch with its vectors, in order; up to `callers` batches at once."""
@@ -172,6 +193,12 @@ class Embedder(ABC):
 
     def close(self) -> None:
         """Release resources (sessions, connections)."""
+
+
+def without_filler(text: str) -> str:
+    """The text as a model that drops filler reads it: each run of four or more of one mark (dot leaders,
+    rules) becomes one space; the stored text keeps them."""
+    return _FILLER.sub(" ", text)
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:
