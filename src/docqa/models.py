@@ -52,6 +52,19 @@ class Models:
             self._retriever.close()
             self._retriever = None
 
+    def reindexer(self) -> Embedder | None:
+        """The embedder a reindex embeds with: the configured one at its current input recipe.  When the
+        shared one took on an index's earlier recipe (Embedder.adopt), searches keep it until the reindex
+        ends and a new one is made for the reindex."""
+        embedder = self.embedder
+        if embedder is None or not embedder.adopted:
+            return embedder
+        if self._owns_embedder:
+            e = self.settings.embed
+            return make_embedder(e.provider, e.model, e.base_url, e.api_key, e.timeout, e.window_chars)
+        embedder.restore()
+        return embedder
+
     def check_embedder(self, writing: bool) -> None:
         """Refuse to mix vectors of two models: the index records which one made its vectors."""
         configured = self.embedder.fingerprint if self.embedder else None
@@ -63,6 +76,8 @@ class Models:
         if vectors.vector_count()[1] == 0:  # an empty index adopts the configured embedder
             vectors.set_embedder(configured.to_json() if configured else None, configured.key if configured else None)
             return
+        if stored is not None and configured is not None and self.embedder.adopt(stored.key):
+            return  # an earlier input recipe of the same model: read as it was built, until a reindex
         if stored is None and configured is not None:
             problem = f"its chunks have no vectors of {configured.name} yet"
         elif configured is None:

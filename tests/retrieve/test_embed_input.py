@@ -92,3 +92,36 @@ def test_the_bundled_model_names_its_input_recipe_so_older_vectors_are_reindexed
     assert key != "use-multilingual-v3@b8b05b01f086-w500/512/r1"  # vectors of the text with filler: refused, reindex
     assert key.endswith(f"-w500-f{FILLER_RULES}/512/r1")
     assert LocalEmbedder().drops_filler and not HashEmbedder().drops_filler
+
+
+@pytest.mark.slow
+def test_an_index_of_the_earlier_recipe_keeps_working_until_a_reindex_moves_it(tmp_path):
+    """An index embedded before filler was left out (what docqa wrote until this recipe): searched with the
+    recipe it was built with, no mismatch error; `reindex` re-embeds it with the current recipe."""
+    earlier = "use-multilingual-v3@b8b05b01f086-w500/512/r1"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "manual.md").write_text(f"# Manual\n\n{CONTENTS}\nThe daemon rereads its configuration on SIGHUP.\n",
+                                    encoding="utf-8")
+    (docs / "other.md").write_text("# Other\n\nBread is baked from flour, water and yeast.\n", encoding="utf-8")
+    built_with = LocalEmbedder()
+    assert built_with.adopt(earlier) and built_with.fingerprint.key == earlier and not built_with.drops_filler
+    settings = Settings(kb=str(tmp_path / "kb.db"))
+    with KnowledgeBase(settings, embedder=built_with, create=True) as kb:
+        kb.add([docs])
+    with KnowledgeBase(settings) as kb:  # the configured (current) bundled model
+        hits = kb.search("what happens on SIGHUP", mode="hybrid")
+        assert hits and hits[0].path.endswith("manual.md")
+        assert kb.models.embedder is not None and kb.models.embedder.fingerprint.key == earlier
+        report = kb.documents.reindex()
+        assert report.embedder == LocalEmbedder().fingerprint.key and report.embedded == report.chunks > 0
+        hits = kb.search("what happens on SIGHUP", mode="hybrid")
+        assert hits[0].path.endswith("manual.md")
+        assert kb.models.embedder.fingerprint.key == report.embedder and kb.models.embedder.drops_filler
+
+
+def test_only_the_earlier_recipe_of_the_same_model_is_adopted():
+    model = LocalEmbedder()
+    assert not model.adopt("use-multilingual-v3@b8b05b01f086-w800/512/r1")  # another window: reindex
+    assert not model.adopt("e5-small@x/384/r1") and not HashEmbedder().adopt(model.fingerprint.key)
+    assert model.fingerprint.key.endswith(f"-f{FILLER_RULES}/512/r1") and not model.adopted

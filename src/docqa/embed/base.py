@@ -95,10 +95,20 @@ class Embedder(ABC):
     # The model reads texts without filler runs (`without_filler`); such an embedder names FILLER_RULES
     # in its version, so vectors of another input recipe are never mixed with its own.
     drops_filler: bool = False
+    # Set by `adopt`: this embedder reads an earlier recipe for an index built with it.
+    adopted: bool = False
 
     @property
     def fingerprint(self) -> Fingerprint:
         return Fingerprint(self.name, self.version, self.dimensions)
+
+    def adopt(self, key: str) -> bool:
+        """Take on the input recipe of an index embedded with an earlier recipe of this same model (its
+        stored `key`), so that it keeps working without a reindex; False when this model cannot."""
+        return False
+
+    def restore(self) -> None:
+        """Back to this model's current input recipe after `adopt`."""
 
     @abstractmethod
     def _embed(self, texts: list[str], kind: str) -> np.ndarray:

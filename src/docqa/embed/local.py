@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from docqa.embed.base import FILLER_RULES, Embedder
+from docqa.embed.base import FILLER_RULES, Embedder, Fingerprint
 from docqa.errors import MissingExtraError
 from docqa.heap import keep_large_blocks_apart, share_heap_arenas
 
@@ -49,9 +49,25 @@ class LocalEmbedder(Embedder):
         self.callers = threads or (os.cpu_count() or 1)
         # A sentence encoder: long passages are read as windows whose vectors are averaged.
         self.window_chars = window_chars
-        self.version = f"{USE_SHA256[:12]}-w{window_chars}-f{FILLER_RULES}"  # an index of another input recipe: reindex
+        self.version = self._recipe = f"{USE_SHA256[:12]}-w{window_chars}-f{FILLER_RULES}"  # another recipe: reindex
         self._session = None
         self._lock = threading.Lock()
+
+    def adopt(self, key: str) -> bool:
+        """An index embedded before filler runs were left out (key `...-w500/512/r1`) stays usable: its
+        vectors read the filler, so this embedder reads it too.  `docqa reindex` moves it to the new recipe
+        (and the same key of the current recipe brings this embedder back to it)."""
+        earlier = Fingerprint(self.name, f"{USE_SHA256[:12]}-w{self.window_chars}", self.dimensions)
+        if key == Fingerprint(self.name, self._recipe, self.dimensions).key:
+            self.restore()  # the index was reindexed to the current recipe meanwhile
+            return True
+        if key != earlier.key:
+            return False
+        self.version, self.drops_filler, self.adopted = earlier.version, False, True
+        return True
+
+    def restore(self) -> None:
+        self.version, self.drops_filler, self.adopted = self._recipe, True, False
 
     def _load(self):
         with self._lock:

@@ -142,7 +142,7 @@ def _embed(results: list[Parsed], spec: EmbedSpec) -> None:
     if not texts:
         return
     embedder = _embedder(spec)
-    if embedder.fingerprint.key != spec.key:
+    if embedder.fingerprint.key != spec.key and not embedder.adopt(spec.key):
         raise EmbedderMismatchError(f"a Ray worker's embedder is {embedder.fingerprint.key}, the writer's is {spec.key}: "
                                     "install the same docqa and models on every node")
     vectors = dict(zip(texts, embedder.embed_batch(list(texts.values()), "passage")))

@@ -202,7 +202,7 @@ class Documents:
         require(principal, "reindex")
         from docqa.ingest.reindex import reindex
 
-        report = reindex(self.store.vectors, self.models.embedder, progress, self.gate)
+        report = reindex(self.store.vectors, self.models.reindexer(), progress, self.gate)
         self.models.forget_retriever()
         return report
 
