@@ -71,6 +71,16 @@ def test_a_decision_fitted_on_the_quoted_sentence_judges_the_rankings_pick(hash_
     assert "select_same" not in extract(question, pool, {}, embed(hash_embedder), threshold=0.0).features
 
 
+def test_the_decision_records_whether_its_sentence_and_the_pick_hold_the_kind_asked_for(hash_embedder):
+    """"How long" asks for a number: the base score's best ("a short while") holds none, the ranking's pick ("two
+    weeks") does; both are recorded for the decision (answerability.kind_features)."""
+    question = "How long does the old signing key stay valid after a rotation?"
+    features = extract(question, sources(hit_in(DOC, 0, len(DOC))), {}, embed(hash_embedder), threshold=0.0).features
+    assert features["kind_missing"] == 1.0 and features["pick_kind_missing"] == 0.0
+    assert features["kind_missing_picks"] == 0.0 and features["kind_none"] == 0.0
+    assert features["select_margin"] > 0.0
+
+
 def test_without_an_embedder_the_base_score_ranks():
     result = extract("How long does the old signing key stay valid?", sources(hit_in(DOC, 0, len(DOC))), {}, None,
                      threshold=0.0)

@@ -174,8 +174,10 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
                                  best.dense if embed is not None else None, retrieval[best.n], _context(hit))
     features.update(_support_features(question, judged, terms, weighed, _with(leading, given.get(best.n))))
     features.update(answerability.size_features(features, chunks))
+    features.update(_kind_features(question, leading, best, chosen, candidates, sources))
     if learned:  # recorded for a refit of the decision (benchmarks/trust/fit_decision.py); the model ignores them
-        features.update(select_best=chosen[0].score, select_same=float((best.n, best.start) == (chosen[0].n, chosen[0].start)))
+        features.update(select_best=chosen[0].score, select_same=float((best.n, best.start) == (chosen[0].n, chosen[0].start)),
+                        select_margin=chosen[0].score - (chosen[1].score if len(chosen) > 1 else 0.0))
     evidence = evidence_probability(features)
     if evidence < threshold:
         return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates)
@@ -305,6 +307,20 @@ def _support_features(question: str, chosen: list[Sentence], terms: list[str], w
         "type_picked": float(kind is not None and any(answerability.holds_type(x.text, kind) for x in chosen)),
         "long_question": float(min(len(query_terms(question)), 20) / 20),
     }
+
+
+def _kind_features(question: str, leading: str, best: Sentence, chosen: list[Sentence], candidates: list[Sentence],
+                   sources: SourceSet) -> dict[str, float]:
+    """answerability.kind_features on what the answer leads with (under its chunk's name: path, title, section,
+    first line), and the same on the ranking's best pick (`pick_…`)."""
+    def heading(n: int) -> str:
+        return chunk_name(sources.get(n).hit, first_line=True)  # type: ignore[union-attr]
+
+    texts = [s.text for s in candidates]
+    out = answerability.kind_features(question, leading, heading(best.n), [s.text for s in chosen], texts)
+    pick = answerability.kind_features(question, chosen[0].text, heading(chosen[0].n), [], texts)
+    out.update(pick_kind_missing=pick["kind_missing"], pick_rare_missing=pick["rare_missing"])
+    return out
 
 
 def _context(hit: Hit) -> str:
