@@ -1,6 +1,7 @@
 """The shipped decision plus what a near miss lacks: candidates of issue 28, item 2 (the asked kind, the exact tokens).
 
-    python benchmarks/trust/refit_kind.py TRUST_DEV.jsonl SQUAD.jsonl [--extra F,G,...] [--share W] [--l2 X] [--out F]
+    python benchmarks/trust/refit_kind.py TRUST_DEV.jsonl SQUAD.jsonl --base benchmarks/trust/decision_squad.json \
+        [--offset] [--extra F,G,...] [--share W] [--l2 X] [--threshold T] [--out F]
 
 TRUST_DEV.jsonl: `benchmarks/trust/evaluate.py --split dev` at abstain threshold 0 (DOCQA_ANSWER__ABSTAIN_THRESHOLD=0);
 SQUAD.jsonl: `benchmarks/answer_eval.py --limit 900 --dump` at threshold 0, both under the shipped decision, so that
@@ -115,13 +116,15 @@ def main() -> None:
     ap.add_argument("--share", type=float, default=1.0, help="the SQuAD rows' weight against the trust dev rows'")
     ap.add_argument("--l2", type=float, default=1e-3)
     ap.add_argument("--threshold", type=float, default=0.0, help="the threshold to write (default: the SQuAD rule)")
+    ap.add_argument("--base", default=str(fd.DECISION),
+                    help="the decision stacked on (the SQuAD model shipped before: benchmarks/trust/decision_squad.json)")
     ap.add_argument("--offset", action="store_true", help="keep the shipped logit's weight at 1: fit only the extra features and the bias")
     ap.add_argument("--out", help="write the candidate decision here")
     args = ap.parse_args()
     global OFFSET
     OFFSET = args.offset
     extra = [x for x in args.extra.split(",") if x]
-    shipped = json.loads(fd.DECISION.read_text(encoding="utf-8"))
+    shipped = json.loads(Path(args.base).read_text(encoding="utf-8"))
     ship = shipped["dense"]
     rows = [r for r in fd.load([args.trust, args.squad], dense=True) if r["split"] == "dev"]
     trust = [r for r in rows if r["source"] == "trust"]
