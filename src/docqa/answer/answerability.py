@@ -28,10 +28,12 @@ language (docqa.text.background) — seven files cannot tell "take" from "rollba
 The model is data, `decision.json` beside this module: P(answering is right) = sigmoid(bias +
 coefficients . features), one model with an embedder and one without (BM25-only search, no dense
 feature), the abstain threshold (`answer.abstain_threshold` defaults to it) and the bands of the
-confidence levels, each with what it measured on the trust dev set's test split.  All of it is written
-by one command, `python benchmarks/trust/fit_decision.py --collect --write` (fitted on the dev split of
-the trust dev set, `benchmarks/trust/`, with the SQuAD 2.0 subset).  The probability itself is the
-confidence shown (`docqa.answer.confidence`).
+confidence levels.  A full refit is one command, `python benchmarks/trust/fit_decision.py --collect --write`
+(fitted on the dev split of the trust dev set, `benchmarks/trust/`, with the SQuAD 2.0 subset); the shipped
+decision is `benchmarks/trust/refit_kind.py`'s: the SQuAD 2.0 model's logit (benchmarks/trust/decision_squad.json)
+plus the ranking's `select_best` and `exact_missing`, fitted on the same data (benchmarks/RESULTS.md).  The
+features of `kind_features` (the asked kind, the exact tokens in the sentence and in its heading) are recorded
+with every answer for such fits.  The probability itself is the confidence shown (`docqa.answer.confidence`).
 """
 
 from __future__ import annotations
