@@ -170,7 +170,8 @@ def evidence_report(report: evaluate.Report, captured: list[dict[str, float] | N
                     show_fit: bool) -> dict:
     """The shipped evidence model's AUC on this run, and a refit's held-out (2-fold by article) figures."""
     dense = any(f and "dense" in f for f in captured)
-    names = [k for k in extractive.EVIDENCE_FEATURES if dense or k not in ("dense", "crossing_dense")]
+    # the decision's features this run records (without the embedder: no dense feature, no sentence ranking's)
+    names = [k for k in extractive.EVIDENCE_FEATURES if any(f and k in f for f in captured)]
     keep = [i for i, f in enumerate(captured) if f and all(k in f for k in names) and report.outcomes[i].item.article]
     x = np.array([[captured[i][k] for k in names] for i in keep], dtype=float)
     outcomes = [report.outcomes[i] for i in keep]

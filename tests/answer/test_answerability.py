@@ -123,3 +123,36 @@ def test_the_abstain_threshold_defaults_to_the_shipped_decisions():
     from docqa.settings import Settings
 
     assert Settings().answer.abstain_threshold == answerability.decision()["threshold"]
+
+
+# -- what a near miss lacks: the kind of token asked for, the question's exact tokens (kind_features) ------------
+def test_a_sentence_without_the_kind_of_token_asked_for_misses_it_by_both_detections():
+    number = "How many days are backups kept?"
+    held = answerability.kind_features(number, "Backups are kept for 35 days.", "", [], [])
+    lost = answerability.kind_features(number, "Backups are kept offsite.", "", ["Backups are kept offsite."],
+                                       ["Backups are kept offsite.", "Restores take 2 hours."])
+    assert held["kind_missing"] == 0.0
+    assert lost["kind_missing"] == 1.0 and lost["kind_missing_picks"] == 1.0 and lost["kind_none"] == 0.0
+    package = "Which package provides the ssh client?"  # shape.asks_for: a package, not a number or version
+    assert answerability.asked_kinds(package) == (None, "package")
+    assert answerability.kind_features(package, "Install openssh-client to get ssh.", "", [], [])["kind_missing"] == 0.0
+    assert answerability.kind_features(package, "The client reads its configuration at start.", "", [], [])["kind_missing"] == 1.0
+    assert answerability.kind_features("Why do backups fail?", "Backups are kept offsite.", "", [], [])["kind_missing"] == 0.0
+
+
+def test_no_candidate_holding_the_asked_kind_is_a_near_miss_mark():
+    features = answerability.kind_features("哪个版本开始默认启用压缩？", "压缩可以在配置中启用。", "", ["压缩可以在配置中启用。"],
+                                           ["压缩可以在配置中启用。", "备份保存在远端。"])
+    assert features["kind_none"] == 1.0 and features["kind_missing_picks"] == 1.0
+
+
+def test_an_exact_token_held_only_by_the_heading_is_missing_from_the_sentence_not_from_the_passage():
+    question = "Why was Git 2.39.5 released?"
+    sentence = "This release fixes two security bugs."
+    under = answerability.kind_features(question, sentence, "git/RelNotes/2.39.5.txt\nGit v2.39.5 Release Notes", [], [])
+    other = answerability.kind_features(question, sentence, "git/RelNotes/2.39.4.txt\nGit v2.39.4 Release Notes", [], [])
+    said = answerability.kind_features(question, "Git 2.39.5 fixes two security bugs.", "", [], [])
+    assert under["rare_sentence_missing"] == 1.0 and under["rare_missing"] == 0.0
+    assert other["rare_sentence_missing"] == 1.0 and other["rare_missing"] == 1.0
+    assert said["rare_sentence_missing"] == 0.0 and said["rare_missing"] == 0.0
+    assert answerability.kind_features("Where is the cache kept?", sentence, "", [], [])["rare_missing"] == 0.0  # none asked

@@ -40,16 +40,23 @@ def test_a_sentence_holding_the_kind_of_token_asked_for_ranks_first(hash_embedde
     assert extract(question, pool, {}, embed(hash_embedder), threshold=0.0).chosen[0].text.endswith("short while.")
 
 
-def test_the_decision_is_the_same_with_and_without_the_learned_ranking(hash_embedder, monkeypatch):
-    """Selection changes what is quoted, never whether to answer: the evidence is computed on the sentence the base
-    score (terms, embedding, retrieval) ranks first, as the evidence model was fitted."""
+def test_the_decision_judges_the_base_scored_sentence_and_weighs_the_rankings_confidence(hash_embedder, monkeypatch):
+    """The evidence features are computed on the sentence the base score (terms, embedding, retrieval) ranks first,
+    with or without the learned ranking; the ranking adds its probability of its best pick (`select_best`), which
+    the shipped decision weighs (decision.json): a confident pick raises the probability that answering is right."""
     pool = sources(hit_in(DOC, 0, len(DOC)))
     questions = ["How long does the old signing key stay valid after a rotation?",
                  "Who rotates the signing keys?", "Where do clients fetch the new key from?"]
     learned = [extract(q, pool, {}, embed(hash_embedder), threshold=0.0) for q in questions]
     monkeypatch.setattr(extractive, "SELECT_MODEL", {})
     base = [extract(q, pool, {}, embed(hash_embedder), threshold=0.0) for q in questions]
-    assert [r.evidence for r in learned] == [r.evidence for r in base]
+    judged = [k for k in answerability.decision()["features"] if k != "select_best"]
+    assert [[r.features[k] for k in judged] for r in learned] == [[r.features[k] for k in judged] for r in base]
+    weight = answerability.decision()["dense"].get("select_best", 0.0)
+    for with_rank, without in zip(learned, base):
+        raised = extractive.evidence_probability({**without.features, "select_best": with_rank.features["select_best"]})
+        assert with_rank.evidence == pytest.approx(raised)
+        assert (with_rank.evidence > without.evidence) == (weight * with_rank.features["select_best"] > 0)
     for result in learned:  # what the selection adds is recorded for a refit of the decision, and ignored by it
         assert 0.0 < result.features["select_best"] < 1.0 and result.features["select_same"] in (0.0, 1.0)
     assert all("select_best" not in r.features for r in base)
@@ -69,6 +76,16 @@ def test_a_decision_fitted_on_the_quoted_sentence_judges_the_rankings_pick(hash_
     assert result.features["select_same"] == 1.0
     monkeypatch.setattr(extractive, "SELECT_MODEL", {})  # no learned ranking: the base score's best, as shipped
     assert "select_same" not in extract(question, pool, {}, embed(hash_embedder), threshold=0.0).features
+
+
+def test_the_decision_records_whether_its_sentence_and_the_pick_hold_the_kind_asked_for(hash_embedder):
+    """"How long" asks for a number: the base score's best ("a short while") holds none, the ranking's pick ("two
+    weeks") does; both are recorded for the decision (answerability.kind_features)."""
+    question = "How long does the old signing key stay valid after a rotation?"
+    features = extract(question, sources(hit_in(DOC, 0, len(DOC))), {}, embed(hash_embedder), threshold=0.0).features
+    assert features["kind_missing"] == 1.0 and features["pick_kind_missing"] == 0.0
+    assert features["kind_missing_picks"] == 0.0 and features["kind_none"] == 0.0
+    assert features["select_margin"] > 0.0
 
 
 def test_without_an_embedder_the_base_score_ranks():

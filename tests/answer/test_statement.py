@@ -3,6 +3,7 @@ HTML ingested through the KnowledgeBase), source numbering by first use, and one
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -207,9 +208,8 @@ _HIGH, _MEDIUM = decision()["bands"]["high"], decision()["bands"]["medium"]  # t
     ("PARTIAL", {"top_score": 0.9}, "medium", "partial"),
     ("UNVERIFIED", {"top_score": 0.9}, "low", "unverified"),
     ("VERIFIED", {"top_score": 0.9, "evidence": _HIGH + 0.05}, "high", None),
-    ("VERIFIED", {"top_score": 0.9, "evidence": (_HIGH + _MEDIUM) / 2}, "medium",
-     f"{decision()['probability_of']} is {(_HIGH + _MEDIUM) / 2:.2f} (medium: {_MEDIUM:.2f} to {_HIGH:.2f})"),
-    ("VERIFIED", {"top_score": 0.9, "evidence": _MEDIUM - 0.05}, "low", f"is {_MEDIUM - 0.05:.2f} (low: under {_MEDIUM:.2f})"),
+    ("VERIFIED", {"top_score": 0.9, "evidence": (_HIGH + _MEDIUM) / 2}, "medium", f"the probability that {decision()['probability_of']} is "),
+    ("VERIFIED", {"top_score": 0.9, "evidence": _MEDIUM - 0.05}, "low", "(low: under "),
     ("VERIFIED", {"top_score": 0.3, "evidence": 0.9}, "medium", "under the relevance threshold"),
 ])
 def test_confidence_levels_and_reasons(status, kwargs, level, reason):
@@ -221,6 +221,31 @@ def test_confidence_levels_and_reasons(status, kwargs, level, reason):
         assert any(reason in r for r in reasons)
     if got == "low" and status == "VERIFIED":
         assert reasons  # VERIFIED is never low without a stated reason
+
+
+@pytest.mark.parametrize("bands", [{"high": 0.7, "medium": 0.55}, {"high": 0.58, "medium": 0.335}])
+def test_the_confidence_text_never_contradicts_its_number(bands, tmp_path, monkeypatch):
+    """The probability stated lies in the band stated, as both are shown, even a hair under a bound (0.5496 under
+    0.55 is not "0.55 (low: under 0.55)") and with a fitted bound of three decimals (0.335)."""
+    candidate = tmp_path / "decision.json"
+    candidate.write_text(json.dumps({**decision(), "bands": bands}), encoding="utf-8")
+    monkeypatch.setenv("DOCQA_DECISION_FILE", str(candidate))
+    stated = re.compile(r"is ([0-9.]+) \((low|medium): (?:under ([0-9.]+)|([0-9.]+) to ([0-9.]+))\)$")
+    for bound in bands.values():
+        for evidence in (bound - 0.0004, bound - 1e-9, bound, bound + 0.0004, bound / 2):
+            level, reasons = confidence("VERIFIED", answerable=True, top_score=0.9, relevance_threshold=0.5, evidence=evidence)
+            assert level == ("high" if evidence >= bands["high"] else "medium" if evidence >= bands["medium"] else "low")
+            if level == "high":
+                assert reasons == []
+                continue
+            m = next(stated.search(r) for r in reasons if stated.search(r))
+            shown, band = float(m.group(1)), m.group(2)
+            assert band == level
+            if band == "low":
+                assert shown < float(m.group(3)) and float(m.group(3)) == pytest.approx(bands["medium"])
+            else:
+                assert float(m.group(4)) <= shown < float(m.group(5))
+                assert (float(m.group(4)), float(m.group(5))) == pytest.approx((bands["medium"], bands["high"]))
 
 
 def test_not_found_has_no_confidence_and_answers_state_theirs(kb):

@@ -28,10 +28,12 @@ language (docqa.text.background) — seven files cannot tell "take" from "rollba
 The model is data, `decision.json` beside this module: P(answering is right) = sigmoid(bias +
 coefficients . features), one model with an embedder and one without (BM25-only search, no dense
 feature), the abstain threshold (`answer.abstain_threshold` defaults to it) and the bands of the
-confidence levels, each with what it measured on the trust dev set's test split.  All of it is written
-by one command, `python benchmarks/trust/fit_decision.py --collect --write` (fitted on the dev split of
-the trust dev set, `benchmarks/trust/`, with the SQuAD 2.0 subset).  The probability itself is the
-confidence shown (`docqa.answer.confidence`).
+confidence levels.  A full refit is one command, `python benchmarks/trust/fit_decision.py --collect --write`
+(fitted on the dev split of the trust dev set, `benchmarks/trust/`, with the SQuAD 2.0 subset); the shipped
+decision is `benchmarks/trust/refit_kind.py`'s: the SQuAD 2.0 model's logit (benchmarks/trust/decision_squad.json)
+plus the ranking's `select_best` and `exact_missing`, fitted on the same data (benchmarks/RESULTS.md).  The
+features of `kind_features` (the asked kind, the exact tokens in the sentence and in its heading) are recorded
+with every answer for such fits.  The probability itself is the confidence shown (`docqa.answer.confidence`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from docqa.answer import shape
 from docqa.text.background import rarity
 from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import has_cjk
@@ -108,6 +111,44 @@ def features(question: str, window: str, context: str, heading_coverage: float, 
     if dense is not None:
         out["crossing_dense"] = float(dense) if cross else 0.0
     return out
+
+
+def asked_kinds(question: str) -> tuple[str | None, str | None]:
+    """The kinds of token the question asks for, by the two detections the sentence ranking uses (extractive's
+    `type` and `thing`): a version, number, path, command or date (`asked_type`), and a file, package, variable or
+    command (docqa.answer.shape.asks_for)."""
+    return asked_type(question), shape.asks_for(question)
+
+
+def holds_kind(text: str, kinds: tuple[str | None, str | None]) -> bool:
+    """`text` holds a token of a kind the question asks for (`asked_kinds`)."""
+    kind, thing = kinds
+    return (kind is not None and holds_type(text, kind)) or (thing is not None and shape.holds_type(text, thing))
+
+
+def kind_features(question: str, sentence: str, heading: str, picks: list[str], candidates: list[str]) -> dict[str, float]:
+    """Whether the answer holds what the question asks for, the mark of a near miss (the documents discuss the topic but
+    not the fact asked): `sentence` is the decision's sentence, `heading` what names its passage (its path, title,
+    section and first line), `picks` the sentences quoted, `candidates` every candidate sentence of the top hits.
+
+    - `kind_missing`: a kind of token is asked for (`asked_kinds`) and the sentence holds none;
+    - `kind_missing_picks`: ... and none of the quoted sentences holds one;
+    - `kind_none`: ... and no candidate sentence of the top hits holds one;
+    - `rare_sentence_missing`: the share of the question's exact tokens (a version, path, option, identifier) the
+      sentence lacks; `rare_missing`: the share that neither the sentence nor its heading holds (a sentence under
+      "Git v2.39.5 Release Notes" need not repeat the version)."""
+    kinds = asked_kinds(question)
+    asked = kinds != (None, None)
+    tokens = exact_tokens(question)
+    in_sentence = [holds_exact(sentence, t) for t in tokens]
+    anywhere = [f or holds_exact(heading, t) for t, f in zip(tokens, in_sentence)]
+    return {
+        "kind_missing": float(asked and not holds_kind(sentence, kinds)),
+        "kind_missing_picks": float(asked and not any(holds_kind(x, kinds) for x in picks)),
+        "kind_none": float(asked and not any(holds_kind(x, kinds) for x in candidates)),
+        "rare_sentence_missing": in_sentence.count(False) / len(tokens) if tokens else 0.0,
+        "rare_missing": anywhere.count(False) / len(tokens) if tokens else 0.0,
+    }
 
 
 def decision() -> dict[str, Any]:

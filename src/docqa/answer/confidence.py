@@ -18,6 +18,8 @@ So a VERIFIED answer is never "low" without a reason stated in `confidence_reaso
 
 from __future__ import annotations
 
+import math
+
 from docqa.answer.answerability import decision
 from docqa.types import PARTIAL, UNVERIFIED, VERIFIED
 
@@ -48,6 +50,18 @@ def confidence(status: str, *, answerable: bool, top_score: float, relevance_thr
         band = 2 if evidence >= high else 1 if evidence >= medium else 0
         if band < 2:
             level = min(level, band)
-            span = f"{medium:.2f} to {high:.2f}" if band == 1 else f"under {medium:.2f}"
-            reasons.append(f"the probability that {decision()['probability_of']} is {evidence:.2f} ({LEVELS[band]}: {span})")
+            digits = _digits(high, medium)
+            span = f"{medium:.{digits}f} to {high:.{digits}f}" if band == 1 else f"under {medium:.{digits}f}"
+            reasons.append(f"the probability that {decision()['probability_of']} is {_floor(evidence, digits)} ({LEVELS[band]}: {span})")
     return LEVELS[max(level, 0)], reasons
+
+
+def _digits(*bounds: float) -> int:
+    """Decimals that show each band's bound exactly (0.55: 2; a fitted 0.335: 3)."""
+    return next((d for d in (2, 3, 4) if all(abs(round(b, d) - b) < 1e-9 for b in bounds)), 4)
+
+
+def _floor(value: float, digits: int) -> str:
+    """`value` cut (not rounded) to `digits` decimals: inside its band as shown (0.5496 under 0.55 is "0.54", never
+    "0.55"), since a band's bounds are shown exactly and its upper bound is not in it."""
+    return f"{math.floor(value * 10**digits + 1e-9) / 10**digits:.{digits}f}"

@@ -13,9 +13,10 @@ second fact.
 
 Whether to answer at all is a separate question: the evidence is the probability, from a small
 logistic model over what the answer leads with (the best sentence by the base score, the one it was
-fitted with: the learned ranking changes what is quoted, not whether; and the next one when the best
-only leads up to it; or, for a decision fitted so, `judge_picked`, the ranking's best pick and the sentence
-shown with it: what is quoted), that answering is right.  Its features (`evidence_features`) ask what a
+fitted with, a second opinion beside the learned ranking's; and the next one when the best only leads up to
+it; or, for a decision fitted so, `judge_picked`, the ranking's best pick and the sentence shown with it: what
+is quoted), that answering is right; the ranking weighs in by its probability for its best pick
+(`select_best`), which the shipped decision reads beside the features of the base score's sentence.  Its features (`evidence_features`) ask what a
 careful reader would: is the sentence about the question (its embedding similarity, the retrieval
 score, how many question terms it holds and how much of their weight), does it miss the question's
 rarest term or one of its names or numbers, and does it say the opposite (the question is negated
@@ -154,9 +155,9 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     ranked = _mmr(candidates, count, SELECT_MMR if learned else MMR_LAMBDA)
     chosen = _complete(ranked, candidates, question, share)
     # Whether to answer is the evidence model's decision, over the sentence it was fitted with: the best by the
-    # base score (terms, embedding, retrieval) among the first _HITS hits' sentences, so that the learned ranking
-    # changes what is quoted, not whether; or, when the decision was fitted so (`judge_picked`), over what is quoted:
-    # the ranking's best pick and the sentence shown with it.
+    # base score (terms, embedding, retrieval) among the first _HITS hits' sentences, an opinion independent of the
+    # learned ranking's (whose confidence, `select_best`, the decision reads too); or, when the decision was fitted so
+    # (`judge_picked`), over what is quoted: the ranking's best pick and the sentence shown with it.
     picked_judge = learned and bool(answerability.decision().get("judge_picked"))
     pool = ([replace(s, score=s.base) for s in candidates if s.n <= _HITS] or [replace(s, score=s.base) for s in candidates]
             if learned and not picked_judge else candidates)
@@ -174,8 +175,10 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
                                  best.dense if embed is not None else None, retrieval[best.n], _context(hit))
     features.update(_support_features(question, judged, terms, weighed, _with(leading, given.get(best.n))))
     features.update(answerability.size_features(features, chunks))
-    if learned:  # recorded for a refit of the decision (benchmarks/trust/fit_decision.py); the model ignores them
-        features.update(select_best=chosen[0].score, select_same=float((best.n, best.start) == (chosen[0].n, chosen[0].start)))
+    features.update(_kind_features(question, leading, best, chosen, candidates, sources))
+    if learned:  # the ranking's confidence in its pick (the shipped decision weighs `select_best`), and for refits
+        features.update(select_best=chosen[0].score, select_same=float((best.n, best.start) == (chosen[0].n, chosen[0].start)),
+                        select_margin=chosen[0].score - (chosen[1].score if len(chosen) > 1 else 0.0))
     evidence = evidence_probability(features)
     if evidence < threshold:
         return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates)
@@ -305,6 +308,20 @@ def _support_features(question: str, chosen: list[Sentence], terms: list[str], w
         "type_picked": float(kind is not None and any(answerability.holds_type(x.text, kind) for x in chosen)),
         "long_question": float(min(len(query_terms(question)), 20) / 20),
     }
+
+
+def _kind_features(question: str, leading: str, best: Sentence, chosen: list[Sentence], candidates: list[Sentence],
+                   sources: SourceSet) -> dict[str, float]:
+    """answerability.kind_features on what the answer leads with (under its chunk's name: path, title, section,
+    first line), and the same on the ranking's best pick (`pick_…`)."""
+    def heading(n: int) -> str:
+        return chunk_name(sources.get(n).hit, first_line=True)  # type: ignore[union-attr]
+
+    texts = [s.text for s in candidates]
+    out = answerability.kind_features(question, leading, heading(best.n), [s.text for s in chosen], texts)
+    pick = answerability.kind_features(question, chosen[0].text, heading(chosen[0].n), [], texts)
+    out.update(pick_kind_missing=pick["kind_missing"], pick_rare_missing=pick["rare_missing"])
+    return out
 
 
 def _context(hit: Hit) -> str:
