@@ -18,6 +18,8 @@ from docqa.answer.kind import asked, fits, mismatch
     ("备份保留多久？", "duration"),
     ("Which version of Git removed --preserve-merges?", "version"),
     ("哪个版本修复了这个问题？", "version"),
+    ("Which Linux kernel version does Debian Edu 12 ship with?", "version"),
+    ("In which feature release did git grep gain a way to cap the hits per file?", "version"),
     ("How many glyphs does the font cover?", "number"),
     ("这个字体包含多少个字形？", "number"),
     ("Which file holds the sshd settings?", "path"),
@@ -29,6 +31,9 @@ from docqa.answer.kind import asked, fits, mismatch
     ("When was Git 2.39.5 released?", "date"),
     ("这个版本是什么时候发布的？", "date"),
     ("这个补丁是什么时候发布的？", "date"),
+    ("/etc/group 里每一行由哪几个字段组成？", None),  # which fields, not how many
+    ("备份文件名后面会加什么符号？", None),  # a symbol, though 文件名 names a file
+    ("Which suffix does tar add to a backup file?", None),
     ("What happens when the disk is full?", None),  # "when" inside a question asks for no date
     ("Why was Git 2.39.5 released?", None),
     ("What does the installer do with the old configuration?", None),
@@ -70,6 +75,7 @@ def test_words_of_the_kind_asked_fit(words, question):
     ("每 6 小时", "备份保留多长时间？", "a duration (how long)"),
     ("Release Notes", "Which version of Git fixed the bug?", "a version"),
     ("Git", "哪个版本修复了这个问题？", "a version"),
+    ("git grep -m<max-hits>", "In which feature release did git grep gain a way to cap the hits per file?", "a version"),
     ("the glyphs", "How many glyphs does the font cover?", "a number"),
     ("Release Notes", "Which file lists the changes?", "a path or file"),
     ("35 days", "Which command rotates the API keys?", "a command or option"),

@@ -25,6 +25,13 @@ _FREQUENCY_ASKS = re.compile(r"\bhow\s+(?:often|frequently)\b|\bat\s+what\s+(?:i
                              r"|(?:多久|多长时间).{0,12}?一次|每隔多久|隔多久|多频繁|频率|间隔", re.IGNORECASE)
 _DURATION_ASKS = re.compile(r"\bhow\s+long\b|\bfor\s+how\s+many\s+(?:seconds|minutes|hours|days|weeks|months|years)\b"
                             r"|多久|多长时间|多少天|多少小时|多少分钟|多少秒|期限|有效期", re.IGNORECASE)
+# "Which kernel version", "in which feature release", 哪个版本 (answerability's words, and a few between).
+_VERSION_ASKS = re.compile(r"\b(?:which|what)\s+(?:[\w.+-]+\s+){0,3}(?:version|release)\b|\bin\s+which\s+(?:\w+\s+)?release\b"
+                           r"|哪个版本|什么版本|哪一版|版本号|哪个发行版本", re.IGNORECASE)
+# A symbol, a character, a suffix: no kind here (备份文件名后面会加什么符号 asks for "~", not a file).
+_NO_KIND = re.compile(r"什么符号|什么字符|哪个字符|哪个符号|什么后缀|什么前缀|\b(?:which|what)\s+(?:character|symbol|suffix|prefix|sign)s?\b",
+                      re.IGNORECASE)
+_WHICH_FEW = re.compile(r"哪几")
 # A frequency: "every 6 hours", "twice a day", "daily", "3 times per run", 每天, 每隔 6 小时, 一天两次.
 _FREQUENCY = re.compile(r"\b(?:every|each|per|once|twice|thrice|hourly|daily|nightly|weekly|fortnightly|monthly|quarterly"
                         r"|yearly|annually|always|whenever)\b|\btimes?\b|\b(?:a|an)\s+(?:second|minute|hour|day|week|month|year)\b"
@@ -55,7 +62,11 @@ def asked(question: str) -> str | None:
         return "frequency"
     if _DURATION_ASKS.search(question):
         return "duration"
-    typed = answerability.asked_type(question)
+    if _VERSION_ASKS.search(question):
+        return "version"
+    if _NO_KIND.search(question):
+        return None
+    typed = answerability.asked_type(_WHICH_FEW.sub("哪", question))  # 哪几个字段: which fields, not how many
     if typed == "date":
         return "date" if _DATE_ASKS.search(question) else None  # "what happens when ..." asks for no date
     return typed or shape.asks_for(question)
