@@ -37,7 +37,6 @@ def make(tmp_path, embedder):
     opened: list[KnowledgeBase] = []
 
     def make(model: ScriptedChat, **answer) -> KnowledgeBase:
-        answer = {"short_answers": True, **answer}  # off by default (settings/model.py): these tests turn it on
         settings = Settings(kb=str(tmp_path / "kb.db"), answer=answer, llm={"provider": "openai", "base_url": "http://127.0.0.1:9/v1"})
         kb = KnowledgeBase(settings, embedder=embedder, chat_model=model)
         if not opened:
