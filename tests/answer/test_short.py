@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from docqa.answer import short
+from docqa.answer.grounding import Question
 from docqa.answer.citer import citation_for, number_by_first_use
 from docqa.kb import KnowledgeBase
 from docqa.settings import Settings
@@ -36,7 +37,6 @@ def make(tmp_path, embedder):
     opened: list[KnowledgeBase] = []
 
     def make(model: ScriptedChat, **answer) -> KnowledgeBase:
-        answer = {"short_answers": True, **answer}  # off by default (settings/model.py): these tests turn it on
         settings = Settings(kb=str(tmp_path / "kb.db"), answer=answer, llm={"provider": "openai", "base_url": "http://127.0.0.1:9/v1"})
         kb = KnowledgeBase(settings, embedder=embedder, chat_model=model)
         if not opened:
@@ -99,6 +99,38 @@ def test_otherwise_the_extractive_answer_is_published(make, reply, reason):
     assert answer.answerable and answer.mode == "extractive" and "NOT_FOUND" not in answer.answer
     assert "every 6 hours" in answer.answer and reason in answer.retrieval.acceptance.reason
     assert any("short answer was not used" in note for note in answer.notes)
+
+
+@pytest.mark.parametrize("reply, question, wanted", [
+    ("1 | 35 days", "How often is the database backed up?", "a frequency (how often)"),  # the neighbour sentence's value
+    ("1 | every 6 hours", "How long are backups kept?", "a duration (how long)"),
+])
+def test_words_of_another_kind_than_asked_never_lead(make, reply, question, wanted):
+    """The words stand in a sentence of the passages (the extractive answer may quote it beside the right one), but
+    they are not what the question asks for: the extractive answer is published, with no lead."""
+    model = ScriptedChat([reply], name=SMALL)
+    answer = make(model).ask(question)
+    words = reply.split("| ")[1]
+    assert answer.answerable and answer.mode == "extractive" and not answer.answer.startswith(words)
+    assert answer.retrieval.acceptance.outcome == "extractive" and wanted in answer.retrieval.acceptance.reason
+    assert len(model.calls) == 1
+
+
+ZH_OPS = "## 备份\n\n数据库每 6 小时备份一次，备份存放在对象存储中。备份保留 35 天。\n"
+
+
+@pytest.mark.parametrize("reply, question, outcome", [
+    ("1 | 35 天", "数据库多久备份一次？", short.EXTRACTIVE),  # the neighbour sentence's value for "how often"
+    ("1 | 每 6 小时", "数据库多久备份一次？", short.MODEL),
+    ("1 | 每 6 小时", "备份保留多长时间？", short.EXTRACTIVE),
+    ("1 | 35 天", "备份保留多长时间？", short.MODEL),
+])
+def test_chinese_words_of_another_kind_than_asked_never_lead(reply, question, outcome):
+    """Both sentences are quoted by the extractive answer (no grounding needed): only the kind decides."""
+    pool = sources(hit_in(ZH_OPS, 0, len(ZH_OPS), chunk_id="z"))
+    verdict = short.judge(short.read(reply), pool, Question(question, [], {}), [("z", 0, len(ZH_OPS))])
+    assert verdict.outcome == outcome
+    assert ("what the question asks for" in verdict.reason) is (outcome == short.EXTRACTIVE)
 
 
 def test_a_misnumbered_source_is_found_by_its_words(make):

@@ -9,6 +9,8 @@ question.  So a small model is asked for one line, ``n | words`` (or NOT_FOUND),
 - the words must stand in the passage (case and spacing aside), else the extractive answer is published;
 - the sentence that holds them is the answer's first citation, and the words lead the answer; the extractive
   answerer's sentences follow, so an answer led by the model holds everything the extractive one holds;
+- the words must be the kind of value the question asks for (docqa.answer.kind: a frequency for "how often", a
+  duration for "how long", a version, a path, a command ...), else a neighbour sentence's value could lead;
 - the words must be more than the question's own (an echo answers nothing), and the sentence that holds them
   must be one the extractive answer quotes, or grounded (docqa.answer.grounding: about what the question asks);
 - NOT_FOUND, an unreadable reply, or words not in the passages: the extractive answer, as before;
@@ -28,7 +30,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docqa.answer import sentinel
+from docqa.answer import kind, sentinel
 from docqa.answer.citer import citation_for
 from docqa.answer.grounding import Question, problem
 from docqa.answer.shape import _PROCEDURE
@@ -120,6 +122,9 @@ def judge(reply: Reply, sources: SourceSet, question: Question, quoted: Sequence
         return Verdict(EXTRACTIVE, "the model's words are not in the passages")
     if echo(found.words, question.text):
         return Verdict(EXTRACTIVE, "the model's words only repeat the question", found)
+    wanted = kind.mismatch(found.words, question.text, found.hit.text[found.sentence[0] : found.start])
+    if wanted is not None:
+        return Verdict(EXTRACTIVE, f"the model's words are not {wanted}, what the question asks for", found)
     a, b = found.sentence
     if any(chunk == found.hit.chunk_id and start < b and a < end for chunk, start, end in quoted):
         return Verdict(MODEL, "the model's words stand in a sentence the extractive answer quotes", found)
