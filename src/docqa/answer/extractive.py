@@ -35,7 +35,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 
 import numpy as np
 
-from docqa.answer import answerability
+from docqa.answer import answerability, release
 from docqa.answer.facts import normalise
 from docqa.answer.shape import Shape, answered_words, asks_for, holds_type, shape
 from docqa.answer.sources import SourceSet
@@ -133,6 +133,7 @@ class Extract:
     features: dict[str, float] = field(default_factory=dict)  # the evidence model's inputs (for evaluation)
     ranked: list[Sentence] = field(default_factory=list)  # the best sentences even when it abstained
     shape: Shape | None = None  # a typed question's lead or a procedure's steps (answer/shape.py); None: `chosen`
+    release: str | None = None  # for a release question, the line naming the release when no quoted heading does (answer/release.py)
     candidates: list[Sentence] = field(default_factory=list)  # every scored candidate sentence (for evaluation)
     supporting: list[Sentence] = field(default_factory=list)  # the picks a model's claim may rest on (answer/accept.py)
 
@@ -185,8 +186,27 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     # what a model's claim may rest on (docqa.answer.accept): a later pick likely enough to be right in itself
     supporting = [s for i, s in enumerate(picked) if i == 0 or not learned or s.score >= SELECT_MIN or id(s) in added]
     shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
+    shown, named = _with_release(question, picked, shown, sources)
     return Extract(picked, evidence=evidence, abstained=False, features=features, ranked=chosen, shape=shown,
-                   candidates=candidates, supporting=supporting)
+                   candidates=candidates, supporting=supporting, release=named)
+
+
+def _with_release(question: str, picked: list[Sentence], shown: Shape | None,
+                  sources: SourceSet) -> tuple[Shape | None, str | None]:
+    """For a release question whose best pick names no version (answer/release.py): the answer led by the heading
+    line that names the release, quoted from the same chunk; or, when a section title or the file name names it, the
+    answer as it is and a line saying so.  A procedure's steps are left alone."""
+    best = picked[0]
+    if not release.asks_release(question) or release.names_release(question, best.text) or (shown is not None and shown.steps):
+        return shown, None
+    hit = sources.get(best.n).hit  # type: ignore[union-attr]
+    found = release.label(hit.text, best.start, hit.section, hit.path)
+    if found is None:
+        return shown, None
+    if found.span is None:
+        return shown, release.note(found, "zh" if has_cjk(question) else "en")
+    heading = Sentence(best.n, *found.span, found.text, score=best.score)
+    return Shape([heading, *(shown.sentences if shown is not None else picked)], steps=False), None
 
 
 def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights: dict[str, float],
@@ -231,6 +251,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
     kind, thing = answerability.asked_type(question), asks_for(question)
     exact = exact_tokens(question)
     cjk = has_cjk(question)
+    asks = release.asks_release(question)
     headings = {x.n: coverage(_context(x.hit), terms, weights) for x in sources.sources}
     firsts: dict[int, Sentence] = {}
     for s in sorted(candidates, key=lambda s: (s.n, s.start)):
@@ -263,6 +284,8 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "lead_in": float(s.text.rstrip().endswith((":", "："))),
             "crossing": cross,
             "cross_dense": cross * s.dense,
+            "release": float(asks and not release.names_release(question, s.text)
+                             and release.label(hit.text, s.start, hit.section, hit.path) is not None),
         })
     return out
 

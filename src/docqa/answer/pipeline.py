@@ -475,6 +475,8 @@ class Pipeline:
         text = number_by_first_use(quoted, answer.claims)
         note = accept.quotation_note(answer.language, quoted)  # a quotation in the other language says so
         text = f"{text}\n{note}" if note else text
+        named = result.release if by_parts is None else None  # the release a release question's answer is from
+        text = f"{text}\n{named}" if named else text
         yield from _replace(answer, text) if streamed else _show(answer, text)
         answer.key_points = [c.text for c in answer.claims]
         answer.verification = Verification(VERIFIED, len(answer.claims), [], 0, "extractive")
