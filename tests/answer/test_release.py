@@ -67,6 +67,14 @@ def test_the_nearest_changelog_heading_names_the_release_not_a_later_one():
     assert found.version == "1.233.4" and CHANGELOG[found.span[0] : found.span[1]] == "v1.233.4 22/04/09"
 
 
+def test_a_sub_heading_that_names_the_release_it_starts_from_is_passed_over():
+    notes = ("Git v2.34 Release Notes\n=======================\n\nUpdates since Git 2.33\n----------------------\n\n"
+             "UI, Workflows & Features\n\n * Pathname expansion (like \"~username/\") learned a way to specify a\n"
+             "   location relative to Git installation.\n")
+    found = label(notes, notes.index("Pathname"), (), "git/RelNotes/2.34.0.txt")
+    assert (found.text, found.version) == ("Git v2.34 Release Notes", "2.34")
+
+
 def test_a_debian_news_entry_header_names_the_release():
     found = label(NEWS, NEWS.index("ssh(1), sshd(8)"), (), "openssh-client/NEWS.Debian.gz")
     assert found.version == "8.5" and found.text.startswith("openssh (1:8.5p1-1)")

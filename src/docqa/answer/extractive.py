@@ -6,8 +6,10 @@ its embedding similarity to the question, and its chunk's retrieval score.  With
 sentences are ranked by a small logistic model instead (`SELECT_MODEL`, P(the sentence answers the
 question), fitted on the dev split of the trust dev set by `benchmarks/trust/fit_select.py`): the
 base features, how far each falls behind the best candidate's, the chunk's rank, BM25 rank and
-heading, whether the sentence holds the question's exact tokens and the kind of token it asks for
-(a number, a version, a path, a command; a file, package or variable), and its length.  The best
+heading, whether the sentence (and its paragraph up to it) holds the question's exact tokens and the
+kind of token it asks for (a number, a version, a path, a command; a file, package or variable), for
+a release question whether a heading or the file name names its release (docqa.answer.release), and
+its length.  The best
 few are chosen with maximal marginal relevance, so a repeated sentence does not crowd out a
 second fact.
 
@@ -57,12 +59,14 @@ _MIN_CHARS = 12
 # The sentence ranking: P(a candidate sentence is right) = sigmoid(bias + SELECT_MODEL . selection_features), fitted by
 # `benchmarks/trust/fit_select.py fit` (numpy Newton, L2 3, each question's candidates weighted alike) on the dev
 # split's answerable questions (130; a sentence is right when it lies in an evidence file and overlaps a gold quote or
-# holds the answer).  Held out by documentation set: a right sentence among the three best for 70 of 130 against 63
-# by the base score.  Used only with an embedder (the base score ranks without one).
-SELECT_MODEL: dict[str, float] = {"terms": 2.567, "dense": 2.547, "dense_gap": -2.218, "terms_gap": -2.332, "retrieval": 1.4,
-                                  "chunk_dense": 0.622, "bm25": 1.321, "rank": 0.927, "heading": 1.09, "rare": -0.369, "exact": 0.631,
-                                  "type": 0.689, "type_missing": -1.328, "thing": 1.114, "short": 0.067, "long": -2.113, "first": 0.235,
-                                  "lead_in": -1.118, "crossing": 1.119, "cross_dense": -0.83, "bias": -6.222}
+# holds the answer).  Held out by documentation set: a right sentence among the three best for 74 of 130 (73 without
+# `exact_paragraph` and `release`, 2026-12-06 refit), the best one right for 53 (52).  Used only with an embedder (the
+# base score ranks without one).
+SELECT_MODEL: dict[str, float] = {"terms": 2.435, "dense": 2.566, "dense_gap": -2.34, "terms_gap": -2.158, "retrieval": 1.535,
+                                  "chunk_dense": 0.645, "bm25": 1.358, "rank": 0.784, "heading": 0.989, "rare": -0.308,
+                                  "exact": -0.713, "exact_paragraph": 1.48, "type": 0.73, "type_missing": -1.262, "thing": 1.039,
+                                  "short": -0.031, "long": -2.142, "first": 0.223, "lead_in": -1.117, "crossing": 1.111,
+                                  "cross_dense": -0.565, "release": 0.313, "bias": -6.28}
 SELECT_WINDOWS = False  # a `dense_window` feature (question against the sentence and its neighbours): no gain measured
 SELECT_MMR = 1.0  # probabilities need no diversity trade: only near-repeats are skipped
 SELECT_FLOOR = 0.0  # later picks need no share of the best's probability (dev: 0.6 and 0.3 quote fewer right ones)
@@ -275,6 +279,8 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "heading": headings[s.n],
             "rare": float(rarest is not None and _holds(held, rarest)),
             "exact": sum(holds_exact(held, t) for t in exact) / len(exact) if exact else 0.0,
+            "exact_paragraph": (sum(holds_exact(_with(_paragraph(hit.text, s.start, s.end), given.get(s.n)), t) for t in exact)
+                                / len(exact) if exact else 0.0),
             "type": float(kind is not None and answerability.holds_type(s.text, kind)),
             "type_missing": float(kind is not None and not answerability.holds_type(s.text, kind)),
             "thing": float(thing is not None and holds_type(s.text, thing)),
@@ -288,6 +294,17 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
                              and release.label(hit.text, s.start, hit.section, hit.path) is not None),
         })
     return out
+
+
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+
+
+def _paragraph(text: str, start: int, end: int) -> str:
+    """The sentence at `start:end` of a chunk's `text` with what comes before it in its paragraph (from the last blank
+    line): an item of release notes or a man page's option block names its subject once ("* CVE-2022-39260:"), and
+    the sentence that answers comes after it."""
+    before = [m.end() for m in _BLANK_LINE.finditer(text, 0, start)]
+    return text[(before[-1] if before else 0) : end]
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],

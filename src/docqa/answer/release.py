@@ -22,6 +22,9 @@ VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+")
 _ATX = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _ADORNMENT = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
 _TITLE_WORDS = 10  # a title line holds at most this many words
+# A heading that names an earlier release as its starting point ("Updates since Git 2.33", "Fixes since v2.37",
+# "Changes from 1.2", "自 2.0 以来的变化") is a sub-heading of the release the file is about, not its name.
+_SINCE = re.compile(r"\b(?:since|from|after|prior to|before|compared to|relative to)\s+(?:\S+\s+)?v?\d+(?:\.\d+)+|自\s*\S*\d", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,7 @@ def _heading_above(text: str, start: int) -> Label | None:
         s, e = lines[i]
         line = text[s:e]
         m = VERSION.search(line)
-        if m is None or not _is_title(text, lines, i):
+        if m is None or _SINCE.search(line) or not _is_title(text, lines, i):
             continue
         title = line.strip().lstrip("#").strip()
         a = s + line.index(title)
