@@ -7,6 +7,8 @@ import pytest
 
 from docqa.answer.extractive import extract
 from docqa.answer.release import asks_release, label
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
 
 from .hits import hit_in, sources
 
@@ -111,3 +113,23 @@ def test_a_release_named_only_by_the_file_name_is_said_in_a_line(hash_embedder):
     assert result.release == "(Release 2.38.0, as the file name 2.38.0.txt says.)"
     assert extract("在哪个版本里 git grep 可以限制每个文件显示的匹配数？", pool, {}, embed, threshold=0.0).release == \
         "（版本 2.38.0：见文件名 2.38.0.txt。）"
+
+
+@pytest.mark.slow  # a knowledge base built and asked: over 2 s on a loaded machine
+def test_the_published_answer_names_the_release(tmp_path, hash_embedder):
+    """End to end, no model: release notes whose version is only in the heading and the file name; the answer quotes
+    the heading with the sentence, and the quote is the document's own text."""
+    notes = tmp_path / "docs" / "RelNotes"
+    notes.mkdir(parents=True)
+    (notes / "2.35.1.txt").write_text(NOTES, encoding="utf-8")
+    (notes / "2.36.0.txt").write_text("Git v2.36 Release Notes\n=======================\n\n"
+                                      " * \"git log\" learned to show the remote-tracking branches by default.\n",
+                                      encoding="utf-8")
+    settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"}, answer={"abstain_threshold": 0.0})
+    with KnowledgeBase(settings, embedder=hash_embedder) as kb:
+        kb.add([tmp_path / "docs"])
+        answer = kb.ask("Which point release of 2.35 repaired rebase and stash in a secondary worktree?")
+        assert answer.mode == "extractive" and answer.answer.startswith("Git v2.35.1 Release Notes [1]")
+        first = answer.citations[0]
+        assert first.quote == "Git v2.35.1 Release Notes" and first.path.endswith("2.35.1.txt")
+        assert kb.documents.text(first.document_id)[first.char_start : first.char_end] == first.quote
