@@ -97,7 +97,7 @@ def test_a_release_answer_quotes_the_heading_with_the_sentence(hash_embedder):
     result = extract(question, pool, {}, embed, threshold=0.0)
     assert result.shape is not None and result.shape.sentences[0].text == "Git v2.35.1 Release Notes"
     assert NOTES[result.shape.sentences[0].start : result.shape.sentences[0].end] == "Git v2.35.1 Release Notes"
-    assert result.release is None
+    assert result.release is None and result.heading is result.shape.sentences[0]
     assert all(s.features["release"] == 1.0 for s in result.candidates)
     other = extract("Why did rebase break in a secondary worktree?", pool, {}, embed, threshold=0.0)
     assert other.shape is None and all(s.features["release"] == 0.0 for s in other.candidates)
@@ -129,7 +129,8 @@ def test_the_published_answer_names_the_release(tmp_path, hash_embedder):
     with KnowledgeBase(settings, embedder=hash_embedder) as kb:
         kb.add([tmp_path / "docs"])
         answer = kb.ask("Which point release of 2.35 repaired rebase and stash in a secondary worktree?")
-        assert answer.mode == "extractive" and answer.answer.startswith("Git v2.35.1 Release Notes [1]")
+        # the heading stands apart (it has no full stop): a reader, and a claim splitter, sees it as its own line
+        assert answer.mode == "extractive" and answer.answer.startswith("Git v2.35.1 Release Notes [1]\n\nGit 2.35 shipped")
         first = answer.citations[0]
         assert first.quote == "Git v2.35.1 Release Notes" and first.path.endswith("2.35.1.txt")
         assert kb.documents.text(first.document_id)[first.char_start : first.char_end] == first.quote

@@ -51,6 +51,9 @@ CASES = [
     ("/etc/group 是一个ASCII码的文件,它定义了用户所属的组.文件中每行包括一条记录,其格式如下:",
      ["/etc/group 是一个ASCII码的文件,它定义了用户所属的组.", "文件中每行包括一条记录,其格式如下:"]),
     ("请打开 文件.txt 再看。", ["请打开 文件.txt 再看。"]),
+    # a version at a sentence's end is no dotted abbreviation (Valgrind NEWS)
+    ("They were deprecated in 3.10.0. The options have been removed.",
+     ["They were deprecated in 3.10.0.", "The options have been removed."]),
 ]
 
 

@@ -138,6 +138,7 @@ class Extract:
     ranked: list[Sentence] = field(default_factory=list)  # the best sentences even when it abstained
     shape: Shape | None = None  # a typed question's lead or a procedure's steps (answer/shape.py); None: `chosen`
     release: str | None = None  # for a release question, the line naming the release when no quoted heading does (answer/release.py)
+    heading: Sentence | None = None  # ... or the heading line naming it, quoted first (`shape` leads with it)
     candidates: list[Sentence] = field(default_factory=list)  # every scored candidate sentence (for evaluation)
     supporting: list[Sentence] = field(default_factory=list)  # the picks a model's claim may rest on (answer/accept.py)
 
@@ -190,27 +191,28 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     # what a model's claim may rest on (docqa.answer.accept): a later pick likely enough to be right in itself
     supporting = [s for i, s in enumerate(picked) if i == 0 or not learned or s.score >= SELECT_MIN or id(s) in added]
     shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
-    shown, named = _with_release(question, picked, shown, sources)
+    shown, named, heading = _with_release(question, picked, shown, sources)
     return Extract(picked, evidence=evidence, abstained=False, features=features, ranked=chosen, shape=shown,
-                   candidates=candidates, supporting=supporting, release=named)
+                   candidates=candidates, supporting=supporting, release=named, heading=heading)
 
 
 def _with_release(question: str, picked: list[Sentence], shown: Shape | None,
-                  sources: SourceSet) -> tuple[Shape | None, str | None]:
+                  sources: SourceSet) -> tuple[Shape | None, str | None, Sentence | None]:
     """For a release question whose best pick names no version (answer/release.py): the answer led by the heading
     line that names the release, quoted from the same chunk; or, when a section title or the file name names it, the
-    answer as it is and a line saying so.  A procedure's steps are left alone."""
+    answer as it is and a line saying so.  A procedure's steps are left alone.  Returns the shape, that line and the
+    heading quoted."""
     best = picked[0]
     if not release.asks_release(question) or release.names_release(question, best.text) or (shown is not None and shown.steps):
-        return shown, None
+        return shown, None, None
     hit = sources.get(best.n).hit  # type: ignore[union-attr]
     found = release.label(hit.text, best.start, hit.section, hit.path)
     if found is None:
-        return shown, None
+        return shown, None, None
     if found.span is None:
-        return shown, release.note(found, "zh" if has_cjk(question) else "en")
+        return shown, release.note(found, "zh" if has_cjk(question) else "en"), None
     heading = Sentence(best.n, *found.span, found.text, score=best.score)
-    return Shape([heading, *(shown.sentences if shown is not None else picked)], steps=False), None
+    return Shape([heading, *(shown.sentences if shown is not None else picked)], steps=False), None, heading
 
 
 def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights: dict[str, float],

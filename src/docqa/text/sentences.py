@@ -57,8 +57,8 @@ def _period_ends(text: str, mark_start: int, after: int, start: int, end: int) -
         return False
     if len(word) == 1 and word.isalpha() and _SPACED.search(text, start, mark_start - 1):
         return False  # the second letter of "e. g." or "i. e."
-    if "." in word and all(len(part) <= 2 for part in word.split(".")):
-        return False  # dotted abbreviations: "U.S.A", "e.g"
+    if "." in word and all(len(part) <= 2 and not part.isdigit() for part in word.split(".")):
+        return False  # dotted abbreviations: "U.S.A", "e.g"; not a version: "deprecated in 3.10.0. Then"
     if word.isdigit() and len(word) <= 3:
         line_start = text.rfind("\n", start, mark_start) + 1
         if not text[max(line_start, start) : mark_start - len(word)].strip():
