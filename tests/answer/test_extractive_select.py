@@ -146,3 +146,29 @@ def test_a_default_is_quoted_with_its_option_real_embedder(tmp_path, local_embed
         kb.add([tmp_path / "docs"])
         answer = kb.ask(question)
     assert "5000" in answer.answer, answer.answer
+
+
+NOTES_ITEM = """ * CVE-2022-39253:
+   Local clones may end up including sensitive data from the source repository.
+
+ * CVE-2022-39260:
+   An overly-long command string given to `git shell` can result in
+   overflow in `split_cmdline()`, leading to arbitrary heap writes.
+   `git shell` is taught to refuse interactive commands that are
+   longer than 4MiB in size.
+
+ * The documentation of the config variables has been updated here.
+"""
+
+
+def test_a_sentence_under_the_item_that_names_the_asked_token_holds_it_in_its_paragraph(hash_embedder):
+    """Release notes name a CVE once, at the head of its item; the sentence that answers comes after it.  `exact`
+    counts the question's exact tokens in the sentence, `exact_paragraph` in its paragraph up to it."""
+    pool = sources(hit_in(NOTES_ITEM, 0, len(NOTES_ITEM), path="/docs/git/RelNotes/2.30.6.txt", section=""))
+    question = "After the fix for CVE-2022-39260, what is the largest interactive command git shell will still accept?"
+    result = extract(question, pool, {}, embed(hash_embedder), threshold=0.0)
+    by_text = {" ".join(s.text.split()): s.features for s in result.candidates}
+    answer = by_text["`git shell` is taught to refuse interactive commands that are longer than 4MiB in size."]
+    other = by_text["* The documentation of the config variables has been updated here."]
+    assert (answer["exact"], answer["exact_paragraph"]) == (0.0, 1.0)
+    assert (other["exact"], other["exact_paragraph"]) == (0.0, 0.0)

@@ -30,6 +30,30 @@ CASES = [
     ("Mixed 中文句子。English follows. 再来！", ["Mixed 中文句子。", "English follows.", "再来！"]),
     ("", []),
     ("   \n  ", []),
+    # abbreviations as README and FAQ files write them (Valgrind FAQ, postgresql-common and systemd README.Debian)
+    ('The "grind" is pronounced with a short \'i\' -- ie. "grinned" (rhymes with "tinned"). Next.',
+     ['The "grind" is pronounced with a short \'i\' -- ie. "grinned" (rhymes with "tinned").', "Next."]),
+    ('This will allow you to look at previous boot logs with e. g.\n"journalctl -b -1". Done.',
+     ['This will allow you to look at previous boot logs with e. g.\n"journalctl -b -1".', "Done."]),
+    ("E. g. if you first install \"postgresql-11\" on a clean system, it runs on port 5432. Fine.",
+     ["E. g. if you first install \"postgresql-11\" on a clean system, it runs on port 5432.", "Fine."]),
+    ("Literal patterns (eg. 'Makefile') must be matched first. Then globs.",
+     ["Literal patterns (eg. 'Makefile') must be matched first.", "Then globs."]),
+    ("That is, i. e. The default value. Another.", ["That is, i. e. The default value.", "Another."]),
+    ("Compare gzip vs. Bzip2 first. Then decide.", ["Compare gzip vs. Bzip2 first.", "Then decide."]),
+    # "etc." ends a sentence when a capitalised word follows; inside one it does not
+    ("It reads grep, sed, awk, etc. The next step runs it.", ["It reads grep, sed, awk, etc.", "The next step runs it."]),
+    ("Tools (grep, sed, etc.) are run. Then stop.", ["Tools (grep, sed, etc.) are run.", "Then stop."]),
+    # "No." and "Fig." are abbreviations before a number only
+    ("See No. 5 and Fig. 3 for details. The answer is no. Then go.",
+     ["See No. 5 and Fig. 3 for details.", "The answer is no.", "Then go."]),
+    # a man page translated with ASCII marks: a period between Chinese characters ends the sentence
+    ("/etc/group 是一个ASCII码的文件,它定义了用户所属的组.文件中每行包括一条记录,其格式如下:",
+     ["/etc/group 是一个ASCII码的文件,它定义了用户所属的组.", "文件中每行包括一条记录,其格式如下:"]),
+    ("请打开 文件.txt 再看。", ["请打开 文件.txt 再看。"]),
+    # a version at a sentence's end is no dotted abbreviation (Valgrind NEWS)
+    ("They were deprecated in 3.10.0. The options have been removed.",
+     ["They were deprecated in 3.10.0.", "The options have been removed."]),
 ]
 
 

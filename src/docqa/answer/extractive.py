@@ -6,8 +6,10 @@ its embedding similarity to the question, and its chunk's retrieval score.  With
 sentences are ranked by a small logistic model instead (`SELECT_MODEL`, P(the sentence answers the
 question), fitted on the dev split of the trust dev set by `benchmarks/trust/fit_select.py`): the
 base features, how far each falls behind the best candidate's, the chunk's rank, BM25 rank and
-heading, whether the sentence holds the question's exact tokens and the kind of token it asks for
-(a number, a version, a path, a command; a file, package or variable), and its length.  The best
+heading, whether the sentence (and its paragraph up to it) holds the question's exact tokens and the
+kind of token it asks for (a number, a version, a path, a command; a file, package or variable), for
+a release question whether a heading or the file name names its release (docqa.answer.release), and
+its length.  The best
 few are chosen with maximal marginal relevance, so a repeated sentence does not crowd out a
 second fact.
 
@@ -36,7 +38,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 
 import numpy as np
 
-from docqa.answer import answerability
+from docqa.answer import answerability, release
 from docqa.answer.facts import normalise
 from docqa.answer.shape import Shape, answered_words, asks_for, holds_type, shape
 from docqa.answer.sources import SourceSet
@@ -58,12 +60,14 @@ _MIN_CHARS = 12
 # The sentence ranking: P(a candidate sentence is right) = sigmoid(bias + SELECT_MODEL . selection_features), fitted by
 # `benchmarks/trust/fit_select.py fit` (numpy Newton, L2 3, each question's candidates weighted alike) on the dev
 # split's answerable questions (130; a sentence is right when it lies in an evidence file and overlaps a gold quote or
-# holds the answer).  Held out by documentation set: a right sentence among the three best for 70 of 130 against 63
-# by the base score.  Used only with an embedder (the base score ranks without one).
-SELECT_MODEL: dict[str, float] = {"terms": 2.567, "dense": 2.547, "dense_gap": -2.218, "terms_gap": -2.332, "retrieval": 1.4,
-                                  "chunk_dense": 0.622, "bm25": 1.321, "rank": 0.927, "heading": 1.09, "rare": -0.369, "exact": 0.631,
-                                  "type": 0.689, "type_missing": -1.328, "thing": 1.114, "short": 0.067, "long": -2.113, "first": 0.235,
-                                  "lead_in": -1.118, "crossing": 1.119, "cross_dense": -0.83, "bias": -6.222}
+# holds the answer).  Held out by documentation set: a right sentence among the three best for 74 of 130 (73 without
+# `exact_paragraph` and `release`, 2026-12-06 refit), the best one right for 53 (52).  Used only with an embedder (the
+# base score ranks without one).
+SELECT_MODEL: dict[str, float] = {"terms": 2.435, "dense": 2.566, "dense_gap": -2.34, "terms_gap": -2.158, "retrieval": 1.535,
+                                  "chunk_dense": 0.645, "bm25": 1.358, "rank": 0.784, "heading": 0.989, "rare": -0.308,
+                                  "exact": -0.713, "exact_paragraph": 1.48, "type": 0.73, "type_missing": -1.262, "thing": 1.039,
+                                  "short": -0.031, "long": -2.142, "first": 0.223, "lead_in": -1.117, "crossing": 1.111,
+                                  "cross_dense": -0.565, "release": 0.313, "bias": -6.28}
 SELECT_WINDOWS = False  # a `dense_window` feature (question against the sentence and its neighbours): no gain measured
 SELECT_MMR = 1.0  # probabilities need no diversity trade: only near-repeats are skipped
 SELECT_FLOOR = 0.0  # later picks need no share of the best's probability (dev: 0.6 and 0.3 quote fewer right ones)
@@ -134,6 +138,8 @@ class Extract:
     features: dict[str, float] = field(default_factory=dict)  # the evidence model's inputs (for evaluation)
     ranked: list[Sentence] = field(default_factory=list)  # the best sentences even when it abstained
     shape: Shape | None = None  # a typed question's lead or a procedure's steps (answer/shape.py); None: `chosen`
+    release: str | None = None  # for a release question, the line naming the release when no quoted heading does (answer/release.py)
+    heading: Sentence | None = None  # ... or the heading line naming it, quoted first (`shape` leads with it)
     candidates: list[Sentence] = field(default_factory=list)  # every scored candidate sentence (for evaluation)
     supporting: list[Sentence] = field(default_factory=list)  # the picks a model's claim may rest on (answer/accept.py)
 
@@ -188,8 +194,28 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     # what a model's claim may rest on (docqa.answer.accept): a later pick likely enough to be right in itself
     supporting = [s for i, s in enumerate(picked) if i == 0 or not learned or s.score >= SELECT_MIN or id(s) in added]
     shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
+    shown, named, heading = _with_release(question, picked, shown, sources)
     return Extract(picked, evidence=evidence, abstained=False, features=features, ranked=chosen, shape=shown,
-                   candidates=candidates, supporting=supporting)
+                   candidates=candidates, supporting=supporting, release=named, heading=heading)
+
+
+def _with_release(question: str, picked: list[Sentence], shown: Shape | None,
+                  sources: SourceSet) -> tuple[Shape | None, str | None, Sentence | None]:
+    """For a release question whose best pick names no version (answer/release.py): the answer led by the heading
+    line that names the release, quoted from the same chunk; or, when a section title or the file name names it, the
+    answer as it is and a line saying so.  A procedure's steps are left alone.  Returns the shape, that line and the
+    heading quoted."""
+    best = picked[0]
+    if not release.asks_release(question) or release.names_release(question, best.text) or (shown is not None and shown.steps):
+        return shown, None, None
+    hit = sources.get(best.n).hit  # type: ignore[union-attr]
+    found = release.label(hit.text, best.start, hit.section, hit.path)
+    if found is None:
+        return shown, None, None
+    if found.span is None:
+        return shown, release.note(found, "zh" if has_cjk(question) else "en"), None
+    heading = Sentence(best.n, *found.span, found.text, score=best.score)
+    return Shape([heading, *(shown.sentences if shown is not None else picked)], steps=False), None, heading
 
 
 def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights: dict[str, float],
@@ -234,6 +260,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
     kind, thing = answerability.asked_type(question), asks_for(question)
     exact = exact_tokens(question)
     cjk = has_cjk(question)
+    asks = release.asks_release(question)
     headings = {x.n: coverage(_context(x.hit), terms, weights) for x in sources.sources}
     firsts: dict[int, Sentence] = {}
     for s in sorted(candidates, key=lambda s: (s.n, s.start)):
@@ -257,6 +284,8 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "heading": headings[s.n],
             "rare": float(rarest is not None and _holds(held, rarest)),
             "exact": sum(holds_exact(held, t) for t in exact) / len(exact) if exact else 0.0,
+            "exact_paragraph": (sum(holds_exact(_with(_paragraph(hit.text, s.start, s.end), given.get(s.n)), t) for t in exact)
+                                / len(exact) if exact else 0.0),
             "type": float(kind is not None and answerability.holds_type(s.text, kind)),
             "type_missing": float(kind is not None and not answerability.holds_type(s.text, kind)),
             "thing": float(thing is not None and holds_type(s.text, thing)),
@@ -266,8 +295,21 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "lead_in": float(s.text.rstrip().endswith((":", "："))),
             "crossing": cross,
             "cross_dense": cross * s.dense,
+            "release": float(asks and not release.names_release(question, s.text)
+                             and release.label(hit.text, s.start, hit.section, hit.path) is not None),
         })
     return out
+
+
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+
+
+def _paragraph(text: str, start: int, end: int) -> str:
+    """The sentence at `start:end` of a chunk's `text` with what comes before it in its paragraph (from the last blank
+    line): an item of release notes or a man page's option block names its subject once ("* CVE-2022-39260:"), and
+    the sentence that answers comes after it."""
+    before = [m.end() for m in _BLANK_LINE.finditer(text, 0, start)]
+    return text[(before[-1] if before else 0) : end]
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],

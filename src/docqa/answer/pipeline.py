@@ -471,10 +471,15 @@ class Pipeline:
             answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
                                 for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
         answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, sources=[c.n], citations=[c], supported=True, support=1.0) for c in answer.citations]
-        quoted = _quoted(answer.claims)
+        # a release heading quoted before the answer's sentences (answer/release.py) stands on a line of its own
+        heading = by_parts is None and result.shape is not None and result.heading is not None \
+            and result.shape.sentences[0] is result.heading
+        quoted = _quoted(answer.claims, heading_first=heading)
         text = number_by_first_use(quoted, answer.claims)
         note = accept.quotation_note(answer.language, quoted)  # a quotation in the other language says so
         text = f"{text}\n{note}" if note else text
+        named = result.release if by_parts is None else None  # the release a release question's answer is from
+        text = f"{text}\n{named}" if named else text
         yield from _replace(answer, text) if streamed else _show(answer, text)
         answer.key_points = [c.text for c in answer.claims]
         answer.verification = Verification(VERIFIED, len(answer.claims), [], 0, "extractive")
@@ -542,12 +547,13 @@ def _reading(sentence) -> tuple[int, int]:
     return sentence.n, sentence.start  # reading order per source
 
 
-def _quoted(claims: list[Claim]) -> str:
-    """The quoted sentences one after another, each claim's span set (markers are added when numbered)."""
+def _quoted(claims: list[Claim], heading_first: bool = False) -> str:
+    """The quoted sentences one after another, each claim's span set (markers are added when numbered);
+    `heading_first`: the first is a heading, set apart by a blank line (it has no full stop to end it)."""
     joiner = "" if any(has_cjk(c.text) for c in claims) else " "
     text = ""
-    for claim in claims:
-        text += joiner if text else ""
+    for i, claim in enumerate(claims):
+        text += ("\n\n" if heading_first and i == 1 else joiner) if text else ""
         claim.start = len(text)
         text += claim.text
         claim.end = len(text)

@@ -3,9 +3,12 @@
 A sentence ends at `. ! ? …` followed by whitespace (or the end), or at the Chinese
 `。！？；` anywhere; closing quotes and brackets right after the mark stay with the sentence.
 A blank line always ends a sentence.  A period does not end a sentence after a known
-abbreviation ("e.g.", "Dr."), an initial ("J."), a list number at a line start ("1."), or
-when the next word starts lower-case; "3.14" and "v1.2.3" never split because no space
-follows the period.  Single newlines do not split (Markdown hard-wraps its paragraphs).
+abbreviation ("e.g.", "ie.", "Dr."), a spaced one ("e. g.", "i. e."), an initial ("J."), a list
+number at a line start ("1."), or when the next word starts lower-case; "No." and "Fig." only
+before a number ("No. 5"), and "etc." ends one when a capitalised word follows, as any word's
+full stop does.  "3.14" and "v1.2.3" never split because no space follows the period; a period
+between two Chinese characters ("的组.文件", as in man pages translated with ASCII marks) does.
+Single newlines do not split (Markdown hard-wraps its paragraphs).
 """
 
 from __future__ import annotations
@@ -24,10 +27,14 @@ _SPACE = re.compile(r"\s+")
 _CJK_CHAR = re.compile(f"[{HAN}{CJK_PUNCTUATION}]")
 
 ABBREVIATIONS = frozenset(
-    """e.g i.e etc vs cf al approx dr mr mrs ms prof sr jr st mt inc ltd co corp no nos fig figs
-    eq eqs vol vols ch sec p pp ed eds rev dept est gen gov lt col sgt capt u.s u.k a.m p.m
+    """e.g i.e eg ie vs cf al approx dr mr mrs ms prof sr jr st mt inc ltd co corp
+    vol vols ch sec pp ed eds rev dept est gen gov lt col sgt capt u.s u.k a.m p.m
     jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun""".split()
 )
+# "etc." is not one: it ends a sentence as a word does when a capitalised word follows ("grep, sed, etc. The next step").
+# Abbreviations only before a number ("No. 5", "Fig. 3", "p. 12"): elsewhere an ordinary word ends there ("The answer is no.").
+NUMBERED = frozenset("no nos fig figs eq eqs p".split())
+_SPACED = re.compile(r"(?<![^\s(\[\"'“‘])[A-Za-z]\.\s?$")  # the first letter of "e. g." / "i. e." right before the second
 
 
 def _word_before(text: str, end: int, floor: int) -> str:
@@ -42,16 +49,21 @@ def _period_ends(text: str, mark_start: int, after: int, start: int, end: int) -
     """Whether a lone '.' at `mark_start` ends a sentence (abbreviations, initials, numbers)."""
     word = _word_before(text, mark_start, start).lstrip(_CLOSERS + "(['\"“‘")
     low = word.lower()
+    nxt = _SPACE.match(text, after, end)
+    following = text[nxt.end()] if nxt is not None and nxt.end() < end else ""
     if low in ABBREVIATIONS or (len(word) == 1 and word.isalpha() and word.isupper()):
         return False
-    if "." in word and all(len(part) <= 2 for part in word.split(".")):
-        return False  # dotted abbreviations: "U.S.A", "e.g"
+    if low in NUMBERED and following.isdigit():
+        return False
+    if len(word) == 1 and word.isalpha() and _SPACED.search(text, start, mark_start - 1):
+        return False  # the second letter of "e. g." or "i. e."
+    if "." in word and all(len(part) <= 2 and not part.isdigit() for part in word.split(".")):
+        return False  # dotted abbreviations: "U.S.A", "e.g"; not a version: "deprecated in 3.10.0. Then"
     if word.isdigit() and len(word) <= 3:
         line_start = text.rfind("\n", start, mark_start) + 1
         if not text[max(line_start, start) : mark_start - len(word)].strip():
             return False  # an ordered-list marker such as "1." at the start of a line
-    nxt = _SPACE.match(text, after, end)
-    return nxt is None or nxt.end() >= end or not text[nxt.end()].islower()
+    return not following or not following.islower()
 
 
 def _is_end(text: str, m: re.Match[str], start: int, end: int) -> bool:
@@ -63,8 +75,9 @@ def _is_end(text: str, m: re.Match[str], start: int, end: int) -> bool:
         return True
     after = m.end()
     if after < end and not text[after].isspace():
-        # "3.14", "a.b", "e.g.x" never split; "…" right before Chinese text does.
-        return mark[-1] == "…" and _CJK_CHAR.match(text, after) is not None
+        # "3.14", "a.b", "e.g.x" never split; "…" right before Chinese text does, and so does "." between two Chinese characters.
+        before = _CJK_CHAR.match(text, m.start() - 1) is not None if m.start() > start else False
+        return _CJK_CHAR.match(text, after) is not None and (mark[-1] == "…" or (mark == "." and before))
     if mark == ".":
         return _period_ends(text, m.start(), after, start, end)
     return True

@@ -1,0 +1,106 @@
+"""The release a sentence belongs to, for questions that ask for one.
+
+"In which release did git grep learn -m?", "Which point release of 2.35 fixed rebase?", "霞鹜文楷是在哪个版本加上越南语支持的？":
+release notes, changelogs and NEWS files name the release once, in a heading ("Git v2.38 Release Notes",
+"### v1.233.4 22/04/09", "openssh (1:8.5p1-1) unstable; urgency=medium") or in the file's name
+(`RelNotes/2.38.0.txt`), and the sentence that answers does not repeat it.  `label` finds that name for a
+sentence: the nearest heading line above it in its chunk that holds a version, else the innermost section title
+that holds one, else the file name when it holds one.  The extractive answerer ranks such sentences up for a
+release question and shows the heading with the answer (docqa.answer.extractive).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# A question that asks which version or release: "which version", "in which (feature|point) release", "哪个版本".
+_ASKS = re.compile(r"\b(?:which|what)\s+(?!(?:does|do|did|is|was|are|were|has|have|had|can|will|would|should)\b)"
+                   r"(?:[\w.-]+\s+){0,2}(?:versions?|releases?)\b"
+                   r"|哪个版本|哪一个版本|哪一版|什么版本|哪个发行版|哪次发布|版本号", re.IGNORECASE)
+VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+")
+_ATX = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+_ADORNMENT = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
+_TITLE_WORDS = 10  # a title line holds at most this many words
+# A heading that names an earlier release as its starting point ("Updates since Git 2.33", "Fixes since v2.37",
+# "Changes from 1.2", "自 2.0 以来的变化") is a sub-heading of the release the file is about, not its name.
+_SINCE = re.compile(r"\b(?:since|from|after|prior to|before|compared to|relative to)\s+(?:\S+\s+)?v?\d+(?:\.\d+)+|自\s*\S*\d", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    text: str  # the heading line, section title or file name that names the release
+    version: str  # the version it holds
+    span: tuple[int, int] | None = None  # the heading line's span in the chunk text; None: a section title or file name
+    source: str = "heading"  # "heading", "section" or "file"
+
+
+def asks_release(question: str) -> bool:
+    """Whether the question asks which version or release (something happened in, or holds)."""
+    return _ASKS.search(question) is not None
+
+
+def names_release(question: str, text: str) -> bool:
+    """Whether `text` names a version the question does not ("Git 2.35 shipped with a regression" names none for
+    "Which point release of 2.35 ...?")."""
+    asked = {m.group().lstrip("v") for m in VERSION.finditer(question)}
+    return any(m.group().lstrip("v") not in asked for m in VERSION.finditer(text))
+
+
+def label(text: str, start: int, section: str | tuple[str, ...], path: str) -> Label | None:
+    """What names the release of the sentence at `start` of a chunk's `text` (see the module docstring), or None."""
+    heading = _heading_above(text, start)
+    if heading is not None:
+        return heading
+    titles = section.split(" > ") if isinstance(section, str) else section
+    for title in reversed([t for t in titles if t]):
+        m = VERSION.search(title)
+        if m:
+            return Label(title.strip(), m.group().lstrip("v"), source="section")
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    m = VERSION.search(name)
+    return Label(name, m.group().lstrip("v"), source="file") if m else None
+
+
+def _heading_above(text: str, start: int) -> Label | None:
+    """The nearest title line above `start` that holds a version: a Markdown heading, or a short line standing alone
+    (a blank line or the chunk's start above it; a blank line, an underline or a list below it) without a full stop."""
+    lines: list[tuple[int, int]] = []
+    pos = 0
+    for line in text[:start].splitlines(keepends=True):
+        lines.append((pos, pos + len(line.rstrip("\r\n"))))
+        pos += len(line)
+    for i in range(len(lines) - 1, -1, -1):
+        s, e = lines[i]
+        line = text[s:e]
+        m = VERSION.search(line)
+        if m is None or _SINCE.search(line) or not _is_title(text, lines, i):
+            continue
+        title = line.strip().lstrip("#").strip()
+        a = s + line.index(title)
+        return Label(title, m.group().lstrip("v"), (a, a + len(title)))
+    return None
+
+
+def _is_title(text: str, lines: list[tuple[int, int]], i: int) -> bool:
+    line = text[lines[i][0] : lines[i][1]]
+    if _ATX.match(line):
+        return True
+    words = line.split()
+    if not words or len(words) > _TITLE_WORDS or line.rstrip().endswith((".", ",", "。", "，")):
+        return False
+    above = text[lines[i - 1][0] : lines[i - 1][1]] if i > 0 else ""
+    below_end = text.find("\n", lines[i][1] + 1)
+    below = text[lines[i][1] + 1 : below_end if below_end != -1 else len(text)]
+    alone_above = not above.strip()
+    alone_below = not below.strip() or _ADORNMENT.match(below) is not None or below.lstrip()[:2] in ("- ", "* ", "+ ")
+    return alone_above and alone_below
+
+
+def note(found: Label, language: str) -> str:
+    """One line saying which release a quoted sentence is from, when its heading is not quoted with it."""
+    if found.source == "file":
+        return (f"（版本 {found.version}：见文件名 {found.text}。）" if language == "zh"
+                else f"(Release {found.version}, as the file name {found.text} says.)")
+    return (f"（版本 {found.version}：见标题“{found.text}”。）" if language == "zh"
+            else f"(Release {found.version}, under the heading “{found.text}”.)")
