@@ -14,6 +14,9 @@ and how close the estimates come to what then happens.
     python benchmarks/init_estimate.py table ROWS.jsonl...   # the rows `folders` printed, as a Markdown table (median CPU)
     python benchmarks/init_estimate.py test-log           # writes TEST_LOG (a generated test-suite log, a fit folder)
     python benchmarks/init_estimate.py fit-time ROWS.jsonl...  # CHAR_S, PACKED_S, JSON_CHAR_S fitted on the fit folders' rows
+    python benchmarks/init_estimate.py start              # CPU seconds of adding an empty and a one-page folder (START_S, EMBED_START_S)
+    python benchmarks/init_estimate.py fit-embed ROWS.jsonl...  # USE_CHAR_S, USE_HAN_S (rows with and without vectors)
+    python benchmarks/init_estimate.py fit-size ROWS.jsonl...  # INDEX_BYTES_PER_CHAR, _PER_HAN, _PER_CHUNK, _PER_FILE
     python benchmarks/init_estimate.py ocr-fit [FOLDER]   # OCR CPU seconds of each distinct picture of FOLDER (default
         # OCR_FIT: the Rust documentation's screenshots and diagrams) in a parser-like process, against its detected
         # megapixels (from the header), fitted as seconds = a + b x megapixels (rates.OCR_PICTURE_S, OCR_MEGAPIXEL_S)
@@ -192,22 +195,25 @@ def write_test_log(folder: Path, lines: int = 90_000, seed: int = 11) -> Path:
 
 
 def _work(folder: Path) -> dict:
-    """What the time estimate of a first add of `folder` rests on, from its survey: files, non-Han characters and
-    their packed bytes (text-like formats), Han characters, bytes of laid-out formats, OCR seconds."""
+    """What the estimate of a first add of `folder` rests on, from its survey: for the time, files, non-Han characters
+    and their packed bytes (text-like formats), JSON characters, Han characters, bytes of laid-out formats, OCR
+    seconds; for the size, all characters, chunks and the pages their rows fill."""
     from docqa.plan import estimate as est
     from docqa.plan.planner import ocr_enabled, survey_folder
 
     settings = _settings("/tmp/unused.db", embed={"provider": "none"})
     s = survey_folder(folder, settings)
     work = {"files": s.files, "chars": 0.0, "packed": 0.0, "json": 0.0, "han": 0.0, "laid_out": 0.0,
-            "ocr_s": est._ocr_seconds(s) if ocr_enabled(settings.ingest.ocr) else 0.0}
+            "ocr_s": est._ocr_seconds(s) if ocr_enabled(settings.ingest.ocr) else 0.0,
+            "all_chars": 0.0, "chunks": 0.0, "pages": 0.0, "wide": 0.0, "distinct": 1.0 - s.duplicate_chunks}
     for kind, stat in s.by_type.items():
-        heavy = [h for h in s.heavy if h["type"] == kind]
-        c, z, p, _, _ = est._per_type(s, kind, max(est._content(stat) - sum(est._content(h) for h in heavy), 0), 512, len(heavy))
-        c += sum(h["text_chars"] for h in heavy)
-        z += sum(h.get("han_chars", 0) for h in heavy)
-        p += sum(h.get("packed", 0) for h in heavy)
+        found = est.format_text(s, kind)
+        c, z, p = found["text_chars"], found["han_chars"], found["packed"]
         work["han"] += z
+        work["all_chars"] += c
+        work["chunks"] += found["chunks"]
+        work["pages"] += found["pages"]
+        work["wide"] += found["wide"]
         if kind == "json":
             work["json"] += c - z
         elif kind in est._TEXT_TYPES:
@@ -216,6 +222,70 @@ def _work(folder: Path) -> dict:
         elif kind != "image":
             work["laid_out"] += stat["bytes"]
     return work
+
+
+def _fit_rows(rows_files: list[Path], embed: str = "none") -> dict[str, list[dict]]:
+    """The fit folders' rows of `folders` runs (JSON lines in `rows_files`) with embeddings `embed`, by folder."""
+    fit = {str(f) for f in FIT_FOLDERS} | {str(f.relative_to(DATA)) for f in FIT_FOLDERS if f.is_relative_to(DATA)}
+    rows: dict[str, list[dict]] = {}
+    for path in rows_files:
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            if r["folder"] in fit and r["embed"] == embed:
+                rows.setdefault(r["folder"], []).append(r)
+    return rows
+
+
+def fit_embed(rows_files: list[Path]) -> dict:
+    """USE_CHAR_S and USE_HAN_S by least squares on the fit folders' CPU seconds with the bundled model less those
+    without (medians of the `folders` rows in `rows_files`), the model's load (EMBED_START_S) taken out."""
+    import statistics
+
+    import numpy as np
+
+    from docqa.plan import rates
+
+    plain = {k: statistics.median(r["actual_cpu_s"] for r in v) for k, v in _fit_rows(rows_files).items()}
+    points = []
+    for name, rows in _fit_rows(rows_files, "local").items():
+        if name not in plain:
+            continue
+        w = _work(_fit_path(name))
+        rest = statistics.median(r["actual_cpu_s"] for r in rows) - plain[name] - rates.EMBED_START_S
+        points.append(([(w["all_chars"] - w["han"]) * w["distinct"], w["han"] * w["distinct"]], rest))
+        print(json.dumps({"folder": name, "chars": round(w["all_chars"]), "han": round(w["han"]),
+                          "distinct": round(w["distinct"], 3), "rest_s": round(rest, 3)}), flush=True)
+    char_s, han_s = np.linalg.lstsq(np.array([p[0] for p in points]), np.array([p[1] for p in points]), rcond=None)[0]
+    result = {"use_char_s": char_s, "use_han_s": han_s, "folders": len(points)}
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def _fit_path(name: str) -> Path:
+    return Path(name) if Path(name).is_absolute() else DATA / name
+
+
+def fit_size(rows_files: list[Path]) -> dict:
+    """INDEX_BYTES_PER_CHAR, _PER_HAN, _PER_CHUNK and _PER_FILE by least squares on the fit folders' index sizes (full-text adds),
+    the empty knowledge base, the chunk rows' pages and the wide characters' bytes as they are."""
+    import numpy as np
+
+    from docqa.plan import rates
+
+    points = []
+    for name, rows in _fit_rows(rows_files).items():
+        w = _work(_fit_path(name))
+        rest = (rows[0]["actual_index_mb"] * 1e6 - rates.INDEX_EMPTY_BYTES - w["pages"] * rates.INDEX_PAGE_BYTES
+                - w["wide"] * rates.INDEX_BYTES_PER_WIDE)
+        points.append(([w["all_chars"] - w["han"], w["han"], w["chunks"], w["files"]], rest, rows[0]["actual_index_mb"] * 1e6))
+        print(json.dumps({"folder": name, **{k: round(v, 1) for k, v in w.items()}, "rest": round(rest)}), flush=True)
+    x = np.array([p[0] for p in points])
+    weights = 1 / np.array([p[2] for p in points])  # relative errors: a small folder counts as much as a large one
+    coef = np.linalg.lstsq(x * weights[:, None], np.array([p[1] for p in points]) * weights, rcond=None)[0]
+    result = {"bytes_per_char": coef[0], "bytes_per_han": coef[1], "bytes_per_chunk": coef[2], "bytes_per_file": coef[3],
+              "folders": len(points)}
+    print(json.dumps(result), flush=True)
+    return result
 
 
 def fit_time(rows_files: list[Path]) -> dict:
@@ -295,6 +365,29 @@ def bench_ocr_fit(folder: Path) -> list[dict]:
     print(json.dumps({"pictures": n, "megapixels": round(sx, 3), "cpu_s": round(sy, 2), "picture_s": round((sy - b * sx) / n, 4),
                       "megapixel_s": round(b, 4)}), flush=True)
     return rows
+
+
+def bench_start(reps: int = 5) -> dict:
+    """The fixed cost of `docqa add` (rates.START_S, EMBED_START_S): CPU seconds of an add in a new process of an empty
+    folder and of a folder of one short page, without and with the bundled model, `reps` times each, alternating;
+    the medians."""
+    import statistics
+
+    cpu: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        empty, one = Path(tmp) / "empty", Path(tmp) / "one"
+        empty.mkdir()
+        one.mkdir()
+        (one / "page.md").write_text("# Backups\n\nBackups are kept for 35 days.\n", encoding="utf-8")
+        for i in range(reps):
+            for folder in (empty, one):
+                for embed in ("none", "local"):
+                    kb = Path(tmp) / f"kb-{i}-{folder.name}-{embed}.db"
+                    cpu.setdefault(f"{folder.name}/{embed}", []).append(_cli_add(str(REPO / "src"), kb, folder, embed)[1])
+    result = {k: round(statistics.median(v), 3) for k, v in cpu.items()} | {"load": round(os.getloadavg()[0], 1),
+                                                                           "runs": {k: [round(x, 3) for x in v] for k, v in cpu.items()}}
+    print(json.dumps(result), flush=True)
+    return result
 
 
 def _baseline(src: str, folder: Path, embed: str) -> dict:
@@ -432,6 +525,12 @@ def main() -> None:
         bench_folders(paths or FOLDERS, options.get("--baseline"), options.get("--embed", "none"))
     if part == "fit-time":
         fit_time([Path(a) for a in sys.argv[2:]])
+    if part == "start":
+        bench_start()
+    if part == "fit-embed":
+        fit_embed([Path(a) for a in sys.argv[2:]])
+    if part == "fit-size":
+        fit_size([Path(a) for a in sys.argv[2:]])
     if part == "test-log":
         print(write_test_log(TEST_LOG))
     if part == "ocr-fit":
