@@ -13,7 +13,7 @@ and how close the estimates come to what then happens.
         # --baseline: the same estimates by another tree (main) in a subprocess; --embed local: with vectors
     python benchmarks/init_estimate.py table ROWS.jsonl...   # the rows `folders` printed, as a Markdown table (median CPU)
     python benchmarks/init_estimate.py test-log           # writes TEST_LOG (a generated test-suite log, a fit folder)
-    python benchmarks/init_estimate.py fit-time ROWS.jsonl...  # CHAR_S, PACKED_S, JSON_CHAR_S fitted on the fit folders' rows
+    python benchmarks/init_estimate.py fit-time ROWS.jsonl...  # TOKEN_S, PACKED_S, JSON_CHAR_S fitted on the fit folders' rows
     python benchmarks/init_estimate.py start              # CPU seconds of adding an empty and a one-page folder (START_S, EMBED_START_S)
     python benchmarks/init_estimate.py fit-embed ROWS.jsonl...  # USE_CHAR_S, USE_HAN_S (rows with and without vectors)
     python benchmarks/init_estimate.py fit-size ROWS.jsonl...  # INDEX_BYTES_PER_CHAR, _PER_HAN, _PER_CHUNK, _PER_FILE
@@ -155,11 +155,12 @@ TRUST = Path(os.environ.get("TRUST_CORPUS", REPO / "benchmarks" / ".work" / "tru
 # its bytes; the only PDFs outside the data pack's check folder), and 3 of zh_TW's 11 man pages, which
 # manpages-zh also holds.
 # TEST_LOG: a generated test-suite log (`python benchmarks/init_estimate.py test-log` writes it), the fit folders' one
-# text of repeated lines, for the rate that follows compressed size (rates.PACKED_S).
+# text of repeated lines, for the rate that follows compressed size (rates.PACKED_S).  /usr/share/info (texinfo manuals,
+# gzipped) and /usr/share/common-licenses: plain English prose, which the fit folders lacked (none is in a check folder).
 TEST_LOG = REPO / "benchmarks" / ".work" / "estimate" / "test-log"
 FIT_FOLDERS = [DATA / "qa" / "squad2-dev-subset", DATA / "docs" / "code", TRUST / "lilypond-zh", TRUST / "manpages-zh",
                TRUST / "lxgw-wenkai", TRUST / "pdf-manuals", Path("/usr/share/man/zh_CN"), Path("/usr/share/vim/vim90/tutor"),
-               Path("/usr/share/man/man1"), TEST_LOG]
+               Path("/usr/share/man/man1"), TEST_LOG, Path("/usr/share/info"), Path("/usr/share/common-licenses")]
 CHECK_FOLDERS = [Path("/usr/share/doc"), Path("/usr/share/doc/gdb"), DATA / "docs" / "multiformat",
                  DATA / "retrieval" / "scifact", DATA / "retrieval" / "cmrc2018-dev", TRUST / "debian-edu-zh", TRUST / "wiki-zh",
                  Path("/usr/share/man/zh_TW"), TRUST / "debian-readmes", TRUST / "git-relnotes", TRUST / "markdown-docs",
@@ -205,7 +206,7 @@ def _work(folder: Path) -> dict:
     s = survey_folder(folder, settings)
     work = {"files": s.files, "chars": 0.0, "packed": 0.0, "json": 0.0, "han": 0.0, "laid_out": 0.0,
             "ocr_s": est._ocr_seconds(s) if ocr_enabled(settings.ingest.ocr) else 0.0,
-            "all_chars": 0.0, "chunks": 0.0, "pages": 0.0, "wide": 0.0, "distinct": 1.0 - s.duplicate_chunks}
+            "all_chars": 0.0, "chunks": 0.0, "pages": 0.0, "wide": 0.0, "tokens": 0.0, "distinct": 1.0 - s.duplicate_chunks}
     for kind, stat in s.by_type.items():
         found = est.format_text(s, kind)
         c, z, p = found["text_chars"], found["han_chars"], found["packed"]
@@ -219,6 +220,7 @@ def _work(folder: Path) -> dict:
         elif kind in est._TEXT_TYPES:
             work["chars"] += c - z
             work["packed"] += p
+            work["tokens"] += found["tokens"]
         elif kind != "image":
             work["laid_out"] += stat["bytes"]
     return work
@@ -289,11 +291,11 @@ def fit_size(rows_files: list[Path]) -> dict:
 
 
 def fit_time(rows_files: list[Path]) -> dict:
-    """CHAR_S, PACKED_S and JSON_CHAR_S by least squares on the fit folders' CPU seconds (full-text adds in the `folders` rows
-    of `rows_files`, the median where a folder has several), the other rates as they are."""
+    """TOKEN_S (or a rate a character), PACKED_S and JSON_CHAR_S by least squares on the fit folders' CPU seconds (full-text
+    adds in the `folders` rows of `rows_files`, the median where a folder has several), the other rates as they are; each
+    model's error on each fit folder when fitted on the others."""
     import statistics
 
-    from docqa.plan import rates
 
     fit = {str(f): f for f in FIT_FOLDERS} | {str(f.relative_to(DATA)): f for f in FIT_FOLDERS if f.is_relative_to(DATA)}
     cpu: dict[str, list[float]] = {}
@@ -305,17 +307,33 @@ def fit_time(rows_files: list[Path]) -> dict:
     points = []
     for name, seconds in cpu.items():
         w = _work(fit[name])
-        rest = (statistics.median(seconds) - rates.START_S - w["files"] * rates.FILE_S - w["han"] * rates.HAN_S
-                - w["laid_out"] * rates.PAGE_BYTE_S - w["ocr_s"])
+        rest = statistics.median(seconds) - seconds_fixed(w)
         points.append((name, w, rest))
         print(json.dumps({"folder": name, "cpu_s": seconds, **{k: round(v, 1) for k, v in w.items()}, "rest_s": round(rest, 3)}), flush=True)
     import numpy as np
 
-    x = np.array([[w["chars"], w["packed"], w["json"]] for _, w, _ in points])
-    char_s, packed_s, json_s = np.linalg.lstsq(x, np.array([y for _, _, y in points]), rcond=None)[0]
-    result = {"char_s": char_s, "packed_s": packed_s, "json_char_s": json_s, "folders": len(points)}
-    print(json.dumps(result), flush=True)
+    y = np.array([rest for _, _, rest in points])
+    models = {"chars+packed+json": ("chars", "packed", "json"), "tokens+packed+json": ("tokens", "packed", "json")}
+    result: dict = {"folders": len(points)}
+    for label, columns in models.items():
+        x = np.array([[w[c] for c in columns] for _, w, _ in points])
+        coef = np.linalg.lstsq(x, y, rcond=None)[0]
+        loo = []  # each fit folder predicted by the rates fitted on the others: the model's error on a folder it did not see
+        for i, (_name, w, rest) in enumerate(points):
+            keep = [j for j in range(len(points)) if j != i]
+            c = np.linalg.lstsq(x[keep], y[keep], rcond=None)[0]
+            loo.append(round(100 * float(x[i] @ c - rest) / (rest + seconds_fixed(w)), 1))
+        result[label] = {"rates": dict(zip(columns, (float(v) for v in coef), strict=True)), "leave_one_out_pct": loo}
+        print(json.dumps({label: result[label]}), flush=True)
     return result
+
+
+def seconds_fixed(w: dict) -> float:
+    """The part of an add's CPU seconds the time fit holds fixed (start, files, Han, laid-out bytes, OCR)."""
+    from docqa.plan import rates
+
+    return (rates.START_S + w["files"] * rates.FILE_S + w["han"] * rates.HAN_S + w["laid_out"] * rates.PAGE_BYTE_S
+            + w["ocr_s"])
 
 
 def _ocr_one(path: str, out) -> None:

@@ -13,7 +13,7 @@ from docqa.plan import rates
 from docqa.plan.survey import Survey
 from docqa.types import FALLBACK, SUCCESS, RunRecord
 
-# formats whose parsing follows their text (the others: their file bytes; see rates.CHAR_S, PAGE_BYTE_S)
+# formats whose parsing follows their text (the others: their file bytes; see rates.TOKEN_S, PAGE_BYTE_S)
 _TEXT_TYPES = {"text", "markdown", "rst", "man", "json", "yaml", "csv", "compressed", "code", "html", "eml", "epub", "docx"}
 _OCR_PAGE_CHARS = 1500  # characters OCR reads on a typical page
 _PREFIX_TOKENS = 12  # the title and section path embedded with each chunk
@@ -56,7 +56,7 @@ def estimate_ingest(survey: Survey, embedder: str | None, max_tokens: int = 512,
     for kind, stat in survey.by_type.items():
         found = format_text(survey, kind, max_tokens)
         total = {key: total[key] + found[key] for key in TEXT_KEYS}
-        parse += _parse_seconds(kind, stat["files"], stat["bytes"], found["text_chars"], found["han_chars"], found["packed"])
+        parse += _parse_seconds(kind, stat["files"], stat["bytes"], found)
     chars, han, tokens, chunks, pages = (total[k] for k in ("text_chars", "han_chars", "tokens", "chunks", "pages"))
     ocr_pages = _ocr_pages(survey) if ocr else 0
     chars += ocr_pages * _OCR_PAGE_CHARS
@@ -141,15 +141,17 @@ def _pooled(files: list[dict]) -> dict[str, float]:
     return {k: float(sum(f.get("size" if k == "bytes" else k, 0) for f in files)) for k in keys} if files else {}
 
 
-def _parse_seconds(kind: str, files: int, size: int, chars: float, han: float, packed: float) -> float:
-    """CPU seconds to read, chunk and index files of one format (pictures: OCR, counted apart): text by its
-    characters and by what it compresses to (repeated lines cost less), laid-out formats by their bytes."""
+def _parse_seconds(kind: str, files: int, size: int, found: dict[str, float]) -> float:
+    """CPU seconds to read, chunk and index files of one format (pictures: OCR, counted apart; `found`: what they hold,
+    format_text): text by its tokens and by what it compresses to (repeated lines cost less), laid-out formats by
+    their bytes."""
+    chars, han = found["text_chars"], found["han_chars"]
     if kind == "image":
         return 0.0
     if kind == "json":  # records: a rate of its own (the fit folders' JSON is SQuAD's)
         work = (chars - han) * rates.JSON_CHAR_S
     elif kind in _TEXT_TYPES:
-        work = (chars - han) * rates.CHAR_S + packed * rates.PACKED_S
+        work = found["tokens"] * rates.TOKEN_S + found["packed"] * rates.PACKED_S
     else:
         work = size * rates.PAGE_BYTE_S
     return files * rates.FILE_S + work + han * rates.HAN_S
