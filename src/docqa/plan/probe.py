@@ -19,7 +19,8 @@ PACK_CHARS = 32_000  # characters of a document compressed (PACK_WINDOWS slices 
 PACK_WINDOWS = 16
 LIGHT_CHARS = 1_000_000  # a heavy file with more text: the chunks of this much of it, scaled
 # SQLite's table pages (the store's page size): a chunk's row goes on the last page when it fits, else on a new one, so
-# rows of 2-4 KB (full chunks of prose) leave up to half of each page empty (benchmarks/RESULTS.md, "chunk rows by pages")
+# rows of 2-4 KB (full chunks of prose) leave up to half of each page empty (benchmarks/RESULTS.md, "the fixed cost of
+# an add, chunk rows by pages")
 PAGE_BYTES = 4096
 _PAGE_HEADER = 8  # a table leaf page's header
 _CELL_BYTES = 2  # a cell's pointer on its page

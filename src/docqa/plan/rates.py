@@ -11,8 +11,13 @@ from __future__ import annotations
 # FIT_FOLDERS: English and Chinese man pages, Markdown, JSON, HTML, code, PDF; 9 folders of 2 to 17,842 files) and
 # checked on the others.  On two cores to itself an add takes about its CPU time (the workers parse while
 # the main process writes); on a loaded machine the wall time is longer.
+# "the fixed cost of an add, chunk rows by pages" (2026-12-06): START_S is measured, not fitted: `docqa add` of a
+# folder of one short page (benchmarks/init_estimate.py start), the median of 10 adds at loads 3-14 (1.0-1.4 CPU-s:
+# the same add costs more CPU on a busy machine).  A file alone costs less than FILE_S (1,000 one-line pages: 0.3 ms
+# each); FILE_S, fitted on 17,842 man pages, also carries their roff reading (0.15-0.21 us a character, measured
+# apart); a rate per roff character with 0.3 ms a file fits the fit folders no better.
 START_S = 1.25  # the process, its imports, a new knowledge base, the parser pool: an add of one short page
-FILE_S = 0.00116  # a file: listing, hashing, a document row, a worker's round trip
+FILE_S = 0.00116  # a file: listing, hashing, a document row, a worker's round trip (and a man page's roff)
 HAN_S = 2.19e-6  # a Han character: jieba segments Chinese for full-text search, on top of the other work
 PAGE_BYTE_S = 2.35e-7  # a byte of a laid-out format (PDF, slides, sheets, RTF, OLE, archives): parsing it
 # "repetition, pictures, equal chunks" (2026-12-06): the work on text (reading, chunking, counting, indexing)
@@ -21,7 +26,7 @@ PAGE_BYTE_S = 2.35e-7  # a byte of a laid-out format (PDF, slides, sheets, RTF, 
 # costs under half as much a character.  Fitted on the fit folders above plus a generated test log
 # (benchmarks/init_estimate.py fit-time; FIT_FOLDERS, TEST_LOG), the other rates as they were; JSON records
 # (the fit folders' JSON is SQuAD's) have a rate of their own.
-# "the fixed cost of an add, chunk rows by pages" (2026-12-06): refitted with START_S measured apart, on tokens
+# "the fixed cost of an add, chunk rows by pages": refitted with START_S measured apart, on tokens
 # instead of characters, and with two more fit folders of plain English prose (/usr/share/info, common-licenses):
 # fit-time fits both on all fit folders but one and predicts that one, in turn; by tokens the generated test log is
 # predicted within 10 %, by characters 184 % over (its lines are token-dense and cheap); the other eleven alike.
@@ -49,9 +54,9 @@ OCR_MEGAPIXEL_S = 1.52
 # saw 32,500 characters/s of wall time on the shared cores: the load of the other sessions.)
 USE_CHAR_S = 7.42e-6
 USE_HAN_S = 2.34e-5
-# "the fixed cost of an add" (2026-12-06): loading the model, once per add that embeds (an add of a one-page folder
-# with the bundled model, less the same add without; benchmarks/init_estimate.py start); the rates above are refitted
-# with it taken out.
+# "the fixed cost of an add, chunk rows by pages" (2026-12-06): loading the model, once per add that embeds (an add of
+# a one-page folder with the bundled model less the same add without: 0.43-0.64 CPU-s; benchmarks/init_estimate.py
+# start); USE_CHAR_S and USE_HAN_S refitted with it taken out (fit-embed, the same four fit folders).
 EMBED_START_S = 0.5
 # "hybrid retrieval (issue 3)": multilingual-e5-small embedded SciFact at 7 chunks/s against USE's 30 in the
 # same conditions.
@@ -66,10 +71,11 @@ REMOTE_CHARS_PER_S = 50_000.0
 # full-text index; a Han character is three bytes of UTF-8 in each copy, and the chunks keep a second,
 # jieba-segmented copy of Chinese text for full-text search.  A chunk is a row, with its title and section.
 INDEX_EMPTY_BYTES = 167_936
-# "chunk rows by pages" (2026-12-06): the chunks' rows are counted as the pages they fill (the survey packs each
+# "the fixed cost of an add, chunk rows by pages": the chunks' rows are counted as the pages they fill (the survey packs each
 # sampled file's rows as SQLite appends them, docqa.plan.probe.row_pages): a full chunk of prose is a 2-4 KB row
 # and leaves much of its page empty, so a folder of long chunks (slides, documents, READMEs) takes more per
-# character than one of short man pages.  The rest refitted on the fit folders with the pages counted.
+# character than one of short man pages (docs/multiformat: 640 pages of chunks, 29 % of them empty; the survey
+# counts 636).  The rest refitted on the fit folders with the pages counted (fit-size).
 INDEX_PAGE_BYTES = 4096  # a page of the chunks table (docqa.plan.probe.PAGE_BYTES)
 INDEX_BYTES_PER_CHAR = 1.51  # a character other than Han (Latin, digits, spaces, punctuation): its copy, its postings
 INDEX_BYTES_PER_HAN = 6.88  # a Han character (its chunk copies are in the pages)
