@@ -12,8 +12,9 @@ and how close the estimates come to what then happens.
         # CPU seconds (and wall); FIT_FOLDERS / CHECK_FOLDERS, default the data pack and /usr/share/doc;
         # --baseline: the same estimates by another tree (main) in a subprocess; --embed local: with vectors
     python benchmarks/init_estimate.py table ROWS.jsonl...   # the rows `folders` printed, as a Markdown table (median CPU)
+    python benchmarks/init_estimate.py rescore ROWS.jsonl    # those rows with this tree's estimates (the adds not redone)
     python benchmarks/init_estimate.py test-log           # writes TEST_LOG (a generated test-suite log, a fit folder)
-    python benchmarks/init_estimate.py fit-time ROWS.jsonl...  # TOKEN_S, PACKED_S, JSON_CHAR_S fitted on the fit folders' rows
+    python benchmarks/init_estimate.py fit-time ROWS.jsonl...  # CHAR_S (or a rate a token), PACKED_S, JSON_CHAR_S fitted on the fit rows
     python benchmarks/init_estimate.py start              # CPU seconds of adding an empty and a one-page folder (START_S, EMBED_START_S)
     python benchmarks/init_estimate.py fit-embed ROWS.jsonl...  # USE_CHAR_S, USE_HAN_S (rows with and without vectors)
     python benchmarks/init_estimate.py fit-size ROWS.jsonl...  # INDEX_BYTES_PER_CHAR, _PER_HAN, _PER_CHUNK, _PER_FILE
@@ -291,7 +292,7 @@ def fit_size(rows_files: list[Path]) -> dict:
 
 
 def fit_time(rows_files: list[Path]) -> dict:
-    """TOKEN_S (or a rate a character), PACKED_S and JSON_CHAR_S by least squares on the fit folders' CPU seconds (full-text
+    """CHAR_S (or a rate a token), PACKED_S and JSON_CHAR_S by least squares on the fit folders' CPU seconds (full-text
     adds in the `folders` rows of `rows_files`, the median where a folder has several), the other rates as they are; each
     model's error on each fit folder when fitted on the others."""
     import statistics
@@ -497,6 +498,26 @@ def bench_folders(folders: list[Path], baseline: str | None, embed: str = "none"
     return rows
 
 
+def rescore(path: Path) -> list[dict]:
+    """The rows of a `folders` run (JSON lines at `path`) with this tree's estimates in place of the ones they hold (the
+    actual figures kept): the estimate of a changed tree against adds already measured, without adding again."""
+    from docqa.plan import ingest_estimate
+
+    rows = []
+    for line in path.read_text().splitlines():
+        r = json.loads(line)
+        folder = Path(r["folder"]) if Path(r["folder"]).is_absolute() else DATA / r["folder"]
+        est = ingest_estimate(folder, _settings("/tmp/unused.db", embed={"provider": r["embed"]}))
+        err = lambda p, a: round(100 * (p - a) / max(a, 1e-9), 1)  # noqa: E731
+        size = r["actual_index_mb"] * 1e6
+        r |= {"predicted_chunks": est.chunks, "chunks_err_pct": err(est.chunks, r["actual_chunks"]),
+              "predicted_index_mb": round(est.index_bytes / 1e6, 2), "index_err_pct": err(est.index_bytes, size),
+              "predicted_s": est.seconds, "time_err_pct": err(est.seconds, r["actual_cpu_s"]), "rescored": True}
+        rows.append(r)
+        print(json.dumps(r), flush=True)
+    return rows
+
+
 def table(paths: list[Path]) -> str:
     """The rows `folders` printed (JSON lines in `paths`) as a Markdown table: actual, main's estimate, this one;
     a folder measured in several runs by the median of its CPU seconds (errors against that median; the
@@ -553,6 +574,8 @@ def main() -> None:
         print(write_test_log(TEST_LOG))
     if part == "ocr-fit":
         bench_ocr_fit(Path(sys.argv[2]) if len(sys.argv) > 2 else OCR_FIT)
+    if part == "rescore":
+        rescore(Path(sys.argv[2]))
     if part == "table":
         print(table([Path(a) for a in sys.argv[2:]]))
     if part in ("question", "all"):

@@ -13,7 +13,7 @@ from docqa.plan import rates
 from docqa.plan.survey import Survey
 from docqa.types import FALLBACK, SUCCESS, RunRecord
 
-# formats whose parsing follows their text (the others: their file bytes; see rates.TOKEN_S, PAGE_BYTE_S)
+# formats whose parsing follows their text (the others: their file bytes; see rates.CHAR_S, PAGE_BYTE_S)
 _TEXT_TYPES = {"text", "markdown", "rst", "man", "json", "yaml", "csv", "compressed", "code", "html", "eml", "epub", "docx"}
 _OCR_PAGE_CHARS = 1500  # characters OCR reads on a typical page
 _PREFIX_TOKENS = 12  # the title and section path embedded with each chunk
@@ -143,15 +143,15 @@ def _pooled(files: list[dict]) -> dict[str, float]:
 
 def _parse_seconds(kind: str, files: int, size: int, found: dict[str, float]) -> float:
     """CPU seconds to read, chunk and index files of one format (pictures: OCR, counted apart; `found`: what they hold,
-    format_text): text by its tokens and by what it compresses to (repeated lines cost less), laid-out formats by
-    their bytes."""
+    format_text): text by its characters and by what it compresses to (repeated lines cost less), laid-out formats
+    by their bytes."""
     chars, han = found["text_chars"], found["han_chars"]
     if kind == "image":
         return 0.0
     if kind == "json":  # records: a rate of its own (the fit folders' JSON is SQuAD's)
         work = (chars - han) * rates.JSON_CHAR_S
     elif kind in _TEXT_TYPES:
-        work = found["tokens"] * rates.TOKEN_S + found["packed"] * rates.PACKED_S
+        work = (chars - han) * rates.CHAR_S + found["packed"] * rates.PACKED_S
     else:
         work = size * rates.PAGE_BYTE_S
     return files * rates.FILE_S + work + han * rates.HAN_S

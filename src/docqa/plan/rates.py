@@ -26,13 +26,13 @@ PAGE_BYTE_S = 2.35e-7  # a byte of a laid-out format (PDF, slides, sheets, RTF, 
 # costs under half as much a character.  Fitted on the fit folders above plus a generated test log
 # (benchmarks/init_estimate.py fit-time; FIT_FOLDERS, TEST_LOG), the other rates as they were; JSON records
 # (the fit folders' JSON is SQuAD's) have a rate of their own.
-# "the fixed cost of an add, chunk rows by pages": refitted with START_S measured apart, on tokens
-# instead of characters, and with two more fit folders of plain English prose (/usr/share/info, common-licenses):
-# fit-time fits both on all fit folders but one and predicts that one, in turn; by tokens the generated test log is
-# predicted within 10 %, by characters 184 % over (its lines are token-dense and cheap); the other eleven alike.
-TOKEN_S = 1.85e-7  # a token (cl100k, as the survey counts them) of a text-like format: chunking, indexing
-PACKED_S = 8.78e-7  # a byte the non-Han text compresses to, on top of TOKEN_S
-JSON_CHAR_S = 1.80e-7  # a character of JSON (not Han), instead of the two above
+# "the fixed cost of an add, chunk rows by pages": kept.  Refitted with START_S measured, on the fit folders and two
+# more of plain English prose (/usr/share/info, common-licenses), a rate a token instead of a character predicted each
+# fit folder better from the others (fit-time) but the check folders worse (/usr/share/doc +19 %, gdb's test log +21 %,
+# against +7 % and +7 % with these rates, same run): not taken.
+CHAR_S = 4.33e-8  # a character of text (not Han) of a text-like format
+PACKED_S = 7.82e-7  # a byte the non-Han text compresses to, on top of CHAR_S
+JSON_CHAR_S = 2.27e-7  # a character of JSON (not Han), instead of the two above
 PACKED_PER_CHAR = 0.35  # when no file of a format was measured: prose packs to about this
 # "the ingest estimate per language": four manual pages rendered at 200 DPI (86-270 KB JPEGs) took 11.8
 # CPU-seconds of OCR in `docqa add`, 2.96 s a page.  (Wall time on a loaded machine is several times that:
