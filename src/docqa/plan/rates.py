@@ -16,7 +16,7 @@ from __future__ import annotations
 # the same add costs more CPU on a busy machine).  A file alone costs less than FILE_S (1,000 one-line pages: 0.3 ms
 # each); FILE_S, fitted on 17,842 man pages, also carries their roff reading (0.15-0.21 us a character, measured
 # apart); a rate per roff character with 0.3 ms a file fits the fit folders no better.
-START_S = 1.25  # the process, its imports, a new knowledge base, the parser pool: an add of one short page
+START_S = 1.22  # the process, its imports, a new knowledge base, the parser pool: an add of one short page
 FILE_S = 0.00116  # a file: listing, hashing, a document row, a worker's round trip (and a man page's roff)
 HAN_S = 2.19e-6  # a Han character: jieba segments Chinese for full-text search, on top of the other work
 PAGE_BYTE_S = 2.35e-7  # a byte of a laid-out format (PDF, slides, sheets, RTF, OLE, archives): parsing it
@@ -52,12 +52,12 @@ OCR_MEGAPIXEL_S = 1.52
 # multilingual) takes on top of a full-text-only add, fitted on four fit folders (SQuAD subset, Flask code, vim
 # tutors, manpages-zh): 145,000 characters a CPU-second, 39,700 Han characters.  ("hybrid retrieval (issue 3)"
 # saw 32,500 characters/s of wall time on the shared cores: the load of the other sessions.)
-USE_CHAR_S = 7.42e-6
-USE_HAN_S = 2.34e-5
+USE_CHAR_S = 7.06e-6
+USE_HAN_S = 2.31e-5
 # "the fixed cost of an add, chunk rows by pages" (2026-12-06): loading the model, once per add that embeds (an add of
 # a one-page folder with the bundled model less the same add without: 0.43-0.64 CPU-s; benchmarks/init_estimate.py
 # start); USE_CHAR_S and USE_HAN_S refitted with it taken out (fit-embed, the same four fit folders).
-EMBED_START_S = 0.5
+EMBED_START_S = 0.43
 # "hybrid retrieval (issue 3)": multilingual-e5-small embedded SciFact at 7 chunks/s against USE's 30 in the
 # same conditions.
 E5_SLOWER = 30 / 7
