@@ -79,4 +79,4 @@ def test_the_fixed_cost_is_a_term_of_its_own(tmp_path: Path):
     plain, embedded = estimate_ingest(found, None), estimate_ingest(found, "use-multilingual-v3")
     assert abs(plain.seconds - rates.START_S) <= 0.1  # one short page: the start, nothing else to speak of
     assert abs(embedded.seconds - rates.START_S - rates.EMBED_START_S) <= 0.1
-    assert embedded.embed_seconds >= rates.EMBED_START_S
+    assert abs(embedded.embed_seconds - rates.EMBED_START_S) <= 0.1  # the model's load: the embedding of one line is nothing
