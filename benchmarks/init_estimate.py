@@ -12,8 +12,12 @@ and how close the estimates come to what then happens.
         # CPU seconds (and wall); FIT_FOLDERS / CHECK_FOLDERS, default the data pack and /usr/share/doc;
         # --baseline: the same estimates by another tree (main) in a subprocess; --embed local: with vectors
     python benchmarks/init_estimate.py table ROWS.jsonl...   # the rows `folders` printed, as a Markdown table (median CPU)
+    python benchmarks/init_estimate.py rescore ROWS.jsonl    # those rows with this tree's estimates (the adds not redone)
     python benchmarks/init_estimate.py test-log           # writes TEST_LOG (a generated test-suite log, a fit folder)
-    python benchmarks/init_estimate.py fit-time ROWS.jsonl...  # CHAR_S, PACKED_S, JSON_CHAR_S fitted on the fit folders' rows
+    python benchmarks/init_estimate.py fit-time ROWS.jsonl...  # CHAR_S (or a rate a token), PACKED_S, JSON_CHAR_S fitted on the fit rows
+    python benchmarks/init_estimate.py start              # CPU seconds of adding an empty and a one-page folder (START_S, EMBED_START_S)
+    python benchmarks/init_estimate.py fit-embed ROWS.jsonl...  # USE_CHAR_S, USE_HAN_S (rows with and without vectors)
+    python benchmarks/init_estimate.py fit-size ROWS.jsonl...  # INDEX_BYTES_PER_CHAR, _PER_HAN, _PER_CHUNK, _PER_FILE
     python benchmarks/init_estimate.py ocr-fit [FOLDER]   # OCR CPU seconds of each distinct picture of FOLDER (default
         # OCR_FIT: the Rust documentation's screenshots and diagrams) in a parser-like process, against its detected
         # megapixels (from the header), fitted as seconds = a + b x megapixels (rates.OCR_PICTURE_S, OCR_MEGAPIXEL_S)
@@ -152,11 +156,12 @@ TRUST = Path(os.environ.get("TRUST_CORPUS", REPO / "benchmarks" / ".work" / "tru
 # its bytes; the only PDFs outside the data pack's check folder), and 3 of zh_TW's 11 man pages, which
 # manpages-zh also holds.
 # TEST_LOG: a generated test-suite log (`python benchmarks/init_estimate.py test-log` writes it), the fit folders' one
-# text of repeated lines, for the rate that follows compressed size (rates.PACKED_S).
+# text of repeated lines, for the rate that follows compressed size (rates.PACKED_S).  /usr/share/info (texinfo manuals,
+# gzipped) and /usr/share/common-licenses: plain English prose, which the fit folders lacked (none is in a check folder).
 TEST_LOG = REPO / "benchmarks" / ".work" / "estimate" / "test-log"
 FIT_FOLDERS = [DATA / "qa" / "squad2-dev-subset", DATA / "docs" / "code", TRUST / "lilypond-zh", TRUST / "manpages-zh",
                TRUST / "lxgw-wenkai", TRUST / "pdf-manuals", Path("/usr/share/man/zh_CN"), Path("/usr/share/vim/vim90/tutor"),
-               Path("/usr/share/man/man1"), TEST_LOG]
+               Path("/usr/share/man/man1"), TEST_LOG, Path("/usr/share/info"), Path("/usr/share/common-licenses")]
 CHECK_FOLDERS = [Path("/usr/share/doc"), Path("/usr/share/doc/gdb"), DATA / "docs" / "multiformat",
                  DATA / "retrieval" / "scifact", DATA / "retrieval" / "cmrc2018-dev", TRUST / "debian-edu-zh", TRUST / "wiki-zh",
                  Path("/usr/share/man/zh_TW"), TRUST / "debian-readmes", TRUST / "git-relnotes", TRUST / "markdown-docs",
@@ -192,38 +197,106 @@ def write_test_log(folder: Path, lines: int = 90_000, seed: int = 11) -> Path:
 
 
 def _work(folder: Path) -> dict:
-    """What the time estimate of a first add of `folder` rests on, from its survey: files, non-Han characters and
-    their packed bytes (text-like formats), Han characters, bytes of laid-out formats, OCR seconds."""
+    """What the estimate of a first add of `folder` rests on, from its survey: for the time, files, non-Han characters
+    and their packed bytes (text-like formats), JSON characters, Han characters, bytes of laid-out formats, OCR
+    seconds; for the size, all characters, chunks and the pages their rows fill."""
     from docqa.plan import estimate as est
     from docqa.plan.planner import ocr_enabled, survey_folder
 
     settings = _settings("/tmp/unused.db", embed={"provider": "none"})
     s = survey_folder(folder, settings)
     work = {"files": s.files, "chars": 0.0, "packed": 0.0, "json": 0.0, "han": 0.0, "laid_out": 0.0,
-            "ocr_s": est._ocr_seconds(s) if ocr_enabled(settings.ingest.ocr) else 0.0}
+            "ocr_s": est._ocr_seconds(s) if ocr_enabled(settings.ingest.ocr) else 0.0,
+            "all_chars": 0.0, "chunks": 0.0, "pages": 0.0, "wide": 0.0, "tokens": 0.0, "distinct": 1.0 - s.duplicate_chunks}
     for kind, stat in s.by_type.items():
-        heavy = [h for h in s.heavy if h["type"] == kind]
-        c, z, p, _, _ = est._per_type(s, kind, max(est._content(stat) - sum(est._content(h) for h in heavy), 0), 512, len(heavy))
-        c += sum(h["text_chars"] for h in heavy)
-        z += sum(h.get("han_chars", 0) for h in heavy)
-        p += sum(h.get("packed", 0) for h in heavy)
+        found = est.format_text(s, kind)
+        c, z, p = found["text_chars"], found["han_chars"], found["packed"]
         work["han"] += z
+        work["all_chars"] += c
+        work["chunks"] += found["chunks"]
+        work["pages"] += found["pages"]
+        work["wide"] += found["wide"]
         if kind == "json":
             work["json"] += c - z
         elif kind in est._TEXT_TYPES:
             work["chars"] += c - z
             work["packed"] += p
+            work["tokens"] += found["tokens"]
         elif kind != "image":
             work["laid_out"] += stat["bytes"]
     return work
 
 
-def fit_time(rows_files: list[Path]) -> dict:
-    """CHAR_S, PACKED_S and JSON_CHAR_S by least squares on the fit folders' CPU seconds (full-text adds in the `folders` rows
-    of `rows_files`, the median where a folder has several), the other rates as they are."""
+def _fit_rows(rows_files: list[Path], embed: str = "none") -> dict[str, list[dict]]:
+    """The fit folders' rows of `folders` runs (JSON lines in `rows_files`) with embeddings `embed`, by folder."""
+    fit = {str(f) for f in FIT_FOLDERS} | {str(f.relative_to(DATA)) for f in FIT_FOLDERS if f.is_relative_to(DATA)}
+    rows: dict[str, list[dict]] = {}
+    for path in rows_files:
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            if r["folder"] in fit and r["embed"] == embed:
+                rows.setdefault(r["folder"], []).append(r)
+    return rows
+
+
+def fit_embed(rows_files: list[Path]) -> dict:
+    """USE_CHAR_S and USE_HAN_S by least squares on the fit folders' CPU seconds with the bundled model less those
+    without (medians of the `folders` rows in `rows_files`), the model's load (EMBED_START_S) taken out."""
     import statistics
 
+    import numpy as np
+
     from docqa.plan import rates
+
+    plain = {k: statistics.median(r["actual_cpu_s"] for r in v) for k, v in _fit_rows(rows_files).items()}
+    points = []
+    for name, rows in _fit_rows(rows_files, "local").items():
+        if name not in plain:
+            continue
+        w = _work(_fit_path(name))
+        rest = statistics.median(r["actual_cpu_s"] for r in rows) - plain[name] - rates.EMBED_START_S
+        points.append(([(w["all_chars"] - w["han"]) * w["distinct"], w["han"] * w["distinct"]], rest))
+        print(json.dumps({"folder": name, "chars": round(w["all_chars"]), "han": round(w["han"]),
+                          "distinct": round(w["distinct"], 3), "rest_s": round(rest, 3)}), flush=True)
+    char_s, han_s = np.linalg.lstsq(np.array([p[0] for p in points]), np.array([p[1] for p in points]), rcond=None)[0]
+    result = {"use_char_s": char_s, "use_han_s": han_s, "folders": len(points)}
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def _fit_path(name: str) -> Path:
+    return Path(name) if Path(name).is_absolute() else DATA / name
+
+
+def fit_size(rows_files: list[Path]) -> dict:
+    """INDEX_BYTES_PER_CHAR, _PER_HAN, _PER_CHUNK and _PER_FILE by least squares on the fit folders' index sizes (full-text adds),
+    the empty knowledge base, the chunk rows' pages and the wide characters' bytes as they are."""
+    import numpy as np
+
+    from docqa.plan import rates
+
+    points = []
+    for name, rows in _fit_rows(rows_files).items():
+        w = _work(_fit_path(name))
+        rest = (rows[0]["actual_index_mb"] * 1e6 - rates.INDEX_EMPTY_BYTES - w["pages"] * rates.INDEX_PAGE_BYTES
+                - w["wide"] * rates.INDEX_BYTES_PER_WIDE)
+        points.append(([w["all_chars"] - w["han"], w["han"], w["chunks"], w["files"]], rest, rows[0]["actual_index_mb"] * 1e6))
+        print(json.dumps({"folder": name, **{k: round(v, 1) for k, v in w.items()}, "rest": round(rest)}), flush=True)
+    x = np.array([p[0] for p in points])
+    weights = 1 / np.array([p[2] for p in points])  # relative errors: a small folder counts as much as a large one
+    coef = np.linalg.lstsq(x * weights[:, None], np.array([p[1] for p in points]) * weights, rcond=None)[0]
+    result = {"bytes_per_char": coef[0], "bytes_per_han": coef[1], "bytes_per_chunk": coef[2], "bytes_per_file": coef[3],
+              "folders": len(points)}
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def fit_time(rows_files: list[Path]) -> dict:
+    """CHAR_S (or a rate a token), PACKED_S and JSON_CHAR_S by least squares on the fit folders' CPU seconds (full-text
+    adds in the `folders` rows of `rows_files`, the median where a folder has several), the other rates as they are; each
+    model's error on each fit folder when fitted on the others."""
+    import statistics
+
 
     fit = {str(f): f for f in FIT_FOLDERS} | {str(f.relative_to(DATA)): f for f in FIT_FOLDERS if f.is_relative_to(DATA)}
     cpu: dict[str, list[float]] = {}
@@ -235,17 +308,33 @@ def fit_time(rows_files: list[Path]) -> dict:
     points = []
     for name, seconds in cpu.items():
         w = _work(fit[name])
-        rest = (statistics.median(seconds) - rates.START_S - w["files"] * rates.FILE_S - w["han"] * rates.HAN_S
-                - w["laid_out"] * rates.PAGE_BYTE_S - w["ocr_s"])
+        rest = statistics.median(seconds) - seconds_fixed(w)
         points.append((name, w, rest))
         print(json.dumps({"folder": name, "cpu_s": seconds, **{k: round(v, 1) for k, v in w.items()}, "rest_s": round(rest, 3)}), flush=True)
     import numpy as np
 
-    x = np.array([[w["chars"], w["packed"], w["json"]] for _, w, _ in points])
-    char_s, packed_s, json_s = np.linalg.lstsq(x, np.array([y for _, _, y in points]), rcond=None)[0]
-    result = {"char_s": char_s, "packed_s": packed_s, "json_char_s": json_s, "folders": len(points)}
-    print(json.dumps(result), flush=True)
+    y = np.array([rest for _, _, rest in points])
+    models = {"chars+packed+json": ("chars", "packed", "json"), "tokens+packed+json": ("tokens", "packed", "json")}
+    result: dict = {"folders": len(points)}
+    for label, columns in models.items():
+        x = np.array([[w[c] for c in columns] for _, w, _ in points])
+        coef = np.linalg.lstsq(x, y, rcond=None)[0]
+        loo = []  # each fit folder predicted by the rates fitted on the others: the model's error on a folder it did not see
+        for i, (_name, w, rest) in enumerate(points):
+            keep = [j for j in range(len(points)) if j != i]
+            c = np.linalg.lstsq(x[keep], y[keep], rcond=None)[0]
+            loo.append(round(100 * float(x[i] @ c - rest) / (rest + seconds_fixed(w)), 1))
+        result[label] = {"rates": dict(zip(columns, (float(v) for v in coef), strict=True)), "leave_one_out_pct": loo}
+        print(json.dumps({label: result[label]}), flush=True)
     return result
+
+
+def seconds_fixed(w: dict) -> float:
+    """The part of an add's CPU seconds the time fit holds fixed (start, files, Han, laid-out bytes, OCR)."""
+    from docqa.plan import rates
+
+    return (rates.START_S + w["files"] * rates.FILE_S + w["han"] * rates.HAN_S + w["laid_out"] * rates.PAGE_BYTE_S
+            + w["ocr_s"])
 
 
 def _ocr_one(path: str, out) -> None:
@@ -295,6 +384,29 @@ def bench_ocr_fit(folder: Path) -> list[dict]:
     print(json.dumps({"pictures": n, "megapixels": round(sx, 3), "cpu_s": round(sy, 2), "picture_s": round((sy - b * sx) / n, 4),
                       "megapixel_s": round(b, 4)}), flush=True)
     return rows
+
+
+def bench_start(reps: int = 5) -> dict:
+    """The fixed cost of `docqa add` (rates.START_S, EMBED_START_S): CPU seconds of an add in a new process of an empty
+    folder and of a folder of one short page, without and with the bundled model, `reps` times each, alternating;
+    the medians."""
+    import statistics
+
+    cpu: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        empty, one = Path(tmp) / "empty", Path(tmp) / "one"
+        empty.mkdir()
+        one.mkdir()
+        (one / "page.md").write_text("# Backups\n\nBackups are kept for 35 days.\n", encoding="utf-8")
+        for i in range(reps):
+            for folder in (empty, one):
+                for embed in ("none", "local"):
+                    kb = Path(tmp) / f"kb-{i}-{folder.name}-{embed}.db"
+                    cpu.setdefault(f"{folder.name}/{embed}", []).append(_cli_add(str(REPO / "src"), kb, folder, embed)[1])
+    result = {k: round(statistics.median(v), 3) for k, v in cpu.items()} | {"load": round(os.getloadavg()[0], 1),
+                                                                           "runs": {k: [round(x, 3) for x in v] for k, v in cpu.items()}}
+    print(json.dumps(result), flush=True)
+    return result
 
 
 def _baseline(src: str, folder: Path, embed: str) -> dict:
@@ -386,6 +498,26 @@ def bench_folders(folders: list[Path], baseline: str | None, embed: str = "none"
     return rows
 
 
+def rescore(path: Path) -> list[dict]:
+    """The rows of a `folders` run (JSON lines at `path`) with this tree's estimates in place of the ones they hold (the
+    actual figures kept): the estimate of a changed tree against adds already measured, without adding again."""
+    from docqa.plan import ingest_estimate
+
+    rows = []
+    for line in path.read_text().splitlines():
+        r = json.loads(line)
+        folder = Path(r["folder"]) if Path(r["folder"]).is_absolute() else DATA / r["folder"]
+        est = ingest_estimate(folder, _settings("/tmp/unused.db", embed={"provider": r["embed"]}))
+        err = lambda p, a: round(100 * (p - a) / max(a, 1e-9), 1)  # noqa: E731
+        size = r["actual_index_mb"] * 1e6
+        r |= {"predicted_chunks": est.chunks, "chunks_err_pct": err(est.chunks, r["actual_chunks"]),
+              "predicted_index_mb": round(est.index_bytes / 1e6, 2), "index_err_pct": err(est.index_bytes, size),
+              "predicted_s": est.seconds, "time_err_pct": err(est.seconds, r["actual_cpu_s"]), "rescored": True}
+        rows.append(r)
+        print(json.dumps(r), flush=True)
+    return rows
+
+
 def table(paths: list[Path]) -> str:
     """The rows `folders` printed (JSON lines in `paths`) as a Markdown table: actual, main's estimate, this one;
     a folder measured in several runs by the median of its CPU seconds (errors against that median; the
@@ -432,10 +564,18 @@ def main() -> None:
         bench_folders(paths or FOLDERS, options.get("--baseline"), options.get("--embed", "none"))
     if part == "fit-time":
         fit_time([Path(a) for a in sys.argv[2:]])
+    if part == "start":
+        bench_start()
+    if part == "fit-embed":
+        fit_embed([Path(a) for a in sys.argv[2:]])
+    if part == "fit-size":
+        fit_size([Path(a) for a in sys.argv[2:]])
     if part == "test-log":
         print(write_test_log(TEST_LOG))
     if part == "ocr-fit":
         bench_ocr_fit(Path(sys.argv[2]) if len(sys.argv) > 2 else OCR_FIT)
+    if part == "rescore":
+        rescore(Path(sys.argv[2]))
     if part == "table":
         print(table([Path(a) for a in sys.argv[2:]]))
     if part in ("question", "all"):

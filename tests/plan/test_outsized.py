@@ -4,7 +4,10 @@ text is measured, not scaled from a sample of small files; the estimate names it
 from __future__ import annotations
 
 import gzip
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,3 +53,23 @@ def test_an_outsized_compressed_log_is_measured_and_named(tmp_path: Path):
     assert abs(estimate.chunks - chunks) <= 0.15 * chunks, (estimate.chunks, chunks)
     warning = next(n for n in estimate.notes if n.startswith("outsized:"))
     assert "logs/check.log.gz alone makes" in warning and "--exclude 'logs/check.log.gz'" in warning
+
+
+@pytest.mark.slow
+def test_init_shows_the_outsized_file_as_a_warning(tmp_path: Path):
+    """What a user reads: `docqa init` prints the outsized file as a warning line (not a dimmed note) with the
+    --exclude to leave it out, and a folder without one gets no warning."""
+    docs = _folder(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}, "DOCQA_LLM__PROVIDER": "none",
+           "DOCQA_EMBED__PROVIDER": "none", "COLUMNS": "400"}
+    run = lambda folder: subprocess.run([sys.executable, "-m", "docqa", "init", str(folder), "--yes"], cwd=work,  # noqa: E731
+                                        capture_output=True, text=True, env=env, timeout=300)
+    proc = run(docs)
+    assert proc.returncode == 0, proc.stderr
+    warning = next(line for line in proc.stdout.splitlines() if line.startswith("warning:"))
+    assert "logs/check.log.gz alone makes" in warning and "--exclude 'logs/check.log.gz'" in warning
+    (docs / "logs" / "check.log.gz").unlink()
+    quiet = run(docs)
+    assert quiet.returncode == 0 and "warning:" not in quiet.stdout and "a first add" in quiet.stdout

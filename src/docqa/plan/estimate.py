@@ -51,31 +51,30 @@ def estimate_ingest(survey: Survey, embedder: str | None, max_tokens: int = 512,
     """Extrapolate the survey's sample to the whole folder with the measured rates (docqa.plan.rates).
     `embedder`: use-multilingual-v3, multilingual-e5-small, another name (remote) or None (BM25 only);
     `paid`: a remote embedder that bills per token (`embed_price` per million)."""
-    chars = han = tokens = chunks = 0.0
+    total = dict.fromkeys(TEXT_KEYS, 0.0)
     parse = 0.0
     for kind, stat in survey.by_type.items():
-        heavy = [h for h in survey.heavy if h["type"] == kind]
-        rest = max(_content(stat) - sum(_content(h) for h in heavy), 0)
-        c, z, p, t, k = _per_type(survey, kind, rest, max_tokens, len(heavy))
-        c, z, p, t, k = (c + sum(h["text_chars"] for h in heavy), z + sum(h.get("han_chars", 0) for h in heavy),
-                         p + sum(h.get("packed", 0) for h in heavy), t + sum(h["tokens"] for h in heavy),
-                         k + sum(h["chunks"] for h in heavy))
-        chars, han, tokens, chunks = chars + c, han + z, tokens + t, chunks + k
-        parse += _parse_seconds(kind, stat["files"], stat["bytes"], c, z, p)
-    pages = _ocr_pages(survey) if ocr else 0
-    chars += pages * _OCR_PAGE_CHARS
-    tokens += pages * _OCR_PAGE_CHARS / rates.CHARS_PER_TOKEN
-    chunks += pages * 0.7  # a chunk never spans two pages: about one per page, fewer for short ones
+        found = format_text(survey, kind, max_tokens)
+        total = {key: total[key] + found[key] for key in TEXT_KEYS}
+        parse += _parse_seconds(kind, stat["files"], stat["bytes"], found)
+    chars, han, tokens, chunks, pages = (total[k] for k in ("text_chars", "han_chars", "tokens", "chunks", "pages"))
+    ocr_pages = _ocr_pages(survey) if ocr else 0
+    chars += ocr_pages * _OCR_PAGE_CHARS
+    tokens += ocr_pages * _OCR_PAGE_CHARS / rates.CHARS_PER_TOKEN
+    chunks += ocr_pages * 0.7  # a chunk never spans two pages: about one per page, fewer for short ones
+    pages += ocr_pages * 0.7 * rates.ROW_PAGES_PER_CHUNK
     distinct = 1.0 - survey.duplicate_chunks  # equal chunk texts are embedded (and their vector kept) once
-    embed_seconds = _embed_seconds(embedder, chars, han) * distinct if embedder else 0.0
+    embed_seconds = _embed_seconds(embedder, chars, han, distinct) if embedder else 0.0
     embed_tokens = int((tokens + chunks * _PREFIX_TOKENS) * distinct) if embedder else 0
     ocr_seconds = _ocr_seconds(survey) if ocr else 0.0
     notes = _outsized(survey, chunks) + _ingest_notes(survey, embedder, paid, embed_price)
     return IngestEstimate(
         files=survey.files, bytes=survey.bytes, text_chars=int(chars), tokens=int(tokens), chunks=int(round(chunks)),
-        ocr_pages=pages, parse_seconds=round(parse, 1), ocr_seconds=round(ocr_seconds, 1),
+        ocr_pages=ocr_pages, parse_seconds=round(parse, 1), ocr_seconds=round(ocr_seconds, 1),
         embed_seconds=round(embed_seconds, 1), seconds=round(rates.START_S + parse + ocr_seconds + embed_seconds, 1),
-        index_bytes=int(_index_bytes(chars, han, chunks, embedder, distinct)), embedder=embedder, embed_tokens=embed_tokens,
+        index_bytes=int(_index_bytes(chars, han, chunks, pages, embedder, distinct) + total["wide"] * rates.INDEX_BYTES_PER_WIDE
+                        + survey.files * rates.INDEX_BYTES_PER_FILE),
+        embedder=embedder, embed_tokens=embed_tokens,
         embed_cost=_embed_cost(embed_tokens, embed_price, paid),
         basis=_basis(survey), notes=notes)
 
@@ -92,29 +91,42 @@ def _content(stat: dict) -> float:
     return float(stat.get("inflated") or stat.get("bytes") or stat.get("size") or 0)
 
 
-def _per_type(survey: Survey, kind: str, size: float, max_tokens: int,
-              heavy: int = 0) -> tuple[float, float, float, float, float]:
-    """(characters, Han characters, packed bytes, tokens, chunks) `size` bytes of content (a .gz file's inflated
-    size) of one format hold, the `heavy` ones measured apart: the sample's ratios, else the heavy files' own,
-    else the fallbacks."""
-    if not size:
-        return 0.0, 0.0, 0.0, 0.0, 0.0
+TEXT_KEYS = ("text_chars", "han_chars", "packed", "tokens", "chunks", "pages", "wide")
+
+
+def format_text(survey: Survey, kind: str, max_tokens: int = 512) -> dict[str, float]:
+    """What the files of one format hold (TEXT_KEYS: characters, Han characters, packed bytes, tokens, chunks, the
+    pages their rows fill, UTF-8 bytes past one a character other than Han): the heavy ones as measured, the rest
+    scaled from the sample."""
+    stat = survey.by_type[kind]
+    heavy = [h for h in survey.heavy if h["type"] == kind]
+    rest = _per_type(survey, kind, max(_content(stat) - sum(_content(h) for h in heavy), 0), max_tokens, len(heavy))
+    return {key: rest[key] + sum(h.get(key, 0) for h in heavy) for key in TEXT_KEYS}
+
+
+def _per_type(survey: Survey, kind: str, size: float, max_tokens: int, heavy: int = 0) -> dict[str, float]:
+    """What `size` bytes of content (a .gz file's inflated size) of one format hold (TEXT_KEYS), the `heavy` ones
+    measured apart: the sample's ratios, else the heavy files' own, else the fallbacks."""
+    if not size or kind == "image" and not survey.sample.get(kind):
+        return dict.fromkeys(TEXT_KEYS, 0.0)
     sample = survey.sample.get(kind) or _pooled([h for h in survey.heavy if h["type"] == kind])
     if sample and _content(sample) and sample.get("text_chars"):
-        chars = size * sample["text_chars"] / _content(sample)
-        per_char = chars / sample["text_chars"]
-        packed = per_char * sample["packed"] if "packed" in sample else chars * rates.PACKED_PER_CHAR
-        return (chars, per_char * sample.get("han_chars", 0), packed, per_char * sample["tokens"],
-                per_char * sample["chunks"])
-    if kind == "image":
-        return 0.0, 0.0, 0.0, 0.0, 0.0
+        scale = size / _content(sample)  # the sample's counts scaled to `size`
+        found = {key: scale * sample.get(key, 0) for key in TEXT_KEYS}
+        if "packed" not in sample:
+            found["packed"] = found["text_chars"] * rates.PACKED_PER_CHAR
+        if "pages" not in sample:
+            found["pages"] = found["chunks"] * rates.ROW_PAGES_PER_CHUNK
+        return found
     if survey.by_type.get(kind, {}).get("inflated"):  # .gz content: text, as plain text holds it
         chars = size / rates.BYTES_PER_CHAR
     else:
         chars = size * rates.TEXT_PER_BYTE.get(kind, 1.0 / rates.BYTES_PER_CHAR)
     tokens = chars / rates.CHARS_PER_TOKEN
     files = survey.by_type.get(kind, {}).get("files", 0) - heavy
-    return chars, chars * _han_share(survey), chars * rates.PACKED_PER_CHAR, tokens, max(tokens / (max_tokens * 0.8), files)
+    chunks = max(tokens / (max_tokens * 0.8), files)
+    return {"text_chars": chars, "han_chars": chars * _han_share(survey), "packed": chars * rates.PACKED_PER_CHAR,
+            "tokens": tokens, "chunks": chunks, "pages": chunks * rates.ROW_PAGES_PER_CHUNK, "wide": 0.0}
 
 
 def _han_share(survey: Survey) -> float:
@@ -125,19 +137,21 @@ def _han_share(survey: Survey) -> float:
 
 def _pooled(files: list[dict]) -> dict[str, float]:
     """Several measured files' counts added up, as a sample's."""
-    keys = ("bytes", "inflated", "text_chars", "han_chars", "packed", "tokens", "chunks")
+    keys = ("bytes", "inflated", *TEXT_KEYS)
     return {k: float(sum(f.get("size" if k == "bytes" else k, 0) for f in files)) for k in keys} if files else {}
 
 
-def _parse_seconds(kind: str, files: int, size: int, chars: float, han: float, packed: float) -> float:
-    """CPU seconds to read, chunk and index files of one format (pictures: OCR, counted apart): text by its
-    characters and by what it compresses to (repeated lines cost less), laid-out formats by their bytes."""
+def _parse_seconds(kind: str, files: int, size: int, found: dict[str, float]) -> float:
+    """CPU seconds to read, chunk and index files of one format (pictures: OCR, counted apart; `found`: what they hold,
+    format_text): text by its characters and by what it compresses to (repeated lines cost less), laid-out formats
+    by their bytes."""
+    chars, han = found["text_chars"], found["han_chars"]
     if kind == "image":
         return 0.0
     if kind == "json":  # records: a rate of its own (the fit folders' JSON is SQuAD's)
         work = (chars - han) * rates.JSON_CHAR_S
     elif kind in _TEXT_TYPES:
-        work = (chars - han) * rates.CHAR_S + packed * rates.PACKED_S
+        work = (chars - han) * rates.CHAR_S + found["packed"] * rates.PACKED_S
     else:
         work = size * rates.PAGE_BYTE_S
     return files * rates.FILE_S + work + han * rates.HAN_S
@@ -166,22 +180,25 @@ def _ocr_pages(survey: Survey) -> int:
     return int(round(pages + _scanned_pages(survey)))
 
 
-def _embed_seconds(embedder: str, chars: float, han: float) -> float:
-    """Seconds the embedder takes over the text: CPU seconds for the local models, a remote one's assumed speed."""
-    local = (chars - han) * rates.USE_CHAR_S + han * rates.USE_HAN_S
+def _embed_seconds(embedder: str, chars: float, han: float, distinct: float = 1.0) -> float:
+    """Seconds the embedder takes over the text (the `distinct` share of it: equal chunk texts are embedded once):
+    CPU seconds for the local models, with their load, a remote one's assumed speed."""
+    local = ((chars - han) * rates.USE_CHAR_S + han * rates.USE_HAN_S) * distinct
     if embedder == "use-multilingual-v3":
-        return local
+        return rates.EMBED_START_S + local
     if embedder == "multilingual-e5-small":
-        return local * rates.E5_SLOWER
-    return chars / rates.REMOTE_CHARS_PER_S
+        return rates.EMBED_START_S + local * rates.E5_SLOWER
+    return chars * distinct / rates.REMOTE_CHARS_PER_S
 
 
-def _index_bytes(chars: float, han: float, chunks: float, embedder: str | None, distinct: float = 1.0) -> float:
-    """A new knowledge base's file, the text (a Han character weighs more: three bytes of UTF-8 in each copy, a
-    segmented copy for full-text search, bigram postings), and the chunks' rows and vectors (one per
-    `distinct` share of the chunks: equal texts share a vector)."""
+def _index_bytes(chars: float, han: float, chunks: float, pages: float, embedder: str | None,
+                 distinct: float = 1.0) -> float:
+    """A new knowledge base's file, the text (a Han character weighs more: three bytes of UTF-8 in each copy,
+    bigram postings), the pages the chunks' rows fill (the survey packs them as SQLite does: full chunks of prose
+    leave pages half empty), their index entries, and their vectors (one per `distinct` share of the chunks: equal
+    texts share a vector)."""
     size = (rates.INDEX_EMPTY_BYTES + (chars - han) * rates.INDEX_BYTES_PER_CHAR + han * rates.INDEX_BYTES_PER_HAN
-            + chunks * rates.INDEX_BYTES_PER_CHUNK)
+            + chunks * rates.INDEX_BYTES_PER_CHUNK + pages * rates.INDEX_PAGE_BYTES)
     if embedder:
         size += chunks * distinct * rates.VECTOR_BYTES_PER_CHUNK_512D * _EMBED_DIMS.get(embedder, 1024) / 512
     return size

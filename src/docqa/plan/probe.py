@@ -18,6 +18,15 @@ TOKEN_CHARS = 20_000  # characters of a document whose tokens are counted (then 
 PACK_CHARS = 32_000  # characters of a document compressed (PACK_WINDOWS slices spread over it) to weigh its repetition
 PACK_WINDOWS = 16
 LIGHT_CHARS = 1_000_000  # a heavy file with more text: the chunks of this much of it, scaled
+# SQLite's table pages (the store's page size): a chunk's row goes on the last page when it fits, else on a new one, so
+# rows of 2-4 KB (full chunks of prose) leave up to half of each page empty (benchmarks/RESULTS.md, "the fixed cost of
+# an add, chunk rows by pages")
+PAGE_BYTES = 4096
+_PAGE_HEADER = 8  # a table leaf page's header
+_CELL_BYTES = 2  # a cell's pointer on its page
+_ROW_BYTES = 110  # a chunk row without its texts: ids, hash, numbers, the record's header
+_MAX_LOCAL = PAGE_BYTES - 35  # a row longer than this keeps only part of it on the page, the rest on overflow pages
+_MIN_LOCAL = (PAGE_BYTES - 12) * 32 // 255 - 23
 _MIN_PAGE_CHARS = 5  # as the PDF reader: fewer non-blank characters is a page without text
 
 
@@ -33,6 +42,8 @@ class Probe:
     chunks: int = 0
     scripts: dict[str, int] = field(default_factory=dict)  # han, latin, other: letters, scaled to the whole text
     packed: int = 0  # bytes the text compresses to (zlib, on PACK_CHARS spread over it, scaled): repetition makes it cheap
+    wide: int = 0  # UTF-8 bytes of its text past one a character, Han characters left out (they have their own rate)
+    pages: float = 0.0  # SQLite pages its chunk rows fill, appended one after another (a heavy file: its head's, scaled)
     hashes: list[str] = field(default_factory=list)  # each chunk's embedded text's hash (a heavy file: its head's): equal texts embed once
     pdf_pages: int = 0
     pdf_checked: int = 0  # first pages checked for a text layer
@@ -90,13 +101,16 @@ def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int,
     if whole or len(text) <= LIGHT_CHARS:
         chunks = chunk_document(doc, max_tokens, overlap)
         result.chunks = len(chunks)
+        result.pages = row_pages(chunk_row_bytes(doc, chunks))
     else:  # the chunks of its first LIGHT_CHARS, scaled to the whole text
         head_doc, cut = _prefix(doc, LIGHT_CHARS)
         chunks = chunk_document(head_doc, max_tokens, overlap)
         result.chunks = max(1, round(len(chunks) * len(text) / max(cut, 1)))
+        result.pages = row_pages(chunk_row_bytes(head_doc, chunks)) * len(text) / max(cut, 1)
     result.hashes = _embed_hashes(doc, chunks)  # of all its chunks, or of its head's
     result.scripts = text_scripts(text)
     result.packed = packed_size(text)
+    result.wide = 0 if text.isascii() else max(len(text.encode()) - len(text) - 2 * result.scripts.get("han", 0), 0)
 
 
 def _embed_hashes(doc, chunks) -> list[str]:
@@ -108,6 +122,45 @@ def _embed_hashes(doc, chunks) -> list[str]:
     title = title_of(doc)
     return [text_hash(embed_text(title, c.section, doc.text[c.char_start:c.char_end], c.context, c.symbol))
             for c in chunks]
+
+
+def chunk_row_bytes(doc, chunks) -> list[int]:
+    """The bytes of each chunk's row as the store writes it (docqa.store.sqlite.documents._chunk_row): its text, its
+    context, its section path twice (as JSON, and in the indexed title with the document's title), its full-text
+    form when that differs from its text (a context, or Chinese: segmented, about one space more a Han character)."""
+    from docqa.ingest.enrich import title_of
+    from docqa.text.language import HAN_RUN
+
+    title = len(title_of(doc).encode())
+    sizes = []
+    for c in chunks:
+        text = doc.text[c.char_start:c.char_end]
+        size = _ROW_BYTES + len(text.encode()) + len(c.context.encode()) + title
+        size += 2 * sum(len(part.encode()) + 4 for part in c.section) + len((c.symbol or "").encode())
+        han = sum(len(run) for run in HAN_RUN.findall(text)) if not text.isascii() else 0
+        if c.context or han:
+            size += len(text.encode()) + len(c.context.encode()) + han
+        sizes.append(size)
+    return sizes
+
+
+def row_pages(sizes: list[int]) -> float:
+    """SQLite table pages that rows of these byte sizes fill when appended in order (rowids ascending, as `docqa add`
+    writes chunks): each on the last page when it fits, else on a new page; a row over a page's limit keeps a part
+    on its page and the rest on overflow pages.  The last page counts by its fill."""
+    usable = PAGE_BYTES - _PAGE_HEADER
+    pages, fill = 0, 0
+    for size in sizes:
+        if size > _MAX_LOCAL:  # SQLite's rule for how much of a long row stays on its page
+            local = _MIN_LOCAL + (size - _MIN_LOCAL) % (PAGE_BYTES - 4)
+            local = local if local <= _MAX_LOCAL else _MIN_LOCAL
+            pages += -(-(size - local) // (PAGE_BYTES - 4))
+            size = local + 4
+        size += _CELL_BYTES
+        if fill + size > usable:
+            pages, fill = pages + 1, 0
+        fill += size
+    return pages + fill / usable
 
 
 def packed_size(text: str) -> int:

@@ -11,8 +11,13 @@ from __future__ import annotations
 # FIT_FOLDERS: English and Chinese man pages, Markdown, JSON, HTML, code, PDF; 9 folders of 2 to 17,842 files) and
 # checked on the others.  On two cores to itself an add takes about its CPU time (the workers parse while
 # the main process writes); on a loaded machine the wall time is longer.
-START_S = 1.21  # the process, its imports and the parser pool
-FILE_S = 0.00116  # a file: listing, hashing, a document row, a worker's round trip
+# "the fixed cost of an add, chunk rows by pages" (2026-12-06): START_S is measured, not fitted: `docqa add` of a
+# folder of one short page (benchmarks/init_estimate.py start), the median of 10 adds at loads 3-14 (1.0-1.4 CPU-s:
+# the same add costs more CPU on a busy machine).  A file alone costs less than FILE_S (1,000 one-line pages: 0.3 ms
+# each); FILE_S, fitted on 17,842 man pages, also carries their roff reading (0.15-0.21 us a character, measured
+# apart); a rate per roff character with 0.3 ms a file fits the fit folders no better.
+START_S = 1.22  # the process, its imports, a new knowledge base, the parser pool: an add of one short page
+FILE_S = 0.00116  # a file: listing, hashing, a document row, a worker's round trip (and a man page's roff)
 HAN_S = 2.19e-6  # a Han character: jieba segments Chinese for full-text search, on top of the other work
 PAGE_BYTE_S = 2.35e-7  # a byte of a laid-out format (PDF, slides, sheets, RTF, OLE, archives): parsing it
 # "repetition, pictures, equal chunks" (2026-12-06): the work on text (reading, chunking, counting, indexing)
@@ -21,6 +26,10 @@ PAGE_BYTE_S = 2.35e-7  # a byte of a laid-out format (PDF, slides, sheets, RTF, 
 # costs under half as much a character.  Fitted on the fit folders above plus a generated test log
 # (benchmarks/init_estimate.py fit-time; FIT_FOLDERS, TEST_LOG), the other rates as they were; JSON records
 # (the fit folders' JSON is SQuAD's) have a rate of their own.
+# "the fixed cost of an add, chunk rows by pages": kept.  Refitted with START_S measured, on the fit folders and two
+# more of plain English prose (/usr/share/info, common-licenses), a rate a token instead of a character predicted each
+# fit folder better from the others (fit-time) but the check folders worse (/usr/share/doc +19 %, gdb's test log +21 %,
+# against +7 % and +7 % with these rates, same run): not taken.
 CHAR_S = 4.33e-8  # a character of text (not Han) of a text-like format
 PACKED_S = 7.82e-7  # a byte the non-Han text compresses to, on top of CHAR_S
 JSON_CHAR_S = 2.27e-7  # a character of JSON (not Han), instead of the two above
@@ -43,8 +52,12 @@ OCR_MEGAPIXEL_S = 1.52
 # multilingual) takes on top of a full-text-only add, fitted on four fit folders (SQuAD subset, Flask code, vim
 # tutors, manpages-zh): 145,000 characters a CPU-second, 39,700 Han characters.  ("hybrid retrieval (issue 3)"
 # saw 32,500 characters/s of wall time on the shared cores: the load of the other sessions.)
-USE_CHAR_S = 6.91e-6
-USE_HAN_S = 2.52e-5
+USE_CHAR_S = 7.06e-6
+USE_HAN_S = 2.31e-5
+# "the fixed cost of an add, chunk rows by pages" (2026-12-06): loading the model, once per add that embeds (an add of
+# a one-page folder with the bundled model less the same add without: 0.43-0.64 CPU-s; benchmarks/init_estimate.py
+# start); USE_CHAR_S and USE_HAN_S refitted with it taken out (fit-embed, the same four fit folders).
+EMBED_START_S = 0.43
 # "hybrid retrieval (issue 3)": multilingual-e5-small embedded SciFact at 7 chunks/s against USE's 30 in the
 # same conditions.
 E5_SLOWER = 30 / 7
@@ -58,9 +71,18 @@ REMOTE_CHARS_PER_S = 50_000.0
 # full-text index; a Han character is three bytes of UTF-8 in each copy, and the chunks keep a second,
 # jieba-segmented copy of Chinese text for full-text search.  A chunk is a row, with its title and section.
 INDEX_EMPTY_BYTES = 167_936
-INDEX_BYTES_PER_CHAR = 2.85  # a character other than Han (Latin, digits, spaces, punctuation)
-INDEX_BYTES_PER_HAN = 18.8  # a Han character
-INDEX_BYTES_PER_CHUNK = 572
+# "the fixed cost of an add, chunk rows by pages": the chunks' rows are counted as the pages they fill (the survey packs each
+# sampled file's rows as SQLite appends them, docqa.plan.probe.row_pages): a full chunk of prose is a 2-4 KB row
+# and leaves much of its page empty, so a folder of long chunks (slides, documents, READMEs) takes more per
+# character than one of short man pages (docs/multiformat: 640 pages of chunks, 29 % of them empty; the survey
+# counts 636).  The rest refitted on the fit folders with the pages counted (fit-size).
+INDEX_PAGE_BYTES = 4096  # a page of the chunks table (docqa.plan.probe.PAGE_BYTES)
+INDEX_BYTES_PER_CHAR = 1.51  # a character other than Han (Latin, digits, spaces, punctuation): its copy, its postings
+INDEX_BYTES_PER_HAN = 6.88  # a Han character (its chunk copies are in the pages)
+INDEX_BYTES_PER_CHUNK = 234  # a chunk's index entries (its id, its document, its hash, its full-text size)
+INDEX_BYTES_PER_WIDE = 1.0  # a UTF-8 byte past one a character (Cyrillic, Greek, kana: 2-3 bytes) in the document's copy
+INDEX_BYTES_PER_FILE = 1456  # a document's row: path, title, keywords, summary, metadata (and their full-text entries)
+ROW_PAGES_PER_CHUNK = 0.5  # pages a chunk's row fills when no file of its format was sampled
 # "the ingest estimate per language": 1,375-1,485 bytes a chunk with vectors than without on the fit folders
 # ("hybrid retrieval (issue 3)", At 100k chunks: 313 MB with vectors, 156 MB without: 1,570; 512-d, float16).
 VECTOR_BYTES_PER_CHUNK_512D = 1460
