@@ -65,6 +65,9 @@ def test_a_which_variable_question_is_answered_by_the_variable(kb):
     ("What package provides ssh-keygen?", "package"), ("Which environment variable sets the proxy?", "variable"),
     ("What command lists the keys?", "command"), ("What do I run to list the keys?", "command"),
     ("How long are backups kept?", None),
+    ("默认的配置文件名是什么？", "file"), ("tar 会生成什么文件名的备份？", "file"),
+    ("文件名里带空格时，xargs 该怎么改？", None), ("有的文件名里带空格，被拆成了两个参数，怎么办？", None),
+    ("When the keys are rotated, which file holds the old ones?", "file"),
 ])
 def test_the_type_a_question_asks_for(question, kind):
     assert asks_for(question) == kind

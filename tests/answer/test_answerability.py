@@ -19,6 +19,9 @@ from docqa.answer.extractive import evidence_features, evidence_probability
     ("Which option turns off the cache?", "command"),
     ("What version of zlib added this?", "version"),
     ("When was the format first published?", "date"),
+    ("When tee is run with -p, which output error mode does it use?", None),  # a condition, not a date question
+    ("If the lock is held, which option makes apt wait?", "command"),
+    ("当证书的日期过期时，哪个服务会拒绝连接？", None),  # 日期 in the condition asks for no date
     ("Why was Git 2.39.5 released?", None),
 ])
 def test_asked_type(question, kind):

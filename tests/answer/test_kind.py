@@ -35,6 +35,15 @@ from docqa.answer.kind import asked, fits, mismatch
     ("备份文件名后面会加什么符号？", None),  # a symbol, though 文件名 names a file
     ("Which suffix does tar add to a backup file?", None),
     ("What happens when the disk is full?", None),  # "when" inside a question asks for no date
+    ("When tee is run with -p, which output error mode does it use?", None),  # a condition, not a date question
+    ("When apt runs from a cron job and dpkg is locked, how long does it wait?", "duration"),
+    ("If the mirror is behind, which command forces a resync?", "command"),
+    ("当证书的日期过期时，哪个服务会拒绝连接？", None),  # 日期 in the condition asks for no date
+    ("当日志写满磁盘时，哪个文件记录了出错的位置？", "path"),
+    ("xargs 遇到文件名里带空格时会拆成两个参数，该怎么办？", None),  # 文件名 is mentioned, not asked
+    ("我用 find 找出一批日志再通过 xargs rm 删除，结果有的文件名里带空格，删错了东西。xargs 这边该怎么改？", None),
+    ("打包后的备份文件名是什么？", "file"),
+    ("When will Debian change the KillUserProcesses default to yes?", "date"),
     ("Why was Git 2.39.5 released?", None),
     ("What does the installer do with the old configuration?", None),
 ])

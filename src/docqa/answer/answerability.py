@@ -46,7 +46,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from docqa.answer import shape
+from docqa.answer import clause, shape
 from docqa.text.background import rarity
 from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import has_cjk
@@ -78,7 +78,9 @@ _ASKS = (
 
 
 def asked_type(question: str) -> str | None:
-    """What kind of token the question asks for, if it asks for one: version, number, path, command or date."""
+    """What kind of token the question asks for, if it asks for one: version, number, path, command or date (by the
+    clause that asks: "When tee is run with -p, which ...?" asks for no date, docqa.answer.clause)."""
+    question = clause.asking(question)
     for name, asks, _ in _ASKS:
         if asks.search(question):
             return name

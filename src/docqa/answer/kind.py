@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from docqa.answer import answerability, shape
+from docqa.answer import answerability, clause, shape
 from docqa.text.segment import STOPWORDS
 
 BEFORE = 12  # characters before the words that may make them a frequency ("every ", "rotated each ", 每)
@@ -57,7 +57,9 @@ _SAID = {"frequency": "a frequency (how often)", "duration": "a duration (how lo
 
 def asked(question: str) -> str | None:
     """The kind of value `question` asks for: frequency, duration, version, number, path, file, package, variable,
-    command or date; None: no kind (a fact, a reason, a yes-or-no question ...)."""
+    command or date; None: no kind (a fact, a reason, a yes-or-no question ...).  Read in the clause that asks
+    (docqa.answer.clause): "When tee is run with -p, which mode ...?" asks for a mode, not a date."""
+    question = clause.asking(question)
     if _FREQUENCY_ASKS.search(question):
         return "frequency"
     if _DURATION_ASKS.search(question):

@@ -22,11 +22,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass
 from typing import Protocol
 
+from docqa.answer import clause
+
 MAX_STEPS = 10
 
 _ASKS = {
     "file": re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:files?|paths?|director(?:y|ies)|folders?)\b"
-                       r"|哪个文件|什么文件|哪些文件|哪个目录|什么目录|哪个路径|什么路径|文件名", re.IGNORECASE),
+                       r"|哪个文件|什么文件|哪些文件|哪个目录|什么目录|哪个路径|什么路径"
+                       r"|什么文件名|哪个文件名|文件名(?:是|叫|为)(?:什么|啥)|文件名称?(?:是|在)?哪", re.IGNORECASE),  # not "文件名里带空格"
     "package": re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?packages?\b|哪个包|什么包|哪些包|哪个软件包|什么软件包",
                           re.IGNORECASE),
     "variable": re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:variables?|settings?|options?|directives?|parameters?|keys?)\b"
@@ -77,8 +80,10 @@ class Shape:
 
 
 def asks_for(question: str) -> str | None:
-    """The type of thing the question asks for: file, package, variable or command (None: none of them)."""
-    return next((kind for kind, pattern in _ASKS.items() if pattern.search(question)), None)
+    """The type of thing the question asks for: file, package, variable or command (None: none of them), by the
+    clause that asks (docqa.answer.clause: "当文件名里带空格时，xargs 该怎么办？" asks for no file)."""
+    asking = clause.asking(question)
+    return next((kind for kind, pattern in _ASKS.items() if pattern.search(asking)), None)
 
 
 def holds_type(sentence: str, kind: str) -> bool:

@@ -1,0 +1,45 @@
+"""The clause of a question that asks (issue 28): a leading condition says when, not what is asked.
+
+"When tee is run with -p, which output error mode is used?" asks for a mode, not a date; "如果我不指定后缀，备份
+文件名后面会加什么符号？" and "apt 在没有终端时，遇到 dpkg 锁会等多久？" ask what their main clause asks.  `asking(question)`
+drops such leading conditions ("When ...,", "If ...,", "Once ...,", 当……时，, ……时候，, 如果……，) when the rest still
+asks something (which, what, how ..., 哪, 什么, 怎么, 多少 ...); the detections of what a question asks for
+(docqa.answer.answerability.asked_type, docqa.answer.shape.asks_for, docqa.answer.kind.asked) read the rest.
+"When will Debian change the default?" has no comma after its clause: it is a date question and stays whole.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_CONDITIONS = 3  # "用 tar 备份时，如果我不指定后缀，……": conditions one after another
+
+# "When ... ," / "If ... ," before which, what, how ...; not "When was ..., and which ...?", itself a question.
+_EN = re.compile(r"^\W*(?:(?:when|whenever)(?!\s+(?:is|was|were|are|did|does|do|will|would|can|could|should|has|have|had)\b)"
+                 r"|if|once)\b[^,?;:]{1,160},\s*(?=(?:which|what|how|where|who|whose|why|is|are|does|do|can|should|will|would)\b)",
+                 re.IGNORECASE)
+# 当……时，/ ……的时候，/ 如果……，(a clause with no question words of its own: 什么时候 asks for a date)
+_ZH = re.compile(r"^(?![^，,。？?]{0,60}?(?:什么时候|何时|哪|什么|怎么|如何|多少|多久|几))(?:(?:当|在)?[^，,。？?]{1,60}?(?:时候|时)"
+                 r"|(?:如果|假如|要是|若)[^，,。？?]{1,60})[，,]\s*")
+_ZH_ASKS = re.compile(r"哪|什么|怎么|怎样|如何|多少|多久|多长|几|吗|是否")
+
+
+def asking(question: str) -> str:
+    """`question` without its leading conditions, when what remains still asks; else `question` whole."""
+    rest = question
+    for _ in range(MAX_CONDITIONS):
+        cut = _cut(rest)
+        if cut == rest:
+            break
+        rest = cut
+    return rest
+
+
+def _cut(question: str) -> str:
+    m = _EN.match(question)
+    if m:
+        return question[m.end():]
+    m = _ZH.match(question)
+    if m and _ZH_ASKS.search(question, m.end()):
+        return question[m.end():]
+    return question
