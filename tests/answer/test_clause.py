@@ -10,6 +10,7 @@ from docqa.answer.clause import asking
 @pytest.mark.parametrize("question, rest", [
     ("When tee is run with -p, which output error mode does it use?", "which output error mode does it use?"),
     ("If I set SYSTEMD_BUS_TIMEOUT=30 without a unit, how is the value interpreted?", "how is the value interpreted?"),
+    ("When apt runs from cron, without a terminal, how long does it wait for the lock?", "how long does it wait for the lock?"),
     ("Once the key is revoked, what happens to the signatures made with it?", "what happens to the signatures made with it?"),
     ("apt 在没有终端（比如 cron 里）时，遇到 dpkg 锁会等多久？", "遇到 dpkg 锁会等多久？"),
     ("当文件名里带空格时，xargs 该怎么办？", "xargs 该怎么办？"),

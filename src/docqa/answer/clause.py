@@ -16,7 +16,7 @@ MAX_CONDITIONS = 3  # "用 tar 备份时，如果我不指定后缀，……": c
 
 # "When ... ," / "If ... ," before which, what, how ...; not "When was ..., and which ...?", itself a question.
 _EN = re.compile(r"^\W*(?:(?:when|whenever)(?!\s+(?:is|was|were|are|did|does|do|will|would|can|could|should|has|have|had)\b)"
-                 r"|if|once)\b[^,?;:]{1,160},\s*(?=(?:which|what|how|where|who|whose|why|is|are|does|do|can|should|will|would)\b)",
+                 r"|if|once)\b[^?;:]{1,160}?,\s*(?=(?:which|what|how|where|who|whose|why|is|are|does|do|can|should|will|would)\b)",
                  re.IGNORECASE)
 # 当……时，/ ……的时候，/ 如果……，(a clause with no question words of its own: 什么时候 asks for a date)
 _ZH = re.compile(r"^(?![^，,。？?]{0,60}?(?:什么时候|何时|哪|什么|怎么|如何|多少|多久|几))(?:(?:当|在)?[^，,。？?]{1,60}?(?:时候|时)"
