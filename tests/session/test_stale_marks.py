@@ -193,6 +193,62 @@ def test_the_migration_moves_the_marks_and_finds_the_exact_citations(backend, re
         assert changed[0] == "2026-12-01T00:00:00+00:00" and changed[1] and changed[2]
 
 
+def test_postgres_schema_13_keeps_the_marks_and_a_trigger_removes_those_of_citations_that_go(request, tmp_path):
+    """Schema 13 drops the marks' foreign key (its check locked every marked citation's row): the marks of a
+    schema 12 knowledge base stay, and those of citations that go still go with them (the trigger)."""
+    from docqa.store import open_store
+
+    url = kb_url("postgres", request, tmp_path)
+    with open_store(url) as s:
+        text, found = chunks(["The database listens on port 5432.", "The pool holds 20 connections."])
+        s.documents.replace_document(record("d1", "/docs/d1.md", content_hash="h1"), text, found)
+        ids = s.documents.chunk_ids("d1")
+        for run_id, n in (("r1", 0), ("r2", 1), ("r3", 1)):
+            start = 0 if n == 0 else 36
+            citation = {"n": 1, "chunk_id": ids[n], "document_id": "d1", "char_start": start,
+                        "char_end": start + len(found[n].text), "quote": found[n].text}
+            s.runlog.save_run(RunRecord(id=run_id, session_id=run_id, question="q?", status=SUCCESS, answer="a",
+                                        result={"answer": "a", "citations": [citation]}))
+        text, found = chunks(["The database listens on port 5432.", "The pool holds 25 connections."])
+        s.documents.replace_document(record("d1", "/docs/d1.md", content_hash="h2"), text, found)
+        stale_at = s.runlog.get_run("r2").stale_at
+        assert stale_at and {r.id for r in s.runlog.list_runs(stale=True)} == {"r2", "r3"}
+    _back_to_schema_12(url)
+    assert _foreign_keys(url) == 1
+    with open_store(url) as s:
+        assert s.schema_version == 13 and _foreign_keys(url) == 0
+        assert {r.id for r in s.runlog.list_runs(stale=True)} == {"r2", "r3"} and s.runlog.get_run("r2").stale_at == stale_at
+        assert _count(s, "run_source_marks") == 2
+        assert s.runlog.delete_session("r2") is True  # its run's citation goes, and the mark with it
+        assert _count(s, "run_source_marks") == 1 and s.runlog.get_run("r3").stale is True
+        citation = {"n": 1, "chunk_id": s.documents.chunk_ids("d1")[1], "document_id": "d1", "char_start": 36,
+                    "char_end": 66, "quote": "The pool holds 25 connections."}
+        s.runlog.save_run(RunRecord(id="r3", session_id="r3", question="q?", status=SUCCESS, answer="a",
+                                    result={"answer": "a", "citations": [citation]}))  # saved again: a new citation
+        assert _count(s, "run_source_marks") == 0 and s.runlog.get_run("r3").stale is False
+        assert s.runlog.get_run("r1").stale is False
+
+
+def _back_to_schema_12(url: str) -> None:
+    """A PostgreSQL knowledge base as schema 12 left it: the marks' foreign key, no trigger."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP TRIGGER run_sources_unmark ON run_sources")
+        conn.execute("DROP FUNCTION run_sources_unmark()")
+        conn.execute("ALTER TABLE run_source_marks ADD CONSTRAINT run_source_marks_source_id_fkey FOREIGN KEY (source_id)"
+                     " REFERENCES run_sources(id) ON DELETE CASCADE")
+        conn.execute("DELETE FROM _migrations WHERE number = 13")
+
+
+def _foreign_keys(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return conn.execute("SELECT count(*) FROM pg_constraint WHERE conrelid = 'run_source_marks'::regclass"
+                            " AND contype = 'f'").fetchone()[0]
+
+
 def _back_to_marks_in_rows(backend: str, url: str, marks: dict[int, str]) -> None:
     """The knowledge base as the docqa before run_source_marks left it: the marks (source number -> when) in
     run_sources.changed_at, no marks table (SQLite: no id, no exactness)."""
@@ -223,4 +279,4 @@ def _back_to_marks_in_rows(backend: str, url: str, marks: dict[int, str]) -> Non
         conn.execute("CREATE INDEX run_sources_document_open ON run_sources(document_id) WHERE changed_at IS NULL")
         conn.execute("DROP INDEX run_sources_document")
         conn.execute("ALTER INDEX run_sources_document_open RENAME TO run_sources_document")
-        conn.execute("DELETE FROM _migrations WHERE number = 11")
+        conn.execute("DELETE FROM _migrations WHERE number IN (11, 13)")

@@ -52,7 +52,7 @@ def test_a_search_reads_the_statistics_of_one_moment_while_a_writer_commits(post
 def test_url_selects_postgres_and_migrates(postgres_server):
     url = postgres_server.new_database()
     with open_store(url) as stores:
-        assert isinstance(stores, PostgresStores) and stores.schema_version == 12
+        assert isinstance(stores, PostgresStores) and stores.schema_version == 13
         assert "password" not in stores.path
 
 

@@ -58,4 +58,4 @@ def test_pg_dump_and_pg_restore_bring_the_knowledge_base_back(postgres_server, t
 
     after = json.loads(_docqa("--kb", restored, "search", "restic", "--json"))
     assert after and [h["chunk_id"] for h in after] == [h["chunk_id"] for h in before]
-    assert json.loads(_docqa("--kb", restored, "stats", "--json"))["schema_version"] == 12
+    assert json.loads(_docqa("--kb", restored, "stats", "--json"))["schema_version"] == 13
