@@ -120,8 +120,8 @@ def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int,
 def long_line_chars(text: str, limit: int) -> int:
     """Characters of `text` in lines of more than `limit` cl100k tokens.  JSON is chunked by lines (LineChunker); a
     longer line is cut at token boundaries, its whole text encoded and decoded token by token: SQuAD's JSON on one
-    line takes 0.30 CPU-us a character to chunk, the same JSON a value a line 0.17 (benchmarks/RESULTS.md, "JSON on
-    one line").  A line over SURELY_LONG characters a token is long without counting (as the chunker decides)."""
+    line takes 0.250 CPU-us a character in `docqa add`, the same JSON a value a line 0.216 (benchmarks/RESULTS.md,
+    "JSON on one line").  A line over SURELY_LONG characters a token is long without counting (as the chunker decides)."""
     from docqa.text import count_tokens
 
     long = 0
