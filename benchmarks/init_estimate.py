@@ -207,7 +207,8 @@ def _work(folder: Path) -> dict:
     s = survey_folder(folder, settings)
     work = {"files": s.files, "chars": 0.0, "packed": 0.0, "json": 0.0, "han": 0.0, "laid_out": 0.0,
             "ocr_s": est._ocr_seconds(s) if ocr_enabled(settings.ingest.ocr) else 0.0,
-            "all_chars": 0.0, "chunks": 0.0, "pages": 0.0, "wide": 0.0, "tokens": 0.0, "distinct": 1.0 - s.duplicate_chunks}
+            "all_chars": 0.0, "chunks": 0.0, "pages": 0.0, "wide": 0.0, "tokens": 0.0, "distinct": 1.0 - s.duplicate_chunks,
+            "cut": 0.0}
     for kind, stat in s.by_type.items():
         found = est.format_text(s, kind)
         c, z, p = found["text_chars"], found["han_chars"], found["packed"]
@@ -218,6 +219,7 @@ def _work(folder: Path) -> dict:
         work["wide"] += found["wide"]
         if kind == "json":
             work["json"] += c - z
+            work["cut"] += found["cut"]
         elif kind in est._TEXT_TYPES:
             work["chars"] += c - z
             work["packed"] += p
@@ -330,11 +332,12 @@ def fit_time(rows_files: list[Path]) -> dict:
 
 
 def seconds_fixed(w: dict) -> float:
-    """The part of an add's CPU seconds the time fit holds fixed (start, files, Han, laid-out bytes, OCR)."""
+    """The part of an add's CPU seconds the time fit holds fixed (start, files, Han, laid-out bytes, OCR, JSON lines cut
+    by tokens)."""
     from docqa.plan import rates
 
     return (rates.START_S + w["files"] * rates.FILE_S + w["han"] * rates.HAN_S + w["laid_out"] * rates.PAGE_BYTE_S
-            + w["ocr_s"])
+            + w["ocr_s"] + w.get("cut", 0.0) * rates.JSON_CUT_S)
 
 
 def _ocr_one(path: str, out) -> None:

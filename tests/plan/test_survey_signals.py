@@ -1,10 +1,12 @@
 """The survey's cheap signals for the ingest estimate (issue 33): what a text compresses to (a test log of
 repeated lines is indexed for less a character than prose), a .gz file's recorded inflated size, a picture's
-pixels as OCR's text detection sees them (from its header), and chunk texts that repeat (embedded once)."""
+pixels as OCR's text detection sees them (from its header), chunk texts that repeat (embedded once), and JSON
+lines longer than a chunk (cut by tokens)."""
 
 from __future__ import annotations
 
 import gzip
+import json
 import random
 from pathlib import Path
 
@@ -12,8 +14,8 @@ import pytest
 
 from docqa.ingest.ocr import detected_megapixels
 from docqa.kb import KnowledgeBase
-from docqa.plan.probe import packed_size
-from docqa.plan.estimate import estimate_ingest
+from docqa.plan.probe import long_line_chars, packed_size
+from docqa.plan.estimate import estimate_ingest, format_text
 from docqa.plan.survey import Limits, gz_inflated, repeated, survey
 from docqa.settings import Settings
 
@@ -119,3 +121,34 @@ def test_chunk_texts_that_repeat_are_counted_as_the_index_stores_them(tmp_path: 
         chunks, distinct = conn.execute("SELECT count(*), count(DISTINCT embed_hash) FROM chunks").fetchone()
     assert distinct < chunks
     assert abs(found.duplicate_chunks - (chunks - distinct) / chunks) < 0.02, (found.duplicate_chunks, chunks, distinct)
+
+
+def _records(rng: random.Random, n: int) -> list[dict]:
+    return [{"id": f"r{i}", "title": _prose(rng, 6).strip(), "text": _prose(rng, 60).strip()} for i in range(n)]
+
+
+def test_json_lines_longer_than_a_chunk_are_counted_by_their_characters():
+    """A line over the chunk's tokens is cut at token boundaries (costlier): its characters count, shorter lines' not."""
+    rng = random.Random(17)
+    short = json.dumps({"text": _prose(rng, 20).strip()})
+    long = json.dumps({"text": _prose(rng, 400).strip()})
+    assert long_line_chars(short, 512) == 0
+    assert long_line_chars(f"{short}\n{long}\n{short}", 512) == len(long)
+    assert long_line_chars(f"{short}\n{long}", 10_000) == 0
+
+
+def test_json_on_one_line_is_estimated_to_take_longer_than_the_same_records_a_line(tmp_path: Path):
+    """The same records as one JSON document on one line and as JSON Lines: the same text, chunks cut by tokens
+    in the first (the survey counts those characters; benchmarks/RESULTS.md, "JSON on one line")."""
+    records = _records(random.Random(19), 300)
+    one, lines = tmp_path / "one", tmp_path / "lines"
+    one.mkdir()
+    lines.mkdir()
+    (one / "records.json").write_text(json.dumps(records), encoding="utf-8")
+    (lines / "records.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    found = {name: survey(folder) for name, folder in (("one", one), ("lines", lines))}
+    held = {name: format_text(s, "json") for name, s in found.items()}  # the file is measured whole (the heaviest)
+    assert held["lines"]["cut"] == 0
+    assert held["one"]["cut"] == held["one"]["text_chars"] > 0
+    estimates = {name: estimate_ingest(s, None) for name, s in found.items()}
+    assert estimates["one"].parse_seconds > estimates["lines"].parse_seconds

@@ -91,7 +91,7 @@ def _content(stat: dict) -> float:
     return float(stat.get("inflated") or stat.get("bytes") or stat.get("size") or 0)
 
 
-TEXT_KEYS = ("text_chars", "han_chars", "packed", "tokens", "chunks", "pages", "wide")
+TEXT_KEYS = ("text_chars", "han_chars", "packed", "tokens", "chunks", "pages", "wide", "cut")
 
 
 def format_text(survey: Survey, kind: str, max_tokens: int = 512) -> dict[str, float]:
@@ -126,7 +126,8 @@ def _per_type(survey: Survey, kind: str, size: float, max_tokens: int, heavy: in
     files = survey.by_type.get(kind, {}).get("files", 0) - heavy
     chunks = max(tokens / (max_tokens * 0.8), files)
     return {"text_chars": chars, "han_chars": chars * _han_share(survey), "packed": chars * rates.PACKED_PER_CHAR,
-            "tokens": tokens, "chunks": chunks, "pages": chunks * rates.ROW_PAGES_PER_CHUNK, "wide": 0.0}
+            "tokens": tokens, "chunks": chunks, "pages": chunks * rates.ROW_PAGES_PER_CHUNK, "wide": 0.0,
+            "cut": 0.0}
 
 
 def _han_share(survey: Survey) -> float:
@@ -148,8 +149,8 @@ def _parse_seconds(kind: str, files: int, size: int, found: dict[str, float]) ->
     chars, han = found["text_chars"], found["han_chars"]
     if kind == "image":
         return 0.0
-    if kind == "json":  # records: a rate of its own (the fit folders' JSON is SQuAD's)
-        work = (chars - han) * rates.JSON_CHAR_S
+    if kind == "json":  # records: a rate of its own (the fit folders' JSON is SQuAD's), lines over a chunk cut by tokens
+        work = (chars - han) * rates.JSON_CHAR_S + found.get("cut", 0.0) * rates.JSON_CUT_S
     elif kind in _TEXT_TYPES:
         work = (chars - han) * rates.CHAR_S + found["packed"] * rates.PACKED_S
     else:

@@ -27,6 +27,7 @@ _CELL_BYTES = 2  # a cell's pointer on its page
 _ROW_BYTES = 110  # a chunk row without its texts: ids, hash, numbers, the record's header
 _MAX_LOCAL = PAGE_BYTES - 35  # a row longer than this keeps only part of it on the page, the rest on overflow pages
 _MIN_LOCAL = (PAGE_BYTES - 12) * 32 // 255 - 23
+SURELY_LONG = 16  # characters per token past which a line cannot fit a chunk (docqa.ingest.chunkers.units._SURELY_LONG)
 _MIN_PAGE_CHARS = 5  # as the PDF reader: fewer non-blank characters is a page without text
 
 
@@ -43,6 +44,7 @@ class Probe:
     scripts: dict[str, int] = field(default_factory=dict)  # han, latin, other: letters, scaled to the whole text
     packed: int = 0  # bytes the text compresses to (zlib, on PACK_CHARS spread over it, scaled): repetition makes it cheap
     wide: int = 0  # UTF-8 bytes of its text past one a character, Han characters left out (they have their own rate)
+    cut: int = 0  # JSON: characters in lines over a chunk's tokens, cut at token boundaries (costly; a heavy file: its head's, scaled)
     pages: float = 0.0  # SQLite pages its chunk rows fill, appended one after another (a heavy file: its head's, scaled)
     hashes: list[str] = field(default_factory=list)  # each chunk's embedded text's hash (a heavy file: its head's): equal texts embed once
     pdf_pages: int = 0
@@ -102,15 +104,31 @@ def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int,
         chunks = chunk_document(doc, max_tokens, overlap)
         result.chunks = len(chunks)
         result.pages = row_pages(chunk_row_bytes(doc, chunks))
+        result.cut = long_line_chars(text, max_tokens) if doc.type == "json" else 0
     else:  # the chunks of its first LIGHT_CHARS, scaled to the whole text
         head_doc, cut = _prefix(doc, LIGHT_CHARS)
         chunks = chunk_document(head_doc, max_tokens, overlap)
         result.chunks = max(1, round(len(chunks) * len(text) / max(cut, 1)))
         result.pages = row_pages(chunk_row_bytes(head_doc, chunks)) * len(text) / max(cut, 1)
+        result.cut = round(long_line_chars(head_doc.text, max_tokens) * len(text) / max(cut, 1)) if doc.type == "json" else 0
     result.hashes = _embed_hashes(doc, chunks)  # of all its chunks, or of its head's
     result.scripts = text_scripts(text)
     result.packed = packed_size(text)
     result.wide = 0 if text.isascii() else max(len(text.encode()) - len(text) - 2 * result.scripts.get("han", 0), 0)
+
+
+def long_line_chars(text: str, limit: int) -> int:
+    """Characters of `text` in lines of more than `limit` cl100k tokens.  JSON is chunked by lines (LineChunker); a
+    longer line is cut at token boundaries, its whole text encoded and decoded token by token: SQuAD's JSON on one
+    line takes 0.250 CPU-us a character in `docqa add`, the same JSON a value a line 0.216 (benchmarks/RESULTS.md,
+    "JSON on one line").  A line over SURELY_LONG characters a token is long without counting (as the chunker decides)."""
+    from docqa.text import count_tokens
+
+    long = 0
+    for line in text.split("\n"):
+        if len(line) > limit and (len(line) > limit * SURELY_LONG or count_tokens(line) > limit):
+            long += len(line)
+    return long
 
 
 def _embed_hashes(doc, chunks) -> list[str]:

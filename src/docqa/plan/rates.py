@@ -30,9 +30,16 @@ PAGE_BYTE_S = 2.35e-7  # a byte of a laid-out format (PDF, slides, sheets, RTF, 
 # more of plain English prose (/usr/share/info, common-licenses), a rate a token instead of a character predicted each
 # fit folder better from the others (fit-time) but the check folders worse (/usr/share/doc +19 %, gdb's test log +21 %,
 # against +7 % and +7 % with these rates, same run): not taken.
+# "JSON on one line, scifact's miss" (2026-12-06): the JSON reader indexes the source as it is (records or nested,
+# the same text); JSON is chunked by lines, and a line longer than a chunk is cut at token boundaries (the line
+# encoded whole, decoded token by token).  SQuAD's JSON (a fit file) on one line against the same JSON a value a line,
+# four copies in one add: 0.250 against 0.216 CPU-us a character (medians of 9 and 6 adds): JSON_CUT_S.  JSON_CHAR_S
+# refitted with it on the fit folders (SQuAD's folder: 1.90 M characters of JSON, 1.14 M of them on one line).  At
+# equal size scifact's JSON Lines cost what SQuAD's JSON does (4.55 M characters: 2.33 and 2.36 CPU-s an add).
 CHAR_S = 4.33e-8  # a character of text (not Han) of a text-like format
 PACKED_S = 7.82e-7  # a byte the non-Han text compresses to, on top of CHAR_S
-JSON_CHAR_S = 2.27e-7  # a character of JSON (not Han), instead of the two above
+JSON_CHAR_S = 2.07e-7  # a character of JSON (not Han), instead of the two above
+JSON_CUT_S = 3.4e-8  # on top: a JSON character in a line longer than a chunk (cut at token boundaries)
 PACKED_PER_CHAR = 0.35  # when no file of a format was measured: prose packs to about this
 # "the ingest estimate per language": four manual pages rendered at 200 DPI (86-270 KB JPEGs) took 11.8
 # CPU-seconds of OCR in `docqa add`, 2.96 s a page.  (Wall time on a loaded machine is several times that:

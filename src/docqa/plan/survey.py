@@ -92,7 +92,8 @@ class Survey:
     image_megapixels: float = 0.0  # the pictures' pixels as OCR's detection sees them (scaled to DETECT_SIDE), from their headers
     scripts: dict[str, int] = field(default_factory=dict)  # letters of the files probed, each file's scaled to its text: han, latin, other
     file_languages: dict[str, int] = field(default_factory=dict)  # sampled files: zh, en, other
-    # type -> files, bytes, inflated, text_chars, han_chars, packed, tokens, chunks, pages (their rows fill), wide, seconds
+    # type -> files, bytes, inflated, text_chars, han_chars, packed, tokens, chunks, pages (their rows fill), wide,
+    # cut (JSON: characters in lines over a chunk, cut at token boundaries), seconds
     sample: dict[str, dict[str, float]] = field(default_factory=dict)
     heavy: list[dict] = field(default_factory=list)  # the heaviest files, each measured: path, type, size, inflated, text_chars, ...
     duplicate_chunks: float = 0.0  # share of the sampled chunks whose embedded text another sampled chunk has (embedded once)
@@ -365,11 +366,11 @@ def _absorb(probes: list[Probe], result: Survey, ocr: bool, heavy: Collection[st
                 result.heavy.append({"path": p.path, "type": p.type, "size": p.size, "inflated": inflated,
                                      "text_chars": p.text_chars, "han_chars": p.scripts.get("han", 0), "packed": p.packed,
                                      "tokens": p.tokens, "chunks": p.chunks, "pages": round(p.pages, 2), "wide": p.wide,
-                                     "seconds": round(p.seconds, 3)})
+                                     "cut": p.cut, "seconds": round(p.seconds, 3)})
                 continue
             sample[p.type].update(files=1, bytes=p.size, inflated=inflated, text_chars=p.text_chars,  # type: ignore[call-overload]
                                   han_chars=p.scripts.get("han", 0), packed=p.packed, tokens=p.tokens, chunks=p.chunks,
-                                  pages=p.pages, wide=p.wide, seconds=p.seconds)
+                                  pages=p.pages, wide=p.wide, cut=p.cut, seconds=p.seconds)
     result.checked = len(seen)
     result.pdfs_checked = len({p.path for p in probes if p.type == "pdf"})
     result.scripts = dict(scripts)
