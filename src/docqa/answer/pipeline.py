@@ -502,10 +502,9 @@ class Pipeline:
         link = hop.bridge(asked, [x.text for x in picks], term_weights(lib.term_counts, query_terms(asked)))
         if link is None:
             return None
-        files = {sources.get(x.n).hit.path for x in quoted}  # type: ignore[union-attr]
         with ctx.stage("second hop", query=link.query, entity=link.entity) as entry:
             found = lib.search(link.query, s.top_k * hop.HOP_DEPTH, None)  # scoped: the caller's collections only
-            hits = hop.own([h for h in found if h.path not in files], link.entity)
+            hits = hop.own(list(found), link.entity)  # the entity's own file (the first hop may have quoted it too)
             pool = self._named(fit(guard.evidence(hits) if s.guard else hits, 10**9))
             weights, chunks = term_weights_and_total(lib.term_counts, query_terms(link.query))
             result = extract(link.query, pool, weights, lib.embed, 1, s.abstain_threshold, chunks)
