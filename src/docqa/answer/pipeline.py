@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
-from docqa.answer import accept, guard, prompts, sentinel, short
+from docqa.answer import accept, guard, hop, prompts, sentinel, short
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
@@ -468,8 +468,13 @@ class Pipeline:
             return (yield from self._not_found(answer, ctx, streamed=streamed))
         else:
             evidence = result.evidence
+            shown = _quoted_in_order(result, self.settings.answer.extractive_sentences)
             answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
-                                for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
+                                for x in shown]
+            # a question across two files: the sentence of the file a pick names (docqa.answer.hop); not for steps
+            followed = (self._second_hop(answer, sources, shown, result.chosen[: len(shown)], ctx)
+                        if hop.HOP and not (result.shape and result.shape.steps) else None)
+            answer.citations += [followed] if followed else []
         answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, sources=[c.n], citations=[c], supported=True, support=1.0) for c in answer.citations]
         # a release heading quoted before the answer's sentences (answer/release.py) stands on a line of its own
         heading = by_parts is None and result.shape is not None and result.heading is not None \
@@ -486,6 +491,32 @@ class Pipeline:
         self._rate(answer, hits, evidence)
         yield Citations(citations=tuple(answer.citations))
         return answer
+
+    def _second_hop(self, answer: Answer, sources: SourceSet, quoted: list, picks: list, ctx: RunContext) -> Citation | None:
+        """A sentence of another file that the quoted ones lead to (docqa.answer.hop): one more search, in the run's
+        scope, for the version or path a pick names and the question's terms no quoted sentence holds; the best
+        sentence there, in the entity's own file, that says something new, when the evidence model accepts the hop.
+        None: no link, or no answer at the other end."""
+        s, lib = self.settings.answer, self.library
+        asked = answer.retrieval.query
+        link = hop.bridge(asked, [x.text for x in picks], term_weights(lib.term_counts, query_terms(asked)))
+        if link is None:
+            return None
+        with ctx.stage("second hop", query=link.query, entity=link.entity) as entry:
+            found = lib.search(link.query, s.top_k * hop.HOP_DEPTH, None)  # scoped: the caller's collections only
+            hits = hop.own(list(found), link.entity)  # the entity's own file (the first hop may have quoted it too)
+            pool = self._named(fit(guard.evidence(hits) if s.guard else hits, 10**9))
+            weights, chunks = term_weights_and_total(lib.term_counts, query_terms(link.query))
+            result = extract(link.query, pool, weights, lib.embed, 1, s.abstain_threshold, chunks)
+            best = None if result.abstained else hop.pick(sorted(result.candidates, key=lambda x: -x.score)[: hop.HOP_PICKS],
+                                                          result.candidates, [x.text for x in quoted])
+            entry.update(evidence=round(result.evidence, 4), followed=best is not None)
+        if best is None:
+            return None
+        hit = pool.get(best.n).hit  # type: ignore[union-attr]
+        # its own number after the first hop's sources, or the number of the source that holds the same passage
+        n = next((x.n for x in sources.sources if x.hit.chunk_id == hit.chunk_id), len(sources) + 1)
+        return citation_for(n, hit, best.start, best.end, answer.language, sources.paths + pool.paths)
 
     def _by_parts(self, answer: Answer, ctx: RunContext) -> tuple[list[Citation], float] | None:
         """A question of several parts (docqa.answer.parts) with every part answered: each part's sentences,

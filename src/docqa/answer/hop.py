@@ -1,0 +1,138 @@
+"""A second hop for the extractive answerer (issue 28, item 4): a question whose answer sits in two files.
+
+Release notes say "This release merges the fixes that appear in v2.30.9 ... CVE-2023-29007; see the release notes
+for these versions for details"; a man page says "/run/nologin is created five minutes before shutdown".  A
+question that asks on ("... what could an attacker achieve with that bug?") is answered by the file the sentence
+names, not by the sentence.  When a pick names a version or a path that the question does not, while the question
+names one of the same kind, and at least two of the question's terms are in none of the quoted sentences, the
+answerer searches once more for that entity, the question's names the linking sentence holds too and the uncovered
+terms, through the run's own scoped search (the caller's collections only), keeps the passages of the entity's own
+file (`2.30.9.txt`, `nologin.5.gz`) and quotes its best sentence that is no repeat of the quoted ones, when the
+evidence model accepts the hop's question there.  One search and one extraction at most: the hop is bounded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from docqa.answer.extractive import Sentence
+from docqa.answer.support import content_tokens
+from docqa.text.exact import exact_tokens, holds_exact
+from docqa.text.language import has_cjk
+from docqa.text.segment import query_terms, query_words
+from docqa.types import Hit
+
+HOP = True  # the second hop is on (dev figures: benchmarks/RESULTS.md, 2026-12-06 "multi-hop")
+HOP_TERMS = 6  # at most this many of the question's uncovered terms go into the hop's query
+HOP_MIN_REST = 2  # ... and at least this many must be uncovered: one missing word is a paraphrase, not a second hop
+HOP_DEPTH = 2  # the hop searches this many times the run's top_k passages (the entity's own file may rank low)
+HOP_PICKS = 3  # the hop quotes one of its best few sentences: the first that is no repeat of the quoted ones
+REPEAT = 0.6  # a hop sentence with this share of its content words in the quoted ones repeats them
+# what a link may be: a version (release notes of one version a file) or a path (a file's own manual page), and only
+# when the question names one of the same kind; an option, a CVE or an identifier names no file of its own
+LINKS = frozenset({"version", "path"})
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z0-9~+-]*", re.IGNORECASE)
+# words that frame what a question says rather than what it asks about
+_FRAME = frozenset("says say said tells told mentions release releases version one which what".split())
+
+
+@dataclass(frozen=True, slots=True)
+class Bridge:
+    entity: str  # what a quoted sentence names and the question does not ("v2.30.9", "/run/nologin")
+    rest: tuple[str, ...]  # the question's terms that no quoted sentence holds
+    query: str  # the hop's search query, and the question its sentence is judged against
+
+
+def bridge(question: str, quoted: Sequence[str], weights: Mapping[str, float] | None = None) -> Bridge | None:
+    """The link to follow from the picks (best first), or None: the question's terms are covered, or no pick names
+    a version or path the question does not while the question names one of that kind.  `weights`: the terms'
+    IDF (the rarest uncovered ones go into the hop's query)."""
+    joined = " ".join(quoted)
+    said = set(query_words(joined))
+    named = exact_tokens(question)
+    rest = [t for t in query_terms(question) if t not in said and _content(t) and not any(t in n.lower() for n in named)]
+    if len(rest) < HOP_MIN_REST:
+        return None
+    rest.sort(key=lambda t: -(weights or {}).get(t, 0.0))
+    kinds = {_kind(n) for n in named} & LINKS
+    links = [t for text in quoted for t in exact_tokens(text)
+             if _kind(t) in kinds and not holds_exact(question, t) and not _given(t, question)]
+    if not links:
+        return None
+    link = links[0]
+    source = next(text for text in quoted if link in exact_tokens(text))
+    # the question's names that the linking sentence holds too are what the link is about ("CVE-2023-29007" beside
+    # "v2.30.9"); those it does not hold name the first file ("Git 2.35.8"), not the second
+    about = [n for n in named if holds_exact(source, n)]
+    terms = tuple(rest[:HOP_TERMS])
+    query = " ".join((_bare(link), *about, *terms))
+    return Bridge(link, terms, query)
+
+
+def _content(term: str) -> bool:
+    """A term worth searching for: not a number's fragment, not a lone letter, not a frame word."""
+    return not term.isdigit() and (len(term) > 1 or has_cjk(term)) and term not in _FRAME
+
+
+def _kind(token: str) -> str:
+    """version, option, path or name: what kind of entity an exact token is."""
+    if token.startswith("-"):
+        return "option"
+    if "/" in token:
+        return "path"
+    return "version" if _VERSION.fullmatch(token) else "name"
+
+
+def _given(token: str, question: str) -> bool:
+    """Whether the question already names the token in another spelling (`v2.39.4` for `2.39.4`)."""
+    bare = token.lstrip("vV")
+    return bare != token and holds_exact(question, bare)
+
+
+def own(hits: list[Hit], entity: str) -> list[Hit]:
+    """The hop's passages from the entity's own file (`2.30.9.txt` for `v2.30.9`, `nologin.5.gz` for
+    `/run/nologin`): a sibling that repeats the first file's sentence ("merges the fixes that appear in v2.30.9")
+    is the same link again, not its answer; no own file, no hop."""
+    stem = _stem(entity)
+    return [h for h in hits if holds_exact(_name(h.path), stem)]
+
+
+def _stem(entity: str) -> str:
+    """What the entity's own file is named by: a version without its `v`, a path's last part."""
+    last = entity.rstrip("/").rsplit("/", 1)[-1] if "/" in entity else entity
+    return _bare(last) or entity
+
+
+def _bare(entity: str) -> str:
+    return entity[1:] if entity[:1] in "vV" and entity[1:2].isdigit() else entity
+
+
+def _name(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def repeats(sentence: str, quoted: Sequence[str]) -> bool:
+    """Whether the hop's sentence says little the quoted ones do not ("This release addresses the security issues
+    CVE-2023-25652, ..." after "... merges the fixes that appear in v2.30.9 to address the security issues ...")."""
+    words = content_tokens(sentence)
+    said = content_tokens(" ".join(quoted))
+    return not words or len(words & said) / len(words) >= REPEAT
+
+
+def pick(ranked: Sequence[Sentence], candidates: Sequence[Sentence], quoted: Sequence[str]) -> Sentence | None:
+    """The hop's sentence: the best ranked one that says something the quoted ones do not; a lead-in that ends with
+    a colon ("* CVE-2023-29007:") is taken with the sentence after it in its passage."""
+    for best in ranked:
+        after = _next(best, candidates) if best.text.rstrip().endswith((":", "：")) else None
+        if after is not None:
+            best = Sentence(best.n, best.start, after.end, f"{best.text} {after.text}", score=best.score)
+        if not repeats(best.text, quoted):
+            return best
+    return None
+
+
+def _next(sentence: Sentence, candidates: Sequence[Sentence]) -> Sentence | None:
+    following = [c for c in candidates if c.n == sentence.n and c.start >= sentence.end]
+    return min(following, key=lambda c: c.start, default=None)
