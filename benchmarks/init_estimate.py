@@ -12,7 +12,8 @@ and how close the estimates come to what then happens.
         # CPU seconds (and wall); FIT_FOLDERS / CHECK_FOLDERS, default the data pack and /usr/share/doc;
         # --baseline: the same estimates by another tree (main) in a subprocess; --embed local: with vectors
     python benchmarks/init_estimate.py table ROWS.jsonl...   # the rows `folders` printed, as a Markdown table (median CPU)
-    python benchmarks/init_estimate.py rescore ROWS.jsonl    # those rows with this tree's estimates (the adds not redone)
+    python benchmarks/init_estimate.py rescore ROWS.jsonl [--baseline SRC]  # those rows with this tree's estimates (the adds
+        # not redone); --baseline: the baseline's estimates redone by the tree at SRC
     python benchmarks/init_estimate.py test-log           # writes TEST_LOG (a generated test-suite log, a fit folder)
     python benchmarks/init_estimate.py fit-time ROWS.jsonl...  # CHAR_S (or a rate a token), PACKED_S, JSON_CHAR_S fitted on the fit rows
     python benchmarks/init_estimate.py start              # CPU seconds of adding an empty and a one-page folder (START_S, EMBED_START_S)
@@ -208,9 +209,12 @@ def _work(folder: Path) -> dict:
     work = {"files": s.files, "chars": 0.0, "packed": 0.0, "json": 0.0, "han": 0.0, "laid_out": 0.0,
             "ocr_s": est._ocr_seconds(s) if ocr_enabled(settings.ingest.ocr) else 0.0,
             "all_chars": 0.0, "chunks": 0.0, "pages": 0.0, "wide": 0.0, "tokens": 0.0, "distinct": 1.0 - s.duplicate_chunks,
-            "cut": 0.0}
+            "cut": 0.0, "model_tokens": 0.0, "model_s_by_chars": 0.0}
     for kind, stat in s.by_type.items():
         found = est.format_text(s, kind)
+        work["model_tokens"] += found["model_tokens"]
+        if not found["model_tokens"]:  # not counted: the model's time by characters (rates.USE_CHAR_S, USE_HAN_S)
+            work["model_s_by_chars"] += est._model_seconds(found)
         c, z, p = found["text_chars"], found["han_chars"], found["packed"]
         work["han"] += z
         work["all_chars"] += c
@@ -242,8 +246,9 @@ def _fit_rows(rows_files: list[Path], embed: str = "none") -> dict[str, list[dic
 
 
 def fit_embed(rows_files: list[Path]) -> dict:
-    """USE_CHAR_S and USE_HAN_S by least squares on the fit folders' CPU seconds with the bundled model less those
-    without (medians of the `folders` rows in `rows_files`), the model's load (EMBED_START_S) taken out."""
+    """USE_TOKEN_S (the bundled model's own tokens, as the survey counts them), and USE_CHAR_S and USE_HAN_S (for
+    when its tokenizer is not installed) by least squares on the fit folders' CPU seconds with the bundled model less
+    those without (medians of the `folders` rows in `rows_files`), the model's load (EMBED_START_S) taken out."""
     import statistics
 
     import numpy as np
@@ -257,11 +262,17 @@ def fit_embed(rows_files: list[Path]) -> dict:
             continue
         w = _work(_fit_path(name))
         rest = statistics.median(r["actual_cpu_s"] for r in rows) - plain[name] - rates.EMBED_START_S
-        points.append(([(w["all_chars"] - w["han"]) * w["distinct"], w["han"] * w["distinct"]], rest))
+        points.append(([(w["all_chars"] - w["han"]) * w["distinct"], w["han"] * w["distinct"]], rest,
+                       w["model_tokens"] * w["distinct"], rest - w["model_s_by_chars"] * w["distinct"]))
         print(json.dumps({"folder": name, "chars": round(w["all_chars"]), "han": round(w["han"]),
-                          "distinct": round(w["distinct"], 3), "rest_s": round(rest, 3)}), flush=True)
+                          "model_tokens": round(w["model_tokens"]), "distinct": round(w["distinct"], 3),
+                          "rest_s": round(rest, 3)}), flush=True)
     char_s, han_s = np.linalg.lstsq(np.array([p[0] for p in points]), np.array([p[1] for p in points]), rcond=None)[0]
-    result = {"use_char_s": char_s, "use_han_s": han_s, "folders": len(points)}
+    tokens, rests = np.array([p[2] for p in points]), np.array([p[3] for p in points])
+    token_s = float(tokens @ rests / max(float(tokens @ tokens), 1e-12))  # rest = tokens x rate, least squares
+    result = {"use_char_s": char_s, "use_han_s": han_s, "use_token_s": token_s,
+              "token_err_pct": [round(100 * (t * token_s - r) / r, 1) for t, r in zip(tokens, rests, strict=True)],
+              "folders": len(points)}
     print(json.dumps(result), flush=True)
     return result
 
@@ -501,9 +512,10 @@ def bench_folders(folders: list[Path], baseline: str | None, embed: str = "none"
     return rows
 
 
-def rescore(path: Path) -> list[dict]:
+def rescore(path: Path, baseline: str | None = None) -> list[dict]:
     """The rows of a `folders` run (JSON lines at `path`) with this tree's estimates in place of the ones they hold (the
-    actual figures kept): the estimate of a changed tree against adds already measured, without adding again."""
+    actual figures kept): the estimate of a changed tree against adds already measured, without adding again;
+    `baseline`: the baseline's estimates redone too, by the tree at that `src` (main today)."""
     from docqa.plan import ingest_estimate
 
     rows = []
@@ -516,6 +528,11 @@ def rescore(path: Path) -> list[dict]:
         r |= {"predicted_chunks": est.chunks, "chunks_err_pct": err(est.chunks, r["actual_chunks"]),
               "predicted_index_mb": round(est.index_bytes / 1e6, 2), "index_err_pct": err(est.index_bytes, size),
               "predicted_s": est.seconds, "time_err_pct": err(est.seconds, r["actual_cpu_s"]), "rescored": True}
+        if baseline:
+            base = _baseline(baseline, folder, r["embed"])
+            r |= {"baseline_chunks": base["chunks"], "baseline_chunks_err_pct": err(base["chunks"], r["actual_chunks"]),
+                  "baseline_index_mb": round(base["index_bytes"] / 1e6, 2), "baseline_index_err_pct": err(base["index_bytes"], size),
+                  "baseline_s": base["seconds"], "baseline_time_err_pct": err(base["seconds"], r["actual_cpu_s"])}
         rows.append(r)
         print(json.dumps(r), flush=True)
     return rows
@@ -578,7 +595,7 @@ def main() -> None:
     if part == "ocr-fit":
         bench_ocr_fit(Path(sys.argv[2]) if len(sys.argv) > 2 else OCR_FIT)
     if part == "rescore":
-        rescore(Path(sys.argv[2]))
+        rescore(Path(sys.argv[2]), sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None)
     if part == "table":
         print(table([Path(a) for a in sys.argv[2:]]))
     if part in ("question", "all"):

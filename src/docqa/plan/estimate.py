@@ -52,19 +52,21 @@ def estimate_ingest(survey: Survey, embedder: str | None, max_tokens: int = 512,
     `embedder`: use-multilingual-v3, multilingual-e5-small, another name (remote) or None (BM25 only);
     `paid`: a remote embedder that bills per token (`embed_price` per million)."""
     total = dict.fromkeys(TEXT_KEYS, 0.0)
-    parse = 0.0
+    parse = model = 0.0
     for kind, stat in survey.by_type.items():
         found = format_text(survey, kind, max_tokens)
         total = {key: total[key] + found[key] for key in TEXT_KEYS}
         parse += _parse_seconds(kind, stat["files"], stat["bytes"], found)
+        model += _model_seconds(found)
     chars, han, tokens, chunks, pages = (total[k] for k in ("text_chars", "han_chars", "tokens", "chunks", "pages"))
     ocr_pages = _ocr_pages(survey) if ocr else 0
     chars += ocr_pages * _OCR_PAGE_CHARS
+    model += ocr_pages * _OCR_PAGE_CHARS * rates.USE_CHAR_S
     tokens += ocr_pages * _OCR_PAGE_CHARS / rates.CHARS_PER_TOKEN
     chunks += ocr_pages * 0.7  # a chunk never spans two pages: about one per page, fewer for short ones
     pages += ocr_pages * 0.7 * rates.ROW_PAGES_PER_CHUNK
     distinct = 1.0 - survey.duplicate_chunks  # equal chunk texts are embedded (and their vector kept) once
-    embed_seconds = _embed_seconds(embedder, chars, han, distinct) if embedder else 0.0
+    embed_seconds = _embed_seconds(embedder, chars, model, distinct) if embedder else 0.0
     embed_tokens = int((tokens + chunks * _PREFIX_TOKENS) * distinct) if embedder else 0
     ocr_seconds = _ocr_seconds(survey) if ocr else 0.0
     notes = _outsized(survey, chunks) + _ingest_notes(survey, embedder, paid, embed_price)
@@ -91,7 +93,7 @@ def _content(stat: dict) -> float:
     return float(stat.get("inflated") or stat.get("bytes") or stat.get("size") or 0)
 
 
-TEXT_KEYS = ("text_chars", "han_chars", "packed", "tokens", "chunks", "pages", "wide", "cut")
+TEXT_KEYS = ("text_chars", "han_chars", "packed", "tokens", "chunks", "pages", "wide", "cut", "model_tokens")
 
 
 def format_text(survey: Survey, kind: str, max_tokens: int = 512) -> dict[str, float]:
@@ -127,7 +129,7 @@ def _per_type(survey: Survey, kind: str, size: float, max_tokens: int, heavy: in
     chunks = max(tokens / (max_tokens * 0.8), files)
     return {"text_chars": chars, "han_chars": chars * _han_share(survey), "packed": chars * rates.PACKED_PER_CHAR,
             "tokens": tokens, "chunks": chunks, "pages": chunks * rates.ROW_PAGES_PER_CHUNK, "wide": 0.0,
-            "cut": 0.0}
+            "cut": 0.0, "model_tokens": 0.0}
 
 
 def _han_share(survey: Survey) -> float:
@@ -181,10 +183,19 @@ def _ocr_pages(survey: Survey) -> int:
     return int(round(pages + _scanned_pages(survey)))
 
 
-def _embed_seconds(embedder: str, chars: float, han: float, distinct: float = 1.0) -> float:
-    """Seconds the embedder takes over the text (the `distinct` share of it: equal chunk texts are embedded once):
-    CPU seconds for the local models, with their load, a remote one's assumed speed."""
-    local = ((chars - han) * rates.USE_CHAR_S + han * rates.USE_HAN_S) * distinct
+def _model_seconds(found: dict[str, float]) -> float:
+    """CPU seconds the bundled model takes over one format's text (`found`: format_text): by its own tokens when the
+    survey counted them, else by characters (a Han character about one token)."""
+    if found.get("model_tokens"):
+        return found["model_tokens"] * rates.USE_TOKEN_S
+    return (found["text_chars"] - found["han_chars"]) * rates.USE_CHAR_S + found["han_chars"] * rates.USE_HAN_S
+
+
+def _embed_seconds(embedder: str, chars: float, model: float, distinct: float = 1.0) -> float:
+    """Seconds the embedder takes over the text (the `distinct` share of it: equal chunk texts are embedded once;
+    `model`: the bundled model's CPU seconds over all of it, _model_seconds): CPU seconds for the local models, with
+    their load, a remote one's assumed speed."""
+    local = model * distinct
     if embedder == "use-multilingual-v3":
         return rates.EMBED_START_S + local
     if embedder == "multilingual-e5-small":
@@ -232,6 +243,9 @@ def _outsized(survey: Survey, chunks: float) -> list[str]:
 
 def _ingest_notes(survey: Survey, embedder: str | None, paid: bool, price: float) -> list[str]:
     notes = []
+    if embedder in _EMBED_DIMS and not survey.model_tokens:
+        notes.append("the embedding time is estimated by characters: the bundled model's tokenizer is not installed "
+                     "(the model's own tokens estimate it closer)")
     if embedder and embedder not in _EMBED_DIMS:
         notes.append(f"{embedder}: a remote embedder's speed is not measured here; assumed "
                      f"{rates.REMOTE_CHARS_PER_S:,.0f} characters/s")

@@ -27,6 +27,7 @@ _CELL_BYTES = 2  # a cell's pointer on its page
 _ROW_BYTES = 110  # a chunk row without its texts: ids, hash, numbers, the record's header
 _MAX_LOCAL = PAGE_BYTES - 35  # a row longer than this keeps only part of it on the page, the rest on overflow pages
 _MIN_LOCAL = (PAGE_BYTES - 12) * 32 // 255 - 23
+MODEL_SAMPLE_CHARS = 20_000  # characters of a file's chunk texts, chunks spread over it, whose model tokens are counted
 SURELY_LONG = 16  # characters per token past which a line cannot fit a chunk (docqa.ingest.chunkers.units._SURELY_LONG)
 _MIN_PAGE_CHARS = 5  # as the PDF reader: fewer non-blank characters is a page without text
 
@@ -47,6 +48,10 @@ class Probe:
     cut: int = 0  # JSON: characters in lines over a chunk's tokens, cut at token boundaries (costly; a heavy file: its head's, scaled)
     pages: float = 0.0  # SQLite pages its chunk rows fill, appended one after another (a heavy file: its head's, scaled)
     hashes: list[str] = field(default_factory=list)  # each chunk's embedded text's hash (a heavy file: its head's): equal texts embed once
+    embed_chars: int = 0  # characters of its enriched chunk texts (what the embedder is given; a heavy file: scaled)
+    embed_sample: list[str] = field(default_factory=list)  # windows the model reads of chunks spread over it (MODEL_SAMPLE_CHARS)
+    embed_sample_chars: int = 0  # characters of those chunks' enriched texts
+    model_tokens: int = 0  # the bundled model's tokens in all of it, counted on embed_sample and scaled (set by the survey)
     pdf_pages: int = 0
     pdf_checked: int = 0  # first pages checked for a text layer
     pdf_blank: int = 0  # of those, pages without one (scanned or image-only)
@@ -89,6 +94,7 @@ def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int,
           whole: bool = True) -> None:
     """Read and chunk the file; not `whole` (a heavy file, "light") and over LIGHT_CHARS of text: read it
     whole, chunk its first LIGHT_CHARS and scale (chunking takes seconds per megabyte)."""
+    from docqa.embed.base import text_hash
     from docqa.ingest.chunkers import chunk_document
     from docqa.ingest.readers import bounds, read_file
     from docqa.ingest.readers.zipguard import ZipLimits, applied
@@ -111,7 +117,10 @@ def _read(result: Probe, path: Path, data: bytes, max_tokens: int, overlap: int,
         result.chunks = max(1, round(len(chunks) * len(text) / max(cut, 1)))
         result.pages = row_pages(chunk_row_bytes(head_doc, chunks)) * len(text) / max(cut, 1)
         result.cut = round(long_line_chars(head_doc.text, max_tokens) * len(text) / max(cut, 1)) if doc.type == "json" else 0
-    result.hashes = _embed_hashes(doc, chunks)  # of all its chunks, or of its head's
+    texts = embed_texts(doc, chunks)  # of all its chunks, or of its head's
+    result.hashes = [text_hash(t) for t in texts]
+    scale = 1.0 if whole or len(text) <= LIGHT_CHARS else len(text) / max(cut, 1)
+    _embed_sample(result, texts, scale)
     result.scripts = text_scripts(text)
     result.packed = packed_size(text)
     result.wide = 0 if text.isascii() else max(len(text.encode()) - len(text) - 2 * result.scripts.get("han", 0), 0)
@@ -131,15 +140,37 @@ def long_line_chars(text: str, limit: int) -> int:
     return long
 
 
-def _embed_hashes(doc, chunks) -> list[str]:
-    """The hash of each chunk's text as the embedder is given it (title, section, text): `docqa add` embeds
-    each distinct one once."""
-    from docqa.embed.base import embed_text, text_hash
+def embed_texts(doc, chunks) -> list[str]:
+    """Each chunk's text as the embedder is given it (title, section, text): `docqa add` embeds each distinct one
+    once."""
+    from docqa.embed.base import embed_text
     from docqa.ingest.enrich import title_of
 
     title = title_of(doc)
-    return [text_hash(embed_text(title, c.section, doc.text[c.char_start:c.char_end], c.context, c.symbol))
-            for c in chunks]
+    return [embed_text(title, c.section, doc.text[c.char_start:c.char_end], c.context, c.symbol) for c in chunks]
+
+
+def _embed_sample(result: Probe, texts: list[str], scale: float = 1.0) -> None:
+    """The characters of `texts` (scaled: a heavy file's head; equal texts counted each time, as the survey's share
+    of repeated chunks discounts them), and the windows the bundled model reads (filler dropped, cut at sentence
+    ends) of distinct texts spread over them, MODEL_SAMPLE_CHARS in all: the survey counts the model's tokens in
+    those and scales them by characters."""
+    from docqa.embed.base import without_filler
+    from docqa.embed.local import LocalEmbedder
+
+    result.embed_chars = round(sum(map(len, texts)) * scale)
+    distinct = list(dict.fromkeys(texts))
+    picked = _spread_items(distinct, MODEL_SAMPLE_CHARS) if sum(map(len, distinct)) > MODEL_SAMPLE_CHARS else distinct
+    reader = LocalEmbedder()  # not loaded: its windows only
+    result.embed_sample = [w for t in picked for w in reader.windows(without_filler(t))]
+    result.embed_sample_chars = sum(map(len, picked))
+
+
+def _spread_items(texts: list[str], chars: int) -> list[str]:
+    """Texts evenly spaced over `texts`, about `chars` characters of them."""
+    mean = sum(map(len, texts)) / len(texts)
+    wanted = max(1, min(len(texts), round(chars / max(mean, 1))))
+    return [texts[round(i * (len(texts) - 1) / max(wanted - 1, 1))] for i in range(wanted)]
 
 
 def chunk_row_bytes(doc, chunks) -> list[int]:

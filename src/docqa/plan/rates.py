@@ -65,6 +65,13 @@ USE_HAN_S = 2.31e-5
 # a one-page folder with the bundled model less the same add without: 0.43-0.64 CPU-s; benchmarks/init_estimate.py
 # start); USE_CHAR_S and USE_HAN_S refitted with it taken out (fit-embed, the same four fit folders).
 EMBED_START_S = 0.43
+# "the embedding time by the model's own tokens" (2026-12-06): the model's time follows its own tokens (SentencePiece,
+# its graph's first node; the survey runs that node alone on the windows the model reads: enriched chunk texts,
+# filler dropped), not characters: JSON keys, ids and numbers make more tokens a character than prose (in-process,
+# 14-17 CPU-us a token for English, Chinese, Russian, JSON and SciFact's records alike; 3.5-9.5 us a character).
+# Fitted on the same four fit folders (fit-embed; the adds' CPU with the model less without, EMBED_START_S taken out).
+# USE_CHAR_S and USE_HAN_S stay for when the model (and so its tokenizer) is not installed.
+USE_TOKEN_S = 1.80e-5
 # "hybrid retrieval (issue 3)": multilingual-e5-small embedded SciFact at 7 chunks/s against USE's 30 in the
 # same conditions.
 E5_SLOWER = 30 / 7

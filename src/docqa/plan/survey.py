@@ -15,7 +15,10 @@ answer in seconds on a folder of any size, so nothing here parses everything.
                processes: 20 s per file, no new one after 30 s; each file's text is also
                compressed on 32,000 characters spread over it (repeated lines cost less to
                index), its chunk texts hashed as they are embedded (equal ones embed once) and
-               its chunk rows packed onto pages as SQLite stores them (long rows waste pages)
+               its chunk rows packed onto pages as SQLite stores them (long rows waste pages);
+               the bundled model's own tokens counted on 20,000 characters of each file's chunk
+               texts as the model reads them (its tokenizer alone, in this process: ~0.4 s to
+               load once; characters instead when the model is not installed)
 (`Limits` holds these; the report carries them.)
 """
 
@@ -96,6 +99,7 @@ class Survey:
     # cut (JSON: characters in lines over a chunk, cut at token boundaries), seconds
     sample: dict[str, dict[str, float]] = field(default_factory=dict)
     heavy: list[dict] = field(default_factory=list)  # the heaviest files, each measured: path, type, size, inflated, text_chars, ...
+    model_tokens: bool = False  # the bundled model's tokens were counted (its tokenizer alone); False: not installed
     duplicate_chunks: float = 0.0  # share of the sampled chunks whose embedded text another sampled chunk has (embedded once)
     checked: int = 0  # files probed (checked or sampled)
     pdfs_checked: int = 0  # PDFs whose first pages were checked for a text layer
@@ -128,6 +132,7 @@ def survey(root: Path, *, include: list[str] | None = None, exclude: list[str] |
     jobs = [(e.path, e.size, "light", e.type) for e in heavy]
     jobs += _checks(kept, limits) + _sample([e for e in kept if e not in heavy], limits, sum(e.size for e in heavy))
     probes = _probe_all(jobs, max_tokens, overlap, max_bytes, workers, limits)
+    result.model_tokens = count_model_tokens(probes)
     _absorb(probes, result, ocr, {safe_path(e.path) for e in heavy}, {safe_path(e.path): e.content for e in kept})
     result.elapsed = round(time.perf_counter() - started, 3)
     return result
@@ -366,11 +371,11 @@ def _absorb(probes: list[Probe], result: Survey, ocr: bool, heavy: Collection[st
                 result.heavy.append({"path": p.path, "type": p.type, "size": p.size, "inflated": inflated,
                                      "text_chars": p.text_chars, "han_chars": p.scripts.get("han", 0), "packed": p.packed,
                                      "tokens": p.tokens, "chunks": p.chunks, "pages": round(p.pages, 2), "wide": p.wide,
-                                     "cut": p.cut, "seconds": round(p.seconds, 3)})
+                                     "cut": p.cut, "model_tokens": p.model_tokens, "seconds": round(p.seconds, 3)})
                 continue
             sample[p.type].update(files=1, bytes=p.size, inflated=inflated, text_chars=p.text_chars,  # type: ignore[call-overload]
                                   han_chars=p.scripts.get("han", 0), packed=p.packed, tokens=p.tokens, chunks=p.chunks,
-                                  pages=p.pages, wide=p.wide, cut=p.cut, seconds=p.seconds)
+                                  pages=p.pages, wide=p.wide, cut=p.cut, model_tokens=p.model_tokens, seconds=p.seconds)
     result.checked = len(seen)
     result.pdfs_checked = len({p.path for p in probes if p.type == "pdf"})
     result.scripts = dict(scripts)
@@ -378,6 +383,21 @@ def _absorb(probes: list[Probe], result: Survey, ocr: bool, heavy: Collection[st
     result.sample = {t: {k: round(v, 3) for k, v in c.items()} for t, c in sample.items()}
     for path in result.encrypted:
         _skip(result, path, "encrypted: a password is required (it will fail; remove the password)")
+
+
+def count_model_tokens(probes: list[Probe]) -> bool:
+    """Each probe's tokens of the bundled model (its tokenizer run alone on the windows sampled, scaled by the
+    characters of its chunk texts): what the model's time follows (benchmarks/RESULTS.md, "the embedding time by the
+    model's own tokens").  False, and nothing counted, when the model is not installed."""
+    from docqa.plan.model_tokens import count, tokenizer
+
+    sampled = [p for p in probes if p.embed_sample and not p.error_kind]
+    session = tokenizer() if sampled else None
+    if session is None:
+        return False
+    for p in sampled:
+        p.model_tokens = round(count(session, p.embed_sample) * p.embed_chars / max(p.embed_sample_chars, 1))
+    return True
 
 
 def repeated(hashes: list[str], seen: set[str]) -> int:

