@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from docqa.answer.extractive import extract
-from docqa.answer.rows import introduced_commands, table_rows
+from docqa.answer.rows import ends_structured, introduced_commands, table_rows
 from docqa.answer.statement import quotable_spans
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
 
 from .hits import hit_in, sources
 
@@ -43,7 +47,7 @@ The Memcheck tool reports every leak it finds when the program exits.
 
 MANUAL_ZH = """要只复制较新的文件，可以这样运行：
 
-cp -u 源目录/* 目标目录
+cp -u -r ~/docs /mnt/backup
 
 这个选项在备份时很有用。
 """
@@ -79,7 +83,7 @@ def test_a_command_is_quoted_with_the_sentence_that_introduces_it():
 def test_a_chinese_command_question_gets_the_introduced_command():
     spans = quotable_spans(MANUAL_ZH)
     quoted = [MANUAL_ZH[s:e] for s, e in introduced_commands("只复制较新的文件，cp 用哪个选项？", MANUAL_ZH, spans)]
-    assert quoted == ["要只复制较新的文件，可以这样运行：\n\ncp -u 源目录/* 目标目录"]
+    assert quoted == ["要只复制较新的文件，可以这样运行：\n\ncp -u -r ~/docs /mnt/backup"]
 
 
 def test_the_answer_leads_with_the_header_row_then_the_row(hash_embedder):
@@ -109,3 +113,40 @@ def test_the_extended_sentence_replaces_the_bare_introduction(hash_embedder):
     plain = extract("Which tool reports leaks at exit?", pool, {}, embed, threshold=0.0)
     assert any(s.text.endswith("start Valgrind like this:") for s in plain.candidates)
     assert not any("valgrind --vgdb" in s.text for s in plain.candidates)
+
+
+def test_a_command_line_quoted_as_prose_anyway_is_not_quoted_twice():
+    readme = ("If you want systemd to listen on port 22 itself, then you can run:\n"
+              "systemctl disable --now ssh.service and then systemctl start ssh.socket.\n")
+    spans = quotable_spans(readme)
+    assert any("systemctl start ssh.socket." in readme[s:e] for s, e in spans)
+    assert introduced_commands("How do I switch sshd to socket activation?", readme, spans) == []
+
+
+def test_a_quote_ending_on_a_row_or_a_command_ends_its_line():
+    assert ends_structured("| **zstd 1.5.1 -1**       | 2.887 |   530 MB/s |  1700 MB/s |")
+    assert ends_structured("Kerberos | 88 | /etc/krb5.conf")
+    assert ends_structured("start Valgrind like this:\n\nvalgrind --vgdb=yes --vgdb-error=0 prog")
+    assert not ends_structured("Start Valgrind with the gdbserver enabled.")
+    assert not ends_structured("要只复制较新的文件，请使用 cp -u 选项。")
+
+
+@pytest.mark.slow  # a knowledge base built and asked: over 2 s on a loaded machine
+def test_the_published_answer_quotes_the_header_then_the_row_on_lines_of_their_own(tmp_path, hash_embedder):
+    """End to end, no model: the header row and the row are cited spans of the document, each on its own line."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "README.md").write_text("# Benchmarks\n\n" + MARKDOWN_TABLE[MARKDOWN_TABLE.index("| Compressor"):], encoding="utf-8")
+    settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"}, answer={"abstain_threshold": 0.0})
+    with KnowledgeBase(settings, embedder=hash_embedder) as kb:
+        kb.add([docs])
+        answer = kb.ask("In the zstd benchmark, how fast does zstd 1.5.1 at level 1 compress?")
+        assert answer.mode == "extractive" and answer.answer.startswith("| Compressor name | Ratio | Compression| Decompress.| [1]\n\n"
+                                                                         "| **zstd 1.5.1 -1** | 2.887 | 530 MB/s | 1700 MB/s | [1]")
+        for c in answer.citations:
+            assert kb.documents.text(c.document_id)[c.char_start : c.char_end] == c.quote
+
+
+def test_a_quote_whose_last_line_is_prose_is_no_command():
+    """A PDF section title above its first sentence: the sentence is prose (it ends with its full stop)."""
+    assert not ends_structured("3.3 Invoking asn1Decoding\nasn1Decoding generates an ASN.1 structure from a DER file.")

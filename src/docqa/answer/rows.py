@@ -29,6 +29,7 @@ from docqa.text.segment import query_terms
 _SEPARATOR = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*$")
 # A command line: an optional prompt, a program name and at least one argument, optionally in backticks.
 _COMMAND_LINE = re.compile(r"^[ \t]*(?:\$ |\(gdb\) )?`?[a-z][\w.+-]*(?: +[^\s`]+)+`?[ \t]*$")
+_SENTENCE_END = re.compile(r"[.。!！?？]\s*$")  # a line that ends so is prose, not a command
 _INTRODUCES = re.compile(r"(?:[:：]|\b(?:below|following|like this|as follows)\b[^\n]*[.。])\s*$", re.IGNORECASE)
 _PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|如何|怎么|怎样", re.IGNORECASE)
 _COMMAND_KINDS = ("command", "option", "package")
@@ -70,7 +71,8 @@ def table_rows(question: str, text: str) -> list[tuple[tuple[int, int], tuple[in
 
 def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Each sentence span of `spans` that introduces a command, extended over the command line right after it (a
-    blank line may lie between); only for a question that asks for a command, an option or how to do something."""
+    blank line may lie between) when that line is no sentence of `spans` itself;
+    only for a question that asks for a command, an option or how to do something."""
     kind, thing = answerability.asked_kinds(question)
     if not (kind == "command" or thing in _COMMAND_KINDS or _PROCEDURE.search(question)):
         return []
@@ -84,9 +86,19 @@ def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) 
             continue
         line_end = rest.find("\n", gap)
         line = rest[gap: len(rest) if line_end == -1 else line_end]
-        if _COMMAND_LINE.match(line):
-            out.append((s, e + gap + len(line.rstrip())))
+        at = e + gap
+        quotable = any(lo <= at < hi for lo, hi in spans)  # prose the answerer quotes anyway: no second copy
+        if _COMMAND_LINE.match(line) and not _SENTENCE_END.search(line) and not quotable:
+            out.append((s, at + len(line.rstrip())))
     return out
+
+
+def ends_structured(quote: str) -> bool:
+    """The quote ends on a table row or a command line, which no full stop ends: what follows it in an answer starts
+    on a line of its own (docqa.answer.pipeline), or a reader and a claim splitter read the two as one sentence."""
+    last = quote.rstrip().rsplit("\n", 1)[-1]
+    return structure_line(last) == "table" or ("\n" in quote.strip() and bool(_COMMAND_LINE.match(last))
+                                                  and not _SENTENCE_END.search(last))
 
 
 def _best_labelled(question: str, text: str, found: list[tuple[tuple[int, int], tuple[int, int]]]
