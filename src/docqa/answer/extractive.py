@@ -38,7 +38,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 
 import numpy as np
 
-from docqa.answer import answerability, release
+from docqa.answer import answerability, release, rows
 from docqa.answer.facts import normalise
 from docqa.answer.shape import Shape, answered_words, asks_for, holds_type, shape
 from docqa.answer.sources import SourceSet
@@ -127,6 +127,7 @@ class Sentence:
     score: float = 0.0  # the ranking score
     base: float = 0.0  # the base score: terms, embedding and retrieval (what the evidence model's sentence is chosen by)
     features: dict[str, float] = field(default_factory=dict)  # what the score weighs (selection_features)
+    header: tuple[int, int] | None = None  # a table row's header row, quoted on a line of its own before it (answer/rows.py)
 
 
 @dataclass(slots=True)
@@ -150,7 +151,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     """The best `count` sentences for `question`, or an abstention when the evidence is under `threshold`.
     `weights`: the question terms' IDF over the knowledge base's `chunks` chunks (0: unknown, taken as large)."""
     learned = embed is not None and bool(SELECT_MODEL)
-    candidates = _candidates(sources, SELECT_HITS if learned else _HITS)
+    candidates = _candidates(sources, SELECT_HITS if learned else _HITS, question)
     if not candidates:
         return Extract([], evidence=0.0, abstained=True)
     terms = query_terms(question)
@@ -190,11 +191,15 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
         return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates)
     floor = chosen[0].score * share  # later picks must still be real evidence
     added = {id(s) for s in chosen} - {id(s) for s in ranked}  # the sentence _complete joined to the best: always shown
-    picked = [s for i, s in enumerate(chosen) if i == 0 or s.score >= floor or id(s) in added]
+    picked = [s for i, s in enumerate(chosen) if i == 0 or ((s.score >= floor or id(s) in added) and s.header is None)]
     # what a model's claim may rest on (docqa.answer.accept): a later pick likely enough to be right in itself
     supporting = [s for i, s in enumerate(picked) if i == 0 or not learned or s.score >= SELECT_MIN or id(s) in added]
     shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
     shown, named, heading = _with_release(question, picked, shown, sources)
+    if heading is None and picked[0].header is not None:  # a table row leads: its header row first, on a line of its own
+        (hs, he), chunk = picked[0].header, sources.get(picked[0].n).hit.text  # type: ignore[union-attr]
+        heading = Sentence(picked[0].n, hs, he, chunk[hs:he], score=picked[0].score)
+        shown = Shape([heading, *(shown.sentences if shown is not None else picked)], steps=False)
     return Extract(picked, evidence=evidence, abstained=False, features=features, ranked=chosen, shape=shown,
                    candidates=candidates, supporting=supporting, release=named, heading=heading)
 
@@ -404,12 +409,18 @@ def _with(text: str, given: str | None) -> str:
     return f"{text}\n{given}" if given else text
 
 
-def _candidates(sources: SourceSet, hits: int = _HITS) -> list[Sentence]:
+def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> list[Sentence]:
     out = []
     for source in sources.sources[:hits]:
         text = source.hit.text
         spans = quotable_spans(text, source.hit.section, code=source.hit.type == "code")  # statements only: no headings, questions, markup
+        # a table row that carries what is asked; a sentence that introduces a command, extended over it (answer/rows.py)
+        structured = bool(question) and source.hit.type != "code"
+        out += [Sentence(source.n, s, e, text[s:e], header=h) for h, (s, e) in rows.table_rows(question, text)] if structured else []
+        commands = dict(rows.introduced_commands(question, text, spans)) if structured else {}
         for s, e in _labelled(text, spans):
+            if s in commands and commands[s] - s <= 600:  # the sentence and the command it introduces, one quote
+                e = commands[s]
             sentence = text[s:e]
             if len(sentence.strip("#*-| \n")) < _MIN_CHARS and not has_cjk(sentence):
                 continue

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
-from docqa.answer import accept, guard, hop, prompts, sentinel, short
+from docqa.answer import accept, guard, hop, prompts, rows, sentinel, short
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
@@ -580,11 +580,13 @@ def _reading(sentence) -> tuple[int, int]:
 
 def _quoted(claims: list[Claim], heading_first: bool = False) -> str:
     """The quoted sentences one after another, each claim's span set (markers are added when numbered);
-    `heading_first`: the first is a heading, set apart by a blank line (it has no full stop to end it)."""
+    `heading_first`: the first is a heading, set apart by a blank line (it has no full stop to end it); so is a quote
+    that ends on a table row or a command line (docqa.answer.rows), from what follows it."""
     joiner = "" if any(has_cjk(c.text) for c in claims) else " "
     text = ""
     for i, claim in enumerate(claims):
-        text += ("\n\n" if heading_first and i == 1 else joiner) if text else ""
+        apart = (heading_first and i == 1) or (i > 0 and any(rows.ends_structured(c.quote) for c in claims[i - 1].citations))
+        text += ("\n\n" if apart else joiner) if text else ""
         claim.start = len(text)
         text += claim.text
         claim.end = len(text)

@@ -1,0 +1,126 @@
+"""Structured lines that may be quoted when they carry what a question asks: table rows and command lines.
+
+The extractive answerer quotes statements only (docqa.answer.statement): a heading, a table row or a command line
+is never a sentence.  Some questions are answered by nothing else: "how fast does zstd 1.5.1 at level 1 compress?"
+by a benchmark table's row, "how do I start Valgrind for GDB?" by the command line a sentence introduces.  Two
+narrow exceptions, each only when the question asks for that kind of token:
+
+- `table_rows`: a table row whose first cell holds one of the question's terms (its subject) and a token of the kind the
+  question asks for (answerability.asked_kinds: a number, version, path, command, date; a file, package, variable),
+  with the table's header row, which is quoted on a line of its own before it (so "| Compressor | Ratio | ... |"
+  then the row reads as a statement);
+- `introduced_commands`: a sentence that introduces a command ("start Valgrind like this:", "Running the command
+  below ...") extended over the command line right after it, when the question asks for a command or option or
+  how to do something.  The command is quoted with its sentence, as an option's label line is quoted with its
+  description (extractive._labelled).
+
+Navigation, markup and bare headings are never quoted: a row must have cells, a command line must look like one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docqa.answer import answerability
+from docqa.answer.statement import structure_line
+from docqa.text.segment import query_terms
+
+# A pipe table's separator "| --- | :-: |".
+_SEPARATOR = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*$")
+# A command line: an optional prompt, a program name and at least one argument, optionally in backticks.
+_COMMAND_LINE = re.compile(r"^[ \t]*(?:\$ |\(gdb\) )?`?[a-z][\w.+-]*(?: +[^\s`]+)+`?[ \t]*$")
+_SENTENCE_END = re.compile(r"[.。!！?？]\s*$")  # a line that ends so is prose, not a command
+_INTRODUCES = re.compile(r"(?:[:：]|\b(?:below|following|like this|as follows)\b[^\n]*[.。])\s*$", re.IGNORECASE)
+_PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|如何|怎么|怎样", re.IGNORECASE)
+_COMMAND_KINDS = ("command", "option", "package")
+_MAX_ROW = 300
+_HOW = re.compile(r"\bhow\s+(?:many|much|long|often|large|big|far|fast|old|quickly)\b", re.IGNORECASE)  # asks, names nothing
+_LABEL_TOKEN = re.compile(r"\w+(?:[.=:/]\w+)*")
+
+
+def table_rows(question: str, text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(header span, row span) of each table row in `text` that holds a question term and a token of the kind the
+    question asks for; [] when the question asks for no kind.  A table is a run of table lines (a Markdown pipe
+    table, or an HTML or docx table as the readers render it: "a | b | c", a row per line, its header first); its
+    header is the line above a separator ("| --- | --- |"), else its first line."""
+    kinds = answerability.asked_kinds(question)
+    if kinds == (None, None):
+        return []
+    terms = [t.casefold() for t in query_terms(_HOW.sub(" ", question)) if len(t) > 1]
+    out = []
+    header: tuple[int, int] | None = None
+    previous: tuple[int, int] | None = None
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        span = (pos, pos + len(body))
+        pos += len(line)
+        if "|" not in body or structure_line(body) != "table":
+            header = previous = None
+            continue
+        if _SEPARATOR.match(body):
+            header = previous  # the row above a separator is the header
+            continue
+        if header is None and previous is None:
+            header = span  # a rendered table's first line is its header (the chunker repeats it in every row group)
+        elif header is not None and len(body) <= _MAX_ROW and _carries(body, terms, kinds):
+            out.append((header, span))
+        previous = span
+    return _best_labelled(question, text, out)
+
+
+def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each sentence span of `spans` that introduces a command, extended over the command line right after it (a
+    blank line may lie between) when that line is no sentence of `spans` itself;
+    only for a question that asks for a command, an option or how to do something."""
+    kind, thing = answerability.asked_kinds(question)
+    if not (kind == "command" or thing in _COMMAND_KINDS or _PROCEDURE.search(question)):
+        return []
+    out = []
+    for s, e in spans:
+        if not _INTRODUCES.search(text[s:e]):
+            continue
+        rest = text[e:]
+        gap = len(rest) - len(rest.lstrip("\n \t"))
+        if rest[:gap].count("\n") > 2:
+            continue
+        line_end = rest.find("\n", gap)
+        line = rest[gap: len(rest) if line_end == -1 else line_end]
+        at = e + gap
+        quotable = any(lo <= at < hi for lo, hi in spans)  # prose the answerer quotes anyway: no second copy
+        if _COMMAND_LINE.match(line) and not _SENTENCE_END.search(line) and not quotable:
+            out.append((s, at + len(line.rstrip())))
+    return out
+
+
+def ends_structured(quote: str) -> bool:
+    """The quote ends on a table row or a command line, which no full stop ends: what follows it in an answer starts
+    on a line of its own (docqa.answer.pipeline), or a reader and a claim splitter read the two as one sentence."""
+    last = quote.rstrip().rsplit("\n", 1)[-1]
+    return structure_line(last) == "table" or ("\n" in quote.strip() and bool(_COMMAND_LINE.match(last))
+                                                  and not _SENTENCE_END.search(last))
+
+
+def _best_labelled(question: str, text: str, found: list[tuple[tuple[int, int], tuple[int, int]]]
+                   ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Of each table's rows, those whose label (the first cell) the question names best: the share of the label's
+    tokens the question holds ("zstd 1.5.1 -1" for "zstd 1.5.1 at level 1", not "zstd 1.5.1 --fast=4")."""
+    asked = question.casefold()
+
+    def named(row: tuple[int, int]) -> float:
+        label = text[row[0]:row[1]].strip().strip("|").split("|")[0]
+        tokens = _LABEL_TOKEN.findall(label.casefold())
+        return sum(t in asked for t in tokens) / len(tokens) if tokens else 0.0
+
+    best: dict[tuple[int, int], float] = {}
+    for header, row in found:
+        best[header] = max(best.get(header, 0.0), named(row))
+    return [(header, row) for header, row in found if named(row) >= best[header]]
+
+
+def _carries(row: str, terms: list[str], kinds: tuple[str | None, str | None]) -> bool:
+    cells = [c.strip(" *`") for c in row.strip().strip("|").split("|")]
+    if len(cells) < 2:
+        return False
+    label = cells[0].casefold()  # the row's subject is its first cell
+    return any(t in label for t in terms) and any(answerability.holds_kind(c, kinds) for c in cells[1:])
