@@ -324,6 +324,7 @@ class Retrieval:
     evidence: float | None = None  # P(answerable) from the best sentence (answer/extractive.py)
     evidence_features: dict[str, float] | None = None  # the evidence model's inputs, for calibration fits
     parts: list[dict[str, Any]] | None = None  # a question that asks several things: each part's evidence
+    subjects: list[dict[str, Any]] | None = None  # a question naming things with files of their own: each one's evidence
     skills: list[dict[str, Any]] | None = None  # the skills the agent used
     recalled_from: str | None = None  # the earlier run this answer was recalled from (answer/recall.py)
     similarity: float | None = None  # of the question to that run's

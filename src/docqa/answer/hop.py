@@ -136,3 +136,44 @@ def pick(ranked: Sequence[Sentence], candidates: Sequence[Sentence], quoted: Seq
 def _next(sentence: Sentence, candidates: Sequence[Sentence]) -> Sentence | None:
     following = [c for c in candidates if c.n == sentence.n and c.start >= sentence.end]
     return min(following, key=lambda c: c.start, default=None)
+
+
+# -- a question that names two things, each with a file of its own -----------------------------------------------------
+# "kill 不指定信号时发出的信号，和 timeout 超时后默认发出的信号，是同一个吗？" names two commands, each with its own manual
+# page (kill.1.gz, timeout.1.gz): one search over the whole knowledge base finds one of them; the answer needs both.
+SUBJECTS = True  # one scoped search per named subject (dev figures: benchmarks/RESULTS.md, 2026-12-06 "multi-hop ... subjects")
+MAX_SUBJECTS = 3  # a question naming more things than this is a list, not two hops
+_WORD = re.compile(r"(?<![\w./=-])[A-Za-z][\w+-]*(?![\w/=-]|\.\w)")  # a word as written: not part of a path, option or file name
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    term: str  # what the question calls it ("kill")
+    path: str  # the one document named after it (".../man1/kill.1.gz")
+
+
+def subjects(question: str, paths: Sequence[str]) -> list[Subject]:
+    """The things the question names that each have one document named after them (a command's manual page, a
+    program's README named `<program>.md`), when there are two or more of them (and at most MAX_SUBJECTS); [] else.
+    A word that names no document, or several (`README`), or that is a search's stop word (`at`), is no subject."""
+    owners: dict[str, list[str]] = {}
+    for path in paths:
+        owners.setdefault(_name(path).split(".", 1)[0].lower(), []).append(path)
+    terms = set(query_terms(question))
+    found: dict[str, Subject] = {}
+    for word in _WORD.findall(question):
+        word = word.lower()
+        own = owners.get(word, [])
+        if word in terms and len(own) == 1 and own[0] not in found:
+            found[own[0]] = Subject(word, own[0])
+    return list(found.values()) if 2 <= len(found) <= MAX_SUBJECTS else []
+
+
+def own_glob(path: str) -> str:
+    """A path glob that matches exactly `path` (its glob characters escaped)."""
+    return re.sub(r"([*?\[])", r"[\1]", path)
+
+
+def uncited(found: Sequence[Subject], cited: Sequence[str]) -> list[Subject]:
+    """The subjects whose own document no citation of the answer is in."""
+    return [s for s in found if s.path not in set(cited)]

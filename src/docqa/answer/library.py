@@ -28,8 +28,8 @@ class Library(Protocol):
     def embed(self) -> Callable[[list[str], str], np.ndarray] | None:
         """Embed texts of a kind (query, passage); None: no embedder."""
 
-    def search(self, query: str, top_k: int, collection: str | None) -> SearchResults:
-        """Best chunks for a query."""
+    def search(self, query: str, top_k: int, collection: str | None, path_glob: str | None = None) -> SearchResults:
+        """Best chunks for a query (`path_glob`: only in the documents whose path matches it)."""
 
     def documents(self, collection: str | None) -> list[DocumentRecord]:
         """The documents of a collection."""

@@ -462,8 +462,12 @@ class Pipeline:
         yield Status(phase="extracting")
         sources, result = found or self._evidence(answer, hits, ctx)
         by_parts = self._by_parts(answer, ctx)
+        named = self._subjects(answer, ctx)  # the things the question names, each with a file of its own (docqa.answer.hop)
+        by_subjects = self._by_subjects(answer, named, [], 0) if result.abstained and by_parts is None else None
         if by_parts is not None:  # a question of several parts, each answered (docqa.answer.parts)
             answer.citations, evidence = by_parts
+        elif by_subjects is not None:  # no sentence answered it all: each named thing answered in its own file
+            answer.citations, evidence = by_subjects
         elif result.abstained:
             return (yield from self._not_found(answer, ctx, streamed=streamed))
         else:
@@ -475,6 +479,10 @@ class Pipeline:
             followed = (self._second_hop(answer, sources, shown, result.chosen[: len(shown)], ctx)
                         if hop.HOP and not (result.shape and result.shape.steps) else None)
             answer.citations += [followed] if followed else []
+        if by_subjects is None and named:  # each named thing whose own file the answer does not cite yet
+            missing = hop.uncited([x for x, _, _ in named], [c.path for c in answer.citations])
+            added = self._by_subjects(answer, [x for x in named if x[0] in missing], answer.citations, evidence)
+            answer.citations, evidence = added or (answer.citations, evidence)
         answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, sources=[c.n], citations=[c], supported=True, support=1.0) for c in answer.citations]
         # a release heading quoted before the answer's sentences (answer/release.py) stands on a line of its own
         heading = by_parts is None and result.shape is not None and result.heading is not None \
@@ -517,6 +525,56 @@ class Pipeline:
         # its own number after the first hop's sources, or the number of the source that holds the same passage
         n = next((x.n for x in sources.sources if x.hit.chunk_id == hit.chunk_id), len(sources) + 1)
         return citation_for(n, hit, best.start, best.end, answer.language, sources.paths + pool.paths)
+
+    def _subjects(self, answer: Answer, ctx: RunContext) -> list[tuple[hop.Subject, SourceSet, Extract]]:
+        """The things the question names that have a file of their own each (docqa.answer.hop.subjects), each with
+        the extractive answer of its part of the question (the part that names it; the question when it asks one
+        thing) over its own file's passages alone; [] when it names fewer than two."""
+        if not hop.SUBJECTS:
+            return []
+        asked = answer.retrieval.query
+        found = hop.subjects(asked, [d.path for d in self.library.documents(answer.retrieval.collection)])
+        if not found:
+            return []
+        s, lib = self.settings.answer, self.library
+        parts = split(asked)
+        named = []
+        for subject in found:
+            query = next((p.query if PART_QUERY else p.question for p in parts if subject.term in query_terms(p.question)), asked)
+            with ctx.stage("subject", subject=subject.term, path=subject.path) as entry:
+                hits = lib.search(query, s.top_k, None, hop.own_glob(subject.path))  # scoped: the caller's collections only
+                pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))
+                weights, chunks = term_weights_and_total(lib.term_counts, query_terms(query))
+                result = extract(query, pool, weights, lib.embed, max(s.extractive_sentences, accept.EVIDENCE_SENTENCES),
+                                 s.abstain_threshold, chunks)
+                entry.update(evidence=round(result.evidence, 4), abstained=result.abstained)
+            named.append((subject, pool, result))
+        answer.retrieval.subjects = [{"subject": x.term, "path": x.path, "evidence": round(r.evidence, 4), "abstained": r.abstained}
+                                     for x, _, r in named]
+        return named
+
+    def _by_subjects(self, answer: Answer, named: list[tuple[hop.Subject, SourceSet, Extract]], cited: list[Citation],
+                     evidence: float) -> tuple[list[Citation], float] | None:
+        """`cited` and, for each named thing, its own file's best sentence that says something new (the first
+        PART_SENTENCES of its answer when nothing is cited yet), numbered after them; the weakest evidence of the
+        answers combined (`evidence`: that of `cited`).  None when a named thing's answer abstains or says nothing
+        new: the answer stands or falls as a whole."""
+        if not named or any(r.abstained for _, _, r in named):
+            return None
+        numbers = {c.chunk_id: c.n for c in cited}
+        citations, quoted = list(cited), [c.quote for c in cited]
+        paths = list(dict.fromkeys([c.path for c in cited] + [p for _, pool, _ in named for p in pool.paths]))
+        for _, pool, result in named:
+            picks = (_quoted_in_order(result, max(1, PART_SENTENCES)) if not cited else
+                     [x for x in [hop.pick(result.chosen[: hop.HOP_PICKS], result.candidates, quoted)] if x is not None])
+            if not picks:
+                return None
+            for x in picks:
+                hit = pool.get(x.n).hit  # type: ignore[union-attr]
+                n = numbers.setdefault(hit.chunk_id, max(numbers.values(), default=0) + 1)
+                citations.append(citation_for(n, hit, x.start, x.end, answer.language, paths))
+                quoted.append(x.text)
+        return citations, min([r.evidence for _, _, r in named] + ([evidence] if cited else []))
 
     def _by_parts(self, answer: Answer, ctx: RunContext) -> tuple[list[Citation], float] | None:
         """A question of several parts (docqa.answer.parts) with every part answered: each part's sentences,

@@ -34,8 +34,8 @@ class ScopedLibrary:
         self.term_counts = fulltext.term_counts
         self.embed = embedder.embed_batch if embedder is not None else None
 
-    def search(self, query: str, top_k: int, collection: str | None) -> SearchResults:
-        return self._search.search(query, top_k, self._within(collection), principal=self.principal)
+    def search(self, query: str, top_k: int, collection: str | None, path_glob: str | None = None) -> SearchResults:
+        return self._search.search(query, top_k, self._within(collection), path_glob=path_glob, principal=self.principal)
 
     def keyword(self, query: str, top_k: int) -> SearchResults:
         return self._search.search(query, top_k, self.collection, mode="bm25", rerank="none", principal=self.principal)
