@@ -34,6 +34,7 @@ REPEAT = 0.6  # a hop sentence with this share of its content words in the quote
 # when the question names one of the same kind; an option, a CVE or an identifier names no file of its own
 LINKS = frozenset({"version", "path"})
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z0-9~+-]*", re.IGNORECASE)
+_ASKED = re.compile(r"\b(?:which|what)\s+([A-Za-z][\w-]*)|(?:哪个|哪些|哪种|什么)([\u4e00-\u9fff]{2})", re.IGNORECASE)
 # words that frame what a question says rather than what it asks about
 _FRAME = frozenset("says say said tells told mentions release releases version one which what".split())
 
@@ -41,6 +42,7 @@ _FRAME = frozenset("says say said tells told mentions release releases version o
 @dataclass(frozen=True, slots=True)
 class Bridge:
     entity: str  # what a quoted sentence names and the question does not ("v2.30.9", "/run/nologin")
+    asks: tuple[str, ...]  # the nouns the question asks for ("cves", "cve"): the hop's sentence must hold one; () any
     rest: tuple[str, ...]  # the question's terms that no quoted sentence holds
     query: str  # the hop's search query, and the question its sentence is judged against
 
@@ -67,8 +69,20 @@ def bridge(question: str, quoted: Sequence[str], weights: Mapping[str, float] | 
     # "v2.30.9"); those it does not hold name the first file ("Git 2.35.8"), not the second
     about = [n for n in named if holds_exact(source, n)]
     terms = tuple(rest[:HOP_TERMS])
-    query = " ".join((_bare(link), *about, *terms))
-    return Bridge(link, terms, query)
+    # what the question asks for ("which CVEs"): the linking sentence may say it ("four CVEs") without naming them
+    asks = [w for w in asked_nouns(question) if w not in terms]
+    # ... and what it asks for is the hop's question: the rest of its words, said in the first file, are paraphrased
+    # there ("hardening" for "defense in depth") and not said again in the second
+    query = " ".join((_bare(link), *about, *(asks or terms)))
+    return Bridge(link, tuple(asks), terms, query)
+
+
+def asked_nouns(question: str) -> list[str]:
+    """The noun a "which/what X" or 哪个X/什么X asks for ("CVEs", "setting", "文件"), lower-cased; [] when none."""
+    found = [(m.group(1) or m.group(2)).lower() for m in _ASKED.finditer(question)]
+    nouns = [w for w in dict.fromkeys(found) if _content(w) and w in query_terms(question)]
+    # a plural asks for the thing its singular names in the text ("which CVEs" -> "CVE-2024-32002")
+    return [x for w in nouns for x in ((w, w[:-1]) if w.endswith("s") and not w.endswith("ss") and w.isascii() else (w,))]
 
 
 def _content(term: str) -> bool:
@@ -99,6 +113,11 @@ def own(hits: list[Hit], entity: str) -> list[Hit]:
     return [h for h in hits if holds_exact(_name(h.path), stem)]
 
 
+def named_glob(entity: str) -> str:
+    """A path glob of the files whose name holds what names the entity's own file (`*2.30.9*` for `v2.30.9`)."""
+    return f"*{own_glob(_stem(entity))}*"
+
+
 def _stem(entity: str) -> str:
     """What the entity's own file is named by: a version without its `v`, a path's last part."""
     last = entity.rstrip("/").rsplit("/", 1)[-1] if "/" in entity else entity
@@ -121,14 +140,16 @@ def repeats(sentence: str, quoted: Sequence[str]) -> bool:
     return not words or len(words & said) / len(words) >= REPEAT
 
 
-def pick(ranked: Sequence[Sentence], candidates: Sequence[Sentence], quoted: Sequence[str]) -> Sentence | None:
-    """The hop's sentence: the best ranked one that says something the quoted ones do not; a lead-in that ends with
-    a colon ("* CVE-2023-29007:") is taken with the sentence after it in its passage."""
+def pick(ranked: Sequence[Sentence], candidates: Sequence[Sentence], quoted: Sequence[str],
+         asks: Sequence[str] = ()) -> Sentence | None:
+    """The hop's sentence: the best ranked one that says something the quoted ones do not (and, given `asks`, that
+    names one of them: what the question asks for); a lead-in that ends with a colon ("* CVE-2023-29007:") is taken
+    with the sentence after it in its passage."""
     for best in ranked:
         after = _next(best, candidates) if best.text.rstrip().endswith((":", "：")) else None
         if after is not None:
             best = Sentence(best.n, best.start, after.end, f"{best.text} {after.text}", score=best.score)
-        if not repeats(best.text, quoted):
+        if (not asks or set(asks) & set(query_words(best.text))) and not repeats(best.text, quoted):
             return best
     return None
 

@@ -511,13 +511,14 @@ class Pipeline:
         if link is None:
             return None
         with ctx.stage("second hop", query=link.query, entity=link.entity) as entry:
-            found = lib.search(link.query, s.top_k * hop.HOP_DEPTH, None)  # scoped: the caller's collections only
+            # scoped: the caller's collections only, the files whose name holds the entity's
+            found = lib.search(link.query, s.top_k * hop.HOP_DEPTH, None, hop.named_glob(link.entity))
             hits = hop.own(list(found), link.entity)  # the entity's own file (the first hop may have quoted it too)
             pool = self._named(fit(guard.evidence(hits) if s.guard else hits, 10**9))
             weights, chunks = term_weights_and_total(lib.term_counts, query_terms(link.query))
             result = extract(link.query, pool, weights, lib.embed, 1, s.abstain_threshold, chunks)
             best = None if result.abstained else hop.pick(sorted(result.candidates, key=lambda x: -x.score)[: hop.HOP_PICKS],
-                                                          result.candidates, [x.text for x in quoted])
+                                                          result.candidates, [x.text for x in quoted], link.asks)
             entry.update(evidence=round(result.evidence, 4), followed=best is not None)
         if best is None:
             return None
