@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from docqa.answer.extractive import Sentence
+from docqa.answer.parts import sentences
 from docqa.answer.support import content_tokens
 from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import has_cjk
@@ -176,18 +177,26 @@ class Subject:
 def subjects(question: str, paths: Sequence[str]) -> list[Subject]:
     """The things the question names that each have one document named after them (a command's manual page, a
     program's README named `<program>.md`), when there are two or more of them (and at most MAX_SUBJECTS); [] else.
-    A word that names no document, or several (`README`), or that is a search's stop word (`at`), is no subject."""
+    A word that names no document, or several (`README`), or that is a search's stop word (`at`), is no subject;
+    the file's name is matched as written."""
     owners: dict[str, list[str]] = {}
     for path in paths:
-        owners.setdefault(_name(path).split(".", 1)[0].lower(), []).append(path)
-    terms = set(query_terms(question))
+        owners.setdefault(_name(path).split(".", 1)[0], []).append(path)
     found: dict[str, Subject] = {}
-    for word in _WORD.findall(question):
-        word = word.lower()
+    for word in names(question):
         own = owners.get(word, [])
-        if word in terms and len(own) == 1 and own[0] not in found:
+        if len(own) == 1 and own[0] not in found:
             found[own[0]] = Subject(word, own[0])
     return list(found.values()) if 2 <= len(found) <= MAX_SUBJECTS else []
+
+
+def names(question: str) -> list[str]:
+    """The words that may name a thing with a file of its own: plain ASCII words that are search terms, as written
+    (a file is named `kill.1.gz`; "KILL" is a signal), where the question asks.  A command named only in a statement
+    that sets the scene ("我用 find 找出一批日志再通过 xargs rm 删除。") is how the asker got there, not what is asked about."""
+    terms = set(query_terms(question))
+    asks = " ".join(x for x in sentences(question) if x.endswith(("?", "？"))) or question
+    return [w for w in dict.fromkeys(_WORD.findall(asks)) if w.lower() in terms]
 
 
 def own_glob(path: str) -> str:

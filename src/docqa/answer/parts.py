@@ -36,7 +36,7 @@ def split(question: str) -> list[Part]:
     """The question's parts, or [] when it asks one thing (or more than MAX_PARTS)."""
     context: list[str] = []
     asked: list[tuple[str, str]] = []  # (part, the scene-setting statements before it)
-    for sentence in _sentences(question):
+    for sentence in sentences(question):
         if sentence.endswith(("?", "？")):
             pieces = [p.strip(" ,，") for p in _AND_ASKS.split(sentence)]
             if len(pieces) > 1 and min(len(query_terms(p)) for p in pieces) < _MIN_JOINED:
@@ -54,7 +54,8 @@ def split(question: str) -> list[Part]:
     return parts
 
 
-def _sentences(text: str) -> list[str]:
+def sentences(text: str) -> list[str]:
+    """The sentences of a question (statements that set the scene, and questions)."""
     return [m.group().strip() for m in _SENTENCE.finditer(text) if m.group().strip()]
 
 

@@ -462,8 +462,8 @@ class Pipeline:
         yield Status(phase="extracting")
         sources, result = found or self._evidence(answer, hits, ctx)
         by_parts = self._by_parts(answer, ctx)
-        named = self._subjects(answer, ctx)  # the things the question names, each with a file of its own (docqa.answer.hop)
-        by_subjects = self._by_subjects(answer, named, [], 0) if result.abstained and by_parts is None else None
+        subjects = self._subjects(answer, ctx)  # the things the question names, each with a file of its own (docqa.answer.hop)
+        by_subjects = self._by_subjects(answer, subjects, [], 0) if result.abstained and by_parts is None else None
         if by_parts is not None:  # a question of several parts, each answered (docqa.answer.parts)
             answer.citations, evidence = by_parts
         elif by_subjects is not None:  # no sentence answered it all: each named thing answered in its own file
@@ -479,9 +479,10 @@ class Pipeline:
             followed = (self._second_hop(answer, sources, shown, result.chosen[: len(shown)], ctx)
                         if hop.HOP and not (result.shape and result.shape.steps) else None)
             answer.citations += [followed] if followed else []
-        if by_subjects is None and named:  # each named thing whose own file the answer does not cite yet
-            missing = hop.uncited([x for x, _, _ in named], [c.path for c in answer.citations])
-            added = self._by_subjects(answer, [x for x in named if x[0] in missing], answer.citations, evidence)
+        steps = by_parts is None and result.shape is not None and result.shape.steps
+        if by_subjects is None and subjects and not steps:  # each named thing whose own file the answer does not cite yet
+            missing = hop.uncited([x for x, _, _ in subjects], [c.path for c in answer.citations])
+            added = self._by_subjects(answer, [x for x in subjects if x[0] in missing], answer.citations, evidence)
             answer.citations, evidence = added or (answer.citations, evidence)
         answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, sources=[c.n], citations=[c], supported=True, support=1.0) for c in answer.citations]
         # a release heading quoted before the answer's sentences (answer/release.py) stands on a line of its own
@@ -531,9 +532,9 @@ class Pipeline:
         """The things the question names that have a file of their own each (docqa.answer.hop.subjects), each with
         the extractive answer of its part of the question (the part that names it; the question when it asks one
         thing) over its own file's passages alone; [] when it names fewer than two."""
-        if not hop.SUBJECTS:
-            return []
         asked = answer.retrieval.query
+        if not hop.SUBJECTS or len(hop.names(asked)) < 2:  # the documents are listed only for a question naming two
+            return []
         found = hop.subjects(asked, [d.path for d in self.library.documents(answer.retrieval.collection)])
         if not found:
             return []
@@ -541,7 +542,7 @@ class Pipeline:
         parts = split(asked)
         named = []
         for subject in found:
-            query = next((p.query if PART_QUERY else p.question for p in parts if subject.term in query_terms(p.question)), asked)
+            query = next((p.query if PART_QUERY else p.question for p in parts if subject.term.lower() in query_terms(p.question)), asked)
             with ctx.stage("subject", subject=subject.term, path=subject.path) as entry:
                 hits = lib.search(query, s.top_k, None, hop.own_glob(subject.path))  # scoped: the caller's collections only
                 pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))
