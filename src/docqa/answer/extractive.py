@@ -436,9 +436,11 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
     for source in sources.sources[:hits]:
         text = source.hit.text
         spans = quotable_spans(text, source.hit.section, code=source.hit.type == "code")  # statements only: no headings, questions, markup
-        # a table row that carries what is asked; a sentence that introduces a command, extended over it (answer/rows.py)
+        # a table row or a label line that carries what is asked; a sentence that introduces a command, extended over
+        # it (answer/rows.py)
         structured = bool(question) and source.hit.type != "code"
         out += [Sentence(source.n, s, e, text[s:e], header=h) for h, (s, e) in rows.table_rows(question, text)] if structured else []
+        out += [Sentence(source.n, s, e, text[s:e]) for s, e in rows.label_lines(question, text)] if structured else []
         commands = dict(rows.introduced_commands(question, text, spans)) if structured else {}
         for s, e in _labelled(text, spans):
             if s in commands and commands[s] - s <= 600:  # the sentence and the command it introduces, one quote

@@ -30,6 +30,7 @@ _SECTION_NUMBER = re.compile(r"^\s*(?:#{1,6}\s+)?\d+(?:\.\d+)*\.(?=\s)")
 # A paragraph that introduces the items below it and names their release ("OpenSSH 8.5 includes a number of changes
 # that may affect existing configurations:"): NEWS files name a release so inside an entry that covers several.
 _LEAD_IN_WORDS = 30
+_ITEM_WORDS = 16  # a list item standing on a line of its own holds at most this many words
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 # Numbers that are no figure: a list item's number ("5. `systemd-homed` mounts ..."), a man page's section ("ssh(1)").
 _NOT_A_FIGURE = re.compile(r"^\s*\d+[.)]\s|\(\d[a-z]*\)")
@@ -140,7 +141,22 @@ def _is_title(text: str, lines: list[tuple[int, int]], i: int) -> bool:
     below = text[lines[i][1] + 1 : below_end if below_end != -1 else len(text)]
     alone_above = not above.strip()
     alone_below = not below.strip() or _ADORNMENT.match(below) is not None or below.lstrip()[:2] in ("- ", "* ", "+ ")
-    return alone_above and alone_below
+    underlined = _ADORNMENT.match(below) is not None
+    return alone_above and alone_below and (underlined or not _in_list(text, lines, i))
+
+
+def _in_list(text: str, lines: list[tuple[int, int]], i: int) -> bool:
+    """The line is an item of a list rendered one item a line between blank lines ("LibreOffice 7.4", "LTSP 23.01"):
+    two of its neighbours (the two lines above it and the one below that are not blank) are such lines too."""
+    paragraphs = [p.strip() for p in _BLANK_LINE.split(text[: lines[i][0]]) if p.strip()][-2:]
+    below = _BLANK_LINE.split(text[lines[i][1] :].lstrip("\r\n"), maxsplit=1)[0].strip()
+    return sum(_list_item(p) for p in [*paragraphs, below]) >= 2
+
+
+def _list_item(paragraph: str) -> bool:
+    """A short paragraph of one line with no end mark: what a list item rendered on a line of its own looks like."""
+    return bool(paragraph) and "\n" not in paragraph and len(paragraph.split()) <= _ITEM_WORDS and not paragraph.endswith(
+        (".", ",", ":", ";", "!", "?", "。", "，", "：", "；", "！", "？"))
 
 
 def note(found: Label, language: str) -> str:
