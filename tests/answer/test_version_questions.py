@@ -218,3 +218,14 @@ def test_a_release_heading_is_followed_by_the_sentence_it_heads():
     result = Extract([item, other], evidence=0.6, abstained=False, shape=Shape([heading, item, other], steps=False),
                      heading=heading)
     assert _quoted_in_order(result, 3) == [heading, item, other]
+
+
+@pytest.mark.parametrize("text", [
+    # the first line of a wrapped item (Git's release notes)
+    ' * "git clone --filter=... --recurse-submodules" only makes the\n   top-level a partial clone, while submodules are fully cloned.\n',
+    # a sentence in a checklist item, closed by emphasis (fonts-lxgw-wenkai's README)
+    "- [x] 补全常用谚文（韩语/朝鲜语）音节 2367 个。 *（做得比较拙劣。Lite 版不包含。）*\n",
+])
+def test_prose_in_a_list_item_is_no_label_line(text):
+    assert label_lines("Which git clone option makes the submodules partial clones, from version 2.38?", text) == []
+    assert label_lines("霞鹜文楷补全了多少个谚文音节？", text) == []

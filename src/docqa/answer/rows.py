@@ -43,6 +43,7 @@ _LABEL_TOKEN = re.compile(r"\w+(?:[.=:/]\w+)*")
 _ITEM = re.compile(r"^[ \t]*[-*+•][ \t]+")  # a list item's mark
 _LABEL_WORDS = 8  # a label line holds at most this many words
 _LABEL_END = re.compile(r"[.。!！?？:：;；,，]$")  # a sentence, a lead-in or a clause: no label
+_INNER_END = re.compile(r"[。！？]|[.!?]\s")  # a sentence's end inside the line: prose, no label
 _VALUE = re.compile(r"[^\s,，;；()（）]+")  # a label line's tokens, one of which is the value asked
 
 
@@ -94,8 +95,10 @@ def label_lines(question: str, text: str) -> list[tuple[int, int]]:
     for i, line in enumerate(lines):
         start, pos = pos, pos + len(line) + 1
         body = _ITEM.sub("", line).strip()
-        alone = bool(_ITEM.match(line)) or ((i == 0 or not lines[i - 1].strip()) and (i + 1 == len(lines) or not lines[i + 1].strip()))
-        if (not alone or not body or body.startswith("-") or len(body.split()) > _LABEL_WORDS or _LABEL_END.search(body) or "|" in body
+        ends = i + 1 == len(lines) or not lines[i + 1].strip() or bool(_ITEM.match(lines[i + 1]))  # no wrapped item
+        alone = ends and (bool(_ITEM.match(line)) or i == 0 or not lines[i - 1].strip())
+        if (not alone or not body or body.startswith("-") or len(body.split()) > _LABEL_WORDS or "|" in body
+                or _LABEL_END.search(body.rstrip("*_` ")) or _INNER_END.search(body)
                 or structure_line(line) in ("heading", "markup", "table", "navigation")):
             continue
         token = next((m for m in _VALUE.finditer(body) if m.group().casefold() not in asked
