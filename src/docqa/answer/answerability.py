@@ -46,7 +46,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from docqa.answer import clause, shape
+from docqa.answer import clause, release, shape
 from docqa.text.background import rarity
 from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import has_cjk
@@ -65,7 +65,8 @@ _DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\d{4}-\d\d-\d\d|\d+\s*年|\d+\s*月|\b
 
 # What a question asks for, by its words (English and Chinese), and the pattern an answer of that type holds.
 _ASKS = (
-    ("version", re.compile(r"\bwhich version\b|\bwhat version\b|哪个版本|什么版本|版本号", re.I), _VERSION),
+    # "which version", "Which Linux kernel version", "In which feature release", "哪个版本" (docqa.answer.release)
+    ("version", release.ASKS, _VERSION),
     ("number", re.compile(r"\bhow (?:many|much|long|often|large|big|far|fast|old)\b|\bwhat (?:is the )?(?:number|size|limit|port|percentage)\b"
                           r"|\b(?:largest|smallest|maximum|minimum|max|min|default) (?:\w+ )?(?:size|length|number|value|limit|count|port)\b"
                           r"|多少|几个|几种|多久|多长|多大|多少次|端口", re.I), _NUMBER),
@@ -73,7 +74,7 @@ _ASKS = (
                         r"|哪个文件|什么文件|哪个目录|什么目录|路径|存放在哪|位于哪", re.I), _PATH),
     ("command", re.compile(r"\bwhich (?:command|option|flag|switch)\b|\bwhat (?:command|option|flag|switch)\b|\bhow do i (?:run|invoke)\b"
                            r"|哪个命令|什么命令|哪个选项|什么选项|哪个参数|什么参数", re.I), _COMMAND),
-    ("date", re.compile(r"\bwhen\b|\bwhat (?:year|date|day)\b|\bwhich year\b|哪一年|哪年|什么时候|何时|日期", re.I), _DATE),
+    ("date", re.compile(r"\bwhen\b|\bwhat (?:year|date|day)\b|\bwhich year\b|哪一年|哪年|哪一天|哪天|什么时候|何时|日期", re.I), _DATE),
 )
 
 

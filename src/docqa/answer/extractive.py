@@ -187,7 +187,8 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
         features.update(select_best=chosen[0].score, select_same=float((best.n, best.start) == (chosen[0].n, chosen[0].start)),
                         select_margin=chosen[0].score - (chosen[1].score if len(chosen) > 1 else 0.0))
     evidence = evidence_probability(features)
-    if evidence < threshold:
+    features["release_unnamed"] = float(_release_unnamed(question, chosen[0], sources))
+    if evidence < threshold or features["release_unnamed"]:
         return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates)
     floor = chosen[0].score * share  # later picks must still be real evidence
     added = {id(s) for s in chosen} - {id(s) for s in ranked}  # the sentence _complete joined to the best: always shown
@@ -220,7 +221,18 @@ def _with_release(question: str, picked: list[Sentence], shown: Shape | None,
     if found.span is None:
         return shown, release.note(found, "zh" if has_cjk(question) else "en"), None
     heading = Sentence(best.n, *found.span, found.text, score=best.score)
-    return Shape([heading, *(shown.sentences if shown is not None else picked)], steps=False), None, heading
+    rest = [s for s in (shown.sentences if shown is not None else picked) if s is not best]
+    return Shape([heading, best, *rest], steps=False), None, heading  # the heading, then the sentence it names
+
+
+def _release_unnamed(question: str, best: Sentence, sources: SourceSet) -> bool:
+    """A question that asks which version or release, led by a sentence that names none: no number the question
+    lacks, no heading or file name naming its release (answer/release.py).  Such an answer cannot say which: the
+    documents discuss the subject ("`systemd` defines a number of special UID ranges:") but not when it came."""
+    if not release.asks_release(question) or not release.names_nothing(question, best.text):
+        return False
+    hit = sources.get(best.n).hit  # type: ignore[union-attr]
+    return release.label(hit.text, best.start, hit.section, hit.path) is None
 
 
 def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights: dict[str, float],
@@ -277,6 +289,9 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
         held = _with(s.text, given.get(s.n))
         hit = sources.get(s.n).hit  # type: ignore[union-attr]
         cross = float(cjk != has_cjk(s.text))
+        named = asks and not release.names_release(question, s.text) and release.label(hit.text, s.start, hit.section, hit.path) is not None
+        # the version a release question asks for: in the sentence, or in the heading or file name that names its release
+        typed = kind is not None and (answerability.holds_type(s.text, kind) or (named and kind == "version"))
         out.append({
             "terms": s.terms,
             "dense": s.dense,
@@ -291,8 +306,8 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "exact": sum(holds_exact(held, t) for t in exact) / len(exact) if exact else 0.0,
             "exact_paragraph": (sum(holds_exact(_with(_paragraph(hit.text, s.start, s.end), given.get(s.n)), t) for t in exact)
                                 / len(exact) if exact else 0.0),
-            "type": float(kind is not None and answerability.holds_type(s.text, kind)),
-            "type_missing": float(kind is not None and not answerability.holds_type(s.text, kind)),
+            "type": float(typed),
+            "type_missing": float(kind is not None and not typed),
             "thing": float(thing is not None and holds_type(s.text, thing)),
             "short": float(len(s.text.strip()) < (20 if has_cjk(s.text) else 40)),
             "long": min(len(s.text), 400) / 400,
@@ -300,8 +315,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "lead_in": float(s.text.rstrip().endswith((":", "："))),
             "crossing": cross,
             "cross_dense": cross * s.dense,
-            "release": float(asks and not release.names_release(question, s.text)
-                             and release.label(hit.text, s.start, hit.section, hit.path) is not None),
+            "release": float(named),
         })
     return out
 
@@ -393,15 +407,23 @@ def _exact_given(question: str, sources: SourceSet) -> dict[int, str]:
     chunk (`chunk_name`: its path, title, section or first line).  Every sentence of the chunk is about them: "This release is
     to revert ..." under "Git v2.39.5 Release Notes" answers a question on 2.39.5 without repeating the
     version.  A token the chunk only mentions further down is not given: the notes of 2.37.1 list
-    v2.31.4 among the releases they merge, and are not about 2.31.4."""
+    v2.31.4 among the releases they merge, and are not about 2.31.4.  A release series the question names ("2.30.x")
+    is given to a chunk named by a release of it ("Git v2.30.4 Release Notes", `RelNotes/2.30.4.txt`)."""
     tokens = exact_tokens(question, whole=True)  # libtasn1 in libtasn1-doc/libtasn1.pdf: the file is about it
-    if not tokens:
+    series = [(m.group(), m.group(1) + ".") for m in _SERIES.finditer(question)]
+    if not tokens and not series:
         return {}
     out = {}
     for source in sources.sources[: max(_HITS, SELECT_HITS)]:
         name = chunk_name(source.hit, first_line=True)
-        out[source.n] = " ".join(t for t in tokens if holds_exact(name, t))
+        versions = [m.group().lstrip("v") for m in release.VERSION.finditer(name)]
+        out[source.n] = " ".join([*(t for t in tokens if holds_exact(name, t)),
+                                  *(t for t, prefix in series if any(v.startswith(prefix) for v in versions))])
     return out
+
+
+# A release series the question names ("Which 2.30.x point release ...", "3.x"): any release of it names the chunk.
+_SERIES = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)*)\.[xX*](?![\w*])")
 
 
 def _with(text: str, given: str | None) -> str:
@@ -414,9 +436,11 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
     for source in sources.sources[:hits]:
         text = source.hit.text
         spans = quotable_spans(text, source.hit.section, code=source.hit.type == "code")  # statements only: no headings, questions, markup
-        # a table row that carries what is asked; a sentence that introduces a command, extended over it (answer/rows.py)
+        # a table row or a label line that carries what is asked; a sentence that introduces a command, extended over
+        # it (answer/rows.py)
         structured = bool(question) and source.hit.type != "code"
         out += [Sentence(source.n, s, e, text[s:e], header=h) for h, (s, e) in rows.table_rows(question, text)] if structured else []
+        out += [Sentence(source.n, s, e, text[s:e]) for s, e in rows.label_lines(question, text)] if structured else []
         commands = dict(rows.introduced_commands(question, text, spans)) if structured else {}
         for s, e in _labelled(text, spans):
             if s in commands and commands[s] - s <= 600:  # the sentence and the command it introduces, one quote
@@ -551,6 +575,9 @@ _IF_ZH = re.compile(r"(?:如果|要是|假如|假设|万一|一旦).*", re.S)
 _ASKS = re.compile(r"[吗呢哪谁几]|什么|多少|怎|如何|为何|是否|\b(?:what|which|where|when|why|who|whom|whose|how)\b", re.IGNORECASE)
 _CONDITION_EN = re.compile(r"\b(?:if|when|whenever|unless|while|without|once)\b.*", re.IGNORECASE | re.S)
 _A_NOT_A = re.compile(r"(\w)[不没]\1|可不可以")
+# A sentence that ends with a question mark; a full stop before a space ends the statement before it ("Since OpenSSH
+# 9.2 the ~C escape no longer gives me a command line. Which option brings it back?"), one inside "9.2" does not.
+_ASKED_SENTENCE = re.compile(r"(?:[^?？。！!.]|\.(?!\s))*[?？]")
 
 
 def _asked_negated(question: str) -> bool:
@@ -558,7 +585,7 @@ def _asked_negated(question: str) -> bool:
     statements before it ("…tmux 里的进程就全没了。"), a parenthesis ("apt-get (not apt)"), a condition ("when it
     has no terminal", "shutdown 后面不写时间参数的话"), or a yes-or-no form ("能不能").  Real questions set scenes
     with negations all the time; the answer to the question asked need not repeat them."""
-    asked = [m.group() for m in re.finditer(r"[^?？。！!]*[?？]", question)] or [question]
+    asked = [m.group() for m in _ASKED_SENTENCE.finditer(question)] or [question]
     for sentence in asked:
         clauses = [c.strip(" ?？") for c in _CLAUSE.split(_ASIDE.sub(" ", sentence))]
         asking = [c for c in clauses if _ASKS.search(c)] or clauses  # "现在临时不想关了，怎么撤销？": the second asks

@@ -625,12 +625,15 @@ PART_QUERY = True
 
 def _quoted_in_order(result: Extract, count: int) -> list:
     """The extractive answer's sentences: a procedure's steps whole and in order; else `count` of them in reading
-    order per source, after the sentence a typed question ("which file ...?") leads with (answer/shape.py)."""
+    order per source, after the sentence a typed question ("which file ...?") leads with (answer/shape.py), or after
+    a heading and the sentence it heads (a release heading, a table's header row)."""
     if result.shape is None:
         return sorted(result.chosen[:count], key=_reading)
     if result.shape.steps:
         return result.shape.sentences
     lead, *rest = result.shape.sentences
+    if lead is result.heading and rest:  # a release heading or a table's header row: the line it heads comes next
+        return [lead, rest[0], *sorted(rest[1 : count - 1], key=_reading)]
     return [lead, *sorted(rest[: count - 1], key=_reading)]
 
 

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 
 # A question that asks which version or release: "which version", "in which (feature|point) release", "哪个版本".
-_ASKS = re.compile(r"\b(?:which|what)\s+(?!(?:does|do|did|is|was|are|were|has|have|had|can|will|would|should)\b)"
+ASKS = re.compile(r"\b(?:which|what)\s+(?!(?:does|do|did|is|was|are|were|has|have|had|can|will|would|should)\b)"
                    r"(?:[\w.-]+\s+){0,2}(?:versions?|releases?)\b"
-                   r"|哪个版本|哪一个版本|哪一版|什么版本|哪个发行版|哪次发布|版本号", re.IGNORECASE)
+                   r"|哪一?个\s*(?:[A-Za-z][\w.+-]*\s*)?版本|哪一版|什么版本|哪个发行版|哪次发布|版本号", re.IGNORECASE)
 VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+")
 _ATX = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _ADORNMENT = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
@@ -25,6 +25,17 @@ _TITLE_WORDS = 10  # a title line holds at most this many words
 # A heading that names an earlier release as its starting point ("Updates since Git 2.33", "Fixes since v2.37",
 # "Changes from 1.2", "自 2.0 以来的变化") is a sub-heading of the release the file is about, not its name.
 _SINCE = re.compile(r"\b(?:since|from|after|prior to|before|compared to|relative to)\s+(?:\S+\s+)?v?\d+(?:\.\d+)+|自\s*\S*\d", re.IGNORECASE)
+# A book's section number ("23.1. Debian Edu 12 Bookworm", "4.3. Memcheck Command-Line Options"): numbered, not a version.
+_SECTION_NUMBER = re.compile(r"^\s*(?:#{1,6}\s+)?\d+(?:\.\d+)*\.(?=\s)")
+# A paragraph that introduces the items below it and names their release ("OpenSSH 8.5 includes a number of changes
+# that may affect existing configurations:"): NEWS files name a release so inside an entry that covers several.
+_LEAD_IN_WORDS = 30
+_ITEM_WORDS = 16  # a list item standing on a line of its own holds at most this many words
+_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+# Numbers that are no figure: a list item's number ("5. `systemd-homed` mounts ..."), a man page's section ("ssh(1)").
+_NOT_A_FIGURE = re.compile(r"^\s*\d+[.)]\s|\(\d[a-z]*\)")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s")
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +48,7 @@ class Label:
 
 def asks_release(question: str) -> bool:
     """Whether the question asks which version or release (something happened in, or holds)."""
-    return _ASKS.search(question) is not None
+    return ASKS.search(question) is not None
 
 
 def names_release(question: str, text: str) -> bool:
@@ -47,6 +58,13 @@ def names_release(question: str, text: str) -> bool:
     return any(m.group().lstrip("v") not in asked for m in VERSION.finditer(text))
 
 
+def names_nothing(question: str, text: str) -> bool:
+    """Whether `text` holds no number the question does not: no version, release or figure a release question's
+    answer could be ("`systemd` defines a number of special UID ranges:" for "Which systemd version introduced ...?")."""
+    asked = set(_NUMBER.findall(question))
+    return all(n in asked for n in _NUMBER.findall(_NOT_A_FIGURE.sub(" ", text)))
+
+
 def label(text: str, start: int, section: str | tuple[str, ...], path: str) -> Label | None:
     """What names the release of the sentence at `start` of a chunk's `text` (see the module docstring), or None."""
     heading = _heading_above(text, start)
@@ -54,7 +72,7 @@ def label(text: str, start: int, section: str | tuple[str, ...], path: str) -> L
         return heading
     titles = section.split(" > ") if isinstance(section, str) else section
     for title in reversed([t for t in titles if t]):
-        m = VERSION.search(title)
+        m = _version(title)
         if m:
             return Label(title.strip(), m.group().lstrip("v"), source="section")
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
@@ -62,9 +80,38 @@ def label(text: str, start: int, section: str | tuple[str, ...], path: str) -> L
     return Label(name, m.group().lstrip("v"), source="file") if m else None
 
 
+def _version(title: str) -> re.Match[str] | None:
+    """The first version in a title, past a section number that leads it ("23.1. Debian Edu 12 Bookworm": none)."""
+    number = _SECTION_NUMBER.match(title)
+    return VERSION.search(title, number.end() if number else 0)
+
+
 def _heading_above(text: str, start: int) -> Label | None:
     """The nearest title line above `start` that holds a version: a Markdown heading, or a short line standing alone
-    (a blank line or the chunk's start above it; a blank line, an underline or a list below it) without a full stop."""
+    (a blank line or the chunk's start above it; a blank line, an underline or a list below it) without a full stop;
+    or, when it is nearer, a paragraph that introduces the items below it and names a release (`_lead_in`)."""
+    found = _title_above(text, start)
+    lead = _lead_in(text, start, found.span[1] if found is not None and found.span is not None else 0)
+    return lead or found
+
+
+def _lead_in(text: str, start: int, after: int) -> Label | None:
+    """The nearest paragraph between `after` and `start` that ends with a colon, is no list item, holds a version
+    and at most _LEAD_IN_WORDS words ("OpenSSH 8.5 includes a number of changes that may affect existing
+    configurations:")."""
+    bounds = [after, *(m.end() for m in _BLANK_LINE.finditer(text, after, start)), start]
+    for a, b in reversed(list(zip(bounds, bounds[1:]))):
+        para = text[a:b].strip()
+        m = VERSION.search(para)
+        if (m is None or not para.endswith((":", "：")) or _LIST_ITEM.match(para) or _SINCE.search(para)
+                or len(para.split()) > _LEAD_IN_WORDS):
+            continue
+        s = a + text[a:b].index(para)
+        return Label(para, m.group().lstrip("v"), (s, s + len(para)))
+    return None
+
+
+def _title_above(text: str, start: int) -> Label | None:
     lines: list[tuple[int, int]] = []
     pos = 0
     for line in text[:start].splitlines(keepends=True):
@@ -73,7 +120,7 @@ def _heading_above(text: str, start: int) -> Label | None:
     for i in range(len(lines) - 1, -1, -1):
         s, e = lines[i]
         line = text[s:e]
-        m = VERSION.search(line)
+        m = _version(line)
         if m is None or _SINCE.search(line) or not _is_title(text, lines, i):
             continue
         title = line.strip().lstrip("#").strip()
@@ -94,7 +141,22 @@ def _is_title(text: str, lines: list[tuple[int, int]], i: int) -> bool:
     below = text[lines[i][1] + 1 : below_end if below_end != -1 else len(text)]
     alone_above = not above.strip()
     alone_below = not below.strip() or _ADORNMENT.match(below) is not None or below.lstrip()[:2] in ("- ", "* ", "+ ")
-    return alone_above and alone_below
+    underlined = _ADORNMENT.match(below) is not None
+    return alone_above and alone_below and (underlined or not _in_list(text, lines, i))
+
+
+def _in_list(text: str, lines: list[tuple[int, int]], i: int) -> bool:
+    """The line is an item of a list rendered one item a line between blank lines ("LibreOffice 7.4", "LTSP 23.01"):
+    two of its neighbours (the two lines above it and the one below that are not blank) are such lines too."""
+    paragraphs = [p.strip() for p in _BLANK_LINE.split(text[: lines[i][0]]) if p.strip()][-2:]
+    below = _BLANK_LINE.split(text[lines[i][1] :].lstrip("\r\n"), maxsplit=1)[0].strip()
+    return sum(_list_item(p) for p in [*paragraphs, below]) >= 2
+
+
+def _list_item(paragraph: str) -> bool:
+    """A short paragraph of one line with no end mark: what a list item rendered on a line of its own looks like."""
+    return bool(paragraph) and "\n" not in paragraph and len(paragraph.split()) <= _ITEM_WORDS and not paragraph.endswith(
+        (".", ",", ":", ";", "!", "?", "。", "，", "：", "；", "！", "？"))
 
 
 def note(found: Label, language: str) -> str:

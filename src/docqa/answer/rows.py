@@ -14,6 +14,10 @@ narrow exceptions, each only when the question asks for that kind of token:
   how to do something.  The command is quoted with its sentence, as an option's label line is quoted with its
   description (extractive._labelled).
 
+- `label_lines`: a short line standing alone (a list item as an HTML book renders it: "Linux kernel 6.1") whose words
+  name the question's subject and then hold a token of the asked kind ("Which Linux kernel version does ... ship
+  with?"), when the question asks for a kind.
+
 Navigation, markup and bare headings are never quoted: a row must have cells, a command line must look like one.
 """
 
@@ -36,6 +40,11 @@ _COMMAND_KINDS = ("command", "option", "package")
 _MAX_ROW = 300
 _HOW = re.compile(r"\bhow\s+(?:many|much|long|often|large|big|far|fast|old|quickly)\b", re.IGNORECASE)  # asks, names nothing
 _LABEL_TOKEN = re.compile(r"\w+(?:[.=:/]\w+)*")
+_ITEM = re.compile(r"^[ \t]*[-*+•][ \t]+")  # a list item's mark
+_LABEL_WORDS = 8  # a label line holds at most this many words
+_LABEL_END = re.compile(r"[.。!！?？:：;；,，]$")  # a sentence, a lead-in or a clause: no label
+_INNER_END = re.compile(r"[。！？]|[.!?]\s")  # a sentence's end inside the line: prose, no label
+_VALUE = re.compile(r"[^\s,，;；()（）]+")  # a label line's tokens, one of which is the value asked
 
 
 def table_rows(question: str, text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
@@ -67,6 +76,40 @@ def table_rows(question: str, text: str) -> list[tuple[tuple[int, int], tuple[in
             out.append((header, span))
         previous = span
     return _best_labelled(question, text, out)
+
+
+def label_lines(question: str, text: str) -> list[tuple[int, int]]:
+    """Spans of the short lines of `text` that stand alone (a list's items as an HTML book renders them, "Linux kernel
+    6.1" between blank lines, or a "- " item) and carry what is asked: a token of the kind the question asks for that
+    the question does not hold, after words that name one of the question's terms (its subject: "Linux kernel" for
+    "Which Linux kernel version does Debian Edu 12 ship with?").  No sentence, no table row, no lead-in ("...:"), no
+    option's label line ("--freelist-vol=<number> [default: 20000000]": quoted with its description, extractive._labelled)."""
+    kinds = answerability.asked_kinds(question)
+    if kinds == (None, None):
+        return []
+    terms = {t.casefold() for t in query_terms(_HOW.sub(" ", question)) if len(t) > 1}
+    asked = question.casefold()
+    out = []
+    lines = text.split("\n")
+    pos = 0
+    for i, line in enumerate(lines):
+        start, pos = pos, pos + len(line) + 1
+        body = _ITEM.sub("", line).strip()
+        ends = i + 1 == len(lines) or not lines[i + 1].strip() or bool(_ITEM.match(lines[i + 1]))  # no wrapped item
+        alone = ends and (bool(_ITEM.match(line)) or i == 0 or not lines[i - 1].strip())
+        if (not alone or not body or body.startswith("-") or len(body.split()) > _LABEL_WORDS or "|" in body
+                or _LABEL_END.search(body.rstrip("*_` ")) or _INNER_END.search(body)
+                or structure_line(line) in ("heading", "markup", "table", "navigation")):
+            continue
+        token = next((m for m in _VALUE.finditer(body) if m.group().casefold() not in asked
+                      and answerability.holds_kind(m.group(), kinds)), None)
+        if token is None:
+            continue
+        subject = _LABEL_TOKEN.findall(body[: token.start()].casefold())
+        if any(w in terms for w in subject):
+            at = start + line.index(body)
+            out.append((at, at + len(body)))
+    return out
 
 
 def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -34,6 +34,8 @@ _ADORNMENT = re.compile(r"^\s*([=\-~^\"'`:+*#_<>.])\1{2,}[\s=\-~^\"'`:+*#_<>.]*$
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+(?:[\w:.-]+::|_[^:]+:|\[[^\]]+\]|\|[^|]+\|)")  # .. note:: / .. _target: / .. [1]
 _DIRECTIVE_BARE = re.compile(r"^\s*\.\.(?:\s|$)")  # an rST comment
 _RESIDUE = re.compile(r"[\w)]::(?:\s|$)")  # a directive that lost its leading dots
+# YAML front matter at a chunk's start: "---", lines of "key: value", "---".
+_FRONT_MATTER = re.compile(r"\A\s*---[ \t]*\n(?:[ \t]*[\w.-]+:[^\n]*\n)+[ \t]*---[ \t]*(?:\n|\Z)")
 _FIELD = re.compile(r"^\s*:[^:\s`][^:`]*:(?:\s|$)")  # :param x: / :type x: / :maxdepth: 2
 _TABLE = re.compile(r"^\s*(?:\||\+[-=+])|\|\s*$|\S\t+\S")  # pipe/grid rows, tab-separated cells
 _CELL_BAR = re.compile(r"\S\s+\|\s+\S")  # "a | b": a cell boundary of a rendered table row (HTML, docx)
@@ -101,7 +103,8 @@ def quotable_spans(text: str, section: str | tuple[str, ...] = (), code: bool = 
     docstrings (a statement of code is not a sentence)."""
     parts = section.split(" > ") if isinstance(section, str) else section
     titles = frozenset(_title(t) for t in parts if t and t.strip())
-    regions = [(m.start(2), m.end(2)) for m in _DOCSTRING.finditer(text)] if code else [(0, len(text))]
+    front = _FRONT_MATTER.match(text)  # a Markdown file's metadata ("title: ...", "SPDX-License-Identifier: ..."): no prose
+    regions = [(m.start(2), m.end(2)) for m in _DOCSTRING.finditer(text)] if code else [(front.end() if front else 0, len(text))]
     out: list[tuple[int, int]] = []
     for start, end in (run for lo, hi in regions for run in _prose_runs(text, titles, lo, hi)):
         for s, e in sentence_spans(text, start, end):
