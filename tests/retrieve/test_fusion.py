@@ -83,3 +83,16 @@ def test_coverage_counts_distinct_terms_with_inflections():
     assert coverage("The pager is carried at night", ["hotel", "limit", "night", "business"]) == 0.25
     assert coverage("每天凌晨进行一次全量备份", ["备份", "数据库"]) == 0.5
     assert coverage("anything", []) == 0.0
+
+
+def test_an_other_language_hit_bm25_found_by_a_stray_token_is_judged_by_its_meaning():
+    # A Chinese question over English text: BM25 matched the English passage only through `apt`, low in its list.
+    bm25 = [("zh1", 9.0), ("zh2", 6.0), ("en1", 1.0)]
+    dense = [("en1", 0.8), ("zh1", 0.5), ("zh2", 0.2)]
+    fused = dict(convex(bm25, dense, 0.3, dense_only={"en1"}, impute=1.0))
+    assert fused["en1"] == pytest.approx(1.0) and max(fused, key=fused.__getitem__) == "en1"
+    # The imputed part never lowers what BM25 gave: a strong same-word match keeps its score.
+    strong = dict(convex([("en1", 9.0), ("zh1", 1.0)], dense, 0.3, dense_only={"en1"}, impute=0.2))
+    assert strong["en1"] == pytest.approx(0.3 + 0.7)
+    assert dict(rrf([bm25, dense], 60, dense_only={"en1"}))["en1"] == pytest.approx(2 / 61)
+    assert dict(rrf([[("en1", 9.0)], [("zh1", 0.5), ("en1", 0.4)]], 60, dense_only={"en1"}))["en1"] == pytest.approx(1 / 61 + 1 / 62)

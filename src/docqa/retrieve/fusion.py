@@ -17,7 +17,7 @@ def rrf(lists: Sequence[Ranked], k: int = 60, dense_only: Collection[str] = ()) 
     """Reciprocal rank fusion: sum over lists of 1 / (k + rank), rank counted from 1.
 
     A chunk in `dense_only` (one full-text search could not have matched: another language
-    than the query) counts its last list's term for every list.
+    than the query) counts its last list's term for every list, when that is more than it has.
     """
     fused: dict[str, float] = {}
     for ranked in lists:
@@ -26,7 +26,7 @@ def rrf(lists: Sequence[Ranked], k: int = 60, dense_only: Collection[str] = ()) 
     if dense_only and lists:
         for rank, (chunk_id, _) in enumerate(lists[-1], start=1):
             if chunk_id in dense_only:
-                fused[chunk_id] = len(lists) / (k + rank)
+                fused[chunk_id] = max(fused[chunk_id], len(lists) / (k + rank))
     return _sorted(fused)
 
 
@@ -45,8 +45,8 @@ def convex(bm25: Ranked, dense: Ranked, dense_weight: float, dense_only: Collect
     """w * dense + (1 - w) * bm25 over min-max-normalised scores; a list a chunk is missing from gives 0.
 
     A chunk in `dense_only` was out of full-text search's reach (it is in another language than
-    the query), so its absence from the BM25 list says nothing against it: its BM25 part is
-    imputed as `impute` times its dense part.  The retriever sets `impute` to how much of the
+    the query), so its absence from the BM25 list, or a low place in it that a stray shared token
+    earned, says nothing against it: its BM25 part is at least `impute` times its dense part.  The retriever sets `impute` to how much of the
     query the best BM25 hit leaves unmatched: when full-text search found a hit holding every
     query term, a same-language exact match keeps the lead; when it matched only stray words,
     a passage in the other language can win.  This is what lets a Chinese question find English text.
@@ -54,8 +54,8 @@ def convex(bm25: Ranked, dense: Ranked, dense_weight: float, dense_only: Collect
     b, d = min_max(bm25), min_max(dense)
     fused = {cid: (1 - dense_weight) * b.get(cid, 0.0) + dense_weight * d.get(cid, 0.0) for cid in {**b, **d}}
     for cid in dense_only:
-        if cid in d and cid not in b:
-            fused[cid] = dense_weight * d[cid] + (1 - dense_weight) * impute * d[cid]
+        if cid in d:
+            fused[cid] = dense_weight * d[cid] + (1 - dense_weight) * max(impute * d[cid], b.get(cid, 0.0))
     return _sorted(fused, order=[*b, *d])
 
 

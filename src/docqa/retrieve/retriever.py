@@ -198,9 +198,10 @@ class Retriever:
     def _keep_exact(self, fused: list[tuple[str, float]], exact: dict[str, float]) -> tuple[list[tuple[str, float]], dict[str, Hit]]:
         """`fused` with the chunks holding the query's rare exact tokens moved ahead of those that do not.
 
-        Each token a chunk holds adds its IDF, twice over when its `chunk_name` (path, title,
-        section) holds it: the chunk is about `2.39.5`, not merely mentioning it as the
-        notes of every later release that merged its fixes do.  Chunks go by that sum,
+        Each token a chunk's text holds adds its IDF, and so does each its `chunk_name` (path, title,
+        section) holds: a chunk named and holding `2.39.5` is about it, not merely mentioning it as the
+        notes of every later release that merged its fixes do; a chunk only named by it (a man page
+        `logind.conf.5`'s colophon) weighs no more than another file's text that holds it.  Chunks go by that sum,
         ties in the fused order.  Neither list alone keeps an exact version ahead of its siblings:
         BM25 sees `2.39.5` as the pieces `2 39 5` that 2.39.4 shares, the dense vectors of the
         two files are nearly the same, and so the fused order of siblings is close to chance.
@@ -213,8 +214,7 @@ class Retriever:
             if hit is None:
                 return 0.0
             name = chunk_name(hit)
-            return sum(w * (NAMED if holds_exact(name, t) else 1.0 if holds_exact(hit.text, t) else 0.0)
-                       for t, w in exact.items())
+            return sum(w * ((NAMED - 1.0) * holds_exact(name, t) + holds_exact(hit.text, t)) for t, w in exact.items())
 
         held = [weight(cid) for cid, _ in fused]
         order = sorted(range(len(fused)), key=lambda i: -held[i])  # stable: ties keep the fused order
@@ -228,12 +228,12 @@ class Retriever:
         return self.embedder.fusion_weight if self.embedder is not None else 0.0
 
     def _other_language(self, lists: _Lists, query: str) -> set[str]:
-        """Dense hits in another script than the query: BM25 could not have found them."""
-        seen = {cid for cid, _ in lists.bm25}
+        """The best dense hits in another script than the query: BM25 could not have matched their words, only
+        a stray token both share (a command name, a number), so its score says little against them."""
         # Only the best dense hits can be lifted into the results; checking 30 keeps this cheap.
-        unseen = [cid for cid, _ in lists.dense if cid not in seen][:30]
+        best = [cid for cid, _ in lists.dense[:30]]
         want = script(query)
-        return {cid for cid, head in self.store.documents.text_heads(unseen).items() if script(head) != want}
+        return {cid for cid, head in self.store.documents.text_heads(best).items() if script(head) != want}
 
     def _annotate(self, hits: list[Hit], lists: _Lists, mode: str, terms: list[str]) -> None:
         bm25 = {cid: (rank, score) for rank, (cid, score) in enumerate(lists.bm25, start=1)}

@@ -30,6 +30,18 @@ STOPWORDS = frozenset(
 )
 
 
+# Words that frame a question rather than name its subject ("I want tar to ...", "我想让 tar 顺手把 ...",
+# "应该用哪个选项"): dropped from search terms only (`search_terms`), so that a long conversational question's
+# framing does not outweigh its subject in BM25.  Answer-type words (option, file, 选项, 文件) stay: they name
+# what the passage holds.
+QUESTION_FRAME = frozenset(
+    """many much kind sort please tell want wanted wants know need needs
+    我 我们 你 您 想 想要 要 让 把 被 将 已经 应该 应当 能 能否 可以 可 会 需要 该 这种 那种 这个 那个 哪个 哪种
+    哪一个 叫 叫做 一下 时 时候 如果 的话 还 又 再 只 只想 得 地 着 过 给 对 从 到 后 以后 之后 完 请 告诉 知道 用
+    是不是 有没有 能不能 会不会 应该怎么 怎么办 做法 办法 最 简单 直接 顺手 然后 先 一般""".split()
+)
+
+
 @lru_cache(maxsize=1)
 def _rjieba():
     import rjieba
@@ -71,3 +83,11 @@ def query_terms(query: str) -> list[str]:
     terms = list(dict.fromkeys(query_words(query)))
     content = [t for t in terms if t not in STOPWORDS]
     return content or terms
+
+
+def search_terms(query: str) -> list[str]:
+    """`query_terms` as full-text search wants them: the question's framing dropped (`QUESTION_FRAME`), unless
+    nothing else remains.  (Searching a long Chinese word's dictionary parts as well, 当前目录 as 当前 and 目录,
+    was measured and lost more questions than it found: benchmarks/RESULTS.md, issue 28 retrieval.)"""
+    terms = query_terms(query)
+    return [t for t in terms if t not in QUESTION_FRAME] or terms
