@@ -21,7 +21,7 @@ from docqa.answer.extractive import Sentence
 from docqa.answer.parts import sentences
 from docqa.answer.support import content_tokens
 from docqa.text.exact import exact_tokens, holds_exact
-from docqa.text.language import has_cjk
+from docqa.text.language import HAN, has_cjk
 from docqa.text.segment import query_terms, query_words
 from docqa.types import Hit
 
@@ -35,7 +35,7 @@ REPEAT = 0.6  # a hop sentence with this share of its content words in the quote
 # when the question names one of the same kind; an option, a CVE or an identifier names no file of its own
 LINKS = frozenset({"version", "path"})
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+[a-z0-9~+-]*", re.IGNORECASE)
-_ASKED = re.compile(r"\b(?:which|what)\s+([A-Za-z][\w-]*)|(?:哪个|哪些|哪种|什么)([\u4e00-\u9fff]{2})", re.IGNORECASE)
+_ASKED = re.compile(r"\b(?:which|what)\s+([A-Za-z][\w-]*)|(?:哪个|哪些|哪种|什么)([" + HAN + r"]{2})", re.IGNORECASE)
 # words that frame what a question says rather than what it asks about
 _FRAME = frozenset("says say said tells told mentions release releases version one which what".split())
 
