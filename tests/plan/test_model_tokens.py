@@ -19,7 +19,7 @@ from docqa.embed.local import LocalEmbedder, _custom_ops_library, _model_file
 from docqa.ingest.chunkers import chunk_document
 from docqa.ingest.readers import read_file
 from docqa.plan.estimate import _model_seconds, estimate_ingest, format_text
-from docqa.plan.model_tokens import cached_graph, count, padded, tokenizer
+from docqa.plan.model_tokens import cached_graph, count, tokenizer
 from docqa.plan.probe import embed_texts
 from docqa.plan.survey import survey
 
@@ -91,16 +91,6 @@ def test_an_unwritable_cache_folder_still_counts(tmp_path: Path):
     assert count(session, ["Backups are kept for 35 days."]) == count(tokenizer(), ["Backups are kept for 35 days."])
 
 
-def test_each_batch_is_counted_at_its_longest_window_after_sorting_by_length():
-    """As the embedder runs them: windows sorted by characters, four a batch, each batch padded to its longest."""
-    session = tokenizer()
-    short, long = "Backups are kept.", "Backups are kept for thirty five days on the second site, then deleted. " * 3
-    tokens = count(session, [short]), count(session, [long])
-    assert padded(session, [short, long] * 4, 4) == (4 * sum(tokens), 4 * sum(tokens))  # sorted: no batch mixes them
-    mixed = [short] * 5 + [long] * 3  # the second batch holds one short window, computed at the long one's length
-    assert padded(session, mixed, 4) == (5 * tokens[0] + 3 * tokens[1], 4 * tokens[0] + 4 * tokens[1])
-
-
 def _session(graph: bytes):
     import onnxruntime as ort
 
@@ -128,8 +118,6 @@ def test_the_survey_counts_the_tokens_of_the_windows_the_model_reads(tmp_path: P
     assert abs(counted - read) <= 0.03 * read, (counted, read)
     windows = [w for t in dict.fromkeys(texts) for w in reader.windows(without_filler(t))]
     assert format_text(found, "markdown")["model_windows"] == pytest.approx(len(windows), rel=0.03)
-    computed = format_text(found, "markdown")["model_padded"]
-    assert computed == pytest.approx(padded(session, windows, reader.batch_size)[1], rel=0.05)
     assert stored > 1.2 * read  # the dot leaders are tokens the model no longer reads
 
 

@@ -46,20 +46,6 @@ def count(session, texts: Sequence[str]) -> int:
     return total
 
 
-def padded(session, windows: Sequence[str], batch: int) -> tuple[int, int]:
-    """The model's tokens in `windows` and the tokens it computes on them: sorted by characters and run `batch` at a
-    time as the embedder runs them, each batch padded to its longest window (`Embedder.pads_batches`)."""
-    import numpy as np
-
-    tokens: list[int] = []
-    for start in range(0, len(windows), BATCH):
-        splits = session.run(None, {"inputs": np.array(list(windows[start:start + BATCH]), dtype=object)})[0]
-        tokens += np.diff(splits).tolist()
-    order = sorted(range(len(windows)), key=lambda k: len(windows[k]))
-    runs = [[tokens[k] for k in order[i:i + batch]] for i in range(0, len(order), batch)]
-    return sum(tokens), sum(len(run) * max(run) for run in runs)
-
-
 def _build(cache: Path | None):
     try:
         import onnxruntime as ort

@@ -372,12 +372,12 @@ def _absorb(probes: list[Probe], result: Survey, ocr: bool, heavy: Collection[st
                                      "text_chars": p.text_chars, "han_chars": p.scripts.get("han", 0), "packed": p.packed,
                                      "tokens": p.tokens, "chunks": p.chunks, "pages": round(p.pages, 2), "wide": p.wide,
                                      "cut": p.cut, "model_tokens": p.model_tokens,
-                                     "model_windows": p.model_windows, "model_padded": p.model_padded, "seconds": round(p.seconds, 3)})
+                                     "model_windows": p.model_windows, "seconds": round(p.seconds, 3)})
                 continue
             sample[p.type].update(files=1, bytes=p.size, inflated=inflated, text_chars=p.text_chars,  # type: ignore[call-overload]
                                   han_chars=p.scripts.get("han", 0), packed=p.packed, tokens=p.tokens, chunks=p.chunks,
                                   pages=p.pages, wide=p.wide, cut=p.cut, model_tokens=p.model_tokens,
-                                  model_windows=p.model_windows, model_padded=p.model_padded, seconds=p.seconds)
+                                  model_windows=p.model_windows, seconds=p.seconds)
     result.checked = len(seen)
     result.pdfs_checked = len({p.path for p in probes if p.type == "pdf"})
     result.scripts = dict(scripts)
@@ -388,12 +388,11 @@ def _absorb(probes: list[Probe], result: Survey, ocr: bool, heavy: Collection[st
 
 
 def count_model_tokens(probes: list[Probe]) -> bool:
-    """Each probe's tokens of the bundled model (its tokenizer run alone on the windows sampled), the windows, and the
-    tokens it computes (batches sorted by length, each padded to its longest window), all scaled by the characters of
-    its chunk texts: what the model's time follows (benchmarks/RESULTS.md, "the embedding time by the model's own
-    tokens", "windows and padding").  False, and nothing counted, when the model is not installed."""
-    from docqa.embed.local import LocalEmbedder
-    from docqa.plan.model_tokens import padded, tokenizer
+    """Each probe's tokens of the bundled model (its tokenizer run alone on the windows sampled) and the windows it
+    runs, scaled by the characters of its chunk texts: what the model's time follows (benchmarks/RESULTS.md, "the
+    embedding time by the model's own tokens", "the model's windows").  False, and nothing counted, when the model is
+    not installed."""
+    from docqa.plan.model_tokens import count, tokenizer
 
     sampled = [p for p in probes if p.embed_sample and not p.error_kind]
     session = tokenizer() if sampled else None
@@ -401,8 +400,7 @@ def count_model_tokens(probes: list[Probe]) -> bool:
         return False
     for p in sampled:
         scale = p.embed_chars / max(p.embed_sample_chars, 1)
-        tokens, computed = padded(session, p.embed_sample, LocalEmbedder.batch_size)
-        p.model_tokens, p.model_padded = round(tokens * scale), round(computed * scale)
+        p.model_tokens = round(count(session, p.embed_sample) * scale)
         p.model_windows = round(len(p.embed_sample) * scale)
     return True
 
