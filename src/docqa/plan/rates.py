@@ -63,7 +63,8 @@ USE_CHAR_S = 5.75e-6
 USE_HAN_S = 1.30e-5
 # "the fixed cost of an add, chunk rows by pages" (2026-12-06): loading the model, once per add that embeds (an add of
 # a one-page folder with the bundled model less the same add without: 0.43-0.64 CPU-s; benchmarks/init_estimate.py
-# start); USE_CHAR_S and USE_HAN_S refitted with it taken out (fit-embed, the same four fit folders).
+# start; on the rewritten graph, "the model's windows": 0.43 again); USE_CHAR_S and USE_HAN_S refitted with it taken out
+# (fit-embed, the same four fit folders; again on the rewritten graph).
 EMBED_START_S = 0.43
 # "the embedding time by the model's own tokens" (2026-12-06): the model's time follows its own tokens (SentencePiece,
 # its graph's first node; the survey runs that node alone on the windows the model reads: enriched chunk texts,
@@ -76,7 +77,8 @@ EMBED_START_S = 0.43
 # the batch's 4 windows).  Records and short sections make many short windows: SciFact 10.9 windows a 1,000 tokens
 # (92 tokens a window) against SQuAD's 6.5, CMRC's 4.0.  Padding costs next to nothing (a batch of one long and three
 # short windows takes 0.42 of the time of four long ones with the same padded length).  The survey counts the windows
-# of its sample (within 1 % of all of a folder's windows on 7 of 8 folders).  USE_WINDOW_S measured in process
+# of its sample (within 1.2 % of all of a folder's windows on 6 of 8 folders; debian-edu-zh -4 %, multiformat +8 %).
+# USE_WINDOW_S measured in process
 # (init_estimate.py windows: windows of 20-500 characters cut from the same texts; the median of 10 fits, 93-218 us, at
 # loads 9-20); USE_TOKEN_S fitted on the four fit folders' adds (fit-embed, medians of two runs) with the windows and the
 # model's load taken out.
