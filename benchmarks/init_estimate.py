@@ -17,7 +17,9 @@ and how close the estimates come to what then happens.
     python benchmarks/init_estimate.py test-log           # writes TEST_LOG (a generated test-suite log, a fit folder)
     python benchmarks/init_estimate.py fit-time ROWS.jsonl...  # CHAR_S (or a rate a token), PACKED_S, JSON_CHAR_S fitted on the fit rows
     python benchmarks/init_estimate.py start              # CPU seconds of adding an empty and a one-page folder (START_S, EMBED_START_S)
-    python benchmarks/init_estimate.py fit-embed ROWS.jsonl...  # USE_CHAR_S, USE_HAN_S (rows with and without vectors)
+    python benchmarks/init_estimate.py fit-embed ROWS.jsonl...  # USE_TOKEN_S, USE_CHAR_S, USE_HAN_S (rows with and without vectors)
+    python benchmarks/init_estimate.py windows [REPS]     # the bundled model's CPU a window and a token: windows of fixed
+        # widths cut from the same texts (English, SciFact, Chinese) through the embedder (USE_WINDOW_S); what padding costs
     python benchmarks/init_estimate.py fit-size ROWS.jsonl...  # INDEX_BYTES_PER_CHAR, _PER_HAN, _PER_CHUNK, _PER_FILE
     python benchmarks/init_estimate.py ocr-fit [FOLDER]   # OCR CPU seconds of each distinct picture of FOLDER (default
         # OCR_FIT: the Rust documentation's screenshots and diagrams) in a parser-like process, against its detected
@@ -209,10 +211,11 @@ def _work(folder: Path) -> dict:
     work = {"files": s.files, "chars": 0.0, "packed": 0.0, "json": 0.0, "han": 0.0, "laid_out": 0.0,
             "ocr_s": est._ocr_seconds(s) if ocr_enabled(settings.ingest.ocr) else 0.0,
             "all_chars": 0.0, "chunks": 0.0, "pages": 0.0, "wide": 0.0, "tokens": 0.0, "distinct": 1.0 - s.duplicate_chunks,
-            "cut": 0.0, "model_tokens": 0.0, "model_s_by_chars": 0.0}
+            "cut": 0.0, "model_tokens": 0.0, "model_windows": 0.0, "model_s_by_chars": 0.0}
     for kind, stat in s.by_type.items():
         found = est.format_text(s, kind)
         work["model_tokens"] += found["model_tokens"]
+        work["model_windows"] += found["model_windows"]
         if not found["model_tokens"]:  # not counted: the model's time by characters (rates.USE_CHAR_S, USE_HAN_S)
             work["model_s_by_chars"] += est._model_seconds(found)
         c, z, p = found["text_chars"], found["han_chars"], found["packed"]
@@ -246,9 +249,10 @@ def _fit_rows(rows_files: list[Path], embed: str = "none") -> dict[str, list[dic
 
 
 def fit_embed(rows_files: list[Path]) -> dict:
-    """USE_TOKEN_S (the bundled model's own tokens, as the survey counts them), and USE_CHAR_S and USE_HAN_S (for
-    when its tokenizer is not installed) by least squares on the fit folders' CPU seconds with the bundled model less
-    those without (medians of the `folders` rows in `rows_files`), the model's load (EMBED_START_S) taken out."""
+    """USE_TOKEN_S (the bundled model's own tokens, as the survey counts them), and USE_CHAR_S and USE_HAN_S (for when its tokenizer is not installed) by least squares on
+    the fit folders' CPU seconds with the bundled model less those without (medians of the `folders` rows in
+    `rows_files`), the model's load (EMBED_START_S) and its windows (USE_WINDOW_S, measured apart: `windows`) taken
+    out."""
     import statistics
 
     import numpy as np
@@ -262,10 +266,11 @@ def fit_embed(rows_files: list[Path]) -> dict:
             continue
         w = _work(_fit_path(name))
         rest = statistics.median(r["actual_cpu_s"] for r in rows) - plain[name] - rates.EMBED_START_S
+        windows_s = w["model_windows"] * w["distinct"] * rates.USE_WINDOW_S
         points.append(([(w["all_chars"] - w["han"]) * w["distinct"], w["han"] * w["distinct"]], rest,
-                       w["model_tokens"] * w["distinct"], rest - w["model_s_by_chars"] * w["distinct"]))
+                       w["model_tokens"] * w["distinct"], rest - windows_s - w["model_s_by_chars"] * w["distinct"]))
         print(json.dumps({"folder": name, "chars": round(w["all_chars"]), "han": round(w["han"]),
-                          "model_tokens": round(w["model_tokens"]), "distinct": round(w["distinct"], 3),
+                          "model_tokens": round(w["model_tokens"]), "model_windows": round(w["model_windows"]), "distinct": round(w["distinct"], 3),
                           "rest_s": round(rest, 3)}), flush=True)
     char_s, han_s = np.linalg.lstsq(np.array([p[0] for p in points]), np.array([p[1] for p in points]), rcond=None)[0]
     tokens, rests = np.array([p[2] for p in points]), np.array([p[3] for p in points])
@@ -275,6 +280,60 @@ def fit_embed(rows_files: list[Path]) -> dict:
               "folders": len(points)}
     print(json.dumps(result), flush=True)
     return result
+
+
+def bench_windows(reps: int = 3) -> list[dict]:
+    """The bundled model's CPU seconds a window (one row of a batch) and a token: windows of 20 to 500 characters cut
+    from the same texts (SciFact's abstracts, the GPL, CMRC's Chinese), each set embedded as an add embeds a group
+    (`embed_batch`, the embedder's callers); least squares CPU = a x windows + b x tokens, per repetition
+    (rates.USE_WINDOW_S).  Then what padding costs: batches of four long windows, of one long and three short (padded to
+    the long one: about the same padded tokens, a third of the real ones) and of four short, one session call each."""
+    import numpy as np
+
+    from docqa.embed.local import LocalEmbedder
+    from docqa.plan.model_tokens import count, tokenizer
+
+    def field(path: Path, key: str, limit: int) -> list[str]:
+        return [json.loads(line)[key] for line in path.read_text(encoding="utf-8").splitlines()[:limit]]
+
+    scifact = field(DATA / "retrieval" / "scifact" / "corpus.jsonl", "text", 2000)
+    texts = {"scifact": (" ".join(scifact[:400]), (50, 100, 200, 350, 500)),
+             "en": (Path("/usr/share/common-licenses/GPL-3").read_text(), (50, 100, 200, 350, 500)),
+             "zh": (" ".join(field(DATA / "retrieval" / "cmrc2018-dev" / "corpus.jsonl", "text", 300)), (20, 50, 100, 200, 350))}
+    session, embedder = tokenizer(), LocalEmbedder()
+    embedder.embed_batch(["warm up"], "passage")
+    rows: list[dict] = []
+    for rep in range(reps):
+        for name, (text, widths) in texts.items():
+            for width in widths:
+                windows = list(dict.fromkeys(w for w in (text[i:i + width].strip() for i in range(0, len(text) - width, width)) if w))[:400]
+                t0 = time.process_time()
+                embedder.embed_batch(windows, "passage")
+                rows.append({"rep": rep, "text": name, "width": width, "windows": len(windows),
+                             "tokens": count(session, windows), "cpu_s": round(time.process_time() - t0, 4)})
+                print(json.dumps(rows[-1]), flush=True)
+        mine = [r for r in rows if r["rep"] == rep]
+        a, b = np.linalg.lstsq(np.array([[r["windows"], r["tokens"]] for r in mine], float),
+                               np.array([r["cpu_s"] for r in mine]), rcond=None)[0]
+        print(json.dumps({"rep": rep, "window_s": float(a), "token_s": float(b), "load": round(os.getloadavg()[0], 1)}), flush=True)
+    longs, shorts = [t[:500] for t in scifact if len(t) >= 500][:600], [t[:50] for t in scifact][:1800]
+    sets = {"four long": [longs[4 * i:4 * i + 4] for i in range(150)],
+            "one long, three short": [[longs[i]] + shorts[3 * i:3 * i + 3] for i in range(150)],
+            "four short": [shorts[4 * i:4 * i + 4] for i in range(150)]}
+    model = embedder._load()
+    cpu: dict[str, list[float]] = {}
+    for _ in range(reps + 2):
+        for name, batches in sets.items():
+            t0 = time.process_time()
+            for batch in batches:
+                model.run(["outputs"], {"inputs": batch})
+            cpu.setdefault(name, []).append(time.process_time() - t0)
+    for name, batches in sets.items():
+        tokens = [[count(session, [w]) for w in batch] for batch in batches]
+        rows.append({"set": name, "batches": len(batches), "tokens": sum(map(sum, tokens)),
+                     "padded": sum(len(t) * max(t) for t in tokens), "cpu_s": sorted(cpu[name])[len(cpu[name]) // 2]})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
 
 
 def _fit_path(name: str) -> Path:
@@ -588,6 +647,8 @@ def main() -> None:
         bench_start()
     if part == "fit-embed":
         fit_embed([Path(a) for a in sys.argv[2:]])
+    if part == "windows":
+        bench_windows(int(sys.argv[2]) if len(sys.argv) > 2 else 3)
     if part == "fit-size":
         fit_size([Path(a) for a in sys.argv[2:]])
     if part == "test-log":

@@ -12,13 +12,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from docqa.embed.base import without_filler
 from docqa.embed.local import LocalEmbedder, _custom_ops_library, _model_file
 from docqa.ingest.chunkers import chunk_document
 from docqa.ingest.readers import read_file
-from docqa.plan.estimate import estimate_ingest, format_text
-from docqa.plan.model_tokens import count, tokenizer
+from docqa.plan.estimate import _model_seconds, estimate_ingest, format_text
+from docqa.plan.model_tokens import cached_graph, count, tokenizer
 from docqa.plan.probe import embed_texts
 from docqa.plan.survey import survey
 
@@ -32,34 +33,70 @@ def _prose(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(words)) + ".\n"
 
 
-def _reference_session():
-    """The tokenizer node cut out with the `onnx` package (as benchmarks/embed_tokens.py does)."""
+def _in_situ_session():
+    """The whole bundled model with its tokenizer node's row splits made a graph output too: the model's tokens as
+    the model itself counts them, the cut graph not involved."""
     import onnx
     import onnxruntime as ort
     from onnx import TensorProto, helper
 
     model = onnx.load(str(_model_file()))
-    node = model.graph.node[0]
-    inits = [i for i in model.graph.initializer if i.name in node.input]
-    splits = helper.make_tensor_value_info(node.output[1], TensorProto.INT64, None)
-    graph = helper.make_graph([node], "tokenizer", [model.graph.input[0]], [splits], inits)
+    model.graph.output.append(helper.make_tensor_value_info(model.graph.node[0].output[1], TensorProto.INT64, None))
     opts = ort.SessionOptions()
     opts.register_custom_ops_library(_custom_ops_library())
-    small = helper.make_model(graph, opset_imports=list(model.opset_import))
-    return ort.InferenceSession(small.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
 
 
-def test_the_tokenizer_alone_counts_the_models_tokens():
-    session = tokenizer()
-    assert session is not None
-    reference = _reference_session()
+def _in_situ_count(session, text: str) -> int:
+    splits = session.run([session.get_outputs()[-1].name], {"inputs": np.array([text], dtype=object)})[0]
+    return int(splits[-1] - splits[0])
+
+
+@pytest.mark.slow
+def test_the_tokenizer_alone_counts_the_models_tokens(tmp_path: Path):
+    """The cut graph counts what the tokenizer counts inside the whole model (English, JSON ids, Chinese, Greek, a
+    blank, a long text), batched as one at a time; it is kept in the cache folder and read from there."""
+    graph = cached_graph(tmp_path)
+    [kept] = tmp_path.glob("*.onnx")
+    assert kept.read_bytes() == graph and kept.with_suffix(".sha256").is_file()
+    session, reference = _session(graph), _in_situ_session()
     for text in TEXTS:
-        expected = reference.run(None, {"inputs": np.array([text], dtype=object)})[0]
-        assert count(session, [text]) == int(expected[-1] - expected[0]), text
+        assert count(session, [text]) == _in_situ_count(reference, text), text
     assert count(session, TEXTS * 100) == 100 * count(session, TEXTS)  # batched as one at a time
     ids = '{"id": "r17", "doc_id": 40213}'
     prose = "Backups are kept for days."
     assert count(session, [ids]) / len(ids) > 1.5 * count(session, [prose]) / len(prose)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("damage", ["flipped byte", "truncated", "digest missing"])
+def test_a_damaged_kept_tokenizer_graph_is_cut_again(tmp_path: Path, damage: str):
+    good = cached_graph(tmp_path)
+    [kept] = tmp_path.glob("*.onnx")
+    if damage == "flipped byte":
+        kept.write_bytes(good[:1000] + bytes([good[1000] ^ 1]) + good[1001:])
+    elif damage == "truncated":
+        kept.write_bytes(good[:1000])
+    else:
+        kept.with_suffix(".sha256").unlink()
+    assert cached_graph(tmp_path) == good
+    assert kept.read_bytes() == good and not list(tmp_path.glob("*.partial"))
+
+
+@pytest.mark.slow
+def test_an_unwritable_cache_folder_still_counts(tmp_path: Path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    session = _session(cached_graph(blocked / "embed"))
+    assert count(session, ["Backups are kept for 35 days."]) == count(tokenizer(), ["Backups are kept for 35 days."])
+
+
+def _session(graph: bytes):
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.register_custom_ops_library(_custom_ops_library())
+    return ort.InferenceSession(graph, opts, providers=["CPUExecutionProvider"])
 
 
 def test_the_survey_counts_the_tokens_of_the_windows_the_model_reads(tmp_path: Path):
@@ -79,6 +116,8 @@ def test_the_survey_counts_the_tokens_of_the_windows_the_model_reads(tmp_path: P
     read = count(session, [w for t in texts for w in reader.windows(without_filler(t))])
     stored = count(session, [w for t in texts for w in reader.windows(t)])
     assert abs(counted - read) <= 0.03 * read, (counted, read)
+    windows = [w for t in dict.fromkeys(texts) for w in reader.windows(without_filler(t))]
+    assert format_text(found, "markdown")["model_windows"] == pytest.approx(len(windows), rel=0.03)
     assert stored > 1.2 * read  # the dot leaders are tokens the model no longer reads
 
 
@@ -101,6 +140,25 @@ def test_records_of_ids_and_numbers_take_longer_to_embed_than_prose_of_their_len
         seconds[name] = estimate.embed_seconds / estimate.text_chars
         assert not [n for n in estimate.notes if "by characters" in n]
     assert seconds["records"] > 1.5 * seconds["prose"], seconds
+
+
+def test_short_windows_take_longer_a_token_than_full_ones(tmp_path: Path):
+    """One-line notes, a file each, against the same words as prose in one file: each window is a row the model runs,
+    whatever its length."""
+    rng = random.Random(11)
+    notes, prose = tmp_path / "notes", tmp_path / "prose"
+    notes.mkdir()
+    prose.mkdir()
+    lines = [_prose(rng, 5) for _ in range(150)]
+    for i, line in enumerate(lines):
+        (notes / f"note-{i}.txt").write_text(line, encoding="utf-8")
+    (prose / "prose.txt").write_text("".join(line.replace(".\n", ". ") for line in lines) + "\n", encoding="utf-8")
+    per_token = {}
+    for name, folder in (("notes", notes), ("prose", prose)):
+        found = survey(folder)
+        counted = [format_text(found, kind) for kind in found.by_type]
+        per_token[name] = sum(map(_model_seconds, counted)) / sum(c["model_tokens"] for c in counted)
+    assert per_token["notes"] > 1.2 * per_token["prose"], per_token  # by tokens alone: the same
 
 
 def test_without_the_model_package_the_survey_counts_characters_and_says_so(tmp_path: Path):

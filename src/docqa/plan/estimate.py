@@ -93,7 +93,7 @@ def _content(stat: dict) -> float:
     return float(stat.get("inflated") or stat.get("bytes") or stat.get("size") or 0)
 
 
-TEXT_KEYS = ("text_chars", "han_chars", "packed", "tokens", "chunks", "pages", "wide", "cut", "model_tokens")
+TEXT_KEYS = ("text_chars", "han_chars", "packed", "tokens", "chunks", "pages", "wide", "cut", "model_tokens", "model_windows")
 
 
 def format_text(survey: Survey, kind: str, max_tokens: int = 512) -> dict[str, float]:
@@ -129,7 +129,7 @@ def _per_type(survey: Survey, kind: str, size: float, max_tokens: int, heavy: in
     chunks = max(tokens / (max_tokens * 0.8), files)
     return {"text_chars": chars, "han_chars": chars * _han_share(survey), "packed": chars * rates.PACKED_PER_CHAR,
             "tokens": tokens, "chunks": chunks, "pages": chunks * rates.ROW_PAGES_PER_CHUNK, "wide": 0.0,
-            "cut": 0.0, "model_tokens": 0.0}
+            "cut": 0.0, "model_tokens": 0.0, "model_windows": 0.0}
 
 
 def _han_share(survey: Survey) -> float:
@@ -184,10 +184,10 @@ def _ocr_pages(survey: Survey) -> int:
 
 
 def _model_seconds(found: dict[str, float]) -> float:
-    """CPU seconds the bundled model takes over one format's text (`found`: format_text): by its own tokens when the
-    survey counted them, else by characters (a Han character about one token)."""
+    """CPU seconds the bundled model takes over one format's text (`found`: format_text): by its own tokens and the
+    windows it reads them in when the survey counted them, else by characters (a Han character about one token)."""
     if found.get("model_tokens"):
-        return found["model_tokens"] * rates.USE_TOKEN_S
+        return found["model_tokens"] * rates.USE_TOKEN_S + found.get("model_windows", 0.0) * rates.USE_WINDOW_S
     return (found["text_chars"] - found["han_chars"]) * rates.USE_CHAR_S + found["han_chars"] * rates.USE_HAN_S
 
 

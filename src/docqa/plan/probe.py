@@ -52,6 +52,7 @@ class Probe:
     embed_sample: list[str] = field(default_factory=list)  # windows the model reads of chunks spread over it (MODEL_SAMPLE_CHARS)
     embed_sample_chars: int = 0  # characters of those chunks' enriched texts
     model_tokens: int = 0  # the bundled model's tokens in all of it, counted on embed_sample and scaled (set by the survey)
+    model_windows: int = 0  # the windows the model reads of it (each a row of a batch: a cost of its own), scaled the same way
     pdf_pages: int = 0
     pdf_checked: int = 0  # first pages checked for a text layer
     pdf_blank: int = 0  # of those, pages without one (scanned or image-only)

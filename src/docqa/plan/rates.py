@@ -59,11 +59,12 @@ OCR_MEGAPIXEL_S = 1.52
 # multilingual) takes on top of a full-text-only add, fitted on four fit folders (SQuAD subset, Flask code, vim
 # tutors, manpages-zh): 145,000 characters a CPU-second, 39,700 Han characters.  ("hybrid retrieval (issue 3)"
 # saw 32,500 characters/s of wall time on the shared cores: the load of the other sessions.)
-USE_CHAR_S = 7.06e-6
-USE_HAN_S = 2.31e-5
+USE_CHAR_S = 5.75e-6
+USE_HAN_S = 1.30e-5
 # "the fixed cost of an add, chunk rows by pages" (2026-12-06): loading the model, once per add that embeds (an add of
 # a one-page folder with the bundled model less the same add without: 0.43-0.64 CPU-s; benchmarks/init_estimate.py
-# start); USE_CHAR_S and USE_HAN_S refitted with it taken out (fit-embed, the same four fit folders).
+# start; on the rewritten graph, "the model's windows": 0.43 again); USE_CHAR_S and USE_HAN_S refitted with it taken out
+# (fit-embed, the same four fit folders; again on the rewritten graph).
 EMBED_START_S = 0.43
 # "the embedding time by the model's own tokens" (2026-12-06): the model's time follows its own tokens (SentencePiece,
 # its graph's first node; the survey runs that node alone on the windows the model reads: enriched chunk texts,
@@ -71,7 +72,18 @@ EMBED_START_S = 0.43
 # 14-17 CPU-us a token for English, Chinese, Russian, JSON and SciFact's records alike; 3.5-9.5 us a character).
 # Fitted on the same four fit folders (fit-embed; the adds' CPU with the model less without, EMBED_START_S taken out).
 # USE_CHAR_S and USE_HAN_S stay for when the model (and so its tokenizer) is not installed.
-USE_TOKEN_S = 1.80e-5
+# "the model's windows" (2026-12-06): the model's graph was rewritten since (embed/use_graph.py, 14 % less CPU), and
+# its time is one cost a token and one a window it reads (a row of a batch: onnxruntime's per-run overhead, shared by
+# the batch's 4 windows).  Records and short sections make many short windows: SciFact 10.9 windows a 1,000 tokens
+# (92 tokens a window) against SQuAD's 6.5, CMRC's 4.0.  Padding costs next to nothing (a batch of one long and three
+# short windows takes 0.42 of the time of four long ones with the same padded length).  The survey counts the windows
+# of its sample (within 1.2 % of all of a folder's windows on 6 of 8 folders; debian-edu-zh -4 %, multiformat +8 %).
+# USE_WINDOW_S measured in process
+# (init_estimate.py windows: windows of 20-500 characters cut from the same texts; the median of 10 fits, 93-218 us, at
+# loads 9-20); USE_TOKEN_S fitted on the four fit folders' adds (fit-embed, medians of two runs) with the windows and the
+# model's load taken out.
+USE_TOKEN_S = 1.35e-5
+USE_WINDOW_S = 1.7e-4
 # "hybrid retrieval (issue 3)": multilingual-e5-small embedded SciFact at 7 chunks/s against USE's 30 in the
 # same conditions.
 E5_SLOWER = 30 / 7

@@ -371,11 +371,13 @@ def _absorb(probes: list[Probe], result: Survey, ocr: bool, heavy: Collection[st
                 result.heavy.append({"path": p.path, "type": p.type, "size": p.size, "inflated": inflated,
                                      "text_chars": p.text_chars, "han_chars": p.scripts.get("han", 0), "packed": p.packed,
                                      "tokens": p.tokens, "chunks": p.chunks, "pages": round(p.pages, 2), "wide": p.wide,
-                                     "cut": p.cut, "model_tokens": p.model_tokens, "seconds": round(p.seconds, 3)})
+                                     "cut": p.cut, "model_tokens": p.model_tokens,
+                                     "model_windows": p.model_windows, "seconds": round(p.seconds, 3)})
                 continue
             sample[p.type].update(files=1, bytes=p.size, inflated=inflated, text_chars=p.text_chars,  # type: ignore[call-overload]
                                   han_chars=p.scripts.get("han", 0), packed=p.packed, tokens=p.tokens, chunks=p.chunks,
-                                  pages=p.pages, wide=p.wide, cut=p.cut, model_tokens=p.model_tokens, seconds=p.seconds)
+                                  pages=p.pages, wide=p.wide, cut=p.cut, model_tokens=p.model_tokens,
+                                  model_windows=p.model_windows, seconds=p.seconds)
     result.checked = len(seen)
     result.pdfs_checked = len({p.path for p in probes if p.type == "pdf"})
     result.scripts = dict(scripts)
@@ -386,9 +388,10 @@ def _absorb(probes: list[Probe], result: Survey, ocr: bool, heavy: Collection[st
 
 
 def count_model_tokens(probes: list[Probe]) -> bool:
-    """Each probe's tokens of the bundled model (its tokenizer run alone on the windows sampled, scaled by the
-    characters of its chunk texts): what the model's time follows (benchmarks/RESULTS.md, "the embedding time by the
-    model's own tokens").  False, and nothing counted, when the model is not installed."""
+    """Each probe's tokens of the bundled model (its tokenizer run alone on the windows sampled) and the windows it
+    runs, scaled by the characters of its chunk texts: what the model's time follows (benchmarks/RESULTS.md, "the
+    embedding time by the model's own tokens", "the model's windows").  False, and nothing counted, when the model is
+    not installed."""
     from docqa.plan.model_tokens import count, tokenizer
 
     sampled = [p for p in probes if p.embed_sample and not p.error_kind]
@@ -396,7 +399,9 @@ def count_model_tokens(probes: list[Probe]) -> bool:
     if session is None:
         return False
     for p in sampled:
-        p.model_tokens = round(count(session, p.embed_sample) * p.embed_chars / max(p.embed_sample_chars, 1))
+        scale = p.embed_chars / max(p.embed_sample_chars, 1)
+        p.model_tokens = round(count(session, p.embed_sample) * scale)
+        p.model_windows = round(len(p.embed_sample) * scale)
     return True
 
 
