@@ -175,6 +175,9 @@ def test_an_exact_token_held_only_by_the_heading_is_missing_from_the_sentence_no
     ("How long does apt-get wait for the dpkg lock when it has no terminal?", "It waits for 120 seconds if not.", True),
     ("Which version of OpenSSH 9.2 added EnableEscapeCommandline?", "OpenSSH 9.3 fixed it.", True),
     ("Which version of OpenSSH 9.2 added EnableEscapeCommandline?", "OpenSSH 9.2 added the option.", False),
+    # the question's token inside a longer one is no copy of it
+    ("Which version after 2.35 repaired rebase in a secondary worktree?", "Git v2.35.1 Release Notes", True),
+    ("What file does libtasn1 install its types in?", "The types are listed in libtasn1.list.", True),
 ])
 def test_a_value_the_question_writes_itself_is_no_answer(question, sentence, new):
     kinds = answerability.asked_kinds(question)

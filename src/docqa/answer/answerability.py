@@ -140,9 +140,8 @@ def holds_new(text: str, kinds: tuple[str | None, str | None], question: str) ->
     "CVE-2023-25652 的 CVSS 评分是多少？" is not answered by a sentence whose only numbers are the CVE's, nor "how many
     characters may an ASN.1 identifier have" by "ASN1_MAX_NAME_SIZE is the maximum number of characters"."""
     given = sorted({*(m.group() for m in _GIVEN.finditer(question)), *exact_tokens(question, whole=True)}, key=len, reverse=True)
-    for token in given:
-        if len(token.strip(".-/")) > 0:
-            text = re.sub(re.escape(token), " ", text, flags=re.IGNORECASE)
+    for token in given:  # as a whole token only: "2.35" of the question leaves "v2.35.1" a new version, "libtasn1" "libtasn1.h"
+        text = re.sub(rf"(?<![\w.-]){re.escape(token)}(?![\w-]|\.\w)", " ", text, flags=re.IGNORECASE)
     kind, thing = kinds
     if kind == "number":
         found = _VALUE_NUMBER.search(text) is not None
