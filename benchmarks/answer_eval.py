@@ -116,7 +116,7 @@ def main() -> None:
         print("|---|---|---|")
         for r in rows:
             mark = " (shipped)" if abs(r["threshold"] - shipped) < 1e-9 else ""
-            print(f"| {r['threshold']:.2f}{mark} | {r['answer_accuracy']:.3f} | {r['abstention_accuracy']:.3f} |")
+            print(f"| {r['threshold']:.3f}{mark} | {r['answer_accuracy']:.3f} | {r['abstention_accuracy']:.3f} |")
         at = next(r for r in rows if abs(r["threshold"] - shipped) < 1e-9)
         summary["at_shipped_threshold"] = at
         print("\nbaseline: always abstain = abstention 1.000, answer accuracy 0.000; never abstain (threshold 0):"
