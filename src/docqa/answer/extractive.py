@@ -334,6 +334,9 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
         "matched": float(min(sum(found), _MATCHED_CAP)),
         "missing_rare": max(missing) / top if missing and top > 0 else 0.0,
         "missing_name": float(any(not _has_name(window, name) for name in _names(question))),
+        # ... and not in the passage's title, section or file name either: documentation names its subject in a
+        # heading ("Memcheck", "Debian Edu") that its sentences need not repeat
+        "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in _names(question))),
         "contradiction": float(_contradicts(question, sentence)),
     }
     if dense is not None:
@@ -381,6 +384,7 @@ def _pick_features(question: str, pick: Sentence, candidates: list[Sentence], so
     window = _with(" ".join(s.text for s in _window(candidates, pick)), given.get(pick.n))
     f = evidence_features(question, text, window, terms, weights, None, 0.0, _context(sources.get(pick.n).hit))  # type: ignore[union-attr]
     return {"pick_missing_rare": f["missing_rare"], "pick_missing_name": f["missing_name"],
+            "pick_missing_name_heading": f["missing_name_heading"],
             "pick_coverage": float(coverage(text, terms, weights)), "pick_dense": pick.dense}
 
 
