@@ -192,3 +192,25 @@ def test_a_value_the_question_writes_itself_is_no_answer(question, sentence, new
 def test_a_question_that_asks_for_no_kind_misses_no_value():
     features = answerability.kind_features("Why does Memcheck stay silent?", "Memcheck does no bounds checking on stack arrays.", "", [], [])
     assert features["new_missing"] == features["new_missing_picks"] == 0.0
+
+
+# -- a name of the question that the heading holds (missing_name_heading) -------------------------------------------
+SILENT = "Unfortunately, it doesn't do bounds checking on global or stack arrays."
+
+
+@pytest.mark.parametrize("question, sentence, context, in_window, anywhere", [
+    # documentation names its subject in the heading or file, and its sentences say "it"
+    ("Why does Memcheck stay silent when my code writes one past the end of a local int array?", SILENT,
+     "Memcheck: a memory error detector mc-manual.html", False, True),
+    ("Why does Memcheck stay silent when my code writes one past the end of a local int array?", SILENT,
+     "Cachegrind: a cache profiler cg-manual.html", False, False),
+    ("Why does Memcheck stay silent when my code writes one past the end of a local int array?",
+     "Memcheck doesn't do bounds checking on global or stack arrays.", "", True, True),
+    ("How is SYSTEMD_BUS_TIMEOUT read without a unit?", "If no time unit is specified, assumes seconds.",
+     "ENVIRONMENT.md Environment variables SYSTEMD_BUS_TIMEOUT", False, True),
+])
+def test_a_name_the_passages_heading_holds_is_not_missing_from_it(question, sentence, context, in_window, anywhere):
+    terms = ["memcheck", "silent", "bounds"]
+    features = evidence_features(question, sentence, sentence, terms, {t: 1.0 for t in terms}, 0.5, 0.6, context)
+    assert features["missing_name"] == float(not in_window)
+    assert features["missing_name_heading"] == float(not anywhere)
