@@ -166,7 +166,8 @@ def main() -> None:
         t = args.threshold or float(rule)
         scale, own = (1.0, beta[:-1]) if OFFSET else (float(beta[0]), beta[1:-1])
         dense = {k: round(scale * v, 4) for k, v in ship.items() if k != "bias"}
-        dense.update({k: round(float(b), 4) for k, b in zip(extra, own)})
+        # an extra feature the stacked model already weighs (`missing_name`) adds to its weight, as in the fit
+        dense.update({k: round(float(b) + dense.get(k, 0.0), 4) for k, b in zip(extra, own)})
         dense["bias"] = round(float(scale * ship["bias"] + beta[-1]), 4)
         bands = fd.choose_bands(p_dev, y, t)
         # Without the embedder the shipped model decides as before: its bias moves by logit(t) - logit(its threshold),
