@@ -1,6 +1,12 @@
 """Answer quality on the SQuAD 2.0 subset: `docqa eval` over the 8 ingested articles.
 
     python benchmarks/answer_eval.py [--limit N] [--llm BASE_URL --model NAME] [--no-check]
+    python benchmarks/answer_eval.py --cmrc N [--dump F.jsonl]
+
+--cmrc N measures the same on CMRC 2018 dev (Chinese, ../shared/data/retrieval/cmrc2018-dev) instead: N paragraphs,
+one Markdown file each, are ingested and their questions asked (answerable), with the questions of N other paragraphs
+that are not ingested (unanswerable: the documents do not hold them); paragraphs drawn with a fixed seed.  The dump's
+rows carry `"source": "cmrc"`, so benchmarks/trust/fit_decision.py and refit_kind.py can fit on them.
 
 Without --llm it measures the extractive answerer (no model): it runs once with the abstain
 threshold at 0, so the same run gives the trade-off between answering and abstaining over a
@@ -28,7 +34,9 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-DATA = Path(os.environ.get("DOCQA_DATA", HERE.parents[1] / "shared" / "data")) / "qa" / "squad2-dev-subset"
+SHARED = Path(os.environ.get("DOCQA_DATA", HERE.parents[1] / "shared" / "data"))
+DATA = SHARED / "qa" / "squad2-dev-subset"
+CMRC = SHARED / "retrieval" / "cmrc2018-dev"
 WORK = HERE / ".work" / "answer_eval"
 
 from docqa import evaluate  # noqa: E402
@@ -50,11 +58,14 @@ def main() -> None:
     ap.add_argument("--dump", default="", help="write each question's evidence features and outcome to this JSONL "
                     "(benchmarks/trust/fit_decision.py fits the decision on it with the trust dev set)")
     ap.add_argument("--no-embed", action="store_true", help="no embedder: BM25-only search, evidence without the dense feature")
+    ap.add_argument("--cmrc", type=int, default=0, metavar="N",
+                    help="CMRC 2018 dev instead of SQuAD: N paragraphs ingested and asked, the questions of N others unanswerable")
     args = ap.parse_args()
-    WORK.mkdir(parents=True, exist_ok=True)
-    db = WORK / "kb.db"
+    work = WORK / "cmrc" if args.cmrc else WORK
+    work.mkdir(parents=True, exist_ok=True)
+    db = work / "kb.db"
     if not args.reuse:
-        for stale in WORK.glob("kb.db*"):
+        for stale in work.glob("kb.db*"):
             stale.unlink()
     llm = {"provider": "openai", "base_url": args.llm, "model": args.model, "max_tokens": 256, "context_window": 4096,
            "timeout": 900, "temperature": 0.0} if args.llm else {"provider": "none"}
@@ -64,13 +75,13 @@ def main() -> None:
     settings = Settings(kb=str(db), llm=llm, answer=answer,
                         **({"embed": {"provider": "none"}} if args.no_embed else {}))
     shipped = Settings().answer.abstain_threshold
-    items = evaluate.load(DATA / "questions.jsonl")
+    docs, items = cmrc_set(work, args.cmrc) if args.cmrc else (DATA / "docs", evaluate.load(DATA / "questions.jsonl"))
     if args.limit:
         random.Random(7).shuffle(items)
         items = items[: args.limit]
     with KnowledgeBase(settings) as kb:
         if not args.reuse:
-            kb.add([DATA / "docs"])
+            kb.add([docs])
         t0 = time.perf_counter()
         last = [0.0]
         captured: list[dict[str, float] | None] = []  # the evidence features of each question, in order
@@ -105,18 +116,46 @@ def main() -> None:
         print("|---|---|---|")
         for r in rows:
             mark = " (shipped)" if abs(r["threshold"] - shipped) < 1e-9 else ""
-            print(f"| {r['threshold']:.2f}{mark} | {r['answer_accuracy']:.3f} | {r['abstention_accuracy']:.3f} |")
+            print(f"| {r['threshold']:.3f}{mark} | {r['answer_accuracy']:.3f} | {r['abstention_accuracy']:.3f} |")
         at = next(r for r in rows if abs(r["threshold"] - shipped) < 1e-9)
         summary["at_shipped_threshold"] = at
         print("\nbaseline: always abstain = abstention 1.000, answer accuracy 0.000; never abstain (threshold 0):"
               f" answer accuracy {summary['answer_accuracy']:.3f}, abstention 0.000")
         summary["evidence_model"] = evidence_report(report, captured, shipped, args.fit)
         if args.dump:
-            dump(Path(args.dump), report, captured)
+            dump(Path(args.dump), report, captured, "cmrc" if args.cmrc else "squad2")
     print("\n" + json.dumps(summary, indent=2))
 
 
-def dump(path: Path, report: evaluate.Report, captured: list[dict[str, float] | None]) -> None:
+def cmrc_set(work: Path, paragraphs: int) -> tuple[Path, list[evaluate.Item]]:
+    """CMRC 2018 dev as an answer-or-abstain set (module docstring): the folder of the `paragraphs` ingested paragraphs
+    (`DEV_k.md`: the article's title as a heading, then the paragraph) and the questions, answerable and not."""
+    if not CMRC.is_dir():
+        raise SystemExit(f"{CMRC} is missing: --cmrc needs the CMRC 2018 dev set of ../shared/data (retrieval/cmrc2018-dev)")
+    read = lambda name: [json.loads(x) for x in (CMRC / name).read_text(encoding="utf-8").splitlines() if x.strip()]  # noqa: E731
+    corpus = read("corpus.jsonl")
+    random.Random(7).shuffle(corpus)
+    kept, held = corpus[:paragraphs], {d["_id"] for d in corpus[paragraphs: 2 * paragraphs]}
+    docs = work / "docs"
+    if docs.exists():
+        for old in docs.glob("*.md"):
+            old.unlink()
+    docs.mkdir(parents=True, exist_ok=True)
+    for d in kept:
+        (docs / f"{d['_id']}.md").write_text(f"# {d['title']}\n\n{d['text']}\n", encoding="utf-8")
+    answers = {a["query_id"]: a["answers"] for a in read("answers.jsonl")}
+    ids = {d["_id"] for d in kept}
+    items = []
+    for q in read("queries.jsonl"):
+        paragraph = q["_id"].rsplit("_QUERY_", 1)[0]
+        if paragraph in ids or paragraph in held:
+            impossible = paragraph in held
+            items.append(evaluate.Item(q["text"], [] if impossible else answers[q["_id"]], impossible,
+                                       None if impossible else "\x000", f"{paragraph}.md"))
+    return docs, items
+
+
+def dump(path: Path, report: evaluate.Report, captured: list[dict[str, float] | None], source: str = "squad2") -> None:
     """One line per question: its evidence features, whether it is answerable, and whether the answer
     published at threshold 0 holds the gold answer (the label of a calibrated decision)."""
     with path.open("w", encoding="utf-8") as out:
@@ -124,7 +163,7 @@ def dump(path: Path, report: evaluate.Report, captured: list[dict[str, float] | 
             if features is None:
                 continue
             item = outcome.item
-            out.write(json.dumps({"source": "squad2", "group": item.article, "answerable": not item.impossible,
+            out.write(json.dumps({"source": source, "group": item.article, "answerable": not item.impossible,
                                   "correct": bool(outcome.contains_gold) and not item.impossible,
                                   "features": features}, ensure_ascii=False) + "\n")
     print(f"wrote {path}", file=sys.stderr)

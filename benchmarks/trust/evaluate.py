@@ -277,7 +277,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="", help="the per-question JSONL to write")
     ap.add_argument("--report", nargs="+", metavar="RUN", help="only print the tables of these runs' rows")
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"), help="list the questions where run B differs from run A")
+    ap.add_argument("--curve", nargs="+", metavar="RUN", help="print the answer-or-abstain trade-off and reliability table of "
+                    "runs made at threshold 0 (DOCQA_ANSWER__ABSTAIN_THRESHOLD=0)")
     args = ap.parse_args(argv)
+    if args.curve:
+        for path in args.curve:
+            print(f"\n# {path}")
+            report.curve(report.load(Path(path)))
+        return 0
     if args.compare:
         worse = report.compare(*(report.load(Path(p)) for p in args.compare), names=args.compare)
         return 1 if worse else 0

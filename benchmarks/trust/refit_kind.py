@@ -1,11 +1,12 @@
 """The shipped decision plus what a near miss lacks: candidates of issue 28, item 2 (the asked kind, the exact tokens).
 
     python benchmarks/trust/refit_kind.py TRUST_DEV.jsonl SQUAD.jsonl --base benchmarks/trust/decision_squad.json \
-        [--offset] [--extra F,G,...] [--share W] [--l2 X] [--threshold T] [--out F]
+        [--offset] [--extra F,G,...] [--share W] [--cmrc CMRC.jsonl --cmrc-share W] [--l2 X] [--threshold T] [--out F]
 
 TRUST_DEV.jsonl: `benchmarks/trust/evaluate.py --split dev` at abstain threshold 0 (DOCQA_ANSWER__ABSTAIN_THRESHOLD=0);
 SQUAD.jsonl: `benchmarks/answer_eval.py --limit 900 --dump` at threshold 0, both under the shipped decision, so that
-every question is answered and scored and its features recorded (`extractive.extract`: `kind_missing`,
+CMRC.jsonl: `benchmarks/answer_eval.py --cmrc 80 --dump` at threshold 0 (Chinese, its own unanswerable questions: those
+of paragraphs not ingested); every question is answered and scored and its features recorded (`extractive.extract`: `kind_missing`,
 `kind_missing_picks`, `kind_none`, `rare_sentence_missing`, `rare_missing`, `pick_kind_missing`, `pick_rare_missing`,
 `select_best`, `select_same`, `select_margin`, and the older ones).
 
@@ -36,7 +37,8 @@ sys.path.insert(0, str(HERE.parent))
 import fit_decision as fd  # noqa: E402
 from refit_select import shipped_logit  # noqa: E402
 
-SHIPPED_RIGHT, SHIPPED_ABSTAINED = 48, 38  # main on the dev split (130 answerable, 63 near misses)
+SHIPPED_RIGHT, SHIPPED_ABSTAINED = 48, 38  # main on the dev split (130 answerable, 63 near misses); reset from the rows in main()
+SHARES = {"squad2": 1.0, "cmrc": 1.0}  # each source's weight against the trust dev rows' (--share, --cmrc-share)
 
 
 OFFSET = False  # --offset: the shipped logit enters with weight 1 (an offset), only the extra features and the bias are fitted
@@ -87,7 +89,7 @@ def passes(right: int, abstained: int) -> bool:
 
 def fitted(dev: list[dict], ship: dict[str, float], extra: list[str], share: float, l2: float) -> np.ndarray:
     y = np.array([bool(r["correct"]) for r in dev], dtype=float)
-    w = fd.weights(dev, {"squad2": share})
+    w = fd.weights(dev, {**SHARES, "squad2": share})
     if OFFSET:
         return fit_offset(design(dev, ship, extra), shipped_logit(dev, ship), y, w, l2)
     return fd.fit(design(dev, ship, extra), y, w, l2=l2)
@@ -120,20 +122,27 @@ def main() -> None:
                     help="the decision stacked on (the SQuAD model shipped before: benchmarks/trust/decision_squad.json)")
     ap.add_argument("--offset", action="store_true", help="keep the shipped logit's weight at 1: fit only the extra features and the bias")
     ap.add_argument("--out", help="write the candidate decision here")
+    ap.add_argument("--cmrc", help="CMRC 2018 rows (answer_eval.py --cmrc N --dump) to fit on too")
+    ap.add_argument("--cmrc-share", type=float, default=1.0, help="the CMRC rows' weight against the trust dev rows'")
     args = ap.parse_args()
-    global OFFSET
+    global OFFSET, SHIPPED_RIGHT, SHIPPED_ABSTAINED
     OFFSET = args.offset
+    SHARES["cmrc"] = args.cmrc_share
     extra = [x for x in args.extra.split(",") if x]
     shipped = json.loads(Path(args.base).read_text(encoding="utf-8"))
     ship = shipped["dense"]
-    rows = [r for r in fd.load([args.trust, args.squad], dense=True) if r["split"] == "dev"]
+    rows = [r for r in fd.load([args.trust, args.squad, *([args.cmrc] if args.cmrc else [])], dense=True) if r["split"] == "dev"]
     trust = [r for r in rows if r["source"] == "trust"]
     squad = [r for r in rows if r["source"] == "squad2"]
+    cmrc = [r for r in rows if r["source"] == "cmrc"] or squad  # without CMRC rows its columns repeat SQuAD's
     beta = fitted(rows, ship, extra, args.share, args.l2)
     cv, held = cross_validated(rows, ship, extra, args.share, args.l2)
     p_dev, p_squad = probabilities(trust, ship, extra, beta), probabilities(squad, ship, extra, beta)
     base_dev = 1 / (1 + np.exp(-shipped_logit(trust, ship)))
     base_squad = 1 / (1 + np.exp(-shipped_logit(squad, ship)))
+    SHIPPED_RIGHT, SHIPPED_ABSTAINED = counts(trust, base_dev, shipped["threshold"])
+    p_cmrc, base_cmrc = probabilities(cmrc, ship, extra, beta), 1 / (1 + np.exp(-shipped_logit(cmrc, ship)))
+    print(f"shipped at {shipped['threshold']}: CMRC {fd.outcomes(cmrc, base_cmrc, shipped['threshold'])}")
     y = np.array([bool(r["correct"]) for r in trust])
     print(f"rows: trust dev {len(trust)}, SQuAD {len(squad)}; extra {extra}, share {args.share}, l2 {args.l2}")
     print(f"shipped at {shipped['threshold']}: dev {counts(trust, base_dev, shipped['threshold'])}, AUC {fd.auc(y, base_dev):.3f}; "
@@ -143,19 +152,22 @@ def main() -> None:
     floor = fd.outcomes(squad, base_squad, shipped["threshold"])["unanswerable_abstained"]
     rule = min((c for c in np.round(np.arange(0.2, 0.8, 0.005), 3)
                 if fd.outcomes(squad, p_squad, c)["unanswerable_abstained"] >= floor), default=0.5)
-    print("| threshold | dev right & cited | dev near misses abstained | CV: right | CV: abstained | SQuAD right | SQuAD abstained | passes |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| threshold | dev right & cited | dev near misses abstained | CV: right | CV: abstained | SQuAD right | SQuAD abstained "
+          "| CMRC right | CMRC abstained | passes |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for c in sorted({float(x) for x in np.round(np.arange(0.25, 0.61, 0.01), 3)} | {float(rule)}):
         (r, a), (hr, ha) = counts(trust, p_dev, c), counts(trust, held, c)
-        s = fd.outcomes(squad, p_squad, c)
+        s, m = fd.outcomes(squad, p_squad, c), fd.outcomes(cmrc, p_cmrc, c)
         mark = ("yes" if passes(r, a) else "") + (" (CV too)" if passes(hr, ha) else "")
         print(f"| {c:.3f}{' (SQuAD rule)' if c == rule else ''} | {r}/130 | {a}/63 | {hr} | {ha} | "
-              f"{s['answerable_right']:.3f} | {s['unanswerable_abstained']:.3f} | {mark} |")
+              f"{s['answerable_right']:.3f} | {s['unanswerable_abstained']:.3f} | {m['answerable_right']:.3f} | "
+              f"{m['unanswerable_abstained']:.3f} | {mark} |")
     if args.out:
         t = args.threshold or float(rule)
         scale, own = (1.0, beta[:-1]) if OFFSET else (float(beta[0]), beta[1:-1])
         dense = {k: round(scale * v, 4) for k, v in ship.items() if k != "bias"}
-        dense.update({k: round(float(b), 4) for k, b in zip(extra, own)})
+        # an extra feature the stacked model already weighs (`missing_name`) adds to its weight, as in the fit
+        dense.update({k: round(float(b) + dense.get(k, 0.0), 4) for k, b in zip(extra, own)})
         dense["bias"] = round(float(scale * ship["bias"] + beta[-1]), 4)
         bands = fd.choose_bands(p_dev, y, t)
         # Without the embedder the shipped model decides as before: its bias moves by logit(t) - logit(its threshold),
@@ -165,7 +177,8 @@ def main() -> None:
         out = {**shipped, "probability_of": "the answer is right", "features": sorted(set(shipped["features"]) | set(extra)),
                "dense": dense, "no_dense": no_dense, "threshold": t, "bands": bands,
                "fitted": "benchmarks/trust/refit_kind.py: the shipped SQuAD model's logit and " + ", ".join(extra)
-                         + f" refitted on the trust dev split and the SQuAD 2.0 subset (900; share {args.share}); dev AUC "
+                         + f" refitted on the trust dev split, the SQuAD 2.0 subset (900; share {args.share})"
+                         + (f" and CMRC 2018 ({len(cmrc)}; share {args.cmrc_share})" if args.cmrc else "") + "; dev AUC "
                          f"cross-validated by documentation set {cv:.3f}; the model without the embedder the shipped one, its bias moved to decide at the new threshold as at 0.5"}
         Path(args.out).write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {args.out} (threshold {t}, bands {bands})")

@@ -96,6 +96,38 @@ def targets(rows: list[dict]) -> None:
           f"false abstentions: {s['false_abstention']}; unanswerable answered: {s['answered']}; failed: {s['failed']}")
 
 
+CURVE = (0.20, 0.25, 0.30, 0.335, 0.35, 0.40, 0.45, 0.50, 0.58, 0.65)
+RELIABILITY = (0.0, 0.2, 0.3, 0.335, 0.4, 0.5, 0.58, 0.7, 1.01)
+
+
+def curve(rows: list[dict], thresholds: tuple[float, ...] = CURVE) -> None:
+    """The answer-or-abstain trade-off of a run made at abstain threshold 0 (every question answered, its probability
+    recorded): at each threshold, the answerable questions answered right and cited, the near misses abstained, and
+    the share of the answers shown that were right and cited; then the reliability table (by probability: questions,
+    mean probability, the share right and cited among them)."""
+    scored = [r for r in rows if r.get("evidence") is not None and r["outcome"] != "failed"]
+    if any(r["outcome"] == "false_abstention" for r in scored):
+        print("\n(not a threshold-0 run: some questions abstained; the curve below is cut from what was answered)")
+    answerable = [r for r in scored if r["answerable"]]
+    near = [r for r in scored if not r["answerable"]]
+    print("\n| threshold | answerable: right and cited | near misses abstained | answers shown right and cited |")
+    print("|---|---|---|---|")
+    for t in thresholds:
+        right = sum(float(r["evidence"]) >= t and r["outcome"] == "correct" for r in answerable)
+        abstained = sum(float(r["evidence"]) < t or r["outcome"] == "abstained" for r in near)
+        shown = [r for r in scored if float(r["evidence"]) >= t and r["outcome"] not in ("false_abstention", "abstained")]
+        print(f"| {t:.3f} | {share(right, len(answerable))} | {share(abstained, len(near))} "
+              f"| {share(sum(r['outcome'] == 'correct' for r in shown), len(shown))} |")
+    print("\n| probability | questions | mean probability | right and cited |")
+    print("|---|---|---|---|")
+    for lo, hi in zip(RELIABILITY, RELIABILITY[1:]):
+        inside = [r for r in scored if lo <= float(r["evidence"]) < hi]
+        if inside:
+            mean = sum(float(r["evidence"]) for r in inside) / len(inside)
+            print(f"| {lo:.3f}–{min(hi, 1.0):.3f} | {len(inside)} | {mean:.2f} "
+                  f"| {share(sum(r['outcome'] == 'correct' for r in inside), len(inside))} |")
+
+
 def compare(a: list[dict], b: list[dict], names: tuple[str, str] | list[str] = ("A", "B")) -> int:
     """Print the questions whose outcome differs between run A and run B, B's change marked better or
     worse (RANK); returns how many are worse in B."""

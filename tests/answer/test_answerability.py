@@ -159,3 +159,58 @@ def test_an_exact_token_held_only_by_the_heading_is_missing_from_the_sentence_no
     assert other["rare_sentence_missing"] == 1.0 and other["rare_missing"] == 1.0
     assert said["rare_sentence_missing"] == 0.0 and said["rare_missing"] == 0.0
     assert answerability.kind_features("Where is the cache kept?", sentence, "", [], [])["rare_missing"] == 0.0  # none asked
+
+
+# -- a value the question itself writes answers nothing (holds_new; kind_features' new_missing) ---------------------
+@pytest.mark.parametrize("question, sentence, new", [
+    # the only numbers are the question's own: the CVE it names, the "1" of ASN.1 inside a name
+    ("CVE-2023-25652 的 CVSS 评分是多少？",
+     "This release merges the fixes that appear in v2.30.9 to address the security issues CVE-2023-25652 and CVE-2023-29007.", False),
+    ("How many characters may an ASN.1 identifier have at most in libtasn1?",
+     "ASN1_MAX_NAME_SIZE is the maximum number of characters allowed for an ASN.1 identifier.", False),
+    ("What is the maximum file size bzip2 1.0.8 can compress?", "NAME bzip2, bunzip2 - a block-sorting file compressor, v1.0.8", False),
+    # a value of the asked kind the question does not write
+    ("How many characters may an ASN.1 identifier have at most in libtasn1?", "An ASN.1 identifier may have at most 64 characters.", True),
+    ("hostnamectl 设置的 static 主机名最长能有多少个字符？", "static 主机名最长 64 个字符。", True),
+    ("How long does apt-get wait for the dpkg lock when it has no terminal?", "It waits for 120 seconds if not.", True),
+    ("Which version of OpenSSH 9.2 added EnableEscapeCommandline?", "OpenSSH 9.3 fixed it.", True),
+    ("Which version of OpenSSH 9.2 added EnableEscapeCommandline?", "OpenSSH 9.2 added the option.", False),
+    # the question's token inside a longer one is no copy of it
+    ("Which version after 2.35 repaired rebase in a secondary worktree?", "Git v2.35.1 Release Notes", True),
+    ("What file does libtasn1 install its types in?", "The types are listed in libtasn1.list.", True),
+])
+def test_a_value_the_question_writes_itself_is_no_answer(question, sentence, new):
+    kinds = answerability.asked_kinds(question)
+    assert kinds != (None, None)
+    assert answerability.holds_new(sentence, kinds, question) is new
+    features = answerability.kind_features(question, sentence, "", [sentence], [])
+    assert features["new_missing"] == features["new_missing_picks"] == float(not new)
+    # the older feature counts any token of the kind, the question's own too
+    assert features["kind_missing"] == 0.0
+
+
+def test_a_question_that_asks_for_no_kind_misses_no_value():
+    features = answerability.kind_features("Why does Memcheck stay silent?", "Memcheck does no bounds checking on stack arrays.", "", [], [])
+    assert features["new_missing"] == features["new_missing_picks"] == 0.0
+
+
+# -- a name of the question that the heading holds (missing_name_heading) -------------------------------------------
+SILENT = "Unfortunately, it doesn't do bounds checking on global or stack arrays."
+
+
+@pytest.mark.parametrize("question, sentence, context, in_window, anywhere", [
+    # documentation names its subject in the heading or file, and its sentences say "it"
+    ("Why does Memcheck stay silent when my code writes one past the end of a local int array?", SILENT,
+     "Memcheck: a memory error detector mc-manual.html", False, True),
+    ("Why does Memcheck stay silent when my code writes one past the end of a local int array?", SILENT,
+     "Cachegrind: a cache profiler cg-manual.html", False, False),
+    ("Why does Memcheck stay silent when my code writes one past the end of a local int array?",
+     "Memcheck doesn't do bounds checking on global or stack arrays.", "", True, True),
+    ("How is SYSTEMD_BUS_TIMEOUT read without a unit?", "If no time unit is specified, assumes seconds.",
+     "ENVIRONMENT.md Environment variables SYSTEMD_BUS_TIMEOUT", False, True),
+])
+def test_a_name_the_passages_heading_holds_is_not_missing_from_it(question, sentence, context, in_window, anywhere):
+    terms = ["memcheck", "silent", "bounds"]
+    features = evidence_features(question, sentence, sentence, terms, {t: 1.0 for t in terms}, 0.5, 0.6, context)
+    assert features["missing_name"] == float(not in_window)
+    assert features["missing_name_heading"] == float(not anywhere)

@@ -172,3 +172,18 @@ def test_a_sentence_under_the_item_that_names_the_asked_token_holds_it_in_its_pa
     other = by_text["* The documentation of the config variables has been updated here."]
     assert (answer["exact"], answer["exact_paragraph"]) == (0.0, 1.0)
     assert (other["exact"], other["exact_paragraph"]) == (0.0, 0.0)
+
+
+def test_the_quoted_picks_own_evidence_and_the_value_it_holds_are_recorded(hash_embedder, monkeypatch):
+    """Beside the base score's sentence ("a short while": no value for "how long"), the decision's rows record the
+    evidence of what is quoted first, the ranking's pick ("two weeks"), for refits of the decision."""
+    question = "How long does the old signing key stay valid after a rotation?"
+    pool = sources(hit_in(DOC, 0, len(DOC)))
+    result = extract(question, pool, {}, embed(hash_embedder), threshold=0.0)
+    features, pick = result.features, result.chosen[0]
+    assert pick.text.endswith("two weeks.") and features["select_same"] == 0.0
+    assert features["new_missing"] == 1.0 and features["new_missing_picks"] == 0.0
+    assert features["pick_dense"] == pick.dense != features["dense"]
+    assert 0.0 < features["pick_coverage"] <= 1.0 and features["pick_missing_name"] in (0.0, 1.0)
+    monkeypatch.setattr(extractive, "SELECT_MODEL", {})  # no learned ranking: no pick of its own to record
+    assert "pick_coverage" not in extract(question, pool, {}, embed(hash_embedder), threshold=0.0).features

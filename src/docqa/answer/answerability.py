@@ -129,6 +129,28 @@ def holds_kind(text: str, kinds: tuple[str | None, str | None]) -> bool:
     return (kind is not None and holds_type(text, kind)) or (thing is not None and shape.holds_type(text, thing))
 
 
+# A number as a value: not a digit inside a name (`ASN1_MAX_NAME_SIZE`, `libtasn1`, `v1.0.8`, `CVE-2023-29007`), or a
+# number word.
+_VALUE_NUMBER = re.compile(r"(?<![A-Za-z_\d.])(?<![A-Za-z\d]-)\d[\d.,]*|" + _NUMBER.pattern.split("|", 1)[1], re.IGNORECASE)
+# What the question itself writes with a digit or as an exact token: a value the sentence repeats from it answers nothing.
+_GIVEN = re.compile(r"[A-Za-z0-9_.+/~-]*\d[A-Za-z0-9_.+/~-]*")
+
+
+def holds_new(text: str, kinds: tuple[str | None, str | None], question: str) -> bool:
+    """`text` holds a token of a kind the question asks for (`asked_kinds`) that the question does not itself write:
+    "CVE-2023-25652 的 CVSS 评分是多少？" is not answered by a sentence whose only numbers are the CVE's, nor "how many
+    characters may an ASN.1 identifier have" by "ASN1_MAX_NAME_SIZE is the maximum number of characters"."""
+    given = sorted({*(m.group() for m in _GIVEN.finditer(question)), *exact_tokens(question, whole=True)}, key=len, reverse=True)
+    for token in given:  # as a whole token only: "2.35" of the question leaves "v2.35.1" a new version, "libtasn1" "libtasn1.h"
+        text = re.sub(rf"(?<![\w.-]){re.escape(token)}(?![\w-]|\.\w)", " ", text, flags=re.IGNORECASE)
+    kind, thing = kinds
+    if kind == "number":
+        found = _VALUE_NUMBER.search(text) is not None
+    else:
+        found = kind is not None and holds_type(text, kind)
+    return found or (thing is not None and shape.holds_type(text, thing))
+
+
 def kind_features(question: str, sentence: str, heading: str, picks: list[str], candidates: list[str]) -> dict[str, float]:
     """Whether the answer holds what the question asks for, the mark of a near miss (the documents discuss the topic but
     not the fact asked): `sentence` is the decision's sentence, `heading` what names its passage (its path, title,
@@ -139,7 +161,9 @@ def kind_features(question: str, sentence: str, heading: str, picks: list[str], 
     - `kind_none`: ... and no candidate sentence of the top hits holds one;
     - `rare_sentence_missing`: the share of the question's exact tokens (a version, path, option, identifier) the
       sentence lacks; `rare_missing`: the share that neither the sentence nor its heading holds (a sentence under
-      "Git v2.39.5 Release Notes" need not repeat the version)."""
+      "Git v2.39.5 Release Notes" need not repeat the version);
+    - `new_missing`, `new_missing_picks`: a kind is asked and the sentence / none of the quoted sentences holds a token
+      of it that the question does not write itself (`holds_new`): the documents talk about the subject, not the value."""
     kinds = asked_kinds(question)
     asked = kinds != (None, None)
     tokens = exact_tokens(question)
@@ -151,6 +175,8 @@ def kind_features(question: str, sentence: str, heading: str, picks: list[str], 
         "kind_none": float(asked and not any(holds_kind(x, kinds) for x in candidates)),
         "rare_sentence_missing": in_sentence.count(False) / len(tokens) if tokens else 0.0,
         "rare_missing": anywhere.count(False) / len(tokens) if tokens else 0.0,
+        "new_missing": float(asked and not holds_new(sentence, kinds, question)),
+        "new_missing_picks": float(asked and not any(holds_new(x, kinds, question) for x in picks)),
     }
 
 

@@ -186,6 +186,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     if learned:  # the ranking's confidence in its pick (the shipped decision weighs `select_best`), and for refits
         features.update(select_best=chosen[0].score, select_same=float((best.n, best.start) == (chosen[0].n, chosen[0].start)),
                         select_margin=chosen[0].score - (chosen[1].score if len(chosen) > 1 else 0.0))
+        features.update(_pick_features(question, chosen[0], candidates, sources, terms, weighed, given))
     evidence = evidence_probability(features)
     features["release_unnamed"] = float(_release_unnamed(question, chosen[0], sources))
     if evidence < threshold or features["release_unnamed"]:
@@ -347,6 +348,9 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
         "matched": float(min(sum(found), _MATCHED_CAP)),
         "missing_rare": max(missing) / top if missing and top > 0 else 0.0,
         "missing_name": float(any(not _has_name(window, name) for name in _names(question))),
+        # ... and not in the passage's title, section or file name either: documentation names its subject in a
+        # heading ("Memcheck", "Debian Edu") that its sentences need not repeat
+        "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in _names(question))),
         "contradiction": float(_contradicts(question, sentence)),
     }
     if dense is not None:
@@ -383,6 +387,19 @@ def _kind_features(question: str, leading: str, best: Sentence, chosen: list[Sen
     pick = answerability.kind_features(question, chosen[0].text, heading(chosen[0].n), [], texts)
     out.update(pick_kind_missing=pick["kind_missing"], pick_rare_missing=pick["rare_missing"])
     return out
+
+
+def _pick_features(question: str, pick: Sentence, candidates: list[Sentence], sources: SourceSet, terms: list[str],
+                   weights: dict[str, float], given: dict[int, str]) -> dict[str, float]:
+    """The lexical evidence features on what is quoted first, the learned ranking's pick (`pick_missing_rare`,
+    `pick_missing_name`, `pick_coverage`, `pick_dense`), beside those of the base score's best sentence: a question
+    the base score's sentence does not answer can still be answered by the quote (a paraphrase it ranked lower)."""
+    text = _with(pick.text, given.get(pick.n))
+    window = _with(" ".join(s.text for s in _window(candidates, pick)), given.get(pick.n))
+    f = evidence_features(question, text, window, terms, weights, None, 0.0, _context(sources.get(pick.n).hit))  # type: ignore[union-attr]
+    return {"pick_missing_rare": f["missing_rare"], "pick_missing_name": f["missing_name"],
+            "pick_missing_name_heading": f["missing_name_heading"],
+            "pick_coverage": float(coverage(text, terms, weights)), "pick_dense": pick.dense}
 
 
 def _context(hit: Hit) -> str:

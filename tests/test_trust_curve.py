@@ -1,0 +1,39 @@
+"""The trust harness's trade-off curve and reliability table of a threshold-0 run (benchmarks/trust/report.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+_DIR = Path(__file__).resolve().parents[1] / "benchmarks" / "trust"
+sys.path.insert(0, str(_DIR))  # report.py imports score.py beside it
+_spec = importlib.util.spec_from_file_location("trust_report", _DIR / "report.py")
+report = importlib.util.module_from_spec(_spec)
+sys.modules["trust_report"] = report
+_spec.loader.exec_module(report)
+
+
+def row(answerable: bool, outcome: str, evidence: float) -> dict:
+    return {"answerable": answerable, "outcome": outcome, "evidence": evidence}
+
+
+ROWS = [row(True, "correct", 0.7), row(True, "correct", 0.4), row(True, "wrong", 0.5), row(True, "correct", 0.1),
+        row(False, "answered", 0.46), row(False, "answered", 0.2)]
+
+
+def test_the_curve_counts_each_threshold_as_a_cut_of_the_probability(capsys):
+    report.curve(ROWS, thresholds=(0.0, 0.3, 0.6))
+    out = capsys.readouterr().out
+    assert "threshold-0" not in out  # nothing abstained: a threshold-0 run
+    # 0.3: right 2 of 4 answerable, 1 of 2 near misses abstained, 2 of the 4 answers shown right
+    assert "| 0.300 | 50 % (2/4) | 50 % (1/2) | 50 % (2/4) |" in out
+    assert "| 0.600 | 25 % (1/4) | 100 % (2/2) | 100 % (1/1) |" in out
+    assert "| 0.000 | 75 % (3/4) | 0 % (0/2) | 50 % (3/6) |" in out
+    # reliability: 0.4-0.5 holds 0.4 (right) and 0.46 (a near miss answered)
+    assert "| 0.400–0.500 | 2 | 0.43 | 50 % (1/2) |" in out
+
+
+def test_a_run_that_abstained_is_said_to_be_one(capsys):
+    report.curve([*ROWS, row(True, "false_abstention", 0.2)], thresholds=(0.3,))
+    assert "not a threshold-0 run" in capsys.readouterr().out
