@@ -263,3 +263,22 @@ def test_named_counts_only_what_tells_the_hits_names_apart():
                 title="README.Debian")
     named = extractive._named(["systemd", "boot", "logind"], {"systemd": 2.0, "boot": 3.0, "logind": 5.0}, sources(a, b))
     assert named == {1: 0.0, 2: 1.0}
+
+
+def test_the_decision_reads_the_confidence_of_the_ranking_it_was_fitted_with(hash_embedder, monkeypatch):
+    """A refit of the ranking changes what is quoted, not whether to answer: while DECISION_SELECT holds the weights the
+    decision was fitted with, `select_best` is the best candidate's probability under them, whatever SELECT_MODEL is;
+    set to None (after a refit of the decision), it is the ranking's own best pick's."""
+    pool = sources(hit_in(JOURNALD, 0, len(JOURNALD), path="/usr/share/man/zh_CN/man5/journald.conf.5.gz", section="选项"))
+    question = "journald 默认最多让日志占用多少磁盘空间？"
+    shipped = extract(question, pool, {}, embed(hash_embedder), threshold=0.0)
+    monkeypatch.setattr(extractive, "SELECT_MODEL", dict(extractive.DECISION_SELECT))
+    earlier = extract(question, pool, {}, embed(hash_embedder), threshold=0.0)
+    assert shipped.chosen[0].score != pytest.approx(earlier.chosen[0].score)  # the two rankings differ
+    assert shipped.features["select_best"] == pytest.approx(earlier.features["select_best"])
+    assert shipped.evidence == pytest.approx(earlier.evidence)
+    assert earlier.features["select_best"] == pytest.approx(earlier.chosen[0].score)
+    monkeypatch.undo()
+    monkeypatch.setattr(extractive, "DECISION_SELECT", None)
+    own = extract(question, pool, {}, embed(hash_embedder), threshold=0.0)
+    assert own.features["select_best"] == pytest.approx(own.chosen[0].score) == pytest.approx(shipped.chosen[0].score)

@@ -72,6 +72,15 @@ SELECT_MODEL: dict[str, float] = {"terms": 2.538, "dense": 2.813, "dense_gap": -
                                   "type_missing": -1.212, "thing": 1.463, "amount": 1.768, "short": -0.288, "long": -1.862,
                                   "first": 0.185, "lead_in": -0.917, "crossing": 1.047, "cross_dense": -0.727,
                                   "release": 0.239, "bias": -6.859}
+# The ranking the shipped decision (decision.json) was fitted with: its `select_best` is the best candidate's probability
+# under these weights, so that a refit of SELECT_MODEL changes what is quoted and not, through the scale of that
+# probability, whether to answer (the 2026-12-06 refit lowered it on SQuAD 2.0 and moved answers across the threshold).
+# None once the decision is refitted on select_best as SELECT_MODEL computes it (benchmarks/trust/refit_kind.py).
+DECISION_SELECT: dict[str, float] | None = {
+    "terms": 2.435, "dense": 2.566, "dense_gap": -2.34, "terms_gap": -2.158, "retrieval": 1.535, "chunk_dense": 0.645, "bm25": 1.358,
+    "rank": 0.784, "heading": 0.989, "rare": -0.308, "exact": -0.713, "exact_paragraph": 1.48, "type": 0.73, "type_missing": -1.262,
+    "thing": 1.039, "short": -0.031, "long": -2.142, "first": 0.223, "lead_in": -1.117, "crossing": 1.111, "cross_dense": -0.565,
+    "release": 0.313, "bias": -6.28}
 SELECT_WINDOWS = False  # a `dense_window` feature (question against the sentence and its neighbours): no gain measured
 SELECT_MMR = 1.0  # probabilities need no diversity trade: only near-repeats are skipped
 SELECT_FLOOR = 0.0  # later picks need no share of the best's probability (dev: 0.6 and 0.3 quote fewer right ones)
@@ -188,7 +197,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     features.update(answerability.size_features(features, chunks))
     features.update(_kind_features(question, leading, best, chosen, candidates, sources))
     if learned:  # the ranking's confidence in its pick (the shipped decision weighs `select_best`), and for refits
-        features.update(select_best=chosen[0].score, select_same=float((best.n, best.start) == (chosen[0].n, chosen[0].start)),
+        features.update(select_best=_decision_select(chosen, candidates), select_same=float((best.n, best.start) == (chosen[0].n, chosen[0].start)),
                         select_margin=chosen[0].score - (chosen[1].score if len(chosen) > 1 else 0.0))
     evidence = evidence_probability(features)
     if evidence < threshold:
@@ -252,7 +261,20 @@ def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights:
         if embed is None or not SELECT_MODEL:
             s.score = s.base
         else:
-            s.score = 1.0 / (1.0 + math.exp(-(SELECT_MODEL["bias"] + sum(SELECT_MODEL.get(k, 0.0) * v for k, v in f.items()))))
+            s.score = _probability(SELECT_MODEL, f)
+
+
+def _probability(model: dict[str, float], features: dict[str, float]) -> float:
+    """P(a candidate is right) under the ranking weights `model` (features it does not weigh count 0)."""
+    return 1.0 / (1.0 + math.exp(-(model["bias"] + sum(model.get(k, 0.0) * v for k, v in features.items()))))
+
+
+def _decision_select(chosen: list[Sentence], candidates: list[Sentence]) -> float:
+    """What the decision reads as the ranking's confidence (`select_best`): the best pick's probability, or, while the
+    decision is fitted on an earlier ranking (DECISION_SELECT), the best candidate's probability under that one."""
+    if DECISION_SELECT is None:
+        return chosen[0].score
+    return max(_probability(DECISION_SELECT, s.features) for s in candidates)
 
 
 def _linear_score(s: Sentence, retrieval: float, dense: bool) -> float:
