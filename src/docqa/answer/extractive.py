@@ -20,7 +20,9 @@ logistic model over what the answer leads with (the best sentence by the base sc
 fitted with, a second opinion beside the learned ranking's; and the next one when the best only leads up to
 it; or, for a decision fitted so, `judge_picked`, the ranking's best pick and the sentence shown with it: what
 is quoted), that answering is right; the ranking weighs in by its probability for its best pick
-(`select_best`), which the shipped decision reads beside the features of the base score's sentence.  Its features (`evidence_features`) ask what a
+(`select_best`, under the ranking weights the decision was fitted with, `DECISION_SELECT`, so that a refit of
+the ranking changes what is quoted and not whether), which the shipped decision reads beside the features of the base
+score's sentence.  Its features (`evidence_features`) ask what a
 careful reader would: is the sentence about the question (its embedding similarity, the retrieval
 score, how many question terms it holds and how much of their weight), does it miss the question's
 rarest term or one of its names or numbers, and does it say the opposite (the question is negated
