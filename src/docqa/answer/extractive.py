@@ -295,7 +295,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
     cjk = has_cjk(question)
     asks = release.asks_release(question)
     headings = {x.n: coverage(_context(x.hit), terms, weights) for x in sources.sources}
-    named = _named(distinct, weights, sources)
+    name_share = _named(distinct, weights, sources)
     firsts: dict[int, Sentence] = {}
     for s in sorted(candidates, key=lambda s: (s.n, s.start)):
         firsts.setdefault(s.n, s)
@@ -316,7 +316,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "bm25": 1.0 / hit.bm25_rank if hit.bm25_rank else 0.0,
             "rank": 1.0 / s.n,
             "heading": headings[s.n],
-            "named": named.get(s.n, 0.0),
+            "named": name_share.get(s.n, 0.0),
             "rare": float(rarest is not None and _holds(held, rarest)),
             "exact": sum(holds_exact(held, t) for t in exact) / len(exact) if exact else 0.0,
             "exact_paragraph": (sum(holds_exact(_with(_paragraph(hit.text, s.start, s.end), given.get(s.n)), t) for t in exact)
