@@ -4,6 +4,7 @@ the base-scored sentence (or, `judge_picked`, on the ranking's pick), and an opt
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -187,3 +188,112 @@ def test_the_quoted_picks_own_evidence_and_the_value_it_holds_are_recorded(hash_
     assert 0.0 < features["pick_coverage"] <= 1.0 and features["pick_missing_name"] in (0.0, 1.0)
     monkeypatch.setattr(extractive, "SELECT_MODEL", {})  # no learned ranking: no pick of its own to record
     assert "pick_coverage" not in extract(question, pool, {}, embed(hash_embedder), threshold=0.0).features
+
+
+# journald.conf(5) in Chinese (manpages-zh): what the limits are, then their defaults.
+JOURNALD = """SystemMaxUse=, SystemKeepFree=, SystemMaxFileSize=, SystemMaxFiles=, RuntimeMaxUse=, RuntimeKeepFree=
+
+SystemMaxUse= 与 RuntimeMaxUse= 限制全部日志文件加在一起最多可以占用多少空间。 SystemKeepFree= 与 RuntimeKeepFree= 表示除日志文件之外，\
+至少保留多少空间给其他用途。 systemd-journald 会同时考虑这两个因素， 并且尽量限制日志文件的总大小，以同时满足这两个限制。
+
+SystemMaxUse= 与 RuntimeMaxUse= 的默认值是10%空间与4G空间两者中的较小者； SystemKeepFree= 与 RuntimeKeepFree= 的默认值是15%空间与4G空间两者中的较大者；
+"""
+
+
+@pytest.mark.parametrize(("sentence", "holds"), [
+    ("SystemMaxUse= 与 RuntimeMaxUse= 的默认值是10%空间与4G空间两者中的较小者；", True),  # journald.conf(5)
+    ("LTSP 服务器：40 GiB。", True),  # the Debian Edu manual
+    ("`git shell` is taught to refuse interactive commands that are longer than 4MiB in size.", True),  # RelNotes/2.30.6
+    ('如果未指定时间字符串， 那么 "+1" 是默认值。', True),  # shutdown(8)
+    ("E. g. if you first install \"postgresql-11\" on a clean system, the default 11/main cluster will run on port 5432.", True),
+    ("默认值是一个月， 设为零表示禁用基于时间的日志滚动策略。", True),  # a number in words, with its unit
+    ("It involves a slow-down of about 5x, less than that of most tools.", True),  # the Valgrind FAQ
+    ("SystemMaxUse= 与 RuntimeMaxUse= 限制全部日志文件加在一起最多可以占用多少空间。", False),  # 一起 is no number
+    ("在主服务器安装时创建了第一个使用者帐户。", False),  # nor is 第一个
+    ("* CVE-2022-39260: An overly-long command string given to `git shell` can result in overflow.", False),
+    ("2. Get a shell for the database superuser 'postgres'.", False),  # a list item's number
+    ("该选项使 scp 和 ssh(1) 打印出关于运行情况的调试信息。", False),  # a manual's section
+    ("Git v2.30.6 Release Notes", False),  # a version
+])
+def test_a_quantity_is_a_number_standing_alone_with_its_unit(sentence, holds):
+    assert extractive._holds_amount(sentence) is holds
+
+
+@pytest.mark.slow
+def test_a_how_much_question_quotes_the_sentence_with_the_quantity(local_embedder):
+    """journald.conf(5): the sentence that says what the limits mean shares most of the question's words ("最多",
+    "占用", "多少空间") and leads; the one with the defaults holds the quantity asked for ("10%空间与4G空间") and comes
+    next, before a sentence without one that shares more words (main quoted it third)."""
+    pool = sources(hit_in(JOURNALD, 0, len(JOURNALD), path="/usr/share/man/zh_CN/man5/journald.conf.5.gz", section="选项"))
+    question = "journald 默认最多让日志占用多少磁盘空间？"
+    result = extract(question, pool, {}, lambda texts, kind: local_embedder.embed_batch(texts, kind), threshold=0.0)
+    assert any("10%空间与4G空间" in s.text for s in result.chosen[:2]), [s.text for s in result.chosen]
+    assert [s.features["amount"] for s in result.candidates] == [float("%" in s.text) for s in result.candidates]
+
+
+# Two sibling man pages (manpages-zh), one option defined in near the same words in each.
+DF = """-h, --human-readable
+以 1024 为幂显示大小（例如，1023M）
+
+-k
+类似于 --block-size=1K
+"""
+DU = """-h, --human-readable
+以人类可读的格式输出大小（例如，1K 234M 2G）
+
+-k
+等效于 --block-size=1K
+"""
+
+
+def man_page(text: str, name: str, chunk_id: str):
+    hit = hit_in(text, 0, len(text), path=f"/usr/share/man/zh_CN/man1/{name}.1.gz", section="选项", chunk_id=chunk_id)
+    return replace(hit, title=f"{name.upper()}(1)")
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    ("du 的 -k 选项相当于哪个 --block-size 设置？", "du"),
+    ("df 的 -k 选项相当于哪个 --block-size 设置？", "df"),
+])
+def test_the_sibling_file_the_question_names_ranks_first(hash_embedder, monkeypatch, question, named):
+    """The question names which of two sibling man pages it asks about; the page's title and file name hold that
+    name (`named`), its text need not repeat it.  Without the feature the first hit's sentence wins."""
+    pool = sources(man_page(DF, "df", "c1"), man_page(DU, "du", "c2"))
+    result = extract(question, pool, {}, embed(hash_embedder), threshold=0.0)
+    best = result.chosen[0]
+    assert "--block-size=1K" in best.text and pool.get(best.n).hit.title == f"{named.upper()}(1)"
+    other = "DF(1)" if named == "du" else "DU(1)"
+    assert {pool.get(s.n).hit.title: s.features["named"] for s in result.candidates} == {f"{named.upper()}(1)": 1.0, other: 0.0}
+    if named == "du":  # the second hit: without `named`, the first hit's sentence (df's) would lead
+        monkeypatch.setattr(extractive, "SELECT_MODEL", {k: v for k, v in extractive.SELECT_MODEL.items() if k != "named"})
+        unnamed = extract(question, pool, {}, embed(hash_embedder), threshold=0.0).chosen[0]
+        assert "--block-size=1K" in unnamed.text and pool.get(unnamed.n).hit.title == "DF(1)"
+
+
+def test_named_counts_only_what_tells_the_hits_names_apart():
+    """A term every hit's name holds ("systemd") tells nothing; a section heading is no document's name."""
+    a = replace(hit_in(DU, 0, len(DU), path="/usr/share/doc/systemd/README.Debian", section="logind", chunk_id="c1"),
+                title="README.Debian")
+    b = replace(hit_in(DF, 0, len(DF), path="/usr/share/doc/systemd-boot/README.Debian", section="", chunk_id="c2"),
+                title="README.Debian")
+    named = extractive._named(["systemd", "boot", "logind"], {"systemd": 2.0, "boot": 3.0, "logind": 5.0}, sources(a, b))
+    assert named == {1: 0.0, 2: 1.0}
+
+
+def test_the_decision_reads_the_confidence_of_the_ranking_it_was_fitted_with(hash_embedder, monkeypatch):
+    """A refit of the ranking changes what is quoted, not whether to answer: while DECISION_SELECT holds the weights the
+    decision was fitted with, `select_best` is the best candidate's probability under them, whatever SELECT_MODEL is;
+    set to None (after a refit of the decision), it is the ranking's own best pick's."""
+    pool = sources(hit_in(JOURNALD, 0, len(JOURNALD), path="/usr/share/man/zh_CN/man5/journald.conf.5.gz", section="选项"))
+    question = "journald 默认最多让日志占用多少磁盘空间？"
+    shipped = extract(question, pool, {}, embed(hash_embedder), threshold=0.0)
+    monkeypatch.setattr(extractive, "SELECT_MODEL", dict(extractive.DECISION_SELECT))
+    earlier = extract(question, pool, {}, embed(hash_embedder), threshold=0.0)
+    assert shipped.chosen[0].score != pytest.approx(earlier.chosen[0].score)  # the two rankings differ
+    assert shipped.features["select_best"] == pytest.approx(earlier.features["select_best"])
+    assert shipped.evidence == pytest.approx(earlier.evidence)
+    assert earlier.features["select_best"] == pytest.approx(earlier.chosen[0].score)
+    monkeypatch.undo()
+    monkeypatch.setattr(extractive, "DECISION_SELECT", None)
+    own = extract(question, pool, {}, embed(hash_embedder), threshold=0.0)
+    assert own.features["select_best"] == pytest.approx(own.chosen[0].score) == pytest.approx(shipped.chosen[0].score)
