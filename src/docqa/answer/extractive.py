@@ -286,6 +286,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
         firsts.setdefault(s.n, s)
     top_dense = max((s.dense for s in candidates), default=0.0)
     top_terms = max((s.terms for s in candidates), default=0.0)
+    tokens = neutral.tokens(question, (s.text for s in candidates))
     out = []
     for s in candidates:
         held = _with(s.text, given.get(s.n))
@@ -318,6 +319,9 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "crossing": cross,
             "cross_dense": cross * s.dense,
             "release": float(named),
+            # across languages, the question's language-neutral tokens (docqa.answer.neutral) that neither the sentence,
+            # its paragraph up to it, nor its passage's names hold
+            "neutral_missing": cross * neutral.missing(tokens, f"{_with(_paragraph(hit.text, s.start, s.end), given.get(s.n))}\n{_context(hit)}"),
         })
     return out
 
