@@ -3,12 +3,16 @@ them: questions and sentences from the trust dev set (Chinese questions over Eng
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from docqa.answer import answerability, neutral
 from docqa.answer.extractive import extract
 
 from .hits import hit_in, sources
+
+CANDIDATE = Path(__file__).resolve().parents[2] / "benchmarks" / "trust" / "decision_neutral.json"
 
 
 @pytest.mark.parametrize("question, other, expected", [
@@ -55,10 +59,12 @@ pthreads threading primitives. At present, Helgrind only properly supports glibc
 """
 
 
-def test_a_cross_lingual_answer_lacking_the_named_tool_is_less_likely_right(hash_embedder):
+def test_a_cross_lingual_answer_lacking_the_named_tool_is_less_likely_right(hash_embedder, monkeypatch):
     """A Chinese question naming Callgrind, over an English page on Helgrind: the page lacks one of the question's two
-    language-neutral tokens, so the decision (decision.json weighs `neutral_missing`) gives it a lower probability than
-    the same evidence with every token held; a question naming Helgrind lacks none."""
+    language-neutral tokens, so a decision that weighs `neutral_missing` (the candidate
+    benchmarks/trust/decision_neutral.json) gives it a lower probability than the same evidence with every token held;
+    a question naming Helgrind lacks none."""
+    monkeypatch.setenv("DOCQA_DECISION_FILE", str(CANDIDATE))
     def embed(texts, kind):
         return hash_embedder.embed_batch(texts, kind)
 
