@@ -42,7 +42,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 
 import numpy as np
 
-from docqa.answer import answerability, release, rows
+from docqa.answer import answerability, neutral, release, rows
 from docqa.answer.facts import normalise
 from docqa.answer.shape import Shape, answered_words, asks_for, holds_type, shape
 from docqa.answer.sources import SourceSet
@@ -198,6 +198,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     features.update(_support_features(question, judged, terms, weighed, _with(leading, given.get(best.n))))
     features.update(answerability.size_features(features, chunks))
     features.update(_kind_features(question, leading, best, chosen, candidates, sources))
+    features.update(_neutral_features(question, (best, pool), (chosen[0], candidates), sources, given))
     if learned:  # the ranking's confidence in its pick (the shipped decision weighs `select_best`), and for refits
         features.update(select_best=_decision_select(chosen, candidates), select_same=float((best.n, best.start) == (chosen[0].n, chosen[0].start)),
                         select_margin=chosen[0].score - (chosen[1].score if len(chosen) > 1 else 0.0))
@@ -314,6 +315,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
         firsts.setdefault(s.n, s)
     top_dense = max((s.dense for s in candidates), default=0.0)
     top_terms = max((s.terms for s in candidates), default=0.0)
+    tokens = neutral.tokens(question, (s.text for s in candidates))
     out = []
     for s in candidates:
         held = _with(s.text, given.get(s.n))
@@ -348,6 +350,9 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "crossing": cross,
             "cross_dense": cross * s.dense,
             "release": float(named),
+            # across languages, the question's language-neutral tokens (docqa.answer.neutral) that neither the sentence,
+            # its paragraph up to it, nor its passage's names hold
+            "neutral_missing": cross * neutral.missing(tokens, f"{_with(_paragraph(hit.text, s.start, s.end), given.get(s.n))}\n{_context(hit)}"),
         })
     return out
 
@@ -470,6 +475,24 @@ def _name(hit: Hit) -> str:
     document apart, not documents."""
     parts = hit.path.replace("\\", "/").rstrip("/").rsplit("/", 2)[-2:]
     return " ".join(x for x in (hit.title, *parts) if x)
+
+
+def _neutral_features(question: str, best: tuple[Sentence, list[Sentence]], pick: tuple[Sentence, list[Sentence]],
+                      sources: SourceSet, given: dict[int, str]) -> dict[str, float]:
+    """Across languages, the question's language-neutral tokens (commands, options, paths, versions, names: what both
+    languages write alike, docqa.answer.neutral) that the decision's sentence (`neutral_missing`) and the ranking's pick
+    (`pick_neutral_missing`) lack, with their window and their passage's names; 0 within one language.  Each sentence
+    comes with the list it was chosen from (its window's neighbours)."""
+    tokens = neutral.tokens(question, (s.text for s in pick[1]))
+
+    def held(chosen: tuple[Sentence, list[Sentence]]) -> tuple[str, bool]:
+        s, among = chosen
+        window = " ".join(x.text for x in _window(among, s))
+        return _with(f"{window}\n{_context(sources.get(s.n).hit)}", given.get(s.n)), answerability.crossing(question, window)  # type: ignore[union-attr]
+
+    out = neutral.features(question, *held(best), tokens)
+    out["pick_neutral_missing"] = neutral.features(question, *held(pick), tokens)["neutral_missing"]
+    return out
 
 
 def _context(hit: Hit) -> str:
