@@ -42,7 +42,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 
 import numpy as np
 
-from docqa.answer import answerability, neutral, release, rows
+from docqa.answer import answerability, defined, neutral, release, rows
 from docqa.answer.facts import normalise
 from docqa.answer.shape import Shape, answered_words, asks_for, holds_type, shape
 from docqa.answer.sources import SourceSet
@@ -143,6 +143,8 @@ class Sentence:
     base: float = 0.0  # the base score: terms, embedding and retrieval (what the evidence model's sentence is chosen by)
     features: dict[str, float] = field(default_factory=dict)  # what the score weighs (selection_features)
     header: tuple[int, int] | None = None  # a table row's header row, quoted on a line of its own before it (answer/rows.py)
+    term: str = ""  # the option label whose description the sentence is part of, its subject (answer/defined.py)
+    label: tuple[int, int] | None = None  # ... and its span in the chunk, quoted on a line of its own before it
 
 
 @dataclass(slots=True)
@@ -192,10 +194,10 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     window = _window(pool, best)
     hit = sources.get(best.n).hit  # type: ignore[union-attr]
     weighed = answerability.evidence_weights(terms, weights, chunks)
-    features = evidence_features(question, _with(leading, given.get(best.n)),
-                                 _with(" ".join(s.text for s in window), given.get(best.n)), terms, weighed,
+    features = evidence_features(question, _with(leading, _given(best, given)),
+                                 _with(" ".join(s.text for s in window), _given(best, given)), terms, weighed,
                                  best.dense if embed is not None else None, retrieval[best.n], _context(hit))
-    features.update(_support_features(question, judged, terms, weighed, _with(leading, given.get(best.n))))
+    features.update(_support_features(question, judged, terms, weighed, _with(leading, _given(best, given))))
     features.update(answerability.size_features(features, chunks))
     features.update(_kind_features(question, leading, best, chosen, candidates, sources))
     features.update(_neutral_features(question, (best, pool), (chosen[0], candidates), sources, given))
@@ -214,12 +216,21 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     supporting = [s for i, s in enumerate(picked) if i == 0 or not learned or s.score >= SELECT_MIN or id(s) in added]
     shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
     shown, named, heading = _with_release(question, picked, shown, sources)
-    if heading is None and picked[0].header is not None:  # a table row leads: its header row first, on a line of its own
-        (hs, he), chunk = picked[0].header, sources.get(picked[0].n).hit.text  # type: ignore[union-attr]
+    # a table row leads: its header row first, on a line of its own; a sentence of an option's description: its label
+    above = picked[0].header or _label_unquoted(picked[0], picked)
+    if heading is None and above is not None:
+        (hs, he), chunk = above, sources.get(picked[0].n).hit.text  # type: ignore[union-attr]
         heading = Sentence(picked[0].n, hs, he, chunk[hs:he], score=picked[0].score)
         shown = Shape([heading, *(shown.sentences if shown is not None else picked)], steps=False)
     return Extract(picked, evidence=evidence, abstained=False, features=features, ranked=chosen, shape=shown,
                    candidates=candidates, supporting=supporting, release=named, heading=heading)
+
+
+def _label_unquoted(lead: Sentence, picked: list[Sentence]) -> tuple[int, int] | None:
+    """The span of the option label `lead` describes, unless a picked sentence quotes it already."""
+    if lead.label is None or any(s.n == lead.n and s.start <= lead.label[0] < s.end for s in picked):
+        return None
+    return lead.label
 
 
 def _with_release(question: str, picked: list[Sentence], shown: Shape | None,
@@ -258,7 +269,7 @@ def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights:
     terms = query_terms(question)
     given = _exact_given(question, sources) if given is None else given
     for s in candidates:
-        s.terms = coverage(_with(s.text, given.get(s.n)), terms, weights)
+        s.terms = coverage(_with(s.text, _given(s, given)), terms, weights)
     windows: dict[int, float] = {}
     if embed is not None:
         query = _unit(embed([question], "query"))[0]
@@ -318,7 +329,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
     tokens = neutral.tokens(question, (s.text for s in candidates))
     out = []
     for s in candidates:
-        held = _with(s.text, given.get(s.n))
+        held = _with(s.text, _given(s, given))
         hit = sources.get(s.n).hit  # type: ignore[union-attr]
         cross = float(cjk != has_cjk(s.text))
         named = asks and not release.names_release(question, s.text) and release.label(hit.text, s.start, hit.section, hit.path) is not None
@@ -333,11 +344,11 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "chunk_dense": float(hit.dense_score or 0.0),
             "bm25": 1.0 / hit.bm25_rank if hit.bm25_rank else 0.0,
             "rank": 1.0 / s.n,
-            "heading": headings[s.n],
+            "heading": coverage(f"{_context(hit)} {s.term}", terms, weights) if s.term else headings[s.n],
             "named": name_share.get(s.n, 0.0),
             "rare": float(rarest is not None and _holds(held, rarest)),
             "exact": sum(holds_exact(held, t) for t in exact) / len(exact) if exact else 0.0,
-            "exact_paragraph": (sum(holds_exact(_with(_paragraph(hit.text, s.start, s.end), given.get(s.n)), t) for t in exact)
+            "exact_paragraph": (sum(holds_exact(_with(_paragraph(hit.text, s.start, s.end), _given(s, given)), t) for t in exact)
                                 / len(exact) if exact else 0.0),
             "type": float(typed),
             "type_missing": float(kind is not None and not typed),
@@ -446,8 +457,8 @@ def _pick_features(question: str, pick: Sentence, candidates: list[Sentence], so
     """The lexical evidence features on what is quoted first, the learned ranking's pick (`pick_missing_rare`,
     `pick_missing_name`, `pick_coverage`, `pick_dense`), beside those of the base score's best sentence: a question
     the base score's sentence does not answer can still be answered by the quote (a paraphrase it ranked lower)."""
-    text = _with(pick.text, given.get(pick.n))
-    window = _with(" ".join(s.text for s in _window(candidates, pick)), given.get(pick.n))
+    text = _with(pick.text, _given(pick, given))
+    window = _with(" ".join(s.text for s in _window(candidates, pick)), _given(pick, given))
     f = evidence_features(question, text, window, terms, weights, None, 0.0, _context(sources.get(pick.n).hit))  # type: ignore[union-attr]
     return {"pick_missing_rare": f["missing_rare"], "pick_missing_name": f["missing_name"],
             "pick_missing_name_heading": f["missing_name_heading"],
@@ -536,6 +547,12 @@ def _exact_given(question: str, sources: SourceSet) -> dict[int, str]:
 _SERIES = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)*)\.[xX*](?![\w*])")
 
 
+def _given(s: Sentence, given: dict[int, str]) -> str:
+    """What a sentence is about besides its words: the exact tokens naming its chunk (`_exact_given`) and the option
+    label whose description it is part of (answer/defined.py)."""
+    return " ".join(x for x in (given.get(s.n), s.term) if x)
+
+
 def _with(text: str, given: str | None) -> str:
     """`text` for matching question terms, with what its chunk is about (`_exact_given`) appended."""
     return f"{text}\n{given}" if given else text
@@ -552,6 +569,7 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
         out += [Sentence(source.n, s, e, text[s:e], header=h) for h, (s, e) in rows.table_rows(question, text)] if structured else []
         out += [Sentence(source.n, s, e, text[s:e]) for s, e in rows.label_lines(question, text)] if structured else []
         commands = dict(rows.introduced_commands(question, text, spans)) if structured else {}
+        options = defined.named(question, defined.blocks(text)) if structured else []  # the option the question names
         for s, e in _labelled(text, spans):
             if s in commands and commands[s] - s <= 600:  # the sentence and the command it introduces, one quote
                 e = commands[s]
@@ -560,14 +578,12 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
                 continue
             if len(sentence) > 600:  # a run-on block: too long to quote as a sentence
                 continue
-            out.append(Sentence(source.n, s, e, sentence))
+            block = defined.block_at(options, s, e)
+            out.append(Sentence(source.n, s, e, sentence, term=block.label if block else "",
+                                label=(block.start, block.label_end) if block else None))
     return out
 
 
-# An option's label on its own line above its description ("--vgdb-poll=<number> [default: 5000]", "-c"): man pages
-# and manuals define options so, and the label is what a "which option" or "what is the default" question asks for.
-_OPTION_LABEL = re.compile(r"^[ \t]*-{1,2}[A-Za-z][\w-]*(?:[=,\s\[<][^\n]{0,80})?$")
-_SENTENCE_END = re.compile(r"[.。!！?？]\s*$")
 
 
 def _labelled(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -579,7 +595,7 @@ def _labelled(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         stripped = before.rstrip()
         line_start = stripped.rfind("\n") + 1
         label = stripped[line_start:]
-        if label and _OPTION_LABEL.match(label) and not _SENTENCE_END.search(label):
+        if label and defined.is_label(label):  # man pages and manuals define options so (answer/defined.py)
             s = previous_end + line_start + (len(label) - len(label.lstrip()))
         out.append((s, e))
         previous_end = e
