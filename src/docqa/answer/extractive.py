@@ -459,6 +459,7 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
         out += [Sentence(source.n, s, e, text[s:e], header=h) for h, (s, e) in rows.table_rows(question, text)] if structured else []
         out += [Sentence(source.n, s, e, text[s:e]) for s, e in rows.label_lines(question, text)] if structured else []
         commands = dict(rows.introduced_commands(question, text, spans)) if structured else {}
+        commands.update(rows.introduced_lists(question, text, spans) if structured else [])  # a list's items, in order
         for s, e in _labelled(text, spans):
             if s in commands and commands[s] - s <= 600:  # the sentence and the command it introduces, one quote
                 e = commands[s]

@@ -14,6 +14,11 @@ narrow exceptions, each only when the question asks for that kind of token:
   how to do something.  The command is quoted with its sentence, as an option's label line is quoted with its
   description (extractive._labelled).
 
+- `introduced_lists`: a sentence that introduces a list ("the following algorithms have been disabled:", "步骤如下：")
+  extended over the list's items right after it, when they are no sentences of their own ("- RC5", "- MDC2": labels,
+  which are never quoted alone), for a question that asks for several things or how to do something.  The items are
+  quoted in order with their introduction, at most `MAX_ITEMS` of them and `MAX_BLOCK` characters.
+
 - `label_lines`: a short line standing alone (a list item as an HTML book renders it: "Linux kernel 6.1") whose words
   name the question's subject and then hold a token of the asked kind ("Which Linux kernel version does ... ship
   with?"), when the question asks for a kind.
@@ -37,6 +42,12 @@ _SENTENCE_END = re.compile(r"[.。!！?？]\s*$")  # a line that ends so is pros
 _INTRODUCES = re.compile(r"(?:[:：]|\b(?:below|following|like this|as follows)\b[^\n]*[.。])\s*$", re.IGNORECASE)
 _PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|如何|怎么|怎样", re.IGNORECASE)
 _COMMAND_KINDS = ("command", "option", "package")
+# A question that asks for several things: "which algorithms ...", "what are the ...", "哪些", "哪几种".
+_LIST_QUESTION = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,3}?\w+s\b|\bwhat\s+(?:are|were)\b|\blist\b"
+                            r"|哪些|哪几|几种|几个|有什么|都有|分别", re.IGNORECASE)
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•◦▪]|\d{1,2}[.)、]|[a-z][.)])[ \t]+\S")  # a list item's line: "- RC5", "1. Run"
+MAX_ITEMS = 10  # a list quoted with its introduction: at most this many items ...
+MAX_BLOCK = 600  # ... and characters, the introduction included
 _MAX_ROW = 300
 _HOW = re.compile(r"\bhow\s+(?:many|much|long|often|large|big|far|fast|old|quickly)\b", re.IGNORECASE)  # asks, names nothing
 _LABEL_TOKEN = re.compile(r"\w+(?:[.=:/]\w+)*")
@@ -133,6 +144,38 @@ def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) 
         quotable = any(lo <= at < hi for lo, hi in spans)  # prose the answerer quotes anyway: no second copy
         if _COMMAND_LINE.match(line) and not _SENTENCE_END.search(line) and not quotable:
             out.append((s, at + len(line.rstrip())))
+    return out
+
+
+def asks_list(question: str) -> bool:
+    """The question asks for several things ("Which algorithms were disabled?", "有哪些字段？") or how to do something."""
+    return _LIST_QUESTION.search(question) is not None or _PROCEDURE.search(question) is not None
+
+
+def introduced_lists(question: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each sentence span of `spans` that introduces a list (it ends with a colon, or "as follows." and the like),
+    extended over the list's item lines right after it ("- RC5", "1. ..."; a blank line may lie between items), when
+    the items are no sentences of `spans` themselves (they are then quoted as steps: answer/shape.py); at least two
+    items, at most `MAX_ITEMS` and `MAX_BLOCK` characters; only for a question that `asks_list`."""
+    if not asks_list(question):
+        return []
+    out = []
+    for s, e in spans:
+        if not _INTRODUCES.search(text[s:e]):
+            continue
+        items, end, pos = 0, e, e
+        for line in text[e:].split("\n")[1:]:  # the lines after the introduction's own
+            pos += len(line) + 1
+            if not line.strip():
+                continue
+            at = pos - len(line)
+            if not _LIST_ITEM.match(line) or any(lo <= at + len(line) - len(line.lstrip()) < hi for lo, hi in spans):
+                break
+            if items == MAX_ITEMS or pos - 1 - s > MAX_BLOCK:
+                break
+            items, end = items + 1, at + len(line.rstrip())
+        if items >= 2:
+            out.append((s, end))
     return out
 
 

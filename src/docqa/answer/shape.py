@@ -62,6 +62,9 @@ _PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one
                         r"|如何|怎么|怎样|步骤|流程", re.IGNORECASE)
 _ITEM = re.compile(r"\s*(?:\d{1,2}[.)]|[-*•]|step\s+\d+[:.)]?|第[一二三四五六七八九十\d]+步[:：,，]?)\s*", re.IGNORECASE)
 _INTRO = re.compile(r"[:：]\s*$")
+# A question that asks for several things: the list the best sentence is an item of is quoted whole, as steps are.
+_LIST = re.compile(r"\bwhat\s+(?:are|were)\b|\blist\b|哪些|哪几|几种|都有", re.IGNORECASE)
+_BLOCK = re.compile(r"[:：]\s*\n")  # an introduction and the line(s) it introduces, quoted as one (answer/rows.py)
 
 
 class Quoted(Protocol):
@@ -102,8 +105,9 @@ def shape(question: str, candidates: Sequence[Quoted], picked: Sequence[Quoted],
     first); None: the default order.  `text_of(n)`: the text of source n's chunk (spans index into it)."""
     if not picked:
         return None
-    if _PROCEDURE.search(question):
-        steps = _steps(candidates, picked[0], text_of(picked[0].n))
+    if _PROCEDURE.search(question) or _LIST.search(question):
+        text = text_of(picked[0].n)
+        steps = _steps(candidates, picked[0], text) or (_blocks(candidates, picked[0], text) if _PROCEDURE.search(question) else None)
         if steps:
             return Shape(steps, steps=True)
     kind = asks_for(question)
@@ -141,6 +145,23 @@ def _steps(candidates: Sequence[Quoted], best: Quoted, text: str) -> list[Quoted
     if intro is None and lo > 0 and _INTRO.search(same[lo - 1].text) and not text[same[lo - 1].end : same[lo].start].strip():
         intro = same[lo - 1]
     return [intro, *items] if intro is not None else list(items)
+
+
+def _blocks(candidates: Sequence[Quoted], best: Quoted, text: str) -> list[Quoted] | None:
+    """When `best` is an introduction quoted with the command or list it introduces ("start Valgrind like this:" and
+    the command line), the run of such quotes it stands in, side by side in its chunk and in text order (a procedure
+    written as "do this:" / command, "then this:" / command); None when `best` is no such quote or stands alone."""
+    if not _BLOCK.search(best.text):
+        return None
+    same = sorted((s for s in candidates if s.n == best.n), key=lambda s: s.start)
+    i = next(k for k, s in enumerate(same) if s is best)
+    lo = hi = i
+    while lo > 0 and _BLOCK.search(same[lo - 1].text) and not text[same[lo - 1].end : same[lo].start].strip():
+        lo -= 1
+    while hi + 1 < len(same) and _BLOCK.search(same[hi + 1].text) and not text[same[hi].end : same[hi + 1].start].strip():
+        hi += 1
+    items = same[lo : hi + 1][:MAX_STEPS]
+    return list(items) if len(items) >= 2 else None
 
 
 def _is_item(s: Quoted) -> bool:
