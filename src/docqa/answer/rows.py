@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 
 from docqa.answer import answerability
+from docqa.answer.shape import asks_list
 from docqa.answer.statement import structure_line
 from docqa.text.segment import query_terms
 
@@ -42,9 +43,6 @@ _SENTENCE_END = re.compile(r"[.。!！?？]\s*$")  # a line that ends so is pros
 _INTRODUCES = re.compile(r"(?:[:：]|\b(?:below|following|like this|as follows)\b[^\n]*[.。])\s*$", re.IGNORECASE)
 _PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|如何|怎么|怎样", re.IGNORECASE)
 _COMMAND_KINDS = ("command", "option", "package")
-# A question that asks for several things: "which algorithms ...", "what are the ...", "哪些", "哪几种".
-_LIST_QUESTION = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,3}?\w+s\b|\bwhat\s+(?:are|were)\b|\blist\b"
-                            r"|哪些|哪几|几种|几个|有什么|都有|分别", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•◦▪]|\d{1,2}[.)、]|[a-z][.)])[ \t]+\S")  # a list item's line: "- RC5", "1. Run"
 MAX_ITEMS = 10  # a list quoted with its introduction: at most this many items ...
 MAX_BLOCK = 600  # ... and characters, the introduction included
@@ -147,16 +145,12 @@ def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) 
     return out
 
 
-def asks_list(question: str) -> bool:
-    """The question asks for several things ("Which algorithms were disabled?", "有哪些字段？") or how to do something."""
-    return _LIST_QUESTION.search(question) is not None or _PROCEDURE.search(question) is not None
-
-
 def introduced_lists(question: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Each sentence span of `spans` that introduces a list (it ends with a colon, or "as follows." and the like),
     extended over the list's item lines right after it ("- RC5", "1. ..."; a blank line may lie between items), when
-    the items are no sentences of `spans` themselves (they are then quoted as steps: answer/shape.py); at least two
-    items, at most `MAX_ITEMS` and `MAX_BLOCK` characters; only for a question that `asks_list`."""
+    its first item is no sentence of `spans` itself (the items are then quoted as steps: answer/shape.py); at least two
+    items, at most `MAX_ITEMS` and `MAX_BLOCK` characters; only for a question that asks for several things or how to
+    do something (shape.asks_list)."""
     if not asks_list(question):
         return []
     out = []
@@ -169,8 +163,8 @@ def introduced_lists(question: str, text: str, spans: list[tuple[int, int]]) -> 
             if not line.strip():
                 continue
             at = pos - len(line)
-            if not _LIST_ITEM.match(line) or any(lo <= at + len(line) - len(line.lstrip()) < hi for lo, hi in spans):
-                break
+            if not _LIST_ITEM.match(line) or (not items and any(lo <= at + len(line) - len(line.lstrip()) < hi for lo, hi in spans)):
+                break  # no list, or its items are sentences of their own (the first one tells)
             if items == MAX_ITEMS or pos - 1 - s > MAX_BLOCK:
                 break
             items, end = items + 1, at + len(line.rstrip())

@@ -60,10 +60,16 @@ TYPE_WORDS = {
 }
 _PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|\bsteps?\b|\bprocedure\b"
                         r"|如何|怎么|怎样|步骤|流程", re.IGNORECASE)
-_ITEM = re.compile(r"\s*(?:\d{1,2}[.)]|[-*•]|step\s+\d+[:.)]?|第[一二三四五六七八九十\d]+步[:：,，]?)\s*", re.IGNORECASE)
+_ITEM = re.compile(r"\s*(?:\d{1,2}[.)、]|[-*•]|step\s+\d+[:.)]?|第[一二三四五六七八九十\d]+步[:：,，]?"
+                   r"|(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|finally)\s*,|[一二三四五六七八九十]是|其[一二三四五]\s*[，,、:：]?"
+                   r"|第[一二三四五六七八九十]\s*[，,、:：]|首先|其次|最后)\s*", re.IGNORECASE)
 _INTRO = re.compile(r"[:：]\s*$")
-# A question that asks for several things: the list the best sentence is an item of is quoted whole, as steps are.
-_LIST = re.compile(r"\bwhat\s+(?:are|were)\b|\blist\b|哪些|哪几|几种|都有", re.IGNORECASE)
+# A question that asks for several things ("which algorithms ...", "which ASN.1 features ...", "what are the ...",
+# "有哪些", "哪几种"): the list the best sentence is an item of is quoted whole, as steps are.
+_LIST = re.compile(r"\b(?:which|what)\s+(?-i:[\w-]*[A-Z\d][\w.-]*\s+)?"  # a plural noun, not a verb ("what happens")
+                   r"(?!(?:does|is|was|has|happens|means|causes|makes|gets|goes|comes|needs|seems|remains|this|its|us)\b)\w+[^\Ws]s\b"
+                   r"|\bwhat\s+(?:are|were)\b|\blist\b"
+                   r"|\b(?:which|what)\s+(?:two|three|four|five)\b|哪[些几两二三四五六]|几种|都有|分别", re.IGNORECASE)
 _BLOCK = re.compile(r"[:：]\s*\n")  # an introduction and the line(s) it introduces, quoted as one (answer/rows.py)
 
 
@@ -87,6 +93,11 @@ def asks_for(question: str) -> str | None:
     clause that asks (docqa.answer.clause: "当文件名里带空格时，xargs 该怎么办？" asks for no file)."""
     asking = clause.asking(question)
     return next((kind for kind, pattern in _ASKS.items() if pattern.search(asking)), None)
+
+
+def asks_list(question: str) -> bool:
+    """The question asks for several things or how to do something: a list or a procedure answers it whole."""
+    return _LIST.search(question) is not None or _PROCEDURE.search(question) is not None
 
 
 def holds_type(sentence: str, kind: str) -> bool:
