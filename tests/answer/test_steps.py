@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pytest
 
 from docqa.answer.extractive import extract
-from docqa.answer.rows import MAX_ITEMS, introduced_lists
+from docqa.answer.rows import MAX_ITEMS, introduced_commands, introduced_lists
 from docqa.answer.shape import asks_list, shape
 from docqa.answer.statement import quotable_spans
 from docqa.kb import KnowledgeBase
@@ -189,3 +189,28 @@ def test_the_published_answer_quotes_the_whole_list_cited(tmp_path, hash_embedde
         assert "the following algorithms in libcrypto have been disabled: - RC5 - MDC2 - IDEA [1]" in answer.answer
         for c in answer.citations:
             assert kb.documents.text(c.document_id)[c.char_start : c.char_end] == c.quote
+
+
+# systemd's README.Debian: an indented block of commands, which the sentence splitter reads as one sentence.
+JOURNAL = """Enabling persistent logging in journald
+=======================================
+
+To enable persistent logging, create /var/log/journal:
+
+  mkdir -p /var/log/journal
+  systemd-tmpfiles --create --prefix /var/log/journal
+
+systemd will make the journal files owned by the "systemd-journal" group.
+"""
+
+
+def test_an_introduced_block_of_commands_is_one_quote_with_its_introduction(hash_embedder):
+    spans = quotable_spans(JOURNAL)
+    assert any(JOURNAL[s:e].startswith("mkdir -p") for s, e in spans)  # the block alone is a span of its own
+    [(s, e)] = introduced_commands("How do I make journald keep logs across reboots?", JOURNAL, spans)
+    assert JOURNAL[s:e].startswith("To enable persistent logging") and JOURNAL[s:e].endswith("--prefix /var/log/journal")
+    pool = sources(hit_in(JOURNAL, 0, len(JOURNAL), path="/docs/systemd/README.Debian", section=""))
+    embed = lambda texts, kind: hash_embedder.embed_batch(texts, kind)  # noqa: E731
+    result = extract("How do I make journald keep logs across reboots?", pool, {}, embed, threshold=0.0)
+    commands = [c.text for c in result.candidates if "mkdir -p" in c.text]
+    assert commands == [JOURNAL[s:e]]  # one quote, never the block a second time without its introduction

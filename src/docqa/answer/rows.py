@@ -123,7 +123,8 @@ def label_lines(question: str, text: str) -> list[tuple[int, int]]:
 
 def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Each sentence span of `spans` that introduces a command, extended over the command line right after it (a
-    blank line may lie between) when that line is no sentence of `spans` itself;
+    blank line may lie between) when that line is no sentence of `spans` itself, or over the next span when it is
+    command lines only (an indented block the splitter reads as one sentence: the quote replaces both);
     only for a question that asks for a command, an option or how to do something."""
     kind, thing = answerability.asked_kinds(question)
     if not (kind == "command" or thing in _COMMAND_KINDS or _PROCEDURE.search(question)):
@@ -139,10 +140,18 @@ def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) 
         line_end = rest.find("\n", gap)
         line = rest[gap: len(rest) if line_end == -1 else line_end]
         at = e + gap
-        quotable = any(lo <= at < hi for lo, hi in spans)  # prose the answerer quotes anyway: no second copy
-        if _COMMAND_LINE.match(line) and not _SENTENCE_END.search(line) and not quotable:
+        block = next(((lo, hi) for lo, hi in spans if lo <= at < hi), None)  # prose the answerer quotes anyway
+        if block is not None and block[0] == at and _commands_only(text[block[0]:block[1]]):
+            out.append((s, block[1]))  # a block of command lines the splitter took for a sentence: one quote, not two
+        elif _COMMAND_LINE.match(line) and not _SENTENCE_END.search(line) and block is None:
             out.append((s, at + len(line.rstrip())))
     return out
+
+
+def _commands_only(block: str) -> bool:
+    """Every line of `block` is a command line ("mkdir -p /var/log/journal", "apt update"), none ends as prose does."""
+    lines = [x for x in block.splitlines() if x.strip()]
+    return bool(lines) and all(_COMMAND_LINE.match(x) and not _SENTENCE_END.search(x) for x in lines)
 
 
 def introduced_lists(question: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
