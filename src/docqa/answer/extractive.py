@@ -569,10 +569,14 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
         out += [Sentence(source.n, s, e, text[s:e], header=h) for h, (s, e) in rows.table_rows(question, text)] if structured else []
         out += [Sentence(source.n, s, e, text[s:e]) for s, e in rows.label_lines(question, text)] if structured else []
         commands = dict(rows.introduced_commands(question, text, spans)) if structured else {}
+        commands.update(rows.introduced_lists(question, text, spans) if structured else [])  # a list's items, in order
+        covered = 0  # the end of the last quote extended over what follows it (no span inside it is quoted again)
         options = defined.named(question, defined.blocks(text)) if structured else []  # the option the question names
         for s, e in _labelled(text, spans):
+            if s < covered:
+                continue
             if s in commands and commands[s] - s <= 600:  # the sentence and the command it introduces, one quote
-                e = commands[s]
+                e = covered = commands[s]
             sentence = text[s:e]
             if len(sentence.strip("#*-| \n")) < _MIN_CHARS and not has_cjk(sentence):
                 continue

@@ -14,6 +14,11 @@ narrow exceptions, each only when the question asks for that kind of token:
   how to do something.  The command is quoted with its sentence, as an option's label line is quoted with its
   description (extractive._labelled).
 
+- `introduced_lists`: a sentence that introduces a list ("the following algorithms have been disabled:", "步骤如下：")
+  extended over the list's items right after it, when they are no sentences of their own ("- RC5", "- MDC2": labels,
+  which are never quoted alone), for a question that asks for several things or how to do something.  The items are
+  quoted in order with their introduction, at most `MAX_ITEMS` of them and `MAX_BLOCK` characters.
+
 - `label_lines`: a short line standing alone (a list item as an HTML book renders it: "Linux kernel 6.1") whose words
   name the question's subject and then hold a token of the asked kind ("Which Linux kernel version does ... ship
   with?"), when the question asks for a kind.
@@ -26,6 +31,7 @@ from __future__ import annotations
 import re
 
 from docqa.answer import answerability
+from docqa.answer.shape import asks_list
 from docqa.answer.statement import structure_line
 from docqa.text.segment import query_terms
 
@@ -37,6 +43,9 @@ _SENTENCE_END = re.compile(r"[.。!！?？]\s*$")  # a line that ends so is pros
 _INTRODUCES = re.compile(r"(?:[:：]|\b(?:below|following|like this|as follows)\b[^\n]*[.。])\s*$", re.IGNORECASE)
 _PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|如何|怎么|怎样", re.IGNORECASE)
 _COMMAND_KINDS = ("command", "option", "package")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•◦▪]|\d{1,2}[.)、]|[a-z][.)])[ \t]+\S")  # a list item's line: "- RC5", "1. Run"
+MAX_ITEMS = 10  # a list quoted with its introduction: at most this many items ...
+MAX_BLOCK = 600  # ... and characters, the introduction included
 _MAX_ROW = 300
 _HOW = re.compile(r"\bhow\s+(?:many|much|long|often|large|big|far|fast|old|quickly)\b", re.IGNORECASE)  # asks, names nothing
 _LABEL_TOKEN = re.compile(r"\w+(?:[.=:/]\w+)*")
@@ -114,7 +123,8 @@ def label_lines(question: str, text: str) -> list[tuple[int, int]]:
 
 def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Each sentence span of `spans` that introduces a command, extended over the command line right after it (a
-    blank line may lie between) when that line is no sentence of `spans` itself;
+    blank line may lie between) when that line is no sentence of `spans` itself, or over the next span when it is
+    command lines only (an indented block the splitter reads as one sentence: the quote replaces both);
     only for a question that asks for a command, an option or how to do something."""
     kind, thing = answerability.asked_kinds(question)
     if not (kind == "command" or thing in _COMMAND_KINDS or _PROCEDURE.search(question)):
@@ -130,9 +140,45 @@ def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) 
         line_end = rest.find("\n", gap)
         line = rest[gap: len(rest) if line_end == -1 else line_end]
         at = e + gap
-        quotable = any(lo <= at < hi for lo, hi in spans)  # prose the answerer quotes anyway: no second copy
-        if _COMMAND_LINE.match(line) and not _SENTENCE_END.search(line) and not quotable:
+        block = next(((lo, hi) for lo, hi in spans if lo <= at < hi), None)  # prose the answerer quotes anyway
+        if block is not None and block[0] == at and _commands_only(text[block[0]:block[1]]):
+            out.append((s, block[1]))  # a block of command lines the splitter took for a sentence: one quote, not two
+        elif _COMMAND_LINE.match(line) and not _SENTENCE_END.search(line) and block is None:
             out.append((s, at + len(line.rstrip())))
+    return out
+
+
+def _commands_only(block: str) -> bool:
+    """Every line of `block` is a command line ("mkdir -p /var/log/journal", "apt update"), none ends as prose does."""
+    lines = [x for x in block.splitlines() if x.strip()]
+    return bool(lines) and all(_COMMAND_LINE.match(x) and not _SENTENCE_END.search(x) for x in lines)
+
+
+def introduced_lists(question: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each sentence span of `spans` that introduces a list (it ends with a colon, or "as follows." and the like),
+    extended over the list's item lines right after it ("- RC5", "1. ..."; a blank line may lie between items), when
+    its first item is no sentence of `spans` itself (the items are then quoted as steps: answer/shape.py); at least two
+    items, at most `MAX_ITEMS` and `MAX_BLOCK` characters; only for a question that asks for several things or how to
+    do something (shape.asks_list)."""
+    if not asks_list(question):
+        return []
+    out = []
+    for s, e in spans:
+        if not _INTRODUCES.search(text[s:e]):
+            continue
+        items, end, pos = 0, e, e
+        for line in text[e:].split("\n")[1:]:  # the lines after the introduction's own
+            pos += len(line) + 1
+            if not line.strip():
+                continue
+            at = pos - len(line)
+            if not _LIST_ITEM.match(line) or (not items and any(lo <= at + len(line) - len(line.lstrip()) < hi for lo, hi in spans)):
+                break  # no list, or its items are sentences of their own (the first one tells)
+            if items == MAX_ITEMS or pos - 1 - s > MAX_BLOCK:
+                break
+            items, end = items + 1, at + len(line.rstrip())
+        if items >= 2:
+            out.append((s, end))
     return out
 
 

@@ -60,8 +60,17 @@ TYPE_WORDS = {
 }
 _PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|\bsteps?\b|\bprocedure\b"
                         r"|如何|怎么|怎样|步骤|流程", re.IGNORECASE)
-_ITEM = re.compile(r"\s*(?:\d{1,2}[.)]|[-*•]|step\s+\d+[:.)]?|第[一二三四五六七八九十\d]+步[:：,，]?)\s*", re.IGNORECASE)
+_ITEM = re.compile(r"\s*(?:\d{1,2}[.)、]|[-*•]|step\s+\d+[:.)]?|第[一二三四五六七八九十\d]+步[:：,，]?"
+                   r"|(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|finally)\s*,|[一二三四五六七八九十]是|其[一二三四五]\s*[，,、:：]?"
+                   r"|第[一二三四五六七八九十]\s*[，,、:：]|首先|其次|最后)\s*", re.IGNORECASE)
 _INTRO = re.compile(r"[:：]\s*$")
+# A question that asks for several things ("which algorithms ...", "which ASN.1 features ...", "what are the ...",
+# "有哪些", "哪几种"): the list the best sentence is an item of is quoted whole, as steps are.
+_LIST = re.compile(r"\b(?:which|what)\s+(?-i:[\w-]*[A-Z\d][\w.-]*\s+)?"  # a plural noun, not a verb ("what happens")
+                   r"(?!(?:does|is|was|has|happens|means|causes|makes|gets|goes|comes|needs|seems|remains|this|its|us)\b)\w+[^\Ws]s\b"
+                   r"|\bwhat\s+(?:are|were)\b|\blist\b"
+                   r"|\b(?:which|what)\s+(?:two|three|four|five)\b|哪[些几两二三四五六]|几种|都有|分别", re.IGNORECASE)
+_BLOCK = re.compile(r"[:：]\s*\n")  # an introduction and the line(s) it introduces, quoted as one (answer/rows.py)
 
 
 class Quoted(Protocol):
@@ -86,6 +95,11 @@ def asks_for(question: str) -> str | None:
     return next((kind for kind, pattern in _ASKS.items() if pattern.search(asking)), None)
 
 
+def asks_list(question: str) -> bool:
+    """The question asks for several things or how to do something: a list or a procedure answers it whole."""
+    return _LIST.search(question) is not None or _PROCEDURE.search(question) is not None
+
+
 def holds_type(sentence: str, kind: str) -> bool:
     return _HOLDS[kind].search(sentence) is not None
 
@@ -102,8 +116,9 @@ def shape(question: str, candidates: Sequence[Quoted], picked: Sequence[Quoted],
     first); None: the default order.  `text_of(n)`: the text of source n's chunk (spans index into it)."""
     if not picked:
         return None
-    if _PROCEDURE.search(question):
-        steps = _steps(candidates, picked[0], text_of(picked[0].n))
+    if _PROCEDURE.search(question) or _LIST.search(question):
+        text = text_of(picked[0].n)
+        steps = _steps(candidates, picked[0], text) or (_blocks(candidates, picked[0], text) if _PROCEDURE.search(question) else None)
         if steps:
             return Shape(steps, steps=True)
     kind = asks_for(question)
@@ -141,6 +156,23 @@ def _steps(candidates: Sequence[Quoted], best: Quoted, text: str) -> list[Quoted
     if intro is None and lo > 0 and _INTRO.search(same[lo - 1].text) and not text[same[lo - 1].end : same[lo].start].strip():
         intro = same[lo - 1]
     return [intro, *items] if intro is not None else list(items)
+
+
+def _blocks(candidates: Sequence[Quoted], best: Quoted, text: str) -> list[Quoted] | None:
+    """When `best` is an introduction quoted with the command or list it introduces ("start Valgrind like this:" and
+    the command line), the run of such quotes it stands in, side by side in its chunk and in text order (a procedure
+    written as "do this:" / command, "then this:" / command); None when `best` is no such quote or stands alone."""
+    if not _BLOCK.search(best.text):
+        return None
+    same = sorted((s for s in candidates if s.n == best.n), key=lambda s: s.start)
+    i = next(k for k, s in enumerate(same) if s is best)
+    lo = hi = i
+    while lo > 0 and _BLOCK.search(same[lo - 1].text) and not text[same[lo - 1].end : same[lo].start].strip():
+        lo -= 1
+    while hi + 1 < len(same) and _BLOCK.search(same[hi + 1].text) and not text[same[hi].end : same[hi + 1].start].strip():
+        hi += 1
+    items = same[lo : hi + 1][:MAX_STEPS]
+    return list(items) if len(items) >= 2 else None
 
 
 def _is_item(s: Quoted) -> bool:
