@@ -70,3 +70,20 @@ def test_a_source_of_its_own_bias_is_fitted_but_not_shipped():
     assert len(plain.beta) == len(own.beta) == 2  # select_best and the bias: no source_* weight is written
     assert own.extra == ["select_best"] and 0.0 <= own.cv_auc <= 1.0
     assert refit.probability(rows[:3], ship, own).shape == (3,)
+
+
+def test_a_threshold_that_holds_only_because_a_question_lies_just_under_it_does_not_pass():
+    """A SQuAD near miss at 0.36495 abstains at 0.365 in the dump, and was answered end to end: the rule must hold
+    MARGIN under the threshold too."""
+    guard = [{"answerable": False, "correct": False}, {"answerable": True, "correct": True}]
+    p = np.array([0.36495, 0.5])
+
+    def at(t):
+        o = refit.fd.outcomes(guard, p, t)
+        return {"t": t, "dev": (67, 41), "cv": (67, 41), "squad200": (o["answerable_right"], o["unanswerable_abstained"]),
+                "squad900": (0.0, 0.0), "cmrc": (0.791, 0.932)}
+
+    shipped = {**SHIPPED, "squad200": (1.0, 1.0)}
+    assert refit.passes(at(0.365), shipped)
+    assert not refit.holds(at, 0.365, shipped)
+    assert refit.holds(at, 0.368, shipped)
