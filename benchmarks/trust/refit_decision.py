@@ -5,7 +5,7 @@
 Run it after a change to the sentence ranking or the answers: it makes the three threshold-0 runs of the code as it
 is (in DIR, kept unless --fresh: `t0-dev.jsonl` = `evaluate.py --split dev` over the trust corpus C with the knowledge
 base KB; `squad900.jsonl` = `answer_eval.py --limit 900 --dump`; `cmrc.jsonl` = `answer_eval.py --cmrc 80 --dump`; about
-15 minutes on 2 cores), then fits each candidate of CANDIDATES as refit_kind.py does (stacked on the SQuAD model
+8 to 15 minutes on 2 cores), then fits each candidate of CANDIDATES as refit_kind.py does (stacked on the SQuAD model
 decision_squad.json with its logit as an offset, the trust dev split, SQuAD 900 and CMRC 588 weighing as the
 candidate's shares) and prints, per candidate, the threshold that passes the rule best:
 
@@ -72,7 +72,8 @@ CANDIDATES = {
     "K2": Candidate(K, 2),
     "N": Candidate(NAME, 4),
     # SQuAD and CMRC weighing more: a name of the question missing from the sentence but in its heading counts less
-    # against documentation without moving SQuAD's and CMRC's unanswerable questions over the threshold
+    # against documentation, and fewer of SQuAD's and CMRC's unanswerable questions cross the threshold (on merged main
+    # 3831c86 it passed at 0.365 only on the edge: benchmarks/trust/decision_n16.json, RESULTS.md)
     "N16": Candidate(NAME, 16, 2),
     "X": Candidate((*NAME, "crossing_dense"), 4),  # decide2's decision_name.json
     "X8": Candidate((*NAME, "crossing_dense"), 8),
