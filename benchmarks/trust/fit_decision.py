@@ -109,7 +109,8 @@ def load(paths: list[str], dense: bool) -> list[dict]:
                 if not row["evidence_features"]:
                     continue
                 row = {"source": "docset" if Path(path).name.startswith("docset") else "trust", "group": row["docset"], "split": row["split"], "answerable": row["answerable"],
-                       "correct": row["outcome"] == "correct", "features": row["evidence_features"], "lang": row["lang"]}
+                       "correct": row["outcome"] == "correct", "features": row["evidence_features"], "lang": row["lang"],
+                       "abstains": row["outcome"] in ("abstained", "false_abstention")}  # at threshold 0: by a rule of its own
             if row.get("features") and (("dense" in row["features"]) == dense):
                 row.setdefault("split", "dev")
                 rows.append(row)

@@ -110,6 +110,27 @@ def cross_validated(dev: list[dict], ship: dict[str, float], extra: list[str], s
     return fd.auc(y, held_p), held_p
 
 
+def candidate(shipped: dict, extra: list[str], beta: np.ndarray, t: float, p_dev: np.ndarray, y: np.ndarray, trained_on: str) -> dict:
+    """The decision file of a fit stacked on `shipped` (decision_squad.json), deciding at threshold `t`; `trained_on` says
+    what besides the trust dev split it was fitted on."""
+    ship = shipped["dense"]
+    scale, own = (1.0, beta[:-1]) if OFFSET else (float(beta[0]), beta[1:-1])
+    dense = {k: round(scale * v, 4) for k, v in ship.items() if k != "bias"}
+    # an extra feature the stacked model already weighs (`missing_name`) adds to its weight, as in the fit
+    dense.update({k: round(float(b) + dense.get(k, 0.0), 4) for k, b in zip(extra, own)})
+    dense["bias"] = round(float(scale * ship["bias"] + beta[-1]), 4)
+    bands = fd.choose_bands(p_dev, y, t)
+    # Without the embedder the shipped model decides as before: its bias moves by logit(t) - logit(its threshold),
+    # so that it crosses the new threshold where it crossed its own.
+    no_dense = dict(shipped["no_dense"])
+    no_dense["bias"] = round(no_dense["bias"] + float(np.log(t / (1 - t))) - float(np.log(shipped["threshold"] / (1 - shipped["threshold"]))), 4)
+    return {**shipped, "probability_of": "the answer is right", "features": sorted(set(shipped["features"]) | set(extra)),
+            "dense": dense, "no_dense": no_dense, "threshold": t, "bands": bands,
+            "fitted": "benchmarks/trust/refit_kind.py: the shipped SQuAD model's logit and " + ", ".join(extra)
+                      + f" refitted on the trust dev split, {trained_on}; the model without the embedder the shipped one, "
+                        "its bias moved to decide at the new threshold as at 0.5"}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("trust")
@@ -164,22 +185,10 @@ def main() -> None:
               f"{m['unanswerable_abstained']:.3f} | {mark} |")
     if args.out:
         t = args.threshold or float(rule)
-        scale, own = (1.0, beta[:-1]) if OFFSET else (float(beta[0]), beta[1:-1])
-        dense = {k: round(scale * v, 4) for k, v in ship.items() if k != "bias"}
-        # an extra feature the stacked model already weighs (`missing_name`) adds to its weight, as in the fit
-        dense.update({k: round(float(b) + dense.get(k, 0.0), 4) for k, b in zip(extra, own)})
-        dense["bias"] = round(float(scale * ship["bias"] + beta[-1]), 4)
-        bands = fd.choose_bands(p_dev, y, t)
-        # Without the embedder the shipped model decides as before: its bias moves by logit(t) - logit(its threshold),
-        # so that it crosses the new threshold where it crossed its own.
-        no_dense = dict(shipped["no_dense"])
-        no_dense["bias"] = round(no_dense["bias"] + float(np.log(t / (1 - t))) - float(np.log(shipped["threshold"] / (1 - shipped["threshold"]))), 4)
-        out = {**shipped, "probability_of": "the answer is right", "features": sorted(set(shipped["features"]) | set(extra)),
-               "dense": dense, "no_dense": no_dense, "threshold": t, "bands": bands,
-               "fitted": "benchmarks/trust/refit_kind.py: the shipped SQuAD model's logit and " + ", ".join(extra)
-                         + f" refitted on the trust dev split, the SQuAD 2.0 subset (900; share {args.share})"
-                         + (f" and CMRC 2018 ({len(cmrc)}; share {args.cmrc_share})" if args.cmrc else "") + "; dev AUC "
-                         f"cross-validated by documentation set {cv:.3f}; the model without the embedder the shipped one, its bias moved to decide at the new threshold as at 0.5"}
+        note = (f"the SQuAD 2.0 subset (900; share {args.share})"
+                + (f" and CMRC 2018 ({len(cmrc)}; share {args.cmrc_share})" if args.cmrc else "") + f"; dev AUC cross-validated by documentation set {cv:.3f}")
+        out = candidate(shipped, extra, beta, t, p_dev, y, note)
+        bands = out["bands"]
         Path(args.out).write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {args.out} (threshold {t}, bands {bands})")
 

@@ -1,0 +1,256 @@
+"""The answer-or-abstain decision refitted from scratch in one command, judged by the acceptance rule (issue 28, item 2).
+
+    python benchmarks/trust/refit_decision.py --corpus C --kb KB --work DIR [--fresh] [--only NAME,...] [--install NAME]
+
+Run it after a change to the sentence ranking or the answers: it makes the three threshold-0 runs of the code as it
+is (in DIR, kept unless --fresh: `t0-dev.jsonl` = `evaluate.py --split dev` over the trust corpus C with the knowledge
+base KB; `squad900.jsonl` = `answer_eval.py --limit 900 --dump`; `cmrc.jsonl` = `answer_eval.py --cmrc 80 --dump`; about
+8 to 15 minutes on 2 cores), then fits each candidate of CANDIDATES as refit_kind.py does (stacked on the SQuAD model
+decision_squad.json with its logit as an offset, the trust dev split, SQuAD 900 and CMRC 588 weighing as the
+candidate's shares) and prints, per candidate, the threshold that passes the rule best:
+
+- the trust dev split cross-validated by documentation set (each half of the sets predicted by a fit on the other
+  half, SQuAD and CMRC): answerable right and cited plus near misses abstained more than the shipped decision's,
+  neither down by more than 2;
+- SQuAD 200 (the first 200 of the 900: the questions of `answer_eval.py --limit 200`, the shipped guard): answer
+  accuracy and abstention each at least the shipped decision's;
+- CMRC (`--cmrc 80`): answer accuracy and abstention each at least the shipped decision's;
+- and all three as well at MARGIN under and over the threshold (no question on the edge decides it).
+
+The shipped decision (src/docqa/answer/decision.json at the default threshold) is measured on the same rows, so the
+rule holds on the code as it is.  A candidate with `offsets` also fits a bias of its own for SQuAD and for CMRC (the
+shared features then need not absorb how often each set is right); the decision written keeps the documentation's
+bias only, and every figure is computed with it.  `--install NAME` writes the candidate to
+src/docqa/answer/decision.json and its threshold as the default of `answer.abstain_threshold` — only if it passes;
+`--out F` writes it elsewhere, passing or not.  Never reads the test split.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from collections.abc import Callable
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import fit_decision as fd  # noqa: E402
+import refit_kind as rk  # noqa: E402
+from refit_select import shipped_logit  # noqa: E402
+
+BASE = HERE / "decision_squad.json"  # the SQuAD model every candidate is stacked on
+GUARD = 200  # the SQuAD guard's questions: the first of the dump's (answer_eval.py shuffles with one seed)
+SLACK = 2  # neither dev figure may drop by more than this
+THRESHOLDS = [float(t) for t in np.round(np.arange(0.25, 0.6005, 0.001), 3)]
+# A threshold passes only if it passes as well MARGIN under and over it: a question's features move in the fifth
+# decimal between runs (a SQuAD near miss at 0.36495 was over 0.365 end to end), so a threshold that holds only
+# because a question lies just under it does not hold
+MARGIN = 0.002
+
+
+@dataclass(frozen=True)
+class Candidate:
+    extra: tuple[str, ...]
+    share: float  # SQuAD 900's weight against the trust dev rows'
+    cmrc_share: float = 1.0
+    offsets: bool = False  # a bias of its own for SQuAD and for CMRC in the fit
+
+
+K = ("select_best", "exact_missing")  # the shipped decision's extra features
+NAME = (*K, "missing_name", "missing_name_heading")
+CANDIDATES = {
+    "K": Candidate(K, 8),  # the shipped decision's form, refitted
+    "K2": Candidate(K, 2),
+    "N": Candidate(NAME, 4),
+    # SQuAD and CMRC weighing more: a name of the question missing from the sentence but in its heading counts less
+    # against documentation, and fewer of SQuAD's and CMRC's unanswerable questions cross the threshold (on merged main
+    # 3831c86 it passed at 0.365 only on the edge: benchmarks/trust/decision_n16.json, RESULTS.md)
+    "N16": Candidate(NAME, 16, 2),
+    "X": Candidate((*NAME, "crossing_dense"), 4),  # decide2's decision_name.json
+    "X8": Candidate((*NAME, "crossing_dense"), 8),
+    "Xo": Candidate((*NAME, "crossing_dense"), 4, offsets=True),
+    "Xc": Candidate((*NAME, "crossing", "crossing_dense"), 4),
+    "Xp": Candidate((*NAME, "crossing_dense", "pick_coverage"), 4),
+    "Xpo": Candidate((*NAME, "crossing_dense", "pick_coverage"), 4, offsets=True),
+}
+SOURCES = ("squad2", "cmrc")  # the sources an `offsets` candidate gives a bias of its own
+
+
+def collect(args: argparse.Namespace, work: Path) -> dict[str, Path]:
+    """The three threshold-0 runs of the code as it is (kept in `work` unless --fresh)."""
+    work.mkdir(parents=True, exist_ok=True)
+    runs = {"trust": work / "t0-dev.jsonl", "squad": work / "squad900.jsonl", "cmrc": work / "cmrc.jsonl"}
+    env = {**os.environ, "DOCQA_ANSWER__ABSTAIN_THRESHOLD": "0"}
+    commands = {
+        "trust": [str(HERE / "evaluate.py"), "--corpus", args.corpus, "--kb", args.kb, "--reuse", "--split", "dev",
+                  "--out", str(runs["trust"])],
+        "squad": [str(HERE.parent / "answer_eval.py"), "--limit", "900", "--dump", str(runs["squad"])],
+        "cmrc": [str(HERE.parent / "answer_eval.py"), "--cmrc", "80", "--dump", str(runs["cmrc"])],
+    }
+    for name, command in commands.items():
+        if args.fresh or not runs[name].exists():
+            print(f"running {' '.join(Path(c).name if c.endswith('.py') else c for c in command)}", file=sys.stderr, flush=True)
+            subprocess.run([sys.executable, *command], env=env, check=True, stdout=subprocess.DEVNULL)
+    return runs
+
+
+def with_offsets(rows: list[dict]) -> list[dict]:
+    """The rows with an indicator feature per source of SOURCES (`source_squad2`, `source_cmrc`)."""
+    return [{**r, "features": {**r["features"], **{f"source_{s}": float(r["source"] == s) for s in SOURCES}}} for r in rows]
+
+
+@dataclass
+class Fit:
+    name: str
+    beta: np.ndarray
+    extra: list[str]
+    cv_auc: float
+    held: np.ndarray  # the trust dev rows' cross-validated probabilities
+
+
+def fit(name: str, c: Candidate, rows: list[dict], ship: dict[str, float], l2: float) -> Fit:
+    rk.SHARES["cmrc"] = c.cmrc_share
+    extra = [*c.extra, *([f"source_{s}" for s in SOURCES] if c.offsets else [])]
+    train = with_offsets(rows) if c.offsets else rows
+    beta = rk.fitted(train, ship, extra, c.share, l2)
+    cv, held = rk.cross_validated(train, ship, extra, c.share, l2)
+    if c.offsets:  # shipped: the documentation's bias, the source indicators dropped
+        beta = np.concatenate([beta[: len(c.extra)], beta[-1:]])
+    return Fit(name, beta, list(c.extra), cv, held)
+
+
+def probability(rows: list[dict], ship: dict[str, float], f: Fit) -> np.ndarray:
+    """The candidate's probability that answering is right."""
+    return rk.probabilities(rows, ship, f.extra, f.beta) if rows else np.zeros(0)
+
+
+def guard_rows(path: Path) -> list[dict]:
+    """The SQuAD guard's questions (`answer_eval.py --limit 200`: the first GUARD of the dump), with those that had no
+    sentence to judge (empty features: they abstain at any threshold)."""
+    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    return [r for i, r in enumerate(rows) if r.get("n", i) < GUARD]
+
+
+def guard_probability(rows: list[dict], p: Callable[[list[dict]], np.ndarray]) -> np.ndarray:
+    judged = [i for i, r in enumerate(rows) if r["features"]]
+    out = np.zeros(len(rows))
+    out[judged] = p([rows[i] for i in judged])
+    return out
+
+
+def counts(trust: list[dict], p: np.ndarray, t: float, unjudged: int) -> tuple[int, int]:
+    """(dev answerable answered right and cited, near misses abstained) at threshold `t`: a question that abstained at
+    threshold 0 by a rule of its own (a release question no version answers) abstains at every threshold."""
+    answered = [x >= t and not r.get("abstains", False) for r, x in zip(trust, p)]
+    right = sum(1 for r, a in zip(trust, answered) if a and r["answerable"] and r["correct"])
+    return right, sum(1 for r, a in zip(trust, answered) if not a and not r["answerable"]) + unjudged
+
+
+def figures(trust: list[dict], squad: list[dict], cmrc: list[dict], guard: list[dict], p: tuple[np.ndarray, ...],
+            held: np.ndarray | None, t: float, unjudged: int = 0) -> dict:
+    """What the rule judges at threshold `t`: dev counts (in-sample and cross-validated), SQuAD 200 and 900, CMRC
+    (`p`: the probabilities of trust, squad, cmrc and guard rows; `unjudged`: dev near misses with no sentence to judge,
+    abstained at every threshold)."""
+    guarded = fd.outcomes(guard, p[3], t)
+    dev = lambda q: counts(trust, q, t, unjudged)  # noqa: E731
+    return {"t": t, "dev": dev(p[0]), "cv": dev(held if held is not None else p[0]),
+            "squad200": (guarded["answerable_right"], guarded["unanswerable_abstained"]),
+            "squad900": tuple(fd.outcomes(squad, p[1], t)[k] for k in ("answerable_right", "unanswerable_abstained")),
+            "cmrc": tuple(fd.outcomes(cmrc, p[2], t)[k] for k in ("answerable_right", "unanswerable_abstained"))}
+
+
+def passes(f: dict, shipped: dict) -> bool:
+    (r, a), (r0, a0) = f["cv"], shipped["dev"]
+    dev = r + a > r0 + a0 and r >= r0 - SLACK and a >= a0 - SLACK
+    at_least = lambda mine, theirs: all(x >= y - 1e-9 for x, y in zip(mine, theirs))  # noqa: E731
+    return dev and at_least(f["squad200"], shipped["squad200"]) and at_least(f["cmrc"], shipped["cmrc"])
+
+
+def holds(at: Callable[[float], dict], t: float, shipped: dict) -> bool:
+    """The rule at threshold `t` and MARGIN under and over it (`at`: the figures at a threshold)."""
+    return all(passes(at(t + d), shipped) for d in (-MARGIN, 0.0, MARGIN))
+
+
+def row(label: str, f: dict, ok: bool | None, auc: str = "") -> str:
+    pair = lambda x: f"{x[0]:.3f} / {x[1]:.3f}"  # noqa: E731
+    mark = "" if ok is None else ("**passes**" if ok else "fails")
+    return (f"| {label} | {auc} | {f['t']:.3f} | {f['dev'][0]}, {f['dev'][1]} | {f['cv'][0]}, {f['cv'][1]} | "
+            f"{pair(f['squad200'])} | {pair(f['squad900'])} | {pair(f['cmrc'])} | {mark} |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", default=str(HERE.parent / ".work" / "trust" / "corpus"), help="the trust corpus")
+    ap.add_argument("--kb", required=True, help="the knowledge base of the trust corpus (a copy: answering writes its run log)")
+    ap.add_argument("--work", required=True, help="the folder of the threshold-0 runs")
+    ap.add_argument("--fresh", action="store_true", help="make the threshold-0 runs again even if they are in --work")
+    ap.add_argument("--only", help="these candidates only (comma-separated names of CANDIDATES)")
+    ap.add_argument("--l2", type=float, default=1e-3)
+    ap.add_argument("--table", action="store_true", help="print every threshold of each candidate, not only its best")
+    ap.add_argument("--install", metavar="NAME", help="ship this candidate at its best passing threshold (refused if none passes)")
+    ap.add_argument("--out", help="with --install's NAME: write the candidate here instead, passing or not")
+    args = ap.parse_args()
+    runs = collect(args, Path(args.work))
+    rk.OFFSET = True
+    base = json.loads(BASE.read_text(encoding="utf-8"))
+    ship = base["dense"]
+    shipped_file = json.loads(fd.DECISION.read_text(encoding="utf-8"))
+    threshold = float(re.search(r"abstain_threshold: float = Field\(([0-9.]+),", fd.SETTINGS.read_text(encoding="utf-8")).group(1))  # type: ignore[union-attr]
+    rows = [r for r in fd.load([str(runs["trust"]), str(runs["squad"]), str(runs["cmrc"])], dense=True) if r["split"] == "dev"]
+    unjudged = sum(1 for x in runs["trust"].read_text(encoding="utf-8").splitlines()
+                   if x.strip() and not (r := json.loads(x))["answerable"] and not r["evidence_features"])
+    trust, squad, cmrc = ([r for r in rows if r["source"] == s] for s in ("trust", "squad2", "cmrc"))
+    guard = guard_rows(runs["squad"])
+    current = lambda part: 1 / (1 + np.exp(-shipped_logit(part, shipped_file["dense"])))  # noqa: E731
+    now = (*(current(part) for part in (trust, squad, cmrc)), guard_probability(guard, current))
+    shipped = figures(trust, squad, cmrc, guard, now, None, threshold, unjudged)
+    y = np.array([bool(r["correct"]) for r in trust])
+    print(f"rows: trust dev {len(trust)}, SQuAD {len(squad)}, CMRC {len(cmrc)}; shipped AUC on dev {fd.auc(y, now[0]):.3f}")
+    print("\n| candidate | CV AUC | threshold | dev right, abstained | CV | SQuAD 200 | SQuAD 900 | CMRC | rule |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    print(row("shipped", shipped, None))
+    names = args.only.split(",") if args.only else list(CANDIDATES)
+    best: dict[str, tuple[Fit, dict, bool]] = {}
+    for name in names:
+        f = fit(name, CANDIDATES[name], rows, ship, args.l2)
+        p = (*(probability(part, ship, f) for part in (trust, squad, cmrc)), guard_probability(guard, lambda part: probability(part, ship, f)))
+        at = lambda t: figures(trust, squad, cmrc, guard, p, f.held, t, unjudged)  # noqa: E731
+        table = [at(t) for t in THRESHOLDS]
+        passing = [x for x in table if holds(at, x["t"], shipped)]
+        # the best passing threshold (cross-validated dev sum, then in-sample); else the best on dev alone
+        key = lambda x: (sum(x["cv"]), sum(x["dev"]), x["squad200"][0])  # noqa: E731
+        chosen = max(passing, key=key) if passing else max(table, key=key)
+        best[name] = (f, chosen, bool(passing))
+        for x in table if args.table else [chosen]:
+            print(row(name, x, x in passing, f"{f.cv_auc:.3f}"), flush=True)
+    if args.install:
+        f, chosen, ok = best[args.install]
+        if not ok and not args.out:
+            raise SystemExit(f"{args.install} does not pass the rule: not installed")
+        out = rk.candidate(base, f.extra, f.beta, chosen["t"], probability(trust, ship, f), y,
+                           f"the SQuAD 2.0 subset (900; share {CANDIDATES[args.install].share}) and CMRC 2018 ({len(cmrc)}; share "
+                           f"{CANDIDATES[args.install].cmrc_share}){'; a bias of its own for each in the fit' if CANDIDATES[args.install].offsets else ''}; "
+                           f"dev AUC cross-validated by documentation set {f.cv_auc:.3f} (refit_decision.py, candidate {args.install})")
+        text = json.dumps(out, indent=1, ensure_ascii=False) + "\n"
+        if args.out:
+            Path(args.out).write_text(text, encoding="utf-8")
+            print(f"wrote {args.out} (threshold {chosen['t']})")
+            return
+        fd.DECISION.write_text(text, encoding="utf-8")
+        settings = re.sub(r"abstain_threshold: float = Field\([0-9.]+,", f"abstain_threshold: float = Field({chosen['t']},",
+                          fd.SETTINGS.read_text(encoding="utf-8"))
+        fd.SETTINGS.write_text(settings, encoding="utf-8")
+        print(f"installed {args.install}: {fd.DECISION} and the default of answer.abstain_threshold ({chosen['t']})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""benchmarks/trust/refit_decision.py: the decision refitted in one command and judged by the acceptance rule."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+_DIR = Path(__file__).resolve().parents[1] / "benchmarks" / "trust"
+sys.path.insert(0, str(_DIR))
+sys.path.insert(0, str(_DIR.parent))
+_spec = importlib.util.spec_from_file_location("refit_decision", _DIR / "refit_decision.py")
+refit = importlib.util.module_from_spec(_spec)
+sys.modules["refit_decision"] = refit
+_spec.loader.exec_module(refit)
+
+SHIPPED = {"dev": (64, 43), "squad200": (0.724, 0.588), "cmrc": (0.781, 0.932)}
+
+
+@pytest.mark.parametrize(("cv", "squad200", "cmrc", "expected"), [
+    ((67, 41), (0.724, 0.588), (0.791, 0.932), True),   # more in sum, abstained down 2, the guards held
+    ((66, 41), (0.724, 0.588), (0.791, 0.932), False),  # the same sum is no gain
+    ((69, 40), (0.745, 0.598), (0.800, 0.940), False),  # near misses abstained down 3
+    ((61, 48), (0.745, 0.598), (0.800, 0.940), False),  # answerable right down 3
+    ((67, 43), (0.714, 0.598), (0.800, 0.940), False),  # one SQuAD question fewer answered right
+    ((67, 43), (0.724, 0.588), (0.800, 0.929), False),  # one more CMRC question answered that its documents do not hold
+])
+def test_the_rule_needs_dev_better_in_sum_and_neither_guard_worse(cv, squad200, cmrc, expected):
+    figures = {"t": 0.36, "dev": cv, "cv": cv, "squad200": squad200, "squad900": (0.0, 0.0), "cmrc": cmrc}
+    assert refit.passes(figures, SHIPPED) is expected
+
+
+def test_the_guard_is_the_first_200_asked_and_a_question_with_nothing_to_judge_abstains(tmp_path):
+    lines = [{"source": "squad2", "n": n, "group": "a", "answerable": n % 2 == 0, "correct": n % 4 == 0,
+              "features": {} if n in (3, 4) else {"dense": 0.9}} for n in reversed(range(250))]
+    dump = tmp_path / "squad900.jsonl"
+    dump.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    guard = refit.guard_rows(dump)
+    assert sorted(r["n"] for r in guard) == list(range(200))
+    p = refit.guard_probability(guard, lambda rows: np.full(len(rows), 0.9))
+    assert all((x == 0.0) == (not r["features"]) for r, x in zip(guard, p))
+    assert refit.fd.outcomes(guard, p, 0.5)["answerable_right"] == pytest.approx(49 / 100)  # n = 4 had no sentence
+
+
+def test_a_question_that_abstained_by_its_own_rule_abstains_at_every_threshold():
+    trust = [{"answerable": False, "correct": False, "abstains": True},   # a release question no version answers
+             {"answerable": False, "correct": False},
+             {"answerable": True, "correct": True}]
+    p = np.array([0.9, 0.9, 0.9])
+    assert refit.counts(trust, p, 0.3, unjudged=0) == (1, 1)
+    assert refit.counts(trust, p, 0.95, unjudged=2) == (0, 4)
+
+
+def test_a_source_of_its_own_bias_is_fitted_but_not_shipped():
+    rng = np.random.default_rng(3)
+    rows = []
+    for source, group, n in (("trust", "g1", 60), ("trust", "g2", 60), ("squad2", "s", 120), ("cmrc", "c", 120)):
+        for _ in range(n):
+            x = float(rng.random())
+            rows.append({"source": source, "group": group, "split": "dev", "answerable": True,
+                         "correct": bool(rng.random() < x), "features": {"dense": x, "select_best": x}})
+    ship = {"dense": 1.0, "bias": -0.5}
+    refit.rk.OFFSET = True
+    plain = refit.fit("a", refit.Candidate(("select_best",), 1), rows, ship, 1e-3)
+    own = refit.fit("b", refit.Candidate(("select_best",), 1, offsets=True), rows, ship, 1e-3)
+    assert len(plain.beta) == len(own.beta) == 2  # select_best and the bias: no source_* weight is written
+    assert own.extra == ["select_best"] and 0.0 <= own.cv_auc <= 1.0
+    assert refit.probability(rows[:3], ship, own).shape == (3,)
+
+
+def test_a_threshold_that_holds_only_because_a_question_lies_just_under_it_does_not_pass():
+    """A SQuAD near miss at 0.36495 abstains at 0.365 in the dump, and was answered end to end: the rule must hold
+    MARGIN under the threshold too."""
+    guard = [{"answerable": False, "correct": False}, {"answerable": True, "correct": True}]
+    p = np.array([0.36495, 0.5])
+
+    def at(t):
+        o = refit.fd.outcomes(guard, p, t)
+        return {"t": t, "dev": (67, 41), "cv": (67, 41), "squad200": (o["answerable_right"], o["unanswerable_abstained"]),
+                "squad900": (0.0, 0.0), "cmrc": (0.791, 0.932)}
+
+    shipped = {**SHIPPED, "squad200": (1.0, 1.0)}
+    assert refit.passes(at(0.365), shipped)
+    assert not refit.holds(at, 0.365, shipped)
+    assert refit.holds(at, 0.368, shipped)
