@@ -1,0 +1,109 @@
+"""A small model as a chooser: which of the extractive answerer's best sentences answers the question.
+
+The no-model answer's ceiling is sentence selection: an evidence file is among the hits for most answerable
+questions, but the sentence that answers is often ranked second to sixth, and a near miss's best sentence gets
+quoted (benchmarks/RESULTS.md, 2026-12-06, issue 28 item 7).  A small model (1.5B) writes answers poorly but reads
+a handful of sentences well enough to point at one.  So it is shown the question and the extractive answerer's
+top K candidate sentences, numbered, each with its file and heading, and asked for one number, or NONE, in a
+reply of a few tokens at temperature 0:
+
+- a number: that sentence leads the extractive answer (cited as the extractive answer cites), and the extractive
+  answer's own sentences follow, so the answer holds everything the extractive one holds;
+- NONE: the extractive answer, with the model's verdict weighed by the decision (`NONE_FLOOR`: under that
+  evidence, the answer is "not found");
+- a reply that is neither (prose, a number out of range): the extractive answer, as if the model were not there.
+
+Nothing the model writes is published: it only orders sentences of the documents.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from docqa.answer.extractive import Extract, Sentence
+from docqa.answer.sources import SourceSet, distinct_name
+from docqa.llm.base import Message
+
+K = 6  # candidates shown: the evidence file is among the hits for ~92 % of answerable questions, its sentence often 2nd-6th
+MAX_CHARS = 240  # of each candidate's text: a long table or paragraph is cut, the prompt stays short (prompt reading dominates)
+MAX_TOKENS = 4  # the reply is a number or NONE
+NONE_FLOOR = 0.0  # the model said NONE and the evidence is under this: not found (0: the verdict is only recorded)
+ASK_ABSTAINED = False  # ask even when the extractive answerer abstains (recorded in the trace only: for measurement)
+NONE, UNREAD = 0, -1  # what `read` returns besides a candidate's number
+
+SYSTEM = """You choose which numbered sentence from the documents answers a question.
+Reply with the number of the one sentence that states the answer, or NONE if no sentence states it.
+Reply with the number or NONE only, nothing else."""
+
+_NUMBER = re.compile(r"^\W{0,3}(?:sentence\s*|number\s*)?\[?(\d{1,2})\]?(?:\W|$)", re.IGNORECASE)
+_NONE = re.compile(r"^\W{0,3}(?:none|not[_ ]found|no sentence)\b", re.IGNORECASE)
+
+
+@dataclass(slots=True)
+class Choice:
+    """What the model chose: `pick` is the candidate's number (1-based), NONE or UNREAD; `sentence` the pick."""
+
+    pick: int
+    sentence: Sentence | None = None
+
+    @property
+    def said_none(self) -> bool:
+        return self.pick == NONE
+
+
+def candidates(result: Extract, k: int = K) -> list[Sentence]:
+    """The extractive answerer's best sentences by its ranking, its lead first (so that a model that picks the first
+    picks what the extractive answer quotes), near repeats and table-header rows left out."""
+    lead = (result.shape.sentences[0] if result.shape is not None and result.heading is None else None)
+    first = result.chosen or result.ranked
+    order = [s for s in ([lead] if lead else []) + first[:1] + sorted(result.candidates, key=lambda s: -s.score)]
+    out: list[Sentence] = []
+    seen: set[str] = set()
+    for s in order:
+        key = " ".join(s.text.split()).casefold()
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        out.append(s)
+        if len(out) == k:
+            break
+    return out
+
+
+def messages(question: str, shown: Sequence[Sentence], sources: SourceSet) -> list[Message]:
+    """The prompt: fixed instructions (a server's prompt cache keeps them), then the numbered sentences, each with
+    its file and heading, then the question."""
+    lines = []
+    for i, s in enumerate(shown, 1):
+        hit = sources.get(s.n).hit  # type: ignore[union-attr]
+        where = distinct_name(hit.path, sources.paths)
+        section = hit.section.split(" > ")[-1] if hit.section else ""
+        text = " ".join(s.text.split())
+        text = text if len(text) <= MAX_CHARS else text[:MAX_CHARS].rstrip() + " …"
+        lines.append(f"[{i}] ({where}{' § ' + section if section else ''}) {text}")
+    user = "Sentences:\n" + "\n".join(lines) + f"\n\nQuestion: {question}\nThe number of the sentence that answers it, or NONE:"
+    return [Message("system", SYSTEM), Message("user", user)]
+
+
+def read(text: str, count: int) -> int:
+    """The reply read: a candidate's number (1..count), NONE, or UNREAD (anything else: prose, a number out of range)."""
+    line = text.strip().splitlines()[0].strip() if text.strip() else ""
+    if _NONE.match(line):
+        return NONE
+    m = _NUMBER.match(line)
+    if m and 1 <= int(m.group(1)) <= count:
+        return int(m.group(1))
+    return UNREAD
+
+
+def choice(text: str, shown: Sequence[Sentence]) -> Choice:
+    pick = read(text, len(shown))
+    return Choice(pick, shown[pick - 1] if pick > 0 else None)
+
+
+def leads(pick: Sentence, quoted: Sequence[Sentence]) -> list[Sentence]:
+    """The extractive answer's sentences with the pick first: the pick, then the others in their order, the pick's
+    own place (or a quote it overlaps) left out."""
+    return [pick] + [x for x in quoted if not (x.n == pick.n and x.start < pick.end and pick.start < x.end)]
