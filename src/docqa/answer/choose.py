@@ -53,12 +53,11 @@ class Choice:
         return self.pick == NONE
 
 
-def candidates(result: Extract, k: int = K) -> list[Sentence]:
-    """The extractive answerer's best sentences by its ranking, its lead first (so that a model that picks the first
-    picks what the extractive answer quotes), near repeats and table-header rows left out."""
-    lead = (result.shape.sentences[0] if result.shape is not None and result.heading is None else None)
+def candidates(result: Extract, lead: Sentence | None = None, k: int = K) -> list[Sentence]:
+    """The extractive answerer's best sentences by its ranking, `lead` (the sentence its answer starts with) first,
+    so that a model that picks the first changes nothing; near repeats left out."""
     first = result.chosen or result.ranked
-    order = [s for s in ([lead] if lead else []) + first[:1] + sorted(result.candidates, key=lambda s: -s.score)]
+    order = ([lead] if lead else []) + first[:1] + sorted(result.candidates, key=lambda s: -s.score)
     out: list[Sentence] = []
     seen: set[str] = set()
     for s in order:

@@ -244,7 +244,8 @@ class Pipeline:
             answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 0, "no passage answers the question well enough")
             return (yield from self._not_found(answer, ctx))
         steps = short.asks_for_steps(query) or (result.shape is not None and result.shape.steps) or bool(split(query))
-        shown = choose.candidates(result)
+        quoted = _quoted_in_order(result, self.settings.answer.extractive_sentences) if not result.abstained else []
+        shown = choose.candidates(result, next((x for x in quoted if x is not result.heading), None))
         if (steps and not result.abstained) or len(shown) < 2:
             ctx.trace.append({"stage": "choosing", "pick": None, "reason": "not asked: a procedure, steps, a question "
                               "of several parts, or a single candidate (the extractive answerer's)"})
@@ -271,7 +272,8 @@ class Pipeline:
             answer.notes.append(f"{reason}; the answer quotes the documents as ranked")
             return (yield from self._extractive(answer, hits, ctx, found=found))
         answer.retrieval.acceptance = Acceptance(accept.MODEL, 1, 1, f"the model chose sentence {picked.pick} of {len(shown)}")
-        published = yield from self._extractive(answer, hits, ctx, found=found, lead=picked.sentence)
+        published = yield from self._extractive(answer, hits, ctx, found=found,
+                                                lead=picked.sentence if picked.pick > 1 else None)  # 1: its own lead
         published.mode = "pipeline" if picked.pick > 1 else published.mode
         return published
 

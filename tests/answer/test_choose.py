@@ -1,0 +1,165 @@
+"""A small model as a chooser (docqa.answer.choose): shown the extractive answerer's best sentences, numbered with
+their file and heading, it replies with one number or NONE; the chosen sentence leads the extractive answer.  A real
+knowledge base (SQLite, the hash embedder) and the scripted OpenAI-compatible server on loopback at the LLM boundary,
+serving a model named like the local 1.5B so that it counts as small."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from docqa.answer import choose
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
+
+from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
+
+SMALL = "qwen2.5-coder-1.5b"
+OPS = """# Operations
+
+## Backups
+
+The database is backed up every 6 hours to object storage.
+Backups are kept for 35 days.
+A restore takes about twenty minutes for a database of 10 GB.
+
+## API keys
+
+API keys are rotated every 90 days with `acmectl keys rotate`.
+Old keys stop working one week after the rotation.
+"""
+QUESTION = "How often is the database backed up?"
+
+
+@pytest.fixture
+def make(tmp_path, embedder):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
+    opened: list[KnowledgeBase] = []
+
+    def make(url: str | None, **answer) -> KnowledgeBase:
+        llm = ({"provider": "openai", "base_url": url, "model": SMALL, "timeout": 120, "max_retries": 0}
+               if url else {"provider": "none"})
+        kb = KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), answer={"choose_sentence": True, **answer}, llm=llm),
+                           embedder=embedder)
+        if not opened:
+            kb.add([tmp_path / "docs"])
+        opened.append(kb)
+        return kb
+
+    yield make
+    for kb in opened:
+        kb.close()
+
+
+def number_of(phrase: str):
+    """A scripted reply: the number of the listed sentence that holds `phrase` (wherever the ranking put it)."""
+    def reply(body: dict) -> dict:
+        prompt = body["messages"][-1]["content"]
+        line = next(x for x in prompt.splitlines() if phrase in x)
+        return {"text": re.match(r"\[(\d+)\]", line).group(1)}
+    return reply
+
+
+@pytest.mark.parametrize("reply, count, pick", [
+    ("3", 6, 3),
+    ("[2]", 6, 2),
+    ("Sentence 4.", 6, 4),
+    ("1\n", 6, 1),
+    ("NONE", 6, choose.NONE),
+    ("none.", 6, choose.NONE),
+    ("NOT_FOUND", 6, choose.NONE),
+    ("7", 6, choose.UNREAD),  # out of range
+    ("0", 6, choose.UNREAD),
+    ("The database is backed up every 6 hours [1].", 6, choose.UNREAD),  # prose, not a number
+    ("12 hours", 6, choose.UNREAD),
+    ("", 6, choose.UNREAD),
+])
+def test_the_reply_is_read_as_one_number_or_none(reply, count, pick):
+    assert choose.read(reply, count) == pick
+
+
+def test_the_chosen_sentence_leads_the_extractive_answer(make):
+    plain = make(None).ask(QUESTION)  # the extractive answer: what the chosen sentence is put before
+    assert plain.answerable and not plain.answer.startswith("API keys are rotated")
+    with ScriptedServer([number_of("API keys are rotated")]) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    assert answer.answerable and answer.mode == "pipeline"
+    assert answer.answer.startswith("API keys are rotated every 90 days with `acmectl keys rotate`. [1]")
+    assert answer.citations[0].quote.startswith("API keys are rotated") and answer.citations[0].n == 1
+    for claim in plain.claims:  # everything the extractive answer quotes is still quoted
+        assert claim.text in answer.answer
+    assert answer.retrieval.acceptance.outcome == "model" and "chose sentence" in answer.retrieval.acceptance.reason
+    assert len(server.requests) == 1
+    asked = server.requests[0]
+    assert asked["max_tokens"] == choose.MAX_TOKENS and asked["temperature"] == 0.0
+    prompt = asked["messages"][-1]["content"]
+    assert "ops.md § Backups" in prompt and "ops.md § API keys" in prompt and prompt.count("\n[") >= 2
+    assert prompt.rstrip().endswith("or NONE:") and QUESTION in prompt
+
+
+def test_picking_the_extractive_lead_changes_nothing(make):
+    plain = make(None).ask(QUESTION)
+    with ScriptedServer([{"text": "1"}]) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    assert answer.answer == plain.answer and answer.mode == "extractive"
+
+
+@pytest.mark.parametrize("floor, answered", [(0.0, True), (1.0, False)])
+def test_none_is_the_models_verdict_weighed_with_the_evidence(make, monkeypatch, floor, answered):
+    """NONE under choose.NONE_FLOOR's evidence: not found; above it, the extractive answer as it is."""
+    monkeypatch.setattr(choose, "NONE_FLOOR", floor)
+    plain = make(None).ask(QUESTION)
+    with ScriptedServer([{"text": "NONE"}]) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    assert answer.answerable is answered and len(server.requests) == 1
+    if answered:
+        assert answer.answer == plain.answer and answer.retrieval.acceptance.outcome == "extractive"
+    else:
+        assert answer.retrieval.acceptance.outcome == "not_found" and "found no sentence" in answer.retrieval.acceptance.reason
+        assert "NONE" not in answer.answer
+
+
+@pytest.mark.parametrize("reply", ["The database is backed up every 6 hours [1].", "9", "", "I am not sure."])
+def test_a_malformed_reply_falls_back_to_the_extractive_answer(make, reply):
+    plain = make(None).ask(QUESTION)
+    with ScriptedServer([{"text": reply}]) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    assert answer.answerable and answer.answer == plain.answer and answer.mode == "extractive"
+    assert answer.retrieval.acceptance.outcome == "extractive" and len(server.requests) == 1
+    assert any("quotes the documents as ranked" in note for note in answer.notes)
+
+
+def test_a_failing_model_falls_back_to_the_extractive_answer(make):
+    plain = make(None).ask(QUESTION)
+    with ScriptedServer([{"status": 500}]) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    assert answer.answerable and answer.answer == plain.answer and answer.status == "FALLBACK"
+
+
+@pytest.mark.parametrize("question", ["How do I rotate the API keys?", "What is the capital of France and who founded Rome?"])
+def test_no_call_for_a_procedure_or_when_nothing_answers(make, question):
+    with ScriptedServer([{"text": "1"}]) as server:
+        answer = make(server.base_url).ask(question)
+    assert server.requests == []
+    assert answer.mode == "extractive" or not answer.answerable
+
+
+def test_near_repeats_are_shown_once():
+    from docqa.answer.extractive import Extract, Sentence
+
+    a, b, c = Sentence(1, 0, 10, "Backups run daily."), Sentence(2, 0, 10, "Backups  run daily."), Sentence(1, 20, 30, "Keys rotate.")
+    a.score, b.score, c.score = 0.9, 0.8, 0.5
+    got = choose.candidates(Extract([a], evidence=0.9, abstained=False, candidates=[a, b, c]))
+    assert got == [a, c]
+
+
+@pytest.mark.slow
+@pytest.mark.real_llm
+def test_the_real_small_model_chooses_the_sentence_that_answers(make, real_llm):
+    started = time.monotonic()
+    answer = make(real_llm).ask("How long are backups kept?")
+    assert time.monotonic() - started < 60
+    assert answer.answerable and "35 days" in answer.answer.split("[1]")[0]
