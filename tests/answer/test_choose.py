@@ -5,6 +5,7 @@ serving a model named like the local 1.5B so that it counts as small."""
 
 from __future__ import annotations
 
+import math
 import re
 import time
 
@@ -163,3 +164,31 @@ def test_the_real_small_model_chooses_the_sentence_that_answers(make, real_llm):
     answer = make(real_llm).ask("How long are backups kept?")
     assert time.monotonic() - started < 60
     assert answer.answerable and "35 days" in answer.answer.split("[1]")[0]
+
+
+@pytest.mark.parametrize("top, count, expected", [
+    ({"2": math.log(0.5), "3": math.log(0.3), "NONE": math.log(0.2)}, 6, {2: 0.5, 3: 0.3, 0: 0.2}),
+    ({"2": math.log(0.4), "[": math.log(0.4), "None": math.log(0.1)}, 6, {2: 0.8, 0: 0.2}),  # "[" is no answer
+    ({"7": math.log(0.5), "1": math.log(0.25)}, 6, {1: 1.0}),  # 7 is out of range
+    ({"The": math.log(0.9)}, 6, {}),
+    ({}, 6, {}),
+])
+def test_the_first_tokens_alternatives_are_read_as_shares_of_the_answers(top, count, expected):
+    got = choose.shares(top, count)
+    assert got.keys() == expected.keys() and all(abs(got[k] - v) < 1e-9 for k, v in expected.items())
+
+
+@pytest.mark.parametrize("none_share, answered", [(0.5, True), (0.3, False)])
+def test_nones_share_of_the_models_probability_is_its_verdict(make, monkeypatch, none_share, answered):
+    """The model names a sentence, but gives NONE 40 % of its first token's probability: a doubt when NONE_SHARE
+    is under 40 % (and the evidence under NONE_FLOOR), not one above it.  The request asks for the alternatives."""
+    monkeypatch.setattr(choose, "NONE_FLOOR", 1.0)
+    monkeypatch.setattr(choose, "NONE_SHARE", none_share)
+    pick = number_of("API keys are rotated")
+    with ScriptedServer([lambda body: {**pick(body), "top": {pick(body)["text"]: math.log(0.6), "NONE": math.log(0.4)}}]) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    assert server.requests[0]["logprobs"] is True and server.requests[0]["top_logprobs"] == choose.TOP
+    assert answer.answerable is answered
+    assert answer.answer.startswith("API keys are rotated") is answered
+    if not answered:
+        assert "NONE: 40% of its choice" in answer.retrieval.acceptance.reason

@@ -18,9 +18,10 @@ Nothing the model writes is published: it only orders sentences of the documents
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from docqa.answer.extractive import Extract, Sentence
 from docqa.answer.sources import SourceSet, distinct_name
@@ -29,7 +30,9 @@ from docqa.llm.base import Message
 K = 6  # candidates shown: the evidence file is among the hits for ~92 % of answerable questions, its sentence often 2nd-6th
 MAX_CHARS = 240  # of each candidate's text: a long table or paragraph is cut, the prompt stays short (prompt reading dominates)
 MAX_TOKENS = 4  # the reply is a number or NONE
-NONE_FLOOR = 0.0  # the model said NONE and the evidence is under this: not found (0: the verdict is only recorded)
+TOP = 10  # alternatives of the first token asked for (logprobs): the model's own doubt, NONE's share of it
+NONE_FLOOR = 0.0  # the model doubts (below) and the evidence is under this: not found (0: the verdict is only recorded)
+NONE_SHARE = 1.0  # the model doubts when it says NONE, or gives NONE at least this share of its first token's probability
 ASK_ABSTAINED = False  # ask even when the extractive answerer abstains (recorded in the trace only: for measurement)
 NONE, UNREAD = 0, -1  # what `read` returns besides a candidate's number
 
@@ -43,14 +46,27 @@ _NONE = re.compile(r"^\W{0,3}(?:none|not[_ ]found|no sentence)\b", re.IGNORECASE
 
 @dataclass(slots=True)
 class Choice:
-    """What the model chose: `pick` is the candidate's number (1-based), NONE or UNREAD; `sentence` the pick."""
+    """What the model chose: `pick` is the candidate's number (1-based), NONE or UNREAD; `sentence` the pick;
+    `shares`: the model's probability of each answer it could have given first (0: NONE), normalised over them
+    (empty when the server sends no log probabilities)."""
 
     pick: int
     sentence: Sentence | None = None
+    shares: dict[int, float] = field(default_factory=dict)
 
     @property
     def said_none(self) -> bool:
         return self.pick == NONE
+
+    @property
+    def none_share(self) -> float | None:
+        """How likely the model found NONE (None: not known)."""
+        return self.shares.get(NONE, 0.0) if self.shares else None
+
+    @property
+    def doubts(self) -> bool:
+        """The model's verdict is that no sentence answers: it said NONE, or NONE had NONE_SHARE of its probability."""
+        return self.said_none or (self.none_share or 0.0) >= NONE_SHARE
 
 
 def candidates(result: Extract, lead: Sentence | None = None, k: int = K) -> list[Sentence]:
@@ -97,9 +113,22 @@ def read(text: str, count: int) -> int:
     return UNREAD
 
 
-def choice(text: str, shown: Sequence[Sentence]) -> Choice:
+def choice(text: str, shown: Sequence[Sentence], top: dict[str, float] | None = None) -> Choice:
     pick = read(text, len(shown))
-    return Choice(pick, shown[pick - 1] if pick > 0 else None)
+    return Choice(pick, shown[pick - 1] if pick > 0 else None, shares(top or {}, len(shown)))
+
+
+def shares(top: dict[str, float], count: int) -> dict[int, float]:
+    """The first token's alternatives (token -> log probability) read as answers: a number 1..count or NONE (0),
+    each answer's probability normalised over the answers among them; {} when none is."""
+    mass: dict[int, float] = {}
+    for token, logprob in top.items():
+        word = token.strip().lstrip("[").strip().upper()
+        n = NONE if word in ("NONE", "NO", "NOT") else int(word) if word.isdigit() and 1 <= int(word) <= count else None
+        if n is not None:
+            mass[n] = mass.get(n, 0.0) + math.exp(logprob)
+    total = sum(mass.values())
+    return {n: m / total for n, m in mass.items()} if total > 0 else {}
 
 
 def leads(pick: Sentence, quoted: Sequence[Sentence]) -> list[Sentence]:

@@ -253,17 +253,19 @@ class Pipeline:
         with ctx.stage("generating", choose=True):
             yield Generating()
             reply = yield from ctx.call(self.model, "generating", choose.messages(query, shown, pool),
-                                        max_tokens=choose.MAX_TOKENS, temperature=0.0)
-        picked = choose.choice(reply.text, shown)
+                                        max_tokens=choose.MAX_TOKENS, temperature=0.0, logprobs=True, top_logprobs=choose.TOP)
+        picked = choose.choice(reply.text, shown, reply.top)
         ctx.trace.append({"stage": "choosing", "pick": picked.pick, "reply": reply.text[:200], "evidence": result.evidence,
+                          "shares": {str(k): round(v, 4) for k, v in picked.shares.items()},
                           "abstained": result.abstained,
                           "candidates": [{"path": pool.get(s.n).hit.path, "text": s.text[:1000], "score": round(s.score, 4)}  # type: ignore[union-attr]
                                          for s in shown]})
         if result.abstained:  # asked only to measure what a rescue would do (choose.ASK_ABSTAINED)
             answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 0, "no passage answers the question well enough")
             return (yield from self._not_found(answer, ctx))
-        if picked.said_none and result.evidence < choose.NONE_FLOOR:
-            reason = f"the model found no sentence that answers, and the evidence ({result.evidence:.2f}) is under {choose.NONE_FLOOR}"
+        if picked.doubts and result.evidence < choose.NONE_FLOOR:
+            reason = (f"the model found no sentence that answers (NONE: {picked.none_share or 1.0:.0%} of its choice), "
+                      f"and the evidence ({result.evidence:.2f}) is under {choose.NONE_FLOOR}")
             answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 1, reason)
             return (yield from self._not_found(answer, ctx))
         if picked.sentence is None:
