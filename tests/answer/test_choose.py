@@ -192,3 +192,21 @@ def test_nones_share_of_the_models_probability_is_its_verdict(make, monkeypatch,
     assert answer.answer.startswith("API keys are rotated") is answered
     if not answered:
         assert "NONE: 40% of its choice" in answer.retrieval.acceptance.reason
+
+
+@pytest.mark.parametrize("floor, reply, answered, calls", [
+    (1.0, "1", False, 0),  # under RESCUE_FLOOR's evidence: not asked
+    (0.0, "1", True, 1),  # the model backs the ranking's best sentence: answered after all
+    (0.0, "2", False, 1),  # another sentence: the abstention stands
+    (0.0, "NONE", False, 1),
+])
+def test_an_abstention_is_taken_back_only_when_the_model_backs_the_best_sentence(make, monkeypatch, floor, reply, answered, calls):
+    """The abstain threshold set at 0.99: the extractive answerer abstains on a question the documents answer."""
+    monkeypatch.setattr(choose, "RESCUE_FLOOR", floor)
+    assert not make(None, abstain_threshold=0.99).ask(QUESTION).answerable
+    with ScriptedServer([{"text": reply}]) as server:
+        answer = make(server.base_url, abstain_threshold=0.99).ask(QUESTION)
+    assert answer.answerable is answered and len(server.requests) == calls
+    if answered:
+        assert answer.mode == "pipeline" and "every 6 hours" in answer.answer and answer.probability < 0.99
+        assert "chose the best-ranked sentence" in answer.retrieval.acceptance.reason

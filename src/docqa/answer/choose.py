@@ -33,6 +33,8 @@ MAX_TOKENS = 4  # the reply is a number or NONE
 TOP = 10  # alternatives of the first token asked for (logprobs): the model's own doubt, NONE's share of it
 NONE_FLOOR = 0.0  # the model doubts (below) and the evidence is under this: not found (0: the verdict is only recorded)
 NONE_SHARE = 1.0  # the model doubts when it says NONE, or gives NONE at least this share of its first token's probability
+RESCUE_FLOOR = 1.0  # the extractive answerer abstained with at least this evidence: the model is asked, and when it
+# chooses the ranking's best sentence (and does not doubt) that answer is published after all (1.0: never)
 ASK_ABSTAINED = False  # ask even when the extractive answerer abstains (recorded in the trace only: for measurement)
 NONE, UNREAD = 0, -1  # what `read` returns besides a candidate's number
 
@@ -135,3 +137,9 @@ def leads(pick: Sentence, quoted: Sequence[Sentence]) -> list[Sentence]:
     """The extractive answer's sentences with the pick first: the pick, then the others in their order, the pick's
     own place (or a quote it overlaps) left out."""
     return [pick] + [x for x in quoted if not (x.n == pick.n and x.start < pick.end and pick.start < x.end)]
+
+
+def rescues(picked: Choice, evidence: float) -> bool:
+    """Whether an abstention is taken back: the evidence is at least RESCUE_FLOOR (under the abstain threshold) and
+    the model chose the ranking's best sentence, with no doubt."""
+    return evidence >= RESCUE_FLOOR and picked.pick == 1 and not picked.doubts

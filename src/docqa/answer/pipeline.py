@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from docqa.answer import accept, choose, guard, hop, prompts, rows, sentinel, short
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
@@ -239,14 +239,14 @@ class Pipeline:
         the extractive answerer abstains, nor for a procedure or a question of several parts."""
         pool, result = found
         query = answer.retrieval.query
-        if result.abstained and not choose.ASK_ABSTAINED:
-            ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
-            answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 0, "no passage answers the question well enough")
-            return (yield from self._not_found(answer, ctx))
         steps = short.asks_for_steps(query) or (result.shape is not None and result.shape.steps) or bool(split(query))
         quoted = _quoted_in_order(result, self.settings.answer.extractive_sentences) if not result.abstained else []
         shown = choose.candidates(result, next((x for x in quoted if x is not result.heading), None))
-        if (steps and not result.abstained) or len(shown) < 2:
+        if result.abstained and (steps or len(shown) < 2 or not (choose.ASK_ABSTAINED or result.evidence >= choose.RESCUE_FLOOR)):
+            ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
+            answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 0, "no passage answers the question well enough")
+            return (yield from self._not_found(answer, ctx))
+        if steps or len(shown) < 2:
             ctx.trace.append({"stage": "choosing", "pick": None, "reason": "not asked: a procedure, steps, a question "
                               "of several parts, or a single candidate (the extractive answerer's)"})
             return (yield from self._extractive(answer, hits, ctx, found=found))
@@ -260,8 +260,17 @@ class Pipeline:
                           "abstained": result.abstained,
                           "candidates": [{"path": pool.get(s.n).hit.path, "text": s.text[:1000], "score": round(s.score, 4)}  # type: ignore[union-attr]
                                          for s in shown]})
-        if result.abstained:  # asked only to measure what a rescue would do (choose.ASK_ABSTAINED)
-            answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 0, "no passage answers the question well enough")
+        if result.abstained:
+            if choose.rescues(picked, result.evidence):  # the model backs the ranking's best sentence: answered after all
+                reason = (f"the model chose the best-ranked sentence, and the evidence ({result.evidence:.2f}) is at least "
+                          f"{choose.RESCUE_FLOOR}, though under the abstain threshold")
+                answer.retrieval.acceptance = Acceptance(accept.MODEL, 1, 1, reason)
+                answer.notes.append(reason)
+                taken = replace(result, chosen=list(result.ranked), abstained=False, supporting=list(result.ranked[:1]))
+                published = yield from self._extractive(answer, hits, ctx, found=(pool, taken))
+                published.mode = "pipeline"
+                return published
+            answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 1, "no passage answers the question well enough")
             return (yield from self._not_found(answer, ctx))
         if picked.doubts and result.evidence < choose.NONE_FLOOR:
             reason = (f"the model found no sentence that answers (NONE: {picked.none_share or 1.0:.0%} of its choice), "
