@@ -33,8 +33,8 @@ MAX_TOKENS = 4  # the reply is a number or NONE
 TOP = 10  # alternatives of the first token asked for (logprobs): the model's own doubt, NONE's share of it
 NONE_FLOOR = 0.0  # the model doubts (below) and the evidence is under this: not found (0: the verdict is only recorded)
 NONE_SHARE = 1.0  # the model doubts when it says NONE, or gives NONE at least this share of its first token's probability
-RESCUE_FLOOR = 1.0  # the extractive answerer abstained with at least this evidence: the model is asked, and when it
-# chooses the ranking's best sentence (and does not doubt) that answer is published after all (1.0: never)
+RESCUE_FLOOR = 0.2  # the extractive answerer abstained with at least this evidence: the model is asked, and when it
+# chooses the ranking's best sentence (and does not doubt) that answer is published after all (dev: 0.1-0.25 the same)
 ASK_ABSTAINED = False  # ask even when the extractive answerer abstains (recorded in the trace only: for measurement)
 NONE, UNREAD = 0, -1  # what `read` returns besides a candidate's number
 
