@@ -1,16 +1,19 @@
 """A small model as a chooser: which of the extractive answerer's best sentences answers the question.
 
 The no-model answer's ceiling is sentence selection: an evidence file is among the hits for most answerable
-questions, but the sentence that answers is often ranked second to sixth, and a near miss's best sentence gets
-quoted (benchmarks/RESULTS.md, 2026-12-06, issue 28 item 7).  A small model (1.5B) writes answers poorly but reads
-a handful of sentences well enough to point at one.  So it is shown the question and the extractive answerer's
-top K candidate sentences, numbered, each with its file and heading, and asked for one number, or NONE, in a
-reply of a few tokens at temperature 0:
+questions, but the sentence that answers is often ranked lower than the three quoted, and some abstentions have the
+right sentence first (benchmarks/RESULTS.md, 2026-12-06, "the 1.5B as a chooser").  A small model (1.5B) writes
+answers poorly but can be shown the question and the extractive answerer's top K candidate sentences, numbered, each
+with its file and heading, and asked for one number, or NONE, in a reply of a few tokens at temperature 0 (its first
+token's log probabilities, when the server sends them, are kept as its doubt):
 
 - a number: that sentence leads the extractive answer (cited as the extractive answer cites), and the extractive
   answer's own sentences follow, so the answer holds everything the extractive one holds;
-- NONE: the extractive answer, with the model's verdict weighed by the decision (`NONE_FLOOR`: under that
-  evidence, the answer is "not found");
+- when the extractive answerer abstained with evidence of at least RESCUE_FLOOR, the model is asked too, and if it
+  chooses the ranking's best sentence (and does not doubt), the extractive answer is published after all (its
+  confidence stays the evidence's: low);
+- NONE (or NONE's share of the first token at least NONE_SHARE) under NONE_FLOOR's evidence: not found (off as
+  shipped: on the dev split every floor that abstained more also lost answerable questions);
 - a reply that is neither (prose, a number out of range): the extractive answer, as if the model were not there.
 
 Nothing the model writes is published: it only orders sentences of the documents.
