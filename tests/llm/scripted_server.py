@@ -1,7 +1,8 @@
 """A scripted OpenAI-compatible chat server on loopback (the one fake: the LLM boundary).
 
 Each POST /v1/chat/completions takes the next scripted reply: text, tool calls, an HTTP error,
-a delay, a token usage, a finish reason — or a function of the request body that returns one.  It streams as Server-Sent Events when the request asks
+a delay, a token usage, a finish reason, the first token's alternatives (`top`: token -> log probability, sent
+when the request asks for `logprobs`) — or a function of the request body that returns one.  It streams as Server-Sent Events when the request asks
 for `stream: true`, exactly as OpenAI-compatible servers do, and records every request body.
 """
 
@@ -116,7 +117,11 @@ def _chunks(body: dict, reply: dict):
     base = {"id": "cmpl-1", "object": "chat.completion.chunk", "created": 0, "model": body.get("model", "m")}
     text = reply.get("text") or ""
     for i in range(0, len(text), 7):
-        yield {**base, "choices": [{"index": 0, "delta": {"content": text[i:i + 7]}, "finish_reason": None}]}
+        choice = {"index": 0, "delta": {"content": text[i:i + 7]}, "finish_reason": None}
+        if i == 0 and body.get("logprobs") and reply.get("top"):  # the first token's alternatives, as llama.cpp sends them
+            top = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in reply["top"].items()]
+            choice["logprobs"] = {"content": [{**top[0], "top_logprobs": top}]}
+        yield {**base, "choices": [choice]}
     for index, call in enumerate(_calls(reply)):
         args = call["function"]["arguments"]
         half = len(args) // 2

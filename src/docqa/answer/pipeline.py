@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from docqa.answer import accept, guard, hop, prompts, rows, sentinel, short
+from docqa.answer import accept, choose, guard, hop, prompts, rows, sentinel, short
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
 from docqa.answer.escalate import Escalation
-from docqa.answer.extractive import Extract, extract
+from docqa.answer.extractive import Extract, Sentence, extract
 from docqa.answer.library import Library
 from docqa.answer.parts import Part, split
 from docqa.answer.route import catalog_answer, condense_heuristic, condensed_reply, language_of, looks_like_follow_up, not_found_answer
@@ -160,6 +160,8 @@ class Pipeline:
             return (yield from self._not_found(answer, ctx))
         found = self._evidence(answer, hits, ctx) if self.settings.answer.accept_share > 0 else None
         task = self.task()
+        if found is not None and self.model.small and self.settings.answer.choose_sentence and not task:
+            return (yield from self._choose(answer, hits, ctx, found))
         words_only = found is not None and self.model.small and self.settings.answer.short_answers and not task
         second = (found is not None and found[1].abstained and not task and not words_only  # a few words are no second look
                   and self._second_look(answer, hits))
@@ -229,6 +231,62 @@ class Pipeline:
             answer.notes.append(f"the model's short answer was not used ({verdict.reason}); the answer quotes the documents")
             return (yield from self._extractive(answer, hits, ctx, found=found))
         return (yield from self._led(answer, hits, found, verdict.found, n))  # type: ignore[arg-type]
+
+    def _choose(self, answer: Answer, hits: SearchResults, ctx: RunContext, found: Found) -> Events:
+        """A small model as a chooser (docqa.answer.choose): shown the extractive answerer's best sentences, it names
+        the one that answers; that sentence leads the extractive answer.  NONE is the model's verdict, weighed with
+        the evidence (choose.NONE_FLOOR); an unreadable reply leaves the extractive answer as it is.  Not asked when
+        the extractive answerer abstains, nor for a procedure or a question of several parts."""
+        pool, result = found
+        query = answer.retrieval.query
+        steps = short.asks_for_steps(query) or (result.shape is not None and result.shape.steps) or bool(split(query))
+        quoted = _quoted_in_order(result, self.settings.answer.extractive_sentences) if not result.abstained else []
+        shown = choose.candidates(result, next((x for x in quoted if x is not result.heading), None))
+        if result.abstained and (steps or len(shown) < 2 or not (choose.ASK_ABSTAINED or result.evidence >= choose.RESCUE_FLOOR)):
+            ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
+            answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 0, "no passage answers the question well enough")
+            return (yield from self._not_found(answer, ctx))
+        if steps or len(shown) < 2:
+            ctx.trace.append({"stage": "choosing", "pick": None, "reason": "not asked: a procedure, steps, a question "
+                              "of several parts, or a single candidate (the extractive answerer's)"})
+            return (yield from self._extractive(answer, hits, ctx, found=found))
+        with ctx.stage("generating", choose=True):
+            yield Generating()
+            reply = yield from ctx.call(self.model, "generating", choose.messages(query, shown, pool),
+                                        max_tokens=choose.MAX_TOKENS, temperature=0.0, logprobs=True, top_logprobs=choose.TOP)
+        picked = choose.choice(reply.text, shown, reply.top)
+        ctx.trace.append({"stage": "choosing", "pick": picked.pick, "reply": reply.text[:200], "evidence": result.evidence,
+                          "shares": {str(k): round(v, 4) for k, v in picked.shares.items()},
+                          "abstained": result.abstained,
+                          "candidates": [{"path": pool.get(s.n).hit.path, "text": s.text[:1000], "score": round(s.score, 4)}  # type: ignore[union-attr]
+                                         for s in shown]})
+        if result.abstained:
+            if choose.rescues(picked, result.evidence):  # the model backs the ranking's best sentence: answered after all
+                reason = (f"the model chose the best-ranked sentence, and the evidence ({result.evidence:.2f}) is at least "
+                          f"{choose.RESCUE_FLOOR}, though under the abstain threshold")
+                answer.retrieval.acceptance = Acceptance(accept.MODEL, 1, 1, reason)
+                answer.notes.append(reason)
+                taken = replace(result, chosen=list(result.ranked), abstained=False, supporting=list(result.ranked[:1]))
+                published = yield from self._extractive(answer, hits, ctx, found=(pool, taken))
+                published.mode = "pipeline"
+                return published
+            answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 1, "no passage answers the question well enough")
+            return (yield from self._not_found(answer, ctx))
+        if picked.doubts and result.evidence < choose.NONE_FLOOR:
+            reason = (f"the model found no sentence that answers (NONE: {picked.none_share or 1.0:.0%} of its choice), "
+                      f"and the evidence ({result.evidence:.2f}) is under {choose.NONE_FLOOR}")
+            answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 1, reason)
+            return (yield from self._not_found(answer, ctx))
+        if picked.sentence is None:
+            reason = "the model found no sentence that answers" if picked.said_none else "the model's reply could not be read as a number"
+            answer.retrieval.acceptance = Acceptance(accept.EXTRACTIVE, 0, 1, reason)
+            answer.notes.append(f"{reason}; the answer quotes the documents as ranked")
+            return (yield from self._extractive(answer, hits, ctx, found=found))
+        answer.retrieval.acceptance = Acceptance(accept.MODEL, 1, 1, f"the model chose sentence {picked.pick} of {len(shown)}")
+        published = yield from self._extractive(answer, hits, ctx, found=found,
+                                                lead=picked.sentence if picked.pick > 1 else None)  # 1: its own lead
+        published.mode = "pipeline" if picked.pick > 1 else published.mode
+        return published
 
     def _led(self, answer: Answer, hits: SearchResults, found: Found, words: short.Found, n: int) -> Events:
         """Publish the answer led by the model's words (docqa.answer.short.compose)."""
@@ -457,11 +515,11 @@ class Pipeline:
         return answer
 
     def _extractive(self, answer: Answer, hits: SearchResults, ctx: RunContext, streamed: bool = False,
-                    found: Found | None = None) -> Events:
+                    found: Found | None = None, lead: Sentence | None = None) -> Events:
         answer.mode = "extractive"
         yield Status(phase="extracting")
         sources, result = found or self._evidence(answer, hits, ctx)
-        by_parts = self._by_parts(answer, ctx)
+        by_parts, led = self._by_parts(answer, ctx), False
         subjects = self._subjects(answer, ctx)  # the things the question names, each with a file of its own (docqa.answer.hop)
         by_subjects = self._by_subjects(answer, subjects, [], 0) if result.abstained and by_parts is None else None
         if by_parts is not None:  # a question of several parts, each answered (docqa.answer.parts)
@@ -473,6 +531,8 @@ class Pipeline:
         else:
             evidence = result.evidence
             shown = _quoted_in_order(result, self.settings.answer.extractive_sentences)
+            led = lead is not None and not (shown and shown[0] is lead)  # a sentence the chooser picked leads (answer/choose.py)
+            shown = choose.leads(lead, shown) if led else shown
             answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
                                 for x in shown]
             # a question across two files: the sentence of the file a pick names (docqa.answer.hop); not for steps
@@ -486,7 +546,7 @@ class Pipeline:
             answer.citations, evidence = added or (answer.citations, evidence)
         answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, sources=[c.n], citations=[c], supported=True, support=1.0) for c in answer.citations]
         # a release heading quoted before the answer's sentences (answer/release.py) stands on a line of its own
-        heading = by_parts is None and result.shape is not None and result.heading is not None \
+        heading = by_parts is None and not led and result.shape is not None and result.heading is not None \
             and result.shape.sentences[0] is result.heading
         quoted = _quoted(answer.claims, heading_first=heading)
         text = number_by_first_use(quoted, answer.claims)

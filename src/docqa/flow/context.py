@@ -74,6 +74,7 @@ class RunContext:
             record["tools"] = [t["function"]["name"] for t in tools]
         self.trace.append(record)
         text, calls, usage, finish = [], [], Usage(), None
+        top: dict[str, float] = {}
         try:
             for delta in model.stream(messages, tools, **options):
                 if self.cancelled:
@@ -87,6 +88,7 @@ class RunContext:
                 if delta.usage is not None:
                     usage = usage + delta.usage
                 finish = delta.finish_reason or finish
+                top = top or delta.top or {}
         except (Cancelled, GeneratorExit, KeyboardInterrupt):
             record["cancelled"] = True
             raise
@@ -103,7 +105,9 @@ class RunContext:
                       usage={"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens})
         if calls:
             record["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
-        return ChatResult("".join(text), calls, usage, finish)
+        if top:
+            record["top"] = {k: round(v, 4) for k, v in top.items()}
+        return ChatResult("".join(text), calls, usage, finish, top)
 
     def price_apart(self, usage: Usage, cost: float) -> None:
         """`usage` (already counted in `self.usage`) cost `cost` at another model's prices (the escalation model)."""

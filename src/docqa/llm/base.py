@@ -59,6 +59,7 @@ class Delta:
     tool_call: ToolCall | None = None
     usage: Usage | None = None
     finish_reason: str | None = None
+    top: dict[str, float] | None = None  # asked with `logprobs`: the first token's likeliest tokens and their log probabilities
 
 
 @dataclass(slots=True)
@@ -67,6 +68,7 @@ class ChatResult:
     tool_calls: list[ToolCall]
     usage: Usage
     finish_reason: str | None  # "stop", "tool_calls", "length" (cut off by the token limit), ...
+    top: dict[str, float] = field(default_factory=dict)  # asked with `logprobs`: the first token's alternatives (Delta.top)
 
     @property
     def truncated(self) -> bool:

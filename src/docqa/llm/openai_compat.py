@@ -57,12 +57,16 @@ class OpenAICompatModel(ChatModel):
 
     def _deltas(self, chunks) -> Iterator[Delta]:
         pending: dict[int, dict[str, str]] = {}  # tool calls arrive in pieces, by index
-        finish = None
+        finish, first = None, True
         for chunk in chunks:
             if chunk.usage is not None:
                 yield Delta(usage=Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0))
             for choice in chunk.choices or []:
                 delta = choice.delta
+                content = choice.logprobs.content if getattr(choice, "logprobs", None) is not None else None
+                if first and content:  # asked with logprobs: the first token's alternatives (a chooser's verdict)
+                    first = False
+                    yield Delta(top={t.token: t.logprob for t in content[0].top_logprobs or []} or {content[0].token: content[0].logprob})
                 if delta is not None and delta.content:
                     yield Delta(text=delta.content)
                 for call in (delta.tool_calls if delta is not None else None) or []:

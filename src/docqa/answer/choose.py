@@ -1,0 +1,148 @@
+"""A small model as a chooser: which of the extractive answerer's best sentences answers the question.
+
+The no-model answer's ceiling is sentence selection: an evidence file is among the hits for most answerable
+questions, but the sentence that answers is often ranked lower than the three quoted, and some abstentions have the
+right sentence first (benchmarks/RESULTS.md, 2026-12-06, "the 1.5B as a chooser").  A small model (1.5B) writes
+answers poorly but can be shown the question and the extractive answerer's top K candidate sentences, numbered, each
+with its file and heading, and asked for one number, or NONE, in a reply of a few tokens at temperature 0 (its first
+token's log probabilities, when the server sends them, are kept as its doubt):
+
+- a number: that sentence leads the extractive answer (cited as the extractive answer cites), and the extractive
+  answer's own sentences follow, so the answer holds everything the extractive one holds;
+- when the extractive answerer abstained with evidence of at least RESCUE_FLOOR, the model is asked too, and if it
+  chooses the ranking's best sentence (and does not doubt), the extractive answer is published after all (its
+  confidence stays the evidence's: low);
+- NONE (or NONE's share of the first token at least NONE_SHARE) under NONE_FLOOR's evidence: not found (off as
+  shipped: on the dev split every floor that abstained more also lost answerable questions);
+- a reply that is neither (prose, a number out of range): the extractive answer, as if the model were not there.
+
+Nothing the model writes is published: it only orders sentences of the documents.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from docqa.answer.extractive import Extract, Sentence
+from docqa.answer.sources import SourceSet, distinct_name
+from docqa.llm.base import Message
+
+K = 6  # candidates shown: the evidence file is among the hits for ~92 % of answerable questions, its sentence often 2nd-6th
+MAX_CHARS = 240  # of each candidate's text: a long table or paragraph is cut, the prompt stays short (prompt reading dominates)
+MAX_TOKENS = 4  # the reply is a number or NONE
+TOP = 10  # alternatives of the first token asked for (logprobs): the model's own doubt, NONE's share of it
+NONE_FLOOR = 0.0  # the model doubts (below) and the evidence is under this: not found (0: the verdict is only recorded)
+NONE_SHARE = 1.0  # the model doubts when it says NONE, or gives NONE at least this share of its first token's probability
+RESCUE_FLOOR = 0.2  # the extractive answerer abstained with at least this evidence: the model is asked, and when it
+# chooses the ranking's best sentence (and does not doubt) that answer is published after all (dev: 0.1-0.25 the same)
+ASK_ABSTAINED = False  # ask even when the extractive answerer abstains (recorded in the trace only: for measurement)
+NONE, UNREAD = 0, -1  # what `read` returns besides a candidate's number
+
+SYSTEM = """You choose which numbered sentence from the documents answers a question.
+Reply with the number of the one sentence that states the answer, or NONE if no sentence states it.
+Reply with the number or NONE only, nothing else."""
+
+_NUMBER = re.compile(r"^\W{0,3}(?:sentence\s*|number\s*)?\[?(\d{1,2})\]?(?:\W|$)", re.IGNORECASE)
+_NONE = re.compile(r"^\W{0,3}(?:none|not[_ ]found|no sentence)\b", re.IGNORECASE)
+
+
+@dataclass(slots=True)
+class Choice:
+    """What the model chose: `pick` is the candidate's number (1-based), NONE or UNREAD; `sentence` the pick;
+    `shares`: the model's probability of each answer it could have given first (0: NONE), normalised over them
+    (empty when the server sends no log probabilities)."""
+
+    pick: int
+    sentence: Sentence | None = None
+    shares: dict[int, float] = field(default_factory=dict)
+
+    @property
+    def said_none(self) -> bool:
+        return self.pick == NONE
+
+    @property
+    def none_share(self) -> float | None:
+        """How likely the model found NONE (None: not known)."""
+        return self.shares.get(NONE, 0.0) if self.shares else None
+
+    @property
+    def doubts(self) -> bool:
+        """The model's verdict is that no sentence answers: it said NONE, or NONE had NONE_SHARE of its probability."""
+        return self.said_none or (self.none_share or 0.0) >= NONE_SHARE
+
+
+def candidates(result: Extract, lead: Sentence | None = None, k: int = K) -> list[Sentence]:
+    """The extractive answerer's best sentences by its ranking, `lead` (the sentence its answer starts with) first,
+    so that a model that picks the first changes nothing; near repeats left out."""
+    first = result.chosen or result.ranked
+    order = ([lead] if lead else []) + first[:1] + sorted(result.candidates, key=lambda s: -s.score)
+    out: list[Sentence] = []
+    seen: set[str] = set()
+    for s in order:
+        key = " ".join(s.text.split()).casefold()
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        out.append(s)
+        if len(out) == k:
+            break
+    return out
+
+
+def messages(question: str, shown: Sequence[Sentence], sources: SourceSet) -> list[Message]:
+    """The prompt: fixed instructions (a server's prompt cache keeps them), then the numbered sentences, each with
+    its file and heading, then the question."""
+    lines = []
+    for i, s in enumerate(shown, 1):
+        hit = sources.get(s.n).hit  # type: ignore[union-attr]
+        where = distinct_name(hit.path, sources.paths)
+        section = hit.section.split(" > ")[-1] if hit.section else ""
+        text = " ".join(s.text.split())
+        text = text if len(text) <= MAX_CHARS else text[:MAX_CHARS].rstrip() + " …"
+        lines.append(f"[{i}] ({where}{' § ' + section if section else ''}) {text}")
+    user = "Sentences:\n" + "\n".join(lines) + f"\n\nQuestion: {question}\nThe number of the sentence that answers it, or NONE:"
+    return [Message("system", SYSTEM), Message("user", user)]
+
+
+def read(text: str, count: int) -> int:
+    """The reply read: a candidate's number (1..count), NONE, or UNREAD (anything else: prose, a number out of range)."""
+    line = text.strip().splitlines()[0].strip() if text.strip() else ""
+    if _NONE.match(line):
+        return NONE
+    m = _NUMBER.match(line)
+    if m and 1 <= int(m.group(1)) <= count:
+        return int(m.group(1))
+    return UNREAD
+
+
+def choice(text: str, shown: Sequence[Sentence], top: dict[str, float] | None = None) -> Choice:
+    pick = read(text, len(shown))
+    return Choice(pick, shown[pick - 1] if pick > 0 else None, shares(top or {}, len(shown)))
+
+
+def shares(top: dict[str, float], count: int) -> dict[int, float]:
+    """The first token's alternatives (token -> log probability) read as answers: a number 1..count or NONE (0),
+    each answer's probability normalised over the answers among them; {} when none is."""
+    mass: dict[int, float] = {}
+    for token, logprob in top.items():
+        word = token.strip().lstrip("[").strip().upper()
+        n = NONE if word in ("NONE", "NO", "NOT") else int(word) if word.isdigit() and 1 <= int(word) <= count else None
+        if n is not None:
+            mass[n] = mass.get(n, 0.0) + math.exp(logprob)
+    total = sum(mass.values())
+    return {n: m / total for n, m in mass.items()} if total > 0 else {}
+
+
+def leads(pick: Sentence, quoted: Sequence[Sentence]) -> list[Sentence]:
+    """The extractive answer's sentences with the pick first: the pick, then the others in their order, the pick's
+    own place (or a quote it overlaps) left out."""
+    return [pick] + [x for x in quoted if not (x.n == pick.n and x.start < pick.end and pick.start < x.end)]
+
+
+def rescues(picked: Choice, evidence: float) -> bool:
+    """Whether an abstention is taken back: the evidence is at least RESCUE_FLOOR (under the abstain threshold) and
+    the model chose the ranking's best sentence, with no doubt."""
+    return evidence >= RESCUE_FLOOR and picked.pick == 1 and not picked.doubts

@@ -1,0 +1,212 @@
+"""A small model as a chooser (docqa.answer.choose): shown the extractive answerer's best sentences, numbered with
+their file and heading, it replies with one number or NONE; the chosen sentence leads the extractive answer.  A real
+knowledge base (SQLite, the hash embedder) and the scripted OpenAI-compatible server on loopback at the LLM boundary,
+serving a model named like the local 1.5B so that it counts as small."""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+
+import pytest
+
+from docqa.answer import choose
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
+
+from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
+
+SMALL = "qwen2.5-coder-1.5b"
+OPS = """# Operations
+
+## Backups
+
+The database is backed up every 6 hours to object storage.
+Backups are kept for 35 days.
+A restore takes about twenty minutes for a database of 10 GB.
+
+## API keys
+
+API keys are rotated every 90 days with `acmectl keys rotate`.
+Old keys stop working one week after the rotation.
+"""
+QUESTION = "How often is the database backed up?"
+
+
+@pytest.fixture
+def make(tmp_path, embedder):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
+    opened: list[KnowledgeBase] = []
+
+    def make(url: str | None, **answer) -> KnowledgeBase:
+        llm = ({"provider": "openai", "base_url": url, "model": SMALL, "timeout": 120, "max_retries": 0}
+               if url else {"provider": "none"})
+        kb = KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), answer={"choose_sentence": True, **answer}, llm=llm),
+                           embedder=embedder)
+        if not opened:
+            kb.add([tmp_path / "docs"])
+        opened.append(kb)
+        return kb
+
+    yield make
+    for kb in opened:
+        kb.close()
+
+
+def number_of(phrase: str):
+    """A scripted reply: the number of the listed sentence that holds `phrase` (wherever the ranking put it)."""
+    def reply(body: dict) -> dict:
+        prompt = body["messages"][-1]["content"]
+        line = next(x for x in prompt.splitlines() if phrase in x)
+        return {"text": re.match(r"\[(\d+)\]", line).group(1)}
+    return reply
+
+
+@pytest.mark.parametrize("reply, count, pick", [
+    ("3", 6, 3),
+    ("[2]", 6, 2),
+    ("Sentence 4.", 6, 4),
+    ("1\n", 6, 1),
+    ("NONE", 6, choose.NONE),
+    ("none.", 6, choose.NONE),
+    ("NOT_FOUND", 6, choose.NONE),
+    ("7", 6, choose.UNREAD),  # out of range
+    ("0", 6, choose.UNREAD),
+    ("The database is backed up every 6 hours [1].", 6, choose.UNREAD),  # prose, not a number
+    ("12 hours", 6, choose.UNREAD),
+    ("", 6, choose.UNREAD),
+])
+def test_the_reply_is_read_as_one_number_or_none(reply, count, pick):
+    assert choose.read(reply, count) == pick
+
+
+def test_the_chosen_sentence_leads_the_extractive_answer(make):
+    plain = make(None).ask(QUESTION)  # the extractive answer: what the chosen sentence is put before
+    assert plain.answerable and not plain.answer.startswith("API keys are rotated")
+    with ScriptedServer([number_of("API keys are rotated")]) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    assert answer.answerable and answer.mode == "pipeline"
+    assert answer.answer.startswith("API keys are rotated every 90 days with `acmectl keys rotate`. [1]")
+    assert answer.citations[0].quote.startswith("API keys are rotated") and answer.citations[0].n == 1
+    for claim in plain.claims:  # everything the extractive answer quotes is still quoted
+        assert claim.text in answer.answer
+    assert answer.retrieval.acceptance.outcome == "model" and "chose sentence" in answer.retrieval.acceptance.reason
+    assert len(server.requests) == 1
+    asked = server.requests[0]
+    assert asked["max_tokens"] == choose.MAX_TOKENS and asked["temperature"] == 0.0
+    prompt = asked["messages"][-1]["content"]
+    assert "ops.md § Backups" in prompt and "ops.md § API keys" in prompt and prompt.count("\n[") >= 2
+    assert prompt.rstrip().endswith("or NONE:") and QUESTION in prompt
+
+
+def test_picking_the_extractive_lead_changes_nothing(make):
+    plain = make(None).ask(QUESTION)
+    with ScriptedServer([{"text": "1"}]) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    assert answer.answer == plain.answer and answer.mode == "extractive"
+
+
+@pytest.mark.parametrize("floor, answered", [(0.0, True), (1.0, False)])
+def test_none_is_the_models_verdict_weighed_with_the_evidence(make, monkeypatch, floor, answered):
+    """NONE under choose.NONE_FLOOR's evidence: not found; above it, the extractive answer as it is."""
+    monkeypatch.setattr(choose, "NONE_FLOOR", floor)
+    plain = make(None).ask(QUESTION)
+    with ScriptedServer([{"text": "NONE"}]) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    assert answer.answerable is answered and len(server.requests) == 1
+    if answered:
+        assert answer.answer == plain.answer and answer.retrieval.acceptance.outcome == "extractive"
+    else:
+        assert answer.retrieval.acceptance.outcome == "not_found" and "found no sentence" in answer.retrieval.acceptance.reason
+        assert "NONE" not in answer.answer
+
+
+@pytest.mark.parametrize("reply", ["The database is backed up every 6 hours [1].", "9", "", "I am not sure."])
+def test_a_malformed_reply_falls_back_to_the_extractive_answer(make, reply):
+    plain = make(None).ask(QUESTION)
+    with ScriptedServer([{"text": reply}]) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    assert answer.answerable and answer.answer == plain.answer and answer.mode == "extractive"
+    assert answer.retrieval.acceptance.outcome == "extractive" and len(server.requests) == 1
+    assert any("quotes the documents as ranked" in note for note in answer.notes)
+
+
+def test_a_failing_model_falls_back_to_the_extractive_answer(make):
+    plain = make(None).ask(QUESTION)
+    with ScriptedServer([{"status": 500}]) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    assert answer.answerable and answer.answer == plain.answer and answer.status == "FALLBACK"
+
+
+@pytest.mark.parametrize("question", ["How do I rotate the API keys?", "What is the capital of France and who founded Rome?"])
+def test_no_call_for_a_procedure_or_when_nothing_answers(make, question):
+    with ScriptedServer([{"text": "1"}]) as server:
+        answer = make(server.base_url).ask(question)
+    assert server.requests == []
+    assert answer.mode == "extractive" or not answer.answerable
+
+
+def test_near_repeats_are_shown_once():
+    from docqa.answer.extractive import Extract, Sentence
+
+    a, b, c = Sentence(1, 0, 10, "Backups run daily."), Sentence(2, 0, 10, "Backups  run daily."), Sentence(1, 20, 30, "Keys rotate.")
+    a.score, b.score, c.score = 0.9, 0.8, 0.5
+    got = choose.candidates(Extract([a], evidence=0.9, abstained=False, candidates=[a, b, c]))
+    assert got == [a, c]
+
+
+@pytest.mark.slow
+@pytest.mark.real_llm
+def test_the_real_small_model_chooses_the_sentence_that_answers(make, real_llm):
+    started = time.monotonic()
+    answer = make(real_llm).ask("How long are backups kept?")
+    assert time.monotonic() - started < 60
+    assert answer.answerable and "35 days" in answer.answer.split("[1]")[0]
+
+
+@pytest.mark.parametrize("top, count, expected", [
+    ({"2": math.log(0.5), "3": math.log(0.3), "NONE": math.log(0.2)}, 6, {2: 0.5, 3: 0.3, 0: 0.2}),
+    ({"2": math.log(0.4), "[": math.log(0.4), "None": math.log(0.1)}, 6, {2: 0.8, 0: 0.2}),  # "[" is no answer
+    ({"7": math.log(0.5), "1": math.log(0.25)}, 6, {1: 1.0}),  # 7 is out of range
+    ({"The": math.log(0.9)}, 6, {}),
+    ({}, 6, {}),
+])
+def test_the_first_tokens_alternatives_are_read_as_shares_of_the_answers(top, count, expected):
+    got = choose.shares(top, count)
+    assert got.keys() == expected.keys() and all(abs(got[k] - v) < 1e-9 for k, v in expected.items())
+
+
+@pytest.mark.parametrize("none_share, answered", [(0.5, True), (0.3, False)])
+def test_nones_share_of_the_models_probability_is_its_verdict(make, monkeypatch, none_share, answered):
+    """The model names a sentence, but gives NONE 40 % of its first token's probability: a doubt when NONE_SHARE
+    is under 40 % (and the evidence under NONE_FLOOR), not one above it.  The request asks for the alternatives."""
+    monkeypatch.setattr(choose, "NONE_FLOOR", 1.0)
+    monkeypatch.setattr(choose, "NONE_SHARE", none_share)
+    pick = number_of("API keys are rotated")
+    with ScriptedServer([lambda body: {**pick(body), "top": {pick(body)["text"]: math.log(0.6), "NONE": math.log(0.4)}}]) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    assert server.requests[0]["logprobs"] is True and server.requests[0]["top_logprobs"] == choose.TOP
+    assert answer.answerable is answered
+    assert answer.answer.startswith("API keys are rotated") is answered
+    if not answered:
+        assert "NONE: 40% of its choice" in answer.retrieval.acceptance.reason
+
+
+@pytest.mark.parametrize("floor, reply, answered, calls", [
+    (1.0, "1", False, 0),  # under RESCUE_FLOOR's evidence: not asked
+    (0.0, "1", True, 1),  # the model backs the ranking's best sentence: answered after all
+    (0.0, "2", False, 1),  # another sentence: the abstention stands
+    (0.0, "NONE", False, 1),
+])
+def test_an_abstention_is_taken_back_only_when_the_model_backs_the_best_sentence(make, monkeypatch, floor, reply, answered, calls):
+    """The abstain threshold set at 0.99: the extractive answerer abstains on a question the documents answer."""
+    monkeypatch.setattr(choose, "RESCUE_FLOOR", floor)
+    assert not make(None, abstain_threshold=0.99).ask(QUESTION).answerable
+    with ScriptedServer([{"text": reply}]) as server:
+        answer = make(server.base_url, abstain_threshold=0.99).ask(QUESTION)
+    assert answer.answerable is answered and len(server.requests) == calls
+    if answered:
+        assert answer.mode == "pipeline" and "every 6 hours" in answer.answer and answer.probability < 0.99
+        assert "chose the best-ranked sentence" in answer.retrieval.acceptance.reason
