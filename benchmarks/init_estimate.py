@@ -10,8 +10,12 @@ and how close the estimates come to what then happens.
     python benchmarks/init_estimate.py folders [fit|check|FOLDER...] [--baseline SRC] [--embed none|local]
         # issue 33: the estimate vs a first `docqa add` (a new process, as a user runs it): chunks, index size,
         # CPU seconds (and wall); FIT_FOLDERS / CHECK_FOLDERS, default the data pack and /usr/share/doc;
-        # --baseline: the same estimates by another tree (main) in a subprocess; --embed local: with vectors
+        # --baseline: the same estimates by another tree (main) in a subprocess; --embed local: with vectors (e5: by
+        # multilingual-e5-small)
     python benchmarks/init_estimate.py table ROWS.jsonl...   # the rows `folders` printed, as a Markdown table (median CPU)
+    python benchmarks/init_estimate.py usr-doc [text] [subset] [build] [--runs N] [--dest DIR] [--embed local|e5]  # issue 33 as met: the whole
+        # /usr/share/doc full text; a subset shaped like the issue's folder (usr_doc_subset: gdb, the PDF packages, every
+        # 18th package folder: 246 files) with the bundled model; "build" only writes the subset
     python benchmarks/init_estimate.py rescore ROWS.jsonl [--baseline SRC]  # those rows with this tree's estimates (the adds
         # not redone); --baseline: the baseline's estimates redone by the tree at SRC
     python benchmarks/init_estimate.py test-log           # writes TEST_LOG (a generated test-suite log, a fit folder)
@@ -482,12 +486,18 @@ def bench_start(reps: int = 5) -> dict:
     return result
 
 
+def _embed(embed: str) -> dict[str, str]:
+    """The embed settings of a `folders` run: "none" (full text only), "local" (the bundled model), "e5" (the local
+    multilingual-e5-small, which `docqa init` proposes for English text when its extra is installed)."""
+    return {"provider": "local", "model": "multilingual-e5-small"} if embed == "e5" else {"provider": embed}
+
+
 def _baseline(src: str, folder: Path, embed: str) -> dict:
     """`docqa estimate --ingest FOLDER --json` by the tree at `src`."""
     import subprocess
 
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}, "PYTHONPATH": src,
-           "DOCQA_EMBED__PROVIDER": embed, "DOCQA_LLM__PROVIDER": "none"}
+           **{f"DOCQA_EMBED__{k.upper()}": v for k, v in _embed(embed).items()}, "DOCQA_LLM__PROVIDER": "none"}
     proc = subprocess.run([sys.executable, "-m", "docqa", "estimate", "--ingest", str(folder), "--json"],
                           capture_output=True, text=True, env=env, timeout=600, check=True)
     return json.loads(proc.stdout)
@@ -514,7 +524,7 @@ def _cli_add(src: str, kb: Path, folder: Path, embed: str) -> tuple[float, float
     import subprocess
 
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}, "PYTHONPATH": src,
-           "DOCQA_EMBED__PROVIDER": embed, "DOCQA_LLM__PROVIDER": "none"}
+           **{f"DOCQA_EMBED__{k.upper()}": v for k, v in _embed(embed).items()}, "DOCQA_LLM__PROVIDER": "none"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "docqa", "--kb", str(kb), "add", str(folder)], capture_output=True,
@@ -540,7 +550,7 @@ def bench_folders(folders: list[Path], baseline: str | None, embed: str = "none"
         if not folder.is_dir():
             continue
         with tempfile.TemporaryDirectory() as tmp:
-            settings = _settings(str(Path(tmp) / "kb.db"), embed={"provider": embed})
+            settings = _settings(str(Path(tmp) / "kb.db"), embed=_embed(embed))
             t0 = time.perf_counter()
             est = ingest_estimate(folder, settings)
             estimate_s = time.perf_counter() - t0
@@ -571,6 +581,48 @@ def bench_folders(folders: list[Path], baseline: str | None, embed: str = "none"
     return rows
 
 
+USR_DOC = Path("/usr/share/doc")
+SUBSET_EVERY = 18  # every 18th package folder of /usr/share/doc in sorted order (45 of its 793 real folders)
+
+
+def usr_doc_subset(dest: Path, every: int = SUBSET_EVERY) -> dict:
+    """A folder shaped like issue 33's (~286 documents of /usr/share/doc, one gdb/check.log.gz making nearly half the
+    chunks), by a fixed rule: gdb (its check.log.gz), the package folders holding a PDF (HTML manuals, pictures, the
+    PDFs), and every `every`-th real package folder of /usr/share/doc in sorted order (a symlinked package folder is
+    not one), counted from the first; copied into `dest` (symlinked files read through: a user's copy holds the
+    files). What was taken, in files and bytes."""
+    import shutil
+
+    real = sorted(d.name for d in USR_DOC.iterdir() if d.is_dir() and not d.is_symlink())
+    with_pdf = sorted({p.relative_to(USR_DOC).parts[0] for p in USR_DOC.rglob("*.pdf")})
+    chosen = sorted({"gdb", *with_pdf, *real[::every]})
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for name in chosen:
+        shutil.copytree(USR_DOC / name, dest / name, symlinks=False, ignore_dangling_symlinks=True)
+    files = [f for f in dest.rglob("*") if f.is_file()]
+    taken = {"folder": str(dest), "packages": len(chosen), "files": len(files), "bytes": sum(f.stat().st_size for f in files),
+             "every": every, "with_pdf": with_pdf}
+    print(json.dumps(taken), flush=True)
+    return taken
+
+
+def bench_usr_doc(parts: list[str], runs: int, dest: Path, embed: str = "local") -> list[dict]:
+    """issue 33's case as a new user meets it (`folders` rows): "text" the whole of /usr/share/doc, full text only;
+    "subset" the subset of `usr_doc_subset` with the embedder `embed` (the bundled model; "e5": the one `docqa init`
+    proposes for it when the e5 extra is installed); each `runs` times (the machine is shared)."""
+    rows = []
+    if "subset" in parts:
+        usr_doc_subset(dest)
+    for _ in range(runs):
+        if "text" in parts:
+            rows += bench_folders([USR_DOC], None, "none")
+        if "subset" in parts:
+            rows += bench_folders([dest], None, embed)
+    return rows
+
+
 def rescore(path: Path, baseline: str | None = None) -> list[dict]:
     """The rows of a `folders` run (JSON lines at `path`) with this tree's estimates in place of the ones they hold (the
     actual figures kept): the estimate of a changed tree against adds already measured, without adding again;
@@ -581,7 +633,7 @@ def rescore(path: Path, baseline: str | None = None) -> list[dict]:
     for line in path.read_text().splitlines():
         r = json.loads(line)
         folder = Path(r["folder"]) if Path(r["folder"]).is_absolute() else DATA / r["folder"]
-        est = ingest_estimate(folder, _settings("/tmp/unused.db", embed={"provider": r["embed"]}))
+        est = ingest_estimate(folder, _settings("/tmp/unused.db", embed=_embed(r["embed"])))
         err = lambda p, a: round(100 * (p - a) / max(a, 1e-9), 1)  # noqa: E731
         size = r["actual_index_mb"] * 1e6
         r |= {"predicted_chunks": est.chunks, "chunks_err_pct": err(est.chunks, r["actual_chunks"]),
@@ -655,6 +707,15 @@ def main() -> None:
         print(write_test_log(TEST_LOG))
     if part == "ocr-fit":
         bench_ocr_fit(Path(sys.argv[2]) if len(sys.argv) > 2 else OCR_FIT)
+    if part == "usr-doc":
+        args = sys.argv[2:]
+        runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 1
+        dest = Path(args[args.index("--dest") + 1]) if "--dest" in args else REPO / "benchmarks" / ".work" / "estimate" / "usr-doc-subset"
+        parts = [a for a in args if a in ("text", "subset", "build")] or ["text", "subset"]
+        if parts == ["build"]:
+            usr_doc_subset(dest)
+        else:
+            bench_usr_doc(parts, runs, dest, args[args.index("--embed") + 1] if "--embed" in args else "local")
     if part == "rescore":
         rescore(Path(sys.argv[2]), sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None)
     if part == "table":
