@@ -292,7 +292,7 @@ def fit_embed(rows_files: list[Path]) -> dict:
 
 
 def fit_e5(rows_files: list[Path]) -> dict:
-    """rates.E5_TOKEN_S by least squares on the fit folders' adds with e5 (`folders --embed e5` rows in `rows_files`,
+    """rates.E5_TOKEN_S by least squares (relative errors) on the fit folders' adds with e5 (`folders --embed e5` rows in `rows_files`,
     medians): the add's CPU seconds less the estimate's full-text part and E5_START_S, against the tokens e5 reads (a
     chunk's, cut at E5_CHUNK_TOKENS, as the survey counts them)."""
     import statistics
@@ -310,7 +310,8 @@ def fit_e5(rows_files: list[Path]) -> dict:
         points.append((name, tokens, rest))
         print(json.dumps({"folder": name, "e5_tokens": round(tokens), "text_s": text_s, "rest_s": round(rest, 2),
                           "us_a_token": round(1e6 * rest / tokens, 1)}), flush=True)
-    rate = sum(t * r for _, t, r in points) / max(sum(t * t for _, t, _ in points), 1e-12)
+    # least squares on relative errors (as fit-size): the largest folder does not decide alone
+    rate = sum(t / r for _, t, r in points) / max(sum((t / r) ** 2 for _, t, r in points), 1e-12)
     result = {"e5_token_s": rate, "err_pct": {n: round(100 * (t * rate - r) / r, 1) for n, t, r in points}}
     print(json.dumps(result), flush=True)
     return result
