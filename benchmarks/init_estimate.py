@@ -321,7 +321,7 @@ def bench_e5(reps: int = 1, per_width: int = 48) -> list[dict]:
     """multilingual-e5-small against the bundled model on the same texts, in process: passages of 300 to 4,000
     characters cut from the GPL and gdb's check.log, `per_width` of each width, embedded by each model as an add embeds
     a group; CPU seconds, the bundled model's tokens (as the survey counts them) and e5's own (it reads one window of at
-    most 512 tokens a chunk, so its cost stops growing with a chunk's length).  rates.E5_SLOWER is was one ratio of the two."""
+    most 512 tokens a chunk, so its cost stops growing with a chunk's length).  rates.E5_SLOWER was one ratio of the two (now rates.E5_TOKEN_S)."""
     import gzip
 
     from docqa.embed.e5 import MAX_TOKENS, E5Embedder
