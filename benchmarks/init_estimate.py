@@ -10,16 +10,25 @@ and how close the estimates come to what then happens.
     python benchmarks/init_estimate.py folders [fit|check|FOLDER...] [--baseline SRC] [--embed none|local]
         # issue 33: the estimate vs a first `docqa add` (a new process, as a user runs it): chunks, index size,
         # CPU seconds (and wall); FIT_FOLDERS / CHECK_FOLDERS, default the data pack and /usr/share/doc;
-        # --baseline: the same estimates by another tree (main) in a subprocess; --embed local: with vectors
+        # --baseline: the same estimates by another tree (main) in a subprocess; --embed local: with vectors (e5: by
+        # multilingual-e5-small)
     python benchmarks/init_estimate.py table ROWS.jsonl...   # the rows `folders` printed, as a Markdown table (median CPU)
+    python benchmarks/init_estimate.py usr-doc [text] [subset] [build] [--runs N] [--dest DIR] [--embed local|e5]
+        # [--every N] [--no-gdb]  # issue 33 as met: the whole
+        # /usr/share/doc full text; a subset shaped like the issue's folder (usr_doc_subset: gdb, the PDF packages, every
+        # 18th package folder: 246 files) with the bundled model; "build" only writes the subset
     python benchmarks/init_estimate.py rescore ROWS.jsonl [--baseline SRC]  # those rows with this tree's estimates (the adds
         # not redone); --baseline: the baseline's estimates redone by the tree at SRC
     python benchmarks/init_estimate.py test-log           # writes TEST_LOG (a generated test-suite log, a fit folder)
     python benchmarks/init_estimate.py fit-time ROWS.jsonl...  # CHAR_S (or a rate a token), PACKED_S, JSON_CHAR_S fitted on the fit rows
-    python benchmarks/init_estimate.py start              # CPU seconds of adding an empty and a one-page folder (START_S, EMBED_START_S)
+    python benchmarks/init_estimate.py start [REPS]       # CPU seconds of adding an empty and a one-page folder (START_S,
+        # EMBED_START_S, E5_START_S)
     python benchmarks/init_estimate.py fit-embed ROWS.jsonl...  # USE_TOKEN_S, USE_CHAR_S, USE_HAN_S (rows with and without vectors)
     python benchmarks/init_estimate.py windows [REPS]     # the bundled model's CPU a window and a token: windows of fixed
         # widths cut from the same texts (English, SciFact, Chinese) through the embedder (USE_WINDOW_S); what padding costs
+    python benchmarks/init_estimate.py e5 [REPS]          # multilingual-e5-small against the bundled model in process, on
+        # passages of 300-4,000 characters (prose, a test log): CPU seconds and each model's tokens
+    python benchmarks/init_estimate.py fit-e5 ROWS.jsonl...  # E5_TOKEN_S on the fit folders' `folders --embed e5` rows
     python benchmarks/init_estimate.py fit-size ROWS.jsonl...  # INDEX_BYTES_PER_CHAR, _PER_HAN, _PER_CHUNK, _PER_FILE
     python benchmarks/init_estimate.py ocr-fit [FOLDER]   # OCR CPU seconds of each distinct picture of FOLDER (default
         # OCR_FIT: the Rust documentation's screenshots and diagrams) in a parser-like process, against its detected
@@ -282,6 +291,66 @@ def fit_embed(rows_files: list[Path]) -> dict:
     return result
 
 
+def fit_e5(rows_files: list[Path]) -> dict:
+    """rates.E5_TOKEN_S by least squares (relative errors) on the fit folders' adds with e5 (`folders --embed e5` rows in `rows_files`,
+    medians): the add's CPU seconds less the estimate's full-text part and E5_START_S, against the tokens e5 reads (a
+    chunk's, cut at E5_CHUNK_TOKENS, as the survey counts them)."""
+    import statistics
+
+    from docqa.plan import estimate as est
+    from docqa.plan import rates
+    from docqa.plan.planner import survey_folder
+
+    points = []
+    for name, rows in _fit_rows(rows_files, "e5").items():
+        s = survey_folder(_fit_path(name), _settings("/tmp/unused.db", embed={"provider": "none"}))
+        text_s = est.estimate_ingest(s, None).seconds
+        tokens = sum(est._e5_seconds(est.format_text(s, kind)) for kind in s.by_type) / rates.E5_TOKEN_S * (1 - s.duplicate_chunks)
+        rest = statistics.median(r["actual_cpu_s"] for r in rows) - text_s - rates.E5_START_S
+        points.append((name, tokens, rest))
+        print(json.dumps({"folder": name, "e5_tokens": round(tokens), "text_s": text_s, "rest_s": round(rest, 2),
+                          "us_a_token": round(1e6 * rest / tokens, 1)}), flush=True)
+    # least squares on relative errors (as fit-size): the largest folder does not decide alone
+    rate = sum(t / r for _, t, r in points) / max(sum((t / r) ** 2 for _, t, r in points), 1e-12)
+    result = {"e5_token_s": rate, "err_pct": {n: round(100 * (t * rate - r) / r, 1) for n, t, r in points}}
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def bench_e5(reps: int = 1, per_width: int = 48) -> list[dict]:
+    """multilingual-e5-small against the bundled model on the same texts, in process: passages of 300 to 4,000
+    characters cut from the GPL and gdb's check.log, `per_width` of each width, embedded by each model as an add embeds
+    a group; CPU seconds, the bundled model's tokens (as the survey counts them) and e5's own (it reads one window of at
+    most 512 tokens a chunk, so its cost stops growing with a chunk's length).  rates.E5_SLOWER was one ratio of the two (now rates.E5_TOKEN_S)."""
+    import gzip
+
+    from docqa.embed.e5 import MAX_TOKENS, E5Embedder
+    from docqa.embed.local import LocalEmbedder
+    from docqa.plan.model_tokens import count, tokenizer
+
+    texts = {"en": Path("/usr/share/common-licenses/GPL-3").read_text(),
+             "log": gzip.decompress(Path("/usr/share/doc/gdb/check.log.gz").read_bytes()).decode("utf-8", "replace")}
+    session, use, e5 = tokenizer(), LocalEmbedder(), E5Embedder()
+    use.embed_batch(["warm up"], "passage")
+    e5.embed_batch(["warm up"], "passage")
+    rows: list[dict] = []
+    for rep in range(reps):
+        for name, text in texts.items():
+            for width in (300, 800, 1500, 2500, 4000):
+                passages = [text[i:i + width] for i in range(0, len(text) - width, width)][:per_width]
+                row = {"rep": rep, "text": name, "width": width, "passages": len(passages),
+                       "use_tokens": count(session, passages),
+                       "e5_tokens": sum(min(len(e5._load().tok.ids("passage: " + t)) + 2, MAX_TOKENS) for t in passages)}
+                for label, model in (("use", use), ("e5", e5)):
+                    t0 = time.process_time()
+                    model.embed_batch(passages, "passage")
+                    row[f"{label}_cpu_s"] = round(time.process_time() - t0, 3)
+                row["ratio"] = round(row["e5_cpu_s"] / max(row["use_cpu_s"], 1e-9), 2)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    return rows
+
+
 def bench_windows(reps: int = 3) -> list[dict]:
     """The bundled model's CPU seconds a window (one row of a batch) and a token: windows of 20 to 500 characters cut
     from the same texts (SciFact's abstracts, the GPL, CMRC's Chinese), each set embedded as an add embeds a group
@@ -460,9 +529,9 @@ def bench_ocr_fit(folder: Path) -> list[dict]:
 
 
 def bench_start(reps: int = 5) -> dict:
-    """The fixed cost of `docqa add` (rates.START_S, EMBED_START_S): CPU seconds of an add in a new process of an empty
-    folder and of a folder of one short page, without and with the bundled model, `reps` times each, alternating;
-    the medians."""
+    """The fixed cost of `docqa add` (rates.START_S, EMBED_START_S, E5_START_S): CPU seconds of an add in a new process
+    of an empty folder and of a folder of one short page, without and with the bundled model and with e5, `reps` times
+    each, alternating; the medians."""
     import statistics
 
     cpu: dict[str, list[float]] = {}
@@ -473,7 +542,7 @@ def bench_start(reps: int = 5) -> dict:
         (one / "page.md").write_text("# Backups\n\nBackups are kept for 35 days.\n", encoding="utf-8")
         for i in range(reps):
             for folder in (empty, one):
-                for embed in ("none", "local"):
+                for embed in ("none", "local", "e5"):
                     kb = Path(tmp) / f"kb-{i}-{folder.name}-{embed}.db"
                     cpu.setdefault(f"{folder.name}/{embed}", []).append(_cli_add(str(REPO / "src"), kb, folder, embed)[1])
     result = {k: round(statistics.median(v), 3) for k, v in cpu.items()} | {"load": round(os.getloadavg()[0], 1),
@@ -482,12 +551,18 @@ def bench_start(reps: int = 5) -> dict:
     return result
 
 
+def _embed(embed: str) -> dict[str, str]:
+    """The embed settings of a `folders` run: "none" (full text only), "local" (the bundled model), "e5" (the local
+    multilingual-e5-small, which `docqa init` proposes for English text when its extra is installed)."""
+    return {"provider": "local", "model": "multilingual-e5-small"} if embed == "e5" else {"provider": embed}
+
+
 def _baseline(src: str, folder: Path, embed: str) -> dict:
     """`docqa estimate --ingest FOLDER --json` by the tree at `src`."""
     import subprocess
 
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}, "PYTHONPATH": src,
-           "DOCQA_EMBED__PROVIDER": embed, "DOCQA_LLM__PROVIDER": "none"}
+           **{f"DOCQA_EMBED__{k.upper()}": v for k, v in _embed(embed).items()}, "DOCQA_LLM__PROVIDER": "none"}
     proc = subprocess.run([sys.executable, "-m", "docqa", "estimate", "--ingest", str(folder), "--json"],
                           capture_output=True, text=True, env=env, timeout=600, check=True)
     return json.loads(proc.stdout)
@@ -514,7 +589,7 @@ def _cli_add(src: str, kb: Path, folder: Path, embed: str) -> tuple[float, float
     import subprocess
 
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCQA_")}, "PYTHONPATH": src,
-           "DOCQA_EMBED__PROVIDER": embed, "DOCQA_LLM__PROVIDER": "none"}
+           **{f"DOCQA_EMBED__{k.upper()}": v for k, v in _embed(embed).items()}, "DOCQA_LLM__PROVIDER": "none"}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "docqa", "--kb", str(kb), "add", str(folder)], capture_output=True,
@@ -540,7 +615,7 @@ def bench_folders(folders: list[Path], baseline: str | None, embed: str = "none"
         if not folder.is_dir():
             continue
         with tempfile.TemporaryDirectory() as tmp:
-            settings = _settings(str(Path(tmp) / "kb.db"), embed={"provider": embed})
+            settings = _settings(str(Path(tmp) / "kb.db"), embed=_embed(embed))
             t0 = time.perf_counter()
             est = ingest_estimate(folder, settings)
             estimate_s = time.perf_counter() - t0
@@ -571,6 +646,49 @@ def bench_folders(folders: list[Path], baseline: str | None, embed: str = "none"
     return rows
 
 
+USR_DOC = Path("/usr/share/doc")
+SUBSET_EVERY = 18  # every 18th package folder of /usr/share/doc in sorted order (45 of its 793 real folders)
+
+
+def usr_doc_subset(dest: Path, every: int = SUBSET_EVERY, gdb: bool = True) -> dict:
+    """A folder shaped like issue 33's (~286 documents of /usr/share/doc, one gdb/check.log.gz making nearly half the
+    chunks), by a fixed rule: gdb (its check.log.gz), the package folders holding a PDF (HTML manuals, pictures, the
+    PDFs), and every `every`-th real package folder of /usr/share/doc in sorted order (a symlinked package folder is
+    not one), counted from the first; copied into `dest` (symlinked files read through: a user's copy holds the
+    files). What was taken, in files and bytes."""
+    import shutil
+
+    real = sorted(d.name for d in USR_DOC.iterdir() if d.is_dir() and not d.is_symlink())
+    with_pdf = sorted({p.relative_to(USR_DOC).parts[0] for p in USR_DOC.rglob("*.pdf")})
+    chosen = sorted({*(["gdb"] if gdb else []), *with_pdf, *real[::every]})
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for name in chosen:
+        shutil.copytree(USR_DOC / name, dest / name, symlinks=False, ignore_dangling_symlinks=True)
+    files = [f for f in dest.rglob("*") if f.is_file()]
+    taken = {"folder": str(dest), "packages": len(chosen), "files": len(files), "bytes": sum(f.stat().st_size for f in files),
+             "every": every, "with_pdf": with_pdf}
+    print(json.dumps(taken), flush=True)
+    return taken
+
+
+def bench_usr_doc(parts: list[str], runs: int, dest: Path, embed: str = "local", every: int = SUBSET_EVERY,
+                  gdb: bool = True) -> list[dict]:
+    """issue 33's case as a new user meets it (`folders` rows): "text" the whole of /usr/share/doc, full text only;
+    "subset" the subset of `usr_doc_subset` with the embedder `embed` (the bundled model; "e5": the one `docqa init`
+    proposes for it when the e5 extra is installed); each `runs` times (the machine is shared)."""
+    rows = []
+    if "subset" in parts:
+        usr_doc_subset(dest, every, gdb)
+    for _ in range(runs):
+        if "text" in parts:
+            rows += bench_folders([USR_DOC], None, "none")
+        if "subset" in parts:
+            rows += bench_folders([dest], None, embed)
+    return rows
+
+
 def rescore(path: Path, baseline: str | None = None) -> list[dict]:
     """The rows of a `folders` run (JSON lines at `path`) with this tree's estimates in place of the ones they hold (the
     actual figures kept): the estimate of a changed tree against adds already measured, without adding again;
@@ -581,7 +699,7 @@ def rescore(path: Path, baseline: str | None = None) -> list[dict]:
     for line in path.read_text().splitlines():
         r = json.loads(line)
         folder = Path(r["folder"]) if Path(r["folder"]).is_absolute() else DATA / r["folder"]
-        est = ingest_estimate(folder, _settings("/tmp/unused.db", embed={"provider": r["embed"]}))
+        est = ingest_estimate(folder, _settings("/tmp/unused.db", embed=_embed(r["embed"])))
         err = lambda p, a: round(100 * (p - a) / max(a, 1e-9), 1)  # noqa: E731
         size = r["actual_index_mb"] * 1e6
         r |= {"predicted_chunks": est.chunks, "chunks_err_pct": err(est.chunks, r["actual_chunks"]),
@@ -644,17 +762,32 @@ def main() -> None:
     if part == "fit-time":
         fit_time([Path(a) for a in sys.argv[2:]])
     if part == "start":
-        bench_start()
+        bench_start(int(sys.argv[2]) if len(sys.argv) > 2 else 5)
     if part == "fit-embed":
         fit_embed([Path(a) for a in sys.argv[2:]])
     if part == "windows":
         bench_windows(int(sys.argv[2]) if len(sys.argv) > 2 else 3)
+    if part == "fit-e5":
+        fit_e5([Path(a) for a in sys.argv[2:]])
+    if part == "e5":
+        bench_e5(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
     if part == "fit-size":
         fit_size([Path(a) for a in sys.argv[2:]])
     if part == "test-log":
         print(write_test_log(TEST_LOG))
     if part == "ocr-fit":
         bench_ocr_fit(Path(sys.argv[2]) if len(sys.argv) > 2 else OCR_FIT)
+    if part == "usr-doc":
+        args = sys.argv[2:]
+        runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 1
+        dest = Path(args[args.index("--dest") + 1]) if "--dest" in args else REPO / "benchmarks" / ".work" / "estimate" / "usr-doc-subset"
+        parts = [a for a in args if a in ("text", "subset", "build")] or ["text", "subset"]
+        every = int(args[args.index("--every") + 1]) if "--every" in args else SUBSET_EVERY
+        if parts == ["build"]:
+            usr_doc_subset(dest, every, "--no-gdb" not in args)
+        else:
+            bench_usr_doc(parts, runs, dest, args[args.index("--embed") + 1] if "--embed" in args else "local", every,
+                          "--no-gdb" not in args)
     if part == "rescore":
         rescore(Path(sys.argv[2]), sys.argv[sys.argv.index("--baseline") + 1] if "--baseline" in sys.argv else None)
     if part == "table":

@@ -140,6 +140,29 @@ def test_rules_follow_the_folder(tmp_path: Path):
     assert propose(found, Environment(False, False, False, _found())).values["embed.provider"] == "none"
 
 
+def test_e5_is_estimated_by_the_window_it_reads_and_the_proposal_says_how_much_slower(tmp_path: Path):
+    """e5 reads each chunk as one window cut at 512 tokens: a folder of full chunks costs it at most 512 tokens a chunk
+    and near that, whatever the chunks hold past it; the bundled model reads every token; the proposal's reason gives the
+    ratio of the two estimates."""
+    from docqa.plan import rates
+    from docqa.plan.estimate import estimate_ingest
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    words = " ".join(f"record {n} was checked against the backup catalogue on host{n % 17} at {n % 24:02d}:00." for n in range(900))
+    for n in range(4):
+        (folder / f"log{n}.txt").write_text(words, encoding="utf-8")
+    found = survey(folder)
+    e5, use = estimate_ingest(found, "multilingual-e5-small"), estimate_ingest(found, "use-multilingual-v3")
+    per_chunk = (e5.embed_seconds - rates.E5_START_S) / rates.E5_TOKEN_S / max(e5.chunks, 1)
+    assert e5.chunks > 8 and 300 < per_chunk <= rates.E5_CHUNK_TOKENS + 1
+    assert e5.embed_seconds > 5 * use.embed_seconds  # the old ratio, 30/7, said 4.3
+    proposal = propose(found, Environment(ocr_installed=False, e5_installed=True, use_installed=True, chat=_found()))
+    ratio = e5.embed_seconds / use.embed_seconds
+    assert proposal.values["embed.model"] == "multilingual-e5-small"
+    assert f"embeds {ratio:.0f}x slower than the default model" in proposal.reasons["embed.model"]
+
+
 def test_scans_propose_ocr_when_installed_and_the_install_otherwise(mixed: Path):
     found = survey(mixed)
     on = propose(found, Environment(True, False, True, _found()))

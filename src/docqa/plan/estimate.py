@@ -18,7 +18,8 @@ _TEXT_TYPES = {"text", "markdown", "rst", "man", "json", "yaml", "csv", "compres
 _OCR_PAGE_CHARS = 1500  # characters OCR reads on a typical page
 _PREFIX_TOKENS = 12  # the title and section path embedded with each chunk
 RECENT_RUNS = 50  # runs averaged, newest first
-_EMBED_DIMS = {"use-multilingual-v3": 512, "multilingual-e5-small": 384}
+E5 = "multilingual-e5-small"
+_EMBED_DIMS = {"use-multilingual-v3": 512, E5: 384}
 
 
 @dataclass(slots=True)
@@ -57,11 +58,11 @@ def estimate_ingest(survey: Survey, embedder: str | None, max_tokens: int = 512,
         found = format_text(survey, kind, max_tokens)
         total = {key: total[key] + found[key] for key in TEXT_KEYS}
         parse += _parse_seconds(kind, stat["files"], stat["bytes"], found)
-        model += _model_seconds(found)
+        model += _e5_seconds(found) if embedder == E5 else _model_seconds(found)
     chars, han, tokens, chunks, pages = (total[k] for k in ("text_chars", "han_chars", "tokens", "chunks", "pages"))
     ocr_pages = _ocr_pages(survey) if ocr else 0
     chars += ocr_pages * _OCR_PAGE_CHARS
-    model += ocr_pages * _OCR_PAGE_CHARS * rates.USE_CHAR_S
+    model += ocr_pages * (0.7 * rates.E5_CHUNK_TOKENS * rates.E5_TOKEN_S if embedder == E5 else _OCR_PAGE_CHARS * rates.USE_CHAR_S)
     tokens += ocr_pages * _OCR_PAGE_CHARS / rates.CHARS_PER_TOKEN
     chunks += ocr_pages * 0.7  # a chunk never spans two pages: about one per page, fewer for short ones
     pages += ocr_pages * 0.7 * rates.ROW_PAGES_PER_CHUNK
@@ -191,15 +192,26 @@ def _model_seconds(found: dict[str, float]) -> float:
     return (found["text_chars"] - found["han_chars"]) * rates.USE_CHAR_S + found["han_chars"] * rates.USE_HAN_S
 
 
+def _e5_seconds(found: dict[str, float]) -> float:
+    """CPU seconds multilingual-e5-small takes over one format's text (`found`: format_text): it reads each chunk as
+    one window of at most rates.E5_CHUNK_TOKENS tokens (the rest is cut off), so a chunk costs its tokens up to that
+    (counted with the bundled model's tokenizer, which cuts English about as e5's does; else by characters)."""
+    chunks = found["chunks"]
+    if not chunks:
+        return 0.0
+    tokens = found.get("model_tokens") or (found["text_chars"] - found["han_chars"]) / rates.CHARS_PER_TOKEN + found["han_chars"]
+    return chunks * min(tokens / chunks, rates.E5_CHUNK_TOKENS) * rates.E5_TOKEN_S
+
+
 def _embed_seconds(embedder: str, chars: float, model: float, distinct: float = 1.0) -> float:
     """Seconds the embedder takes over the text (the `distinct` share of it: equal chunk texts are embedded once;
-    `model`: the bundled model's CPU seconds over all of it, _model_seconds): CPU seconds for the local models, with
-    their load, a remote one's assumed speed."""
+    `model`: the local model's CPU seconds over all of it, _model_seconds or _e5_seconds): CPU seconds for the local
+    models, with their load, a remote one's assumed speed."""
     local = model * distinct
     if embedder == "use-multilingual-v3":
         return rates.EMBED_START_S + local
-    if embedder == "multilingual-e5-small":
-        return rates.EMBED_START_S + local * rates.E5_SLOWER
+    if embedder == E5:
+        return rates.E5_START_S + local
     return chars * distinct / rates.REMOTE_CHARS_PER_S
 
 

