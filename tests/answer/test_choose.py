@@ -101,6 +101,22 @@ def test_the_chosen_sentence_leads_the_extractive_answer(make):
     assert prompt.rstrip().endswith("or NONE:") and QUESTION in prompt
 
 
+def test_the_chooser_is_how_a_small_model_answers_by_default(tmp_path, embedder):
+    """Measured on the whole dev split with the 1.5B (RESULTS.md, the head to head): choosing a sentence beat
+    asking for short answers, so it is the default; off, a small model is asked as before (short answers)."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ops.md").write_text(OPS, encoding="utf-8")
+    assert Settings().answer.choose_sentence and Settings().answer.short_answers
+    for answer, reply, chosen in (({}, number_of("backed up every"), True),
+                                  ({"choose_sentence": False}, {"text": "The database is backed up every 6 hours [1]."}, False)):
+        with ScriptedServer([reply]) as server:
+            llm = {"provider": "openai", "base_url": server.base_url, "model": SMALL, "timeout": 120, "max_retries": 0}
+            with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), answer=answer, llm=llm), embedder=embedder) as kb:
+                kb.add([tmp_path / "docs"])
+                kb.ask(QUESTION)
+        assert server.requests and ("or NONE:" in server.requests[0]["messages"][-1]["content"]) == chosen
+
+
 def test_picking_the_extractive_lead_changes_nothing(make):
     plain = make(None).ask(QUESTION)
     with ScriptedServer([{"text": "1"}]) as server:

@@ -37,6 +37,7 @@ def make(tmp_path, embedder):
     opened: list[KnowledgeBase] = []
 
     def make(model: ScriptedChat, **answer) -> KnowledgeBase:
+        answer = {"choose_sentence": False, **answer}  # the short-answer path; the chooser is tests/answer/test_choose.py
         settings = Settings(kb=str(tmp_path / "kb.db"), answer=answer, llm={"provider": "openai", "base_url": "http://127.0.0.1:9/v1"})
         kb = KnowledgeBase(settings, embedder=embedder, chat_model=model)
         if not opened:
