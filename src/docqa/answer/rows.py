@@ -166,14 +166,18 @@ def introduced_lists(question: str, text: str, spans: list[tuple[int, int]]) -> 
     for s, e in spans:
         if not _INTRODUCES.search(text[s:e]):
             continue
-        items, end, pos = 0, e, e
+        items, end, pos, level = 0, e, e, 0
         for line in text[e:].split("\n")[1:]:  # the lines after the introduction's own
             pos += len(line) + 1
             if not line.strip():
                 continue
             at = pos - len(line)
-            if not _LIST_ITEM.match(line) or (not items and any(lo <= at + len(line) - len(line.lstrip()) < hi for lo, hi in spans)):
+            indent = len(line) - len(line.lstrip())
+            if not _LIST_ITEM.match(line) or (not items and any(lo <= at + indent < hi for lo, hi in spans)):
                 break  # no list, or its items are sentences of their own (the first one tells)
+            if items and indent < level:
+                break  # a nested list is over: the next item belongs to the list around it
+            level = level if items else indent
             if items == MAX_ITEMS or pos - 1 - s > MAX_BLOCK:
                 break
             items, end = items + 1, at + len(line.rstrip())

@@ -133,20 +133,27 @@ def shape(question: str, candidates: Sequence[Quoted], picked: Sequence[Quoted],
 
 
 def _steps(candidates: Sequence[Quoted], best: Quoted, text: str) -> list[Quoted] | None:
-    """The list `best` is a step of, or introduces, in text order (with its introduction); None when it is neither."""
+    """The list `best` is a step of, or introduces, in text order (with its introduction); None when it is neither.
+    A nested list (its items indented deeper, as Markdown and the HTML reader write them) is a list of its own: the
+    items of `best`'s level and any deeper ones under them, introduced by the item above them that ends with a colon."""
     same = sorted((s for s in candidates if s.n == best.n), key=lambda s: s.start)
     i = next(k for k, s in enumerate(same) if s is best)
     intro = None
-    if not _is_item(best):
+    nests = (_is_item(best) and i + 1 < len(same) and _is_item(same[i + 1])
+             and _level(text, same[i + 1]) > _level(text, best))  # an item that opens a nested list
+    if not _is_item(best) or nests:
         if not _INTRO.search(best.text) or i + 1 >= len(same):
             return None
         intro, i = best, i + 1
     if not _is_item(same[i]):
         return None
     lo = hi = i
-    while lo > 0 and _is_item(same[lo - 1]) and not text[same[lo - 1].end : same[lo].start].strip():
+    level = _level(text, same[i])
+    while (lo > 0 and _is_item(same[lo - 1]) and _level(text, same[lo - 1]) >= level
+           and not text[same[lo - 1].end : same[lo].start].strip()):
         lo -= 1
-    while hi + 1 < len(same) and _is_item(same[hi + 1]) and not text[same[hi].end : same[hi + 1].start].strip():
+    while (hi + 1 < len(same) and _is_item(same[hi + 1]) and _level(text, same[hi + 1]) >= level
+           and not text[same[hi].end : same[hi + 1].start].strip()):
         hi += 1
     if intro is not None and text[intro.end : same[lo].start].strip():
         return None  # the introduction and the list are not side by side
@@ -156,6 +163,13 @@ def _steps(candidates: Sequence[Quoted], best: Quoted, text: str) -> list[Quoted
     if intro is None and lo > 0 and _INTRO.search(same[lo - 1].text) and not text[same[lo - 1].end : same[lo].start].strip():
         intro = same[lo - 1]
     return [intro, *items] if intro is not None else list(items)
+
+
+def _level(text: str, s: Quoted) -> int:
+    """How deep the list item `s` is nested: the indentation of its line (0 when it starts no line)."""
+    line_start = text.rfind("\n", 0, s.start) + 1
+    indent = text[line_start : s.start]
+    return len(indent.expandtabs(4)) if not indent.strip() else 0
 
 
 def _blocks(candidates: Sequence[Quoted], best: Quoted, text: str) -> list[Quoted] | None:

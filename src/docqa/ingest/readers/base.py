@@ -91,11 +91,13 @@ class TextBuilder:
         self._length = 0
         self.blocks: list[Block] = []
 
-    def add(self, text: str, kind: str = PARAGRAPH, sep: str = "\n\n", **fields: Any) -> Block | None:
-        """Append cleaned `text` after `sep` (skipped at the start); return its Block, or None if blank."""
+    def add(self, text: str, kind: str = PARAGRAPH, sep: str = "\n\n", indent: str = "", **fields: Any) -> Block | None:
+        """Append cleaned `text` after `sep` (skipped at the start), its first line after `indent` (a nested list
+        item's); return its Block, or None if blank."""
         text = clean_extracted(text)
         if not text:
             return None
+        text = indent + text
         if self._length:
             self._parts.append(sep)
             self._length += len(sep)

@@ -3,6 +3,12 @@
 `add_html` is shared with the e-mail and EPUB readers: it walks the DOM once, collecting
 inline text into paragraphs that block elements delimit, after dropping scripts, styles and
 (when the page has a main/article) navigation, headers, footers and asides.
+
+A list item keeps its marker as Markdown writes it: "- " for an `<ul>` item, "1. " (its number; "a. "
+for `type="a"`) for an `<ol>` item, indented two spaces a level for a nested list, on the item's first
+paragraph.  Without it an item reads as a paragraph of prose, and "the disk space needed depends on the
+setup:" / "LTSP server: 40 GiB." is no list the answerer can quote whole (docqa.answer.rows, shape).
+A definition list stays a label paragraph (`<dt>`) above its description's paragraphs (`<dd>`).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ _BLOCKS = {
     "legend", "address", "details", "summary", "center", "hr", "tr", "td", "th", "thead", "tbody",
     "tfoot", "caption", "option", "label", "menu", "hgroup", "frameset", "noframes", "dialog",
 }
+_LISTS = ("ul", "ol", "menu", "dir")
 _SKIP = {"-comment", "head", "title", "meta", "link", "base", "img", "input", "button", "area"}
 _BR = "\ue000"  # stands for <br> while whitespace is collapsed
 _WHITESPACE = re.compile(r"[ \t\n\r\f\v\u00a0\u200b]+")
@@ -56,10 +63,16 @@ class _Walker:
         self.builder = builder
         self.pending: list[str] = []
         self.anchors: list[list] = []  # [offset of a heading in the text, its anchor id]
+        self.lists: list[list] = []  # the open lists, innermost last: [ordered style ("" for <ul>), next number]
+        self.marker = ""  # the open list item's marker, until its first paragraph takes it
 
     def flush(self) -> None:
         if self.pending:
-            self.builder.add(inline_text(self.pending), PARAGRAPH)
+            text, indent = inline_text(self.pending), ""
+            if text and self.marker:
+                marker = self.marker.lstrip(" ")
+                text, indent, self.marker = marker + text, self.marker[: len(self.marker) - len(marker)], ""
+            self.builder.add(text, PARAGRAPH, indent=indent)
             self.pending = []
 
     def visit(self, node: LexborNode, depth: int = 0) -> None:
@@ -80,18 +93,40 @@ class _Walker:
                     self.anchors.append([block.start, anchor])
             elif tag in ("pre", "listing", "xmp"):
                 self.flush()
+                self.marker = ""  # an item that opens with code: the marker would land on a later paragraph
                 self.builder.add(child.text(deep=True), CODE)
             elif tag == "table" and depth < 200:
                 self.flush()
+                self.marker = ""
                 self.table(child, depth)
             elif depth >= 200:  # pathological nesting: take the text as it is
                 self.pending.append(" " + (child.text(deep=True) or "") + " ")
+            elif tag in _LISTS or tag == "li":
+                self.flush()
+                self.list_block(child, depth)
+                self.flush()
             elif tag in _BLOCKS:
                 self.flush()
                 self.visit(child, depth + 1)
                 self.flush()
             else:
                 self.visit(child, depth + 1)
+
+    def list_block(self, node: LexborNode, depth: int) -> None:
+        """A list (its items numbered from its `start`) or one of its items (its marker on its first paragraph)."""
+        if node.tag != "li":
+            style = (node.attributes.get("type") or "1") if node.tag == "ol" else ""
+            self.lists.append([style, _start(node)])
+            self.visit(node, depth + 1)
+            self.lists.pop()
+            return
+        style, number = self.lists[-1] if self.lists else ("", 1)
+        if self.lists:
+            self.lists[-1][1] += 1
+        self.marker = "  " * max(len(self.lists) - 1, 0) + _marker(style, number)
+        self.visit(node, depth + 1)
+        self.flush()
+        self.marker = ""
 
     def table(self, table: LexborNode, depth: int) -> None:
         """A data table becomes one TABLE block (a row per line); a layout table, its cells' blocks."""
@@ -112,6 +147,21 @@ class _Walker:
         if caption is not None:
             self.builder.add(collapse_spaces(caption.text(deep=True)), PARAGRAPH)
         self.builder.add_table(rows, header_rows=min(max(heads, 1), 3))
+
+
+def _start(ol: LexborNode) -> int:
+    """The number of an ordered list's first item (its `start`, else 1)."""
+    start = (ol.attributes.get("start") or "").strip() if ol.tag == "ol" else ""
+    return int(start) if start.isdigit() and int(start) < 10_000 else 1
+
+
+def _marker(style: str, number: int) -> str:
+    """A list item's marker: "- " for an unordered list, "3. " (or "c. " / "C. " for type a / A) for an ordered one."""
+    if not style:
+        return "- "
+    if style in ("a", "A") and number <= 26:
+        return chr(ord(style) + number - 1) + ". "
+    return f"{number}. "
 
 
 def heading_anchor(heading: LexborNode) -> str:
