@@ -55,7 +55,7 @@ VALGRIND_OPTION = ('<div class="variablelist"><dl class="variablelist"><dt><span
     (VALGRIND_STEPS, "1. Start Valgrind with --vgdb-error=0.\n\nIt then waits for GDB to connect.\n\n"
                      "2. In another window, start GDB."),
     ('<p>Supported formats:</p><ol start="3" type="a"><li>PNG</li><li>SVG</li></ol>',
-     "Supported formats:\n\nc. PNG\n\nd. SVG"),
+     "Supported formats:\n\nc) PNG\n\nd) SVG"),
     ('<ul><li><pre>make install</pre></li><li>Log in again.</li></ul>', "make install\n\n- Log in again."),
     ('<ul><li> </li><li><a href="x.html">Next</a> page</li></ul>', "- Next page"),  # an empty item marks nothing
     (VALGRIND_OPTION, "--leak-check=<no|summary|yes|full> [default: summary]\n\n"
@@ -105,3 +105,13 @@ def test_label_items_of_a_nested_list_are_quoted_without_the_list_around_it():
     [(s, e)] = introduced_lists("Which algorithms were disabled because of patents?", text, quotable_spans(text))
     assert text[s:e] == ("- As a result, the following algorithms in libcrypto have been disabled:\n\n"
                          "  - RC5\n\n  - MDC2\n\n  - IDEA")
+
+
+def test_a_lettered_list_s_items_stay_whole_and_are_quoted_as_a_list():
+    text = _read('<p>LilyPond can write its output in these formats:</p><ol type="a"><li>PDF files, the default.</li>'
+                 '<li>SVG images, for the web.</li><li>PNG images, at a chosen resolution.</li></ol>').text
+    candidates = [_Quote(text, s, e) for s, e in quotable_spans(text)]
+    assert [q.text for q in candidates][1:] == ["a) PDF files, the default.", "b) SVG images, for the web.",
+                                                "c) PNG images, at a chosen resolution."]
+    got = shape("Which formats can LilyPond write its output in?", candidates, [candidates[2]], 0.0, lambda n: text)
+    assert got is not None and got.steps and [q.text[:2] for q in got.sentences] == ["Li", "a)", "b)", "c)"]

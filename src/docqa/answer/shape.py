@@ -60,7 +60,7 @@ TYPE_WORDS = {
 }
 _PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|\bsteps?\b|\bprocedure\b"
                         r"|如何|怎么|怎样|步骤|流程", re.IGNORECASE)
-_ITEM = re.compile(r"\s*(?:\d{1,2}[.)、]|[-*•]|step\s+\d+[:.)]?|第[一二三四五六七八九十\d]+步[:：,，]?"
+_ITEM = re.compile(r"\s*(?:\d{1,2}[.)、]|[-*•]|[a-z]\)|step\s+\d+[:.)]?|第[一二三四五六七八九十\d]+步[:：,，]?"
                    r"|(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|finally)\s*,|[一二三四五六七八九十]是|其[一二三四五]\s*[，,、:：]?"
                    r"|第[一二三四五六七八九十]\s*[，,、:：]|首先|其次|最后)\s*", re.IGNORECASE)
 _INTRO = re.compile(r"[:：]\s*$")

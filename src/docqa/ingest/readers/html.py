@@ -4,7 +4,7 @@
 inline text into paragraphs that block elements delimit, after dropping scripts, styles and
 (when the page has a main/article) navigation, headers, footers and asides.
 
-A list item keeps its marker as Markdown writes it: "- " for an `<ul>` item, "1. " (its number; "a. "
+A list item keeps its marker as Markdown writes it: "- " for an `<ul>` item, "1. " (its number; "a) "
 for `type="a"`) for an `<ol>` item, indented two spaces a level for a nested list, on the item's first
 paragraph.  Without it an item reads as a paragraph of prose, and "the disk space needed depends on the
 setup:" / "LTSP server: 40 GiB." is no list the answerer can quote whole (docqa.answer.rows, shape).
@@ -156,11 +156,12 @@ def _start(ol: LexborNode) -> int:
 
 
 def _marker(style: str, number: int) -> str:
-    """A list item's marker: "- " for an unordered list, "3. " (or "c. " / "C. " for type a / A) for an ordered one."""
+    """A list item's marker: "- " for an unordered list, "3. " (or "c) " / "C) " for type a / A: "c." would end a
+    sentence) for an ordered one."""
     if not style:
         return "- "
     if style in ("a", "A") and number <= 26:
-        return chr(ord(style) + number - 1) + ". "
+        return chr(ord(style) + number - 1) + ") "
     return f"{number}. "
 
 
