@@ -309,11 +309,14 @@ def test_an_unterminated_macro_definition_swallows_no_more_than_the_page():
 def test_conversion_is_linear_in_the_page_size(unit):
     import time
 
-    def seconds(copies: int) -> float:
+    def seconds(copies: int) -> float:  # the fastest of three: a busy machine only ever adds time
         page = unit + unit.split("\n", 2)[2] * (copies - 1)  # one title, the body repeated
-        start = time.perf_counter()
-        convert(page)
-        return time.perf_counter() - start
+        best = float("inf")
+        for _ in range(3):
+            start = time.process_time()  # CPU time of this process: other processes' load does not count
+            convert(page)
+            best = min(best, time.process_time() - start)
+        return best
 
     small = seconds(20)
     assert seconds(400) < max(small, 0.005) * 20 * 5  # 20x the input: far from 400x the time
