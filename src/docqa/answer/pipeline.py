@@ -520,6 +520,7 @@ class Pipeline:
         yield Status(phase="extracting")
         sources, result = found or self._evidence(answer, hits, ctx)
         by_parts, led = self._by_parts(answer, ctx), False
+        heads: frozenset[int] = frozenset()  # the places of release headings quoted among the answer's sentences
         subjects = self._subjects(answer, ctx)  # the things the question names, each with a file of its own (docqa.answer.hop)
         by_subjects = self._by_subjects(answer, subjects, [], 0) if result.abstained and by_parts is None else None
         if by_parts is not None:  # a question of several parts, each answered (docqa.answer.parts)
@@ -533,8 +534,9 @@ class Pipeline:
             shown = _quoted_in_order(result, self.settings.answer.extractive_sentences)
             led = lead is not None and not (shown and shown[0] is lead)  # a sentence the chooser picked leads (answer/choose.py)
             shown = choose.leads(lead, shown) if led else shown
+            headed, heads = _with_heads(shown, result.heads)  # each later pick's release heading before it (answer/release.py)
             answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
-                                for x in shown]
+                                for x in headed]
             # a question across two files: the sentence of the file a pick names (docqa.answer.hop); not for steps
             followed = (self._second_hop(answer, sources, shown, result.chosen[: len(shown)], ctx)
                         if hop.HOP and not (result.shape and result.shape.steps) else None)
@@ -548,7 +550,7 @@ class Pipeline:
         # a release heading quoted before the answer's sentences (answer/release.py) stands on a line of its own
         heading = by_parts is None and not led and result.shape is not None and result.heading is not None \
             and result.shape.sentences[0] is result.heading
-        quoted = _quoted(answer.claims, heading_first=heading)
+        quoted = _quoted(answer.claims, heading_first=heading, headings=heads)
         text = number_by_first_use(quoted, answer.claims)
         note = accept.quotation_note(answer.language, quoted)  # a quotation in the other language says so
         text = f"{text}\n{note}" if note else text
@@ -697,18 +699,34 @@ def _quoted_in_order(result: Extract, count: int) -> list:
     return [lead, *sorted(rest[: count - 1], key=_reading)]
 
 
+def _with_heads(shown: list, heads: list[tuple[Sentence, Sentence]]) -> tuple[list, frozenset[int]]:
+    """`shown` with each pick's release heading (Extract.heads) quoted just before it, and the places of those
+    headings (each set apart on a line of its own)."""
+    out: list = []
+    places: set[int] = set()
+    for x in shown:
+        head = next((h for s, h in heads if s is x), None)
+        if head is not None:
+            places.add(len(out))
+            out.append(head)
+        out.append(x)
+    return out, frozenset(places)
+
+
 def _reading(sentence) -> tuple[int, int]:
     return sentence.n, sentence.start  # reading order per source
 
 
-def _quoted(claims: list[Claim], heading_first: bool = False) -> str:
+def _quoted(claims: list[Claim], heading_first: bool = False, headings: frozenset[int] = frozenset()) -> str:
     """The quoted sentences one after another, each claim's span set (markers are added when numbered);
-    `heading_first`: the first is a heading, set apart by a blank line (it has no full stop to end it); so is a quote
-    that ends on a table row or a command line (docqa.answer.rows), from what follows it."""
+    `heading_first`: the first is a heading, set apart by a blank line (it has no full stop to end it); so are the
+    headings at the places `headings`, before and after; and a quote that ends on a table row or a command line
+    (docqa.answer.rows), from what follows it."""
     joiner = "" if any(has_cjk(c.text) for c in claims) else " "
     text = ""
     for i, claim in enumerate(claims):
-        apart = (heading_first and i == 1) or (i > 0 and any(rows.ends_structured(c.quote) for c in claims[i - 1].citations))
+        apart = ((heading_first and i == 1) or i in headings or i - 1 in headings
+                 or (i > 0 and any(rows.ends_structured(c.quote) for c in claims[i - 1].citations)))
         text += ("\n\n" if apart else joiner) if text else ""
         claim.start = len(text)
         text += claim.text
