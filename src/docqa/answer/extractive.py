@@ -145,6 +145,7 @@ class Sentence:
     header: tuple[int, int] | None = None  # a table row's header row, quoted on a line of its own before it (answer/rows.py)
     term: str = ""  # the option label whose description the sentence is part of, its subject (answer/defined.py)
     label: tuple[int, int] | None = None  # ... and its span in the chunk, quoted on a line of its own before it
+    above: bool = False  # a release heading in the lines above its chunk (Source.above): start and end are in those
 
 
 @dataclass(slots=True)
@@ -245,13 +246,12 @@ def _with_release(question: str, picked: list[Sentence], shown: Shape | None,
     best = picked[0]
     if not release.asks_release(question) or release.names_release(question, best.text) or (shown is not None and shown.steps):
         return shown, None, None
-    hit = sources.get(best.n).hit  # type: ignore[union-attr]
-    found = release.label(hit.text, best.start, hit.section, hit.path)
+    found = _label(sources, best)
     if found is None:
         return shown, None, None
     if found.span is None:
         return shown, release.note(found, "zh" if has_cjk(question) else "en"), None
-    heading = Sentence(best.n, *found.span, found.text, score=best.score)
+    heading = Sentence(best.n, *found.span, found.text, score=best.score, above=found.source == "above")
     rest = [s for s in (shown.sentences if shown is not None else picked) if s is not best]
     return Shape([heading, best, *rest], steps=False), None, heading  # the heading, then the sentence it names
 
@@ -270,14 +270,14 @@ def release_heads(question: str, picked: list[Sentence], heading: Sentence | Non
     for s in picked[1:]:
         if release.names_release(question, s.text):
             continue
-        hit = sources.get(s.n).hit  # type: ignore[union-attr]
-        found = release.label(hit.text, s.start, hit.section, hit.path)
+        found = _label(sources, s)
         if found is None or found.span is None or found.version in said:
             continue
-        if any(x.n == s.n and x.start <= found.span[0] < x.end for x in picked):
+        above = found.source == "above"
+        if not above and any(x.n == s.n and x.start <= found.span[0] < x.end for x in picked):
             continue  # the heading is quoted already
         said.add(found.version)
-        out.append((s, Sentence(s.n, *found.span, found.text, score=s.score)))
+        out.append((s, Sentence(s.n, *found.span, found.text, score=s.score, above=above)))
     return out
 
 
@@ -287,8 +287,16 @@ def _release_unnamed(question: str, best: Sentence, sources: SourceSet) -> bool:
     documents discuss the subject ("`systemd` defines a number of special UID ranges:") but not when it came."""
     if not release.asks_release(question) or not release.names_nothing(question, best.text):
         return False
-    hit = sources.get(best.n).hit  # type: ignore[union-attr]
-    return release.label(hit.text, best.start, hit.section, hit.path) is None
+    return _label(sources, best) is None
+
+
+def _label(sources: SourceSet, s: Sentence) -> release.Label | None:
+    """What names the release of `s` (release.label): a heading in its chunk, a section title, a heading in the lines
+    above the chunk when the pipeline read them (Source.above), the file name."""
+    source = sources.get(s.n)
+    hit = source.hit  # type: ignore[union-attr]
+    above = source.above.text if source is not None and source.above is not None else ""
+    return release.label(hit.text, s.start, hit.section, hit.path, above)
 
 
 def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights: dict[str, float],
@@ -360,7 +368,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
         held = _with(s.text, _given(s, given))
         hit = sources.get(s.n).hit  # type: ignore[union-attr]
         cross = float(cjk != has_cjk(s.text))
-        named = asks and not release.names_release(question, s.text) and release.label(hit.text, s.start, hit.section, hit.path) is not None
+        named = asks and not release.names_release(question, s.text) and _label(sources, s) is not None
         # the version a release question asks for: in the sentence, or in the heading or file name that names its release
         typed = kind is not None and (answerability.holds_type(s.text, kind) or (named and kind == "version"))
         out.append({

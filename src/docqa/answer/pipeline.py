@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
 
-from docqa.answer import accept, choose, guard, hop, prompts, rows, sentinel, short
+from docqa.answer import accept, choose, guard, hop, prompts, release, rows, sentinel, short
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
@@ -24,7 +24,7 @@ from docqa.answer.library import Library
 from docqa.answer.parts import Part, split
 from docqa.answer.route import catalog_answer, condense_heuristic, condensed_reply, language_of, looks_like_follow_up, not_found_answer
 from docqa.answer.sources import SourceSet, fit, focused
-from docqa.errors import LLMError
+from docqa.errors import DocqaError, LLMError
 from docqa.events import Accepting, Citations, Content, DraftDelta, DraftRejected, Event, Failure, Generating, Status
 from docqa.llm.base import ChatModel, ChatResult
 from docqa.retrieve import SearchResults
@@ -36,7 +36,7 @@ from docqa.text.segment import query_terms
 from docqa.text.sentences import sentence_spans
 from docqa.retrieve.snippet import coverage
 from docqa.text.tokens import count_tokens
-from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Acceptance, Answer, Citation, Claim, Retrieval, Verification
+from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Acceptance, Answer, Citation, Claim, Hit, Retrieval, Verification
 
 UNVERIFIED_MARK = {"en": " [unverified]", "zh": "［未核实］"}
 Events = Generator[Event, None, Answer]  # what the stages are: they yield events and return the answer
@@ -291,7 +291,7 @@ class Pipeline:
     def _led(self, answer: Answer, hits: SearchResults, found: Found, words: short.Found, n: int) -> Events:
         """Publish the answer led by the model's words (docqa.answer.short.compose)."""
         pool, result = found
-        quoted = [citation_for(x.n, pool.get(x.n).hit, x.start, x.end, answer.language, pool.paths)  # type: ignore[union-attr]
+        quoted = [citation_for(x.n, _hit(pool, x), x.start, x.end, answer.language, pool.paths)
                   for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
         text, claims = short.compose(words, n, quoted, answer.language, pool.paths)
         text = number_by_first_use(text, claims)
@@ -494,6 +494,7 @@ class Pipeline:
         crossing = accept.crossing(answer.language, hits) and not hits.low_relevance
         with ctx.stage("extracting") as entry:
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))  # never quote a flagged source
+            self._above(pool, answer.retrieval.query)
             terms = query_terms(answer.retrieval.query)
             weights, chunks = term_weights_and_total(lib.term_counts, terms)
             result = extract(answer.retrieval.query, pool, weights, lib.embed,
@@ -502,6 +503,18 @@ class Pipeline:
         answer.retrieval.evidence = round(result.evidence, 4)
         answer.retrieval.evidence_features = {k: round(v, 4) for k, v in result.features.items()}  # for calibration fits
         return pool, result
+
+    def _above(self, pool: SourceSet, question: str) -> None:
+        """For a release question, each source's ABOVE_LINES lines above its chunk (Source.above): a long NEWS entry
+        names its release in a heading that an earlier chunk holds (docqa.answer.release.label)."""
+        if not ABOVE_LINES or not release.asks_release(question):
+            return
+        for x in pool.sources:
+            if x.above is None and x.hit.line_start > 1:
+                try:
+                    x.above = self.library.passage(x.hit.document_id, max(1, x.hit.line_start - ABOVE_LINES), x.hit.line_start - 1)
+                except DocqaError:  # gone or out of the caller's sight since the search: no heading from it
+                    continue
 
     def _not_found(self, answer: Answer, ctx: RunContext, streamed: bool = False) -> Events:
         docs = indexed(self.library.documents(answer.retrieval.collection))
@@ -535,7 +548,7 @@ class Pipeline:
             led = lead is not None and not (shown and shown[0] is lead)  # a sentence the chooser picked leads (answer/choose.py)
             shown = choose.leads(lead, shown) if led else shown
             headed, heads = _with_heads(shown, result.heads)  # each later pick's release heading before it (answer/release.py)
-            answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
+            answer.citations = [citation_for(x.n, _hit(sources, x), x.start, x.end, answer.language, sources.paths)
                                 for x in headed]
             # a question across two files: the sentence of the file a pick names (docqa.answer.hop); not for steps
             followed = (self._second_hop(answer, sources, shown, result.chosen[: len(shown)], ctx)
@@ -636,7 +649,7 @@ class Pipeline:
             for x in picks:
                 hit = pool.get(x.n).hit  # type: ignore[union-attr]
                 n = numbers.setdefault(hit.chunk_id, max(numbers.values(), default=0) + 1)
-                citations.append(citation_for(n, hit, x.start, x.end, answer.language, paths))
+                citations.append(citation_for(n, _hit(pool, x), x.start, x.end, answer.language, paths))
                 quoted.append(x.text)
         return citations, min([r.evidence for _, _, r in named] + ([evidence] if cited else []))
 
@@ -663,7 +676,7 @@ class Pipeline:
                     continue  # two parts answered by the same sentence: quoted once
                 seen.add((hit.chunk_id, x.start))
                 n = numbers.setdefault(hit.chunk_id, len(numbers) + 1)
-                citations.append(citation_for(n, hit, x.start, x.end, answer.language, paths))
+                citations.append(citation_for(n, _hit(pool, x), x.start, x.end, answer.language, paths))
         return citations, min(r.evidence for _, _, r in found)
 
     def _part_evidence(self, part: Part, ctx: RunContext) -> Found:
@@ -682,6 +695,7 @@ class Pipeline:
 
 
 PART_SENTENCES = 2  # sentences quoted for each part of a question of several parts
+ABOVE_LINES = 300  # for a release question, the lines above each source's chunk read for a release heading (0: none)
 PART_QUERY = True
 
 
@@ -711,6 +725,12 @@ def _with_heads(shown: list, heads: list[tuple[Sentence, Sentence]]) -> tuple[li
             out.append(head)
         out.append(x)
     return out, frozenset(places)
+
+
+def _hit(pool: SourceSet, x: Sentence) -> Hit:
+    """The passage a quoted sentence's span is in: its source's chunk, or the lines above it (a release heading)."""
+    source = pool.get(x.n)
+    return source.above if x.above and source.above is not None else source.hit  # type: ignore[union-attr]
 
 
 def _reading(sentence) -> tuple[int, int]:
