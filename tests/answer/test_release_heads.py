@@ -262,6 +262,10 @@ def _split_news() -> tuple[str, str]:
     (EDU_ABOVE, EDU_CHUNK, EDU_TITLES, None),
     # ... and without that title, a folder "3.0" of a path is still no release
     (EDU_ABOVE, "Debian 12 bookworm 中所有新的事物，例如：\n", ("23. Debian Edu Bookworm 中的新面貌",), None),
+    # a list item is no title, though it stands alone and holds a version (dist.news.html, 3.9.0's platform changes)
+    ("* Support for s390x Decimal Floating Point instructions on hosts that\nhave the DFP facility installed.\n\n"
+     "* Support for POWER8 (Power ISA 2.07) instructions\n\n",
+     "* Support for Intel AVX2 instructions. This is available only on 64\nbit code.\n", ("2. NEWS",), None),
     # the chunk's section title comes after the release title above: that title heads an earlier section
     ("Release 3.10.0 (10 September 2014)\n~~~~~~~~~~~~~~~~~~\n\n* Fixed bugs.\n\nInstalling\n\n", "Run ./configure.\n",
      ("Installing",), None),

@@ -157,8 +157,8 @@ def _is_title(text: str, lines: list[tuple[int, int]], i: int) -> bool:
     if _ATX.match(line):
         return True
     words = line.split()
-    if not words or len(words) > _TITLE_WORDS or line.rstrip().endswith((".", ",", "。", "，")):
-        return False
+    if not words or len(words) > _TITLE_WORDS or line.rstrip().endswith((".", ",", "。", "，")) or _LIST_ITEM.match(line):
+        return False  # a sentence, or a list item ("* Support for POWER8 (Power ISA 2.07) instructions")
     above = text[lines[i - 1][0] : lines[i - 1][1]] if i > 0 else ""
     below_end = text.find("\n", lines[i][1] + 1)
     below = text[lines[i][1] + 1 : below_end if below_end != -1 else len(text)]
