@@ -494,7 +494,7 @@ class Pipeline:
         crossing = accept.crossing(answer.language, hits) and not hits.low_relevance
         with ctx.stage("extracting") as entry:
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))  # never quote a flagged source
-            self._above(pool, answer.retrieval.query)
+            read_above(pool, answer.retrieval.query, lib)
             terms = query_terms(answer.retrieval.query)
             weights, chunks = term_weights_and_total(lib.term_counts, terms)
             result = extract(answer.retrieval.query, pool, weights, lib.embed,
@@ -503,18 +503,6 @@ class Pipeline:
         answer.retrieval.evidence = round(result.evidence, 4)
         answer.retrieval.evidence_features = {k: round(v, 4) for k, v in result.features.items()}  # for calibration fits
         return pool, result
-
-    def _above(self, pool: SourceSet, question: str) -> None:
-        """For a release question, each source's ABOVE_LINES lines above its chunk (Source.above): a long NEWS entry
-        names its release in a heading that an earlier chunk holds (docqa.answer.release.label)."""
-        if not ABOVE_LINES or not release.asks_release(question):
-            return
-        for x in pool.sources:
-            if x.above is None and x.hit.line_start > 1:
-                try:
-                    x.above = self.library.passage(x.hit.document_id, max(1, x.hit.line_start - ABOVE_LINES), x.hit.line_start - 1)
-                except DocqaError:  # gone or out of the caller's sight since the search: no heading from it
-                    continue
 
     def _not_found(self, answer: Answer, ctx: RunContext, streamed: bool = False) -> Events:
         docs = indexed(self.library.documents(answer.retrieval.collection))
@@ -725,6 +713,19 @@ def _with_heads(shown: list, heads: list[tuple[Sentence, Sentence]]) -> tuple[li
             out.append(head)
         out.append(x)
     return out, frozenset(places)
+
+
+def read_above(pool: SourceSet, question: str, library: Library) -> None:
+    """For a release question, each source's ABOVE_LINES lines above its chunk (Source.above): a long NEWS entry
+    names its release in a heading that an earlier chunk holds (docqa.answer.release.label)."""
+    if not ABOVE_LINES or not release.asks_release(question):
+        return
+    for x in pool.sources:
+        if x.above is None and x.hit.line_start > 1:
+            try:
+                x.above = library.passage(x.hit.document_id, max(1, x.hit.line_start - ABOVE_LINES), x.hit.line_start - 1)
+            except DocqaError:  # gone or out of the caller's sight since the search: no heading from it
+                continue
 
 
 def _hit(pool: SourceSet, x: Sentence) -> Hit:
