@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE))
 import evaluate  # noqa: E402  (beside this file)
 import stages  # noqa: E402
 
-from docqa.answer import extractive, guard  # noqa: E402
+from docqa.answer import extractive, guard, pipeline  # noqa: E402
 from docqa.answer.sources import fit as fit_sources  # noqa: E402
 from docqa.kb import KnowledgeBase  # noqa: E402
 from docqa.retrieve.weights import term_weights  # noqa: E402
@@ -48,6 +48,7 @@ def dump(args) -> None:
         for q in questions:
             hits = lib.search(q["question"], args.hits, None)
             sources = fit_sources(guard.evidence(list(hits)), 10**9)
+            pipeline.read_above(sources, q["question"], lib)  # a release heading above a chunk, as the pipeline reads it
             candidates = extractive._candidates(sources, args.hits, q["question"])  # table rows, lists, option labels: as extract()
             if not candidates:
                 continue

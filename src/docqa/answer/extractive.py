@@ -145,6 +145,7 @@ class Sentence:
     header: tuple[int, int] | None = None  # a table row's header row, quoted on a line of its own before it (answer/rows.py)
     term: str = ""  # the option label whose description the sentence is part of, its subject (answer/defined.py)
     label: tuple[int, int] | None = None  # ... and its span in the chunk, quoted on a line of its own before it
+    above: bool = False  # a release heading in the lines above its chunk (Source.above): start and end are in those
 
 
 @dataclass(slots=True)
@@ -158,6 +159,8 @@ class Extract:
     shape: Shape | None = None  # a typed question's lead or a procedure's steps (answer/shape.py); None: `chosen`
     release: str | None = None  # for a release question, the line naming the release when no quoted heading does (answer/release.py)
     heading: Sentence | None = None  # ... or the heading line naming it, quoted first (`shape` leads with it)
+    # ... and for each later pick from another release, the heading line naming that one, quoted before it (`release_heads`)
+    heads: list[tuple[Sentence, Sentence]] = field(default_factory=list)
     candidates: list[Sentence] = field(default_factory=list)  # every scored candidate sentence (for evaluation)
     supporting: list[Sentence] = field(default_factory=list)  # the picks a model's claim may rest on (answer/accept.py)
 
@@ -216,6 +219,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     supporting = [s for i, s in enumerate(picked) if i == 0 or not learned or s.score >= SELECT_MIN or id(s) in added]
     shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
     shown, named, heading = _with_release(question, picked, shown, sources)
+    heads = release_heads(question, picked, heading, sources)
     # a table row leads: its header row first, on a line of its own; a sentence of an option's description: its label
     above = picked[0].header or _label_unquoted(picked[0], picked)
     if heading is None and above is not None:
@@ -223,7 +227,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
         heading = Sentence(picked[0].n, hs, he, chunk[hs:he], score=picked[0].score)
         shown = Shape([heading, *(shown.sentences if shown is not None else picked)], steps=False)
     return Extract(picked, evidence=evidence, abstained=False, features=features, ranked=chosen, shape=shown,
-                   candidates=candidates, supporting=supporting, release=named, heading=heading)
+                   candidates=candidates, supporting=supporting, release=named, heading=heading, heads=heads)
 
 
 def _label_unquoted(lead: Sentence, picked: list[Sentence]) -> tuple[int, int] | None:
@@ -242,15 +246,39 @@ def _with_release(question: str, picked: list[Sentence], shown: Shape | None,
     best = picked[0]
     if not release.asks_release(question) or release.names_release(question, best.text) or (shown is not None and shown.steps):
         return shown, None, None
-    hit = sources.get(best.n).hit  # type: ignore[union-attr]
-    found = release.label(hit.text, best.start, hit.section, hit.path)
+    found = _label(sources, best)
     if found is None:
         return shown, None, None
     if found.span is None:
         return shown, release.note(found, "zh" if has_cjk(question) else "en"), None
-    heading = Sentence(best.n, *found.span, found.text, score=best.score)
+    heading = Sentence(best.n, *found.span, found.text, score=best.score, above=found.source == "above")
     rest = [s for s in (shown.sentences if shown is not None else picked) if s is not best]
     return Shape([heading, best, *rest], steps=False), None, heading  # the heading, then the sentence it names
+
+
+def release_heads(question: str, picked: list[Sentence], heading: Sentence | None,
+                  sources: SourceSet) -> list[tuple[Sentence, Sentence]]:
+    """For a release question, each later pick that names no version under a heading line of its chunk naming another
+    release than the answer names so far (the lead's heading, the versions the lead and the question hold): that pick
+    and its heading line, to be quoted before it.  Release notes of several releases answer alike ("git grep" is in the
+    notes of 2.35 and of 2.38); a quoted sentence whose release is not said cannot tell the reader which it is from."""
+    if not release.asks_release(question) or len(picked) < 2:
+        return []
+    lead = [heading.text] if heading is not None else []
+    said = {m.group().lstrip("v") for text in (question, *lead, picked[0].text) for m in release.VERSION.finditer(text)}
+    out: list[tuple[Sentence, Sentence]] = []
+    for s in picked[1:]:
+        if release.names_release(question, s.text):
+            continue
+        found = _label(sources, s)
+        if found is None or found.span is None or found.version in said:
+            continue
+        above = found.source == "above"
+        if not above and any(x.n == s.n and x.start <= found.span[0] < x.end for x in picked):
+            continue  # the heading is quoted already
+        said.add(found.version)
+        out.append((s, Sentence(s.n, *found.span, found.text, score=s.score, above=above)))
+    return out
 
 
 def _release_unnamed(question: str, best: Sentence, sources: SourceSet) -> bool:
@@ -259,8 +287,16 @@ def _release_unnamed(question: str, best: Sentence, sources: SourceSet) -> bool:
     documents discuss the subject ("`systemd` defines a number of special UID ranges:") but not when it came."""
     if not release.asks_release(question) or not release.names_nothing(question, best.text):
         return False
-    hit = sources.get(best.n).hit  # type: ignore[union-attr]
-    return release.label(hit.text, best.start, hit.section, hit.path) is None
+    return _label(sources, best) is None
+
+
+def _label(sources: SourceSet, s: Sentence) -> release.Label | None:
+    """What names the release of `s` (release.label): a heading in its chunk, a section title, a heading in the lines
+    above the chunk when the pipeline read them (Source.above), the file name."""
+    source = sources.get(s.n)
+    hit = source.hit  # type: ignore[union-attr]
+    above = source.above.text if source is not None and source.above is not None else ""
+    return release.label(hit.text, s.start, hit.section, hit.path, above)
 
 
 def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights: dict[str, float],
@@ -332,7 +368,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
         held = _with(s.text, _given(s, given))
         hit = sources.get(s.n).hit  # type: ignore[union-attr]
         cross = float(cjk != has_cjk(s.text))
-        named = asks and not release.names_release(question, s.text) and release.label(hit.text, s.start, hit.section, hit.path) is not None
+        named = asks and not release.names_release(question, s.text) and _label(sources, s) is not None
         # the version a release question asks for: in the sentence, or in the heading or file name that names its release
         typed = kind is not None and (answerability.holds_type(s.text, kind) or (named and kind == "version"))
         out.append({

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
 
-from docqa.answer import accept, choose, guard, hop, prompts, rows, sentinel, short
+from docqa.answer import accept, choose, guard, hop, prompts, release, rows, sentinel, short
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
@@ -24,7 +24,7 @@ from docqa.answer.library import Library
 from docqa.answer.parts import Part, split
 from docqa.answer.route import catalog_answer, condense_heuristic, condensed_reply, language_of, looks_like_follow_up, not_found_answer
 from docqa.answer.sources import SourceSet, fit, focused
-from docqa.errors import LLMError
+from docqa.errors import DocqaError, LLMError
 from docqa.events import Accepting, Citations, Content, DraftDelta, DraftRejected, Event, Failure, Generating, Status
 from docqa.llm.base import ChatModel, ChatResult
 from docqa.retrieve import SearchResults
@@ -36,7 +36,7 @@ from docqa.text.segment import query_terms
 from docqa.text.sentences import sentence_spans
 from docqa.retrieve.snippet import coverage
 from docqa.text.tokens import count_tokens
-from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Acceptance, Answer, Citation, Claim, Retrieval, Verification
+from docqa.types import FALLBACK, PARTIAL, UNVERIFIED, VERIFIED, Acceptance, Answer, Citation, Claim, Hit, Retrieval, Verification
 
 UNVERIFIED_MARK = {"en": " [unverified]", "zh": "［未核实］"}
 Events = Generator[Event, None, Answer]  # what the stages are: they yield events and return the answer
@@ -291,7 +291,7 @@ class Pipeline:
     def _led(self, answer: Answer, hits: SearchResults, found: Found, words: short.Found, n: int) -> Events:
         """Publish the answer led by the model's words (docqa.answer.short.compose)."""
         pool, result = found
-        quoted = [citation_for(x.n, pool.get(x.n).hit, x.start, x.end, answer.language, pool.paths)  # type: ignore[union-attr]
+        quoted = [citation_for(x.n, _hit(pool, x), x.start, x.end, answer.language, pool.paths)
                   for x in _quoted_in_order(result, self.settings.answer.extractive_sentences)]
         text, claims = short.compose(words, n, quoted, answer.language, pool.paths)
         text = number_by_first_use(text, claims)
@@ -494,6 +494,7 @@ class Pipeline:
         crossing = accept.crossing(answer.language, hits) and not hits.low_relevance
         with ctx.stage("extracting") as entry:
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))  # never quote a flagged source
+            read_above(pool, answer.retrieval.query, lib)
             terms = query_terms(answer.retrieval.query)
             weights, chunks = term_weights_and_total(lib.term_counts, terms)
             result = extract(answer.retrieval.query, pool, weights, lib.embed,
@@ -520,6 +521,7 @@ class Pipeline:
         yield Status(phase="extracting")
         sources, result = found or self._evidence(answer, hits, ctx)
         by_parts, led = self._by_parts(answer, ctx), False
+        heads: frozenset[int] = frozenset()  # the places of release headings quoted among the answer's sentences
         subjects = self._subjects(answer, ctx)  # the things the question names, each with a file of its own (docqa.answer.hop)
         by_subjects = self._by_subjects(answer, subjects, [], 0) if result.abstained and by_parts is None else None
         if by_parts is not None:  # a question of several parts, each answered (docqa.answer.parts)
@@ -533,8 +535,9 @@ class Pipeline:
             shown = _quoted_in_order(result, self.settings.answer.extractive_sentences)
             led = lead is not None and not (shown and shown[0] is lead)  # a sentence the chooser picked leads (answer/choose.py)
             shown = choose.leads(lead, shown) if led else shown
-            answer.citations = [citation_for(x.n, sources.get(x.n).hit, x.start, x.end, answer.language, sources.paths)
-                                for x in shown]
+            headed, heads = _with_heads(shown, result.heads)  # each later pick's release heading before it (answer/release.py)
+            answer.citations = [citation_for(x.n, _hit(sources, x), x.start, x.end, answer.language, sources.paths)
+                                for x in headed]
             # a question across two files: the sentence of the file a pick names (docqa.answer.hop); not for steps
             followed = (self._second_hop(answer, sources, shown, result.chosen[: len(shown)], ctx)
                         if hop.HOP and not (result.shape and result.shape.steps) else None)
@@ -548,7 +551,7 @@ class Pipeline:
         # a release heading quoted before the answer's sentences (answer/release.py) stands on a line of its own
         heading = by_parts is None and not led and result.shape is not None and result.heading is not None \
             and result.shape.sentences[0] is result.heading
-        quoted = _quoted(answer.claims, heading_first=heading)
+        quoted = _quoted(answer.claims, heading_first=heading, headings=heads)
         text = number_by_first_use(quoted, answer.claims)
         note = accept.quotation_note(answer.language, quoted)  # a quotation in the other language says so
         text = f"{text}\n{note}" if note else text
@@ -634,7 +637,7 @@ class Pipeline:
             for x in picks:
                 hit = pool.get(x.n).hit  # type: ignore[union-attr]
                 n = numbers.setdefault(hit.chunk_id, max(numbers.values(), default=0) + 1)
-                citations.append(citation_for(n, hit, x.start, x.end, answer.language, paths))
+                citations.append(citation_for(n, _hit(pool, x), x.start, x.end, answer.language, paths))
                 quoted.append(x.text)
         return citations, min([r.evidence for _, _, r in named] + ([evidence] if cited else []))
 
@@ -661,7 +664,7 @@ class Pipeline:
                     continue  # two parts answered by the same sentence: quoted once
                 seen.add((hit.chunk_id, x.start))
                 n = numbers.setdefault(hit.chunk_id, len(numbers) + 1)
-                citations.append(citation_for(n, hit, x.start, x.end, answer.language, paths))
+                citations.append(citation_for(n, _hit(pool, x), x.start, x.end, answer.language, paths))
         return citations, min(r.evidence for _, _, r in found)
 
     def _part_evidence(self, part: Part, ctx: RunContext) -> Found:
@@ -680,6 +683,7 @@ class Pipeline:
 
 
 PART_SENTENCES = 2  # sentences quoted for each part of a question of several parts
+ABOVE_LINES = 300  # for a release question, the lines above each source's chunk read for a release heading (0: none)
 PART_QUERY = True
 
 
@@ -697,18 +701,53 @@ def _quoted_in_order(result: Extract, count: int) -> list:
     return [lead, *sorted(rest[: count - 1], key=_reading)]
 
 
+def _with_heads(shown: list, heads: list[tuple[Sentence, Sentence]]) -> tuple[list, frozenset[int]]:
+    """`shown` with each pick's release heading (Extract.heads) quoted just before it, and the places of those
+    headings (each set apart on a line of its own)."""
+    out: list = []
+    places: set[int] = set()
+    for x in shown:
+        head = next((h for s, h in heads if s is x), None)
+        if head is not None:
+            places.add(len(out))
+            out.append(head)
+        out.append(x)
+    return out, frozenset(places)
+
+
+def read_above(pool: SourceSet, question: str, library: Library) -> None:
+    """For a release question, each source's ABOVE_LINES lines above its chunk (Source.above): a long NEWS entry
+    names its release in a heading that an earlier chunk holds (docqa.answer.release.label)."""
+    if not ABOVE_LINES or not release.asks_release(question):
+        return
+    for x in pool.sources:
+        if x.above is None and x.hit.line_start > 1:
+            try:
+                x.above = library.passage(x.hit.document_id, max(1, x.hit.line_start - ABOVE_LINES), x.hit.line_start - 1)
+            except DocqaError:  # gone or out of the caller's sight since the search: no heading from it
+                continue
+
+
+def _hit(pool: SourceSet, x: Sentence) -> Hit:
+    """The passage a quoted sentence's span is in: its source's chunk, or the lines above it (a release heading)."""
+    source = pool.get(x.n)
+    return source.above if x.above and source.above is not None else source.hit  # type: ignore[union-attr]
+
+
 def _reading(sentence) -> tuple[int, int]:
     return sentence.n, sentence.start  # reading order per source
 
 
-def _quoted(claims: list[Claim], heading_first: bool = False) -> str:
+def _quoted(claims: list[Claim], heading_first: bool = False, headings: frozenset[int] = frozenset()) -> str:
     """The quoted sentences one after another, each claim's span set (markers are added when numbered);
-    `heading_first`: the first is a heading, set apart by a blank line (it has no full stop to end it); so is a quote
-    that ends on a table row or a command line (docqa.answer.rows), from what follows it."""
+    `heading_first`: the first is a heading, set apart by a blank line (it has no full stop to end it); so are the
+    headings at the places `headings`, before and after; and a quote that ends on a table row or a command line
+    (docqa.answer.rows), from what follows it."""
     joiner = "" if any(has_cjk(c.text) for c in claims) else " "
     text = ""
     for i, claim in enumerate(claims):
-        apart = (heading_first and i == 1) or (i > 0 and any(rows.ends_structured(c.quote) for c in claims[i - 1].citations))
+        apart = ((heading_first and i == 1) or i in headings or i - 1 in headings
+                 or (i > 0 and any(rows.ends_structured(c.quote) for c in claims[i - 1].citations)))
         text += ("\n\n" if apart else joiner) if text else ""
         claim.start = len(text)
         text += claim.text

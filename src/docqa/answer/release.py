@@ -43,7 +43,7 @@ class Label:
     text: str  # the heading line, section title or file name that names the release
     version: str  # the version it holds
     span: tuple[int, int] | None = None  # the heading line's span in the chunk text; None: a section title or file name
-    source: str = "heading"  # "heading", "section" or "file"
+    source: str = "heading"  # "heading", "section", "above" (a heading line above the chunk: `span` is in that text) or "file"
 
 
 def asks_release(question: str) -> bool:
@@ -65,25 +65,48 @@ def names_nothing(question: str, text: str) -> bool:
     return all(n in asked for n in _NUMBER.findall(_NOT_A_FIGURE.sub(" ", text)))
 
 
-def label(text: str, start: int, section: str | tuple[str, ...], path: str) -> Label | None:
-    """What names the release of the sentence at `start` of a chunk's `text` (see the module docstring), or None."""
+def label(text: str, start: int, section: str | tuple[str, ...], path: str, above: str = "") -> Label | None:
+    """What names the release of the sentence at `start` of a chunk's `text` (see the module docstring), or None;
+    `above`: the lines above the chunk in its document, whose last title line holding a version names the release
+    when nothing in the chunk or its section titles does (`_heading_before`)."""
     heading = _heading_above(text, start)
     if heading is not None:
         return heading
-    titles = section.split(" > ") if isinstance(section, str) else section
-    for title in reversed([t for t in titles if t]):
+    titles = [t.strip() for t in (section.split(" > ") if isinstance(section, str) else section) if t.strip()]
+    for title in reversed(titles):
         m = _version(title)
         if m:
-            return Label(title.strip(), m.group().lstrip("v"), source="section")
+            return Label(title, m.group().lstrip("v"), source="section")
+    before = _heading_before(above, text, titles)
+    if before is not None:
+        return before
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     m = VERSION.search(name)
     return Label(name, m.group().lstrip("v"), source="file") if m else None
 
 
+def _heading_before(above: str, text: str, titles: list[str]) -> Label | None:
+    """The last title line of `above` (the text before a chunk's `text`) that holds a version, unless it heads an
+    earlier section than the chunk's (`titles`, outermost first): the chunk opens with its own section's title, or
+    one of its section titles comes after that line."""
+    if not above or (titles and text.lstrip().startswith(titles[-1])):
+        return None
+    found = _title_above(above, len(above))
+    if found is None or found.span is None:
+        return None
+    if any(line.strip().lstrip("#").strip() in titles for line in above[found.span[1] :].splitlines()):
+        return None
+    return Label(found.text, found.version, found.span, source="above")
+
+
 def _version(title: str) -> re.Match[str] | None:
-    """The first version in a title, past a section number that leads it ("23.1. Debian Edu 12 Bookworm": none)."""
+    """The first version in a title, past a section number that leads it ("23.1. Debian Edu 12 Bookworm": none), and
+    not a folder of a path ("(/etc/freeradius/3.0/huntgroups)")."""
     number = _SECTION_NUMBER.match(title)
-    return VERSION.search(title, number.end() if number else 0)
+    for m in VERSION.finditer(title, number.end() if number else 0):
+        if not (title[m.start() - 1 : m.start()] == "/" or title[m.end() : m.end() + 1] == "/"):
+            return m
+    return None
 
 
 def _heading_above(text: str, start: int) -> Label | None:
@@ -134,8 +157,8 @@ def _is_title(text: str, lines: list[tuple[int, int]], i: int) -> bool:
     if _ATX.match(line):
         return True
     words = line.split()
-    if not words or len(words) > _TITLE_WORDS or line.rstrip().endswith((".", ",", "。", "，")):
-        return False
+    if not words or len(words) > _TITLE_WORDS or line.rstrip().endswith((".", ",", "。", "，")) or _LIST_ITEM.match(line):
+        return False  # a sentence, or a list item ("* Support for POWER8 (Power ISA 2.07) instructions")
     above = text[lines[i - 1][0] : lines[i - 1][1]] if i > 0 else ""
     below_end = text.find("\n", lines[i][1] + 1)
     below = text[lines[i][1] + 1 : below_end if below_end != -1 else len(text)]

@@ -19,6 +19,9 @@ class Source:
     hit: Hit
     truncated: bool = False  # the text given to the model was cut to fit the context window
     text: str = ""  # what the model sees (the chunk text, unless truncated)
+    # for a release question, the lines above the chunk in its document: the release heading of a long NEWS entry is
+    # often in an earlier chunk (docqa.answer.release.label)
+    above: Hit | None = None
 
     def __post_init__(self) -> None:
         if not self.text:
