@@ -94,10 +94,11 @@ class Shape:
 
 
 def asks_for(question: str) -> str | None:
-    """The type of thing the question asks for: file, package, variable or command (None: none of them), by the
+    """The type of thing the question asks for: file, package, option, variable or command (None: none of them), by the
     clause that asks (docqa.answer.clause: "当文件名里带空格时，xargs 该怎么办？" asks for no file)."""
     asking = clause.asking(question)
-    return next((kind for kind, pattern in _ASKS.items() if pattern.search(asking)), None)
+    found = [(m.end(), i, kind) for i, (kind, pattern) in enumerate(_ASKS.items()) if (m := pattern.search(asking))]
+    return min(found)[2] if found else None  # the noun nearest the question word: 哪个子命令设置 asks for a command
 
 
 def asks_list(question: str) -> bool:
