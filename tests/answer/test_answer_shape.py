@@ -75,6 +75,9 @@ def test_a_which_variable_question_is_answered_by_the_variable(kb):
     ("Which rebase option was removed?", "option"), ("加哪个内核参数可以回到旧模式？", "option"),
     ("timedatectl 用哪个子命令设置时区？", "command"), ("Which git subcommand prunes worktrees?", "command"),
     ("What does the file say about keys?", None),
+    # 命令 (to order), 设置 (to set up) and 包括 are verbs here: no command, setting or package asked
+    ("tar 打包后想删掉原始文件，有这种选项吗？叫什么？", "option"), ("Is there an option to keep the old key?", "option"),
+    ("哪个皇帝命令修建了这座城墙？", None), ("哪个部门设置了这个奖项？", None), ("哪些国家包括在这个联盟里？", None),
 ])
 def test_the_type_a_question_asks_for(question, kind):
     assert asks_for(question) == kind

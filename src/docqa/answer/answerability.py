@@ -79,7 +79,9 @@ _ASKS = (
                         r"|\b(?:file\s?name|name of the (?:\w+ )?file)\b"
                         rf"|{clause.WHICH_ZH}(?:文件|目录)|什么文件|什么目录|路径|存放在哪|位于哪", re.I), _PATH),
     ("command", re.compile(clause.WHICH + r"(?:(?:sub)?commands?|options?|flags?|switch(?:es)?|arguments?|parameters?)\b|\bhow do i (?:run|invoke)\b"
-                           rf"|{clause.WHICH_ZH}(?:命令|选项|参数|开关)|什么(?:命令|选项|参数|开关)|子命令", re.I), _COMMAND),
+                           rf"|{clause.WHICH_ZH}(?:选项|参数|开关)|{clause.WHICH_COMMAND_ZH}|什么(?:命令|选项|参数|开关)"
+                           + "|" + clause.IS_THERE + r"(?:options?|flags?|switch(?:es)?|arguments?|parameters?)\b"
+                           rf"|{clause.IS_THERE_ZH}(?:选项|参数|开关)吗", re.I), _COMMAND),
     # "when" as the question word (at the start of the clause that asks, or after "and"): not "which port ... when set up"
     ("date", re.compile(r"(?:^\W*|[,;，]\s*|\b(?:and|but|or|so)\s+)when\b|\b(?:since|until|till)\s+when\b|\bwhat (?:year|date|day)\b"
                         r"|\bwhich year\b|哪一年|哪年|哪一天|哪天|什么时候|何时|日期", re.I), _DATE),

@@ -30,14 +30,16 @@ _ASKS = {
     "file": re.compile(clause.WHICH + r"(?:files?|paths?|director(?:y|ies)|folders?)\b(?!\s+systems?\b)|\bname of the (?:\w+ )?file\b"
                        rf"|{clause.WHICH_ZH}(?:文件|目录|路径)|什么文件|哪些文件|什么目录|什么路径"
                        r"|什么文件名|哪个文件名|文件名(?:是|叫|为)(?:什么|啥)|文件名称?(?:是|在)?哪", re.IGNORECASE),  # not "文件名里带空格"
-    "package": re.compile(clause.WHICH + r"packages?\b" rf"|{clause.WHICH_ZH}(?:软件)?包|什么包|什么软件包", re.IGNORECASE),
+    "package": re.compile(clause.WHICH + r"packages?\b" r"|哪(?:个|一个|些)(?:软件)?包(?![括含])|什么(?:软件)?包(?![括含])", re.IGNORECASE),
     # an option of a command line or a setting: `-c`, `--check`, `ForwardToSyslog=`
     "option": re.compile(clause.WHICH + r"(?:options?|flags?|switch(?:es)?|arguments?|parameters?)\b"
-                         rf"|{clause.WHICH_ZH}(?:选项|参数|开关)|什么(?:选项|参数|开关)", re.IGNORECASE),
+                         rf"|{clause.WHICH_ZH}(?:选项|参数|开关)|什么(?:选项|参数|开关)"
+                         + "|" + clause.IS_THERE + r"(?:options?|flags?|switch(?:es)?|arguments?|parameters?)\b"
+                         rf"|{clause.IS_THERE_ZH}(?:选项|参数|开关)吗", re.IGNORECASE),
     "variable": re.compile(clause.WHICH + r"(?:variables?|settings?|directives?|keys?)\b"
-                           rf"|{clause.WHICH_ZH}(?:变量|设置|配置项)|什么变量|环境变量|什么设置|什么配置项", re.IGNORECASE),
+                           rf"|{clause.WHICH_ZH}(?:变量|配置项)|哪(?:个|项)设置|什么变量|环境变量|什么设置|什么配置项", re.IGNORECASE),
     "command": re.compile(clause.WHICH + r"(?:sub)?commands?\b|\bwhat\s+(?:do|should|must|can)\s+i\s+(?:run|type)\b"
-                          rf"|{clause.WHICH_ZH}命令|什么命令|子命令", re.IGNORECASE),
+                          rf"|{clause.WHICH_COMMAND_ZH}|什么命令", re.IGNORECASE),
 }
 _VARIABLE = (r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\$\{?[A-Za-z_]\w*|\b[a-z]\w*\.[a-z]\w*[A-Z]\w*\b"
              r"|\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[\w.-]+=\S")
