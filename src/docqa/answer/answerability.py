@@ -130,6 +130,12 @@ def features(question: str, window: str, context: str, heading_coverage: float, 
     return out
 
 
+def asks_name(question: str) -> bool:
+    """The question asks for a name of code: a path or file, a command, an option, a package or a variable."""
+    kind, thing = asked_kinds(question)
+    return kind in ("path", "command") or thing is not None
+
+
 def asked_kinds(question: str) -> tuple[str | None, str | None]:
     """The kinds of token the question asks for, by the two detections the sentence ranking uses (extractive's
     `type` and `thing`): a version, number, path, command or date (`asked_type`), and a file, package, variable or
