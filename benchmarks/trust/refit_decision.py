@@ -81,6 +81,11 @@ CANDIDATES = {
     "Xc": Candidate((*NAME, "crossing", "crossing_dense"), 4),
     "Xp": Candidate((*NAME, "crossing_dense", "pick_coverage"), 4),
     "Xpo": Candidate((*NAME, "crossing_dense", "pick_coverage"), 4, offsets=True),
+    # the ranking's confidence weighs more for a name question (which file / option / command ...), whose ranking holds
+    # the asked type (`select_name` = select_best when a name is asked, else 0)
+    "Ks": Candidate((*K, "select_name"), 8),
+    "Ns": Candidate((*NAME, "select_name"), 4),
+    "Ns16": Candidate((*NAME, "select_name"), 16, 2),
 }
 SOURCES = ("squad2", "cmrc")  # the sources an `offsets` candidate gives a bias of its own
 

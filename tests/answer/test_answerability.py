@@ -23,6 +23,24 @@ from docqa.answer.extractive import evidence_features, evidence_probability
     ("If the lock is held, which option makes apt wait?", "command"),
     ("当证书的日期过期时，哪个服务会拒绝连接？", None),  # 日期 in the condition asks for no date
     ("Why was Git 2.39.5 released?", None),
+    # a name asked with words between the question word and its noun, in English and Chinese
+    ("What header file must a program include to use the library?", "path"),
+    ("Which config file does the daemon read at start?", "path"),
+    ("登录总被拒绝，可能跟哪个系统文件有关？", "path"),
+    ("加哪个内核参数可以让 systemd 回到旧的 cgroup 层级？", "command"),
+    ("timedatectl 用哪个子命令可以打开网络时间同步？", "command"),
+    ("What does the file say about backups?", None),  # a verb after "what": no file asked
+    # a number a clause describes beside the name asked: the name is asked
+    ("du 只想看每个子目录各占多少空间、不往下展开，应该用哪个选项？", "command"),
+    ("Which option limits how many files are kept?", "command"),
+    # the quantity asked by "which port" and "what is the largest"
+    ("Which TCP port does the daemon listen on when it is set up as described?", "number"),
+    ("What is the largest file the archive format can hold?", "number"),
+    # "when" inside the question is no date asked; as the question word it is
+    ("Which compression algorithm does journald use when Compress=yes?", None),
+    ("Why does Memcheck stay silent when my code writes one past the end of an array?", None),
+    ("When will Debian change the default to yes?", "date"),
+    ("Which release removed the option, and when was it deprecated?", "version"),
 ])
 def test_asked_type(question, kind):
     assert answerability.asked_type(question) == kind

@@ -297,3 +297,35 @@ def test_the_decision_reads_the_confidence_of_the_ranking_it_was_fitted_with(has
     monkeypatch.setattr(extractive, "DECISION_SELECT", None)
     own = extract(question, pool, {}, embed(hash_embedder), threshold=0.0)
     assert own.features["select_best"] == pytest.approx(own.chosen[0].score) == pytest.approx(shipped.chosen[0].score)
+
+
+# sha256sum(1) as manpages-zh has it: each option's label on its own line, its description below.
+SHA256SUM = """sha256sum - 计算并校验 SHA256 信息摘要
+
+-b, --binary
+以二进制模式读入
+
+-c, --check
+从指定文件中校验和信息并对它们进行检查
+
+--tag
+创建一个 BSD 风格的校验和
+"""
+
+
+@pytest.mark.parametrize("question, name", [
+    ("sha256sum 用哪个参数可以根据校验和文件检查？", True),  # an option asked: the ranking's confidence weighs as a name's
+    ("sha256sum 计算的是什么摘要？", False),
+])
+def test_the_rankings_confidence_is_recorded_apart_for_a_name_question(hash_embedder, question, name):
+    features = extract(question, sources(hit_in(SHA256SUM, 0, len(SHA256SUM))), {}, embed(hash_embedder), threshold=0.0).features
+    assert features["select_name"] == (features["select_best"] if name else 0.0)
+
+
+def test_a_which_option_question_ranks_the_option_that_does_it_first(hash_embedder):
+    """Which sha256sum option checks the sums a file lists: the `-c, --check` line holds an option and the words,
+    the name line (no option) ranks under it."""
+    result = extract("sha256sum 用哪个参数可以从文件中校验和信息并进行检查？", sources(hit_in(SHA256SUM, 0, len(SHA256SUM))), {},
+                     embed(hash_embedder), threshold=0.0)
+    assert result.chosen[0].text.startswith("-c, --check"), [s.text for s in result.chosen]
+    assert result.chosen[0].features["thing"] == 1.0

@@ -59,7 +59,9 @@ _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|
                      r"|hundred|thousand|million|billion|once|twice|daily|weekly|monthly|hourly|yearly|annually|nightly)\b"
                      r"|[一二三四五六七八九十百千万亿两]", re.IGNORECASE)
 _VERSION = re.compile(r"\d+(?:\.\d+)+")
-_PATH = re.compile(r"[\w.~-]*/[\w./~-]+|\b[\w-]+\.(?:conf|cfg|txt|md|ini|ya?ml|json|toml|xml|sh|py|gz|d)\b")
+# a path, or a file name by its extension (`sshd_config.conf`, `libtasn1.h`, `Override.xml`, `mime.cache` aside)
+_PATH = re.compile(r"[\w.~-]*/[\w./~-]+|\b[\w+-]+\.(?:conf|cfg|txt|md|rst|ini|ya?ml|json|toml|xml|sh|py|gz|xz|bz2|d|h|hpp|c|cc|cpp"
+                   r"|service|socket|timer|list|log|pem|key|crt|html?|pdf)\b")
 _COMMAND = re.compile(r"`[^`]+`|(?<![\w-])--?[A-Za-z][\w-]*|\$ \w|\b[a-z][\w-]+ (?:--?\w|[a-z]+\b)")
 _DATE = re.compile(r"\b(?:1[89]|20)\d\d\b|\d{4}-\d\d-\d\d|\d+\s*年|\d+\s*月|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b")
 
@@ -69,23 +71,35 @@ _ASKS = (
     ("version", release.ASKS, _VERSION),
     ("number", re.compile(r"\bhow (?:many|much|long|often|large|big|far|fast|old)\b|\bwhat (?:is the )?(?:number|size|limit|port|percentage)\b"
                           r"|\b(?:largest|smallest|maximum|minimum|max|min|default) (?:\w+ )?(?:size|length|number|value|limit|count|port)\b"
+                          # "which TCP port", "what is the largest file ...", "what's the maximum ..."
+                          r"|\bwhich (?:\w+ ){0,2}ports?\b|\bwhat(?:\s+is|'s)\s+the\s+(?:largest|smallest|biggest|maximum|minimum|max|min"
+                          r"|longest|shortest|highest|lowest)\b"
                           r"|多少|几个|几种|多久|多长|多大|多少次|端口", re.I), _NUMBER),
-    ("path", re.compile(r"\bwhich (?:file|directory|folder|path)\b|\bwhat (?:file|directory|folder|path)\b|\bwhere is\b.*\b(?:stored|kept|located)\b"
-                        r"|哪个文件|什么文件|哪个目录|什么目录|路径|存放在哪|位于哪", re.I), _PATH),
-    ("command", re.compile(r"\bwhich (?:command|option|flag|switch)\b|\bwhat (?:command|option|flag|switch)\b|\bhow do i (?:run|invoke)\b"
-                           r"|哪个命令|什么命令|哪个选项|什么选项|哪个参数|什么参数", re.I), _COMMAND),
-    ("date", re.compile(r"\bwhen\b|\bwhat (?:year|date|day)\b|\bwhich year\b|哪一年|哪年|哪一天|哪天|什么时候|何时|日期", re.I), _DATE),
+    ("path", re.compile(clause.WHICH + r"(?:files?|director(?:y|ies)|folders?|paths?)\b(?!\s+systems?\b)|\bwhere is\b.*\b(?:stored|kept|located)\b"
+                        r"|\b(?:file\s?name|name of the (?:\w+ )?file)\b"
+                        rf"|{clause.WHICH_ZH}(?:文件|目录)|什么文件|什么目录|路径|存放在哪|位于哪", re.I), _PATH),
+    ("command", re.compile(clause.WHICH + r"(?:(?:sub)?commands?|options?|flags?|switch(?:es)?|arguments?|parameters?)\b|\bhow do i (?:run|invoke)\b"
+                           rf"|{clause.WHICH_ZH}(?:选项|参数|开关)|{clause.WHICH_COMMAND_ZH}|什么(?:命令|选项|参数|开关)"
+                           + "|" + clause.IS_THERE + r"(?:options?|flags?|switch(?:es)?|arguments?|parameters?)\b"
+                           rf"|{clause.IS_THERE_ZH}(?:选项|参数|开关)吗", re.I), _COMMAND),
+    # "when" as the question word (at the start of the clause that asks, or after "and"): not "which port ... when set up"
+    ("date", re.compile(r"(?:^\W*|[,;，]\s*|\b(?:and|but|or|so)\s+)when\b|\b(?:since|until|till)\s+when\b|\bwhat (?:year|date|day)\b"
+                        r"|\bwhich year\b|哪一年|哪年|哪一天|哪天|什么时候|何时|日期", re.I), _DATE),
 )
+# A name asked for beside a number a clause describes ("各占多少空间 …，应该用哪个选项？", "which option caps how many
+# ...?"): the name is what is asked.
+_NAMES = ("path", "command")
 
 
 def asked_type(question: str) -> str | None:
     """What kind of token the question asks for, if it asks for one: version, number, path, command or date (by the
-    clause that asks: "When tee is run with -p, which ...?" asks for no date, docqa.answer.clause)."""
+    clause that asks: "When tee is run with -p, which ...?" asks for no date, docqa.answer.clause); a path or command
+    asked for beside a number wins over the number."""
     question = clause.asking(question)
-    for name, asks, _ in _ASKS:
-        if asks.search(question):
-            return name
-    return None
+    found = [name for name, asks, _ in _ASKS if asks.search(question)]
+    if found and found[0] == "number":
+        return next((name for name in found if name in _NAMES), "number")
+    return found[0] if found else None
 
 
 def holds_type(text: str, kind: str) -> bool:
@@ -114,6 +128,12 @@ def features(question: str, window: str, context: str, heading_coverage: float, 
     if dense is not None:
         out["crossing_dense"] = float(dense) if cross else 0.0
     return out
+
+
+def asks_name(question: str) -> bool:
+    """The question asks for a name of code: a path or file, a command, an option, a package or a variable."""
+    kind, thing = asked_kinds(question)
+    return kind in ("path", "command") or thing is not None
 
 
 def asked_kinds(question: str) -> tuple[str | None, str | None]:

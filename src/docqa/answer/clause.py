@@ -21,6 +21,18 @@ _EN = re.compile(r"^\W*(?:(?:when|whenever)(?!\s+(?:is|was|were|are|did|does|do|
 # 当……时，/ ……的时候，/ 如果……，(a clause with no question words of its own: 什么时候 asks for a date)
 _ZH = re.compile(r"^(?![^，,。？?]{0,60}?(?:什么时候|何时|哪|什么|怎么|如何|多少|多久|几))(?:(?:当|在)?[^，,。？?]{1,60}?(?:时候|时)"
                  r"|(?:如果|假如|要是|若)[^，,。？?]{1,60})[，,]\s*")
+# Up to two words between "which" / "what" and the noun it asks about ("which config file", "what header file",
+# "which of the options"), not a verb's ("What does the file say?" asks for no file).
+WHICH = (r"\b(?:which|what)\s+(?:(?!(?:does|do|did|is|are|was|were|can|could|should|will|would|has|have|had|must|may|might"
+         r"|happens?|means?)\b)[\w.-]+\s+){0,2}")
+# ... and up to four Chinese characters between 哪个 and a noun that is no verb: 哪个内核参数, 哪个系统文件.  命令 (to
+# order), 设置 (to set up) and 包 (包括) are verbs too: "哪个皇帝命令修建 ……" asks for no command, so those take none
+# (WHICH_COMMAND_ZH: 哪个命令, 哪条子命令, 子命令).
+WHICH_ZH = r"哪(?:个|一个|条|一条|些)[\u4e00-\u9fff]{0,4}?"
+WHICH_COMMAND_ZH = r"哪(?:个|一个|条|一条|些)子?命令|子命令"
+# "Is there an option ...?", 有这种选项吗: asks for the option (its name), as "which option" does.
+IS_THERE = r"\b(?:is|are)\s+there\s+(?:an?|any)\s+(?:[\w-]+\s+)?"
+IS_THERE_ZH = r"有(?:这种|这样的|这个|没有)?"
 _ZH_ASKS = re.compile(r"哪|什么|怎么|怎样|如何|多少|多久|多长|几|吗|是否")
 
 

@@ -207,6 +207,9 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     if learned:  # the ranking's confidence in its pick (the shipped decision weighs `select_best`), and for refits
         features.update(select_best=_decision_select(chosen, candidates), select_same=float((best.n, best.start) == (chosen[0].n, chosen[0].start)),
                         select_margin=chosen[0].score - (chosen[1].score if len(chosen) > 1 else 0.0))
+        # for a name question the ranking weighs whether a sentence holds a token of the asked type (`thing`, `type`):
+        # its confidence says more there than for a fact question (`select_name`, recorded for refits)
+        features["select_name"] = features["select_best"] * float(answerability.asks_name(question))
         features.update(_pick_features(question, chosen[0], candidates, sources, terms, weighed, given))
     evidence = evidence_probability(features)
     features["release_unnamed"] = float(_release_unnamed(question, chosen[0], sources))

@@ -52,7 +52,8 @@ _WORD = re.compile(r"[`'\"]?[a-z][a-z0-9+.]*[`'\"]?")
 _QUOTES = "`'\""
 _SAID = {"frequency": "a frequency (how often)", "duration": "a duration (how long)", "version": "a version",
          "number": "a number", "path": "a path or file", "file": "a path or file", "command": "a command or option",
-         "package": "a package name", "variable": "a variable, setting or option", "date": "a date or time"}
+         "package": "a package name", "option": "an option or setting", "variable": "a variable, setting or option",
+         "date": "a date or time"}
 
 
 def asked(question: str) -> str | None:

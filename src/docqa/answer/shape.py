@@ -27,25 +27,32 @@ from docqa.answer import clause
 MAX_STEPS = 10
 
 _ASKS = {
-    "file": re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:files?|paths?|director(?:y|ies)|folders?)\b"
-                       r"|哪个文件|什么文件|哪些文件|哪个目录|什么目录|哪个路径|什么路径"
+    "file": re.compile(clause.WHICH + r"(?:files?|paths?|director(?:y|ies)|folders?)\b(?!\s+systems?\b)|\bname of the (?:\w+ )?file\b"
+                       rf"|{clause.WHICH_ZH}(?:文件|目录|路径)|什么文件|哪些文件|什么目录|什么路径"
                        r"|什么文件名|哪个文件名|文件名(?:是|叫|为)(?:什么|啥)|文件名称?(?:是|在)?哪", re.IGNORECASE),  # not "文件名里带空格"
-    "package": re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?packages?\b|哪个包|什么包|哪些包|哪个软件包|什么软件包",
-                          re.IGNORECASE),
-    "variable": re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:variables?|settings?|options?|directives?|parameters?|keys?)\b"
-                           r"|哪个变量|什么变量|环境变量|哪个选项|什么选项|哪个参数|什么参数|哪个设置|什么设置", re.IGNORECASE),
-    "command": re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?commands?\b|\bwhat\s+(?:do|should|must|can)\s+i\s+(?:run|type)\b"
-                          r"|哪个命令|什么命令|哪条命令|哪些命令", re.IGNORECASE),
+    "package": re.compile(clause.WHICH + r"packages?\b" r"|哪(?:个|一个|些)(?:软件)?包(?![括含])|什么(?:软件)?包(?![括含])", re.IGNORECASE),
+    # an option of a command line or a setting: `-c`, `--check`, `ForwardToSyslog=`
+    "option": re.compile(clause.WHICH + r"(?:options?|flags?|switch(?:es)?|arguments?|parameters?)\b"
+                         rf"|{clause.WHICH_ZH}(?:选项|参数|开关)|什么(?:选项|参数|开关)"
+                         + "|" + clause.IS_THERE + r"(?:options?|flags?|switch(?:es)?|arguments?|parameters?)\b"
+                         rf"|{clause.IS_THERE_ZH}(?:选项|参数|开关)吗", re.IGNORECASE),
+    "variable": re.compile(clause.WHICH + r"(?:variables?|settings?|directives?|keys?)\b"
+                           rf"|{clause.WHICH_ZH}(?:变量|配置项)|哪(?:个|项)设置|什么变量|环境变量|什么设置|什么配置项", re.IGNORECASE),
+    "command": re.compile(clause.WHICH + r"(?:sub)?commands?\b|\bwhat\s+(?:do|should|must|can)\s+i\s+(?:run|type)\b"
+                          rf"|{clause.WHICH_COMMAND_ZH}|什么命令", re.IGNORECASE),
 }
+_VARIABLE = (r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\$\{?[A-Za-z_]\w*|\b[a-z]\w*\.[a-z]\w*[A-Z]\w*\b"
+             r"|\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[\w.-]+=\S")
 _HOLDS = {
     "file": re.compile(r"(?<![\w.])(?:~|\.{1,2})?/[\w.+-]+(?:/[\w.+-]*)*"
-                       r"|\b[\w+-]+\.(?:conf|cfg|ini|ya?ml|json|toml|txt|md|rst|gz|xz|sh|py|service|socket|list|pem|key|crt|log|xml|html?|pdf)\b"
+                       r"|\b[\w+-]+\.(?:conf|cfg|ini|ya?ml|json|toml|txt|md|rst|gz|xz|sh|py|service|socket|list|pem|key|crt|log|xml|html?|pdf|h)\b"
                        r"|(?<![\w/])\.[a-z][\w.-]*rc\b|\bREADME(?:\.[\w.]+)?\b", re.IGNORECASE),
     "package": re.compile(r"\b(?:apt|apt-get|aptitude|dpkg|pip|pip3)\s+(?:-\S+\s+)*(?:install|remove|purge|-i|-s|show)\s+\S"
                           r"|\bpackages?\s+[`'\"“‘]?[a-z0-9][a-z0-9+.-]+|\b[a-z0-9][a-z0-9+.]*-(?:client|server|common|dev|doc|utils|tools|daemon|run|core|data|bin)\b"
                           r"|\blib[a-z0-9+.-]+\d[a-z0-9+.-]*\b"),
-    "variable": re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\$\{?[A-Za-z_]\w*|\b[a-z]\w*\.[a-z]\w*[A-Z]\w*\b"
-                           r"|\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[\w.-]+=\S"),
+    # a command line's option (`-c`, `--check=FILE`), a setting written with its `=` (`ForwardToSyslog=`), or a variable
+    "option": re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\b[A-Z][A-Za-z]+=|" + _VARIABLE),
+    "variable": re.compile(_VARIABLE),
     "command": re.compile(r"`[^`\n]+`|(?:^|\s)[$#]\s+\w|(?<![\w-])--?[A-Za-z][\w-]*"
                           r"|[\"“][a-z][\w.-]*\s[^\"”]+[\"”]"
                           r"|\b(?:sudo|apt|apt-get|dpkg|systemctl|service|git|ssh|ssh-keygen|passwd|usermod|useradd|chmod|chown|make|pip)\s+[\w-]"),
@@ -54,9 +61,9 @@ _HOLDS = {
 TYPE_WORDS = {
     "file": frozenset("file files path paths directory directories folder folders 文件 目录 路径 文件名".split()),
     "package": frozenset("package packages 包 软件包".split()),
-    "variable": frozenset("variable variables setting settings option options directive directives parameter parameters "
-                          "key keys 变量 环境变量 选项 参数 设置".split()),
-    "command": frozenset("command commands run type 命令".split()),
+    "option": frozenset("option options flag flags switch switches argument arguments parameter parameters 选项 参数 开关".split()),
+    "variable": frozenset("variable variables setting settings directive directives key keys 变量 环境变量 设置 配置项".split()),
+    "command": frozenset("command commands subcommand subcommands run type 命令 子命令".split()),
 }
 _PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|\bsteps?\b|\bprocedure\b"
                         r"|如何|怎么|怎样|步骤|流程", re.IGNORECASE)
@@ -89,10 +96,11 @@ class Shape:
 
 
 def asks_for(question: str) -> str | None:
-    """The type of thing the question asks for: file, package, variable or command (None: none of them), by the
+    """The type of thing the question asks for: file, package, option, variable or command (None: none of them), by the
     clause that asks (docqa.answer.clause: "当文件名里带空格时，xargs 该怎么办？" asks for no file)."""
     asking = clause.asking(question)
-    return next((kind for kind, pattern in _ASKS.items() if pattern.search(asking)), None)
+    found = [(m.end(), i, kind) for i, (kind, pattern) in enumerate(_ASKS.items()) if (m := pattern.search(asking))]
+    return min(found)[2] if found else None  # the noun nearest the question word: 哪个子命令设置 asks for a command
 
 
 def asks_list(question: str) -> bool:
