@@ -497,7 +497,8 @@ class Pipeline:
             terms = query_terms(answer.retrieval.query)
             weights, chunks = term_weights_and_total(lib.term_counts, terms)
             result = extract(answer.retrieval.query, pool, weights, lib.embed,
-                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold, chunks)
+                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold, chunks,
+                             s.extractive_sentences)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
         answer.retrieval.evidence = round(result.evidence, 4)
         answer.retrieval.evidence_features = {k: round(v, 4) for k, v in result.features.items()}  # for calibration fits
@@ -608,7 +609,7 @@ class Pipeline:
                 pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))
                 weights, chunks = term_weights_and_total(lib.term_counts, query_terms(query))
                 result = extract(query, pool, weights, lib.embed, max(s.extractive_sentences, accept.EVIDENCE_SENTENCES),
-                                 s.abstain_threshold, chunks)
+                                 s.abstain_threshold, chunks, s.extractive_sentences)
                 entry.update(evidence=round(result.evidence, 4), abstained=result.abstained)
             named.append((subject, pool, result))
         answer.retrieval.subjects = [{"subject": x.term, "path": x.path, "evidence": round(r.evidence, 4), "abstained": r.abstained}
@@ -674,7 +675,8 @@ class Pipeline:
             terms = query_terms(asked)
             weights, chunks = term_weights_and_total(lib.term_counts, terms)
             result = extract(asked, pool, weights, lib.embed,
-                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold, chunks)
+                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold, chunks,
+                             s.extractive_sentences)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained)
         return pool, result
 
