@@ -62,6 +62,9 @@ def test_a_quantity_the_question_does_not_write(question, text, holds):
     ("When apt runs from a cron job and dpkg is locked, how long does it wait?", True),
     ("程序在 Memcheck 下运行，内存占用大约是平时的几倍？", True),  # 几倍: how many times
     ("Debian Edu 12 的安装过程中，配置选项（debconf）页面一共提供了多少种语言？", True),
+    ("What is the largest file bzip2 1.0.8 can compress?", True),
+    ("What is the highest compression level zstd accepts?", True),
+    ("What is the largest city in Poland?", False),  # a name
     ("LilyPond 编译一个输入文件后，一般会生成哪几种格式的输出文件？", False),  # 哪几种: which, not how many
     ("How often does cron wake up?", False),  # a frequency: "every minute" answers it
     ("Which file holds the static host name?", False),

@@ -26,6 +26,10 @@ from docqa.answer import answerability, kind
 ASKED = ("number", "duration")
 # "几倍 / 几层 / 几次" (how many times, levels ...), which the kinds do not read as a number question; not 哪几 (which).
 _FEW = re.compile(r"(?<!哪)几(?:倍|层|次|级|行|列|位|天|秒|分钟|小时|个|种|项|条|台|兆)")
+# "What is the largest file bzip2 can compress?", "the highest compression level", "the longest command line": a size or a
+# level, as "the largest size / value" asks for one (docqa.answer.answerability's number words).
+_EXTREME = re.compile(r"\bwhat(?:\s+is|'s)\s+the\s+(?:largest|biggest|smallest|maximum|minimum|highest|lowest|longest|shortest)\s+"
+                      r"(?:[\w.-]+\s+){0,2}?(?:files?|inputs?|commands?|lines?|messages?|levels?|blocks?|buffers?|names?)\b", re.IGNORECASE)
 # A quantity standing alone with its unit, or none: a number not inside a name or version (the same as the
 # sentence ranking's `amount`, docqa.answer.extractive; `LIST_MARKER`: a list item's number, left aside).
 AMOUNT = re.compile(r"(?<![A-Za-z0-9_.\-/(\[])[+]?\d+(?:[.,]\d+)?(?![0-9]|\.\d|-[0-9A-Za-z])"
@@ -56,8 +60,9 @@ _SECTION = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?\s+)*\d+(?:\.\d+)+\.?\s+"
 
 
 def asks(question: str) -> bool:
-    """Whether `question` asks for a quantity: how many, how much, how long (docqa.answer.kind.asked), or 几倍."""
-    return kind.asked(question) in ASKED or _FEW.search(question) is not None
+    """Whether `question` asks for a quantity: how many, how much, how long (docqa.answer.kind.asked), 几倍, or the
+    largest file or the highest level."""
+    return kind.asked(question) in ASKED or _FEW.search(question) is not None or _EXTREME.search(question) is not None
 
 
 def holds(text: str, question: str) -> bool:
