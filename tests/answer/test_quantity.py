@@ -101,3 +101,27 @@ def test_one_quoted_sentence_that_states_a_quantity_is_enough():
     assert quantity.unanswered(question, [lines[0]])
     assert not quantity.unanswered(question, [lines[0], lines[1]])
     assert not quantity.unanswered("journalctl -n 是什么意思？", [lines[0]])  # no quantity asked
+
+
+@pytest.mark.slow
+def test_the_chooser_does_not_take_back_an_abstention_by_the_rule(tmp_path, embedder, monkeypatch):
+    """With the small model as a chooser, an abstention under the threshold is taken back when the model backs the best
+    sentence (choose.RESCUE_FLOOR); one by the quantity rule is not: that sentence states no quantity, whatever the
+    model says.  A real knowledge base and the scripted server on loopback at the LLM boundary."""
+    from docqa.answer import choose
+    from docqa.kb import KnowledgeBase
+    from docqa.settings import Settings
+
+    from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
+
+    monkeypatch.setattr(choose, "RESCUE_FLOOR", 0.0)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "hostnamectl.md").write_text(HOSTNAMECTL, encoding="utf-8")
+    question = "hostnamectl 设置的 static 主机名最长能有多少个字符？"
+    with ScriptedServer([{"text": "1"}]) as server:
+        llm = {"provider": "openai", "base_url": server.base_url, "model": "qwen2.5-coder-1.5b", "timeout": 120, "max_retries": 0}
+        with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), answer={"choose_sentence": True}, llm=llm), embedder=embedder) as kb:
+            kb.add([tmp_path / "docs"])
+            answer = kb.ask(question)
+    assert not answer.answerable and answer.retrieval.evidence_features["quantity_unstated"] == 1.0
+    assert server.requests == []  # not asked

@@ -160,6 +160,7 @@ class Extract:
     heading: Sentence | None = None  # ... or the heading line naming it, quoted first (`shape` leads with it)
     candidates: list[Sentence] = field(default_factory=list)  # every scored candidate sentence (for evaluation)
     supporting: list[Sentence] = field(default_factory=list)  # the picks a model's claim may rest on (answer/accept.py)
+    rule: str = ""  # the answerer's own rule it abstained by, whatever the evidence: release_unnamed, quantity_unstated
 
 
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
@@ -211,8 +212,9 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     features["release_unnamed"] = float(_release_unnamed(question, chosen[0], sources))
     # a "how many / how long" question that no quoted sentence states a quantity for (docqa.answer.quantity)
     features["quantity_unstated"] = float(quantity.unanswered(question, (s.text for s in chosen[: quoted or count])))
-    if evidence < threshold or features["release_unnamed"] or features["quantity_unstated"]:
-        return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates)
+    rule = next((name for name in ("release_unnamed", "quantity_unstated") if features[name]), "")
+    if evidence < threshold or rule:
+        return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates, rule=rule)
     floor = chosen[0].score * share  # later picks must still be real evidence
     added = {id(s) for s in chosen} - {id(s) for s in ranked}  # the sentence _complete joined to the best: always shown
     picked = [s for i, s in enumerate(chosen) if i == 0 or ((s.score >= floor or id(s) in added) and s.header is None)]
