@@ -50,6 +50,8 @@ ASN1 = "How many characters may an ASN.1 identifier have at most in libtasn1?"
      "11/main cluster will run on port 5432.", True),
     ("hostnamectl 一共管理几种主机名？", "否则同时更新 pretty, static, transient 三个主机名。", True),
     ("How many ways can instrumentation be controlled in Callgrind?", "Afterwards, instrumentation can be controlled in two ways:", True),
+    ("How long does apt wait for the dpkg lock when connected to a tty?", "apt(8) now waits for the lock indefinitely if "
+     "connected to a tty.", True),  # no end: an answer with no figure
     ("Roughly how much memory does bunzip2 need?", "To support decompression of any file on a 4 megabyte machine, bunzip2 has an "
      "option to decompress using approximately half this amount of memory, about 2300 kbytes.", True),
 ])

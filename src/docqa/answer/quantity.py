@@ -12,7 +12,8 @@ A quantity here is a number standing alone with or without its unit (`AMOUNT`, t
 `120 seconds`, `4MiB`, `10%`, `+1`, `port 5432`, `一个月`), an IPv4 address (`10.0.2.2`, asked with 多少), or a
 number written in words (`three`, `twenty`, 三十, 两百); not a number the question writes (`CVE-2023-25652`,
 `2.35`), a piece of a name or version (`ASN1_MAX_NAME_SIZE`, `v2.30.9`), a date (`18 August 2022`, `2016 年末`,
-`Mon, 02 Dec 2019 11:45:52 +0100`) or a section number leading a heading (`2.5 Future developments`).
+`Mon, 02 Dec 2019 11:45:52 +0100`) or a section number leading a heading (`2.5 Future developments`).  No limit and
+no end answer such a question too (`unlimited`, `until the next boot`, `indefinitely`, 没有限制, 永久).
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ _WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|elev
                     r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?"
                     r"|millions?|billions?|dozens?|half|twice|thrice|once|double|triple)\b"
                     r"|[二两三四五六七八九十百千万亿]|[一数几][十百千万亿]")
+# No limit, or how long something lasts with no figure: "unlimited", "any number of", "until the next boot", "indefinitely",
+# 不限, 没有限制, 永久, 直到 ...: an answer to "how many / how long" that names no number.
+_UNBOUNDED = re.compile(r"\b(?:unlimited|infinite(?:ly)?|indefinitely|forever|permanently|until|till|no\s+(?:limit|maximum|upper\s+bound)"
+                        r"|any\s+number|as\s+many\s+as)\b|不限|无限|没有限制|没有上限|永久|永远|直到", re.IGNORECASE)
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 # Dates and times: "18 August 2022", "August 18, 2022", "Mon, 02 Dec 2019 11:45:52 +0100", "2022-08-18", "2016 年末",
 # "2007 年 11 月", "11月3日".
@@ -69,7 +74,7 @@ def holds(text: str, question: str) -> bool:
     """Whether `text` states a quantity `question` does not write itself (see the module docstring)."""
     text = _SECTION.sub(" ", LIST_MARKER.sub(" ", text, count=1), count=1)
     text = _DATE.sub(" ", answerability.unwritten(text, question))
-    return any(p.search(text) for p in (AMOUNT, _IPV4, _WORDS))
+    return any(p.search(text) for p in (AMOUNT, _IPV4, _WORDS, _UNBOUNDED))
 
 
 def unanswered(question: str, quoted: Iterable[str]) -> bool:
