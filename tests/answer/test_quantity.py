@@ -25,6 +25,11 @@ JOURNALCTL = ("-n, --lines=\n"
               "限制显示最新的日志行数。 --pager-end 与 --follow 隐含了此选项。 此选项的参数：若为正整数则表示最大行数； "
               '若为 "all" 则表示不限制行数； 若不设参数则表示默认值10行。\n')
 
+# ... and with the sentence before them in the page, which states how many names an update sets (not how long one may be).
+THREE = "如果使用了 --static, --transient, --pretty 选项， 那么只更新指定的主机名， 否则同时更新 pretty, static, transient 三个主机名。 "
+HOSTNAMECTL_UPDATES = HOSTNAMECTL.replace("设置系统主机名。 ", "设置系统主机名。 " + THREE)
+HOSTNAME_LENGTH = "hostnamectl 设置的 static 主机名最长能有多少个字符？"
+
 ASN1 = "How many characters may an ASN.1 identifier have at most in libtasn1?"
 
 
@@ -83,7 +88,7 @@ def test_a_how_many_question_quoted_with_no_quantity_abstains(hash_embedder):
     """hostnamectl's page discusses the static host name (its characters, how it is derived) but not its length: no
     quoted sentence states a quantity, so the answer could not say how many; it abstains at any evidence."""
     pool = sources(hit_in(HOSTNAMECTL, 0, len(HOSTNAMECTL), path="/man/zh_CN/man1/hostnamectl.1.gz", section="", type_="man"))
-    question = "hostnamectl 设置的 static 主机名最长能有多少个字符？"
+    question = HOSTNAME_LENGTH
     result = extract(question, pool, {}, _embed(hash_embedder), threshold=0.0)
     assert result.abstained and result.features["quantity_unstated"] == 1.0
     asked = extract("hostnamectl 设置的 static 主机名可以包含哪些字符？", pool, {}, _embed(hash_embedder), threshold=0.0)
@@ -105,6 +110,17 @@ def test_one_quoted_sentence_that_states_a_quantity_is_enough():
     assert not quantity.unanswered("journalctl -n 是什么意思？", [lines[0]])  # no quantity asked
 
 
+def test_only_what_the_answer_may_quote_counts(hash_embedder):
+    """`quoted`: the picks the answer quotes (3 by default); a quantity in a lower pick answers nothing unless the
+    answer may quote it (the chooser is shown every pick)."""
+    pool = sources(hit_in(HOSTNAMECTL_UPDATES, 0, len(HOSTNAMECTL_UPDATES), path="/man/zh_CN/man1/hostnamectl.1.gz", section="",
+                          type_="man"))
+    every = extract(HOSTNAME_LENGTH, pool, {}, _embed(hash_embedder), count=6, threshold=0.0)
+    assert [s.text.startswith("如果使用了") for s in every.chosen].index(True) >= 3  # "三个主机名" ranks under the third
+    assert not every.abstained and every.features["quantity_unstated"] == 0.0
+    assert extract(HOSTNAME_LENGTH, pool, {}, _embed(hash_embedder), count=6, threshold=0.0, quoted=3).abstained
+
+
 @pytest.mark.slow
 def test_the_chooser_does_not_take_back_an_abstention_by_the_rule(tmp_path, embedder, monkeypatch):
     """With the small model as a chooser, an abstention under the threshold is taken back when the model backs the best
@@ -119,11 +135,38 @@ def test_the_chooser_does_not_take_back_an_abstention_by_the_rule(tmp_path, embe
     monkeypatch.setattr(choose, "RESCUE_FLOOR", 0.0)
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "hostnamectl.md").write_text(HOSTNAMECTL, encoding="utf-8")
-    question = "hostnamectl 设置的 static 主机名最长能有多少个字符？"
     with ScriptedServer([{"text": "1"}]) as server:
         llm = {"provider": "openai", "base_url": server.base_url, "model": "qwen2.5-coder-1.5b", "timeout": 120, "max_retries": 0}
         with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), answer={"choose_sentence": True}, llm=llm), embedder=embedder) as kb:
             kb.add([tmp_path / "docs"])
-            answer = kb.ask(question)
+            answer = kb.ask(HOSTNAME_LENGTH)
     assert not answer.answerable and answer.retrieval.evidence_features["quantity_unstated"] == 1.0
     assert server.requests == []  # not asked
+
+
+@pytest.mark.slow
+def test_the_chooser_is_shown_every_pick_before_the_rule_abstains(tmp_path, embedder):
+    """With the small model as a chooser, the rule reads every pick the model is shown, not the three an extractive
+    answer quotes: a quantity under the third still reaches the model (which here picks it)."""
+    from docqa.kb import KnowledgeBase
+    from docqa.settings import Settings
+
+    from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
+
+    def number_of(body: dict) -> dict:
+        line = next(x for x in body["messages"][-1]["content"].splitlines() if "三个主机名" in x)
+        return {"text": line[1 : line.index("]")]}
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "hostnamectl.md").write_text(HOSTNAMECTL_UPDATES, encoding="utf-8")
+    with ScriptedServer([number_of]) as server:
+        llm = {"provider": "openai", "base_url": server.base_url, "model": "qwen2.5-coder-1.5b", "timeout": 120, "max_retries": 0}
+        with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), answer={"choose_sentence": True}, llm=llm), embedder=embedder) as kb:
+            kb.add([tmp_path / "docs"])
+            answer = kb.ask(HOSTNAME_LENGTH)
+            without = KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"}), embedder=embedder)
+            with without:
+                extractive = without.ask(HOSTNAME_LENGTH)
+    assert len(server.requests) == 1 and answer.answerable and "三个主机名" in answer.answer
+    assert answer.retrieval.evidence_features["quantity_unstated"] == 0.0
+    assert not extractive.answerable and extractive.retrieval.evidence_features["quantity_unstated"] == 1.0

@@ -499,9 +499,11 @@ class Pipeline:
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))  # never quote a flagged source
             terms = query_terms(answer.retrieval.query)
             weights, chunks = term_weights_and_total(lib.term_counts, terms)
+            # what the answer may quote: its sentences, or, with the small model as a chooser, every pick it is shown
+            chooser = self.model is not None and self.model.small and s.choose_sentence and not self.task()
             result = extract(answer.retrieval.query, pool, weights, lib.embed,
                              max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold, chunks,
-                             s.extractive_sentences)
+                             None if chooser else s.extractive_sentences)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
         answer.retrieval.evidence = round(result.evidence, 4)
         answer.retrieval.evidence_features = {k: round(v, 4) for k, v in result.features.items()}  # for calibration fits
