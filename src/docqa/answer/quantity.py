@@ -52,7 +52,8 @@ _WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|elev
 # 不限, 没有限制, 永久, 直到 ...: an answer to "how many / how long" that names no number.
 _UNBOUNDED = re.compile(r"\b(?:unlimited|infinite(?:ly)?|indefinitely|forever|permanently|until|till|no\s+(?:limit|maximum|upper\s+bound)"
                         r"|any\s+number|as\s+many\s+as)\b|不限|无限|没有限制|没有上限|永久|永远|直到", re.IGNORECASE)
-_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?"
+          r"|Nov(?:ember)?|Dec(?:ember)?)\b\.?")
 # Dates and times: "18 August 2022", "August 18, 2022", "Mon, 02 Dec 2019 11:45:52 +0100", "2022-08-18", "2016 年末",
 # "2007 年 11 月", "11月3日".
 _DATE = re.compile(rf"\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b|\b{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}\b|\b{_MONTH}\s+\d{{4}}\b"
