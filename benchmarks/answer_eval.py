@@ -158,13 +158,16 @@ def cmrc_set(work: Path, paragraphs: int) -> tuple[Path, list[evaluate.Item]]:
 def dump(path: Path, report: evaluate.Report, captured: list[dict[str, float] | None], source: str = "squad2") -> None:
     """One line per question: its place in the run (`n`: --limit 200 asks the first 200 of --limit 900), its evidence
     features, whether it is answerable, and whether the answer published at threshold 0 holds the gold answer (the
-    label of a calibrated decision).  A question with no sentence to judge has empty features (it abstains at any
+    label of a calibrated decision), and whether it abstained at threshold 0 (`abstains`: by a rule of the answerer's
+    own, so at every threshold).  A question with no sentence to judge has empty features (it abstains at any
     threshold; the fits skip it)."""
     with path.open("w", encoding="utf-8") as out:
         for n, (outcome, features) in enumerate(zip(report.outcomes, captured)):
             item = outcome.item
             out.write(json.dumps({"source": source, "n": n, "group": item.article, "answerable": not item.impossible,
                                   "correct": bool(outcome.contains_gold) and not item.impossible,
+                                  # abstained at threshold 0 by a rule of the answerer's own: at every threshold
+                                  "abstains": not outcome.answered,
                                   "features": features or {}}, ensure_ascii=False) + "\n")
     print(f"wrote {path}", file=sys.stderr)
 

@@ -55,6 +55,15 @@ def test_a_question_that_abstained_by_its_own_rule_abstains_at_every_threshold()
     assert refit.counts(trust, p, 0.95, unjudged=2) == (0, 4)
 
 
+def test_a_squad_or_cmrc_question_that_abstained_by_a_rule_abstains_at_every_threshold():
+    """answer_eval.py --dump marks a question the answerer abstained on at threshold 0 (`abstains`: a "how many"
+    question no quoted sentence states a quantity for); the guards' figures count it abstained at every cut."""
+    rows = [{"answerable": False, "correct": False, "abstains": True}, {"answerable": False, "correct": False},
+            {"answerable": True, "correct": True, "abstains": True}, {"answerable": True, "correct": True}]
+    got = refit.fd.outcomes(rows, np.array([0.9, 0.9, 0.9, 0.9]), 0.3)
+    assert (got["answerable_right"], got["unanswerable_abstained"]) == (0.5, 0.5)
+
+
 def test_a_source_of_its_own_bias_is_fitted_but_not_shipped():
     rng = np.random.default_rng(3)
     rows = []

@@ -156,7 +156,7 @@ def weights(rows: list[dict], share: dict[str, float]) -> np.ndarray:
 def outcomes(rows: list[dict], p: np.ndarray, t: float) -> dict[str, float]:
     answerable = np.array([bool(r["answerable"]) for r in rows])
     correct = np.array([bool(r["correct"]) for r in rows])
-    answered = p >= t
+    answered = (p >= t) & ~np.array([bool(r.get("abstains", False)) for r in rows], dtype=bool)  # a rule's abstention holds
     return {
         "answerable": int(answerable.sum()), "unanswerable": int((~answerable).sum()),
         "answerable_right": round(float(np.mean(answered[answerable] & correct[answerable])), 3) if answerable.any() else float("nan"),

@@ -87,15 +87,17 @@ class Report:
                                      len(self.outcomes))}
 
     def tradeoff(self, thresholds: Iterable[float]) -> list[dict[str, float]]:
-        """Answer accuracy and abstention over abstain thresholds (extractive runs at threshold 0)."""
+        """Answer accuracy and abstention over abstain thresholds (extractive runs at threshold 0).  A question that
+        abstained at threshold 0 by a rule of the answerer's own (a release question no version answers, a "how many"
+        question no quoted sentence states a quantity for) abstains at every threshold."""
         rows = []
         for t in thresholds:
             answerable = [o for o in self.outcomes if not o.item.impossible and o.evidence is not None]
             impossible = [o for o in self.outcomes if o.item.impossible and o.evidence is not None]
             rows.append({
                 "threshold": round(t, 3),
-                "answer_accuracy": _share(o.evidence >= t and o.contains_gold for o in answerable),
-                "abstention_accuracy": _share(o.evidence < t for o in impossible),
+                "answer_accuracy": _share(o.answered and o.evidence >= t and o.contains_gold for o in answerable),
+                "abstention_accuracy": _share(not o.answered or o.evidence < t for o in impossible),
             })
         return rows
 

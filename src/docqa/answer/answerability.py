@@ -160,15 +160,22 @@ def holds_new(text: str, kinds: tuple[str | None, str | None], question: str) ->
     """`text` holds a token of a kind the question asks for (`asked_kinds`) that the question does not itself write:
     "CVE-2023-25652 的 CVSS 评分是多少？" is not answered by a sentence whose only numbers are the CVE's, nor "how many
     characters may an ASN.1 identifier have" by "ASN1_MAX_NAME_SIZE is the maximum number of characters"."""
-    given = sorted({*(m.group() for m in _GIVEN.finditer(question)), *exact_tokens(question, whole=True)}, key=len, reverse=True)
-    for token in given:  # as a whole token only: "2.35" of the question leaves "v2.35.1" a new version, "libtasn1" "libtasn1.h"
-        text = re.sub(rf"(?<![\w.-]){re.escape(token)}(?![\w-]|\.\w)", " ", text, flags=re.IGNORECASE)
+    text = unwritten(text, question)
     kind, thing = kinds
     if kind == "number":
         found = _VALUE_NUMBER.search(text) is not None
     else:
         found = kind is not None and holds_type(text, kind)
     return found or (thing is not None and shape.holds_type(text, thing))
+
+
+def unwritten(text: str, question: str) -> str:
+    """`text` with what `question` writes itself with a digit or as an exact token blanked out, as whole tokens only:
+    "2.35" of the question leaves "v2.35.1" a new version, "libtasn1" leaves "libtasn1.h"."""
+    given = sorted({*(m.group() for m in _GIVEN.finditer(question)), *exact_tokens(question, whole=True)}, key=len, reverse=True)
+    for token in given:
+        text = re.sub(rf"(?<![\w.-]){re.escape(token)}(?![\w-]|\.\w)", " ", text, flags=re.IGNORECASE)
+    return text
 
 
 def kind_features(question: str, sentence: str, heading: str, picks: list[str], candidates: list[str]) -> dict[str, float]:

@@ -42,7 +42,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 
 import numpy as np
 
-from docqa.answer import answerability, defined, neutral, release, rows
+from docqa.answer import answerability, defined, neutral, quantity, release, rows
 from docqa.answer.facts import normalise
 from docqa.answer.shape import Shape, answered_words, asks_for, holds_type, shape
 from docqa.answer.sources import SourceSet
@@ -163,13 +163,16 @@ class Extract:
     heads: list[tuple[Sentence, Sentence]] = field(default_factory=list)
     candidates: list[Sentence] = field(default_factory=list)  # every scored candidate sentence (for evaluation)
     supporting: list[Sentence] = field(default_factory=list)  # the picks a model's claim may rest on (answer/accept.py)
+    rule: str = ""  # the answerer's own rule it abstained by, whatever the evidence: release_unnamed, quantity_unstated
 
 
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
             embed: Callable[[list[str], str], np.ndarray] | None, count: int = 3, threshold: float = 0.5,
-            chunks: int = 0) -> Extract:
+            chunks: int = 0, quoted: int | None = None) -> Extract:
     """The best `count` sentences for `question`, or an abstention when the evidence is under `threshold`.
-    `weights`: the question terms' IDF over the knowledge base's `chunks` chunks (0: unknown, taken as large)."""
+    `weights`: the question terms' IDF over the knowledge base's `chunks` chunks (0: unknown, taken as large);
+    `quoted`: how many of them the answer quotes (None: `count`), of which one must state the quantity a "how many"
+    question asks for (docqa.answer.quantity)."""
     learned = embed is not None and bool(SELECT_MODEL)
     candidates = _candidates(sources, SELECT_HITS if learned else _HITS, question)
     if not candidates:
@@ -213,8 +216,11 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
         features.update(_pick_features(question, chosen[0], candidates, sources, terms, weighed, given))
     evidence = evidence_probability(features)
     features["release_unnamed"] = float(_release_unnamed(question, chosen[0], sources))
-    if evidence < threshold or features["release_unnamed"]:
-        return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates)
+    # a "how many / how long" question that no quoted sentence states a quantity for (docqa.answer.quantity)
+    features["quantity_unstated"] = float(quantity.unanswered(question, (s.text for s in chosen[: quoted or count])))
+    rule = next((name for name in ("release_unnamed", "quantity_unstated") if features[name]), "")
+    if evidence < threshold or rule:
+        return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates, rule=rule)
     floor = chosen[0].score * share  # later picks must still be real evidence
     added = {id(s) for s in chosen} - {id(s) for s in ranked}  # the sentence _complete joined to the best: always shown
     picked = [s for i, s in enumerate(chosen) if i == 0 or ((s.score >= floor or id(s) in added) and s.header is None)]
@@ -408,17 +414,6 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
 
 
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
-# A quantity: a number standing alone, with its unit ("40 GiB", "10%", "4MiB", "5x", "+1", "port 5432", "1800个"); not a piece of
-# an identifier or version ("CVE-2022-39260", "postgresql-11", "2.30.6"), a manual section ("ssh(1)"), a list marker
-# ("2. Get a shell") or a numeral in a word ("一起", "第一个"): what a "how much / 多少" question asks for.
-_AMOUNT = re.compile(r"(?<![A-Za-z0-9_.\-/(\[])[+]?\d+(?:[.,]\d+)?(?![0-9]|\.\d|-[0-9A-Za-z])"
-                     r"(?:\s?(?:%|[KMGTP]i?B?|[kmgt]b|bytes?|bits?|ms|seconds?|minutes?|hours?|days?|weeks?|months?|years?|times|x)"
-                     r"(?![A-Za-z0-9_])|(?![A-Za-z_]))"
-                     # a number in words before its unit ("一个月", "两天", "one month"), not "第一个" or "一起"
-                     r"|(?<!第)[一二两三四五六七八九十百千万]+\s?个?(?:月|天|日|小时|分钟|秒|年|周|星期|次|倍|字节)"
-                     r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|hundred|thousand)\s+"
-                     r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|times|bytes)\b", re.IGNORECASE)
-_LIST_MARKER = re.compile(r"^\s*\d{1,2}[.)]\s")
 
 
 def _paragraph(text: str, start: int, end: int) -> str:
@@ -430,8 +425,10 @@ def _paragraph(text: str, start: int, end: int) -> str:
 
 
 def _holds_amount(text: str) -> bool:
-    """Whether `text` holds a quantity (`_AMOUNT`), a list item's number aside."""
-    return _AMOUNT.search(_LIST_MARKER.sub(" ", text, count=1)) is not None
+    """Whether `text` holds a quantity (docqa.answer.quantity.AMOUNT: a number standing alone, with its unit: "40 GiB",
+    "10%", "4MiB", "5x", "+1", "port 5432", "1800个"; not a piece of an identifier or version, a manual section, a
+    numeral in a word), a list item's number aside: what a "how much / 多少" question asks for."""
+    return quantity.AMOUNT.search(quantity.LIST_MARKER.sub(" ", text, count=1)) is not None
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],

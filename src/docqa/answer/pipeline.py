@@ -236,13 +236,16 @@ class Pipeline:
         """A small model as a chooser (docqa.answer.choose): shown the extractive answerer's best sentences, it names
         the one that answers; that sentence leads the extractive answer.  NONE is the model's verdict, weighed with
         the evidence (choose.NONE_FLOOR); an unreadable reply leaves the extractive answer as it is.  Not asked when
-        the extractive answerer abstains, nor for a procedure or a question of several parts."""
+        the extractive answerer abstains (under choose.RESCUE_FLOOR, or by a rule of its own), nor for a procedure or a
+        question of several parts."""
         pool, result = found
         query = answer.retrieval.query
         steps = short.asks_for_steps(query) or (result.shape is not None and result.shape.steps) or bool(split(query))
         quoted = _quoted_in_order(result, self.settings.answer.extractive_sentences) if not result.abstained else []
         shown = choose.candidates(result, next((x for x in quoted if x is not result.heading), None))
-        if result.abstained and (steps or len(shown) < 2 or not (choose.ASK_ABSTAINED or result.evidence >= choose.RESCUE_FLOOR)):
+        # an abstention by a rule of the answerer's own (no version, no quantity quoted) is not the model's to take back
+        if result.abstained and (result.rule or steps or len(shown) < 2
+                                 or not (choose.ASK_ABSTAINED or result.evidence >= choose.RESCUE_FLOOR)):
             ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
             answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 0, "no passage answers the question well enough")
             return (yield from self._not_found(answer, ctx))
@@ -497,8 +500,11 @@ class Pipeline:
             read_above(pool, answer.retrieval.query, lib)
             terms = query_terms(answer.retrieval.query)
             weights, chunks = term_weights_and_total(lib.term_counts, terms)
+            # what the answer may quote: its sentences, or, with the small model as a chooser, every pick it is shown
+            chooser = self.model is not None and self.model.small and s.choose_sentence and not self.task()
             result = extract(answer.retrieval.query, pool, weights, lib.embed,
-                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold, chunks)
+                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold, chunks,
+                             None if chooser else s.extractive_sentences)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
         answer.retrieval.evidence = round(result.evidence, 4)
         answer.retrieval.evidence_features = {k: round(v, 4) for k, v in result.features.items()}  # for calibration fits
@@ -611,7 +617,7 @@ class Pipeline:
                 pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))
                 weights, chunks = term_weights_and_total(lib.term_counts, query_terms(query))
                 result = extract(query, pool, weights, lib.embed, max(s.extractive_sentences, accept.EVIDENCE_SENTENCES),
-                                 s.abstain_threshold, chunks)
+                                 s.abstain_threshold, chunks, s.extractive_sentences)
                 entry.update(evidence=round(result.evidence, 4), abstained=result.abstained)
             named.append((subject, pool, result))
         answer.retrieval.subjects = [{"subject": x.term, "path": x.path, "evidence": round(r.evidence, 4), "abstained": r.abstained}
@@ -677,7 +683,8 @@ class Pipeline:
             terms = query_terms(asked)
             weights, chunks = term_weights_and_total(lib.term_counts, terms)
             result = extract(asked, pool, weights, lib.embed,
-                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold, chunks)
+                             max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold, chunks,
+                             s.extractive_sentences)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained)
         return pool, result
 

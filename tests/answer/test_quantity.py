@@ -1,0 +1,172 @@
+"""A "how many / how long" question quoted with no quantity abstains (docqa.answer.quantity, docqa.answer.extractive).
+The texts are real: the zh_CN man pages of hostnamectl and journalctl (manpages-zh), libtasn1's manual, Git's release
+notes, Debian's apt NEWS and PostgreSQL README, the Debian Edu manual, the LXGW WenKai README, Valgrind's manual."""
+
+from __future__ import annotations
+
+import pytest
+
+from docqa.answer import quantity
+from docqa.answer.extractive import extract
+
+from .hits import hit_in, sources
+
+# manpages-zh, man1/hostnamectl.1 as the man reader renders it: how the static name is derived, not how long it may be.
+HOSTNAMECTL = ("hostnamectl - 控制系统的主机名\n\n"
+               '"static"主机名，用于在系统启动时设置内核的主机名，仅可包含 "-","a-z","0-9" 字符，例如"lennarts-laptop"。\n\n'
+               "set-hostname NAME\n"
+               "设置系统主机名。 如果在设置 pretty 主机名的同时也设置 static/transient 主机名， 那么 static/transient 主机名将根据如下规则"
+               '从 pretty 主机名派生而来： 首先将空格替换为 "-" ， 然后将大写字母转换为小写字母， 最后删除不在"-","a-z","0-9"范围内的字符。 '
+               "这样可以确保 static/transient 主机名始终保持与 pretty 主机名一致， 同时又不违反自身的命名规则。 "
+               "如果仅设置 static/transient 主机名， 则不会对 pretty 主机名产生任何影响。\n")
+
+# manpages-zh, man1/journalctl.1: the -n option, whose default is stated.
+JOURNALCTL = ("-n, --lines=\n"
+              "限制显示最新的日志行数。 --pager-end 与 --follow 隐含了此选项。 此选项的参数：若为正整数则表示最大行数； "
+              '若为 "all" 则表示不限制行数； 若不设参数则表示默认值10行。\n')
+
+# ... and with the sentence before them in the page, which states how many names an update sets (not how long one may be).
+THREE = "如果使用了 --static, --transient, --pretty 选项， 那么只更新指定的主机名， 否则同时更新 pretty, static, transient 三个主机名。 "
+HOSTNAMECTL_UPDATES = HOSTNAMECTL.replace("设置系统主机名。 ", "设置系统主机名。 " + THREE)
+HOSTNAME_LENGTH = "hostnamectl 设置的 static 主机名最长能有多少个字符？"
+
+ASN1 = "How many characters may an ASN.1 identifier have at most in libtasn1?"
+
+
+@pytest.mark.parametrize(("question", "text", "holds"), [
+    # a name, a version, a date, a section number: no quantity
+    (ASN1, "ASN1_MAX_NAME_SIZE is the maximum number of characters allowed for an ASN.1 identifier.", False),
+    (ASN1, "Abstract Syntax Notation One (ASN.1) library for the GNU system for version 4.19.0, 18 August 2022", False),
+    (ASN1, "2.5 Future developments • Add functions for a C code file generation containing equivalent data structures", False),
+    ("libtasn1 里一个 ASN.1 标识符最多可以有多少个字符？", "2\n2.1 ASN.1 syntax.", False),
+    ("CVE-2023-25652 的 CVSS 评分是多少？", "This release merges the fixes that appear in v2.30.9 to address the security issues "
+     "CVE-2023-25652, CVE-2023-25815, and CVE-2023-29007; see the release notes for that version for details.", False),
+    ("manpages-zh 软件包一共收录了多少个中文手册页？", "本项目对历史上存留下来的中文手册页进行整理、维护与翻新， 并从 2016 年末开始作为"
+     "某些 Linux 发行版中`manpages-zh`软件包的上游。", False),
+    ("How long does apt wait for the dpkg lock?", "-- Julian Andres Klode <juliank@ubuntu.com>  Mon, 02 Dec 2019 11:45:52 +0100", False),
+    ("用 GOsa² 的 CSV 批量导入，一次最多能导入多少个用户？", "首先做一些测试是一个好主意，最好使用带有几个虚构用户的 CSV 文件，稍后可以删除。", False),
+    # a quantity with its unit or none, an address, a number in words
+    ("When apt runs from a cron job and dpkg is locked, how long does it wait?",
+     "apt(8) now waits for the lock indefinitely if connected to a tty, or for 120 seconds if not.", True),
+    ("Debian Edu 的主服务器 tjener 装好后默认用的 IP 地址是多少？", "一个 Skolelinux 网络需要通过选择主服务器设定配置安装一台主服务器"
+     "（主机名“tjener”是挪威语“服务器”之意）并预设默认 IP 地址为 10.0.2.2。", True),
+    ("霞鹜文楷 GB 版收录了《通用规范汉字表》里的多少个汉字？", "包含《通用规范汉字表》8105 个汉字。", True),
+    ("Debian 上第一个 PostgreSQL 集群默认用哪个端口？", 'E. g. if you first install "postgresql-11" on a clean system, the default '
+     "11/main cluster will run on port 5432.", True),
+    ("hostnamectl 一共管理几种主机名？", "否则同时更新 pretty, static, transient 三个主机名。", True),
+    ("How many ways can instrumentation be controlled in Callgrind?", "Afterwards, instrumentation can be controlled in two ways:", True),
+    ("How long does apt wait for the dpkg lock when connected to a tty?", "apt(8) now waits for the lock indefinitely if "
+     "connected to a tty.", True),  # no end: an answer with no figure
+    ("Roughly how much memory does bunzip2 need?", "To support decompression of any file on a 4 megabyte machine, bunzip2 has an "
+     "option to decompress using approximately half this amount of memory, about 2300 kbytes.", True),
+])
+def test_a_quantity_the_question_does_not_write(question, text, holds):
+    assert quantity.holds(text, question) is holds
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("How many characters may an ASN.1 identifier have at most in libtasn1?", True),
+    ("When apt runs from a cron job and dpkg is locked, how long does it wait?", True),
+    ("程序在 Memcheck 下运行，内存占用大约是平时的几倍？", True),  # 几倍: how many times
+    ("Debian Edu 12 的安装过程中，配置选项（debconf）页面一共提供了多少种语言？", True),
+    ("What is the largest file bzip2 1.0.8 can compress?", True),
+    ("What is the highest compression level zstd accepts?", True),
+    ("What is the largest city in Poland?", False),  # a name
+    ("LilyPond 编译一个输入文件后，一般会生成哪几种格式的输出文件？", False),  # 哪几种: which, not how many
+    ("How often does cron wake up?", False),  # a frequency: "every minute" answers it
+    ("Which file holds the static host name?", False),
+])
+def test_which_questions_ask_for_a_quantity(question, asks):
+    assert quantity.asks(question) is asks
+
+
+def _embed(hash_embedder):
+    return lambda texts, kind: hash_embedder.embed_batch(texts, kind)
+
+
+def test_a_how_many_question_quoted_with_no_quantity_abstains(hash_embedder):
+    """hostnamectl's page discusses the static host name (its characters, how it is derived) but not its length: no
+    quoted sentence states a quantity, so the answer could not say how many; it abstains at any evidence."""
+    pool = sources(hit_in(HOSTNAMECTL, 0, len(HOSTNAMECTL), path="/man/zh_CN/man1/hostnamectl.1.gz", section="", type_="man"))
+    question = HOSTNAME_LENGTH
+    result = extract(question, pool, {}, _embed(hash_embedder), threshold=0.0)
+    assert result.abstained and result.features["quantity_unstated"] == 1.0
+    asked = extract("hostnamectl 设置的 static 主机名可以包含哪些字符？", pool, {}, _embed(hash_embedder), threshold=0.0)
+    assert not asked.abstained and asked.features["quantity_unstated"] == 0.0  # no quantity asked
+
+
+def test_a_how_many_question_whose_quote_states_one_is_answered(hash_embedder):
+    pool = sources(hit_in(JOURNALCTL, 0, len(JOURNALCTL), path="/man/zh_CN/man1/journalctl.1.gz", section="", type_="man"))
+    result = extract("journalctl -n 后面不跟数字的话，默认显示最近多少行？", pool, {}, _embed(hash_embedder), threshold=0.0)
+    assert not result.abstained and result.features["quantity_unstated"] == 0.0
+    assert any("10行" in s.text for s in result.chosen)
+
+
+def test_one_quoted_sentence_that_states_a_quantity_is_enough():
+    question = "journalctl -n 后面不跟数字的话，默认显示最近多少行？"
+    lines = JOURNALCTL.splitlines()
+    assert quantity.unanswered(question, [lines[0]])
+    assert not quantity.unanswered(question, [lines[0], lines[1]])
+    assert not quantity.unanswered("journalctl -n 是什么意思？", [lines[0]])  # no quantity asked
+
+
+def test_only_what_the_answer_may_quote_counts(hash_embedder):
+    """`quoted`: the picks the answer quotes (3 by default); a quantity in a lower pick answers nothing unless the
+    answer may quote it (the chooser is shown every pick)."""
+    pool = sources(hit_in(HOSTNAMECTL_UPDATES, 0, len(HOSTNAMECTL_UPDATES), path="/man/zh_CN/man1/hostnamectl.1.gz", section="",
+                          type_="man"))
+    every = extract(HOSTNAME_LENGTH, pool, {}, _embed(hash_embedder), count=6, threshold=0.0)
+    assert [s.text.startswith("如果使用了") for s in every.chosen].index(True) >= 3  # "三个主机名" ranks under the third
+    assert not every.abstained and every.features["quantity_unstated"] == 0.0
+    assert extract(HOSTNAME_LENGTH, pool, {}, _embed(hash_embedder), count=6, threshold=0.0, quoted=3).abstained
+
+
+@pytest.mark.slow
+def test_the_chooser_does_not_take_back_an_abstention_by_the_rule(tmp_path, embedder, monkeypatch):
+    """With the small model as a chooser, an abstention under the threshold is taken back when the model backs the best
+    sentence (choose.RESCUE_FLOOR); one by the quantity rule is not: that sentence states no quantity, whatever the
+    model says.  A real knowledge base and the scripted server on loopback at the LLM boundary."""
+    from docqa.answer import choose
+    from docqa.kb import KnowledgeBase
+    from docqa.settings import Settings
+
+    from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
+
+    monkeypatch.setattr(choose, "RESCUE_FLOOR", 0.0)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "hostnamectl.md").write_text(HOSTNAMECTL, encoding="utf-8")
+    with ScriptedServer([{"text": "1"}]) as server:
+        llm = {"provider": "openai", "base_url": server.base_url, "model": "qwen2.5-coder-1.5b", "timeout": 120, "max_retries": 0}
+        with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), answer={"choose_sentence": True}, llm=llm), embedder=embedder) as kb:
+            kb.add([tmp_path / "docs"])
+            answer = kb.ask(HOSTNAME_LENGTH)
+    assert not answer.answerable and answer.retrieval.evidence_features["quantity_unstated"] == 1.0
+    assert server.requests == []  # not asked
+
+
+@pytest.mark.slow
+def test_the_chooser_is_shown_every_pick_before_the_rule_abstains(tmp_path, embedder):
+    """With the small model as a chooser, the rule reads every pick the model is shown, not the three an extractive
+    answer quotes: a quantity under the third still reaches the model (which here picks it)."""
+    from docqa.kb import KnowledgeBase
+    from docqa.settings import Settings
+
+    from llm.scripted_server import ScriptedServer  # tests/ is on sys.path (rootdir conftest)
+
+    def number_of(body: dict) -> dict:
+        line = next(x for x in body["messages"][-1]["content"].splitlines() if "三个主机名" in x)
+        return {"text": line[1 : line.index("]")]}
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "hostnamectl.md").write_text(HOSTNAMECTL_UPDATES, encoding="utf-8")
+    with ScriptedServer([number_of]) as server:
+        llm = {"provider": "openai", "base_url": server.base_url, "model": "qwen2.5-coder-1.5b", "timeout": 120, "max_retries": 0}
+        with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), answer={"choose_sentence": True}, llm=llm), embedder=embedder) as kb:
+            kb.add([tmp_path / "docs"])
+            answer = kb.ask(HOSTNAME_LENGTH)
+            without = KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"}), embedder=embedder)
+            with without:
+                extractive = without.ask(HOSTNAME_LENGTH)
+    assert len(server.requests) == 1 and answer.answerable and "三个主机名" in answer.answer
+    assert answer.retrieval.evidence_features["quantity_unstated"] == 0.0
+    assert not extractive.answerable and extractive.retrieval.evidence_features["quantity_unstated"] == 1.0
