@@ -72,8 +72,7 @@ _ASKS = (
     ("number", re.compile(r"\bhow (?:many|much|long|often|large|big|far|fast|old)\b|\bwhat (?:is the )?(?:number|size|limit|port|percentage)\b"
                           r"|\b(?:largest|smallest|maximum|minimum|max|min|default) (?:\w+ )?(?:size|length|number|value|limit|count|port)\b"
                           # "which TCP port", "what is the largest file ...", "what's the maximum ..."
-                          r"|\bwhich (?:\w+ ){0,2}ports?\b|\bwhat(?:\s+is|'s)\s+the\s+(?:largest|smallest|biggest|maximum|minimum|max|min"
-                          r"|longest|shortest|highest|lowest)\b"
+                          r"|\bwhich (?:\w+ ){0,2}ports?\b|" + clause.EXTREME +
                           r"|多少|几个|几种|多久|多长|多大|多少次|端口", re.I), _NUMBER),
     ("path", re.compile(clause.WHICH + r"(?:files?|director(?:y|ies)|folders?|paths?)\b(?!\s+systems?\b)|\bwhere is\b.*\b(?:stored|kept|located)\b"
                         r"|\b(?:file\s?name|name of the (?:\w+ )?file)\b"

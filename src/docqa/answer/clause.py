@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from docqa.text.language import HAN
+
 MAX_CONDITIONS = 3  # "用 tar 备份时，如果我不指定后缀，……": conditions one after another
 
 # "When ... ," / "If ... ," before which, what, how ...; not "When was ..., and which ...?", itself a question.
@@ -28,7 +30,7 @@ WHICH = (r"\b(?:which|what)\s+(?:(?!(?:does|do|did|is|are|was|were|can|could|sho
 # ... and up to four Chinese characters between 哪个 and a noun that is no verb: 哪个内核参数, 哪个系统文件.  命令 (to
 # order), 设置 (to set up) and 包 (包括) are verbs too: "哪个皇帝命令修建 ……" asks for no command, so those take none
 # (WHICH_COMMAND_ZH: 哪个命令, 哪条子命令, 子命令).
-WHICH_ZH = r"哪(?:个|一个|条|一条|些)[\u4e00-\u9fff]{0,4}?"
+WHICH_ZH = rf"哪(?:个|一个|条|一条|些)[{HAN}]{{0,4}}?"
 WHICH_COMMAND_ZH = r"哪(?:个|一个|条|一条|些)子?命令|子命令"
 # "Is there an option ...?", 有这种选项吗: asks for the option (its name), as "which option" does.
 IS_THERE = r"\b(?:is|are)\s+there\s+(?:an?|any)\s+(?:[\w-]+\s+)?"
@@ -55,3 +57,10 @@ def _cut(question: str) -> str:
     if m and _ZH_ASKS.search(question, m.end()):
         return question[m.end():]
     return question
+
+# "What is the largest file bzip2 can compress?", "the highest compression level", "what's the maximum size": a superlative
+# over a thing that is measured asks for a quantity (docqa.answer.answerability, docqa.answer.quantity); "What is the
+# largest city?" asks for a name.
+EXTREME = (r"\bwhat(?:\s+is|'s)\s+the\s+(?:largest|biggest|smallest|maximum|minimum|max|min|highest|lowest|longest|shortest)\s+"
+           r"(?:[\w.-]+\s+){0,2}?(?:files?|inputs?|commands?|lines?|messages?|levels?|blocks?|buffers?|names?"
+           r"|sizes?|length|number|values?|limits?|count|ports?)\b")

@@ -21,16 +21,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from docqa.answer import answerability, kind
+from docqa.answer import answerability, clause, kind
+from docqa.text.language import HAN
 
 # The kinds of value (docqa.answer.kind.asked) a quantity answers: "how many / how much / 多少 / 几个", "how long / 多久".
 ASKED = ("number", "duration")
 # "几倍 / 几层 / 几次" (how many times, levels ...), which the kinds do not read as a number question; not 哪几 (which).
 _FEW = re.compile(r"(?<!哪)几(?:倍|层|次|级|行|列|位|天|秒|分钟|小时|个|种|项|条|台|兆)")
-# "What is the largest file bzip2 can compress?", "the highest compression level", "the longest command line": a size or a
-# level, as "the largest size / value" asks for one (docqa.answer.answerability's number words).
-_EXTREME = re.compile(r"\bwhat(?:\s+is|'s)\s+the\s+(?:largest|biggest|smallest|maximum|minimum|highest|lowest|longest|shortest)\s+"
-                      r"(?:[\w.-]+\s+){0,2}?(?:files?|inputs?|commands?|lines?|messages?|levels?|blocks?|buffers?|names?)\b", re.IGNORECASE)
+# a superlative over a measured thing (docqa.answer.clause.EXTREME): "What is the largest file bzip2 can compress?"
+_EXTREME = re.compile(clause.EXTREME, re.IGNORECASE)
 # A quantity standing alone with its unit, or none: a number not inside a name or version (the same as the
 # sentence ranking's `amount`, docqa.answer.extractive; `LIST_MARKER`: a list item's number, left aside).
 AMOUNT = re.compile(r"(?<![A-Za-z0-9_.\-/(\[])[+]?\d+(?:[.,]\d+)?(?![0-9]|\.\d|-[0-9A-Za-z])"
@@ -62,7 +61,7 @@ _DATE = re.compile(rf"\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b|\b{_MONTH}\s+\d{{1,2}},
 # A section number leading a heading: "2.5 Future developments", "2 2.1 ASN.1 syntax.", "3.1 调用" (not "2.5 GB",
 # "2.5 Megabytes").
 _SECTION = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?\s+)*\d+(?:\.\d+)+\.?\s+"
-                      r"(?=(?!(?:Mega|Giga|Kilo|Tera|[KMGTP]i?B\b|[KMGT]bit|[KMGT]byte|[KMGT]Hz|[KMGT]bps))[A-Z][A-Za-z]{2,}|[\u4e00-\u9fff])")
+                      rf"(?=(?!(?:Mega|Giga|Kilo|Tera|[KMGTP]i?B\b|[KMGT]bit|[KMGT]byte|[KMGT]Hz|[KMGT]bps))[A-Z][A-Za-z]{{2,}}|[{HAN}])")
 
 
 def asks(question: str) -> bool:
