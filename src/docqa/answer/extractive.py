@@ -44,6 +44,7 @@ import numpy as np
 
 from docqa.answer import answerability, defined, neutral, release, rows
 from docqa.answer.facts import normalise
+from docqa.answer.headings import headings
 from docqa.answer.shape import Shape, answered_words, asks_for, holds_type, shape
 from docqa.answer.sources import SourceSet
 from docqa.answer.statement import quotable_spans
@@ -93,6 +94,7 @@ _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share o
 # logistic model over `evidence_features`, fitted on real documentation and SQuAD 2.0; its coefficients, threshold
 # and confidence bands are data (docqa.answer.answerability, decision.json).
 EVIDENCE_FEATURES = tuple(answerability.decision()["features"])
+HEADINGS = True  # the headings a sentence sits under count as its context in the decision's coverage (answer/headings.py)
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
 
 # Words that frame a question rather than name its subject: an answer seldom repeats them.
@@ -196,7 +198,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     weighed = answerability.evidence_weights(terms, weights, chunks)
     features = evidence_features(question, _with(leading, _given(best, given)),
                                  _with(" ".join(s.text for s in window), _given(best, given)), terms, weighed,
-                                 best.dense if embed is not None else None, retrieval[best.n], _context(hit))
+                                 best.dense if embed is not None else None, retrieval[best.n], _context(hit), _under(hit))
     features.update(_support_features(question, judged, terms, weighed, _with(leading, _given(best, given))))
     features.update(answerability.size_features(features, chunks))
     features.update(_kind_features(question, leading, best, chosen, candidates, sources))
@@ -396,12 +398,13 @@ def _holds_amount(text: str) -> bool:
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
-                      dense: float | None, retrieval: float, context: str = "") -> dict[str, float]:
+                      dense: float | None, retrieval: float, context: str = "", under: str = "") -> dict[str, float]:
     """The evidence model's inputs for the best sentence (`window`: it and its neighbours; `context`:
-    its passage's title, section and file name).  Across languages the lexical features that cannot
+    its passage's title, section and file name; `under`: the headings it is read under, docqa.answer.headings,
+    which hold the question's terms and names for it).  Across languages the lexical features that cannot
     hold (the question's Chinese words in an English sentence) are zero; see docqa.answer.answerability."""
     distinct = list(dict.fromkeys(t.lower() for t in terms))
-    found = [_holds(sentence, t) for t in distinct]
+    found = [_holds(sentence, t) or bool(under and _holds(under, t)) for t in distinct]
     idf = [weights.get(t, 1.0) for t in distinct]
     top = max(idf, default=0.0)
     answered = answered_words(question, sentence)  # "which file": a path answers it without the word "file"
@@ -410,7 +413,9 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
         "retrieval": float(retrieval),
         "matched": float(min(sum(found), _MATCHED_CAP)),
         "missing_rare": max(missing) / top if missing and top > 0 else 0.0,
-        "missing_name": float(any(not _has_name(window, name) for name in _names(question))),
+        # a name of the question that neither the window nor the headings it is read under hold
+        "missing_name": float(any(not _has_name(window, name) and not (under and _has_name(under, name))
+                                  for name in _names(question))),
         # ... and not in the passage's title, section or file name either: documentation names its subject in a
         # heading ("Memcheck", "Debian Edu") that its sentences need not repeat
         "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in _names(question))),
@@ -459,7 +464,8 @@ def _pick_features(question: str, pick: Sentence, candidates: list[Sentence], so
     the base score's sentence does not answer can still be answered by the quote (a paraphrase it ranked lower)."""
     text = _with(pick.text, _given(pick, given))
     window = _with(" ".join(s.text for s in _window(candidates, pick)), _given(pick, given))
-    f = evidence_features(question, text, window, terms, weights, None, 0.0, _context(sources.get(pick.n).hit))  # type: ignore[union-attr]
+    hit = sources.get(pick.n).hit  # type: ignore[union-attr]
+    f = evidence_features(question, text, window, terms, weights, None, 0.0, _context(hit), _under(hit))
     return {"pick_missing_rare": f["missing_rare"], "pick_missing_name": f["missing_name"],
             "pick_missing_name_heading": f["missing_name_heading"],
             "pick_coverage": float(coverage(text, terms, weights)), "pick_dense": pick.dense}
@@ -510,6 +516,11 @@ def _context(hit: Hit) -> str:
     """What names a passage's subject besides its text: its title, section path and file name."""
     name = hit.path.replace("\\", "/").rsplit("/", 1)[-1]
     return " ".join(x for x in (hit.title, hit.section, name) if x)
+
+
+def _under(hit: Hit) -> str:
+    """The headings a passage's sentences are read under (docqa.answer.headings), unless HEADINGS is off."""
+    return headings(hit) if HEADINGS else ""
 
 
 def evidence_probability(features: dict[str, float]) -> float:
