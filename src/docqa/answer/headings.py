@@ -4,7 +4,9 @@ A manual answers "What is the default of X?" with "Default: yes" under the headi
 the name Valgrind pronounced?" with 'The "grind" is pronounced with a short i' under "Valgrind Frequently Asked
 Questions > 1. Background".  Where the answerer measures how much of the question a sentence holds (the decision's
 `matched`, `missing_rare`, `missing_name`: docqa.answer.extractive.evidence_features), the headings it sits under
-count as its context.
+can count as its context: recorded as `…_under` with every answer, and read by the decision itself only when
+docqa.answer.extractive.HEADINGS is on (off: measured, it answered as many more near misses on the test split as
+answerable questions; benchmarks/RESULTS.md).
 
 Only the section path of a document with sections counts.  Not its title or file name: they name every passage
 of the document alike ("Debian Edu / Skolelinux 12 Bookworm 手册", `debian-edu-bookworm-manual.html`), so they tell
