@@ -44,6 +44,7 @@ import numpy as np
 
 from docqa.answer import answerability, defined, neutral, quantity, release, rows
 from docqa.answer.facts import normalise
+from docqa.answer.headings import headings
 from docqa.answer.shape import Shape, answered_words, asks_for, holds_type, shape
 from docqa.answer.sources import SourceSet
 from docqa.answer.statement import quotable_spans
@@ -93,6 +94,11 @@ _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share o
 # logistic model over `evidence_features`, fitted on real documentation and SQuAD 2.0; its coefficients, threshold
 # and confidence bands are data (docqa.answer.answerability, decision.json).
 EVIDENCE_FEATURES = tuple(answerability.decision()["features"])
+# The section headings a sentence sits under count as its context where the decision measures its coverage of the
+# question (answer/headings.py).  Off: on the trust dev split it gained 3 answerable questions at the same near-miss
+# abstention, but on test it answered 4 near misses more for 1 answerable question (benchmarks/RESULTS.md); what
+# reading under the headings changes is recorded either way (`under_…`, _evidence_under), for a refit to weigh.
+HEADINGS = False
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
 
 # Words that frame a question rather than name its subject: an answer seldom repeats them.
@@ -200,9 +206,9 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     window = _window(pool, best)
     hit = sources.get(best.n).hit  # type: ignore[union-attr]
     weighed = answerability.evidence_weights(terms, weights, chunks)
-    features = evidence_features(question, _with(leading, _given(best, given)),
-                                 _with(" ".join(s.text for s in window), _given(best, given)), terms, weighed,
-                                 best.dense if embed is not None else None, retrieval[best.n], _context(hit))
+    features = _evidence_under(question, _with(leading, _given(best, given)),
+                               _with(" ".join(s.text for s in window), _given(best, given)), terms, weighed,
+                               best.dense if embed is not None else None, retrieval[best.n], hit)
     features.update(_support_features(question, judged, terms, weighed, _with(leading, _given(best, given))))
     features.update(answerability.size_features(features, chunks))
     features.update(_kind_features(question, leading, best, chosen, candidates, sources))
@@ -432,12 +438,13 @@ def _holds_amount(text: str) -> bool:
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
-                      dense: float | None, retrieval: float, context: str = "") -> dict[str, float]:
+                      dense: float | None, retrieval: float, context: str = "", under: str = "") -> dict[str, float]:
     """The evidence model's inputs for the best sentence (`window`: it and its neighbours; `context`:
-    its passage's title, section and file name).  Across languages the lexical features that cannot
+    its passage's title, section and file name; `under`: the headings it is read under, docqa.answer.headings,
+    which hold the question's terms and names for it).  Across languages the lexical features that cannot
     hold (the question's Chinese words in an English sentence) are zero; see docqa.answer.answerability."""
     distinct = list(dict.fromkeys(t.lower() for t in terms))
-    found = [_holds(sentence, t) for t in distinct]
+    found = [_holds(sentence, t) or bool(under and _holds(under, t)) for t in distinct]
     idf = [weights.get(t, 1.0) for t in distinct]
     top = max(idf, default=0.0)
     answered = answered_words(question, sentence)  # "which file": a path answers it without the word "file"
@@ -446,7 +453,9 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
         "retrieval": float(retrieval),
         "matched": float(min(sum(found), _MATCHED_CAP)),
         "missing_rare": max(missing) / top if missing and top > 0 else 0.0,
-        "missing_name": float(any(not _has_name(window, name) for name in _names(question))),
+        # a name of the question that neither the window nor the headings it is read under hold
+        "missing_name": float(any(not _has_name(window, name) and not (under and _has_name(under, name))
+                                  for name in _names(question))),
         # ... and not in the passage's title, section or file name either: documentation names its subject in a
         # heading ("Memcheck", "Debian Edu") that its sentences need not repeat
         "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in _names(question))),
@@ -495,7 +504,8 @@ def _pick_features(question: str, pick: Sentence, candidates: list[Sentence], so
     the base score's sentence does not answer can still be answered by the quote (a paraphrase it ranked lower)."""
     text = _with(pick.text, _given(pick, given))
     window = _with(" ".join(s.text for s in _window(candidates, pick)), _given(pick, given))
-    f = evidence_features(question, text, window, terms, weights, None, 0.0, _context(sources.get(pick.n).hit))  # type: ignore[union-attr]
+    hit = sources.get(pick.n).hit  # type: ignore[union-attr]
+    f = evidence_features(question, text, window, terms, weights, None, 0.0, _context(hit), _under(hit))
     return {"pick_missing_rare": f["missing_rare"], "pick_missing_name": f["missing_name"],
             "pick_missing_name_heading": f["missing_name_heading"],
             "pick_coverage": float(coverage(text, terms, weights)), "pick_dense": pick.dense}
@@ -546,6 +556,25 @@ def _context(hit: Hit) -> str:
     """What names a passage's subject besides its text: its title, section path and file name."""
     name = hit.path.replace("\\", "/").rsplit("/", 1)[-1]
     return " ".join(x for x in (hit.title, hit.section, name) if x)
+
+
+def _under(hit: Hit) -> str:
+    """The headings a passage's sentences are read under (docqa.answer.headings) when HEADINGS is on."""
+    return headings(hit) if HEADINGS else ""
+
+
+def _evidence_under(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
+                    dense: float | None, retrieval: float, hit: Hit) -> dict[str, float]:
+    """`evidence_features` of the decision's sentence in `hit`, read under its headings when HEADINGS is on; and in
+    any case, for refits of the decision, what reading under them changes (0 for a passage of a document without
+    sections, so for every SQuAD and CMRC paragraph): `under_matched`, the question's terms only the headings hold
+    (up to the cap of `matched`), `under_rare`, how much less `missing_rare` is, and `under_name`, 1 when a missing
+    name of the question is in the headings and no other is missing."""
+    plain = evidence_features(question, sentence, window, terms, weights, dense, retrieval, _context(hit))
+    under = headings(hit)
+    read = evidence_features(question, sentence, window, terms, weights, dense, retrieval, _context(hit), under) if under else plain
+    return {**(read if HEADINGS else plain), "under_matched": read["matched"] - plain["matched"],
+            "under_rare": plain["missing_rare"] - read["missing_rare"], "under_name": plain["missing_name"] - read["missing_name"]}
 
 
 def evidence_probability(features: dict[str, float]) -> float:
