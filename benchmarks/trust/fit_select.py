@@ -40,6 +40,7 @@ from docqa.text.segment import query_terms  # noqa: E402
 
 def dump(args) -> None:
     settings = Settings(kb=args.kb, llm={"provider": "none"})
+    extractive.SELECT_HEADED = True  # every feature the ranking may weigh, `dense_headed` too (`fit --drop` leaves one out)
     questions = [q for q in evaluate.load_questions(sorted(HERE.glob("questions_*.jsonl")))
                  if q["answerable"] and (args.split == "all" or q["split"] == args.split)]
     with KnowledgeBase(settings) as kb, open(args.out, "w", encoding="utf-8") as fp:

@@ -85,6 +85,10 @@ DECISION_SELECT: dict[str, float] | None = {
     "thing": 1.039, "short": -0.031, "long": -2.142, "first": 0.223, "lead_in": -1.117, "crossing": 1.111, "cross_dense": -0.565,
     "release": 0.313, "bias": -6.28}
 SELECT_WINDOWS = False  # a `dense_window` feature (question against the sentence and its neighbours): no gain measured
+# a `dense_headed` feature (the question against the sentence under its section's heading and its option's label): computed
+# when SELECT_MODEL weighs it or while fit_select.py dumps the candidates (held out by documentation set on dev, the best
+# sentence right for 61 of 130 questions against 57 without it; not yet in SELECT_MODEL: see RESULTS.md, `recall2`)
+SELECT_HEADED = False
 SELECT_MMR = 1.0  # probabilities need no diversity trade: only near-repeats are skipped
 SELECT_FLOOR = 0.0  # later picks need no share of the best's probability (dev: 0.6 and 0.3 quote fewer right ones)
 SELECT_MIN = 0.1  # ... but a model's claim rests only on picks at least this likely (Extract.supporting)
@@ -322,6 +326,7 @@ def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights:
     for s in candidates:
         s.terms = coverage(_with(s.text, _given(s, given)), terms, weights)
     windows: dict[int, float] = {}
+    contexts: dict[int, float] = {}
     if embed is not None:
         query = _unit(embed([question], "query"))[0]
         sims = _unit(embed([s.text for s in candidates], "passage")) @ query
@@ -331,15 +336,29 @@ def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights:
             texts = [" ".join(x.text for x in _window(candidates, s)) for s in candidates]
             for s, sim in zip(candidates, _unit(embed(texts, "passage")) @ query):
                 windows[id(s)] = float(max(sim, 0.0))
+        if SELECT_HEADED or "dense_headed" in SELECT_MODEL:
+            headed = [_headed(s, sources.get(s.n).hit) for s in candidates]  # type: ignore[union-attr]
+            for s, sim in zip(candidates, _unit(embed(headed, "passage")) @ query):
+                contexts[id(s)] = float(max(sim, 0.0))
     for s, f in zip(candidates, selection_features(question, candidates, sources, weights, given)):
         if windows:
             f["dense_window"] = windows[id(s)]
+        if contexts:
+            f["dense_headed"] = contexts[id(s)]
         s.features = f
         s.base = _linear_score(s, sources.get(s.n).hit.score, embed is not None)  # type: ignore[union-attr]
         if embed is None or not SELECT_MODEL:
             s.score = s.base
         else:
             s.score = _probability(SELECT_MODEL, f)
+
+
+def _headed(s: Sentence, hit: Hit) -> str:
+    """The sentence as a reader meets it: under its section's own heading (the last part of the section path, else the
+    document's title) and the option or term its description belongs to, when the sentence does not begin with it."""
+    heading = (hit.section or "").rsplit(" > ", 1)[-1].strip() or (hit.title or "").strip()
+    label = s.term.strip() if s.term and not s.text.lstrip().startswith(s.term.strip()) else ""
+    return "\n".join(x for x in (heading, label, s.text) if x)
 
 
 def _probability(model: dict[str, float], features: dict[str, float]) -> float:

@@ -44,6 +44,7 @@ _DOCSTRING = re.compile(r"(\"\"\"|''')(.*?)(?:\1|$)", re.DOTALL)  # a code chunk
 _FENCE = re.compile(r"^\s{0,3}(```+|~~~+)")
 _LIST = re.compile(r"^\s*(?:[-*+•◦▪]|\d{1,3}[.)]|#\.|[a-zA-Z][.)])\s+")
 _TAG = re.compile(r"^\s*</?[a-zA-Z][\w-]*(?:\s[^>]*)?/?>\s*$")
+_NESTED = re.compile(r"\([^()\n]*\)|（[^（）\n]*）|\{[^{}\n]*\}|`[^`\n]*`")  # a parenthesis, a brace, inline code: one line's aside
 _BREADCRUMB = re.compile(r"\S\s+(?:[|·•»›>/])\s+\S")
 _BOILERPLATE = re.compile(
     r"^\s*(?:©|\(c\)\s|copyright\s+(?:©|\(c\)|\d{4})|all rights reserved|skip to (?:main )?content|edit (?:this page )?on github|"
@@ -85,10 +86,11 @@ def structure_line(line: str, titles: frozenset[str] = frozenset()) -> str | Non
     if (_ADORNMENT.match(line) or _DIRECTIVE.match(line) or _DIRECTIVE_BARE.match(line) or _FIELD.match(line)
             or _TAG.match(line) or _FENCE.match(line)):
         return "markup"
-    if _TABLE.search(line) or len(_CELL_BAR.findall(line)) >= 2 or (
+    flat = _NESTED.sub("x", line)  # bars and slashes inside brackets are text ("(… getent passwd | grep x | cut …)"), not cells
+    if _TABLE.search(line) or len(_CELL_BAR.findall(flat)) >= 2 or (
             _FIRST_CELL.match(line) and len(line.split("|", 1)[0].split()) <= 3):
         return "table"
-    if (_BOILERPLATE.match(line) and len(line.split()) <= _BOILERPLATE_WORDS) or len(_BREADCRUMB.findall(line)) >= 2:
+    if (_BOILERPLATE.match(line) and len(line.split()) <= _BOILERPLATE_WORDS) or len(_BREADCRUMB.findall(flat)) >= 2:
         return "navigation"
     if _LIST.match(line) and _is_label(_LIST.sub("", line, count=1)):
         return "label"
