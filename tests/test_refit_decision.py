@@ -96,3 +96,20 @@ def test_a_threshold_that_holds_only_because_a_question_lies_just_under_it_does_
     assert refit.passes(at(0.365), shipped)
     assert not refit.holds(at, 0.365, shipped)
     assert refit.holds(at, 0.368, shipped)
+
+
+def test_the_grid_crosses_each_feature_set_once_with_every_share_and_source_bias():
+    table = refit.grid(["K", "K2", "Nq"])  # K2 is K's features at another share: one feature set
+    assert {name.split("-")[0] for name in table} == {"K", "Nq"}
+    per_set = len(refit.GRID_SHARES) * len(refit.GRID_CMRC) * 2
+    assert len(table) == 2 * per_set
+    assert table["Nq-16-2o"] == refit.Candidate(refit.CANDIDATES["Nq"].extra, 16, 2, offsets=True)
+    assert table["K-64-8"] == refit.Candidate(refit.K, 64, 8)
+
+
+def test_the_rule_abstentions_and_the_name_questions_are_candidates():
+    """Features the answerer records for the decision's refits (`quantity_unstated`: a number question quoted with no
+    quantity, abstained by a rule; `select_name`: the ranking's confidence on a name question) are fitted by some
+    candidate."""
+    fitted = {f for c in refit.CANDIDATES.values() for f in c.extra}
+    assert {"quantity_unstated", "select_name", "missing_name_heading", "crossing_dense"} <= fitted

@@ -1,6 +1,6 @@
 """The answer-or-abstain decision refitted from scratch in one command, judged by the acceptance rule (issue 28, item 2).
 
-    python benchmarks/trust/refit_decision.py --corpus C --kb KB --work DIR [--fresh] [--only NAME,...] [--install NAME]
+    python benchmarks/trust/refit_decision.py --corpus C --kb KB --work DIR [--fresh] [--only NAME,...] [--grid] [--install NAME]
 
 Run it after a change to the sentence ranking or the answers: it makes the three threshold-0 runs of the code as it
 is (in DIR, kept unless --fresh: `t0-dev.jsonl` = `evaluate.py --split dev` over the trust corpus C with the knowledge
@@ -91,8 +91,26 @@ CANDIDATES = {
     # branch heading: CV AUC 0.754 against K's 0.743 on main 723a44a, fails SQuAD 200's abstention as K does)
     "U": Candidate((*K, *UNDER), 8),
     "U2": Candidate((*K, *UNDER), 2),
+    # a number question quoted with no quantity abstains by a rule (`quantity_unstated`): its rows weigh on the fit through
+    # the rule's indicator instead of pulling every other feature towards abstaining on number near misses
+    "Kq": Candidate((*K, "quantity_unstated"), 8),
+    "Nq": Candidate((*NAME, "quantity_unstated"), 4),
+    "N16q": Candidate((*NAME, "quantity_unstated"), 16, 2),
+    "Nsq": Candidate((*NAME, "select_name", "quantity_unstated"), 4),
+    "Ns16q": Candidate((*NAME, "select_name", "quantity_unstated"), 16, 2),
+    "Xq": Candidate((*NAME, "crossing_dense", "quantity_unstated"), 4),
 }
 SOURCES = ("squad2", "cmrc")  # the sources an `offsets` candidate gives a bias of its own
+# --grid: each candidate's features at every SQuAD share, CMRC share, with and without a bias per source
+GRID_SHARES, GRID_CMRC = (8, 16, 32, 64), (1, 2, 4, 8)
+
+
+def grid(names: list[str]) -> dict[str, Candidate]:
+    """The candidates `names`' feature sets (each once) crossed with GRID_SHARES, GRID_CMRC and `offsets`, named
+    `NAME-share-cmrc` (`o` appended with offsets)."""
+    sets = {CANDIDATES[n].extra: n for n in reversed(names)}  # the first name of a feature set names it
+    return {f"{n}-{s}-{c}{'o' if o else ''}": Candidate(extra, s, c, o)
+            for extra, n in reversed(list(sets.items())) for s in GRID_SHARES for c in GRID_CMRC for o in (False, True)}
 
 
 def collect(args: argparse.Namespace, work: Path) -> dict[str, Path]:
@@ -206,6 +224,8 @@ def main() -> None:
     ap.add_argument("--only", help="these candidates only (comma-separated names of CANDIDATES)")
     ap.add_argument("--l2", type=float, default=1e-3)
     ap.add_argument("--table", action="store_true", help="print every threshold of each candidate, not only its best")
+    ap.add_argument("--grid", action="store_true", help="each candidate's features at every share of GRID_SHARES and GRID_CMRC, "
+                    "with and without a bias per source (32 fits a feature set); --install takes a grid name then")
     ap.add_argument("--install", metavar="NAME", help="ship this candidate at its best passing threshold (refused if none passes)")
     ap.add_argument("--out", help="with --install's NAME: write the candidate here instead, passing or not")
     args = ap.parse_args()
@@ -229,6 +249,9 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     print(row("shipped", shipped, None))
     names = args.only.split(",") if args.only else list(CANDIDATES)
+    if args.grid:
+        CANDIDATES.update(table := grid(names))
+        names = list(table)
     best: dict[str, tuple[Fit, dict, bool]] = {}
     for name in names:
         f = fit(name, CANDIDATES[name], rows, ship, args.l2)
