@@ -226,3 +226,51 @@ def test_an_abstention_is_taken_back_only_when_the_model_backs_the_best_sentence
     if answered:
         assert answer.mode == "pipeline" and "every 6 hours" in answer.answer and answer.probability < 0.99
         assert "chose the best-ranked sentence" in answer.retrieval.acceptance.reason
+
+
+@pytest.mark.parametrize("pick_floor, share, answered", [
+    (0.0, 0.6, True),  # a later sentence, backed with 60 % of the model's first token: it leads the ranked sentences
+    (0.0, 0.4, False),  # backed with 40 % (under PICK_SHARE): a guess among six, the abstention stands
+    (1.0, 0.6, False),  # the evidence under PICK_FLOOR: the abstention stands
+])
+def test_an_abstention_is_taken_back_when_the_model_backs_a_later_sentence_confidently(make, monkeypatch, pick_floor, share, answered):
+    monkeypatch.setattr(choose, "RESCUE_FLOOR", 0.0)
+    monkeypatch.setattr(choose, "PICK_FLOOR", pick_floor)
+    pick = number_of("Backups are kept for 35 days")  # a later sentence: the best-ranked is "backed up every 6 hours"
+    assert not make(None, abstain_threshold=0.99).ask(QUESTION).answerable
+    with ScriptedServer([lambda body: {**pick(body), "top": {pick(body)["text"]: math.log(share), "1": math.log(1 - share)}}]) as server:
+        answer = make(server.base_url, abstain_threshold=0.99).ask(QUESTION)
+    assert len(server.requests) == 1 and answer.answerable is answered
+    assert pick(server.requests[0])["text"] != "1"
+    if answered:
+        assert answer.mode == "pipeline" and answer.answer.startswith("Backups are kept for 35 days. [1]")
+        assert "every 6 hours" in answer.answer  # the ranked sentences follow
+        assert answer.probability < 0.99 and "(60% of its choice)" in answer.retrieval.acceptance.reason
+
+
+UIDS = """# Users, Groups, UIDs and GIDs on systemd Systems
+
+`systemd` defines a number of special UID ranges:
+
+1. 60001…60513 → UIDs for home directories managed by `systemd-homed.service(8)`.
+
+2. `systemd-homed` by default mounts the home directories it manages with UID mapping applied.
+"""
+
+
+def test_a_release_question_that_nothing_names_a_release_for_is_not_taken_back(tmp_path, monkeypatch, embedder):
+    """Which systemd version introduced the range: the documents discuss the range but name no version, so the
+    extractive answerer abstains whatever the evidence (extractive._release_unnamed); no sentence the model could
+    pick names the release either, so it is not asked (before: asked, and "1" published the range as the answer)."""
+    monkeypatch.setattr(choose, "RESCUE_FLOOR", 0.0)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "UIDS-GIDS.md").write_text(UIDS, encoding="utf-8")
+    question = "Which systemd version introduced the UID range reserved for systemd-homed users?"
+    with ScriptedServer([{"text": "1"}]) as server:
+        llm = {"provider": "openai", "base_url": server.base_url, "model": SMALL, "timeout": 120, "max_retries": 0}
+        with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), answer={"abstain_threshold": 0.0}, llm=llm), embedder=embedder) as kb:
+            kb.add([tmp_path / "docs"])
+            answer = kb.ask(question)
+            asked_about_the_range = kb.ask("Which UID range is reserved for systemd-homed users?")
+    assert not answer.answerable and len(server.requests) == 1  # the one call: the question the documents answer
+    assert asked_about_the_range.answerable
