@@ -262,9 +262,12 @@ class Pipeline:
                           "candidates": [{"path": pool.get(s.n).hit.path, "text": s.text[:1000], "score": round(s.score, 4)}  # type: ignore[union-attr]
                                          for s in shown]})
         if result.abstained:
-            if choose.rescues(picked, result):  # the model backs a sentence: answered after all
+            checked = (yield from self._check_pick(query, picked.sentence, pool, ctx)) \
+                if picked.sentence is not None and choose.to_check(picked, result) else None
+            if choose.rescues(picked, result, checked):  # the model backs a sentence: answered after all
                 which = ("the best-ranked sentence" if picked.pick == 1 else
-                         f"sentence {picked.pick} ({picked.shares.get(picked.pick, 0.0):.0%} of its choice)")
+                         f"sentence {picked.pick} ({picked.shares.get(picked.pick, 0.0):.0%} of its choice"
+                         + (f"; alone, yes at {checked:.0%})" if checked is not None else ")"))
                 reason = (f"the model chose {which}, and the evidence ({result.evidence:.2f}) is at least "
                           f"{choose.RESCUE_FLOOR if picked.pick == 1 else choose.PICK_FLOOR}, though under the abstain threshold")
                 answer.retrieval.acceptance = Acceptance(accept.MODEL, 1, 1, reason)
@@ -291,6 +294,17 @@ class Pipeline:
                                                 lead=picked.sentence if picked.pick > 1 else None)  # 1: its own lead
         published.mode = "pipeline" if picked.pick > 1 else published.mode
         return published
+
+    def _check_pick(self, query: str, pick: Sentence, pool: SourceSet, ctx: RunContext) -> Generator[Event, None, float | None]:
+        """The chooser's pick shown alone with the question (docqa.answer.choose.check_messages): yes's share of the
+        reply's first token (None: neither word), recorded in the trace."""
+        with ctx.stage("generating", check_pick=True):
+            yield Generating()
+            reply = yield from ctx.call(self.model, "generating", choose.check_messages(query, pick, pool),
+                                        max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=choose.TOP)
+        verdict = choose.yes(reply.text, reply.top)
+        ctx.trace.append({"stage": "checking_pick", "yes": None if verdict is None else round(verdict, 4), "reply": reply.text[:20]})
+        return verdict
 
     def _led(self, answer: Answer, hits: SearchResults, found: Found, words: short.Found, n: int) -> Events:
         """Publish the answer led by the model's words (docqa.answer.short.compose)."""
