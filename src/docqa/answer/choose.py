@@ -49,7 +49,7 @@ PICK_SHARE = 0.5  # ... a later sentence taken back with at least this share of 
 # answered) and evidence at least PICK_FLOOR (under 0.3, false abstentions and near misses alike)
 PICK_FLOOR = 0.3
 CHECK_YES = 0.8  # ... or a later pick whose own check says yes with at least this probability (yes / (yes + no)); on the
-# whole dev split's 25 checked picks: right picks 0.83, 0.76, 0.24, 0.17; wrong picks of answerable questions 0.79, 0.72
+# dev split's 27 checked picks: right picks 0.83, 0.76, 0.24, 0.17; wrong picks of answerable questions 0.79, 0.72
 # (0.7 took back two right and two wrong); near misses at most 0.68
 ASK_ABSTAINED = False  # ask even when the extractive answerer abstains (recorded in the trace only: for measurement)
 NONE, UNREAD = 0, -1  # what `read` returns besides a candidate's number
