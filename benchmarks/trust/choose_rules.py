@@ -6,8 +6,9 @@ CHOOSER is an evaluate.py run with `answer.choose_sentence` on and `choose.ASK_A
 candidates asked; its trace's `choosing` entry keeps the reply, the first token's shares, the evidence and the
 candidates); EXTRACTIVE the no-model run of the same questions.  For each setting of NONE_SHARE, NONE_FLOOR and
 RESCUE_FLOOR it prints answerable correct and cited, near misses abstained, and the questions better and worse than
-the extractive answer.  A rescued answer is scored on candidates 1-3 (the sentences the extractive answer would
-quote); an answer led by the pick is the run's own.  Also: where the first candidate holding the answer ranks.
+the extractive answer, and the rules for a later pick on an abstention (PICK_SHARE, PICK_FLOOR, CHECK_YES: the
+pick's check alone, the trace's `checking_pick`).  A rescued answer is scored on the pick and candidates 1-3 (the
+sentences the extractive answer would quote); an answer led by the pick is the run's own.  Also: where the first candidate holding the answer ranks.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import score  # noqa: E402
+
+from docqa.answer import choose  # noqa: E402
 
 GOOD = {"correct", "abstained"}
 
@@ -56,7 +59,23 @@ def holds(q: dict, candidates: list[dict]) -> bool:
         any(c["path"].endswith("/" + f) for f in files) for c in candidates)
 
 
-def outcomes(chooser: dict, qs: dict, none_share: float, none_floor: float, rescue_floor: float) -> dict[str, str]:
+def checked(row: dict) -> float | None:
+    """The yes share of the chooser's pick checked alone (the trace's `checking_pick`; in a row without it, read from
+    the call's alternatives before the stage marked `check_pick`), None when not asked."""
+    trace = row["model_trace"]
+    kept = next((t.get("yes") for t in trace if t.get("stage") == "checking_pick"), None)
+    if kept is not None:
+        return kept
+    at = next((i for i, t in enumerate(trace) if t.get("check_pick")), None)
+    call = trace[at - 1] if at else {}
+    return choose.yes(call.get("reply") or "", call.get("top")) if "model_call" in call else None
+
+
+def outcomes(chooser: dict, qs: dict, none_share: float, none_floor: float, rescue_floor: float,
+             later: tuple[float, float, float] = (1.01, 1.01, 1.01)) -> dict[str, str]:
+    """`later`: (PICK_SHARE, PICK_FLOOR, CHECK_YES), an abstention taken back with a later pick (off by default);
+    a release abstention that nothing names a release for is never taken back."""
+    pick_share, pick_floor, check_yes = later
     out = {}
     for qid, row in chooser.items():
         q, t, outcome = qs[qid], choosing(row), row["outcome"]
@@ -65,8 +84,16 @@ def outcomes(chooser: dict, qs: dict, none_share: float, none_floor: float, resc
             doubts = t["pick"] == 0 or shares.get(0, 0.0) >= none_share
             if not t["abstained"] and doubts and t["evidence"] < none_floor:
                 outcome = "false_abstention" if q["answerable"] else "abstained"
-            if t["abstained"] and t["evidence"] >= rescue_floor and t["pick"] == 1 and not doubts:
-                outcome = ("correct" if holds(q, t["candidates"][:3]) else "wrong") if q["answerable"] else "answered"
+            may = t["evidence"] >= rescue_floor and not (row.get("evidence_features") or {}).get("release_unnamed")
+            if t["abstained"]:
+                pick, yes = t["pick"], checked(row)
+                later_ok = pick > 1 and ((shares.get(pick, 0.0) >= pick_share and t["evidence"] >= pick_floor)
+                                         or (yes is not None and yes >= check_yes))
+                if may and not doubts and (pick == 1 or later_ok):
+                    shown = [t["candidates"][pick - 1]] + t["candidates"][:3]
+                    outcome = ("correct" if holds(q, shown) else "wrong") if q["answerable"] else "answered"
+                else:
+                    outcome = "false_abstention" if q["answerable"] else "abstained"
         out[qid] = outcome
     return out
 
@@ -95,6 +122,9 @@ def main() -> None:
             for rescue_floor in (1.01, 0.25, 0.2, 0.1):
                 name = f"NONE_SHARE {none_share} NONE_FLOOR {none_floor} RESCUE_FLOOR {rescue_floor}"
                 print(line(name, outcomes(chooser, qs, none_share, none_floor, rescue_floor), base, qs))
+    for later in ((1.01, 1.01, 1.01), (0.5, 0.3, 1.01), (0.5, 0.3, 0.6), (0.5, 0.3, 0.7), (0.5, 0.3, 0.8), (1.01, 1.01, 0.7)):
+        name = f"later picks: PICK_SHARE {later[0]} PICK_FLOOR {later[1]} CHECK_YES {later[2]}"
+        print(line(name, outcomes(chooser, qs, 1.01, 0.0, 0.2, later), base, qs))
     ranks: Counter = Counter()
     for qid, row in chooser.items():
         t = choosing(row)

@@ -27,7 +27,8 @@ sys.path.insert(0, str(HERE))
 import report  # noqa: E402  (beside this file, on the path set above)
 import score  # noqa: E402
 
-MODEL_STAGES = ("generating", "citing", "checking", "draft_rejected", "accepting", "fallback", "short_answer", "choosing")
+MODEL_STAGES = ("generating", "citing", "checking", "draft_rejected", "accepting", "fallback", "short_answer", "choosing",
+                "checking_pick")
 
 
 def model_trace(trace: list[dict]) -> list[dict]:

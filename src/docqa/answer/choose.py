@@ -11,7 +11,13 @@ token's log probabilities, when the server sends them, are kept as its doubt):
   answer's own sentences follow, so the answer holds everything the extractive one holds;
 - when the extractive answerer abstained with evidence of at least RESCUE_FLOOR, the model is asked too, and if it
   chooses the ranking's best sentence (and does not doubt), the extractive answer is published after all (its
-  confidence stays the evidence's: low);
+  confidence stays the evidence's: low); if it chooses another sentence with at least PICK_SHARE of its first token's
+  probability and the evidence is at least PICK_FLOOR, that sentence leads the ranked sentences; any other sentence it
+  chooses is shown to it once more, alone, with the question ("does it state the answer? yes or no", one token): a
+  yes with at least CHECK_YES of the two words' probability takes the abstention back with that sentence leading
+  (a listwise pick among six is a guess more often than not; asked of one sentence, its yes is the better judge).  An abstention that
+  is not the evidence's (a release question that no quoted sentence or heading names a release for) is never taken
+  back: the model's pick cannot name the release either;
 - NONE (or NONE's share of the first token at least NONE_SHARE) under NONE_FLOOR's evidence: not found (off as
   shipped: on the dev split every floor that abstained more also lost answerable questions);
 - a reply that is neither (prose, a number out of range): the extractive answer, as if the model were not there.
@@ -38,12 +44,22 @@ NONE_FLOOR = 0.0  # the model doubts (below) and the evidence is under this: not
 NONE_SHARE = 1.0  # the model doubts when it says NONE, or gives NONE at least this share of its first token's probability
 RESCUE_FLOOR = 0.2  # the extractive answerer abstained with at least this evidence: the model is asked, and when it
 # chooses the ranking's best sentence (and does not doubt) that answer is published after all (dev: 0.1-0.25 the same)
+PICK_SHARE = 0.5  # ... a later sentence taken back with at least this share of the model's first token (its own picks
+# average 0.33; the whole dev split's two recorded runs: 0.45-0.55 with PICK_FLOOR 0.3 the same, under 0.45 near misses
+# answered) and evidence at least PICK_FLOOR (under 0.3, false abstentions and near misses alike)
+PICK_FLOOR = 0.3
+CHECK_YES = 0.8  # ... or a later pick whose own check says yes with at least this probability (yes / (yes + no)); on the
+# dev split's 27 checked picks: right picks 0.83, 0.76, 0.24, 0.17; wrong picks of answerable questions 0.79, 0.72
+# (0.7 took back two right and two wrong); near misses at most 0.68
 ASK_ABSTAINED = False  # ask even when the extractive answerer abstains (recorded in the trace only: for measurement)
 NONE, UNREAD = 0, -1  # what `read` returns besides a candidate's number
 
 SYSTEM = """You choose which numbered sentence from the documents answers a question.
 Reply with the number of the one sentence that states the answer, or NONE if no sentence states it.
 Reply with the number or NONE only, nothing else."""
+
+CHECK_SYSTEM = """You judge whether a sentence from the documents answers a question.
+Reply yes if the sentence states the answer to the question, no if it does not. Reply yes or no only."""
 
 _NUMBER = re.compile(r"^\W{0,3}(?:sentence\s*|number\s*)?\[?(\d{1,2})\]?(?:\W|$)", re.IGNORECASE)
 _NONE = re.compile(r"^\W{0,3}(?:none|not[_ ]found|no sentence)\b", re.IGNORECASE)
@@ -97,14 +113,41 @@ def messages(question: str, shown: Sequence[Sentence], sources: SourceSet) -> li
     its file and heading, then the question."""
     lines = []
     for i, s in enumerate(shown, 1):
-        hit = sources.get(s.n).hit  # type: ignore[union-attr]
-        where = distinct_name(hit.path, sources.paths)
-        section = hit.section.split(" > ")[-1] if hit.section else ""
         text = " ".join(s.text.split())
         text = text if len(text) <= MAX_CHARS else text[:MAX_CHARS].rstrip() + " …"
-        lines.append(f"[{i}] ({where}{' § ' + section if section else ''}) {text}")
+        lines.append(f"[{i}] ({where(s, sources)}) {text}")
     user = "Sentences:\n" + "\n".join(lines) + f"\n\nQuestion: {question}\nThe number of the sentence that answers it, or NONE:"
     return [Message("system", SYSTEM), Message("user", user)]
+
+
+def where(s: Sentence, sources: SourceSet) -> str:
+    """A sentence's file and heading as the prompts show them: `README.Debian § Backups`."""
+    hit = sources.get(s.n).hit  # type: ignore[union-attr]
+    section = hit.section.split(" > ")[-1] if hit.section else ""
+    return distinct_name(hit.path, sources.paths) + (f" § {section}" if section else "")
+
+
+def check_messages(question: str, s: Sentence, sources: SourceSet) -> list[Message]:
+    """The check of one chosen sentence: the question first (a server's prompt cache keeps it), then the sentence."""
+    text = " ".join(s.text.split())
+    text = text if len(text) <= MAX_CHARS else text[:MAX_CHARS].rstrip() + " …"
+    user = (f"Question: {question}\nSentence ({where(s, sources)}): {text}\n"
+            "Does the sentence state the answer to the question? yes or no:")
+    return [Message("system", CHECK_SYSTEM), Message("user", user)]
+
+
+def yes(text: str, top: dict[str, float] | None = None) -> float | None:
+    """The check's verdict as yes's share of yes and no among the first token's alternatives; without them, 1.0 or
+    0.0 as the reply says yes or no; None when it says neither."""
+    mass = {"yes": 0.0, "no": 0.0}
+    for token, logprob in (top or {}).items():
+        word = token.strip().lower()
+        if word in mass:
+            mass[word] += math.exp(logprob)
+    if mass["yes"] + mass["no"] > 0:
+        return mass["yes"] / (mass["yes"] + mass["no"])
+    word = text.strip().split()[0].strip(".,!").lower() if text.strip() else ""
+    return 1.0 if word == "yes" else 0.0 if word == "no" else None
 
 
 def read(text: str, count: int) -> int:
@@ -142,7 +185,28 @@ def leads(pick: Sentence, quoted: Sequence[Sentence]) -> list[Sentence]:
     return [pick] + [x for x in quoted if not (x.n == pick.n and x.start < pick.end and pick.start < x.end)]
 
 
-def rescues(picked: Choice, evidence: float) -> bool:
-    """Whether an abstention is taken back: the evidence is at least RESCUE_FLOOR (under the abstain threshold) and
-    the model chose the ranking's best sentence, with no doubt."""
-    return evidence >= RESCUE_FLOOR and picked.pick == 1 and not picked.doubts
+def may_rescue(result: Extract) -> bool:
+    """Whether the model is asked about an abstention: the evidence is at least RESCUE_FLOOR (under the abstain
+    threshold), and the abstention is the evidence's, not a rule's of the answerer (docqa.answer.extractive: a release
+    question that nothing names the release for, a quantity question quoted with no quantity)."""
+    return result.evidence >= RESCUE_FLOOR and not result.rule
+
+
+def rescues(picked: Choice, result: Extract, checked: float | None = None) -> bool:
+    """Whether an abstention is taken back (`may_rescue`): the model chose the ranking's best sentence with no doubt,
+    or another with at least PICK_SHARE of its first token's probability, at PICK_FLOOR's evidence, or another that
+    its own check (`checked`: yes's share) backs with at least CHECK_YES."""
+    if not may_rescue(result) or picked.doubts:
+        return False
+    return picked.pick == 1 or (picked.pick > 1 and (confident(picked, result) or (checked or 0.0) >= CHECK_YES))
+
+
+def confident(picked: Choice, result: Extract) -> bool:
+    """A later pick the model gave at least PICK_SHARE of its first token, at PICK_FLOOR's evidence (no check asked)."""
+    return picked.pick > 1 and picked.shares.get(picked.pick, 0.0) >= PICK_SHARE and result.evidence >= PICK_FLOOR
+
+
+def to_check(picked: Choice, result: Extract) -> bool:
+    """Whether the pick is checked alone: an abstention that may be taken back, a later sentence chosen with no doubt
+    and not confidently enough to be taken back without a check."""
+    return may_rescue(result) and picked.pick > 1 and not picked.doubts and not confident(picked, result)

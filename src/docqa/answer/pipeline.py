@@ -235,17 +235,16 @@ class Pipeline:
     def _choose(self, answer: Answer, hits: SearchResults, ctx: RunContext, found: Found) -> Events:
         """A small model as a chooser (docqa.answer.choose): shown the extractive answerer's best sentences, it names
         the one that answers; that sentence leads the extractive answer.  NONE is the model's verdict, weighed with
-        the evidence (choose.NONE_FLOOR); an unreadable reply leaves the extractive answer as it is.  Not asked when
-        the extractive answerer abstains (under choose.RESCUE_FLOOR, or by a rule of its own), nor for a procedure or a
-        question of several parts."""
+        the evidence (choose.NONE_FLOOR); an unreadable reply leaves the extractive answer as it is.  An abstention is
+        asked about only when the evidence may take it back (choose.may_rescue); a procedure or a question of several
+        parts is the extractive answerer's."""
         pool, result = found
         query = answer.retrieval.query
         steps = short.asks_for_steps(query) or (result.shape is not None and result.shape.steps) or bool(split(query))
         quoted = _quoted_in_order(result, self.settings.answer.extractive_sentences) if not result.abstained else []
         shown = choose.candidates(result, next((x for x in quoted if x is not result.heading), None))
         # an abstention by a rule of the answerer's own (no version, no quantity quoted) is not the model's to take back
-        if result.abstained and (result.rule or steps or len(shown) < 2
-                                 or not (choose.ASK_ABSTAINED or result.evidence >= choose.RESCUE_FLOOR)):
+        if result.abstained and (steps or len(shown) < 2 or not (choose.ASK_ABSTAINED or choose.may_rescue(result))):
             ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
             answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 0, "no passage answers the question well enough")
             return (yield from self._not_found(answer, ctx))
@@ -264,13 +263,19 @@ class Pipeline:
                           "candidates": [{"path": pool.get(s.n).hit.path, "text": s.text[:1000], "score": round(s.score, 4)}  # type: ignore[union-attr]
                                          for s in shown]})
         if result.abstained:
-            if choose.rescues(picked, result.evidence):  # the model backs the ranking's best sentence: answered after all
-                reason = (f"the model chose the best-ranked sentence, and the evidence ({result.evidence:.2f}) is at least "
-                          f"{choose.RESCUE_FLOOR}, though under the abstain threshold")
+            checked = (yield from self._check_pick(query, picked.sentence, pool, ctx)) \
+                if picked.sentence is not None and choose.to_check(picked, result) else None
+            if choose.rescues(picked, result, checked):  # the model backs a sentence: answered after all
+                which = ("the best-ranked sentence" if picked.pick == 1 else
+                         f"sentence {picked.pick} ({picked.shares.get(picked.pick, 0.0):.0%} of its choice"
+                         + (f"; alone, yes at {checked:.0%})" if checked is not None else ")"))
+                reason = (f"the model chose {which}, and the evidence ({result.evidence:.2f}) is at least "
+                          f"{choose.RESCUE_FLOOR if picked.pick == 1 else choose.PICK_FLOOR}, though under the abstain threshold")
                 answer.retrieval.acceptance = Acceptance(accept.MODEL, 1, 1, reason)
                 answer.notes.append(reason)
-                taken = replace(result, chosen=list(result.ranked), abstained=False, supporting=list(result.ranked[:1]))
-                published = yield from self._extractive(answer, hits, ctx, found=(pool, taken))
+                lead = picked.sentence if picked.pick > 1 else None
+                taken = replace(result, chosen=list(result.ranked), abstained=False, supporting=[lead or result.ranked[0]])
+                published = yield from self._extractive(answer, hits, ctx, found=(pool, taken), lead=lead)
                 published.mode = "pipeline"
                 return published
             answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 1, "no passage answers the question well enough")
@@ -290,6 +295,17 @@ class Pipeline:
                                                 lead=picked.sentence if picked.pick > 1 else None)  # 1: its own lead
         published.mode = "pipeline" if picked.pick > 1 else published.mode
         return published
+
+    def _check_pick(self, query: str, pick: Sentence, pool: SourceSet, ctx: RunContext) -> Generator[Event, None, float | None]:
+        """The chooser's pick shown alone with the question (docqa.answer.choose.check_messages): yes's share of the
+        reply's first token (None: neither word), recorded in the trace."""
+        with ctx.stage("generating", check_pick=True):
+            yield Generating()
+            reply = yield from ctx.call(self.model, "generating", choose.check_messages(query, pick, pool),
+                                        max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=choose.TOP)
+        verdict = choose.yes(reply.text, reply.top)
+        ctx.trace.append({"stage": "checking_pick", "yes": None if verdict is None else round(verdict, 4), "reply": reply.text[:20]})
+        return verdict
 
     def _led(self, answer: Answer, hits: SearchResults, found: Found, words: short.Found, n: int) -> Events:
         """Publish the answer led by the model's words (docqa.answer.short.compose)."""
