@@ -164,6 +164,12 @@ def test_a_release_question_asks_for_a_version(question, kind):
     ("Which systemd version introduced 60001…60513?", "1. 60001…60513 → UIDs managed by systemd-homed.service(8).", True),
     ("Which Linux kernel version does Debian Edu 12 ship with?", "Linux kernel 6.1", False),
     ("Which OpenSSL release re-enabled IDEA?", "IDEA was re-enabled in 1.1.0.", False),
+    # a range of ids, a group's id (systemd's UIDS-GIDS.md): no release
+    ("Which systemd version introduced the UID range reserved for systemd-homed users?",
+     "2. 61184…65519 → UIDs for dynamic users are allocated from this range (see the `DynamicUser=` documentation in", True),
+    ("Which systemd version introduced the UID range?", "There's one exception however: the `tty` group must have the GID 5.", True),
+    ("Which systemd version introduced the UID range?",
+     "|           60001…60513 | Human users (homed)   | `systemd`     | `nss-systemd`                 |", True),
 ])
 def test_what_names_no_release(question, text, nothing):
     assert names_nothing(question, text) is nothing

@@ -51,6 +51,8 @@ _WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|elev
 # 不限, 没有限制, 永久, 直到 ...: an answer to "how many / how long" that names no number.
 _UNBOUNDED = re.compile(r"\b(?:unlimited|infinite(?:ly)?|indefinitely|forever|permanently|until|till|no\s+(?:limit|maximum|upper\s+bound)"
                         r"|any\s+number|as\s+many\s+as)\b|不限|无限|没有限制|没有上限|永久|永远|直到", re.IGNORECASE)
+# ... of them, how long something lasts: no answer to how large or how many
+_ENDLESS = re.compile(r"indefinitely|forever|permanently|until|till|永久|永远|直到", re.IGNORECASE)
 _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?"
           r"|Nov(?:ember)?|Dec(?:ember)?)\b\.?")
 # Dates and times: "18 August 2022", "August 18, 2022", "Mon, 02 Dec 2019 11:45:52 +0100", "2022-08-18", "2016 年末",
@@ -64,6 +66,73 @@ _SECTION = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?\s+)*\d+(?:\.\d+)+\.?\s+"
                       rf"(?=(?!(?:Mega|Giga|Kilo|Tera|[KMGTP]i?B\b|[KMGT]bit|[KMGT]byte|[KMGT]Hz|[KMGT]bps))[A-Z][A-Za-z]{{2,}}|[{HAN}])")
 
 
+# What a quantity question asks for, beyond "a number" (`measure`): how many times as much ("how many times slower",
+# 几倍, 多少倍), a size ("how large", "how much memory", 多大, 多少空间), how many of a counted thing ("how many frames",
+# 多少个字符); kind.asked gives a duration and a frequency.
+_MULTIPLE_ASKS = re.compile(r"\bhow\s+many\s+times\s+(?:more|less|slower|faster|larger|bigger|smaller|higher|as)\b|\bby\s+what\s+factor\b"
+                            r"|几倍|多少倍", re.IGNORECASE)
+_SIZE_ASKS = re.compile(r"\bhow\s+(?:large|big)\b|\bwhat\s+size\b|\bhow\s+much\s+(?:memory|ram|disk|space|storage)\b"
+                        r"|多大|多少(?:磁盘|硬盘|存储)?空间|多少内存|多少容量", re.IGNORECASE)
+_ZH_COUNTER = "个個种種项項条條位门門台行列层層次件张張本"
+# (the counted thing: no counter and no verb, 多少种是完整翻译的 counts nothing named)
+_COUNT_ASKS = re.compile(rf"\bhow\s+many\s+(?!times\b)([a-z][a-z-]+)"
+                         rf"|(?:多少|几)\s*[{_ZH_COUNTER}]?\s*(?![是的了在就都也还会能可有要{_ZH_COUNTER}])([{HAN}]{{1,2}})", re.IGNORECASE)
+# The unit right after a number, by kind: a time ("120 seconds", 一个月, 两天), a size or a share ("4MiB", "2300 kbytes",
+# "10%", 2 GiB, 字节), a multiple ("5x", "4 times", 倍), a counted thing in Chinese (三个主机名: `counted`).
+_TIME_UNIT = re.compile(r"\s?(?:ms\b|milliseconds?|seconds?|secs?\b|s\b|minutes?|mins?\b|hours?|h\b|days?|weeks?|months?|years?"
+                        r"|个?(?:月|天|日|小时|钟头|分钟|秒|年|周|星期))", re.IGNORECASE)
+_SIZE_UNIT = re.compile(r"\s?(?:%|percent\b|[KMGTP]i?B?\b|[kmgt]bytes?\b|(?:kilo|mega|giga|tera)(?:bytes?)?\b|bytes?\b|bits?\b"
+                        r"|字节|兆|千字节|位元)", re.IGNORECASE)
+_MULTIPLE_UNIT = re.compile(r"\s?(?:x\b|×|times\b|-?fold\b|倍)", re.IGNORECASE)
+_COUNTED = re.compile(rf"\s?[{_ZH_COUNTER}]\s*([{HAN}]{{1,2}})")
+_NUMBER_AT = re.compile(r"[+]?\d+(?:[.,]\d+)*|[一二两三四五六七八九十百千万亿数几]+|[A-Za-z]+")
+_UNIT_WORDS = re.compile(r"\s(?:million|thousand|hundred|billion)\b", re.IGNORECASE)
+
+
+def measure(question: str) -> str:
+    """What a quantity question asks for: "frequency", "duration", "multiple", "size", "count" (how many of a thing
+    the question names) or "number" (any quantity)."""
+    asked = kind.asked(question)
+    if asked in ("frequency", "duration"):
+        return asked
+    if _MULTIPLE_ASKS.search(question):
+        return "multiple"
+    if _SIZE_ASKS.search(question):
+        return "size"
+    return "count" if _COUNT_ASKS.search(clause.asking(question)) else "number"
+
+
+def _unit(text: str, end: int) -> str:
+    """The kind of the unit after a number that ends at `end` of `text`: time, size, multiple, counted or none."""
+    after = _UNIT_WORDS.sub("", text[end : end + 24], count=1)
+    for name, pattern in (("multiple", _MULTIPLE_UNIT), ("time", _TIME_UNIT), ("size", _SIZE_UNIT), ("counted", _COUNTED)):
+        if pattern.match(after):
+            return name
+    return "none"
+
+
+def _counted(question: str) -> str:
+    """The thing a "how many" question counts, in Chinese (多少个字符: 字符), or ""."""
+    m = _COUNT_ASKS.search(clause.asking(question))
+    return (m.group(2) or "") if m else ""
+
+
+def _fits(text: str, start: int, end: int, measured: str, counted: str) -> bool:
+    """A number at text[start:end] answers a question that asks for `measured` (see `measure`)."""
+    number = _NUMBER_AT.match(text, start)
+    unit = _unit(text, number.end() if number is not None and number.end() <= end else end)
+    if measured == "multiple":
+        return unit == "multiple"
+    if measured in ("duration", "frequency"):
+        return unit in ("time", "none", "multiple" if measured == "frequency" else "time")
+    if measured == "size":
+        return unit in ("size", "none")
+    if measured == "count" and unit == "counted" and counted:
+        m = _COUNTED.match(_UNIT_WORDS.sub("", text[number.end() if number is not None else end :][:24], count=1))
+        return m is not None and bool(set(m.group(1)) & set(counted))
+    return measured != "count" or unit != "time"
+
+
 def asks(question: str) -> bool:
     """Whether `question` asks for a quantity: how many, how much, how long (docqa.answer.kind.asked), 几倍, or the
     largest file or the highest level."""
@@ -71,10 +140,19 @@ def asks(question: str) -> bool:
 
 
 def holds(text: str, question: str) -> bool:
-    """Whether `text` states a quantity `question` does not write itself (see the module docstring)."""
+    """Whether `text` states a quantity `question` does not write itself (see the module docstring), of the kind it
+    asks for (`measure`): a duration for "how long", a multiple for "how many times slower", a size for "how large",
+    the counted thing or a bare number for "how many"."""
     text = _SECTION.sub(" ", LIST_MARKER.sub(" ", text, count=1), count=1)
     text = _DATE.sub(" ", answerability.unwritten(text, question))
-    return any(p.search(text) for p in (AMOUNT, _IPV4, _WORDS, _UNBOUNDED))
+    measured = measure(question)
+    endless = _UNBOUNDED.search(text)
+    if endless is not None and measured != "multiple" and (measured in ("duration", "number") or not _ENDLESS.match(endless.group())):
+        return True
+    if _IPV4.search(text) and measured in ("number", "count"):
+        return True
+    counted = _counted(question) if measured == "count" else ""
+    return any(_fits(text, m.start(), m.end(), measured, counted) for p in (AMOUNT, _WORDS) for m in p.finditer(text))
 
 
 def unanswered(question: str, quoted: Iterable[str]) -> bool:

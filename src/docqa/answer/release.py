@@ -33,7 +33,11 @@ _LEAD_IN_WORDS = 30
 _ITEM_WORDS = 16  # a list item standing on a line of its own holds at most this many words
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 # Numbers that are no figure: a list item's number ("5. `systemd-homed` mounts ..."), a man page's section ("ssh(1)").
-_NOT_A_FIGURE = re.compile(r"^\s*\d+[.)]\s|\(\d[a-z]*\)")
+# a range of whole numbers ("61184…65519", "60001-60513", "1 to 999") and a user, group, process id or a port
+# ("UID 65534", "GID 5", "port 5432"): what `systemd` and the like number, not a release.
+_NOT_A_FIGURE = re.compile(r"^\s*\d+[.)]\s|\(\d[a-z]*\)"
+                           r"|(?<![\w.])\d+\s*(?:…|\.{2,3}|–|—|-|\bto\b|~|到|至)\s*\d+(?![\w.])"
+                           r"|\b(?:[UG]IDs?|PIDs?|ports?)\b\W{0,3}\d+", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s")
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
