@@ -223,3 +223,20 @@ def test_a_quantity_of_the_kind_asked(question, text, holds):
 ])
 def test_what_a_quantity_question_measures(question, measure):
     assert quantity.measure(question) == measure
+
+
+APT_NEWS = "apt(8) now waits for the lock indefinitely if connected to a tty, or for 120 seconds if not."
+APT_GET = "How long does apt-get (not apt) wait for the dpkg lock when it has no terminal?"
+
+
+@pytest.mark.parametrize(("question", "text", "holds"), [
+    # Debian's apt NEWS: the figure is apt's, and the question sets apt aside
+    (APT_GET, APT_NEWS, False),
+    ("apt-get 而不是 apt 在没有终端时会等 dpkg 锁多久？", APT_NEWS, False),
+    ("When apt runs from a cron job without a terminal and dpkg is locked, how long does it wait?", APT_NEWS, True),
+    # a bug number closed by an entry is no quantity
+    (APT_GET, "Credentials in apt_auth.conf(5) now only apply to https and tor+https\n  sources to avoid them being leaked over "
+     "plaintext (Closes: #945911).", False),
+])
+def test_a_quantity_of_the_subject_asked(question, text, holds):
+    assert quantity.holds(text, question) is holds

@@ -53,6 +53,12 @@ _UNBOUNDED = re.compile(r"\b(?:unlimited|infinite(?:ly)?|indefinitely|forever|pe
                         r"|any\s+number|as\s+many\s+as)\b|不限|无限|没有限制|没有上限|永久|永远|直到", re.IGNORECASE)
 # ... of them, how long something lasts: no answer to how large or how many
 _ENDLESS = re.compile(r"indefinitely|forever|permanently|until|till|永久|永远|直到", re.IGNORECASE)
+# A bug or issue number ("Closes: #945911"): no quantity.
+_ISSUE = re.compile(r"#\d+")
+# A question that sets a subject aside: "apt-get (not apt)", "apt-get rather than apt", "apt-get 而不是 apt".
+_NAME = r"[A-Za-z0-9][\w.+-]*"
+_NOT = re.compile(rf"({_NAME})\s*[(（]\s*(?:not|but\s+not|不是|而非)\s+({_NAME})\s*[)）]"
+                  rf"|({_NAME})\s*,?\s*(?:rather\s+than|instead\s+of|而不是|而非)\s*({_NAME})", re.IGNORECASE)
 _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?"
           r"|Nov(?:ember)?|Dec(?:ember)?)\b\.?")
 # Dates and times: "18 August 2022", "August 18, 2022", "Mon, 02 Dec 2019 11:45:52 +0100", "2022-08-18", "2016 年末",
@@ -143,8 +149,10 @@ def holds(text: str, question: str) -> bool:
     """Whether `text` states a quantity `question` does not write itself (see the module docstring), of the kind it
     asks for (`measure`): a duration for "how long", a multiple for "how many times slower", a size for "how large",
     the counted thing or a bare number for "how many"."""
+    if _other_subject(text, question):
+        return False
     text = _SECTION.sub(" ", LIST_MARKER.sub(" ", text, count=1), count=1)
-    text = _DATE.sub(" ", answerability.unwritten(text, question))
+    text = _ISSUE.sub(" ", _DATE.sub(" ", answerability.unwritten(text, question)))
     measured = measure(question)
     endless = _UNBOUNDED.search(text)
     if endless is not None and measured != "multiple" and (measured in ("duration", "number") or not _ENDLESS.match(endless.group())):
@@ -153,6 +161,20 @@ def holds(text: str, question: str) -> bool:
         return True
     counted = _counted(question) if measured == "count" else ""
     return any(_fits(text, m.start(), m.end(), measured, counted) for p in (AMOUNT, _WORDS) for m in p.finditer(text))
+
+
+def _other_subject(text: str, question: str) -> bool:
+    """`text` is about what the question sets aside ("How long does apt-get (not apt) wait ...?": a sentence that names
+    apt and not apt-get), so its quantity is another subject's."""
+    m = _NOT.search(question)
+    if m is None:
+        return False
+    asked, other = m.group(1) or m.group(3), m.group(2) or m.group(4)
+    return _named(other, text) and not _named(asked, text)
+
+
+def _named(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-]|\.\w)", text, re.IGNORECASE) is not None
 
 
 def unanswered(question: str, quoted: Iterable[str]) -> bool:
