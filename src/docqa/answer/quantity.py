@@ -14,6 +14,11 @@ number written in words (`three`, `twenty`, 三十, 两百); not a number the qu
 `2.35`), a piece of a name or version (`ASN1_MAX_NAME_SIZE`, `v2.30.9`), a date (`18 August 2022`, `2016 年末`,
 `Mon, 02 Dec 2019 11:45:52 +0100`) or a section number leading a heading (`2.5 Future developments`).  No limit and
 no end answer such a question too (`unlimited`, `until the next boot`, `indefinitely`, 没有限制, 永久).
+
+The quantity must be of the kind asked (`measure`): a multiple for "how many times slower" / 几倍 (`5x`, not `2 GiB`),
+a size for "how large" / 多大, a time or a bare figure for "how long" / 多久 (not "三个主机名"), the counted thing or a
+bare number for "how many X" / 多少个X; and of the subject asked: a sentence about the subject a question sets aside
+("How long does apt-get (not apt) wait ...?": apt's "120 seconds") states none for it.
 """
 
 from __future__ import annotations
