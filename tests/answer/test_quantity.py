@@ -199,6 +199,10 @@ DISK = "请注意如果安装这个软件包大概需要 2 GiB 的磁盘空间�
     ("How long does apt wait for the dpkg lock?", DISK, False),
     ("When apt runs from a cron job and dpkg is locked, how long does it wait?",
      "apt(8) now waits for the lock indefinitely if connected to a tty, or for 120 seconds if not.", True),
+    # how long can …: a limit, a time or a length ("64 characters", "2KB"), not a multiple
+    ("How long can a static hostname be?", "The static hostname is limited to 64 characters.", True),
+    ("How long can a commit message line be?", "Lines longer than 2KB are ignored.", True),
+    ("How long can a commit message line be?", "It runs about 5x slower.", False),
     # how large: a size, a share or a bare figure, not a time
     ("How large is the queue of freed blocks Memcheck keeps by default?", "--freelist-vol=<number> [default: 20000000]\n\n"
      "When the client program releases memory using free (in C) or delete (C++), that memory is not immediately made "
@@ -220,6 +224,9 @@ def test_a_quantity_of_the_kind_asked(question, text, holds):
     ("How many frames does Valgrind show in a stack trace by default?", "count"),
     ("apt 在没有终端（比如 cron 里）时，遇到 dpkg 锁会等多久？", "duration"),
     ("How often does cron wake up?", "frequency"),
+    ("How long can a static hostname be?", "length"),
+    ("How long are backups kept?", "duration"),
+    ("一行最多可以多长时间不刷新？", "duration"),
     ("Debian Edu 的主服务器 tjener 装好后默认用的 IP 地址是多少？", "number"),
 ])
 def test_what_a_quantity_question_measures(question, measure):

@@ -100,10 +100,17 @@ _NUMBER_AT = re.compile(r"[+]?\d+(?:[.,]\d+)*|[一二两三四五六七八九十
 _UNIT_WORDS = re.compile(r"\s(?:million|thousand|hundred|billion)\b", re.IGNORECASE)
 
 
+# A limit asked with "how long can / may ..." is a time or a length ("How long can a line get?": 2KB), as is 多长 but
+# not 多长时间; "How long are backups kept?" and 多久 ask for a time.
+_LONG = re.compile(r"\bhow\s+long\s+(?:can|could|may|might|must|should)\b|多长(?!时间)", re.IGNORECASE)
+
+
 def measure(question: str) -> str:
-    """What a quantity question asks for: "frequency", "duration", "multiple", "size", "count" (how many of a thing
-    the question names) or "number" (any quantity)."""
+    """What a quantity question asks for: "frequency", "duration", "length" (a time or a length), "multiple",
+    "size", "count" (how many of a thing the question names) or "number" (any quantity)."""
     asked = kind.asked(question)
+    if asked == "duration" and _LONG.search(question):
+        return "length"
     if asked in ("frequency", "duration"):
         return asked
     if _MULTIPLE_ASKS.search(question):
@@ -138,6 +145,8 @@ def _fits(text: str, start: int, end: int, measured: str, counted: str) -> bool:
         return unit in ("time", "none", "multiple" if measured == "frequency" else "time")
     if measured == "size":
         return unit in ("size", "none")
+    if measured == "length":
+        return unit != "multiple"
     if measured == "count" and unit == "counted" and counted:
         m = _COUNTED.match(_UNIT_WORDS.sub("", text[number.end() if number is not None else end :][:24], count=1))
         return m is not None and bool(set(m.group(1)) & set(counted))
