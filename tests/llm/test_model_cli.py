@@ -57,9 +57,10 @@ def test_chat_uses_a_running_local_model_and_says_so_once(tmp_path):
     (tmp_path / "ops.md").write_text(DOC, encoding="utf-8")
     models = tmp_path / "models"
     models.mkdir()
-    env = {"DOCQA_LLM__MODELS_DIR": str(models), "DOCQA_LLM__MAX_RETRIES": "0"}
+    # the short-answer path (the chooser, the default, is tests/answer/test_choose.py): asked for the words
+    env = {"DOCQA_LLM__MODELS_DIR": str(models), "DOCQA_LLM__MAX_RETRIES": "0", "DOCQA_ANSWER__CHOOSE_SENTENCE": "false"}
     assert docqa("--kb", str(tmp_path / "kb.db"), "add", str(tmp_path / "ops.md"), cwd=tmp_path, env=env).returncode == 0
-    with ScriptedServer([lambda body: {"text": "1 | 35 days"}] * 20) as server:  # a small model: asked for the words (default)
+    with ScriptedServer([lambda body: {"text": "1 | 35 days"}] * 20) as server:  # a small model
         (models / "server.json").write_text(json.dumps({"url": server.base_url, "pid": os.getpid()}))
         proc = docqa("--kb", str(tmp_path / "kb.db"), "chat", cwd=tmp_path, env=env,
                      stdin="How long are backups kept?\nHow often is the database backed up?\n")
