@@ -516,11 +516,12 @@ class Pipeline:
             read_above(pool, answer.retrieval.query, lib)
             terms = query_terms(answer.retrieval.query)
             weights, chunks = term_weights_and_total(lib.term_counts, terms)
-            # what the answer may quote: its sentences, or, with the small model as a chooser, every pick it is shown
-            chooser = self.model is not None and self.model.small and s.choose_sentence and not self.task()
+            # the answerer's rules judge the sentences the answer quotes with no model, with a chooser too: judged over
+            # every pick the model is shown, the quantity rule let the chooser answer 5 dev number near misses that
+            # the extractive answer abstains on (RESULTS.md, 2026-12-06, "the rules judge what the answer quotes")
             result = extract(answer.retrieval.query, pool, weights, lib.embed,
                              max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold, chunks,
-                             None if chooser else s.extractive_sentences)
+                             s.extractive_sentences)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
         answer.retrieval.evidence = round(result.evidence, 4)
         answer.retrieval.evidence_features = {k: round(v, 4) for k, v in result.features.items()}  # for calibration fits
