@@ -119,3 +119,68 @@ def test_score_claims_counts_per_claim_and_per_source():
 ])
 def test_a_citation_entails_its_claim_when_its_span_alone_bears_it_out(claim, span, expected):
     assert score.entails(score.Span("ops.md", 0, len(span), span), claim) is expected
+
+
+# journald.conf(5), zh_CN (manpages-zh): a quote ending in a semicolon runs into the next quote, and the published
+# answer's sentence splitter makes the two one claim that cites both sources.
+_MAX_USE = "SystemMaxUse= 与 RuntimeMaxUse= 的默认值是10%空间与4G空间两者中的较小者；"
+_KEEP_FREE = "SystemKeepFree= 与 RuntimeKeepFree= 的默认值是15%空间与4G空间两者中的较大者；"
+
+
+@pytest.mark.parametrize("claim, sources, expected", [
+    # each source alone bears out a claim that is a quote of it
+    (_MAX_USE, [[_MAX_USE], [_MAX_USE]], [True, True]),
+    # two quotes run into one claim: neither bears it out alone, each is needed for it (ALCE's precision)
+    (_MAX_USE + _KEEP_FREE, [[_MAX_USE], [_KEEP_FREE]], [True, True]),
+    # ... a third source that adds nothing is not needed
+    (_MAX_USE + _KEEP_FREE, [[_MAX_USE], [_KEEP_FREE], ["日志文件的最大保存时间。"]], [True, True, False]),
+    # one source cites several spans: together they are what it says
+    (_MAX_USE + _KEEP_FREE, [[_MAX_USE, _KEEP_FREE]], [True]),
+    # a claim that none of them bears out
+    ("默认值是50%空间。", [[_MAX_USE], [_KEEP_FREE]], [False, False]),
+])
+def test_a_source_is_precise_when_it_bears_the_claim_out_or_is_needed_for_it(claim, sources, expected):
+    spans = [[score.Span("journald.conf.5", 0, len(t), t) for t in texts] for texts in sources]
+    assert score.needed(claim, spans) == expected
+
+
+# valgrind's NEWS (dist.news.html as text): a release heading, then its list of changes.
+_NEWS = """Release 3.11.0 (22 September 2015)
+
+3.11.0 is a feature release with many improvements and the usual collection of bug fixes.
+
+* ==================== TOOL CHANGES ====================
+
+The following changes to the command line apply:
+* The command line options --db-attach and --db-command have been removed.
+* The default value of --keep-stacktraces is now alloc-and-free.
+
+Release 3.10.1 (25 November 2014)
+"""
+
+
+def _at(text: str) -> tuple[int, int]:
+    start = _NEWS.index(text)
+    return start, start + len(text)
+
+
+@pytest.mark.parametrize("cited, expected", [
+    ("* The command line options --db-attach and --db-command have been removed.", True),  # the gold quote
+    ("* The default value of --keep-stacktraces is now alloc-and-free.", True),  # the rest of its paragraph
+    ("The following changes to the command line apply:", True),  # the lead-in of the list it is an item of
+    ("3.11.0 is a feature release with many improvements", False),  # another paragraph, no heading
+    ("Release 3.10.1 (25 November 2014)", False),  # the next release's heading
+])
+def test_a_citation_in_the_gold_quotes_own_passage_supports(cited, expected):
+    gold = "* The command line options --db-attach and --db-command have been removed."
+    where = _at(gold)
+    golds = [score.Span("valgrind/NEWS", *where, gold, score.context(_NEWS, *where))]
+    citation = score.Span("valgrind/NEWS", *_at(cited), cited)
+    assert score.supports(citation, "Those options are gone.", golds, [["3.11.0"]], True) is expected
+
+
+def test_a_heading_line_just_above_the_gold_quotes_paragraph_is_its_passage():
+    gold = "3.11.0 is a feature release with many improvements"
+    lo, hi = score.context(_NEWS, *_at(gold))
+    assert _NEWS[lo:].startswith("Release 3.11.0 (22 September 2015)")
+    assert _NEWS[hi:].startswith("\n\n* ====")

@@ -156,8 +156,9 @@ class Corpus:
     def golds(self, q: dict) -> list[score.Span]:
         out = []
         for e in q.get("evidence") or []:
-            where = score.locate(self.text(e["file"]), e["quote"])
-            out.append(score.Span(e["file"], *(where or (None, None)), e["quote"]))
+            text = self.text(e["file"])
+            where = score.locate(text, e["quote"])
+            out.append(score.Span(e["file"], *(where or (None, None)), e["quote"], score.context(text, *where) if where else None))
         return out
 
 

@@ -34,6 +34,11 @@ def summary(rows: list[dict]) -> dict:
         "failed": count(rows, "failed"),
         "claims": len(claims), "cited_claims": sum(bool(c["citations"]) for c in claims),
         "citations": len(pairs), "supporting": sum(pairs),
+        # the same within the answers right and cited: what quoting adds beyond whether the answer is right (a wrong
+        # answer's and an unanswerable question's citations support nothing, so `supporting` / `citations` is capped by
+        # the share of answers that are right)
+        "citations_correct": sum(len(c["supported"]) for r in rows if r["outcome"] == "correct" for c in r["claims"]),
+        "supporting_correct": sum(sum(c["supported"]) for r in rows if r["outcome"] == "correct" for c in r["claims"]),
         "entailing": sum(e for c in claims for e in c.get("entailed", [])),
         "seconds_mean": statistics.mean(seconds) if seconds else 0.0,
         "seconds_p50": seconds[len(seconds) // 2] if seconds else 0.0,
@@ -88,7 +93,11 @@ def targets(rows: list[dict]) -> None:
     print(f"- answerable, correct and cited:    {share(s['correct'], s['answerable'])}")
     print(f"- unanswerable, abstained:          {share(s['abstained'], s['unanswerable'])}")
     print(f"- citation precision (per claim):   {share(s['supporting'], s['citations'])} the cited span is gold evidence for the claim")
-    print(f"- citation support, ALCE (per claim): {share(s['entailing'], s['citations'])} the cited span alone bears the claim out")
+    print(f"- citation precision in the answers right and cited: {share(s['supporting_correct'], s['citations_correct'])}; "
+          f"{s['citations'] - s['citations_correct']} of the {s['citations']} citations are in answers wrong, uncited or to "
+          "unanswerable questions")
+    print(f"- citation support, ALCE (per claim): {share(s['entailing'], s['citations'])} the cited source bears the claim out "
+          "(alone, or needed among the claim's citations)")
     print(f"- citation recall (per claim):      {share(s['cited_claims'], s['claims'])}")
     print(f"- seconds per question:             mean {s['seconds_mean']:.2f}, p50 {s['seconds_p50']:.2f}, "
           f"p95 {s['seconds_p95']:.2f}")

@@ -21,15 +21,20 @@ citations are the answer's citations whose number its markers name.
 - citation precision = (claim, citation) pairs where the citation supports the claim / pairs.
 
 Two per-claim precision figures are reported.  **Entails** (ALCE's citation precision, deterministic):
-the cited span alone bears the claim out — the claim is a quote of it, or all its numbers and at least
-80 % of its words (Chinese: characters) occur in it.  **Supports** (stricter: the citation is also gold
+the cited source bears the claim out — the claim is a quote of it, or all its numbers and at least
+80 % of its words (Chinese: characters) occur in it — or, as ALCE counts it, the claim's citations together bear it
+out and not without this one (a quote with no full stop runs into the next one and the two make one claim: each
+citation is needed for it).  **Supports** (stricter: the citation is also gold
 evidence for the question; "citation precision" in the tables): a citation supports its claim when the question is answerable (for an
 unanswerable question answered anyway, no citation supports anything), the cited file is one of the
 question's gold evidence files, and either
   (a) the cited character span overlaps the span of a gold quote of that file (quotes located in the
       document text after whitespace collapse), or
   (b) the claim contains an answer string of some group and the cited span contains an answer string
-      of the same group (normalised as above).
+      of the same group (normalised as above), or
+  (c) the cited span lies in a gold quote's own passage (`Span.context`, set by `context`): the rest of the
+      quote's paragraph within CONTEXT_CHARS of it, and the lead-in or heading line just before that paragraph
+      ("… defined:" above the list the quote is an item of, "Release 3.11.0" above its notes).
 """
 
 from __future__ import annotations
@@ -129,6 +134,31 @@ class Span:
     start: int | None
     end: int | None
     text: str
+    context: tuple[int, int] | None = None  # a gold quote's own passage (`context`): a citation inside it supports
+
+
+CONTEXT_CHARS = 300  # how far a gold quote's own passage reaches on either side of it
+_BLANK = re.compile(r"\n[^\S\n]*\n")
+_ALONE = re.compile(r"\n[^\S\n]*\n[^\S\n]*$")  # a blank line right before a line: the line is a block of its own
+
+
+def context(text: str, start: int, end: int) -> tuple[int, int]:
+    """The passage a gold quote `text[start:end]` belongs to: its paragraph (no blank line) up to CONTEXT_CHARS on
+    either side, and, when the paragraph before it is a lead-in (ends with a colon) or a heading (one line without a
+    full stop) ending within CONTEXT_CHARS, that line too."""
+    lo, hi = max(0, start - CONTEXT_CHARS), min(len(text), end + CONTEXT_CHARS)
+    before = list(_BLANK.finditer(text, lo, start))
+    first = before[-1].end() if before else lo
+    after = _BLANK.search(text, end, hi)
+    last = after.start() if after else hi
+    if before:
+        head_end = before[-1].start()
+        head_start = text.rfind("\n", 0, head_end) + 1
+        head = text[head_start:head_end].strip()
+        alone = head_start == 0 or _ALONE.search(text, max(0, head_start - CONTEXT_CHARS), head_start) is not None
+        if head and head_start >= lo and (head.endswith((":", "：")) or (alone and not head.endswith((".", "。", "!", "?", ";")))):
+            first = head_start
+    return first, last
 
 
 def supports(citation: Span, claim: str, golds: list[Span], groups: list[list[str]], answerable: bool) -> bool:
@@ -139,7 +169,10 @@ def supports(citation: Span, claim: str, golds: list[Span], groups: list[list[st
     if not files:
         return False
     for g in files:
-        if None not in (g.start, g.end, citation.start, citation.end) and citation.start < g.end and g.start < citation.end:
+        if None in (g.start, g.end, citation.start, citation.end):
+            continue
+        lo, hi = g.context or (g.start, g.end)
+        if citation.start < hi and lo < citation.end:  # type: ignore[operator]
             return True
     said, cited = normalise(claim), normalise(citation.text)
     for group in groups:
@@ -195,6 +228,18 @@ def score_claims(answer: str, citations: dict[int, list[Span]], golds: list[Span
     for claim in split_claims(answer):
         numbers = [n for n in claim.sources if citations.get(n)]
         verdicts = [any(supports(span, claim.text, golds, groups, answerable) for span in citations[n]) for n in numbers]
-        entailed = [any(entails(span, claim.text) for span in citations[n]) for n in numbers]
-        out.append(ClaimScore(claim.text, numbers, verdicts, entailed))
+        out.append(ClaimScore(claim.text, numbers, verdicts, needed(claim.text, [citations[n] for n in numbers])))
     return out
+
+
+def needed(claim: str, sources: list[list[Span]]) -> list[bool]:
+    """ALCE's citation precision for each of a claim's sources (each the spans one number cites): it bears the claim
+    out alone, or all of them together do and the others without it do not (Gao et al. 2023, "Enabling Large Language
+    Models to Generate Text with Citations")."""
+    def bears(groups: list[list[Span]]) -> bool:
+        spans = [s for g in groups for s in g]
+        return bool(spans) and (any(entails(s, claim) for s in spans)
+                                or entails(Span(None, None, None, "\n".join(s.text for s in spans)), claim))
+
+    together = len(sources) > 1 and bears(sources)
+    return [bears([g]) or (together and not bears(sources[:i] + sources[i + 1:])) for i, g in enumerate(sources)]

@@ -93,6 +93,14 @@ SELECT_MMR = 1.0  # probabilities need no diversity trade: only near-repeats are
 SELECT_FLOOR = 0.0  # later picks need no share of the best's probability (dev: 0.6 and 0.3 quote fewer right ones)
 SELECT_MIN = 0.1  # ... but a model's claim rests only on picks at least this likely (Extract.supporting)
 _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share of the first's score
+# With the learned ranking, a best pick at least SELECT_SURE likely to be right is quoted alone but for the later picks
+# that bear something of their own: one at least SELECT_LATER likely itself, the one that continues it in its passage
+# (the next or previous sentence of its paragraph: a list's next item, the rest of what it says), or one holding the kind of token
+# the question asks for that the best lacks (`_bearing`).  Fitted on the trust dev split (2026-12-06, `precision`): the
+# picks a sure best left out were context (28 of them, none holding an answer the best lacks); a lower SELECT_SURE
+# (0.35) or a higher SELECT_LATER (0.35) loses right answers whose best pick was not the answer.
+SELECT_SURE = 0.45
+SELECT_LATER = 0.25
 
 # The evidence model, the one answer-or-abstain decision of every mode and language pair: P(answering is right), a
 # logistic model over `evidence_features`, fitted on real documentation and SQuAD 2.0; its coefficients, threshold
@@ -234,6 +242,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     floor = chosen[0].score * share  # later picks must still be real evidence
     added = {id(s) for s in chosen} - {id(s) for s in ranked}  # the sentence _complete joined to the best: always shown
     picked = [s for i, s in enumerate(chosen) if i == 0 or ((s.score >= floor or id(s) in added) and s.header is None)]
+    picked = _bearing(question, picked, added, sources) if learned else picked
     # what a model's claim may rest on (docqa.answer.accept): a later pick likely enough to be right in itself
     supporting = [s for i, s in enumerate(picked) if i == 0 or not learned or s.score >= SELECT_MIN or id(s) in added]
     shown = shape(question, candidates, picked, floor, lambda n: sources.get(n).hit.text)
@@ -247,6 +256,34 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
         shown = Shape([heading, *(shown.sentences if shown is not None else picked)], steps=False)
     return Extract(picked, evidence=evidence, abstained=False, features=features, ranked=chosen, shape=shown,
                    candidates=candidates, supporting=supporting, release=named, heading=heading, heads=heads)
+
+
+def _bearing(question: str, picked: list[Sentence], added: set[int], sources: SourceSet) -> list[Sentence]:
+    """`picked` without the later picks that only give context to a best pick the ranking is sure of (SELECT_SURE):
+    a later pick stays when it is likely right itself (SELECT_LATER), was joined to the best (`added`, `_complete`),
+    continues the best in its passage (nothing but whitespace between them), or holds the kind of token the question
+    asks for (a number, a version, a path ...) that the best lacks."""
+    best = picked[0]
+    if best.score < SELECT_SURE:
+        return picked
+    kind = answerability.asked_type(question)
+    lacks = kind is not None and not answerability.holds_type(best.text, kind)
+
+    def bears(s: Sentence) -> bool:
+        return (s.score >= SELECT_LATER or id(s) in added or _adjacent(best, s, sources)
+                or (lacks and answerability.holds_type(s.text, kind)))  # type: ignore[arg-type]
+
+    return [best, *(s for s in picked[1:] if bears(s))]
+
+
+def _adjacent(a: Sentence, b: Sentence, sources: SourceSet) -> bool:
+    """`b` is the sentence right before or after `a` in the same paragraph: only whitespace, and no blank line, lies
+    between them."""
+    if a.n != b.n or a.above or b.above:
+        return False
+    text = sources.get(a.n).hit.text  # type: ignore[union-attr]
+    lo, hi = (a.end, b.start) if a.start <= b.start else (b.end, a.start)
+    return lo <= hi and not text[lo:hi].strip() and _BLANK_LINE.search(text[lo:hi]) is None
 
 
 def _label_unquoted(lead: Sentence, picked: list[Sentence]) -> tuple[int, int] | None:
