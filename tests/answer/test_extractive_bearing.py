@@ -1,5 +1,7 @@
 """Which later picks the extractive answer quotes beside a best pick the ranking is sure of (extractive._bearing): the
-ones that bear something of their own, not the context that only lowers its citations' precision (issue 28, item 8)."""
+ones that bear something of their own, not the context that only lowers its citations' precision (issue 28, item 8).
+The rule is off by default (SELECT_SURE None: on the test split it lost right answers); these tests turn it on at the
+values fitted on the dev split."""
 
 from __future__ import annotations
 
@@ -46,6 +48,14 @@ def _sentence(n: int, text: str, score: float) -> Sentence:
     return Sentence(n, start, start + len(text), text, score=score)
 
 
+FITTED = 0.45  # SELECT_SURE as fitted on the trust dev split
+
+
+@pytest.fixture(autouse=True)
+def _sure(monkeypatch):
+    monkeypatch.setattr(extractive, "SELECT_SURE", FITTED)
+
+
 PROMPT = 'The "Yes, do as I say" prompt for removing essential packages has been\n  replaced by an error message.'
 OPTION = "The appropriate command-line option needs\n  to be used instead."
 THANKS = "Thank you to Linus Tech Tips and System76 for bringing this issue\n  to our attention."
@@ -90,9 +100,9 @@ def test_the_answer_quotes_a_sure_best_without_the_context_around_it(hash_embedd
     question = 'What replaced the "Yes, do as I say" prompt for removing essential packages?'
     embed = lambda texts, kind: hash_embedder.embed_batch(texts, kind)  # noqa: E731
     result = extract(question, _pool(), {}, embed, count=3, threshold=0.0)
-    assert result.chosen[0].text.startswith('The "Yes, do as I say" prompt') and result.chosen[0].score >= extractive.SELECT_SURE
+    assert result.chosen[0].text.startswith('The "Yes, do as I say" prompt') and result.chosen[0].score >= FITTED
     assert len(result.ranked) == 3  # three picks ranked; those that bear nothing of their own are not quoted
     assert [s.text for s in result.ranked[1:]] == [SOLVER, OPTION] and result.ranked[1].score < extractive.SELECT_LATER
     assert [s.text for s in result.chosen] == [PROMPT, OPTION]
-    monkeypatch.setattr(extractive, "SELECT_SURE", 1.01)  # no best is sure: every pick quoted, as before
+    monkeypatch.setattr(extractive, "SELECT_SURE", None)  # off, the default: every pick quoted
     assert len(extract(question, _pool(), {}, embed, count=3, threshold=0.0).chosen) == 3
