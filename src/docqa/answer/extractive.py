@@ -97,7 +97,7 @@ _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share o
 # picks that bear something of their own: one at least SELECT_LATER likely itself, the one that continues it in its
 # paragraph (a list's next item, the rest of what it says), or one holding the kind of token the question asks for that
 # the best lacks (`_bearing`).  Off (None): fitted on the trust dev split at 0.45 and 0.25 (2026-12-06, `precision`),
-# 18 of its 110 answers quoted fewer sentences and no outcome changed (citation precision 52 % -> 53 %, within the right
+# 18 of its 108 answers quoted fewer sentences and no outcome changed (citation precision 52 % -> 53 %, within the right
 # answers 72 % -> 76 %; SQuAD 2.0 the same, CMRC +1 question), but on the test split it turned 4 right answers wrong or
 # uncited for 1 it made right (75 -> 72 of 173; precision 53 % -> 52 %): a best pick the ranking puts at 0.5-0.65 is
 # not the answer often enough for the sentence that is to be left out (benchmarks/RESULTS.md).
