@@ -263,7 +263,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
 def _bearing(question: str, picked: list[Sentence], added: set[int], sources: SourceSet) -> list[Sentence]:
     """`picked` without the later picks that only give context to a best pick the ranking is sure of (SELECT_SURE):
     a later pick stays when it is likely right itself (SELECT_LATER), was joined to the best (`added`, `_complete`),
-    continues the best in its passage (nothing but whitespace between them), or holds the kind of token the question
+    continues the best in its paragraph (`_adjacent`), or holds the kind of token the question
     asks for (a number, a version, a path ...) that the best lacks."""
     best = picked[0]
     if SELECT_SURE is None or best.score < SELECT_SURE:
