@@ -18,7 +18,13 @@ no end answer such a question too (`unlimited`, `until the next boot`, `indefini
 The quantity must be of the kind asked (`measure`): a multiple for "how many times slower" / 几倍 (`5x`, not `2 GiB`),
 a size for "how large" / 多大, a time or a bare figure for "how long" / 多久 (not "三个主机名"), the counted thing or a
 bare number for "how many X" / 多少个X; and of the subject asked: a sentence about the subject a question sets aside
-("How long does apt-get (not apt) wait ...?": apt's "120 seconds") states none for it.
+("How long does apt-get (not apt) wait ...?": apt's "120 seconds") states none for it, nor does one that states its
+figure for the case without a thing the question asks about ("How many times slower ... under full Callgrind
+instrumentation?": "running your program without any instrumentation (... about 5x)", "Nulgrind, adds no
+instrumentation at all and causes ... about a 4 times slowdown"), nor, across languages, one that lacks a token of the
+question both languages write alike (docqa.answer.neutral: "systemd 系统上 render 组的 GID 是多少？" is not answered by
+"the `tty` group must have the GID 5" in a passage that never writes "render"; the sentence is read with its passage's
+text, title, section and file name, where a release note's item names its CVE once).
 """
 
 from __future__ import annotations
@@ -26,8 +32,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from docqa.answer import answerability, clause, kind
+from docqa.answer import answerability, clause, kind, neutral
 from docqa.text.language import HAN
+from docqa.text.segment import STOPWORDS
 
 # The kinds of value (docqa.answer.kind.asked) a quantity answers: "how many / how much / 多少 / 几个", "how long / 多久".
 ASKED = ("number", "duration")
@@ -64,6 +71,9 @@ _ISSUE = re.compile(r"#\d+")
 _NAME = r"[A-Za-z0-9][\w.+-]*"
 _NOT = re.compile(rf"({_NAME})\s*[(（]\s*(?:not|but\s+not|不是|而非)\s+({_NAME})\s*[)）]"
                   rf"|({_NAME})\s*,?\s*(?:rather\s+than|instead\s+of|而不是|而非)\s*({_NAME})", re.IGNORECASE)
+# A case without a thing: "without (any) instrumentation", "adds no instrumentation", "with no cache simulation".
+_WITHOUT = r"\b(?:without|no|not\s+any)\s+(?:any\s+|the\s+|a\s+|an\s+)?"
+_CONTENT = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
 _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?"
           r"|Nov(?:ember)?|Dec(?:ember)?)\b\.?")
 # Dates and times: "18 August 2022", "August 18, 2022", "Mon, 02 Dec 2019 11:45:52 +0100", "2022-08-18", "2016 年末",
@@ -159,11 +169,13 @@ def asks(question: str) -> bool:
     return kind.asked(question) in ASKED or _FEW.search(question) is not None or _EXTREME.search(question) is not None
 
 
-def holds(text: str, question: str) -> bool:
+def holds(text: str, question: str, names: str = "", written: Iterable[str] = ()) -> bool:
     """Whether `text` states a quantity `question` does not write itself (see the module docstring), of the kind it
     asks for (`measure`): a duration for "how long", a multiple for "how many times slower", a size for "how large",
-    the counted thing or a bare number for "how many"."""
-    if _other_subject(text, question):
+    the counted thing or a bare number for "how many"; and for its subject: not one the question sets aside, nor the
+    case without a thing it asks about, nor, in the other language than the question, a sentence that lacks one of the
+    question's language-neutral tokens (`written`, docqa.answer.neutral.tokens) with what names its passage (`names`)."""
+    if _other_subject(text, question) or _without(text, question) or _other_language(text, question, names, written):
         return False
     text = _SECTION.sub(" ", LIST_MARKER.sub(" ", text, count=1), count=1)
     text = _ISSUE.sub(" ", _DATE.sub(" ", answerability.unwritten(text, question)))
@@ -187,11 +199,32 @@ def _other_subject(text: str, question: str) -> bool:
     return _named(other, text) and not _named(asked, text)
 
 
+def _without(text: str, question: str) -> bool:
+    """`text` speaks of the case without a thing the question names and does not itself set aside ("without any
+    instrumentation", "adds no instrumentation" for a question on full instrumentation): its figure is that case's."""
+    words = {w.lower() for w in _CONTENT.findall(question)} - STOPWORDS
+    return any(re.search(_WITHOUT + re.escape(w) + r"\b", text, re.IGNORECASE) is not None
+               and re.search(_WITHOUT + re.escape(w) + r"\b", question, re.IGNORECASE) is None for w in words)
+
+
+def _other_language(text: str, question: str, names: str, written: Iterable[str]) -> bool:
+    """`text` is in the other language than the question and lacks one of its language-neutral tokens (`written`), even
+    with what names its passage (`names`): a sentence on the `tty` group states no GID of the render group."""
+    tokens = list(written)
+    return bool(tokens) and answerability.crossing(question, text) and neutral.missing(tokens, f"{text}\n{names}") > 0
+
+
 def _named(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-]|\.\w)", text, re.IGNORECASE) is not None
 
 
-def unanswered(question: str, quoted: Iterable[str]) -> bool:
+def unanswered(question: str, quoted: Iterable[str], names: Iterable[str] = (), written: Iterable[str] = ()) -> bool:
     """A question that asks for a quantity, and none of the `quoted` sentences states one it does not write itself:
-    the documents discuss the subject, not the figure asked."""
-    return asks(question) and not any(holds(text, question) for text in quoted)
+    the documents discuss the subject, not the figure asked.  `names`: for each quoted sentence, what names its passage
+    (title, section, file name); `written`: the question's language-neutral tokens (docqa.answer.neutral.tokens), which
+    a sentence in the other language must hold to state the quantity for the question's subject."""
+    if not asks(question):
+        return False
+    texts, tokens = list(quoted), list(written)
+    named = [*names, *[""] * len(texts)]
+    return not any(holds(text, question, name, tokens) for text, name in zip(texts, named))
