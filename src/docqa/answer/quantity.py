@@ -94,6 +94,15 @@ _MULTIPLE_ASKS = re.compile(r"\bhow\s+many\s+times\s+(?:more|less|slower|faster|
                             r"|几倍|多少倍", re.IGNORECASE)
 _SIZE_ASKS = re.compile(r"\bhow\s+(?:large|big)\b|\bwhat\s+size\b|\bhow\s+much\s+(?:memory|ram|disk|space|storage)\b"
                         r"|多大|多少(?:磁盘|硬盘|存储)?空间|多少内存|多少容量", re.IGNORECASE)
+# "What is the default HTTP timeout apt uses?": a timeout, a delay or an interval asked for by its name asks how long
+# (not "What is the timeout option called?").
+_TIME_NAMED = re.compile(r"\bwhat(?:\s+is|'s|\s+are)\s+the\s+(?:[\w.-]+\s+){0,3}?(?:timeout|time-out|delay|interval|lifetime)s?\b"
+                         r"(?!\s+(?:options?|settings?|variables?|directives?|keys?|parameters?|flags?|called|named)\b)", re.IGNORECASE)
+# "How many megabytes per second ...?", 每秒多少: a rate, a quantity per unit of time ("3 MB/s", "10 per second", 每秒 5 次).
+_RATE_ASKS = re.compile(r"\bper\s+(?:second|sec|minute|hour)\b|每秒|每分钟|每小时", re.IGNORECASE)
+_RATE_UNIT = re.compile(r"[^\d\n]{0,16}?(?:/\s?(?:s|sec|second|min|minute|h|hour)\b|\bper\s+(?:second|sec|minute|hour)\b|每秒|/秒)",
+                        re.IGNORECASE)
+_RATE_BEFORE = re.compile(r"每秒|每分钟|每小时")
 _ZH_COUNTER = "个個种種项項条條位门門台行列层層次件张張本"
 # (the counted thing: no counter and no verb, 多少种是完整翻译的 counts nothing named)
 _COUNT_ASKS = re.compile(rf"\bhow\s+many\s+(?!times\b)([a-z][a-z-]+)"
@@ -116,13 +125,17 @@ _LONG = re.compile(r"\bhow\s+long\s+(?:can|could|may|might|must|should)\b|多长
 
 
 def measure(question: str) -> str:
-    """What a quantity question asks for: "frequency", "duration", "length" (a time or a length), "multiple",
-    "size", "count" (how many of a thing the question names) or "number" (any quantity)."""
+    """What a quantity question asks for: "frequency", "duration", "length" (a time or a length), "rate" (per second),
+    "multiple", "size", "count" (how many of a thing the question names) or "number" (any quantity)."""
     asked = kind.asked(question)
     if asked == "duration" and _LONG.search(question):
         return "length"
     if asked in ("frequency", "duration"):
         return asked
+    if _TIME_NAMED.search(question):
+        return "duration"
+    if _RATE_ASKS.search(question):
+        return "rate"
     if _MULTIPLE_ASKS.search(question):
         return "multiple"
     if _SIZE_ASKS.search(question):
@@ -149,6 +162,9 @@ def _fits(text: str, start: int, end: int, measured: str, counted: str) -> bool:
     """A number at text[start:end] answers a question that asks for `measured` (see `measure`)."""
     number = _NUMBER_AT.match(text, start)
     unit = _unit(text, number.end() if number is not None and number.end() <= end else end)
+    if measured == "rate":
+        return (_RATE_UNIT.match(text, number.end() if number is not None and number.end() <= end else end) is not None
+                or _RATE_BEFORE.search(text[max(0, start - 8) : start]) is not None)
     if measured == "multiple":
         return unit == "multiple"
     if measured in ("duration", "frequency"):
@@ -164,9 +180,10 @@ def _fits(text: str, start: int, end: int, measured: str, counted: str) -> bool:
 
 
 def asks(question: str) -> bool:
-    """Whether `question` asks for a quantity: how many, how much, how long (docqa.answer.kind.asked), 几倍, or the
-    largest file or the highest level."""
-    return kind.asked(question) in ASKED or _FEW.search(question) is not None or _EXTREME.search(question) is not None
+    """Whether `question` asks for a quantity: how many, how much, how long (docqa.answer.kind.asked), 几倍, the
+    largest file or the highest level, or a timeout, delay or interval by its name."""
+    return (kind.asked(question) in ASKED or _FEW.search(question) is not None or _EXTREME.search(question) is not None
+            or _TIME_NAMED.search(clause.asking(question)) is not None)
 
 
 def holds(text: str, question: str, names: str = "", written: Iterable[str] = ()) -> bool:
