@@ -279,6 +279,11 @@ GIT_SHELL = "`git shell` is taught to refuse interactive commands that are\n   l
 GIT_2306 = (" * CVE-2022-39260:\n   An overly-long command string given to `git shell` can result in\n   overflow in `split_cmdline()`, "
             "leading to arbitrary heap writes and\n   remote code execution.\n\n   " + GIT_SHELL + "\n")
 
+# apt's NEWS.Debian, two entries of one chunk: the lock, and dpkg's PATH.
+APT_ENTRIES = ("apt (1.9.11) experimental; urgency=medium\n\n  apt(8) now waits for the lock indefinitely if connected to a tty, or\n"
+               "  for 120 seconds if not.\n\n -- Julian Andres Klode <jak@debian.org>  Wed, 26 Feb 2020 20:30:33 +0100\n\n"
+               "apt (1.8.0~alpha3) unstable; urgency=medium\n\n  The PATH for running dpkg is now configured by the option DPkg::Path,\n"
+               '  and defaults to "/usr/sbin:/usr/bin:/sbin:/bin".\n')
 
 @pytest.mark.parametrize(("question", "text", "passage", "holds"), [
     # across languages: a quantity in a passage that never writes a language-neutral token of the question is another's
@@ -286,6 +291,9 @@ GIT_2306 = (" * CVE-2022-39260:\n   An overly-long command string given to `git 
     ("systemd 系统上 tty 组的 GID 必须是多少？", TTY, UIDS_GIDS, True),
     ("修复 CVE-2022-39260 之后，git shell 允许的交互命令最长是多少？", GIT_SHELL, GIT_2306, True),  # the CVE: in the passage
     ("修复 CVE-2022-39253 之后，git shell 允许的交互命令最长是多少？", GIT_SHELL, GIT_2306, False),
+    # Debian's apt NEWS never says cron: the question names it in an aside, as an example, not as its subject
+    ("apt 在没有终端（比如 cron 里）时，遇到 dpkg 锁会等多久？", APT_NEWS, APT_ENTRIES, True),
+    ("cron 里运行的 apt 遇到 dpkg 锁会等多久？", APT_NEWS, APT_ENTRIES, False),
 ])
 def test_a_quantity_across_languages_in_a_passage_that_names_the_subject(question, text, passage, holds):
     from docqa.answer import neutral

@@ -33,6 +33,8 @@ import re
 from collections.abc import Iterable
 
 from docqa.answer import answerability, clause, kind, neutral
+from docqa.answer.facts import normalise
+from docqa.text.exact import holds_exact
 from docqa.text.language import HAN
 from docqa.text.segment import STOPWORDS
 
@@ -74,6 +76,7 @@ _NOT = re.compile(rf"({_NAME})\s*[(（]\s*(?:not|but\s+not|不是|而非)\s+({_N
 # A case without a thing: "without (any) instrumentation", "adds no instrumentation", "with no cache simulation".
 _WITHOUT = r"\b(?:without|no|not\s+any)\s+(?:any\s+|the\s+|a\s+|an\s+)?"
 _CONTENT = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
+_ASIDE = re.compile(r"\([^()]*\)|（[^（）]*）")  # an aside between brackets
 _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?"
           r"|Nov(?:ember)?|Dec(?:ember)?)\b\.?")
 # Dates and times: "18 August 2022", "August 18, 2022", "Mon, 02 Dec 2019 11:45:52 +0100", "2022-08-18", "2016 年末",
@@ -226,9 +229,13 @@ def _without(text: str, question: str) -> bool:
 
 def _other_language(text: str, question: str, names: str, written: Iterable[str]) -> bool:
     """`text` is in the other language than the question and lacks one of its language-neutral tokens (`written`), even
-    with what names its passage (`names`): a sentence on the `tty` group states no GID of the render group."""
-    tokens = list(written)
-    return bool(tokens) and answerability.crossing(question, text) and neutral.missing(tokens, f"{text}\n{names}") > 0
+    with what names its passage (`names`): a sentence on the `tty` group states no GID of the render group.  A token the
+    question writes only in an aside, between brackets ("在没有终端（比如 cron 里）时"), is an example, not its subject."""
+    if not answerability.crossing(question, text):
+        return False
+    subject = normalise(_ASIDE.sub(" ", question))
+    tokens = [t for t in written if holds_exact(subject, t)]
+    return bool(tokens) and neutral.missing(tokens, f"{text}\n{names}") > 0
 
 
 def _named(name: str, text: str) -> bool:
