@@ -186,7 +186,7 @@ DISK = "请注意如果安装这个软件包大概需要 2 GiB 的磁盘空间�
     # how many times: a multiple ("4 times", "5x", 倍), not a size or a version
     ("在 Callgrind 完整插桩下，程序大概会慢多少倍？", DISK, False),
     ("在 Callgrind 完整插桩下，程序大概会慢多少倍？", "At present, Helgrind only properly supports glibc-2.3 or later.", False),
-    ("How many times slower does a program run under full Callgrind instrumentation?", SLOWDOWN, True),
+    ("How many times slower does a program run under Nulgrind?", SLOWDOWN, True),
     ("程序在 Memcheck 下运行，内存占用大约是平时的几倍？", "(which involves a slow-down of about 5x, less than that of most tools)", True),
     # how many of a thing: that thing or a bare number, not another counted thing or a time
     ("hostnamectl 设置的 static 主机名最长能有多少个字符？", THREE, False),
@@ -247,4 +247,95 @@ APT_GET = "How long does apt-get (not apt) wait for the dpkg lock when it has no
      "plaintext (Closes: #945911).", False),
 ])
 def test_a_quantity_of_the_subject_asked(question, text, holds):
+    assert quantity.holds(text, question) is holds
+
+
+# Valgrind's FAQ (and its core manual, SLOWDOWN): the slowdowns they give are for running with no instrumentation.
+CALLGRIND = "How many times slower does a program run under full Callgrind instrumentation?"
+FAQ_5X = ("It is possible to achieve something like this by running your program without any instrumentation (which involves "
+          "a slow-down of about 5x, less than that of most tools), and then adding instrumentation once you get to a point of interest.")
+
+
+@pytest.mark.parametrize(("question", "text", "holds"), [
+    (CALLGRIND, FAQ_5X, False),
+    (CALLGRIND, SLOWDOWN, False),  # Nulgrind "adds no instrumentation at all"
+    # the question asks about the case without it itself: the figure is the one asked for
+    ("How many times slower does a program run under Valgrind without any instrumentation?", FAQ_5X, True),
+])
+def test_a_quantity_of_the_case_asked(question, text, holds):
+    assert quantity.holds(text, question) is holds
+
+
+# systemd's UIDS-GIDS.md: the one group whose GID is fixed is `tty`; the page never names the render group.
+UIDS_GIDS = ("## Special `systemd` GIDs\n\n"
+             "`systemd` defines no special UIDs beyond what Linux already defines (see\nabove). However, it does define some "
+             "special group/GID assignments, which are\nprimarily used for `systemd-udevd`'s device management.\n\n"
+             "Note that the actual GID numbers assigned to these groups do not have to be\nconstant beyond a specific system. "
+             "There's one exception however: the `tty`\ngroup must have the GID 5. That's because it must be encoded in the "
+             "`devpts`\nmount parameters during earliest boot, at a time where NSS lookups are not\npossible.\n")
+TTY = "There's one exception however: the `tty`\ngroup must have the GID 5."
+# Git 2.30.6's release notes: an item names its CVE once, in a paragraph above the sentence that states the limit.
+GIT_SHELL = "`git shell` is taught to refuse interactive commands that are\n   longer than 4MiB in size."
+GIT_2306 = (" * CVE-2022-39260:\n   An overly-long command string given to `git shell` can result in\n   overflow in `split_cmdline()`, "
+            "leading to arbitrary heap writes and\n   remote code execution.\n\n   " + GIT_SHELL + "\n")
+
+# apt's NEWS.Debian, two entries of one chunk: the lock, and dpkg's PATH.
+APT_ENTRIES = ("apt (1.9.11) experimental; urgency=medium\n\n  apt(8) now waits for the lock indefinitely if connected to a tty, or\n"
+               "  for 120 seconds if not.\n\n -- Julian Andres Klode <jak@debian.org>  Wed, 26 Feb 2020 20:30:33 +0100\n\n"
+               "apt (1.8.0~alpha3) unstable; urgency=medium\n\n  The PATH for running dpkg is now configured by the option DPkg::Path,\n"
+               '  and defaults to "/usr/sbin:/usr/bin:/sbin:/bin".\n')
+
+@pytest.mark.parametrize(("question", "text", "passage", "holds"), [
+    # across languages: a quantity in a passage that never writes a language-neutral token of the question is another's
+    ("systemd 系统上 render 组的 GID 是多少？", TTY, UIDS_GIDS, False),
+    ("systemd 系统上 tty 组的 GID 必须是多少？", TTY, UIDS_GIDS, True),
+    ("修复 CVE-2022-39260 之后，git shell 允许的交互命令最长是多少？", GIT_SHELL, GIT_2306, True),  # the CVE: in the passage
+    ("修复 CVE-2022-39253 之后，git shell 允许的交互命令最长是多少？", GIT_SHELL, GIT_2306, False),
+    # Debian's apt NEWS never says cron: the question names it in an aside, as an example, not as its subject
+    ("apt 在没有终端（比如 cron 里）时，遇到 dpkg 锁会等多久？", APT_NEWS, APT_ENTRIES, True),
+    ("cron 里运行的 apt 遇到 dpkg 锁会等多久？", APT_NEWS, APT_ENTRIES, False),
+])
+def test_a_quantity_across_languages_in_a_passage_that_names_the_subject(question, text, passage, holds):
+    from docqa.answer import neutral
+
+    assert quantity.holds(text, question, passage, neutral.tokens(question, [passage])) is holds
+    assert quantity.holds(text, question) is True  # without the question's tokens: any quantity, as before
+
+
+def test_a_quantity_question_across_languages_abstains_on_another_subjects_figure(hash_embedder):
+    """The `tty` group's GID 5 answers the question on the tty group, in Chinese, and not the one on the render group."""
+    pool = sources(hit_in(UIDS_GIDS, 0, len(UIDS_GIDS), path="/usr/share/doc/systemd/UIDS-GIDS.md.gz", section="Special `systemd` GIDs"))
+    render = extract("systemd 系统上 render 组的 GID 是多少？", pool, {}, _embed(hash_embedder), threshold=0.0)
+    assert render.abstained and render.rule == "quantity_unstated"
+    tty = extract("systemd 系统上 tty 组的 GID 必须是多少？", pool, {}, _embed(hash_embedder), threshold=0.0)
+    assert not tty.abstained and any("GID 5" in s.text for s in tty.chosen)
+
+
+@pytest.mark.parametrize(("question", "asks", "measure"), [
+    ("What is the default HTTP timeout apt uses when downloading packages?", True, "duration"),
+    ("What's the retry delay of the fetcher?", True, "duration"),
+    ("What is the timeout option called?", False, "number"),
+    ("How many megabytes per second does bzip2 -9 compress on a typical machine?", True, "rate"),
+    ("LilyPond 生成的 MIDI 默认按每分钟多少拍来播放？", True, "rate"),
+])
+def test_a_timeout_by_its_name_and_a_rate(question, asks, measure):
+    assert quantity.asks(question) is asks
+    assert quantity.measure(question) == measure
+
+
+# bzip2's manual: sizes and a ratio, no speed.
+BZIP2_RATE = "How many megabytes per second does bzip2 -9 compress on a typical machine?"
+
+
+@pytest.mark.parametrize(("question", "text", "holds"), [
+    (BZIP2_RATE, "bzip2recover versions prior to 1.0.2 used 32-bit integers to represent bit positions in compressed files, so it "
+     "could not handle compressed files more than 512 megabytes long.", False),
+    (BZIP2_RATE, "worst-case and average-case compression time is in the region of 10:1.", False),
+    (BZIP2_RATE, "On a typical machine bzip2 -9 compresses at about 3 MB/s.", True),
+    ("LilyPond 生成的 MIDI 默认按每分钟多少拍来播放？", "MIDI 默认速度为每分钟 60 拍。", True),
+    # Debian's apt NEWS: no figure at all for the HTTP timeout
+    ("What is the default HTTP timeout apt uses when downloading packages?", 'To enable the behavior for other tools, you can set '
+     '"APT::Keep-Downloaded-Packages" to false.', False),
+])
+def test_a_rate_and_a_timeout_are_stated_or_not(question, text, holds):
     assert quantity.holds(text, question) is holds

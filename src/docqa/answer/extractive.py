@@ -42,7 +42,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 
 import numpy as np
 
-from docqa.answer import answerability, defined, neutral, quantity, release, rows
+from docqa.answer import answerability, defined, neutral, quantity, release, rows, who
 from docqa.answer.facts import normalise
 from docqa.answer.headings import headings
 from docqa.answer.shape import Shape, answered_words, asks_for, holds_type, shape
@@ -61,6 +61,9 @@ W_TERMS, W_DENSE, W_RETRIEVAL = 0.45, 0.35, 0.20
 MMR_LAMBDA = 0.7
 _HITS = 5  # hits whose sentences are candidates (and, with the learned ranking, whose sentences the decision weighs)
 SELECT_HITS = 6  # with the learned ranking: every hit answer.top_k (6) retrieves by default
+# The answerer's own rules: each abstains whatever the evidence, when what the question asks for is not in what the
+# answer would quote (a release or a date, docqa.answer.release; a quantity, docqa.answer.quantity; a name, docqa.answer.who).
+RULES = ("release_unnamed", "quantity_unstated", "person_unnamed")
 _MIN_CHARS = 12
 # The sentence ranking: P(a candidate sentence is right) = sigmoid(bias + SELECT_MODEL . selection_features), fitted by
 # `benchmarks/trust/fit_select.py fit` (numpy Newton, L2 3, each question's candidates weighted alike) on the dev
@@ -183,7 +186,7 @@ class Extract:
     heads: list[tuple[Sentence, Sentence]] = field(default_factory=list)
     candidates: list[Sentence] = field(default_factory=list)  # every scored candidate sentence (for evaluation)
     supporting: list[Sentence] = field(default_factory=list)  # the picks a model's claim may rest on (answer/accept.py)
-    rule: str = ""  # the answerer's own rule it abstained by, whatever the evidence: release_unnamed, quantity_unstated
+    rule: str = ""  # the answerer's own rule it abstained by, whatever the evidence: one of RULES
 
 
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
@@ -237,8 +240,14 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     evidence = evidence_probability(features)
     features["release_unnamed"] = float(_release_unnamed(question, chosen[0], sources))
     # a "how many / how long" question that no quoted sentence states a quantity for (docqa.answer.quantity)
-    features["quantity_unstated"] = float(quantity.unanswered(question, (s.text for s in chosen[: quoted or count])))
-    rule = next((name for name in ("release_unnamed", "quantity_unstated") if features[name]), "")
+    # (across languages a sentence's passage must write the question's language-neutral tokens)
+    quotes = chosen[: quoted or count]
+    features["quantity_unstated"] = float(quantity.unanswered(
+        question, (s.text for s in quotes), (_passage(s, sources, given) for s in quotes),
+        neutral.tokens(question, (source.hit.text for source in sources.sources)) if quantity.asks(question) else ()))
+    # a question that asks who found, wrote, fixed ... something, quoted with no name (docqa.answer.who)
+    features["person_unnamed"] = float(who.unanswered(question, (s.text for s in quotes)))
+    rule = next((name for name in RULES if features[name]), "")
     if evidence < threshold or rule:
         return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates, rule=rule)
     floor = chosen[0].score * share  # later picks must still be real evidence
@@ -340,10 +349,11 @@ def release_heads(question: str, picked: list[Sentence], heading: Sentence | Non
 
 
 def _release_unnamed(question: str, best: Sentence, sources: SourceSet) -> bool:
-    """A question that asks which version or release, led by a sentence that names none: no number the question
-    lacks, no heading or file name naming its release (answer/release.py).  Such an answer cannot say which: the
-    documents discuss the subject ("`systemd` defines a number of special UID ranges:") but not when it came."""
-    if not release.asks_release(question) or not release.names_nothing(question, best.text):
+    """A question that asks which version or release, or when something changed ("When will Debian change the default?"),
+    led by a sentence that names none: no number the question lacks, no heading or file name naming its release
+    (answer/release.py).  Such an answer cannot say which: the documents discuss the subject ("`systemd` defines a
+    number of special UID ranges:") but not when it came."""
+    if not (release.asks_release(question) or release.asks_when_changed(question)) or not release.names_nothing(question, best.text):
         return False
     return _label(sources, best) is None
 
@@ -486,6 +496,13 @@ def _paragraph(text: str, start: int, end: int) -> str:
     the sentence that answers comes after it."""
     before = [m.end() for m in _BLANK_LINE.finditer(text, 0, start)]
     return text[(before[-1] if before else 0) : end]
+
+
+def _passage(s: Sentence, sources: SourceSet, given: dict[int, str]) -> str:
+    """What a sentence is read in for its subject: its passage's text, title, section and file name, and the exact
+    tokens naming its chunk (`_given`)."""
+    hit = sources.get(s.n).hit  # type: ignore[union-attr]
+    return _with(f"{hit.text}\n{_context(hit)}", _given(s, given))
 
 
 def _holds_amount(text: str) -> bool:

@@ -18,7 +18,13 @@ no end answer such a question too (`unlimited`, `until the next boot`, `indefini
 The quantity must be of the kind asked (`measure`): a multiple for "how many times slower" / 几倍 (`5x`, not `2 GiB`),
 a size for "how large" / 多大, a time or a bare figure for "how long" / 多久 (not "三个主机名"), the counted thing or a
 bare number for "how many X" / 多少个X; and of the subject asked: a sentence about the subject a question sets aside
-("How long does apt-get (not apt) wait ...?": apt's "120 seconds") states none for it.
+("How long does apt-get (not apt) wait ...?": apt's "120 seconds") states none for it, nor does one that states its
+figure for the case without a thing the question asks about ("How many times slower ... under full Callgrind
+instrumentation?": "running your program without any instrumentation (... about 5x)", "Nulgrind, adds no
+instrumentation at all and causes ... about a 4 times slowdown"), nor, across languages, one that lacks a token of the
+question both languages write alike (docqa.answer.neutral: "systemd 系统上 render 组的 GID 是多少？" is not answered by
+"the `tty` group must have the GID 5" in a passage that never writes "render"; the sentence is read with its passage's
+text, title, section and file name, where a release note's item names its CVE once).
 """
 
 from __future__ import annotations
@@ -26,8 +32,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from docqa.answer import answerability, clause, kind
+from docqa.answer import answerability, clause, kind, neutral
+from docqa.answer.facts import normalise
+from docqa.text.exact import holds_exact
 from docqa.text.language import HAN
+from docqa.text.segment import STOPWORDS
 
 # The kinds of value (docqa.answer.kind.asked) a quantity answers: "how many / how much / 多少 / 几个", "how long / 多久".
 ASKED = ("number", "duration")
@@ -64,6 +73,10 @@ _ISSUE = re.compile(r"#\d+")
 _NAME = r"[A-Za-z0-9][\w.+-]*"
 _NOT = re.compile(rf"({_NAME})\s*[(（]\s*(?:not|but\s+not|不是|而非)\s+({_NAME})\s*[)）]"
                   rf"|({_NAME})\s*,?\s*(?:rather\s+than|instead\s+of|而不是|而非)\s*({_NAME})", re.IGNORECASE)
+# A case without a thing: "without (any) instrumentation", "adds no instrumentation", "with no cache simulation".
+_WITHOUT = r"\b(?:without|no|not\s+any)\s+(?:any\s+|the\s+|a\s+|an\s+)?"
+_CONTENT = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
+_ASIDE = re.compile(r"\([^()]*\)|（[^（）]*）")  # an aside between brackets
 _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?"
           r"|Nov(?:ember)?|Dec(?:ember)?)\b\.?")
 # Dates and times: "18 August 2022", "August 18, 2022", "Mon, 02 Dec 2019 11:45:52 +0100", "2022-08-18", "2016 年末",
@@ -84,6 +97,15 @@ _MULTIPLE_ASKS = re.compile(r"\bhow\s+many\s+times\s+(?:more|less|slower|faster|
                             r"|几倍|多少倍", re.IGNORECASE)
 _SIZE_ASKS = re.compile(r"\bhow\s+(?:large|big)\b|\bwhat\s+size\b|\bhow\s+much\s+(?:memory|ram|disk|space|storage)\b"
                         r"|多大|多少(?:磁盘|硬盘|存储)?空间|多少内存|多少容量", re.IGNORECASE)
+# "What is the default HTTP timeout apt uses?": a timeout, a delay or an interval asked for by its name asks how long
+# (not "What is the timeout option called?").
+_TIME_NAMED = re.compile(r"\bwhat(?:\s+is|'s|\s+are)\s+the\s+(?:[\w.-]+\s+){0,3}?(?:timeout|time-out|delay|interval|lifetime)s?\b"
+                         r"(?!\s+(?:options?|settings?|variables?|directives?|keys?|parameters?|flags?|called|named)\b)", re.IGNORECASE)
+# "How many megabytes per second ...?", 每秒多少: a rate, a quantity per unit of time ("3 MB/s", "10 per second", 每秒 5 次).
+_RATE_ASKS = re.compile(r"\bper\s+(?:second|sec|minute|hour)\b|每秒|每分钟|每小时", re.IGNORECASE)
+_RATE_UNIT = re.compile(r"[^\d\n]{0,16}?(?:/\s?(?:s|sec|second|min|minute|h|hour)\b|\bper\s+(?:second|sec|minute|hour)\b|每秒|/秒)",
+                        re.IGNORECASE)
+_RATE_BEFORE = re.compile(r"每秒|每分钟|每小时")
 _ZH_COUNTER = "个個种種项項条條位门門台行列层層次件张張本"
 # (the counted thing: no counter and no verb, 多少种是完整翻译的 counts nothing named)
 _COUNT_ASKS = re.compile(rf"\bhow\s+many\s+(?!times\b)([a-z][a-z-]+)"
@@ -106,13 +128,17 @@ _LONG = re.compile(r"\bhow\s+long\s+(?:can|could|may|might|must|should)\b|多长
 
 
 def measure(question: str) -> str:
-    """What a quantity question asks for: "frequency", "duration", "length" (a time or a length), "multiple",
-    "size", "count" (how many of a thing the question names) or "number" (any quantity)."""
+    """What a quantity question asks for: "frequency", "duration", "length" (a time or a length), "rate" (per second),
+    "multiple", "size", "count" (how many of a thing the question names) or "number" (any quantity)."""
     asked = kind.asked(question)
     if asked == "duration" and _LONG.search(question):
         return "length"
     if asked in ("frequency", "duration"):
         return asked
+    if _TIME_NAMED.search(question):
+        return "duration"
+    if _RATE_ASKS.search(question):
+        return "rate"
     if _MULTIPLE_ASKS.search(question):
         return "multiple"
     if _SIZE_ASKS.search(question):
@@ -139,6 +165,9 @@ def _fits(text: str, start: int, end: int, measured: str, counted: str) -> bool:
     """A number at text[start:end] answers a question that asks for `measured` (see `measure`)."""
     number = _NUMBER_AT.match(text, start)
     unit = _unit(text, number.end() if number is not None and number.end() <= end else end)
+    if measured == "rate":
+        return (_RATE_UNIT.match(text, number.end() if number is not None and number.end() <= end else end) is not None
+                or _RATE_BEFORE.search(text[max(0, start - 8) : start]) is not None)
     if measured == "multiple":
         return unit == "multiple"
     if measured in ("duration", "frequency"):
@@ -154,16 +183,19 @@ def _fits(text: str, start: int, end: int, measured: str, counted: str) -> bool:
 
 
 def asks(question: str) -> bool:
-    """Whether `question` asks for a quantity: how many, how much, how long (docqa.answer.kind.asked), 几倍, or the
-    largest file or the highest level."""
-    return kind.asked(question) in ASKED or _FEW.search(question) is not None or _EXTREME.search(question) is not None
+    """Whether `question` asks for a quantity: how many, how much, how long (docqa.answer.kind.asked), 几倍, the
+    largest file or the highest level, or a timeout, delay or interval by its name."""
+    return (kind.asked(question) in ASKED or _FEW.search(question) is not None or _EXTREME.search(question) is not None
+            or _TIME_NAMED.search(clause.asking(question)) is not None)
 
 
-def holds(text: str, question: str) -> bool:
+def holds(text: str, question: str, names: str = "", written: Iterable[str] = ()) -> bool:
     """Whether `text` states a quantity `question` does not write itself (see the module docstring), of the kind it
     asks for (`measure`): a duration for "how long", a multiple for "how many times slower", a size for "how large",
-    the counted thing or a bare number for "how many"."""
-    if _other_subject(text, question):
+    the counted thing or a bare number for "how many"; and for its subject: not one the question sets aside, nor the
+    case without a thing it asks about, nor, in the other language than the question, a sentence that lacks one of the
+    question's language-neutral tokens (`written`, docqa.answer.neutral.tokens) with what names its passage (`names`)."""
+    if _other_subject(text, question) or _without(text, question) or _other_language(text, question, names, written):
         return False
     text = _SECTION.sub(" ", LIST_MARKER.sub(" ", text, count=1), count=1)
     text = _ISSUE.sub(" ", _DATE.sub(" ", answerability.unwritten(text, question)))
@@ -187,11 +219,36 @@ def _other_subject(text: str, question: str) -> bool:
     return _named(other, text) and not _named(asked, text)
 
 
+def _without(text: str, question: str) -> bool:
+    """`text` speaks of the case without a thing the question names and does not itself set aside ("without any
+    instrumentation", "adds no instrumentation" for a question on full instrumentation): its figure is that case's."""
+    words = {w.lower() for w in _CONTENT.findall(question)} - STOPWORDS
+    return any(re.search(_WITHOUT + re.escape(w) + r"\b", text, re.IGNORECASE) is not None
+               and re.search(_WITHOUT + re.escape(w) + r"\b", question, re.IGNORECASE) is None for w in words)
+
+
+def _other_language(text: str, question: str, names: str, written: Iterable[str]) -> bool:
+    """`text` is in the other language than the question and lacks one of its language-neutral tokens (`written`), even
+    with what names its passage (`names`): a sentence on the `tty` group states no GID of the render group.  A token the
+    question writes only in an aside, between brackets ("在没有终端（比如 cron 里）时"), is an example, not its subject."""
+    if not answerability.crossing(question, text):
+        return False
+    subject = normalise(_ASIDE.sub(" ", question))
+    tokens = [t for t in written if holds_exact(subject, t)]
+    return bool(tokens) and neutral.missing(tokens, f"{text}\n{names}") > 0
+
+
 def _named(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-]|\.\w)", text, re.IGNORECASE) is not None
 
 
-def unanswered(question: str, quoted: Iterable[str]) -> bool:
+def unanswered(question: str, quoted: Iterable[str], names: Iterable[str] = (), written: Iterable[str] = ()) -> bool:
     """A question that asks for a quantity, and none of the `quoted` sentences states one it does not write itself:
-    the documents discuss the subject, not the figure asked."""
-    return asks(question) and not any(holds(text, question) for text in quoted)
+    the documents discuss the subject, not the figure asked.  `names`: for each quoted sentence, what names its passage
+    (title, section, file name); `written`: the question's language-neutral tokens (docqa.answer.neutral.tokens), which
+    a sentence in the other language must hold to state the quantity for the question's subject."""
+    if not asks(question):
+        return False
+    texts, tokens = list(quoted), list(written)
+    named = [*names, *[""] * len(texts)]
+    return not any(holds(text, question, name, tokens) for text, name in zip(texts, named))

@@ -14,10 +14,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from docqa.answer import clause
+
 # A question that asks which version or release: "which version", "in which (feature|point) release", "哪个版本".
 ASKS = re.compile(r"\b(?:which|what)\s+(?!(?:does|do|did|is|was|are|were|has|have|had|can|will|would|should)\b)"
                    r"(?:[\w.-]+\s+){0,2}(?:versions?|releases?)\b"
                    r"|哪一?个\s*(?:[A-Za-z][\w.+-]*\s*)?版本|哪一版|什么版本|哪个发行版|哪次发布|版本号", re.IGNORECASE)
+# "When will Debian change the default?", "When was --preserve-merges removed?", "什么时候加入的": when something changed in the
+# software's history, which a release or a date answers as "which version" does; not "When is the cache rebuilt?" (an
+# event: "after each upgrade" answers it).
+_CHANGES_EN = r"chang|introduc|add|remov|deprecat|drop|switch|releas|becom|became|renam|replac|merg|ship|support|fix|land"
+_CHANGES_ZH = r"改|引入|加入|加上|新增|移除|删除|去掉|废弃|弃用|发布|切换|支持|修复|合并"
+WHEN_CHANGED = re.compile(rf"^\W*when\s+(?:will|would|did|was|were|has|have|had)\b[^?]{{0,100}}?\b(?:{_CHANGES_EN})\w*"
+                          rf"|(?:什么时候|何时|哪一年|哪年)[^？?，,]{{0,20}}?(?:{_CHANGES_ZH})"
+                          rf"|(?:{_CHANGES_ZH})[^？?，,]{{0,12}}?(?:什么时候|何时|哪一年|哪年)", re.IGNORECASE)
 VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+")
 _ATX = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _ADORNMENT = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
@@ -34,8 +44,9 @@ _ITEM_WORDS = 16  # a list item standing on a line of its own holds at most this
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 # Numbers that are no figure: a list item's number ("5. `systemd-homed` mounts ..."), a man page's section ("ssh(1)").
 # a range of whole numbers ("61184…65519", "60001-60513", "1 to 999") and a user, group, process id or a port
-# ("UID 65534", "GID 5", "port 5432"): what `systemd` and the like number, not a release.
-_NOT_A_FIGURE = re.compile(r"^\s*\d+[.)]\s|\(\d[a-z]*\)"
+# ("UID 65534", "GID 5", "port 5432"): what `systemd` and the like number, not a release; a bug number ("see #825394",
+# "Closes: #945911").
+_NOT_A_FIGURE = re.compile(r"^\s*\d+[.)]\s|\(\d[a-z]*\)|(?<![\w&])#\d+"
                            r"|(?<![\w.])\d+\s*(?:…|\.{2,3}|–|—|-|\bto\b|~|到|至)\s*\d+(?![\w.])"
                            r"|\b(?:[UG]IDs?|PIDs?|ports?)\b\W{0,3}\d+", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s")
@@ -53,6 +64,12 @@ class Label:
 def asks_release(question: str) -> bool:
     """Whether the question asks which version or release (something happened in, or holds)."""
     return ASKS.search(question) is not None
+
+
+def asks_when_changed(question: str) -> bool:
+    """Whether the question asks when something changed (`WHEN_CHANGED`, in the clause that asks): a release or a date
+    answers it, as a release question."""
+    return WHEN_CHANGED.search(clause.asking(question)) is not None
 
 
 def names_release(question: str, text: str) -> bool:
