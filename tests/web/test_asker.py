@@ -4,12 +4,10 @@ the page in Chinese, and a key scoped to one collection seeing only its conversa
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import pytest
 
-from api.conftest import LiveServer  # tests/ is on sys.path (rootdir conftest)
+from api.conftest import LiveServer, wait_for  # tests/ is on sys.path (rootdir conftest)
 from llm.scripted_server import ScriptedServer
 from docqa.kb import KnowledgeBase
 
@@ -128,9 +126,12 @@ def test_stop_makes_no_further_model_calls(page, agent_app):
         _done(page, 2)
         assert "CANCELLED" in page.locator(".turn .outcome").first.inner_text()
         expect(page.locator(".turn.dropped .queued-note")).to_have_text("Not asked: the run was stopped.")
-        time.sleep(7.0)  # longer than the model took to answer the call that was waiting (6 s: slack for a busy machine)
+        # the run ends (recorded CANCELLED, its last act) when the call it was waiting on returns (6 s): any
+        # further model call would have been made before that
+        run = wait_for(lambda: (x := httpx.get(f"{server.url}/api/v1/runs/{run_id}").json())["status"] != "RUNNING"
+                       and x, timeout=60)
+        assert run["status"] == "CANCELLED"
         assert len(model.requests) == 2  # no model call after the stop
-        assert httpx.get(f"{server.url}/api/v1/runs/{run_id}").json()["status"] == "CANCELLED"
         assert page.locator(".turn .step[data-phase='tool_call']").count() == 1  # grep_docs never ran
         assert page.locator(".turn .feedback").count() == 0  # nothing to rate
         assert len(httpx.get(f"{server.url}/api/v1/log").json()["questions"]) == 1  # the follow-up was never asked
