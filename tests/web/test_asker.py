@@ -4,6 +4,8 @@ the page in Chinese, and a key scoped to one collection seeing only its conversa
 
 from __future__ import annotations
 
+import threading
+
 import httpx
 import pytest
 
@@ -338,14 +340,25 @@ WATCH = """() => {
 
 
 def test_the_draft_is_grey_under_the_steps_and_a_rejected_one_never_becomes_the_answer(page, agent_app, screenshot):
+    shown = threading.Event()  # the page has shown draft 2 unchecked: only then does its fact-check answer
+
+    def check(_body: dict) -> dict:
+        shown.wait(60)
+        return {"text": "VERIFIED"}
+
     script = [{"text": "The database is backed up every 8 hours [1].", "chunk_delay": 0.15},
-              {"text": "The database is backed up every 6 hours [1].", "delay": 1.0}, {"text": "VERIFIED"}]
+              {"text": "The database is backed up every 6 hours [1].", "delay": 1.0}, check]
     with ScriptedServer(script) as model, LiveServer(agent_app(model)) as server:
         page.goto(server.url + "/")
         page.evaluate(WATCH)
         _ask(page, "How often is the database backed up?")
         expect(page.locator(".turn .draft-text")).to_contain_text("every 8 hours")
         screenshot(page, "ask-draft")
+        try:  # else the check's verdict may replace draft 2 before the page's observer has seen it unchecked
+            expect(page.locator(".turn .draft-label")).to_have_text("Draft 2, not checked yet")
+            expect(page.locator(".turn .draft-text")).to_contain_text("every 6 hours")
+        finally:
+            shown.set()
         _done(page, 1)
         turn = page.locator(".turn").first
         expect(turn.locator(".answer")).to_have_text("The database is backed up every 6 hours [1].")
