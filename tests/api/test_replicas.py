@@ -104,6 +104,9 @@ def _children(pid: int) -> list[int]:
 
 
 def _metadata(lines) -> dict:
+    """The first answer's metadata.  Keep `lines` referenced while the stream must stay open: a line
+    iterator dropped unfinished closes the connection (httpcore closes it when the generator is
+    closed), which the server takes as the client hanging up — it cancels the run (CANCELLED)."""
     buffer = []
     for line in lines:
         buffer.append(line)
@@ -202,7 +205,8 @@ def test_a_killed_replicas_job_and_run_are_marked_failed(cluster):
         stream = httpx.Client(timeout=90)
         with stream.stream("POST", f"{a.url}/api/v1/ask", json={"question": "How long are backups kept?"},
                            headers=SSE) as answer:
-            run_id = _metadata(answer.iter_lines())["run_id"]
+            lines = answer.iter_lines()  # held until A is dead: dropped, it would hang up, and A would record
+            run_id = _metadata(lines)["run_id"]  # CANCELLED if it saw that before its model call (a busy machine)
             workers = _children(a.process.pid)  # its parsing workers, forked: orphaned by the kill
             a.process.kill()  # SIGKILL: no clean stop, nothing finished
             a.process.wait()

@@ -4,12 +4,12 @@ the page in Chinese, and a key scoped to one collection seeing only its conversa
 
 from __future__ import annotations
 
-import time
+import threading
 
 import httpx
 import pytest
 
-from api.conftest import LiveServer  # tests/ is on sys.path (rootdir conftest)
+from api.conftest import LiveServer, wait_for  # tests/ is on sys.path (rootdir conftest)
 from llm.scripted_server import ScriptedServer
 from docqa.kb import KnowledgeBase
 
@@ -128,9 +128,12 @@ def test_stop_makes_no_further_model_calls(page, agent_app):
         _done(page, 2)
         assert "CANCELLED" in page.locator(".turn .outcome").first.inner_text()
         expect(page.locator(".turn.dropped .queued-note")).to_have_text("Not asked: the run was stopped.")
-        time.sleep(7.0)  # longer than the model took to answer the call that was waiting (6 s: slack for a busy machine)
+        # the run ends (recorded CANCELLED, its last act) when the call it was waiting on returns (6 s): any
+        # further model call would have been made before that
+        run = wait_for(lambda: (x := httpx.get(f"{server.url}/api/v1/runs/{run_id}").json())["status"] != "RUNNING"
+                       and x, timeout=60)
+        assert run["status"] == "CANCELLED"
         assert len(model.requests) == 2  # no model call after the stop
-        assert httpx.get(f"{server.url}/api/v1/runs/{run_id}").json()["status"] == "CANCELLED"
         assert page.locator(".turn .step[data-phase='tool_call']").count() == 1  # grep_docs never ran
         assert page.locator(".turn .feedback").count() == 0  # nothing to rate
         assert len(httpx.get(f"{server.url}/api/v1/log").json()["questions"]) == 1  # the follow-up was never asked
@@ -337,14 +340,25 @@ WATCH = """() => {
 
 
 def test_the_draft_is_grey_under_the_steps_and_a_rejected_one_never_becomes_the_answer(page, agent_app, screenshot):
+    shown = threading.Event()  # the page has shown draft 2 unchecked: only then does its fact-check answer
+
+    def check(_body: dict) -> dict:
+        shown.wait(60)
+        return {"text": "VERIFIED"}
+
     script = [{"text": "The database is backed up every 8 hours [1].", "chunk_delay": 0.15},
-              {"text": "The database is backed up every 6 hours [1].", "delay": 1.0}, {"text": "VERIFIED"}]
+              {"text": "The database is backed up every 6 hours [1].", "delay": 1.0}, check]
     with ScriptedServer(script) as model, LiveServer(agent_app(model)) as server:
         page.goto(server.url + "/")
         page.evaluate(WATCH)
         _ask(page, "How often is the database backed up?")
         expect(page.locator(".turn .draft-text")).to_contain_text("every 8 hours")
         screenshot(page, "ask-draft")
+        try:  # else the check's verdict may replace draft 2 before the page's observer has seen it unchecked
+            expect(page.locator(".turn .draft-label")).to_have_text("Draft 2, not checked yet")
+            expect(page.locator(".turn .draft-text")).to_contain_text("every 6 hours")
+        finally:
+            shown.set()
         _done(page, 1)
         turn = page.locator(".turn").first
         expect(turn.locator(".answer")).to_have_text("The database is backed up every 6 hours [1].")
