@@ -50,6 +50,7 @@ def dump(args) -> None:
             hits = lib.search(q["question"], args.hits, None)
             sources = fit_sources(guard.evidence(list(hits)), 10**9)
             pipeline.read_above(sources, q["question"], lib)  # a release heading above a chunk, as the pipeline reads it
+            pipeline.read_beside(sources, lib)  # the chunks next to the first hits (pipeline.BESIDE_HITS), as it reads them
             candidates = extractive._candidates(sources, args.hits, q["question"])  # table rows, lists, option labels: as extract()
             if not candidates:
                 continue
@@ -57,9 +58,10 @@ def dump(args) -> None:
             extractive.rank(q["question"], candidates, sources, term_weights(lib.term_counts, terms), lib.embed)
             golds = corpus.golds(q)
             for s in candidates:
-                hit = sources.get(s.n).hit
+                source = sources.get(s.n)
+                hit = source.hit
                 label = stages.right(corpus.file_of(hit.path), hit.char_start + s.start, hit.char_start + s.end, s.text, q, golds)
-                fp.write(json.dumps({"id": q["id"], "docset": q["docset"], "lang": q["lang"], "n": s.n, "label": label,
+                fp.write(json.dumps({"id": q["id"], "docset": q["docset"], "lang": q["lang"], "n": s.n, "beside": source.beside, "label": label,
                                      "score": s.score, "features": s.features, "text": s.text[:200]}, ensure_ascii=False) + "\n")
 
 
@@ -81,7 +83,7 @@ def newton(x: np.ndarray, y: np.ndarray, w: np.ndarray, l2: float, steps: int = 
 
 def fit(args) -> None:
     rows = [json.loads(line) for line in Path(args.cands).read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = [r for r in rows if r["n"] <= args.hits]
+    rows = [r for r in rows if (r.get("beside") or r["n"]) <= args.hits]  # a chunk read beside a hit counts as that hit
     names = [k for k in rows[0]["features"] if k not in set(args.drop.split(","))]
     x = np.array([[r["features"][k] for k in names] + [1.0] for r in rows])
     y = np.array([float(r["label"]) for r in rows])

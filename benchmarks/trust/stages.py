@@ -81,7 +81,8 @@ def stages(q: dict, kb: KnowledgeBase, corpus: evaluate.Corpus, call: tuple, out
     from docqa.answer import extractive
 
     hits_seen = extractive.SELECT_HITS if getattr(extractive, "SELECT_MODEL", None) else extractive._HITS
-    pool = [x.hit for x in sources.sources[:hits_seen]]
+    read = getattr(extractive, "_read", None)  # the hits read and the chunks read beside them (Source.beside)
+    pool = [x.hit for x in (read(sources, hits_seen) if read else sources.sources[:hits_seen])]
     ranked = sorted(result.candidates, key=lambda s: -s.score)
     cand_ranks = [i for i, s in enumerate(ranked, 1) if sentence_right(s)]
     picks = result.chosen or result.ranked

@@ -46,7 +46,7 @@ from docqa.answer import answerability, defined, neutral, quantity, release, row
 from docqa.answer.facts import normalise
 from docqa.answer.headings import headings
 from docqa.answer.shape import Shape, answered_words, asks_for, holds_type, shape
-from docqa.answer.sources import SourceSet
+from docqa.answer.sources import Source, SourceSet
 from docqa.answer.statement import quotable_spans
 from docqa.answer.support import content_tokens, jaccard
 from docqa.retrieve.retriever import chunk_name
@@ -212,7 +212,8 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     # learned ranking's (whose confidence, `select_best`, the decision reads too); or, when the decision was fitted so
     # (`judge_picked`), over what is quoted: the ranking's best pick and the sentence shown with it.
     picked_judge = learned and bool(answerability.decision().get("judge_picked"))
-    pool = ([replace(s, score=s.base) for s in candidates if s.n <= _HITS] or [replace(s, score=s.base) for s in candidates]
+    searched = [s for s in candidates if s.n <= _HITS and not sources.get(s.n).beside]  # type: ignore[union-attr]
+    pool = ([replace(s, score=s.base) for s in searched] or [replace(s, score=s.base) for s in candidates]
             if learned and not picked_judge else candidates)
     judged = _complete(_mmr(pool, count), pool, question) if learned and not picked_judge else chosen
     best = judged[0]
@@ -462,7 +463,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "retrieval": float(hit.score),
             "chunk_dense": float(hit.dense_score or 0.0),
             "bm25": 1.0 / hit.bm25_rank if hit.bm25_rank else 0.0,
-            "rank": 1.0 / s.n,
+            "rank": 1.0 / (sources.get(s.n).beside or s.n),  # type: ignore[union-attr]  # beside a hit: at its place
             "heading": coverage(f"{_context(hit)} {s.term}", terms, weights) if s.term else headings[s.n],
             "named": name_share.get(s.n, 0.0),
             "rare": float(rarest is not None and _holds(held, rarest)),
@@ -700,7 +701,7 @@ def _with(text: str, given: str | None) -> str:
 
 def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> list[Sentence]:
     out = []
-    for source in sources.sources[:hits]:
+    for source in _read(sources, hits):
         text = source.hit.text
         spans = quotable_spans(text, source.hit.section, code=source.hit.type == "code")  # statements only: no headings, questions, markup
         # a table row or a label line that carries what is asked; a sentence that introduces a command, extended over
@@ -728,6 +729,11 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
     return out
 
 
+
+
+def _read(sources: SourceSet, hits: int) -> list[Source]:
+    """The sources whose sentences are candidates: the first `hits` hits and the chunks read beside them."""
+    return [x for x in sources.sources if (x.n <= hits and not x.beside) or 0 < x.beside <= hits]
 
 
 def _labelled(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

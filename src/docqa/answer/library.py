@@ -46,6 +46,9 @@ class Library(Protocol):
     def passage(self, document_id: str, line_start: int, line_end: int) -> Hit:
         """A document's lines as a citable passage."""
 
+    def around(self, hit: Hit) -> list[Hit]:
+        """The chunks just before and just after a hit's chunk in its document."""
+
     def term_counts(self, terms: list[str]) -> tuple[dict[str, int], int]:
         """Document frequencies of terms and the number of documents (for the extractive answerer's idf)."""
 

@@ -23,7 +23,7 @@ from docqa.answer.extractive import Extract, Sentence, extract
 from docqa.answer.library import Library
 from docqa.answer.parts import Part, split
 from docqa.answer.route import catalog_answer, condense_heuristic, condensed_reply, language_of, looks_like_follow_up, not_found_answer
-from docqa.answer.sources import SourceSet, fit, focused
+from docqa.answer.sources import Source, SourceSet, fit, focused
 from docqa.errors import DocqaError, LLMError
 from docqa.events import Accepting, Citations, Content, DraftDelta, DraftRejected, Event, Failure, Generating, Status
 from docqa.llm.base import ChatModel, ChatResult
@@ -514,6 +514,7 @@ class Pipeline:
         with ctx.stage("extracting") as entry:
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))  # never quote a flagged source
             read_above(pool, answer.retrieval.query, lib)
+            read_beside(pool, lib)
             terms = query_terms(answer.retrieval.query)
             weights, chunks = term_weights_and_total(lib.term_counts, terms)
             # the answerer's rules judge the sentences the answer quotes with no model, with a chooser too: judged over
@@ -707,6 +708,11 @@ class Pipeline:
 
 
 PART_SENTENCES = 2  # sentences quoted for each part of a question of several parts
+# The first hits whose neighbouring chunks the extractive answerer reads too (read_beside; 0: none).  Off: on the trust
+# dev split reading hit 1's neighbours put a right chunk in the pool for 3 more answerable questions (117 -> 120 of 130)
+# but answered none more (73/130 and 53/63 either way, 0.28 -> 0.37 s a question), and the sentence ranking refitted
+# with their candidates ranked worse held out (benchmarks/RESULTS.md, issue 28, `recall3`).
+BESIDE_HITS = 0
 ABOVE_LINES = 300  # for a release question, the lines above each source's chunk read for a release heading (0: none)
 PART_QUERY = True
 
@@ -750,6 +756,30 @@ def read_above(pool: SourceSet, question: str, library: Library) -> None:
                 x.above = library.passage(x.hit.document_id, max(1, x.hit.line_start - ABOVE_LINES), x.hit.line_start - 1)
             except DocqaError:  # gone or out of the caller's sight since the search: no heading from it
                 continue
+
+
+def read_beside(pool: SourceSet, library: Library, hits: int | None = None) -> None:
+    """The chunks just before and after each of the first `hits` (BESIDE_HITS) sources, appended to the pool as
+    sources read beside them (Source.beside): a chunk boundary cuts a section, and the sentence that answers may
+    stand in the chunk next to the one the search found (an option's description before the option a question's
+    words matched, a list whose sentence on what it leaves out goes on past the chunk).  Each takes its hit's
+    retrieval scores: its sentences are read as part of that passage.  A chunk the pool holds already is not
+    read twice."""
+    seen = {x.hit.chunk_id for x in pool.sources}
+    for x in list(pool.sources[: BESIDE_HITS if hits is None else hits]):
+        if x.beside:
+            continue
+        try:
+            around = library.around(x.hit)
+        except DocqaError:  # gone or out of the caller's sight since the search
+            continue
+        for h in around:
+            if h.chunk_id in seen:
+                continue
+            seen.add(h.chunk_id)
+            scored = replace(h, score=x.hit.score, bm25_rank=x.hit.bm25_rank, bm25_score=x.hit.bm25_score,
+                             dense_rank=x.hit.dense_rank, dense_score=x.hit.dense_score)
+            pool.sources.append(Source(len(pool.sources) + 1, scored, beside=x.n))
 
 
 def _hit(pool: SourceSet, x: Sentence) -> Hit:

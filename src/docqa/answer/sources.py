@@ -22,6 +22,9 @@ class Source:
     # for a release question, the lines above the chunk in its document: the release heading of a long NEWS entry is
     # often in an earlier chunk (docqa.answer.release.label)
     above: Hit | None = None
+    # a chunk read beside a hit (the one before or after it in its document, docqa.answer.pipeline.read_beside): the
+    # number of that hit, whose place in the ranking its sentences take; 0 for a hit of the search
+    beside: int = 0
 
     def __post_init__(self) -> None:
         if not self.text:

@@ -330,6 +330,15 @@ class Documents:
         self.record(document_id, principal=principal)
         return self.store.documents.get_hits(self.store.documents.chunk_ids(document_id))
 
+    def around(self, document_id: str, chunk_id: str, *, principal: Principal = LOCAL) -> list[Hit]:
+        """The chunks just before and just after a chunk in its document, in order (none past its ends)."""
+        self.record(document_id, principal=principal)
+        ids = self.store.documents.chunk_ids(document_id)
+        if chunk_id not in ids:
+            return []
+        i = ids.index(chunk_id)
+        return self.store.documents.get_hits(ids[max(i - 1, 0):i] + ids[i + 1:i + 2])
+
     def text(self, document_id: str, *, principal: Principal = LOCAL) -> str:
         """A document's stored text (the text every chunk's span points into)."""
         self.record(document_id, principal=principal)

@@ -55,6 +55,9 @@ class ScopedLibrary:
     def passage(self, document_id: str, line_start: int, line_end: int) -> Hit:
         return self._viewer.passage(document_id, line_start, line_end, principal=self.principal)
 
+    def around(self, hit: Hit) -> list[Hit]:
+        return self._documents.around(hit.document_id, hit.chunk_id, principal=self.principal)
+
     def changes(self, document_ids: list[str]) -> list[dict]:
         return self._documents.changes(document_ids, principal=self.principal)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from docqa.store.catalog import Catalog
 from docqa.store.vectors import ChunkVectors
+from docqa.text.segment import with_glued_parts
 from docqa.types import Chunk, DocumentRecord, Hit
 
 
@@ -56,8 +57,10 @@ def fulltext_inputs(title: str, keywords: list[str], summary: str, chunks: list[
 
 
 def indexed_text(chunk: Chunk) -> str:
-    """A chunk's text as its full-text entry holds it: its context (a table's header row) first."""
-    return f"{chunk.context}\n{chunk.text}" if chunk.context else chunk.text
+    """A chunk's text as its full-text entry holds it: its context (a table's header row) first, and each word of
+    letters glued to a number followed by its parts (`RFC8878 RFC 8878`: text.segment.with_glued_parts)."""
+    text = with_glued_parts(chunk.text)
+    return f"{chunk.context}\n{text}" if chunk.context else text
 
 
 class DocumentStore(Catalog):

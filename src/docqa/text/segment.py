@@ -42,6 +42,23 @@ QUESTION_FRAME = frozenset(
 )
 
 
+# A short prefix glued to a number (`RFC8878`, `sha256`, `ISO8859`, `arm64`): a standard or a family and its number.
+# The tokenizer keeps it whole, so neither "RFC 8878" nor a question that names only the prefix ("which RFC …?") would
+# find it.  Two to four letters and two digits at least: `x86`, `ipv6`, `utf8`, `libtasn1` are names, their pieces
+# nothing a reader would search for; a longer word numbered (`subnet00`, `host01`) is an item of a list, whose word
+# would match a question about the thing itself (measured: a DHCP listing of `cn=subnet00` put ahead of the answer).
+_GLUED = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z]{2,4})([0-9]{2,})(?![A-Za-z0-9_])")
+
+
+def with_glued_parts(text: str) -> str:
+    """`text` with each word of letters glued to a number followed by its two parts (`RFC8878` → `RFC8878 RFC 8878`):
+    what the full-text index holds (store.documents.indexed_text), so that the word is found as it is written and
+    as its parts are."""
+    if not any(c.isdigit() for c in text):
+        return text
+    return _GLUED.sub(lambda m: f"{m.group()} {m.group(1)} {m.group(2)}", text)
+
+
 @lru_cache(maxsize=1)
 def _rjieba():
     import rjieba
