@@ -355,10 +355,11 @@ def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights:
 
 def _headed(s: Sentence, hit: Hit) -> str:
     """The sentence as a reader meets it: under its section's own heading (the last part of the section path, else the
-    document's title) and the option or term its description belongs to, when the sentence does not begin with it."""
+    document's title), the option or term its description belongs to, when the sentence does not begin with it, and
+    for a list item the line that introduces its list (rows.lead_in)."""
     heading = (hit.section or "").rsplit(" > ", 1)[-1].strip() or (hit.title or "").strip()
     label = s.term.strip() if s.term and not s.text.lstrip().startswith(s.term.strip()) else ""
-    return "\n".join(x for x in (heading, label, s.text) if x)
+    return "\n".join(x for x in (heading, label, rows.lead_in(hit.text, s.start), s.text) if x)
 
 
 def _probability(model: dict[str, float], features: dict[str, float]) -> float:
@@ -397,10 +398,12 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
     top_dense = max((s.dense for s in candidates), default=0.0)
     top_terms = max((s.terms for s in candidates), default=0.0)
     tokens = neutral.tokens(question, (s.text for s in candidates))
+    asked = content_tokens(question)
     out = []
     for s in candidates:
         held = _with(s.text, _given(s, given))
         hit = sources.get(s.n).hit  # type: ignore[union-attr]
+        own = content_tokens(s.text)
         cross = float(cjk != has_cjk(s.text))
         named = asks and not release.names_release(question, s.text) and _label(sources, s) is not None
         # the version a release question asks for: in the sentence, or in the heading or file name that names its release
@@ -434,6 +437,10 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             # across languages, the question's language-neutral tokens (docqa.answer.neutral) that neither the sentence,
             # its paragraph up to it, nor its passage's names hold
             "neutral_missing": cross * neutral.missing(tokens, f"{_with(_paragraph(hit.text, s.start, s.end), given.get(s.n))}\n{_context(hit)}"),
+            # the share of the sentence's own words (content_tokens: word stems, Chinese character pairs) the question
+            # holds: `terms` says how much of the question a sentence covers, `echo` how much of the sentence is about it
+            # (a long sentence that shares a few words in passing is not)
+            "echo": len(own & asked) / len(own) if own else 0.0,
         })
     return out
 
