@@ -45,7 +45,7 @@ import numpy as np
 from docqa.answer import answerability, defined, neutral, quantity, release, rows
 from docqa.answer.facts import normalise
 from docqa.answer.headings import headings
-from docqa.answer.shape import Shape, answered_words, asks_for, holds_type, shape
+from docqa.answer.shape import Shape, answered_words, asks_for, asks_several, holds_type, shape
 from docqa.answer.sources import SourceSet
 from docqa.answer.statement import quotable_spans
 from docqa.answer.support import content_tokens, jaccard
@@ -399,6 +399,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
     top_terms = max((s.terms for s in candidates), default=0.0)
     tokens = neutral.tokens(question, (s.text for s in candidates))
     asked = content_tokens(question)
+    several = asks_several(question)
     out = []
     for s in candidates:
         held = _with(s.text, _given(s, given))
@@ -441,10 +442,15 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             # holds: `terms` says how much of the question a sentence covers, `echo` how much of the sentence is about it
             # (a long sentence that shares a few words in passing is not)
             "echo": len(own & asked) / len(own) if own else 0.0,
+            "enumerates": float(several and _ENUMERATION.search(s.text) is not None),
         })
     return out
 
 
+# Several things named in one sentence: list item lines, "A、B、C", "A, B, and C", "一是 … 二是", "first … second".
+_ENUMERATION = re.compile(r"(?:^|\n)[ \t]*(?:[-*+•]|\d{1,2}[.)])[ \t]+\S[^\n]*\n(?:[^\S\n]*\n)*[ \t]*(?:[-*+•]|\d{1,2}[.)])[ \t]+\S"
+                          r"|[^、\n]+、[^、\n]+、|[:：][^。.\n]*[，,][^。.\n]*(?:[，,]|和|及|与|and\b|or\b)"
+                          r"|\w+, [\w -]+, (?:and |or )?[\w -]+|[一二两三]是|其[一二]|\b(?:firstly|secondly)\b|\b(?:first|second),", re.IGNORECASE)
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 
 
