@@ -10,8 +10,10 @@ heading, whether its document's name (title, file name, folder) holds what tells
 (`named`: the question names which of several sibling files it asks about), whether the sentence (and its paragraph
 up to it) holds the question's exact tokens and the kind of token it asks for (a number, a version, a path, a
 command; a file, package or variable; for "how much", a quantity with its unit, `amount`), for
-a release question whether a heading or the file name names its release (docqa.answer.release), and
-its length.  The best
+a release question whether a heading or the file name names its release (docqa.answer.release), how much of
+the sentence is about the question (`echo`), whether it names several things for a question asking for several
+(`enumerates`), its similarity to the question as a reader meets it (under its heading, its option's label, a list
+item's lead-in: `dense_headed`), and its length.  The best
 few are chosen with maximal marginal relevance, so a repeated sentence does not crowd out a
 second fact.
 
