@@ -186,6 +186,42 @@ def introduced_lists(question: str, text: str, spans: list[tuple[int, int]]) -> 
     return out
 
 
+_LEAD_BACK = 2000  # a list item's lead-in is looked for this many characters back at most
+_LEAD_CHARS = 300  # ... and read with at most this much of its paragraph
+
+
+def lead_in(text: str, start: int) -> str:
+    """The line that introduces the list whose item (its line, or a line wrapped under it) holds `start` in `text`
+    ("However, four UIDs are special on Linux:" above "2. 65534 → The `nobody` UID ...", "- 最低限度的磁盘空间需求取决于所安装的
+    设定：" above "  - LTSP 服务器：40 GiB。"), or "" when `start` is in no list item or its list has no lead-in ending with a
+    colon.  The items before it in the same list, their wrapped lines and blank lines are passed over; the first line
+    less indented than the item, or as indented and no item, is the lead-in, read with the lines of its paragraph above
+    it.  An item names its answer, its lead-in what the list is about."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    while not _LIST_ITEM.match(line) and line[:1] in (" ", "\t") and line_start > 0:  # an item's wrapped line: up to the item
+        line_end = line_start - 1
+        line_start = text.rfind("\n", 0, line_end) + 1
+        line = text[line_start:line_end]
+    if not _LIST_ITEM.match(line):
+        return ""
+    indent = len(line) - len(line.lstrip())
+    end = line_start - 1
+    while end > 0 and line_start - end < _LEAD_BACK:
+        begin = text.rfind("\n", 0, end) + 1
+        above = text[begin:end]
+        end = begin - 1
+        level = len(above) - len(above.lstrip())
+        if not above.strip() or level > indent or (level == indent and _LIST_ITEM.match(above)):
+            continue  # a blank line, a wrapped line of an item above, a sibling item
+        if not above.rstrip().endswith((":", "：")):
+            return ""
+        blank = max(text.rfind("\n\n", 0, begin), begin - _LEAD_CHARS)  # with its paragraph's lines above it
+        return " ".join(text[max(blank, 0) : begin + len(above)].split())
+    return ""
+
+
 def ends_structured(quote: str) -> bool:
     """The quote ends on a table row or a command line, which no full stop ends: what follows it in an answer starts
     on a line of its own (docqa.answer.pipeline), or a reader and a claim splitter read the two as one sentence."""

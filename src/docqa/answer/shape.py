@@ -103,6 +103,11 @@ def asks_for(question: str) -> str | None:
     return min(found)[2] if found else None  # the noun nearest the question word: 哪个子命令设置 asks for a command
 
 
+def asks_several(question: str) -> bool:
+    """The question asks for several things ("which algorithms …", "哪两个理由", "有哪些")."""
+    return _LIST.search(question) is not None
+
+
 def asks_list(question: str) -> bool:
     """The question asks for several things or how to do something: a list or a procedure answers it whole."""
     return _LIST.search(question) is not None or _PROCEDURE.search(question) is not None
