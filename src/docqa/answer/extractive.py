@@ -53,7 +53,7 @@ from docqa.retrieve.retriever import chunk_name
 from docqa.retrieve.snippet import coverage
 from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import HAN, has_cjk
-from docqa.text.segment import STOPWORDS, query_terms, query_words
+from docqa.text.segment import QUESTION_FRAME, STOPWORDS, query_terms, query_words
 from docqa.types import Hit
 
 # Ranking weights of a candidate sentence.
@@ -65,16 +65,17 @@ _MIN_CHARS = 12
 # The sentence ranking: P(a candidate sentence is right) = sigmoid(bias + SELECT_MODEL . selection_features), fitted by
 # `benchmarks/trust/fit_select.py fit` (numpy Newton, L2 3, each question's candidates weighted alike) on the dev
 # split's answerable questions (130; a sentence is right when it lies in an evidence file and overlaps a gold quote or
-# holds the answer).  Held out by documentation set: a right sentence among the three best for 79 of 129 and the best
-# one right for 53, against 73 and 51 without `named` and `amount` (2026-12-06 refit, `fit_select.py dump` then
-# `fit --l2 3`; 74 and 53 in the refit before, on a knowledge base built by older code).  Used only with an embedder
+# holds the answer).  Held out by documentation set (`dump --hits 6`, `fit --hits 6 --l2 3`, 2026-12-06 refit4, with
+# `dense_headed` and `neutral_missing`): the best sentence right for 60 of 130 and a right one among the three best for
+# 93, against 57 and 91 for the features before (refit2's weights; RESULTS.md, `refit4`).  Used only with an embedder
 # (the base score ranks without one).
-SELECT_MODEL: dict[str, float] = {"terms": 2.538, "dense": 2.813, "dense_gap": -1.841, "terms_gap": -2.21,
-                                  "retrieval": 1.597, "chunk_dense": 0.581, "bm25": 1.124, "rank": 1.066, "heading": 0.642,
-                                  "named": 0.765, "rare": -0.448, "exact": -0.52, "exact_paragraph": 1.303, "type": -0.101,
-                                  "type_missing": -1.212, "thing": 1.463, "amount": 1.768, "short": -0.288, "long": -1.862,
-                                  "first": 0.185, "lead_in": -0.917, "crossing": 1.047, "cross_dense": -0.727,
-                                  "release": 0.239, "bias": -6.859}
+SELECT_MODEL: dict[str, float] = {"terms": 1.776, "dense": 2.016, "dense_gap": -1.802, "terms_gap": -2.112,
+                                  "retrieval": 0.9, "chunk_dense": 0.152, "bm25": 0.842, "rank": 1.305,
+                                  "heading": 1.239, "named": 0.585, "rare": -0.49, "exact": -0.47,
+                                  "exact_paragraph": 1.204, "type": -0.521, "type_missing": -1.865, "thing": 1.443,
+                                  "amount": 2.363, "short": -0.258, "long": -1.222, "first": 0.144, "lead_in": -0.936,
+                                  "crossing": 1.124, "cross_dense": -0.637, "release": 0.87, "neutral_missing": -0.609,
+                                  "dense_headed": 1.859, "bias": -6.426}
 # The ranking the shipped decision (decision.json) was fitted with: its `select_best` is the best candidate's probability
 # under these weights, so that a refit of SELECT_MODEL changes what is quoted and not, through the scale of that
 # probability, whether to answer (the 2026-12-06 refit lowered it on SQuAD 2.0 and moved answers across the threshold).
@@ -86,8 +87,7 @@ DECISION_SELECT: dict[str, float] | None = {
     "release": 0.313, "bias": -6.28}
 SELECT_WINDOWS = False  # a `dense_window` feature (question against the sentence and its neighbours): no gain measured
 # a `dense_headed` feature (the question against the sentence under its section's heading and its option's label): computed
-# when SELECT_MODEL weighs it or while fit_select.py dumps the candidates (held out by documentation set on dev, the best
-# sentence right for 61 of 130 questions against 57 without it; not yet in SELECT_MODEL: see RESULTS.md, `recall2`)
+# when SELECT_MODEL weighs it (it does since refit4) or while fit_select.py dumps the candidates (RESULTS.md, `recall2`)
 SELECT_HEADED = False
 SELECT_MMR = 1.0  # probabilities need no diversity trade: only near-repeats are skipped
 SELECT_FLOOR = 0.0  # later picks need no share of the best's probability (dev: 0.6 and 0.3 quote fewer right ones)
@@ -104,6 +104,8 @@ EVIDENCE_FEATURES = tuple(answerability.decision()["features"])
 # reading under the headings changes is recorded either way (`under_…`, _evidence_under), for a refit to weigh.
 HEADINGS = False
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
+SCENE_NUMBERS = True  # `missing_name` leaves out a bare number only the question's scene holds (_asked_names)
+MISSING_FRAME = True  # `missing_rare` leaves out the question's framing words (QUESTION_FRAME: 我, 想, 把, 用, 时, …)
 
 # Words that frame a question rather than name its subject: an answer seldom repeats them.
 _FRAME = frozenset("""year years name named called kind type types many much long percentage percent number
@@ -467,17 +469,18 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     idf = [weights.get(t, 1.0) for t in distinct]
     top = max(idf, default=0.0)
     answered = answered_words(question, sentence)  # "which file": a path answers it without the word "file"
-    missing = [w for t, w, f in zip(distinct, idf, found) if not f and not _frames(t) and t not in answered]
+    missing = [w for t, w, f in zip(distinct, idf, found) if not f and not _frames(t) and not _framing(t) and t not in answered]
+    names = _asked_names(question)
     out = {
         "retrieval": float(retrieval),
         "matched": float(min(sum(found), _MATCHED_CAP)),
         "missing_rare": max(missing) / top if missing and top > 0 else 0.0,
         # a name of the question that neither the window nor the headings it is read under hold
         "missing_name": float(any(not _has_name(window, name) and not (under and _has_name(under, name))
-                                  for name in _names(question))),
+                                  for name in names)),
         # ... and not in the passage's title, section or file name either: documentation names its subject in a
         # heading ("Memcheck", "Debian Edu") that its sentences need not repeat
-        "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in _names(question))),
+        "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in names)),
         "contradiction": float(_contradicts(question, sentence)),
     }
     if dense is not None:
@@ -749,6 +752,12 @@ def _frames(term: str) -> bool:
     return term in _FRAME or (not term.isascii() and _FRAME_CJK.search(term) is not None)
 
 
+def _framing(term: str) -> bool:
+    """A word that frames a question rather than names its subject ("我想把 …", "应该用哪个", "tell me"): its
+    absence from a sentence says nothing of whether the sentence answers (QUESTION_FRAME, which search drops too)."""
+    return MISSING_FRAME and term in QUESTION_FRAME
+
+
 def _holds(text: str, term: str) -> bool:
     return coverage(text, [term]) > 0
 
@@ -763,6 +772,29 @@ def _names(question: str) -> list[str]:
             out.append(word)
         elif word[0].isupper() and i > 0 and word.lower() not in STOPWORDS:
             out.append(word)
+    return out
+
+
+def _asked_names(question: str) -> list[str]:
+    """`_names` of the question but a bare number that only its scene holds: a statement before what it asks, a
+    clause that asks nothing, a condition ("我用 shutdown +30 安排半小时后关机。…", "shutdown 22:00 定好了…，怎么撤销？",
+    "If I set X=30 without a unit, how …"): the user's own example value, which the answer need not repeat.  A
+    number in what is asked ("到 2007 年 11 月已经有多少门课上线？") stays."""
+    names = _names(question)
+    if not SCENE_NUMBERS or not any(n.isdigit() for n in names):
+        return names
+    asked = set(_names(" ".join(_asking(question))))
+    return [n for n in names if not n.isdigit() or n in asked]
+
+
+def _asking(question: str) -> list[str]:
+    """The clauses of the question that ask, its scene left out (as `_asked_negated` reads it)."""
+    out = []
+    for sentence in [m.group() for m in _ASKED_SENTENCE.finditer(question)] or [question]:
+        clauses = [c.strip(" ?？") for c in _CLAUSE.split(_ASIDE.sub(" ", sentence))]
+        for clause in [c for c in clauses if _ASKS.search(c)] or clauses:
+            if not _CONDITION_ZH.search(clause):
+                out.append(_CONDITION_EN.sub(" ", _IF_ZH.sub(" ", clause)))
     return out
 
 

@@ -1,0 +1,81 @@
+"""The decision's coverage features measured on documentation as written (issue 28, `refit4`): a Latin token glued
+to Chinese text is found in it, the question's framing words are not counted missing, and a number that only the
+question's scene holds (the user's own example value) is not a name the answer must repeat.  Real questions and
+sentences of the trust dev split's false abstentions."""
+
+from __future__ import annotations
+
+import pytest
+
+from docqa.answer import extractive
+from docqa.answer.extractive import evidence_features
+from docqa.retrieve import highlight
+from docqa.retrieve.snippet import coverage
+from docqa.text.segment import query_terms
+
+MIT = "2007年11月，已经有超过1800个课程在线上。"
+MIT_PREVIOUS = "MIT开放式课程也可以被视为一项庞大的、网路出版的MIT教材。"
+
+
+@pytest.mark.parametrize("text, term, held", [
+    (MIT, "2007", True),           # a year glued to 年
+    (MIT, "11", True),             # a month glued to 年 and 月
+    (MIT_PREVIOUS, "mit", True),   # an acronym glued to the Chinese words after it
+    ("发布2.39.5的说明", "39", True),
+    ("café au lait", "caf", False),  # a Latin word still ends at a Latin letter
+    ("Debian Education", "edu", False),
+    ("12345 files", "123", False),
+    ("the UID 65534 of nobody", "65534", True),
+])
+def test_a_latin_term_is_bounded_by_latin_letters_and_digits_only(text, term, held):
+    assert (coverage(text, [term]) > 0) is held
+
+
+def test_a_highlight_marks_a_number_glued_to_chinese():
+    assert highlight(MIT, ["2007"]) == "**2007**年11月，已经有超过1800个课程在线上。"
+
+
+def _features(question: str, sentence: str, window: str | None = None) -> dict[str, float]:
+    terms = query_terms(question)
+    return evidence_features(question, sentence, window or sentence, terms, {t: 1.0 for t in terms}, 0.5, 0.6)
+
+
+def test_the_question_s_numbers_are_found_in_the_chinese_sentence_that_states_them():
+    """wiki-zh-001: the answer's own sentence holds 2007 and 11 (and MIT the sentence before it)."""
+    f = _features("MIT 开放式课程是哪一年启动的？到 2007 年 11 月已经有多少门课上线？", MIT, f"{MIT_PREVIOUS}{MIT}")
+    assert f["missing_name"] == 0.0
+
+
+@pytest.mark.parametrize("question, names", [
+    # the scene's numbers: a statement before the question, a clause that asks nothing, a condition
+    ("我用 shutdown +30 安排半小时后关机。普通用户从什么时候开始就登录不进来了？", []),
+    ("我已经用 shutdown 22:00 定好了晚上关机，现在临时不想关了，怎么撤销？", []),
+    ("If I set SYSTEMD_BUS_TIMEOUT=30 without a unit, how is the value interpreted?", ["SYSTEMD_BUS_TIMEOUT"]),
+    ("我打算用 find 找出 7 天前修改过的 .log 文件，再逐个 gzip 压缩。find 用哪个条件？", []),
+    # what is asked keeps its numbers and names
+    ("MIT 开放式课程是哪一年启动的？到 2007 年 11 月已经有多少门课上线？", ["MIT", "2007", "11"]),
+    ("What is the largest file bzip2 1.0.8 can compress?", ["bzip2", "1.0.8"]),
+    ("Which Linux kernel version does Debian Edu 12 Bookworm ship with?", ["Linux", "Debian", "Edu", "12", "Bookworm"]),
+    ("Debian Edu 10 Buster 自带的 Firefox ESR 是哪个版本？", ["Edu", "10", "Buster", "Firefox", "ESR"]),
+])
+def test_a_number_only_the_question_s_scene_holds_is_no_name_to_repeat(question, names):
+    assert extractive._asked_names(question) == names
+
+
+def test_the_answer_to_a_scene_with_a_time_misses_no_name():
+    """manpages-zh-058: shutdown(8)'s -c line answers it; "22:00" is when the user scheduled the shutdown."""
+    f = _features("我已经用 shutdown 22:00 定好了晚上关机，现在临时不想关了，怎么撤销？", "-c 取消一个已经在计划中的关机动作。")
+    assert f["missing_name"] == 0.0 and f["missing_name_heading"] == 0.0
+
+
+@pytest.mark.parametrize("question, sentence", [
+    # every word the sentence lacks frames the question (我, 想, 把, 用, 该): nothing of its subject is missing
+    ("我想把日志文件用 gzip 压缩，该用哪个选项？", "gzip 压缩日志文件的选项是 -9。"),
+    ("Please tell me the default port of sshd.", "The default port of sshd is 22."),
+])
+def test_the_question_s_framing_words_are_not_missing_from_the_sentence(question, sentence):
+    assert _features(question, sentence)["missing_rare"] == 0.0
+
+
+def test_a_missing_word_of_the_subject_still_counts():
+    assert _features("我想把日志文件用 bzip2 压缩，该用哪个选项？", "gzip 压缩日志文件的选项是 -9。")["missing_rare"] > 0.0
