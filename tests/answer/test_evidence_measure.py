@@ -79,3 +79,29 @@ def test_the_question_s_framing_words_are_not_missing_from_the_sentence(question
 
 def test_a_missing_word_of_the_subject_still_counts():
     assert _features("我想把日志文件用 bzip2 压缩，该用哪个选项？", "gzip 压缩日志文件的选项是 -9。")["missing_rare"] > 0.0
+
+
+@pytest.mark.parametrize("question, tokens", [
+    # the user's example in a statement before the question: a file name, a path, an option
+    ("A file is called backup.tar.gz and both *.gz and *.tar.gz are registered at the same weight. Which pattern must "
+     "a spec-compliant implementation use?", []),
+    ("新建的用户用 FTP 登录总被拒绝，他的登录 shell 是我自己编译的 /opt/zsh/bin/zsh。可能跟哪个系统文件有关？", []),
+    ("The quick start tells me to pass --leak-check=yes. What would Memcheck report about leaks if I left that option "
+     "out?", []),
+    # a release or an identifier in the statement names the subject; a token of what is asked stays
+    ("Git 2.35.8 says it merges fixes from older releases, one of them CVE-2023-29007. What could an attacker do?",
+     ["2.35.8", "CVE-2023-29007"]),
+    ("sha256sum -c 校验时如果有文件对不上，命令的退出码是多少？", ["-c"]),
+    ("Why was Git 2.39.5 released?", ["2.39.5"]),
+])
+def test_an_example_only_a_statement_before_the_question_holds_need_not_be_quoted(question, tokens):
+    assert extractive._asked_exact(question) == tokens
+
+
+def test_the_pattern_the_spec_names_answers_the_question_about_an_example_file():
+    """pdf-manuals-015: the shared-mime-info spec's sentence answers without the user's file name."""
+    f = _features("A file is called backup.tar.gz and both *.gz and *.tar.gz are registered at the same weight. Which "
+                  "pattern must a spec-compliant implementation use?",
+                  "In particular, files with multiple extensions (such as Data.tar.gz) MUST match the longest sequence of "
+                  "extensions (eg ’*.tar.gz’ in preference to ’*.gz’).")
+    assert f["exact_missing"] == 0.0

@@ -485,7 +485,7 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     }
     if dense is not None:
         out["dense"] = float(dense)
-    out.update(answerability.features(question, window, context, coverage(context, terms, weights), dense))
+    out.update(answerability.features(question, window, context, coverage(context, terms, weights), dense, _asked_exact(question)))
     if out["crossing"]:
         out["missing_rare"] = 0.0
     return out
@@ -787,6 +787,22 @@ def _asked_names(question: str) -> list[str]:
     return [n for n in names if not n.isdigit() or n in asked]
 
 
+def _asked_exact(question: str) -> list[str]:
+    """The question's exact tokens (docqa.text.exact) but a file name, path or option that only a statement before
+    what it asks holds: the user's own example ("A file is called backup.tar.gz and … Which pattern …?", "我下载了一个
+    源码包 foo-1.0.tar.gz，…。…tar 该加什么选项？", "The quick start tells me to pass --leak-check=yes. What would …?").
+    A release or an identifier stays ("Git 2.35.8 says … What could …?" asks about 2.35.8), and so does a token of a
+    condition inside the question asked ("sha256sum -c 校验时…，退出码是多少？")."""
+    tokens = exact_tokens(question)
+    if not SCENE_NUMBERS or not tokens:
+        return tokens
+    asked = [m.group() for m in _ASKED_SENTENCE.finditer(question)]
+    if not asked:
+        return tokens
+    kept = set(exact_tokens(" ".join(asked)))
+    return [t for t in tokens if t in kept or _EXAMPLE.search(t) is None]
+
+
 def _asking(question: str) -> list[str]:
     """The clauses of the question that ask, its scene left out (as `_asked_negated` reads it)."""
     out = []
@@ -823,6 +839,9 @@ _CONDITION_EN = re.compile(r"\b(?:if|when|whenever|unless|while|without|once)\b.
 _A_NOT_A = re.compile(r"(\w)[不没]\1|可不可以")
 # A sentence that ends with a question mark; a full stop before a space ends the statement before it ("Since OpenSSH
 # 9.2 the ~C escape no longer gives me a command line. Which option brings it back?"), one inside "9.2" does not.
+# An option, a path or a file name (`--leak-check`, `/opt/zsh/bin/zsh`, `backup.tar.gz`): what a user's example names;
+# a release or an identifier (2.35.8, CVE-2022-24765) names the question's subject
+_EXAMPLE = re.compile(r"^-|/|^[\w-]+(?:\.\d+)*(?:\.[A-Za-z][A-Za-z0-9]{0,4})+$")
 _ASKED_SENTENCE = re.compile(r"(?:[^?？。！!.]|\.(?!\s))*[?？]")
 
 
