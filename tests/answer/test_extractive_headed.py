@@ -58,8 +58,6 @@ def test_the_headed_similarity_is_the_question_against_the_headed_text(hash_embe
     similarity to the headed text, and the heading's and label's words raise it above the bare sentence's."""
     embed = lambda texts, kind: hash_embedder.embed_batch(texts, kind)  # noqa: E731
     question = "Which error-related option sets how many callers Valgrind shows?"
-    weighs = extractive.SELECT_MODEL
-    monkeypatch.setattr(extractive, "SELECT_MODEL", {k: v for k, v in weighs.items() if k != "dense_headed"})
     candidates, pool = _candidates()
     rank(question, candidates, pool, {}, embed)  # type: ignore[arg-type]
     assert all("dense_headed" not in s.features for s in candidates)
@@ -73,8 +71,7 @@ def test_the_headed_similarity_is_the_question_against_the_headed_text(hash_embe
         assert s.features["dense_headed"] == pytest.approx(max(float(headed @ query), 0.0), abs=1e-5)
         assert s.features["dense_headed"] > s.dense
     monkeypatch.setattr(extractive, "SELECT_HEADED", False)
-    monkeypatch.setattr(extractive, "SELECT_MODEL", weighs)  # the shipped ranking weighs it (refit4)
-    assert weighs["dense_headed"] > 0
+    monkeypatch.setattr(extractive, "SELECT_MODEL", {**extractive.SELECT_MODEL, "dense_headed": 1.0})
     candidates, pool = _candidates()
     rank(question, candidates, pool, {}, embed)  # type: ignore[arg-type]
     assert all("dense_headed" in s.features for s in candidates)
