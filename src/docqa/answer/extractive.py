@@ -105,7 +105,7 @@ EVIDENCE_FEATURES = tuple(answerability.decision()["features"])
 # reading under the headings changes is recorded either way (`under_…`, _evidence_under), for a refit to weigh.
 HEADINGS = False
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
-SCENE_NUMBERS = True  # `missing_name` leaves out a bare number only the question's scene holds (_asked_names)
+SCENE_EXAMPLES = True  # `exact_missing` leaves out an option, path or file name only a statement before the question holds
 MISSING_FRAME = True  # `missing_rare` leaves out the question's framing words (QUESTION_FRAME: 我, 想, 把, 用, 时, …)
 
 # Words that frame a question rather than name its subject: an answer seldom repeats them.
@@ -471,17 +471,16 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     top = max(idf, default=0.0)
     answered = answered_words(question, sentence)  # "which file": a path answers it without the word "file"
     missing = [w for t, w, f in zip(distinct, idf, found) if not f and not _frames(t) and not _framing(t) and t not in answered]
-    names = _asked_names(question)
     out = {
         "retrieval": float(retrieval),
         "matched": float(min(sum(found), _MATCHED_CAP)),
         "missing_rare": max(missing) / top if missing and top > 0 else 0.0,
         # a name of the question that neither the window nor the headings it is read under hold
         "missing_name": float(any(not _has_name(window, name) and not (under and _has_name(under, name))
-                                  for name in names)),
+                                  for name in _names(question))),
         # ... and not in the passage's title, section or file name either: documentation names its subject in a
         # heading ("Memcheck", "Debian Edu") that its sentences need not repeat
-        "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in names)),
+        "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in _names(question))),
         "contradiction": float(_contradicts(question, sentence)),
     }
     if dense is not None:
@@ -776,18 +775,6 @@ def _names(question: str) -> list[str]:
     return out
 
 
-def _asked_names(question: str) -> list[str]:
-    """`_names` of the question but a bare number that only its scene holds: a statement before what it asks, a
-    clause that asks nothing, a condition ("我用 shutdown +30 安排半小时后关机。…", "shutdown 22:00 定好了…，怎么撤销？",
-    "If I set X=30 without a unit, how …"): the user's own example value, which the answer need not repeat.  A
-    number in what is asked ("到 2007 年 11 月已经有多少门课上线？") stays."""
-    names = _names(question)
-    if not SCENE_NUMBERS or not any(n.isdigit() for n in names):
-        return names
-    asked = set(_names(" ".join(_asking(question))))
-    return [n for n in names if not n.isdigit() or n in asked]
-
-
 def _asked_exact(question: str) -> list[str]:
     """The question's exact tokens (docqa.text.exact) but a file name, path or option that only a statement before
     what it asks holds: the user's own example ("A file is called backup.tar.gz and … Which pattern …?", "我下载了一个
@@ -795,24 +782,13 @@ def _asked_exact(question: str) -> list[str]:
     A release or an identifier stays ("Git 2.35.8 says … What could …?" asks about 2.35.8), and so does a token of a
     condition inside the question asked ("sha256sum -c 校验时…，退出码是多少？")."""
     tokens = exact_tokens(question)
-    if not SCENE_NUMBERS or not tokens:
+    if not SCENE_EXAMPLES or not tokens:
         return tokens
     asked = [m.group() for m in _ASKED_SENTENCE.finditer(question)]
     if not asked:
         return tokens
     kept = set(exact_tokens(" ".join(asked)))
     return [t for t in tokens if t in kept or _EXAMPLE.search(t) is None]
-
-
-def _asking(question: str) -> list[str]:
-    """The clauses of the question that ask, its scene left out (as `_asked_negated` reads it)."""
-    out = []
-    for sentence in [m.group() for m in _ASKED_SENTENCE.finditer(question)] or [question]:
-        clauses = [c.strip(" ?？") for c in _CLAUSE.split(_ASIDE.sub(" ", sentence))]
-        for clause in [c for c in clauses if _ASKS.search(c)] or clauses:
-            if not _CONDITION_ZH.search(clause):
-                out.append(_CONDITION_EN.sub(" ", _IF_ZH.sub(" ", clause)))
-    return out
 
 
 def _has_name(text: str, name: str) -> bool:
@@ -838,11 +814,11 @@ _IF_ZH = re.compile(r"(?:如果|要是|假如|假设|万一|一旦).*", re.S)
 _ASKS = re.compile(r"[吗呢哪谁几]|什么|多少|怎|如何|为何|是否|\b(?:what|which|where|when|why|who|whom|whose|how)\b", re.IGNORECASE)
 _CONDITION_EN = re.compile(r"\b(?:if|when|whenever|unless|while|without|once)\b.*", re.IGNORECASE | re.S)
 _A_NOT_A = re.compile(r"(\w)[不没]\1|可不可以")
-# A sentence that ends with a question mark; a full stop before a space ends the statement before it ("Since OpenSSH
-# 9.2 the ~C escape no longer gives me a command line. Which option brings it back?"), one inside "9.2" does not.
 # An option, a path or a file name (`--leak-check`, `/opt/zsh/bin/zsh`, `backup.tar.gz`): what a user's example names;
 # a release or an identifier (2.35.8, CVE-2022-24765) names the question's subject
 _EXAMPLE = re.compile(r"^-|/|^[\w-]+(?:\.\d+)*(?:\.[A-Za-z][A-Za-z0-9]{0,4})+$")
+# A sentence that ends with a question mark; a full stop before a space ends the statement before it ("Since OpenSSH
+# 9.2 the ~C escape no longer gives me a command line. Which option brings it back?"), one inside "9.2" does not.
 _ASKED_SENTENCE = re.compile(r"(?:[^?？。！!.]|\.(?!\s))*[?？]")
 
 
