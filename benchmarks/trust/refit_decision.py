@@ -99,6 +99,12 @@ CANDIDATES = {
     "Nsq": Candidate((*NAME, "select_name", "quantity_unstated"), 4),
     "Ns16q": Candidate((*NAME, "select_name", "quantity_unstated"), 16, 2),
     "Xq": Candidate((*NAME, "crossing_dense", "quantity_unstated"), 4),
+    # the name and quantity candidates with what reading under the section headings changes (refit4: the ranking refitted
+    # with `dense_headed`, the decision on top)
+    "NU": Candidate((*NAME, *UNDER), 16, 2),
+    "NqU": Candidate((*NAME, "quantity_unstated", *UNDER), 16, 2),
+    "NsqU": Candidate((*NAME, "select_name", "quantity_unstated", *UNDER), 16, 2),
+    "KqU": Candidate((*K, "quantity_unstated", *UNDER), 8),
 }
 SOURCES = ("squad2", "cmrc")  # the sources an `offsets` candidate gives a bias of its own
 # --grid: each candidate's features at every SQuAD share, CMRC share, with and without a bias per source

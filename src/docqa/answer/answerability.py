@@ -110,12 +110,14 @@ def crossing(question: str, sentence: str) -> bool:
     return has_cjk(question) != has_cjk(sentence)
 
 
-def features(question: str, window: str, context: str, heading_coverage: float, dense: float | None) -> dict[str, float]:
+def features(question: str, window: str, context: str, heading_coverage: float, dense: float | None,
+             exact: list[str] | None = None) -> dict[str, float]:
     """The features this module adds (see the docstring): `window` is the best sentence and its
     neighbours; `context` the passage's title, section and file name; `heading_coverage` the share
-    of the question's weighted terms that context holds."""
+    of the question's weighted terms that context holds; `exact`: the exact tokens the sentence must hold (None: every
+    one of the question)."""
     held = f"{window}\n{context}"
-    missing = [t for t in exact_tokens(question) if not holds_exact(held, t)]
+    missing = [t for t in (exact_tokens(question) if exact is None else exact) if not holds_exact(held, t)]
     kind = asked_type(question)
     cross = crossing(question, window)
     out = {

@@ -55,7 +55,7 @@ from docqa.retrieve.retriever import chunk_name
 from docqa.retrieve.snippet import coverage
 from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import HAN, has_cjk
-from docqa.text.segment import STOPWORDS, query_terms, query_words
+from docqa.text.segment import QUESTION_FRAME, STOPWORDS, query_terms, query_words
 from docqa.types import Hit
 
 # Ranking weights of a candidate sentence.
@@ -119,6 +119,8 @@ EVIDENCE_FEATURES = tuple(answerability.decision()["features"])
 # reading under the headings changes is recorded either way (`under_…`, _evidence_under), for a refit to weigh.
 HEADINGS = False
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
+SCENE_EXAMPLES = True  # `exact_missing` leaves out an option, path or file name only a statement before the question holds
+MISSING_FRAME = True  # `missing_rare` leaves out the question's framing words (QUESTION_FRAME: 我, 想, 把, 用, 时, …)
 
 # Words that frame a question rather than name its subject: an answer seldom repeats them.
 _FRAME = frozenset("""year years name named called kind type types many much long percentage percent number
@@ -539,7 +541,7 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     idf = [weights.get(t, 1.0) for t in distinct]
     top = max(idf, default=0.0)
     answered = answered_words(question, sentence)  # "which file": a path answers it without the word "file"
-    missing = [w for t, w, f in zip(distinct, idf, found) if not f and not _frames(t) and t not in answered]
+    missing = [w for t, w, f in zip(distinct, idf, found) if not f and not _frames(t) and not _framing(t) and t not in answered]
     out = {
         "retrieval": float(retrieval),
         "matched": float(min(sum(found), _MATCHED_CAP)),
@@ -554,7 +556,7 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     }
     if dense is not None:
         out["dense"] = float(dense)
-    out.update(answerability.features(question, window, context, coverage(context, terms, weights), dense))
+    out.update(answerability.features(question, window, context, coverage(context, terms, weights), dense, _asked_exact(question)))
     if out["crossing"]:
         out["missing_rare"] = 0.0
     return out
@@ -826,6 +828,12 @@ def _frames(term: str) -> bool:
     return term in _FRAME or (not term.isascii() and _FRAME_CJK.search(term) is not None)
 
 
+def _framing(term: str) -> bool:
+    """A word that frames a question rather than names its subject ("我想把 …", "应该用哪个", "tell me"): its
+    absence from a sentence says nothing of whether the sentence answers (QUESTION_FRAME, which search drops too)."""
+    return MISSING_FRAME and term in QUESTION_FRAME
+
+
 def _holds(text: str, term: str) -> bool:
     return coverage(text, [term]) > 0
 
@@ -841,6 +849,22 @@ def _names(question: str) -> list[str]:
         elif word[0].isupper() and i > 0 and word.lower() not in STOPWORDS:
             out.append(word)
     return out
+
+
+def _asked_exact(question: str) -> list[str]:
+    """The question's exact tokens (docqa.text.exact) but a file name, path or option that only a statement before
+    what it asks holds: the user's own example ("A file is called backup.tar.gz and … Which pattern …?", "我下载了一个
+    源码包 foo-1.0.tar.gz，…。…tar 该加什么选项？", "The quick start tells me to pass --leak-check=yes. What would …?").
+    A release or an identifier stays ("Git 2.35.8 says … What could …?" asks about 2.35.8), and so does a token of a
+    condition inside the question asked ("sha256sum -c 校验时…，退出码是多少？")."""
+    tokens = exact_tokens(question)
+    if not SCENE_EXAMPLES or not tokens:
+        return tokens
+    asked = [m.group() for m in _ASKED_SENTENCE.finditer(question)]
+    if not asked:
+        return tokens
+    kept = set(exact_tokens(" ".join(asked)))
+    return [t for t in tokens if t in kept or _EXAMPLE.search(t) is None]
 
 
 def _has_name(text: str, name: str) -> bool:
@@ -866,6 +890,9 @@ _IF_ZH = re.compile(r"(?:如果|要是|假如|假设|万一|一旦).*", re.S)
 _ASKS = re.compile(r"[吗呢哪谁几]|什么|多少|怎|如何|为何|是否|\b(?:what|which|where|when|why|who|whom|whose|how)\b", re.IGNORECASE)
 _CONDITION_EN = re.compile(r"\b(?:if|when|whenever|unless|while|without|once)\b.*", re.IGNORECASE | re.S)
 _A_NOT_A = re.compile(r"(\w)[不没]\1|可不可以")
+# An option, a path or a file name (`--leak-check`, `/opt/zsh/bin/zsh`, `backup.tar.gz`): what a user's example names;
+# a release or an identifier (2.35.8, CVE-2022-24765) names the question's subject
+_EXAMPLE = re.compile(r"^-|/|^[\w-]+(?:\.\d+)*(?:\.[A-Za-z][A-Za-z0-9]{0,4})+$")
 # A sentence that ends with a question mark; a full stop before a space ends the statement before it ("Since OpenSSH
 # 9.2 the ~C escape no longer gives me a command line. Which option brings it back?"), one inside "9.2" does not.
 _ASKED_SENTENCE = re.compile(r"(?:[^?？。！!.]|\.(?!\s))*[?？]")

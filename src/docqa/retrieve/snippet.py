@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import re
 
+from docqa.text.language import HAN
+
 MARK_OPEN, MARK_CLOSE = "**", "**"
 _HEADING_MARKS = re.compile(r"(?:^|(?<=\s))#{1,6}(?=\s)")  # Markdown heading markers read as noise
+
+
+# A word's edges where the word is Latin: any word character but a Chinese one ends it
+_ASCII_START, _ASCII_END = rf"(?<![^\W{HAN}])", rf"(?![^\W{HAN}])"
 
 
 def _pattern(terms: list[str]) -> re.Pattern | None:
@@ -15,7 +21,9 @@ def _pattern(terms: list[str]) -> re.Pattern | None:
             # porter stemming matches inflections: "indexing" for "indexes"
             parts.append(re.escape(term[: max(4, len(term) - 2)]) + r"\w*")
         elif term.isascii():
-            parts.append(r"\b" + re.escape(term) + r"\b")
+            # a Chinese character is a word character too, so \b would not fall between "2007" and "年" nor "MIT" and
+            # "开": "2007年11月" holds 2007 and 11, "MIT开放式课程" MIT
+            parts.append(_ASCII_START + re.escape(term) + _ASCII_END)
         else:
             parts.append(re.escape(term))
     return re.compile("|".join(parts), re.IGNORECASE) if parts else None
