@@ -58,7 +58,6 @@ def test_the_headed_similarity_is_the_question_against_the_headed_text(hash_embe
     similarity to the headed text, and the heading's and label's words raise it above the bare sentence's."""
     embed = lambda texts, kind: hash_embedder.embed_batch(texts, kind)  # noqa: E731
     question = "Which error-related option sets how many callers Valgrind shows?"
-    monkeypatch.setattr(extractive, "SELECT_MODEL", {k: v for k, v in extractive.SELECT_MODEL.items() if k != "dense_headed"})
     candidates, pool = _candidates()
     rank(question, candidates, pool, {}, embed)  # type: ignore[arg-type]
     assert all("dense_headed" not in s.features for s in candidates)
