@@ -50,9 +50,8 @@ def chunk_rows(w: DocumentWrite) -> tuple[list[tuple], str, str]:
 
 
 def postings_rows(seqs: list[int], rows: list[tuple], keywords: str, summary: str) -> list[tuple]:
-    """(seq, title, keywords, summary, content) of each chunk, as `index_chunks` takes them: the document-wide
-    keywords and summary with its first chunk only (as SQLite's `chunks_fts_source`)."""
-    return [(seq, row[-3], *((keywords, summary) if row[2] == 0 else ("", "")), row[3] if row[-2] is None else row[-2])
+    """(seq, title, keywords, summary, content) of each chunk, as `index_chunks` takes them."""
+    return [(seq, row[-3], keywords, summary if row[2] == 0 else "", row[3] if row[-2] is None else row[-2])
             for seq, row in zip(seqs, rows)]
 
 

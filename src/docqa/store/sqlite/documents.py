@@ -194,7 +194,7 @@ def _write_document(conn: sqlite3.Connection, w: DocumentWrite, rows: list[tuple
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [(first + i, *row) for i, row in enumerate(rows)],
     )
-    index_chunks(conn, [(first + i, row[-3], *(fts_doc if row[2] == 0 else ("", "")),
+    index_chunks(conn, [(first + i, row[-3], fts_doc[0], fts_doc[1] if row[2] == 0 else "",
                          row[3] if row[-2] is None else row[-2]) for i, row in enumerate(rows)])
     vectors = w.vectors
     if vectors is not None and vectors.model and vectors.new:
