@@ -105,6 +105,21 @@ def test_a_paraphrase_is_searched_with_the_documentations_terms(make):
     assert "search queries" in prompt[0]["content"] and prompt[-1]["content"].endswith("The query, in English:")
 
 
+@pytest.mark.parametrize("chosen, answered", [
+    ({"text": "1"}, True),  # the chooser backs the best sentence the new search found
+    ({"text": "NONE"}, False),  # it backs none: what the model's words found is not published on the evidence alone
+    ({"text": "1", "top": {"1": -2.0, "2": -0.2}}, False),  # the best sentence with too small a share of its choice
+])
+def test_what_the_models_words_find_is_published_only_when_the_model_backs_it(make, chosen, answered):
+    question = "数据库多久备份一次？"
+    with ScriptedServer([{"text": "How often is the database backed up?"}, chosen]) as server:
+        answer = make(server.base_url).ask(question)
+    assert answer.answerable is answered and len(server.requests) == 2
+    assert answer.retrieval.acceptance.outcome == ("model" if answered else "not_found")
+    if answered:
+        assert "The database is backed up every 6 hours" in answer.answer and "chose the best-ranked sentence" in answer.retrieval.acceptance.reason
+
+
 def test_the_abstention_stands_when_the_models_words_find_nothing_better(make, monkeypatch):
     """Terms that find nothing better: the first abstention stands, its evidence is the one recorded, and (under
     the chooser's rescue floor) no other call is made."""

@@ -302,8 +302,8 @@ class Pipeline:
     def _requery(self, answer: Answer, hits: SearchResults, found: Found, ctx: RunContext) -> Generator[Event, None, tuple[SearchResults, Found]]:
         """After an abstention, a small model's words for the question (docqa.answer.requery: the question translated
         into the documents' other language, or the terms the documentation would use), searched, and the extractive
-        answerer over what they find.  Its hits and answer when it answers, or abstains with more evidence than the
-        first search's (the chooser may take that abstention back); else the first search's `hits` and `found`."""
+        answerer over what they find.  Its hits and answer, as an abstention that the chooser may take back, when it
+        answers or has more evidence than the first search's; else the first search's `hits` and `found`."""
         asked, before = answer.retrieval.query, (answer.retrieval.evidence, answer.retrieval.evidence_features)
         documents = requery.documents_language(answer.language, [language_of(h.text[:400]) for h in hits])
         translated = requery.translates(answer.language, documents)
@@ -328,7 +328,9 @@ class Pipeline:
             return hits, found
         entry["used"] = True
         answer.notes.append(f"searched again for “{query}” (the model's words for the question)")
-        return again, other
+        # published only if the model backs a sentence of it, as an abstention taken back (choose.rescues): words that
+        # find another passage find one that the evidence model often accepts, answered or not (dev: 2 of 2 wrong)
+        return again, (other[0], replace(other[1], abstained=True))
 
     def _check_pick(self, query: str, pick: Sentence, pool: SourceSet, ctx: RunContext) -> Generator[Event, None, float | None]:
         """The chooser's pick shown alone with the question (docqa.answer.choose.check_messages): yes's share of the

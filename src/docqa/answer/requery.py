@@ -5,16 +5,20 @@ abstentions have no right sentence among them (benchmarks/RESULTS.md, 2026-12-06
 loses").  Two causes are the question's own words: a question in the other language than the documents (a Chinese
 question over an English README: full-text search matches nothing, the answer's passage is found by meaning or not
 at all), and a paraphrase (the documentation says `--max-depth`, the question "not deeper than the first level").
-So when the extractive answerer abstains, a small model is asked once, in a short call at temperature 0:
+So when the extractive answerer abstains (on a question of one part), a small model is asked once, in a short call
+at temperature 0:
 
-- the best passages are in the other language: for the question translated into it (names, commands and numbers
-  kept), which is then searched and answered from as it stands (the documents' language throughout);
+- one of the HITS best passages is in the other language than the question (a mixed collection): for the question
+  translated into that language (names, commands and numbers kept), which is then searched and answered from as it
+  stands (the documents' language throughout);
 - else: for a short query of the words the documentation would use (commands, options, file names, terms), which is
   searched together with the question and answered from with both.
 
-The extractive answerer then reads the new passages with the new query; its answer (and its own abstain decision,
-the same evidence model) is used only when it does not abstain; otherwise the first abstention stands as before
-(and the chooser may still take it back).  The model's words are never published: they only choose what is read.
+The extractive answerer then reads the new passages with the new query.  Its answer replaces the first abstention
+when it answers, or abstains with more evidence (`better`), and then only as an abstention the chooser may take back
+(docqa.answer.choose.rescues): the model must back one of its sentences, because words that find another passage
+find one that the evidence model accepts too often (dev: the first two such answers were both wrong).  Otherwise
+the first abstention stands as before.  The model's words are never published: they only choose what is read.
 """
 
 from __future__ import annotations
