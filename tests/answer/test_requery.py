@@ -136,10 +136,12 @@ def test_the_abstention_stands_when_the_models_words_find_nothing_better(make, m
 @pytest.mark.parametrize("question, answered", [
     ("How often is the database backed up?", True),
     ("What is the capital of France? Who founded the city of Rome?", False),
+    ("What are the steps to migrate the cluster to a new region?", False),  # a procedure: the chooser could not back it
 ])
 def test_no_words_are_asked_for_an_answered_question_or_one_of_several_parts(make, question, answered):
     """An answer the extractive answerer gives: only the chooser is asked; a question of several parts (an
-    abstention) is answered part by part (docqa.answer.parts) or not at all, not searched again as a whole."""
+    abstention) is answered part by part (docqa.answer.parts) or not at all, not searched again as a whole; nor is
+    a procedure, whose steps the extractive answerer quotes (the chooser is not asked about them)."""
     assert make(None).ask(question).answerable is answered
     with ScriptedServer([{"text": "1"}, {"text": "1"}]) as server:
         make(server.base_url).ask(question)

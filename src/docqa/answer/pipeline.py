@@ -239,7 +239,9 @@ class Pipeline:
         asked about only when the evidence may take it back (choose.may_rescue); a procedure or a question of several
         parts is the extractive answerer's."""
         query = answer.retrieval.query
-        if found[1].abstained and requery.ASK and not split(query):  # the model's words for it: one more search (answer/requery.py)
+        # the model's words for it, one more search (answer/requery.py); not for a procedure or a question of several
+        # parts, which the chooser is not asked about: what the new search finds could not be backed
+        if found[1].abstained and requery.ASK and not (short.asks_for_steps(query) or split(query)):
             hits, found = yield from self._requery(answer, hits, found, ctx)
         pool, result = found
         steps = short.asks_for_steps(query) or (result.shape is not None and result.shape.steps) or bool(split(query))
