@@ -14,7 +14,9 @@ at temperature 0:
 - else: for a short query of the words the documentation would use (commands, options, file names, terms), which is
   searched together with the question and answered from with both.
 
-The extractive answerer then reads the new passages with the new query.  Its answer replaces the first abstention
+Off as shipped (ASK): measured on the dev split with the 1.5B it took back none of 26 false abstentions (what the
+new words found was either no better, or not backed by the model, which is a weak judge) for one more call on every
+abstention.  The extractive answerer then reads the new passages with the new query.  Its answer replaces the first abstention
 when it answers, or abstains with more evidence (`better`), and then only as an abstention the chooser may take back
 (docqa.answer.choose.rescues): the model must back one of its sentences, because words that find another passage
 find one that the evidence model accepts too often (dev: the first two such answers were both wrong).  Otherwise
@@ -28,7 +30,8 @@ import re
 from docqa.answer.extractive import Extract
 from docqa.llm.base import Message
 
-ASK = True  # ask a small model for its words when the extractive answerer abstains (with answer.choose_sentence)
+ASK = False  # ask a small model for its words when the extractive answerer abstains (with answer.choose_sentence); off:
+# on the dev split's 26 false abstentions it gained none (RESULTS.md, 2026-12-06, "the 1.5B where retrieval loses")
 MAX_TOKENS = 40  # a translated question or a query of a few words
 MAX_CHARS = 300  # a longer reply is prose, not a query
 NAMES = {"en": "English", "zh": "Chinese"}
