@@ -10,7 +10,8 @@ token's log probabilities, when the server sends them, are kept as its doubt):
 - a number: that sentence leads the extractive answer (cited as the extractive answer cites), and the extractive
   answer's own sentences follow, so the answer holds everything the extractive one holds;
 - when the extractive answerer abstained with evidence of at least RESCUE_FLOOR, the model is asked too, and if it
-  chooses the ranking's best sentence (and does not doubt), the extractive answer is published after all (its
+  chooses the ranking's best sentence with at least RESCUE_SHARE of its first token's probability (and does not
+  doubt), the extractive answer is published after all (its
   confidence stays the evidence's: low); if it chooses another sentence with at least PICK_SHARE of its first token's
   probability and the evidence is at least PICK_FLOOR, that sentence leads the ranked sentences; any other sentence it
   chooses is shown to it once more, alone, with the question ("does it state the answer? yes or no", one token): a
@@ -44,6 +45,8 @@ NONE_FLOOR = 0.0  # the model doubts (below) and the evidence is under this: not
 NONE_SHARE = 1.0  # the model doubts when it says NONE, or gives NONE at least this share of its first token's probability
 RESCUE_FLOOR = 0.2  # the extractive answerer abstained with at least this evidence: the model is asked, and when it
 # chooses the ranking's best sentence (and does not doubt) that answer is published after all (dev: 0.1-0.25 the same)
+RESCUE_SHARE = 0.33  # ... with at least this share of the model's first token for the best sentence: on four recorded whole-dev
+# runs the right rescues had 0.39-0.47, the wrong ones 0.21, 0.22 (debian-readmes-051, valgrind-html-004) and 0.28
 PICK_SHARE = 0.5  # ... a later sentence taken back with at least this share of the model's first token (its own picks
 # average 0.33; the whole dev split's two recorded runs: 0.45-0.55 with PICK_FLOOR 0.3 the same, under 0.45 near misses
 # answered) and evidence at least PICK_FLOOR (under 0.3, false abstentions and near misses alike)
@@ -198,7 +201,13 @@ def rescues(picked: Choice, result: Extract, checked: float | None = None) -> bo
     its own check (`checked`: yes's share) backs with at least CHECK_YES."""
     if not may_rescue(result) or picked.doubts:
         return False
-    return picked.pick == 1 or (picked.pick > 1 and (confident(picked, result) or (checked or 0.0) >= CHECK_YES))
+    return backs_best(picked) or (picked.pick > 1 and (confident(picked, result) or (checked or 0.0) >= CHECK_YES))
+
+
+def backs_best(picked: Choice) -> bool:
+    """The model chose the ranking's best sentence with at least RESCUE_SHARE of its first token's probability (any
+    share when the server sends none)."""
+    return picked.pick == 1 and (not picked.shares or picked.shares.get(1, 0.0) >= RESCUE_SHARE)
 
 
 def confident(picked: Choice, result: Extract) -> bool:

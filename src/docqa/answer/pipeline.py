@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
 
-from docqa.answer import accept, choose, guard, hop, prompts, release, rows, sentinel, short
+from docqa.answer import accept, choose, guard, hop, prompts, release, requery, rows, sentinel, short
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
@@ -238,8 +238,12 @@ class Pipeline:
         the evidence (choose.NONE_FLOOR); an unreadable reply leaves the extractive answer as it is.  An abstention is
         asked about only when the evidence may take it back (choose.may_rescue); a procedure or a question of several
         parts is the extractive answerer's."""
-        pool, result = found
         query = answer.retrieval.query
+        # the model's words for it, one more search (answer/requery.py); not for a procedure or a question of several
+        # parts, which the chooser is not asked about: what the new search finds could not be backed
+        if found[1].abstained and requery.ASK and not (short.asks_for_steps(query) or split(query)):
+            hits, found = yield from self._requery(answer, hits, found, ctx)
+        pool, result = found
         steps = short.asks_for_steps(query) or (result.shape is not None and result.shape.steps) or bool(split(query))
         quoted = _quoted_in_order(result, self.settings.answer.extractive_sentences) if not result.abstained else []
         shown = choose.candidates(result, next((x for x in quoted if x is not result.heading), None))
@@ -266,7 +270,8 @@ class Pipeline:
             checked = (yield from self._check_pick(query, picked.sentence, pool, ctx)) \
                 if picked.sentence is not None and choose.to_check(picked, result) else None
             if choose.rescues(picked, result, checked):  # the model backs a sentence: answered after all
-                which = ("the best-ranked sentence" if picked.pick == 1 else
+                which = (f"the best-ranked sentence{f' ({picked.shares[1]:.0%} of its choice)' if picked.shares else ''}"
+                         if picked.pick == 1 else
                          f"sentence {picked.pick} ({picked.shares.get(picked.pick, 0.0):.0%} of its choice"
                          + (f"; alone, yes at {checked:.0%})" if checked is not None else ")"))
                 reason = (f"the model chose {which}, and the evidence ({result.evidence:.2f}) is at least "
@@ -295,6 +300,39 @@ class Pipeline:
                                                 lead=picked.sentence if picked.pick > 1 else None)  # 1: its own lead
         published.mode = "pipeline" if picked.pick > 1 else published.mode
         return published
+
+    def _requery(self, answer: Answer, hits: SearchResults, found: Found, ctx: RunContext) -> Generator[Event, None, tuple[SearchResults, Found]]:
+        """After an abstention, a small model's words for the question (docqa.answer.requery: the question translated
+        into the documents' other language, or the terms the documentation would use), searched, and the extractive
+        answerer over what they find.  Its hits and answer, as an abstention that the chooser may take back, when it
+        answers or has more evidence than the first search's; else the first search's `hits` and `found`."""
+        asked, before = answer.retrieval.query, (answer.retrieval.evidence, answer.retrieval.evidence_features)
+        documents = requery.documents_language(answer.language, [language_of(h.text[:400]) for h in hits])
+        translated = requery.translates(answer.language, documents)
+        with ctx.stage("generating", requery=True):
+            yield Generating()
+            reply = yield from ctx.call(self.model, "generating", requery.messages(asked, answer.language, documents),
+                                        max_tokens=requery.MAX_TOKENS, temperature=0.0)
+        query = requery.query(asked, reply.text, translated)
+        entry: dict = {"stage": "requery", "translated": translated, "reply": reply.text[:300], "query": query}
+        ctx.trace.append(entry)
+        if query is None:
+            return hits, found
+        with ctx.stage("retrieving", query=query, requery=True) as searched:
+            again = self.library.search(query, self.settings.answer.top_k, None)
+            searched["hits"] = [(h.chunk_id, round(h.score, 4)) for h in again]
+        if not again:
+            return hits, found
+        other = self._evidence(answer, again, ctx, query)
+        entry.update(evidence=round(other[1].evidence, 4), abstained=other[1].abstained)
+        if not requery.better(other[1], found[1]):
+            answer.retrieval.evidence, answer.retrieval.evidence_features = before
+            return hits, found
+        entry["used"] = True
+        answer.notes.append(f"searched again for “{query}” (the model's words for the question)")
+        # published only if the model backs a sentence of it, as an abstention taken back (choose.rescues): words that
+        # find another passage find one that the evidence model often accepts, answered or not (dev: 2 of 2 wrong)
+        return again, (other[0], replace(other[1], abstained=True))
 
     def _check_pick(self, query: str, pick: Sentence, pool: SourceSet, ctx: RunContext) -> Generator[Event, None, float | None]:
         """The chooser's pick shown alone with the question (docqa.answer.choose.check_messages): yes's share of the
@@ -506,21 +544,23 @@ class Pipeline:
             sources.namesakes = self.library.namesakes([x.hit.path for x in sources.sources])
         return sources
 
-    def _evidence(self, answer: Answer, hits: SearchResults, ctx: RunContext) -> Found:
-        """The extractive answerer over `hits`: its sources and result (evidence, chosen sentences)."""
+    def _evidence(self, answer: Answer, hits: SearchResults, ctx: RunContext, query: str | None = None) -> Found:
+        """The extractive answerer over `hits`: its sources and result (evidence, chosen sentences); `query`: what it
+        answers (the question searched, unless another query is given: the model's words, docqa.answer.requery)."""
         s, lib = self.settings.answer, self.library
+        query = query or answer.retrieval.query
         # across languages the evidence model weighs the embedding instead of shared words (docqa.answer.answerability)
         crossing = accept.crossing(answer.language, hits) and not hits.low_relevance
-        with ctx.stage("extracting") as entry:
+        with ctx.stage("extracting", **({"query": query} if query != answer.retrieval.query else {})) as entry:
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))  # never quote a flagged source
-            read_above(pool, answer.retrieval.query, lib)
+            read_above(pool, query, lib)
             read_beside(pool, lib)
-            terms = query_terms(answer.retrieval.query)
+            terms = query_terms(query)
             weights, chunks = term_weights_and_total(lib.term_counts, terms)
             # the answerer's rules judge the sentences the answer quotes with no model, with a chooser too: judged over
             # every pick the model is shown, the quantity rule let the chooser answer 5 dev number near misses that
             # the extractive answer abstains on (RESULTS.md, 2026-12-06, "the rules judge what the answer quotes")
-            result = extract(answer.retrieval.query, pool, weights, lib.embed,
+            result = extract(query, pool, weights, lib.embed,
                              max(s.extractive_sentences, accept.EVIDENCE_SENTENCES), s.abstain_threshold, chunks,
                              s.extractive_sentences)
             entry.update(evidence=round(result.evidence, 4), abstained=result.abstained, cross_lingual=crossing)
