@@ -83,3 +83,18 @@ def test_the_pattern_the_spec_names_answers_the_question_about_an_example_file()
                   "In particular, files with multiple extensions (such as Data.tar.gz) MUST match the longest sequence of "
                   "extensions (eg ’*.tar.gz’ in preference to ’*.gz’).")
     assert f["exact_missing"] == 0.0
+
+
+SHUTDOWN = "我已经用 shutdown 22:00 定好了晚上关机，现在临时不想关了，怎么撤销？"  # trust dev manpages-zh-058
+CANCEL = "-c\n\n取消一个已经在计划中的关机动作。"
+
+
+@pytest.mark.parametrize("question", [SHUTDOWN, "我设了 shutdown 22:00，怎么撤销？", "cron 在03:15执行的任务怎么停掉？"])
+def test_a_time_of_day_in_the_question_is_no_name_or_token_the_answer_must_hold(question):
+    """A time the user set (22:00) is a value: the man page's sentence that answers writes no time of day."""
+    f = _features(question, CANCEL)
+    assert (f["exact_missing"], f["missing_name"]) == (0.0, 0.0)
+
+
+def test_a_number_of_the_question_is_still_a_name():
+    assert _features("我设了 shutdown +30，怎么撤销？", CANCEL)["missing_name"] == 1.0

@@ -32,6 +32,25 @@ def test_plain_words_numbers_and_names_are_not_exact_tokens(question):
     assert exact_tokens(question) == []
 
 
+@pytest.mark.parametrize("question", [
+    "我已经用 shutdown 22:00 定好了晚上关机，现在临时不想关了，怎么撤销？",  # trust dev manpages-zh-058
+    "The backup runs at 6:30 every day; how do I move it to 23:59:59?",
+    "cron 任务设在 03:15 执行，日志在哪里看？",
+])
+def test_a_time_of_day_is_a_value_not_an_exact_token(question):
+    """A time the user gives (`shutdown 22:00`) is a value like a number: documentation writes the format (`hh:mm`)
+    or its own example, so the answer need not hold it."""
+    assert exact_tokens(question) == []
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("Connect to 10.0.0.1:22 or host:8080 and read 2022-10-18", ["10.0.0.1:22", "host:8080", "2022-10-18"]),
+    ("Is a:10:30 or 25:00 valid?", ["a:10:30", "25:00"]),  # not a time of day alone
+])
+def test_tokens_with_a_colon_that_are_no_time_of_day_stay_exact(question, expected):
+    assert exact_tokens(question) == expected
+
+
 def test_a_token_repeated_in_another_case_is_listed_once():
     assert exact_tokens("sshd_config or SSHD_CONFIG?") == ["sshd_config"]
 

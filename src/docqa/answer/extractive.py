@@ -53,7 +53,7 @@ from docqa.answer.statement import quotable_spans
 from docqa.answer.support import content_tokens, jaccard
 from docqa.retrieve.retriever import chunk_name
 from docqa.retrieve.snippet import coverage
-from docqa.text.exact import exact_tokens, holds_exact
+from docqa.text.exact import TIME_OF_DAY, exact_tokens, holds_exact
 from docqa.text.language import HAN, has_cjk
 from docqa.text.segment import QUESTION_FRAME, STOPWORDS, query_terms, query_words
 from docqa.types import Hit
@@ -599,7 +599,7 @@ def _pick_features(question: str, pick: Sentence, candidates: list[Sentence], so
     window = _with(" ".join(s.text for s in _window(candidates, pick)), _given(pick, given))
     hit = sources.get(pick.n).hit  # type: ignore[union-attr]
     f = evidence_features(question, text, window, terms, weights, None, 0.0, _context(hit), _under(hit))
-    return {"pick_missing_rare": f["missing_rare"], "pick_missing_name": f["missing_name"],
+    return {"pick_missing_rare": f["missing_rare"], "pick_missing_name": f["missing_name"], "pick_exact_missing": f["exact_missing"],
             "pick_missing_name_heading": f["missing_name_heading"],
             "pick_coverage": float(coverage(text, terms, weights)), "pick_dense": pick.dense}
 
@@ -842,7 +842,8 @@ def _names(question: str) -> list[str]:
     """Names, numbers and identifiers in the question: words with a digit, an underscore or a capital
     (the question's first word does not count for its capital)."""
     out = []
-    for i, m in enumerate(_TOKEN.finditer(normalise(question))):
+    text = TIME_OF_DAY.sub(" ", question)  # a time of day (22:00) is a value the user gives, not a name: not its pieces
+    for i, m in enumerate(_TOKEN.finditer(normalise(text))):
         word = m.group()
         if any(ch.isdigit() for ch in word) or "_" in word or any(ch.isupper() for ch in word[1:]):
             out.append(word)

@@ -27,6 +27,8 @@ _CANDIDATE = re.compile(r"(?<![A-Za-z0-9_./~,-])(?:--?|~?/)?[A-Za-z0-9_](?:[A-Za
 _TRAILING = ".:/+-"  # sentence punctuation or a dangling separator, not part of the token
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)", re.IGNORECASE)
 _FAMILY = re.compile(r"v?\d+(?:\.\d+)*\.[x*]", re.IGNORECASE)
+# A time of day (22:00, 6:30, 23:59:59): a value the user gives, like a number, not the name of one thing
+TIME_OF_DAY = re.compile(r"(?<![A-Za-z0-9_:.])(?:[01]?\d|2[0-4]):[0-5]\d(?::[0-5]\d)?(?![A-Za-z0-9_:])")
 
 
 def exact_tokens(text: str, whole: bool = False) -> list[str]:
@@ -50,6 +52,8 @@ def _is_exact(token: str) -> bool:
         parts = [p for p in token.split("/") if p]
         return bool(parts) and (token.startswith(("/", "~/")) or len(parts) >= 3 or "." in parts[-1])
     has_digit = any(c.isdigit() for c in token)
+    if TIME_OF_DAY.fullmatch(token):  # a time of day: a value like a number
+        return False
     if "_" in token.strip("_"):  # sshd_config, LD_LIBRARY_PATH
         return True
     if has_digit:  # 2.39.5, 3.11, CVE-2024-32002; not 2024, E0425 (one term), 2nd, 2.30.x (a family)
