@@ -55,7 +55,7 @@ from docqa.retrieve.retriever import chunk_name
 from docqa.retrieve.snippet import coverage
 from docqa.text.exact import TIME_OF_DAY, exact_tokens, holds_exact
 from docqa.text.language import HAN, has_cjk
-from docqa.text.segment import QUESTION_FRAME, STOPWORDS, query_terms, query_words
+from docqa.text.segment import QUESTION_FRAME, STOPWORDS, fold, query_terms, query_words
 from docqa.types import Hit
 
 # Ranking weights of a candidate sentence.
@@ -438,7 +438,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
                        given: dict[int, str]) -> list[dict[str, float]]:
     """What ranks a candidate sentence (`terms` and `dense` already set on each): see SELECT_FEATURES."""
     terms = query_terms(question)
-    distinct = [t for t in dict.fromkeys(t.lower() for t in terms) if not _frames(t)]
+    distinct = [t for t in dict.fromkeys(fold(t) for t in terms) if not _frames(t)]
     rarest = max(distinct, key=lambda t: weights.get(t, 1.0), default=None)
     kind, thing = answerability.asked_type(question), asks_for(question)
     exact = exact_tokens(question)
@@ -536,7 +536,7 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     its passage's title, section and file name; `under`: the headings it is read under, docqa.answer.headings,
     which hold the question's terms and names for it).  Across languages the lexical features that cannot
     hold (the question's Chinese words in an English sentence) are zero; see docqa.answer.answerability."""
-    distinct = list(dict.fromkeys(t.lower() for t in terms))
+    distinct = list(dict.fromkeys(fold(t) for t in terms))
     found = [_holds(sentence, t) or bool(under and _holds(under, t)) for t in distinct]
     idf = [weights.get(t, 1.0) for t in distinct]
     top = max(idf, default=0.0)

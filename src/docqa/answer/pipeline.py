@@ -32,7 +32,7 @@ from docqa.retrieve.weights import term_weights, term_weights_and_total
 from docqa.flow.context import RunContext
 from docqa.settings import Settings
 from docqa.text.language import has_cjk
-from docqa.text.segment import query_terms
+from docqa.text.segment import fold, query_terms
 from docqa.text.sentences import sentence_spans
 from docqa.retrieve.snippet import coverage
 from docqa.text.tokens import count_tokens
@@ -953,7 +953,7 @@ def _term_centres(hits: list, terms: list[str]) -> dict[str, tuple[int, int]]:
     lines = {h.chunk_id: [(s + a, s + b) for s, e in (sentence_spans(h.text) or [])
                           for a, b in _lines(h.text[s:e])] for h in hits}
     texts = [h.text[a:b] for h in hits for a, b in lines[h.chunk_id]]
-    distinct = list(dict.fromkeys(t.lower() for t in terms))
+    distinct = list(dict.fromkeys(fold(t) for t in terms))
     held = {t: sum(coverage(x, [t]) > 0 for x in texts) for t in distinct}
     weights = {t: math.log(1 + len(texts) / n) for t, n in held.items() if n}
     out = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from docqa.text.language import HAN
+from docqa.text.segment import OptionTerm, fold
 
 MARK_OPEN, MARK_CLOSE = "**", "**"
 _HEADING_MARKS = re.compile(r"(?:^|(?<=\s))#{1,6}(?=\s)")  # Markdown heading markers read as noise
@@ -17,7 +18,10 @@ _ASCII_START, _ASCII_END = rf"(?<![^\W{HAN}])", rf"(?![^\W{HAN}])"
 def _pattern(terms: list[str]) -> re.Pattern | None:
     parts = []
     for term in sorted(set(terms), key=len, reverse=True):
-        if term.isascii() and len(term) > 4:
+        if isinstance(term, OptionTerm):
+            # a short option's letter, as the question wrote it: `-W` (--verify) is not `-w` (--interactive)
+            parts.append(_ASCII_START + "(?-i:" + re.escape(term.written) + ")" + _ASCII_END)
+        elif term.isascii() and len(term) > 4:
             # porter stemming matches inflections: "indexing" for "indexes"
             parts.append(re.escape(term[: max(4, len(term) - 2)]) + r"\w*")
         elif term.isascii():
@@ -50,7 +54,7 @@ def highlight(text: str, terms: list[str], width: int = 240) -> str:
 def coverage(text: str, terms: list[str], weights: dict[str, float] | None = None) -> float:
     """Share of the distinct query terms found in `text` (inflections count, as in highlighting),
     each term weighted by `weights` (e.g. its IDF; 1 when absent)."""
-    distinct = list(dict.fromkeys(t.lower() for t in terms))
+    distinct = list(dict.fromkeys(fold(t) for t in terms))
     total = sum((weights or {}).get(t, 1.0) for t in distinct)
     if not distinct or total <= 0:
         return 0.0

@@ -13,13 +13,15 @@ keeps whole (`E0425`, `sha256`, `libtasn1`, `X11`: one term each, which BM25 alr
 exactly) is not an exact token, nor is a plain word, a number, a CamelCase name or a version
 family (`2.30.x`).  `holds_exact` checks a text for a token at token boundaries, case ignored:
 `2.39.5` is in "Git v2.39.5 Release Notes" and in "RelNotes/2.39.5.txt", not in "2.39.50" or
-"12.39.5".
+"12.39.5"; a short option only as written (`-W` is not `-w`).
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from docqa.text.segment import SHORT_OPTION
 
 # A candidate: an optional option dash or path root, then an ASCII word run with inner separators.
 # A comma between digits stays inside: phosphatidylinositol-3,4-bisphosphate is one name, not two.
@@ -69,7 +71,7 @@ def _is_whole(token: str) -> bool:
 
 
 def holds_exact(text: str, token: str) -> bool:
-    """Whether `text` holds `token` at token boundaries (case ignored)."""
+    """Whether `text` holds `token` at token boundaries (case ignored, but for a short option's: `SHORT_OPTION`)."""
     if token.lower() not in text.lower():  # a plain scan first: ~10x faster than the pattern on a miss
         return False
     return _pattern(token).search(text) is not None
@@ -88,4 +90,5 @@ def _pattern(token: str) -> re.Pattern:
         end = r"(?![0-9])(?!\.[0-9])"
     else:  # an option goes on past a dash: --depth is not --depth-limit
         end = r"(?![A-Za-z0-9_])" + (r"(?!-[A-Za-z0-9])" if first == "-" else "")
-    return re.compile(start + re.escape(token) + end, re.IGNORECASE)
+    # a short option's case is its meaning: `-W` (tar --verify) is not `-w` (--interactive); a long one's is not
+    return re.compile(start + re.escape(token) + end, 0 if SHORT_OPTION.fullmatch(token) else re.IGNORECASE)

@@ -95,9 +95,48 @@ def query_words(query: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(segment_for_index(query))]
 
 
+# A short option as a question writes it: a dash and one letter (`-W`, `-p`), or one letter glued to a number (`-d1`,
+# `-O2`); not a long option (`--verify`) nor a single-dash word (`-name`, `-Wall`).  Chinese may touch it ("用-W选项").
+SHORT_OPTION = re.compile(r"(?<![A-Za-z0-9_-])-([A-Za-z][0-9]*)(?![A-Za-z0-9_-])")
+
+
+class OptionTerm(str):
+    """A question term that is a short option's letter: equal to the lower-cased term (`query_words`), so that weights
+    and sets keyed by terms find it, with `written` the case the question wrote it in.  A short option's case is its
+    meaning (`tar -W` is --verify, `tar -w` --interactive; `ls -l`/`-L`), so text holds it only where written alike
+    (retrieve/snippet.py, text/exact.py); the full-text index is case-folded and finds both."""
+
+    written: str
+
+    def __new__(cls, written: str) -> OptionTerm:
+        term = super().__new__(cls, written.lower())
+        term.written = written
+        return term
+
+
+def fold(term: str) -> str:
+    """`term` lower-cased, unless it is an `OptionTerm`, whose case stays what the question wrote."""
+    return term if isinstance(term, OptionTerm) else term.lower()
+
+
+def _options(query: str, words: list[str]) -> dict[str, str]:
+    """The question's short options (`SHORT_OPTION`) by lower-cased word: each written one way only, and the word
+    nowhere else in the question (both `-w` and `-W`, or `-x` beside the word "x", stay case-blind)."""
+    found = [m.group(1) for m in SHORT_OPTION.finditer(query)]
+    out = {}
+    for word in dict.fromkeys(f.lower() for f in found):
+        forms = {f for f in found if f.lower() == word}
+        if len(forms) == 1 and words.count(word) == sum(f.lower() == word for f in found):
+            out[word] = forms.pop()
+    return out
+
+
 def query_terms(query: str) -> list[str]:
-    """The distinct search terms of a query, stopwords dropped unless nothing else remains."""
-    terms = list(dict.fromkeys(query_words(query)))
+    """The distinct search terms of a query, stopwords dropped unless nothing else remains; a short option's letter an
+    `OptionTerm`, which keeps its case."""
+    words = query_words(query)
+    options = _options(query, words) if "-" in query else {}
+    terms = [OptionTerm(options[w]) if w in options else w for w in dict.fromkeys(words)]
     content = [t for t in terms if t not in STOPWORDS]
     return content or terms
 
