@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from docqa.answer import neutral
 from docqa.answer.extractive import extract
 
 from .hits import hit_in, sources
@@ -66,3 +67,15 @@ def test_the_option_asked_is_quoted_not_its_other_case(question, label, hash_emb
     assert result.chosen[0].text.startswith(label)
     sibling = next(s for s in result.candidates if s.text.startswith(label.swapcase()[:2] + ","))
     assert result.chosen[0].features["exact"] == 1.0 and sibling.features["exact"] == 0.0
+
+
+@pytest.mark.parametrize(("question", "held", "other"), [
+    ("What does the tar -W option do?", "-W, --verify\n寫完存檔後對其進行校驗", "-w, --interactive, --confirmation\n每一個動作都要求確認"),
+    ("What does ls -L do?", "-L, --dereference\n显示符号链接的文件信息时，显示符号链接指向的文件的信息，而非符号链接本身的信息",
+     "-l\n使用长列表格式"),
+])
+def test_across_languages_the_option_is_missing_from_its_other_case(question, held, other):
+    """An English question over Chinese man pages: the option is one of its language-neutral tokens, in its case."""
+    tokens = neutral.tokens(question, [held, other])
+    assert neutral.missing(tokens, held) == 0.0
+    assert neutral.missing(tokens, other) == 1.0

@@ -29,7 +29,7 @@ from docqa.answer.facts import normalise
 from docqa.text.background import rarity
 from docqa.text.exact import exact_tokens, holds_exact
 from docqa.text.language import HAN, has_cjk
-from docqa.text.segment import STOPWORDS
+from docqa.text.segment import SHORT_OPTION, STOPWORDS
 
 # A word of Latin letters or digits, joined over . _ - + (an option's dashes and a setting's = kept out)
 _LATIN = re.compile(rf"(?<![^\W{HAN}])[A-Za-z0-9]+(?:[._+-][A-Za-z0-9]+)*")
@@ -42,10 +42,12 @@ _COUNT_CAP = 4  # more neutral tokens than this say no more about the question
 
 
 def tokens(question: str, other: Iterable[str] = ()) -> list[str]:
-    """The question's language-neutral tokens (see the module docstring), lower-cased, in order: all its Latin words
-    and numbers for a Chinese question; for another, those the Chinese texts `other` also write (whole words)."""
+    """The question's language-neutral tokens (see the module docstring), lower-cased but a short option (`-W` is not
+    `-w`), in order: all its Latin words and numbers for a Chinese question; for another, those the Chinese texts
+    `other` also write (whole words)."""
     text = _POSSESSIVE.sub("", normalise(question))
-    exact = [t.lower() for t in exact_tokens(text)]  # an option or a path as a whole: `--remove-files`, not `remove-files`
+    # an option or a path as a whole: `--remove-files`, not `remove-files`; a short option in its case (`-W` is not `-w`)
+    exact = [t if SHORT_OPTION.fullmatch(t) else t.lower() for t in exact_tokens(text)]
     words = [m.group().lower() for m in _LATIN.finditer(text)]
     words = [w for w in words if w not in STOPWORDS and not (len(w) == 1 and w.isalpha()) and not any(w in t for t in exact)]
     out = list(dict.fromkeys([*exact, *words]))
