@@ -131,3 +131,85 @@ def test_the_committed_english_half_passes_check(tmp_path):
     for name in ("corpus_en.tsv", "questions_en_docs.jsonl"):  # the Chinese half may need packages downloaded
         (folder / name).write_bytes((ROOT / "benchmarks" / "trust" / name).read_bytes())
     assert devset.check(folder, tmp_path / "cache") == 0
+
+
+# ---------------------------------------------------------------- the validation split (questions_valid.jsonl)
+
+TRUST = ROOT / "benchmarks" / "trust"
+
+
+def _committed(name: str) -> list[dict]:
+    return [json.loads(line) for line in (TRUST / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _fit_decision():
+    sys.path.insert(0, str(TRUST))  # fit_decision imports devset beside it
+    spec = importlib.util.spec_from_file_location("trust_fit_decision", TRUST / "fit_decision.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_valid_ids_form_a_third_split_and_leave_dev_and_test_as_they_were():
+    assert devset.split("git-relnotes-v001") == "valid"
+    assert devset.split("debian-edu-zh-v120") == "valid"
+    old = _committed("questions_en_docs.jsonl") + _committed("questions_zh_docs.jsonl")
+    parity = {q["id"]: "dev" if int(devset.hashlib.sha256(q["id"].encode()).hexdigest(), 16) % 2 == 0 else "test"
+              for q in old}
+    assert {q["id"]: devset.split(q["id"]) for q in old} == parity  # dev/test membership is the hash, as before
+    valid = _committed(devset.VALID_FILE)
+    assert valid and {devset.split(q["id"]) for q in valid} == {"valid"}
+
+
+def test_the_valid_split_is_written_as_the_brief_asks():
+    """90-120 new questions, >= 40 % Chinese, >= 25 % near misses, over every documentation set, both cross-lingual
+    directions, and none of them a copy of a dev or test question."""
+    valid = _committed(devset.VALID_FILE)
+    assert 90 <= len(valid) <= 120
+    assert sum(q["lang"] == "zh" for q in valid) >= 0.40 * len(valid)
+    assert sum(not q["answerable"] for q in valid) >= 0.25 * len(valid)
+    corpus = devset.load_corpus()
+    assert {q["docset"] for q in valid} == {e.docset for e in corpus.values()}
+    english_sets = {e.docset for e in corpus.values() if e.tsv.startswith("corpus_en")}
+    assert any(q["lang"] == "zh" and q["docset"] in english_sets for q in valid)
+    assert any(q["lang"] == "en" and q["docset"] not in english_sets for q in valid)
+    old = {q["question"] for q in _committed("questions_en_docs.jsonl") + _committed("questions_zh_docs.jsonl")}
+    assert not [q["id"] for q in valid if q["question"] in old]
+
+
+def test_check_keeps_valid_ids_in_the_valid_file_and_only_there(devset_dir, tmp_path, capsys):
+    _write(devset_dir, [_question("demo-v001")])
+    assert devset.check(devset_dir, tmp_path / "cache") == 1
+    assert "[demo-v001]: id must be <docset>-<nnn> (<docset>-v<nnn> only in questions_valid.jsonl)" in capsys.readouterr().out
+    (devset_dir / "questions_demo.jsonl").unlink()
+    valid = devset_dir / devset.VALID_FILE
+    valid.write_text(json.dumps(_question("demo-001")) + "\n", encoding="utf-8")
+    assert devset.check(devset_dir, tmp_path / "cache") == 1
+    assert "[demo-001]: id must be <docset>-v<nnn> in questions_valid.jsonl" in capsys.readouterr().out
+    valid.write_text(json.dumps(_question("demo-v001")) + "\n", encoding="utf-8")
+    assert devset.check(devset_dir, tmp_path / "cache") == 0
+
+
+def test_the_decision_fit_never_reads_a_valid_row(tmp_path):
+    fd = _fit_decision()
+    run = tmp_path / "trust-all.jsonl"
+    rows = [{"id": qid, "split": devset.split(qid), "docset": "git-relnotes", "answerable": True, "outcome": "correct",
+             "lang": "en", "evidence_features": {"dense": 0.5, "bm25": 1.0}}
+            for qid in ("git-relnotes-001", "git-relnotes-002", "git-relnotes-v001")]
+    run.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    loaded = fd.load([str(run)], dense=True)
+    assert sorted(r["split"] for r in loaded) == sorted(devset.split(q) for q in ("git-relnotes-001", "git-relnotes-002"))
+
+
+@pytest.mark.skipif(not Path("/usr/share/doc/git/RelNotes/2.39.5.txt").exists(),
+                    reason="the English corpus is read from this machine's /usr/share/doc (Debian packages)")
+def test_the_committed_valid_questions_over_the_english_half_pass_check(tmp_path):
+    folder = tmp_path / "trust"
+    folder.mkdir()
+    (folder / "corpus_en.tsv").write_bytes((TRUST / "corpus_en.tsv").read_bytes())
+    english_sets = {e.docset for e in devset.load_corpus(folder).values()}
+    chosen = [q for q in _committed(devset.VALID_FILE) if q["docset"] in english_sets]  # the Chinese half may need downloads
+    assert len(chosen) >= 60
+    (folder / devset.VALID_FILE).write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in chosen),
+                                            encoding="utf-8")
+    assert devset.check(folder, tmp_path / "cache") == 0

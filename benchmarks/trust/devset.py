@@ -22,7 +22,10 @@ all corpus files, so `file` resolves to `<docset>/<relative_path>` in the built 
 Quotes are checked verbatim, after collapsing whitespace, against the text docqa's own reader registry
 extracts from the file (`docqa.ingest.readers.read_file`, what `docqa add` indexes).
 
-The split is not a field: `split(id)` is "dev" when the sha256 of the id is even, else "test".
+The split is not a field: `split(id)` is "dev" when the sha256 of the id is even, else "test" -- except the third
+split, "valid": the questions of `questions_valid.jsonl`, whose ids are `<docset>-v<nnn>` (and only theirs).  They were
+written after dev had been tuned on for eight rounds, to measure how a change generalises without reading test; no fit
+script may fit on them (the fits take split == "dev" only).
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ KINDS = {"fact", "number", "name", "procedure", "list", "version", "multihop", "
 LANGS = {"en", "zh"}
 REQUIRED = {"id", "docset", "lang", "kind", "question", "answerable", "answers", "evidence"}
 OPTIONAL = {"near", "note"}
+VALID_FILE = "questions_valid.jsonl"  # the validation split: its ids, and only its ids, are <docset>-v<nnn>
+VALID_ID = re.compile(r".+-v\d{3,}")
 
 
 def data_root() -> Path:
@@ -77,7 +82,9 @@ class CorpusFile:
 
 
 def split(qid: str) -> str:
-    """"dev" or "test" for a question id, by a stable hash (about 50/50)."""
+    """"valid" for a validation question's id (`<docset>-v<nnn>`), else "dev" or "test" by a stable hash (about 50/50)."""
+    if VALID_ID.fullmatch(qid):
+        return "valid"
     return "dev" if int(hashlib.sha256(qid.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "test"
 
 
@@ -238,7 +245,8 @@ def _known(rel: object, corpus: dict[str, CorpusFile]) -> bool:
     return isinstance(rel, str) and rel in corpus
 
 
-def _schema_errors(q: dict, corpus: dict[str, CorpusFile]) -> list[str]:
+def _schema_errors(q: dict, corpus: dict[str, CorpusFile], valid: bool = False) -> list[str]:
+    """What is wrong with the question's fields; `valid`: it comes from VALID_FILE, whose ids are <docset>-v<nnn>."""
     errs = []
     missing, unknown = REQUIRED - q.keys(), q.keys() - REQUIRED - OPTIONAL
     if missing:
@@ -250,8 +258,10 @@ def _schema_errors(q: dict, corpus: dict[str, CorpusFile]) -> list[str]:
     docsets = {e.docset for e in corpus.values()}
     if not isinstance(q["docset"], str) or q["docset"] not in docsets:
         errs.append(f"docset {q['docset']!r} has no file in any corpus_*.tsv")
-    if not re.fullmatch(re.escape(str(q["docset"])) + r"-\d{3,}", str(q["id"])):
-        errs.append("id must be <docset>-<nnn>")
+    if valid and not re.fullmatch(re.escape(str(q["docset"])) + r"-v\d{3,}", str(q["id"])):
+        errs.append(f"id must be <docset>-v<nnn> in {VALID_FILE}")
+    if not valid and not re.fullmatch(re.escape(str(q["docset"])) + r"-\d{3,}", str(q["id"])):
+        errs.append(f"id must be <docset>-<nnn> (<docset>-v<nnn> only in {VALID_FILE})")
     if not isinstance(q["lang"], str) or q["lang"] not in LANGS:
         errs.append(f"lang must be one of {sorted(LANGS)}")
     if not isinstance(q["kind"], str) or q["kind"] not in KINDS:
@@ -344,7 +354,7 @@ def check(folder: Path = HERE, cache: Path = TEXT_CACHE) -> int:
         if qid in seen:
             failures.append(f"{where}: duplicate id (first at {seen[qid]})")
         seen.setdefault(qid, where)
-        errs = _schema_errors(q, corpus)
+        errs = _schema_errors(q, corpus, valid=name == VALID_FILE)
         if not errs:
             errs = _evidence_errors(q, corpus, texts)
         failures += [f"{where}: {e}" for e in errs]
@@ -359,8 +369,9 @@ def check(folder: Path = HERE, cache: Path = TEXT_CACHE) -> int:
 
 def stats() -> int:
     """Counts by split, docset, lang, kind and answerable, and the corpus size."""
-    questions = [q for _, _, q, err in load_questions() if q and not err]
-    zh_ids = _ids("questions_zh_docs.jsonl")
+    rows = [(name, q) for name, _, q, err in load_questions() if q and not err]
+    questions = [q for _, q in rows]
+    file_of = {id(q): name.removeprefix("questions_").removesuffix(".jsonl") for name, q in rows}
     corpus = load_corpus()
     if not questions:
         print("no questions")
@@ -369,23 +380,21 @@ def stats() -> int:
                        ("lang", lambda q: q.get("lang")), ("kind", lambda q: q.get("kind")),
                        ("answerable", lambda q: q.get("answerable")),
                        ("split x answerable", lambda q: f"{split(str(q.get('id')))}/{q.get('answerable')}"),
-                       ("file", lambda q: "zh_docs" if q.get("id") in zh_ids else "en_docs")):
+                       ("file", lambda q: file_of[id(q)])):
         counts = collections.Counter(str(key(q)) for q in questions)
         print(f"{title}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     n = len(questions)
     zh = sum(q.get("lang") == "zh" for q in questions)
     unans = sum(q.get("answerable") is False for q in questions)
     print(f"total {n}; Chinese questions {zh} ({zh / n:.0%}); unanswerable {unans} ({unans / n:.0%})")
+    for part in ("dev", "test", "valid"):
+        qs = [q for q in questions if split(str(q.get("id"))) == part]
+        if qs:
+            pz, pu = sum(q.get("lang") == "zh" for q in qs), sum(q.get("answerable") is False for q in qs)
+            print(f"  {part}: {len(qs)}; Chinese {pz} ({pz / len(qs):.0%}); unanswerable {pu} ({pu / len(qs):.0%})")
     by_docset = collections.Counter(e.docset for e in corpus.values())
     print("corpus files: " + ", ".join(f"{k} {v}" for k, v in sorted(by_docset.items())) + f"; total {len(corpus)}")
     return 0
-
-
-def _ids(name: str) -> set[str]:
-    path = HERE / name
-    if not path.exists():
-        return set()
-    return {json.loads(line).get("id") for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
 
 
 def show_text(rel: str) -> int:

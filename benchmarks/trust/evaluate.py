@@ -1,6 +1,6 @@
 """The trust dev set, asked through docqa and scored (issue 28, items 1 and 8).
 
-    python benchmarks/trust/evaluate.py [--split dev|test|all] [--limit N] [--ids ID,...] [--lang en|zh]
+    python benchmarks/trust/evaluate.py [--split dev|test|valid|all] [--limit N] [--ids ID,...] [--lang en|zh]
         [--kind KIND,...] [--llm BASE_URL --model NAME [--mode pipeline|agent|auto]] [--reuse] [--out FILE]
     python benchmarks/trust/evaluate.py --report RUN.jsonl       # the tables of a finished (or partial) run
     python benchmarks/trust/evaluate.py --compare A.jsonl B.jsonl  # where two runs differ; exit 1 if B is worse on any
@@ -51,7 +51,7 @@ from docqa.types import CANCELLED, FAILED, Answer  # noqa: E402
 
 # -- the questions ----------------------------------------------------------------------------------
 def split_of(qid: str) -> str:
-    """dev or test, as devset.py assigns it."""
+    """dev, test or valid, as devset.py assigns it (valid: questions_valid.jsonl, never fitted on)."""
     import devset
 
     return devset.split(qid)
@@ -263,7 +263,7 @@ def run(args) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", default="dev", choices=["dev", "test", "all"])
+    ap.add_argument("--split", default="dev", choices=["dev", "test", "valid", "all"])
     ap.add_argument("--limit", type=int, default=0, help="an even sample of N questions")
     ap.add_argument("--ids", default="", help="only these question ids (comma-separated)")
     ap.add_argument("--lang", choices=["en", "zh"], help="only questions in this language")

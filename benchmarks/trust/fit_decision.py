@@ -80,11 +80,14 @@ def collect(args: argparse.Namespace) -> list[str]:
 def docsets(args: argparse.Namespace, work: Path, tag: str, env: dict[str, str]) -> list[Path]:
     """Each documentation set of the trust corpus in a knowledge base of its own (two files to eighty), asked its
     own questions: the decision must hold over a small folder as over a large collection."""
+    import devset  # beside this file
+
     questions: dict[str, list[str]] = {}
     for path in sorted(HERE.glob("questions_*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             q = json.loads(line)
-            questions.setdefault(q["docset"], []).append(q["id"])
+            if devset.split(q["id"]) != "valid":  # the validation split is never fitted on, nor asked here
+                questions.setdefault(q["docset"], []).append(q["id"])
     runs = []
     for folder in sorted(p for p in Path(args.corpus).iterdir() if p.is_dir() and p.name in questions):
         own = work / "docsets" / folder.name
@@ -106,7 +109,7 @@ def load(paths: list[str], dense: bool) -> list[dict]:
         for line in Path(path).read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             if "evidence_features" in row:  # a trust harness row: over the whole corpus, or its docset's alone
-                if not row["evidence_features"]:
+                if not row["evidence_features"] or row["split"] == "valid":  # valid: never fitted on, nor reported here
                     continue
                 row = {"source": "docset" if Path(path).name.startswith("docset") else "trust", "group": row["docset"], "split": row["split"], "answerable": row["answerable"],
                        "correct": row["outcome"] == "correct", "features": row["evidence_features"], "lang": row["lang"],

@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     d = sub.add_parser("dump")
     d.add_argument("--corpus", default=str(evaluate.WORK / "corpus"))
     d.add_argument("--kb", default=str(evaluate.WORK / "kb.db"))
-    d.add_argument("--split", default="dev", choices=["dev", "test", "all"])
+    d.add_argument("--split", default="dev", choices=["dev", "test", "valid", "all"])
     d.add_argument("--hits", type=int, default=10)
     d.add_argument("--out", required=True)
     f = sub.add_parser("fit")

@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", default="bm25", choices=["bm25", "hybrid"])
     ap.add_argument("--kb", default=str(devset.WORK / "retrieval-kb.db"))
     ap.add_argument("--reuse", action="store_true", help="search the knowledge base as it is (no rebuild)")
-    ap.add_argument("--split", default="all", choices=["dev", "test", "all"], help="the questions of one split (all: both)")
+    ap.add_argument("--split", default="all", choices=["dev", "test", "valid", "all"], help="the questions of one split (all: every split)")
     ap.add_argument("--chunks", action="store_true", help="also the rank of the first right chunk (the gold quote's, stages.right)")
     ap.add_argument("--by-kind", action="store_true", help="also the dev split by question kind and language")
     ap.add_argument("--out", help="write one JSON row per question (id, split, rank)")
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         both = {q["id"]: rank_of_gold(kb, q, args.mode, corpus) for q in qs}
     ranks = {qid: r[0] for qid, r in both.items()}
     chunk_ranks = {qid: r[1] for qid, r in both.items()}
-    for split in ("dev", "test"):
+    for split in ("dev", "test", "valid"):
         if args.split in ("all", split):
             print(f"{args.docset} {split:4s} {summary([ranks[q['id']] for q in qs if devset.split(q['id']) == split])}")
             if args.chunks:

@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", default=str(evaluate.WORK / "corpus"))
     ap.add_argument("--kb", default=str(evaluate.WORK / "kb.db"))
-    ap.add_argument("--split", default="dev", choices=["dev", "test", "all"])
+    ap.add_argument("--split", default="dev", choices=["dev", "test", "valid", "all"])
     ap.add_argument("--threshold", type=float, default=0.0, help="the abstain threshold (0: every question answered)")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--out", default=str(evaluate.WORK / "stages.jsonl"))
