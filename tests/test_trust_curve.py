@@ -37,3 +37,21 @@ def test_the_curve_counts_each_threshold_as_a_cut_of_the_probability(capsys):
 def test_a_run_that_abstained_is_said_to_be_one(capsys):
     report.curve([*ROWS, row(True, "false_abstention", 0.2)], thresholds=(0.3,))
     assert "not a threshold-0 run" in capsys.readouterr().out
+
+
+def _run_row(qid: str, answerable: bool, outcome: str) -> dict:
+    return {"id": qid, "run": "extractive", "split": "valid", "lang": "en", "kind": "number", "question": "How big?",
+            "answer": "It is 900,000 bytes.", "answerable": answerable, "outcome": outcome}
+
+
+def test_compare_reports_a_relabelled_question_apart_and_counts_the_rest(capsys):
+    """A question whose gold turned from near miss to answerable between two runs is named, not scored as better or
+    worse (its outcomes belong to different tables); the other changes are counted as before."""
+    a = [_run_row("pdf-manuals-v006", False, "abstained"), _run_row("git-relnotes-v001", True, "wrong"),
+         _run_row("git-relnotes-v002", True, "correct")]
+    b = [_run_row("pdf-manuals-v006", True, "false_abstention"), _run_row("git-relnotes-v001", True, "correct"),
+         _run_row("git-relnotes-v002", True, "correct")]
+    assert report.compare(a, b) == 0
+    out = capsys.readouterr().out
+    assert "RELABELLED  pdf-manuals-v006: answerable False -> True" in out
+    assert "1 better in B, 0 worse in B, 1 the same; 1 relabelled" in out

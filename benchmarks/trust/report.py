@@ -143,10 +143,16 @@ def compare(a: list[dict], b: list[dict], names: tuple[str, str] | list[str] = (
     by_a, by_b = {r["id"]: r for r in a}, {r["id"]: r for r in b}
     common = sorted(by_a.keys() & by_b.keys())
     better = worse = 0
+    relabelled = []  # the gold changed between the runs (answerable or not): not a change of the answerer
     print(f"A = {names[0]} ({by_a[common[0]]['run'] if common else '?'}), B = {names[1]} "
           f"({by_b[common[0]]['run'] if common else '?'}): {len(common)} questions in both")
     for qid in common:
         ra, rb = by_a[qid], by_b[qid]
+        if ra["answerable"] != rb["answerable"]:
+            relabelled.append(qid)
+            print(f"\nRELABELLED  {qid}: answerable {ra['answerable']} -> {rb['answerable']} "
+                  f"({ra['outcome']} -> {rb['outcome']}): the question's gold changed, not counted")
+            continue
         if ra["outcome"] == rb["outcome"]:
             continue
         delta = RANK[ra["answerable"]][rb["outcome"]] - RANK[ra["answerable"]][ra["outcome"]]
@@ -154,7 +160,8 @@ def compare(a: list[dict], b: list[dict], names: tuple[str, str] | list[str] = (
         print(f"\n{'B better' if delta > 0 else 'B WORSE'}  {qid} ({ra['split']}, {ra['lang']}, {ra['kind']}): "
               f"{ra['outcome']} -> {rb['outcome']}\n  Q: {ra['question']}\n  A: {_short(ra['answer'])}\n  B: {_short(rb['answer'])}")
     only = sorted(by_a.keys() ^ by_b.keys())
-    print(f"\n{better} better in B, {worse} worse in B, {len(common) - better - worse} the same"
+    print(f"\n{better} better in B, {worse} worse in B, {len(common) - better - worse - len(relabelled)} the same"
+          + (f"; {len(relabelled)} relabelled" if relabelled else "")
           + (f"; {len(only)} in one run only: {', '.join(only[:10])}{' …' if len(only) > 10 else ''}" if only else ""))
     return worse
 
