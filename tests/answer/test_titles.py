@@ -1,7 +1,7 @@
 """A question's name that the document is named by (its title, file name or folder) is held for its sentences where
-the decision measures `missing_name` (docqa.answer.extractive.TITLES); a number, version or identifier is not, and the
-question's other words are not read there.  Real text of the trust corpus: a manual with a title, an HTML book's page,
-a man page, a package's README.Debian."""
+the decision measures `missing_name` with docqa.answer.extractive.TITLES on, and recorded as `about_name` either way; a
+number, version or identifier is not, and the question's other words are not read there (recorded as `about_matched`).
+Real text of the trust corpus: a manual with a title, an HTML book's page, a man page, a package's README.Debian."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from docqa.answer import extractive
 from docqa.answer.extractive import extract
 from .hits import hit_in, sources
 
@@ -51,14 +52,21 @@ def _answer(embedder, question: str, text: str, title: str, path: str, section: 
 
 
 @pytest.mark.parametrize("question, text, title, path, section", NAMED)
-def test_a_name_the_document_is_named_by_is_not_missing_from_its_sentences(hash_embedder, question, text, title,
-                                                                             path, section):
-    named = _answer(hash_embedder, question, text, title, path, section)
-    other = _answer(hash_embedder, question, text, "Notes", "/doc/notes/notes.txt", "")
-    assert named.chosen[0].text == other.chosen[0].text
-    assert other.features["missing_name"] == 1.0  # no sentence of the text names it
-    assert named.features["missing_name"] == 0.0 and named.features["about_name"] == 1.0
-    assert named.evidence > other.evidence
+def test_a_name_the_document_is_named_by_is_not_missing_from_its_sentences(hash_embedder, monkeypatch, question,
+                                                                             text, title, path, section):
+    def both():
+        return (_answer(hash_embedder, question, text, title, path, section),
+                _answer(hash_embedder, question, text, "Notes", "/doc/notes/notes.txt", ""))
+
+    # off (the default): the decision is as before, and what the document's name holds is recorded
+    named_off, other_off = both()
+    assert named_off.features["about_name"] == 1.0 and other_off.features["about_name"] == 0.0
+    assert named_off.features["missing_name"] == other_off.features["missing_name"] == 1.0  # no sentence names it
+    monkeypatch.setattr(extractive, "TITLES", True)
+    named, other = both()
+    assert named.chosen[0].text == named_off.chosen[0].text == other.chosen[0].text
+    assert named.features["missing_name"] == 0.0 and other.features["missing_name"] == 1.0
+    assert named.evidence > named_off.evidence and other.evidence == other_off.evidence
 
 
 @pytest.mark.parametrize("question, title, path", [
@@ -69,14 +77,17 @@ def test_a_name_the_document_is_named_by_is_not_missing_from_its_sentences(hash_
     # a name the title holds, beside one it does not: the release the question asks about
     ("Debian Edu 从 Bullseye 升级到 Bookworm 后，自动安装安全更新的日志在哪个目录里看？", EDU_TITLE, EDU_PATH),
 ])
-def test_a_number_or_another_name_of_the_question_stays_missing(hash_embedder, question, title, path):
+def test_a_number_or_another_name_of_the_question_stays_missing(hash_embedder, monkeypatch, question, title, path):
+    monkeypatch.setattr(extractive, "TITLES", True)
     f = _answer(hash_embedder, question, EDU, title, path, "").features
-    assert f["missing_name"] == 1.0
+    assert f["missing_name"] == 1.0 and f["about_name"] == 0.0
 
 
-def test_the_question_s_other_words_are_not_read_in_the_document_s_name(hash_embedder):
+def test_the_question_s_other_words_are_not_read_in_the_document_s_name(hash_embedder, monkeypatch):
     """manpages-zh-099, a near miss: DU(1) names "du" for every sentence of the page, the answer's and the near miss's
-    alike, so `matched` and `missing_rare` do not read it there; what reading them would change is recorded."""
+    alike, so `matched` and `missing_rare` do not read it there, TITLES on or not; what reading them would change is
+    recorded."""
+    monkeypatch.setattr(extractive, "TITLES", True)
     text = "--exclude=PATTERN\n忽略所有与 PATTERN 匹配的文件。\n"
     question = "du --exclude 后面的模式能不能写正则表达式？"
     named = _answer(hash_embedder, question, text, "DU(1)", "/usr/share/man/zh_CN/man1/du.1.gz", "描述")
