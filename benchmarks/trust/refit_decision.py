@@ -68,6 +68,9 @@ class Candidate:
 K = ("select_best", "exact_missing")  # the shipped decision's extra features
 NAME = (*K, "missing_name", "missing_name_heading")
 UNDER = ("under_matched", "under_rare", "under_name")  # extractive._evidence_under
+# what reading the question's names and terms in the document's name (title, file name, folder) changes
+# (extractive._evidence_under; the decision reads its names there only with extractive.TITLES on)
+ABOUT = ("about_matched", "about_rare", "about_name")
 CANDIDATES = {
     "K": Candidate(K, 8),  # the shipped decision's form, refitted
     "K2": Candidate(K, 2),
@@ -105,6 +108,9 @@ CANDIDATES = {
     "NqU": Candidate((*NAME, "quantity_unstated", *UNDER), 16, 2),
     "NsqU": Candidate((*NAME, "select_name", "quantity_unstated", *UNDER), 16, 2),
     "KqU": Candidate((*K, "quantity_unstated", *UNDER), 8),
+    # ... and what reading the question's terms in the document's name changes (branch titlecover)
+    "KA": Candidate((*K, *ABOUT), 8),
+    "NsqA": Candidate((*NAME, "select_name", "quantity_unstated", *ABOUT), 16, 2),
 }
 SOURCES = ("squad2", "cmrc")  # the sources an `offsets` candidate gives a bias of its own
 # --grid: each candidate's features at every SQuAD share, CMRC share, with and without a bias per source

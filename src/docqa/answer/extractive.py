@@ -118,6 +118,19 @@ EVIDENCE_FEATURES = tuple(answerability.decision()["features"])
 # abstention, but on test it answered 4 near misses more for 1 answerable question (benchmarks/RESULTS.md); what
 # reading under the headings changes is recorded either way (`under_…`, _evidence_under), for a refit to weigh.
 HEADINGS = False
+# With TITLES on, a name of the question that the passage's document is named by (its title, file name or folder:
+# `_name`) counts as held where the decision measures `missing_name`: documentation names its subject once, where it
+# says what it is about ("Valgrind" in "Valgrind Frequently Asked Questions", "LilyPond" in "LilyPond 学习手册: 2.2.2
+# 处理输入文件", "Debian Edu" in its manual's title, the package `openssh-client` a README.Debian sits in), and its
+# sentences do not repeat it.  Only a word: a number, version, option or identifier the document's name holds is not
+# the one asked (the manual of Debian Edu 11 is not about Debian Edu 12; a release's notes are given their version
+# exactly by `_exact_given`).  Question terms (`matched`, `missing_rare`) are not read in the name: a man page's
+# program ("du" in DU(1)) names its near misses as much as its answers.  Off: on the trust dev split it gained 3
+# answerable questions for 1 near miss answered, on the test split (read once) 3 for 3 near misses answered and 2
+# false abstentions answered wrong — the title names a manual's near misses as it names its answers
+# (benchmarks/RESULTS.md).  What reading the question's names and terms there changes is recorded either way
+# (`about_name`, `about_matched`, `about_rare`: _evidence_under) for a refit to weigh.
+TITLES = False
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
 SCENE_EXAMPLES = True  # `exact_missing` leaves out an option, path or file name only a statement before the question holds
 MISSING_FRAME = True  # `missing_rare` leaves out the question's framing words (QUESTION_FRAME: 我, 想, 把, 用, 时, …)
@@ -531,13 +544,17 @@ def _holds_amount(text: str) -> bool:
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
-                      dense: float | None, retrieval: float, context: str = "", under: str = "") -> dict[str, float]:
+                      dense: float | None, retrieval: float, context: str = "", under: str = "", about: str = "",
+                      about_terms: bool = False) -> dict[str, float]:
     """The evidence model's inputs for the best sentence (`window`: it and its neighbours; `context`:
     its passage's title, section and file name; `under`: the headings it is read under, docqa.answer.headings,
-    which hold the question's terms and names for it).  Across languages the lexical features that cannot
-    hold (the question's Chinese words in an English sentence) are zero; see docqa.answer.answerability."""
+    which hold the question's terms and names for it; `about`: what names its document (`_name`), which holds the
+    question's names that are words (`_named_word`) for it, and its terms too with `about_terms`).  Across languages
+    the lexical features that cannot hold (the question's Chinese words in an English sentence) are zero; see
+    docqa.answer.answerability."""
     distinct = list(dict.fromkeys(fold(t) for t in terms))
-    found = [_holds(sentence, t) or bool(under and _holds(under, t)) for t in distinct]
+    found = [_holds(sentence, t) or bool(under and _holds(under, t))
+             or (about_terms and _named_word(t) and _holds(about, t)) for t in distinct]
     idf = [weights.get(t, 1.0) for t in distinct]
     top = max(idf, default=0.0)
     answered = answered_words(question, sentence)  # "which file": a path answers it without the word "file"
@@ -548,7 +565,7 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
         "missing_rare": max(missing) / top if missing and top > 0 else 0.0,
         # a name of the question that neither the window nor the headings it is read under hold
         "missing_name": float(any(not _has_name(window, name) and not (under and _has_name(under, name))
-                                  for name in _names(question))),
+                                  and not (about and _named_word(name) and _has_name(about, name)) for name in _names(question))),
         # ... and not in the passage's title, section or file name either: documentation names its subject in a
         # heading ("Memcheck", "Debian Edu") that its sentences need not repeat
         "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in _names(question))),
@@ -598,7 +615,7 @@ def _pick_features(question: str, pick: Sentence, candidates: list[Sentence], so
     text = _with(pick.text, _given(pick, given))
     window = _with(" ".join(s.text for s in _window(candidates, pick)), _given(pick, given))
     hit = sources.get(pick.n).hit  # type: ignore[union-attr]
-    f = evidence_features(question, text, window, terms, weights, None, 0.0, _context(hit), _under(hit))
+    f = evidence_features(question, text, window, terms, weights, None, 0.0, _context(hit), _under(hit), _about(hit))
     return {"pick_missing_rare": f["missing_rare"], "pick_missing_name": f["missing_name"], "pick_exact_missing": f["exact_missing"],
             "pick_missing_name_heading": f["missing_name_heading"],
             "pick_coverage": float(coverage(text, terms, weights)), "pick_dense": pick.dense}
@@ -656,18 +673,31 @@ def _under(hit: Hit) -> str:
     return headings(hit) if HEADINGS else ""
 
 
+def _about(hit: Hit) -> str:
+    """What names a passage's document (`_name`) where the decision looks for the question's names, when TITLES is on."""
+    return _name(hit) if TITLES else ""
+
+
 def _evidence_under(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
                     dense: float | None, retrieval: float, hit: Hit) -> dict[str, float]:
-    """`evidence_features` of the decision's sentence in `hit`, read under its headings when HEADINGS is on; and in
-    any case, for refits of the decision, what reading under them changes (0 for a passage of a document without
-    sections, so for every SQuAD and CMRC paragraph): `under_matched`, the question's terms only the headings hold
-    (up to the cap of `matched`), `under_rare`, how much less `missing_rare` is, and `under_name`, 1 when a missing
-    name of the question is in the headings and no other is missing."""
-    plain = evidence_features(question, sentence, window, terms, weights, dense, retrieval, _context(hit))
+    """`evidence_features` of the decision's sentence in `hit`, its names read in its document's name when TITLES is on
+    and under its headings when HEADINGS is on; and in any case, for refits of the decision, what reading under them
+    changes (0 for a passage of a document without sections, so for every SQuAD and CMRC paragraph): `under_matched`,
+    the question's terms only the headings hold (up to the cap of `matched`), `under_rare`, how much less
+    `missing_rare` is, and `under_name`, 1 when a missing name of the question is in the headings and no other is
+    missing; and what reading the question's words (names and terms) in the document's name changes, against the
+    sentence read without it: `about_matched`, `about_rare`, `about_name`."""
+    args = (question, sentence, window, terms, weights, dense, retrieval, _context(hit))
+    plain = evidence_features(*args)
+    about = _name(hit)
+    shipped = evidence_features(*args, about=_about(hit))
     under = headings(hit)
-    read = evidence_features(question, sentence, window, terms, weights, dense, retrieval, _context(hit), under) if under else plain
-    return {**(read if HEADINGS else plain), "under_matched": read["matched"] - plain["matched"],
-            "under_rare": plain["missing_rare"] - read["missing_rare"], "under_name": plain["missing_name"] - read["missing_name"]}
+    read = evidence_features(*args, under=under, about=_about(hit)) if under else shipped
+    named = evidence_features(*args, about=about, about_terms=True)
+    return {**(read if HEADINGS else shipped), "under_matched": read["matched"] - shipped["matched"],
+            "under_rare": shipped["missing_rare"] - read["missing_rare"], "under_name": shipped["missing_name"] - read["missing_name"],
+            "about_matched": named["matched"] - plain["matched"], "about_rare": plain["missing_rare"] - named["missing_rare"],
+            "about_name": plain["missing_name"] - named["missing_name"]}
 
 
 def evidence_probability(features: dict[str, float]) -> float:
@@ -866,6 +896,13 @@ def _asked_exact(question: str) -> list[str]:
         return tokens
     kept = set(exact_tokens(" ".join(asked)))
     return [t for t in tokens if t in kept or _EXAMPLE.search(t) is None]
+
+
+def _named_word(word: str) -> bool:
+    """A question's word a document's name can hold for its sentences: a word of letters (`Valgrind`, `LilyPond`,
+    `Edu`, 手册), not a number, version, option or identifier (12, 2.39.5, `-p`, `X11`, `max_connections`), which name
+    the fact asked as often as its subject."""
+    return not any(ch.isdigit() for ch in word) and not exact_tokens(word, whole=True)
 
 
 def _has_name(text: str, name: str) -> bool:

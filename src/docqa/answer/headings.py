@@ -12,7 +12,8 @@ Only the section path of a document with sections counts.  Not its title or file
 of the document alike ("Debian Edu / Skolelinux 12 Bookworm 手册", `debian-edu-bookworm-manual.html`), so they tell
 the passage that answers from the near miss — a passage of the same manual about the subject but not the fact asked
 — no better than nothing (measured on the trust dev set: with them, as many near misses answered as answerable
-questions gained; benchmarks/RESULTS.md).  And not the one heading of a text under its title alone (a SQuAD or CMRC
+questions gained; benchmarks/RESULTS.md).  (The question's names that are words are read in the document's name all
+the same, where the decision measures `missing_name`: docqa.answer.extractive.TITLES.)  And not the one heading of a text under its title alone (a SQuAD or CMRC
 article paragraph under `# Normans`, a README with one heading): a title that names the whole text says what every
 sentence of it is about, not which one answers.
 """
