@@ -191,6 +191,7 @@ class Extract:
     candidates: list[Sentence] = field(default_factory=list)  # every scored candidate sentence (for evaluation)
     supporting: list[Sentence] = field(default_factory=list)  # the picks a model's claim may rest on (answer/accept.py)
     rule: str = ""  # the answerer's own rule it abstained by, whatever the evidence: one of RULES
+    several: bool = False  # the question asks for several things: a quoted list item is read with its list (shape.enumerated)
 
 
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
@@ -271,7 +272,8 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
         heading = Sentence(picked[0].n, hs, he, chunk[hs:he], score=picked[0].score)
         shown = Shape([heading, *(shown.sentences if shown is not None else picked)], steps=False)
     return Extract(picked, evidence=evidence, abstained=False, features=features, ranked=chosen, shape=shown,
-                   candidates=candidates, supporting=supporting, release=named, heading=heading, heads=heads)
+                   candidates=candidates, supporting=supporting, release=named, heading=heading, heads=heads,
+                   several=asks_several(question))
 
 
 def _bearing(question: str, picked: list[Sentence], added: set[int], sources: SourceSet) -> list[Sentence]:

@@ -22,6 +22,7 @@ from docqa.answer.escalate import Escalation
 from docqa.answer.extractive import Extract, Sentence, extract
 from docqa.answer.library import Library
 from docqa.answer.parts import Part, split
+from docqa.answer.shape import enumerated
 from docqa.answer.route import catalog_answer, condense_heuristic, condensed_reply, language_of, looks_like_follow_up, not_found_answer
 from docqa.answer.sources import Source, SourceSet, fit, focused
 from docqa.errors import DocqaError, LLMError
@@ -596,7 +597,7 @@ class Pipeline:
             return (yield from self._not_found(answer, ctx, streamed=streamed))
         else:
             evidence = result.evidence
-            shown = _quoted_in_order(result, self.settings.answer.extractive_sentences)
+            shown = _enumerated(result, sources, _quoted_in_order(result, self.settings.answer.extractive_sentences))
             led = lead is not None and not (shown and shown[0] is lead)  # a sentence the chooser picked leads (answer/choose.py)
             shown = choose.leads(lead, shown) if led else shown
             headed, heads = _with_heads(shown, result.heads)  # each later pick's release heading before it (answer/release.py)
@@ -720,12 +721,11 @@ class Pipeline:
         count = max(1, PART_SENTENCES)
         paths = list(dict.fromkeys(path for _, pool, _ in found for path in pool.paths))
         numbers: dict[str, int] = {}  # chunk id -> its number across the parts
-        citations, seen = [], set()
+        citations: list[Citation] = []
+        seen: set[tuple[str, int]] = set()
         for _, pool, result in found:
-            for x in _quoted_in_order(result, count):
+            for x in _part_quotes(result, pool, count, seen):
                 hit = pool.get(x.n).hit  # type: ignore[union-attr]
-                if (hit.chunk_id, x.start) in seen:
-                    continue  # two parts answered by the same sentence: quoted once
                 seen.add((hit.chunk_id, x.start))
                 n = numbers.setdefault(hit.chunk_id, len(numbers) + 1)
                 citations.append(citation_for(n, _hit(pool, x), x.start, x.end, answer.language, paths))
@@ -769,6 +769,31 @@ def _quoted_in_order(result: Extract, count: int) -> list:
     if lead is result.heading and rest:  # a release heading or a table's header row: the line it heads comes next
         return [lead, rest[0], *sorted(rest[1 : count - 1], key=_reading)]
     return [lead, *sorted(rest[: count - 1], key=_reading)]
+
+
+def _part_quotes(result: Extract, pool: SourceSet, count: int, seen: set[tuple[str, int]]) -> list:
+    """The sentences a part of a question quotes: its `count` first (_quoted_in_order), each one an earlier part quoted
+    already (`seen`: chunk id and start) replaced by the part's next pick not yet quoted.  A later part ranked with the
+    part before it ("…, and which one does a second cluster get?") often puts the earlier part's answer first: what it
+    adds comes after (its own answer, "that new one will run on 5433"), not nothing."""
+    def key(x: Sentence) -> tuple[str, int]:
+        return pool.get(x.n).hit.chunk_id, x.start  # type: ignore[union-attr]
+
+    shown = _quoted_in_order(result, count)
+    fresh = [x for x in shown if key(x) not in seen]
+    if len(fresh) < len(shown) and not (result.shape is not None and result.shape.steps):
+        keys = {key(x) for x in shown}
+        spare = [x for x in result.chosen if key(x) not in seen and key(x) not in keys]
+        fresh = sorted(fresh + spare[: len(shown) - len(fresh)], key=_reading)
+    return _enumerated(result, pool, fresh)
+
+
+def _enumerated(result: Extract, pool: SourceSet, shown: list) -> list:
+    """`shown`, for a question asking for several things, with each quoted list item's list whole (shape.enumerated);
+    a procedure's steps are whole already."""
+    if not result.several or (result.shape is not None and result.shape.steps):
+        return shown
+    return enumerated(result.candidates, shown, lambda n: pool.get(n).hit.text)  # type: ignore[union-attr]
 
 
 def _with_heads(shown: list, heads: list[tuple[Sentence, Sentence]]) -> tuple[list, frozenset[int]]:
