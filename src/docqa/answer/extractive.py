@@ -118,6 +118,7 @@ EVIDENCE_FEATURES = tuple(answerability.decision()["features"])
 # abstention, but on test it answered 4 near misses more for 1 answerable question (benchmarks/RESULTS.md); what
 # reading under the headings changes is recorded either way (`under_…`, _evidence_under), for a refit to weigh.
 HEADINGS = False
+OPTION_WHOLE = 400  # an option's description up to this many characters (its label included) is one candidate (0: none)
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
 SCENE_EXAMPLES = True  # `exact_missing` leaves out an option, path or file name only a statement before the question holds
 MISSING_FRAME = True  # `missing_rare` leaves out the question's framing words (QUESTION_FRAME: 我, 想, 把, 用, 时, …)
@@ -173,6 +174,7 @@ class Sentence:
     term: str = ""  # the option label whose description the sentence is part of, its subject (answer/defined.py)
     label: tuple[int, int] | None = None  # ... and its span in the chunk, quoted on a line of its own before it
     above: bool = False  # a release heading in the lines above its chunk (Source.above): start and end are in those
+    pieces: tuple[tuple[int, int], ...] = ()  # an option's description read whole: its sentences' spans, each cited
 
 
 @dataclass(slots=True)
@@ -731,12 +733,20 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
         commands = dict(rows.introduced_commands(question, text, spans)) if structured else {}
         commands.update(rows.introduced_lists(question, text, spans) if structured else [])  # a list's items, in order
         covered = 0  # the end of the last quote extended over what follows it (no span inside it is quoted again)
-        options = defined.named(question, defined.blocks(text)) if structured else []  # the option the question names
-        for s, e in _labelled(text, spans):
+        found = defined.blocks(text) if structured else []
+        options = defined.named(question, found)  # the option the question names
+        # an option's short description, read whole with its label: one answer, as a table row is
+        wholes = {b.start: len(text[: b.end].rstrip()) for b in found if len(text[b.start : b.end].strip()) <= OPTION_WHOLE}
+        labelled = _labelled(text, spans)
+        for s, e in labelled:
             if s < covered:
                 continue
+            pieces: tuple[tuple[int, int], ...] = ()
             if s in commands and commands[s] - s <= 600:  # the sentence and the command it introduces, one quote
                 e = covered = commands[s]
+            elif s in wholes and wholes[s] > e:
+                e = covered = wholes[s]
+                pieces = tuple((a, b) for a, b in labelled if s <= a and b <= e)
             sentence = text[s:e]
             if len(sentence.strip("#*-| \n")) < _MIN_CHARS and not has_cjk(sentence):
                 continue
@@ -744,7 +754,7 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
                 continue
             block = defined.block_at(options, s, e)
             out.append(Sentence(source.n, s, e, sentence, term=block.label if block else "",
-                                label=(block.start, block.label_end) if block else None))
+                                label=(block.start, block.label_end) if block else None, pieces=pieces))
     return out
 
 

@@ -601,8 +601,8 @@ class Pipeline:
             led = lead is not None and not (shown and shown[0] is lead)  # a sentence the chooser picked leads (answer/choose.py)
             shown = choose.leads(lead, shown) if led else shown
             headed, heads = _with_heads(shown, result.heads)  # each later pick's release heading before it (answer/release.py)
-            answer.citations = [citation_for(x.n, _hit(sources, x), x.start, x.end, answer.language, sources.paths)
-                                for x in headed]
+            answer.citations = [citation_for(x.n, _hit(sources, x), a, b, answer.language, sources.paths)
+                                for x in headed for a, b in _pieces(x)]
             # a question across two files: the sentence of the file a pick names (docqa.answer.hop); not for steps
             followed = (self._second_hop(answer, sources, shown, result.chosen[: len(shown)], ctx)
                         if hop.HOP and not (result.shape and result.shape.steps) else None)
@@ -702,7 +702,7 @@ class Pipeline:
             for x in picks:
                 hit = pool.get(x.n).hit  # type: ignore[union-attr]
                 n = numbers.setdefault(hit.chunk_id, max(numbers.values(), default=0) + 1)
-                citations.append(citation_for(n, _hit(pool, x), x.start, x.end, answer.language, paths))
+                citations += [citation_for(n, _hit(pool, x), a, b, answer.language, paths) for a, b in _pieces(x)]
                 quoted.append(x.text)
         return citations, min([r.evidence for _, _, r in named] + ([evidence] if cited else []))
 
@@ -728,7 +728,7 @@ class Pipeline:
                 hit = pool.get(x.n).hit  # type: ignore[union-attr]
                 seen.add((hit.chunk_id, x.start))
                 n = numbers.setdefault(hit.chunk_id, len(numbers) + 1)
-                citations.append(citation_for(n, _hit(pool, x), x.start, x.end, answer.language, paths))
+                citations += [citation_for(n, _hit(pool, x), a, b, answer.language, paths) for a, b in _pieces(x)]
         return citations, min(r.evidence for _, _, r in found)
 
     def _part_evidence(self, part: Part, ctx: RunContext) -> Found:
@@ -851,6 +851,12 @@ def _hit(pool: SourceSet, x: Sentence) -> Hit:
     """The passage a quoted sentence's span is in: its source's chunk, or the lines above it (a release heading)."""
     source = pool.get(x.n)
     return source.above if x.above and source.above is not None else source.hit  # type: ignore[union-attr]
+
+
+def _pieces(x: Sentence) -> list[tuple[int, int]]:
+    """The spans a quoted sentence is cited by: each sentence of an option's description read whole (Sentence.pieces),
+    so that every claim of the answer carries its citation; else the sentence's own span."""
+    return list(getattr(x, "pieces", ())) or [(x.start, x.end)]
 
 
 def _reading(sentence) -> tuple[int, int]:
