@@ -735,18 +735,17 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
         covered = 0  # the end of the last quote extended over what follows it (no span inside it is quoted again)
         found = defined.blocks(text) if structured else []
         options = defined.named(question, found)  # the option the question names
-        # an option's short description, read whole with its label: one answer, as a table row is
-        wholes = {b.start: len(text[: b.end].rstrip()) for b in found if len(text[b.start : b.end].strip()) <= OPTION_WHOLE}
         labelled = _labelled(text, spans)
+        wholes = _option_wholes(found, options, labelled)
         for s, e in labelled:
             if s < covered:
                 continue
             pieces: tuple[tuple[int, int], ...] = ()
             if s in commands and commands[s] - s <= 600:  # the sentence and the command it introduces, one quote
                 e = covered = commands[s]
-            elif s in wholes and wholes[s] > e:
-                e = covered = wholes[s]
-                pieces = tuple((a, b) for a, b in labelled if s <= a and b <= e)
+            elif s in wholes:
+                pieces = wholes[s]
+                e = covered = pieces[-1][1]
             sentence = text[s:e]
             if len(sentence.strip("#*-| \n")) < _MIN_CHARS and not has_cjk(sentence):
                 continue
@@ -758,6 +757,22 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
     return out
 
 
+
+
+def _option_wholes(found: list[defined.Block], named: list[defined.Block],
+                   labelled: list[tuple[int, int]]) -> dict[int, tuple[tuple[int, int], ...]]:
+    """The options whose description is read whole with its label, as one candidate (a table row is one too): for each
+    block of two or more sentences, OPTION_WHOLE characters at most from its label to its last sentence's end, the
+    spans of those sentences by the label's start.  An option the question names is read sentence by sentence, each
+    under its label (`Sentence.term`): which of its sentences answers is what is asked."""
+    out = {}
+    for block in found:
+        if block in named:
+            continue
+        pieces = tuple((a, b) for a, b in labelled if block.start <= a < block.end and b <= block.end)
+        if len(pieces) >= 2 and pieces[0][0] == block.start and pieces[-1][1] - block.start <= OPTION_WHOLE:
+            out[block.start] = pieces
+    return out
 
 
 def _read(sources: SourceSet, hits: int) -> list[Source]:
