@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from docqa.answer.extractive import Extract, Sentence
+from docqa.answer.extractive import Extract, Sentence, _candidates, _labelled
 from docqa.answer.pipeline import _part_quotes
 from docqa.answer.shape import _is_item, enumerated, shape
 from docqa.answer.statement import quotable_spans
@@ -144,3 +144,49 @@ def test_a_later_part_quotes_what_it_adds_when_an_earlier_part_quoted_its_first_
     assert "5433" in " ".join(s.text for s in got)
     # nothing quoted before: the part's first picks, as before
     assert [s.start for s in _part_quotes(result, pool, 2, set())] == sorted([chosen[0].start, chosen[1].start])
+
+
+# valgrind's manual-core.html (DocBook <dl class="variablelist">) as the HTML reader lays it out
+CORE = """--error-exitcode=<number> [default: 0]
+
+Specifies an alternative exit code to return if Valgrind reported any errors in the run. When set to the default \
+value (zero), the return value from Valgrind will always be the return value of the process being simulated. When set \
+to a nonzero value, that value is returned instead, if Valgrind detects any errors.
+
+--show-error-list=no|yes [default: no]
+
+If this option is enabled, for tools that report errors, valgrind will show the list of detected errors and the list \
+of used suppressions at exit.
+"""
+
+
+def candidate_texts(text: str, question: str, path: str) -> list:
+    found = sources(hit_in(text, 0, len(text), path=path, section="Options", type_="text"))
+    return _candidates(found, 1, question)
+
+
+@pytest.mark.parametrize(("text", "question", "label", "holds"), [
+    # xargs(1): what --null is for and what find must add are two sentences of one description
+    (XARGS, "文件名里带空格被拆成两个参数，xargs 这边该怎么改，find 那边要配合加什么？", "--null, -0", "GNU find 的 -print0 选项"),
+    # the Valgrind manual: the option, and what its value does, in one candidate
+    (CORE, "How do I make the run fail when Valgrind finds errors?", "--error-exitcode=<number>",
+     "When set to a nonzero value, that value is returned instead"),
+])
+def test_an_options_short_description_is_one_candidate_each_sentence_cited(text, question, label, holds):
+    candidates = candidate_texts(text, question, "/kb/option.txt")
+    whole = next(s for s in candidates if s.text.startswith(label))
+    assert holds in whole.text
+    assert not any(s is not whole and holds in s.text for s in candidates)  # not quoted twice
+    assert len(whole.pieces) >= 2 and whole.pieces[0][0] == whole.start and whole.pieces[-1][1] == whole.end
+    assert all(text[a:b].strip() and a < b for a, b in whole.pieces)
+    assert [text[a:b] for a, b in whole.pieces] == [text[a:b] for a, b in _labelled(text, quotable_spans(text))
+                                                   if whole.start <= a < whole.end]  # each sentence, as it was
+
+
+def test_the_option_the_question_names_and_a_one_sentence_option_are_read_as_before():
+    candidates = candidate_texts(XARGS, "xargs 的 --replace 选项有什么作用？", "/kb/xargs.1")
+    assert [s.text for s in candidates if s.text.startswith("--replace") or s.term.startswith("--replace")] == [
+        "--replace[=replace-str], -i[replace-str]\n把 initial-arguments 里的 所有 replace-str 替换为 从 标准 输入 里 读入的 名称.",
+        "同时, 没有 用 引号 括起来 的 空格 不会 结束 参数."]  # named: sentence by sentence, each under its label
+    help_ = next(s for s in candidates if s.text.startswith("--help"))
+    assert help_.text == "--help\n显示 xargs 的 选项, 然后 退出." and help_.pieces == ()  # one sentence: as before
