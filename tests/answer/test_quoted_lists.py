@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from docqa.answer.extractive import Extract, Sentence, _candidates, _labelled
+from docqa.answer.extractive import Extract, Sentence, _candidates, _labelled, extract
 from docqa.answer.pipeline import _part_quotes
 from docqa.answer.shape import _is_item, enumerated, shape
 from docqa.answer.statement import quotable_spans
@@ -190,3 +190,20 @@ def test_the_option_the_question_names_and_a_one_sentence_option_are_read_as_bef
         "同时, 没有 用 引号 括起来 的 空格 不会 结束 参数."]  # named: sentence by sentence, each under its label
     help_ = next(s for s in candidates if s.text.startswith("--help"))
     assert help_.text == "--help\n显示 xargs 的 选项, 然后 退出." and help_.pieces == ()  # one sentence: as before
+
+
+@pytest.mark.parametrize("threshold", [0.0, 0.999])
+def test_an_option_read_whole_changes_what_is_quoted_not_whether(threshold, hash_embedder):
+    """The decision was fitted on sentences: it judges the question as with every description read sentence by
+    sentence (the same evidence, features and abstention), and only what is quoted reads `--null` whole."""
+    pool = sources(hit_in(XARGS, 0, len(XARGS), path="/kb/man/zh_CN/man1/xargs.1", section="选项 (OPTIONS)", type_="text"))
+    embed = lambda texts, kind: hash_embedder.embed_batch(texts, kind)  # noqa: E731
+    question = "文件名里带空格被拆成两个参数，xargs 这边该怎么改，find 那边要配合加什么？"
+    whole = extract(question, pool, {}, embed, threshold=threshold)
+    apart = extract(question, pool, {}, embed, threshold=threshold, whole=False)
+    assert whole.evidence == apart.evidence and whole.features == apart.features
+    assert whole.abstained is apart.abstained is (threshold > 0.5)
+    assert not any(s.pieces for s in apart.candidates)
+    if not whole.abstained:  # (an abstention is the sentences' own, as it would be)
+        null = next((s for s in whole.candidates if s.text.startswith("--null")), None)
+        assert null is not None and "-print0" in null.text and len(null.pieces) == 4

@@ -198,15 +198,21 @@ class Extract:
 
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
             embed: Callable[[list[str], str], np.ndarray] | None, count: int = 3, threshold: float = 0.5,
-            chunks: int = 0, quoted: int | None = None) -> Extract:
+            chunks: int = 0, quoted: int | None = None, whole: bool = True) -> Extract:
     """The best `count` sentences for `question`, or an abstention when the evidence is under `threshold`.
     `weights`: the question terms' IDF over the knowledge base's `chunks` chunks (0: unknown, taken as large);
     `quoted`: how many of them the answer quotes (None: `count`), of which one must state the quantity a "how many"
-    question asks for (docqa.answer.quantity)."""
+    question asks for (docqa.answer.quantity); `whole`: an option's short description is one candidate (OPTION_WHOLE)."""
     learned = embed is not None and bool(SELECT_MODEL)
-    candidates = _candidates(sources, SELECT_HITS if learned else _HITS, question)
+    candidates = _candidates(sources, SELECT_HITS if learned else _HITS, question, whole)
     if not candidates:
         return Extract([], evidence=0.0, abstained=True)
+    # an option read whole changes what is quoted, not whether to answer: the decision (fitted on sentences) and the
+    # answerer's rules judge the question as they do with every option's description read sentence by sentence
+    judge = (extract(question, sources, weights, embed, count, threshold, chunks, quoted, whole=False)
+             if any(s.pieces for s in candidates) else None)
+    if judge is not None and judge.abstained:
+        return judge
     terms = query_terms(question)
     given = _exact_given(question, sources)
     rank(question, candidates, sources, weights, embed, given)
@@ -256,6 +262,8 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     # a question that asks who found, wrote, fixed ... something, quoted with no name (docqa.answer.who)
     features["person_unnamed"] = float(who.unanswered(question, (s.text for s in quotes)))
     rule = next((name for name in RULES if features[name]), "")
+    if judge is not None:
+        evidence, features, rule = judge.evidence, judge.features, ""
     if evidence < threshold or rule:
         return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates, rule=rule)
     floor = chosen[0].score * share  # later picks must still be real evidence
@@ -720,7 +728,7 @@ def _with(text: str, given: str | None) -> str:
     return f"{text}\n{given}" if given else text
 
 
-def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> list[Sentence]:
+def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "", whole: bool = True) -> list[Sentence]:
     out = []
     for source in _read(sources, hits):
         text = source.hit.text
@@ -736,7 +744,7 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
         found = defined.blocks(text) if structured else []
         options = defined.named(question, found)  # the option the question names
         labelled = _labelled(text, spans)
-        wholes = _option_wholes(found, options, labelled)
+        wholes = _option_wholes(found, options, labelled) if whole else {}
         for s, e in labelled:
             if s < covered:
                 continue
