@@ -131,6 +131,7 @@ HEADINGS = False
 # (benchmarks/RESULTS.md).  What reading the question's names and terms there changes is recorded either way
 # (`about_name`, `about_matched`, `about_rare`: _evidence_under) for a refit to weigh.
 TITLES = False
+OPTION_WHOLE = 400  # an option's description up to this many characters (its label included) is one candidate (0: none)
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
 SCENE_EXAMPLES = True  # `exact_missing` leaves out an option, path or file name only a statement before the question holds
 MISSING_FRAME = True  # `missing_rare` leaves out the question's framing words (QUESTION_FRAME: 我, 想, 把, 用, 时, …)
@@ -186,6 +187,7 @@ class Sentence:
     term: str = ""  # the option label whose description the sentence is part of, its subject (answer/defined.py)
     label: tuple[int, int] | None = None  # ... and its span in the chunk, quoted on a line of its own before it
     above: bool = False  # a release heading in the lines above its chunk (Source.above): start and end are in those
+    pieces: tuple[tuple[int, int], ...] = ()  # an option's description read whole: its sentences' spans, each cited
 
 
 @dataclass(slots=True)
@@ -204,19 +206,26 @@ class Extract:
     candidates: list[Sentence] = field(default_factory=list)  # every scored candidate sentence (for evaluation)
     supporting: list[Sentence] = field(default_factory=list)  # the picks a model's claim may rest on (answer/accept.py)
     rule: str = ""  # the answerer's own rule it abstained by, whatever the evidence: one of RULES
+    several: bool = False  # the question asks for several things: a quoted list item is read with its list (shape.enumerated)
 
 
 def extract(question: str, sources: SourceSet, weights: dict[str, float],
             embed: Callable[[list[str], str], np.ndarray] | None, count: int = 3, threshold: float = 0.5,
-            chunks: int = 0, quoted: int | None = None) -> Extract:
+            chunks: int = 0, quoted: int | None = None, whole: bool = True) -> Extract:
     """The best `count` sentences for `question`, or an abstention when the evidence is under `threshold`.
     `weights`: the question terms' IDF over the knowledge base's `chunks` chunks (0: unknown, taken as large);
     `quoted`: how many of them the answer quotes (None: `count`), of which one must state the quantity a "how many"
-    question asks for (docqa.answer.quantity)."""
+    question asks for (docqa.answer.quantity); `whole`: an option's short description is one candidate (OPTION_WHOLE)."""
     learned = embed is not None and bool(SELECT_MODEL)
-    candidates = _candidates(sources, SELECT_HITS if learned else _HITS, question)
+    candidates = _candidates(sources, SELECT_HITS if learned else _HITS, question, whole)
     if not candidates:
         return Extract([], evidence=0.0, abstained=True)
+    # an option read whole changes what is quoted, not whether to answer: the decision (fitted on sentences) and the
+    # answerer's rules judge the question as they do with every option's description read sentence by sentence
+    judge = (extract(question, sources, weights, embed, count, threshold, chunks, quoted, whole=False)
+             if any(s.pieces for s in candidates) else None)
+    if judge is not None and judge.abstained:
+        return judge
     terms = query_terms(question)
     given = _exact_given(question, sources)
     rank(question, candidates, sources, weights, embed, given)
@@ -266,6 +275,8 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     # a question that asks who found, wrote, fixed ... something, quoted with no name (docqa.answer.who)
     features["person_unnamed"] = float(who.unanswered(question, (s.text for s in quotes)))
     rule = next((name for name in RULES if features[name]), "")
+    if judge is not None:
+        evidence, features, rule = judge.evidence, judge.features, ""
     if evidence < threshold or rule:
         return Extract([], evidence=evidence, abstained=True, features=features, ranked=chosen, candidates=candidates, rule=rule)
     floor = chosen[0].score * share  # later picks must still be real evidence
@@ -284,7 +295,8 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
         heading = Sentence(picked[0].n, hs, he, chunk[hs:he], score=picked[0].score)
         shown = Shape([heading, *(shown.sentences if shown is not None else picked)], steps=False)
     return Extract(picked, evidence=evidence, abstained=False, features=features, ranked=chosen, shape=shown,
-                   candidates=candidates, supporting=supporting, release=named, heading=heading, heads=heads)
+                   candidates=candidates, supporting=supporting, release=named, heading=heading, heads=heads,
+                   several=asks_several(question))
 
 
 def _bearing(question: str, picked: list[Sentence], added: set[int], sources: SourceSet) -> list[Sentence]:
@@ -746,7 +758,7 @@ def _with(text: str, given: str | None) -> str:
     return f"{text}\n{given}" if given else text
 
 
-def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> list[Sentence]:
+def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "", whole: bool = True) -> list[Sentence]:
     out = []
     for source in _read(sources, hits):
         text = source.hit.text
@@ -759,12 +771,19 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
         commands = dict(rows.introduced_commands(question, text, spans)) if structured else {}
         commands.update(rows.introduced_lists(question, text, spans) if structured else [])  # a list's items, in order
         covered = 0  # the end of the last quote extended over what follows it (no span inside it is quoted again)
-        options = defined.named(question, defined.blocks(text)) if structured else []  # the option the question names
-        for s, e in _labelled(text, spans):
+        found = defined.blocks(text) if structured else []
+        options = defined.named(question, found)  # the option the question names
+        labelled = _labelled(text, spans)
+        wholes = _option_wholes(found, options, labelled) if whole else {}
+        for s, e in labelled:
             if s < covered:
                 continue
+            pieces: tuple[tuple[int, int], ...] = ()
             if s in commands and commands[s] - s <= 600:  # the sentence and the command it introduces, one quote
                 e = covered = commands[s]
+            elif s in wholes:
+                pieces = wholes[s]
+                e = covered = pieces[-1][1]
             sentence = text[s:e]
             if len(sentence.strip("#*-| \n")) < _MIN_CHARS and not has_cjk(sentence):
                 continue
@@ -772,10 +791,26 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "") -> li
                 continue
             block = defined.block_at(options, s, e)
             out.append(Sentence(source.n, s, e, sentence, term=block.label if block else "",
-                                label=(block.start, block.label_end) if block else None))
+                                label=(block.start, block.label_end) if block else None, pieces=pieces))
     return out
 
 
+
+
+def _option_wholes(found: list[defined.Block], named: list[defined.Block],
+                   labelled: list[tuple[int, int]]) -> dict[int, tuple[tuple[int, int], ...]]:
+    """The options whose description is read whole with its label, as one candidate (a table row is one too): for each
+    block of two or more sentences, OPTION_WHOLE characters at most from its label to its last sentence's end, the
+    spans of those sentences by the label's start.  An option the question names is read sentence by sentence, each
+    under its label (`Sentence.term`): which of its sentences answers is what is asked."""
+    out = {}
+    for block in found:
+        if block in named:
+            continue
+        pieces = tuple((a, b) for a, b in labelled if block.start <= a < block.end and b <= block.end)
+        if len(pieces) >= 2 and pieces[0][0] == block.start and pieces[-1][1] - block.start <= OPTION_WHOLE:
+            out[block.start] = pieces
+    return out
 
 
 def _read(sources: SourceSet, hits: int) -> list[Source]:

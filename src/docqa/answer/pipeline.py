@@ -22,6 +22,7 @@ from docqa.answer.escalate import Escalation
 from docqa.answer.extractive import Extract, Sentence, extract
 from docqa.answer.library import Library
 from docqa.answer.parts import Part, split
+from docqa.answer.shape import enumerated
 from docqa.answer.route import catalog_answer, condense_heuristic, condensed_reply, language_of, looks_like_follow_up, not_found_answer
 from docqa.answer.sources import Source, SourceSet, fit, focused
 from docqa.errors import DocqaError, LLMError
@@ -596,12 +597,12 @@ class Pipeline:
             return (yield from self._not_found(answer, ctx, streamed=streamed))
         else:
             evidence = result.evidence
-            shown = _quoted_in_order(result, self.settings.answer.extractive_sentences)
+            shown = _enumerated(result, sources, _quoted_in_order(result, self.settings.answer.extractive_sentences))
             led = lead is not None and not (shown and shown[0] is lead)  # a sentence the chooser picked leads (answer/choose.py)
             shown = choose.leads(lead, shown) if led else shown
             headed, heads = _with_heads(shown, result.heads)  # each later pick's release heading before it (answer/release.py)
-            answer.citations = [citation_for(x.n, _hit(sources, x), x.start, x.end, answer.language, sources.paths)
-                                for x in headed]
+            answer.citations = [citation_for(x.n, _hit(sources, x), a, b, answer.language, sources.paths)
+                                for x in headed for a, b in _pieces(x)]
             # a question across two files: the sentence of the file a pick names (docqa.answer.hop); not for steps
             followed = (self._second_hop(answer, sources, shown, result.chosen[: len(shown)], ctx)
                         if hop.HOP and not (result.shape and result.shape.steps) else None)
@@ -701,7 +702,7 @@ class Pipeline:
             for x in picks:
                 hit = pool.get(x.n).hit  # type: ignore[union-attr]
                 n = numbers.setdefault(hit.chunk_id, max(numbers.values(), default=0) + 1)
-                citations.append(citation_for(n, _hit(pool, x), x.start, x.end, answer.language, paths))
+                citations += [citation_for(n, _hit(pool, x), a, b, answer.language, paths) for a, b in _pieces(x)]
                 quoted.append(x.text)
         return citations, min([r.evidence for _, _, r in named] + ([evidence] if cited else []))
 
@@ -720,15 +721,14 @@ class Pipeline:
         count = max(1, PART_SENTENCES)
         paths = list(dict.fromkeys(path for _, pool, _ in found for path in pool.paths))
         numbers: dict[str, int] = {}  # chunk id -> its number across the parts
-        citations, seen = [], set()
+        citations: list[Citation] = []
+        seen: set[tuple[str, int]] = set()
         for _, pool, result in found:
-            for x in _quoted_in_order(result, count):
+            for x in _part_quotes(result, pool, count, seen):
                 hit = pool.get(x.n).hit  # type: ignore[union-attr]
-                if (hit.chunk_id, x.start) in seen:
-                    continue  # two parts answered by the same sentence: quoted once
                 seen.add((hit.chunk_id, x.start))
                 n = numbers.setdefault(hit.chunk_id, len(numbers) + 1)
-                citations.append(citation_for(n, _hit(pool, x), x.start, x.end, answer.language, paths))
+                citations += [citation_for(n, _hit(pool, x), a, b, answer.language, paths) for a, b in _pieces(x)]
         return citations, min(r.evidence for _, _, r in found)
 
     def _part_evidence(self, part: Part, ctx: RunContext) -> Found:
@@ -769,6 +769,31 @@ def _quoted_in_order(result: Extract, count: int) -> list:
     if lead is result.heading and rest:  # a release heading or a table's header row: the line it heads comes next
         return [lead, rest[0], *sorted(rest[1 : count - 1], key=_reading)]
     return [lead, *sorted(rest[: count - 1], key=_reading)]
+
+
+def _part_quotes(result: Extract, pool: SourceSet, count: int, seen: set[tuple[str, int]]) -> list:
+    """The sentences a part of a question quotes: its `count` first (_quoted_in_order), each one an earlier part quoted
+    already (`seen`: chunk id and start) replaced by the part's next pick not yet quoted.  A later part ranked with the
+    part before it ("…, and which one does a second cluster get?") often puts the earlier part's answer first: what it
+    adds comes after (its own answer, "that new one will run on 5433"), not nothing."""
+    def key(x: Sentence) -> tuple[str, int]:
+        return pool.get(x.n).hit.chunk_id, x.start  # type: ignore[union-attr]
+
+    shown = _quoted_in_order(result, count)
+    fresh = [x for x in shown if key(x) not in seen]
+    if len(fresh) < len(shown) and not (result.shape is not None and result.shape.steps):
+        keys = {key(x) for x in shown}
+        spare = [x for x in result.chosen if key(x) not in seen and key(x) not in keys]
+        fresh = sorted(fresh + spare[: len(shown) - len(fresh)], key=_reading)
+    return _enumerated(result, pool, fresh)
+
+
+def _enumerated(result: Extract, pool: SourceSet, shown: list) -> list:
+    """`shown`, for a question asking for several things, with each quoted list item's list whole (shape.enumerated);
+    a procedure's steps are whole already."""
+    if not result.several or (result.shape is not None and result.shape.steps):
+        return shown
+    return enumerated(result.candidates, shown, lambda n: pool.get(n).hit.text)  # type: ignore[union-attr]
 
 
 def _with_heads(shown: list, heads: list[tuple[Sentence, Sentence]]) -> tuple[list, frozenset[int]]:
@@ -826,6 +851,12 @@ def _hit(pool: SourceSet, x: Sentence) -> Hit:
     """The passage a quoted sentence's span is in: its source's chunk, or the lines above it (a release heading)."""
     source = pool.get(x.n)
     return source.above if x.above and source.above is not None else source.hit  # type: ignore[union-attr]
+
+
+def _pieces(x: Sentence) -> list[tuple[int, int]]:
+    """The spans a quoted sentence is cited by: each sentence of an option's description read whole (Sentence.pieces),
+    so that every claim of the answer carries its citation; else the sentence's own span."""
+    return list(getattr(x, "pieces", ())) or [(x.start, x.end)]
 
 
 def _reading(sentence) -> tuple[int, int]:

@@ -67,7 +67,9 @@ TYPE_WORDS = {
 }
 _PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|\bsteps?\b|\bprocedure\b"
                         r"|如何|怎么|怎样|步骤|流程", re.IGNORECASE)
-_ITEM = re.compile(r"\s*(?:\d{1,2}[.)、]|[-*•]|[a-z]\)|step\s+\d+[:.)]?|第[一二三四五六七八九十\d]+步[:：,，]?"
+# A step's or list item's mark: a number or letter with its stop, a bullet with the space after it (`--null` and `-0`
+# start an option's label line, `1.004` is a version: neither is an item of a list), first/second, 一是/二是 ...
+_ITEM = re.compile(r"\s*(?:\d{1,2}[.)、](?![\d.])|[-*•](?=\s)|[a-z]\)|step\s+\d+[:.)]?|第[一二三四五六七八九十\d]+步[:：,，]?"
                    r"|(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|finally)\s*,|[一二三四五六七八九十]是|其[一二三四五]\s*[，,、:：]?"
                    r"|第[一二三四五六七八九十]\s*[，,、:：]|首先|其次|最后)\s*", re.IGNORECASE)
 _INTRO = re.compile(r"[:：]\s*$")
@@ -143,6 +145,17 @@ def shape(question: str, candidates: Sequence[Quoted], picked: Sequence[Quoted],
     if lead is None:
         return None
     return Shape([lead, *(s for s in picked if s is not lead)], steps=False)
+
+
+def enumerated(candidates: Sequence[Quoted], shown: Sequence[Quoted], text_of: Callable[[int], str]) -> list:
+    """For a question asking for several things: `shown` with each quoted item of a list or enumeration ("- RC5",
+    "一是 … 。二是 … 。", "first, …") read with the rest of its list, in order, where the item stood (the list's
+    introduction with it when it ends with a colon right above).  One item of two answers half of "哪两个理由"."""
+    out: list = []
+    for s in shown:
+        run = _steps(candidates, s, text_of(s.n)) if _is_item(s) and any(c is s for c in candidates) else None
+        out += [x for x in (run or [s]) if not any(x is y for y in out)]
+    return out
 
 
 def _steps(candidates: Sequence[Quoted], best: Quoted, text: str) -> list[Quoted] | None:
