@@ -536,8 +536,9 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     """The evidence model's inputs for the best sentence (`window`: it and its neighbours; `context`:
     its passage's title, section and file name; `under`: the headings it is read under, docqa.answer.headings,
     which hold the question's terms and names for it; `close`: how close in meaning the window's and context's
-    nearest word is to each question term, docqa.answer.meaning: a missing term a word close enough covers counts
-    half in `missing_rare` and `matched`).  Across languages the lexical features that cannot
+    nearest word is to each question term, docqa.answer.meaning: a missing term a word close enough covers is
+    recorded, `meaning_covered` and `meaning_rare`, and with meaning.APPLY counts meaning.SHARE found in
+    `missing_rare` and `matched`).  Across languages the lexical features that cannot
     hold (the question's Chinese words in an English sentence) are zero; see docqa.answer.answerability."""
     distinct = list(dict.fromkeys(fold(t) for t in terms))
     found = [_holds(sentence, t) or bool(under and _holds(under, t)) for t in distinct]
@@ -546,12 +547,13 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     answered = answered_words(question, sentence)  # "which file": a path answers it without the word "file"
     unfound = [(t, w) for t, w, f in zip(distinct, idf, found) if not f and not _frames(t) and not _framing(t) and t not in answered]
     near = [meaning.covered(t, close or {}) for t, _ in unfound]
-    missing = [w * (meaning.SHARE if c else 1.0) for (_, w), c in zip(unfound, near)]
+    relieved = [w * (meaning.SHARE if c else 1.0) for (_, w), c in zip(unfound, near)]
     plain_rare = max((w for _, w in unfound), default=0.0) / top if unfound and top > 0 else 0.0
+    near_rare = max(relieved) / top if relieved and top > 0 else 0.0
     out = {
         "retrieval": float(retrieval),
-        "matched": float(min(sum(found) + meaning.SHARE * sum(near), _MATCHED_CAP)),
-        "missing_rare": max(missing) / top if missing and top > 0 else 0.0,
+        "matched": float(min(sum(found) + (meaning.SHARE * sum(near) if meaning.APPLY else 0), _MATCHED_CAP)),
+        "missing_rare": near_rare if meaning.APPLY else plain_rare,
         # a name of the question that neither the window nor the headings it is read under hold
         "missing_name": float(any(not _has_name(window, name) and not (under and _has_name(under, name))
                                   for name in _names(question))),
@@ -564,10 +566,10 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
         out["dense"] = float(dense)
     out.update(answerability.features(question, window, context, coverage(context, terms, weights), dense, _asked_exact(question)))
     if out["crossing"]:
-        out["missing_rare"] = plain_rare = 0.0
+        out["missing_rare"] = plain_rare = near_rare = 0.0
     # for refits: how many missing terms a word close in meaning covers, and how much less `missing_rare` is for them
     out["meaning_covered"] = float(sum(near))
-    out["meaning_rare"] = plain_rare - out["missing_rare"]
+    out["meaning_rare"] = plain_rare - near_rare
     return out
 
 
@@ -667,8 +669,9 @@ def _under(hit: Hit) -> str:
 
 def _closeness(question: str, terms: list[str], text: str, embed: Callable[[list[str], str], np.ndarray] | None) -> dict[str, float]:
     """docqa.answer.meaning's closeness of the question's terms that may be covered by meaning to the words of `text`
-    (the decision's window and its passage's names)."""
-    return meaning.closeness(meaning.candidates(question, terms, _names(question)), text, embed)
+    (the decision's window and its passage's names); an antonym (`_ANTONYMS`) is no cover."""
+    return meaning.closeness(meaning.candidates(question, terms, _names(question)), text, embed,
+                             lambda a, b: b in _OPPOSITE.get(a, ()))
 
 
 def _evidence_under(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
