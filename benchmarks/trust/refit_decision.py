@@ -71,6 +71,7 @@ UNDER = ("under_matched", "under_rare", "under_name")  # extractive._evidence_un
 # what reading the question's names and terms in the document's name (title, file name, folder) changes
 # (extractive._evidence_under; the decision reads its names there only with extractive.TITLES on)
 ABOUT = ("about_matched", "about_rare", "about_name")
+MEANING = ("meaning_covered", "meaning_rare")  # question terms a word close in meaning covers (answer/meaning.py)
 CANDIDATES = {
     "K": Candidate(K, 8),  # the shipped decision's form, refitted
     "K2": Candidate(K, 2),
@@ -111,6 +112,10 @@ CANDIDATES = {
     # ... and what reading the question's terms in the document's name changes (branch titlecover)
     "KA": Candidate((*K, *ABOUT), 8),
     "NsqA": Candidate((*NAME, "select_name", "quantity_unstated", *ABOUT), 16, 2),
+    # with what a word close in meaning covers of the question's missing terms (softcover: counted in the shipped
+    # decision's own `matched` and `missing_rare` it cost SQuAD 2.0 abstention; a refit weighs it against SQuAD's rows)
+    "KM": Candidate((*K, *MEANING), 8),
+    "NsqUM": Candidate((*NAME, "select_name", "quantity_unstated", *UNDER, *MEANING), 16, 2),
 }
 SOURCES = ("squad2", "cmrc")  # the sources an `offsets` candidate gives a bias of its own
 # --grid: each candidate's features at every SQuAD share, CMRC share, with and without a bias per source

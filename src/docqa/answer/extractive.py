@@ -44,7 +44,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 
 import numpy as np
 
-from docqa.answer import answerability, defined, neutral, quantity, release, rows, who
+from docqa.answer import answerability, defined, meaning, neutral, quantity, release, rows, who
 from docqa.answer.facts import normalise
 from docqa.answer.headings import headings
 from docqa.answer.shape import Shape, answered_words, asks_for, asks_several, holds_type, shape
@@ -252,7 +252,7 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     weighed = answerability.evidence_weights(terms, weights, chunks)
     features = _evidence_under(question, _with(leading, _given(best, given)),
                                _with(" ".join(s.text for s in window), _given(best, given)), terms, weighed,
-                               best.dense if embed is not None else None, retrieval[best.n], hit)
+                               best.dense if embed is not None else None, retrieval[best.n], hit, embed)
     features.update(_support_features(question, judged, terms, weighed, _with(leading, _given(best, given))))
     features.update(answerability.size_features(features, chunks))
     features.update(_kind_features(question, leading, best, chosen, candidates, sources))
@@ -557,24 +557,30 @@ def _holds_amount(text: str) -> bool:
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
                       dense: float | None, retrieval: float, context: str = "", under: str = "", about: str = "",
-                      about_terms: bool = False) -> dict[str, float]:
+                      about_terms: bool = False, close: dict[str, float] | None = None) -> dict[str, float]:
     """The evidence model's inputs for the best sentence (`window`: it and its neighbours; `context`:
     its passage's title, section and file name; `under`: the headings it is read under, docqa.answer.headings,
     which hold the question's terms and names for it; `about`: what names its document (`_name`), which holds the
-    question's names that are words (`_named_word`) for it, and its terms too with `about_terms`).  Across languages
-    the lexical features that cannot hold (the question's Chinese words in an English sentence) are zero; see
-    docqa.answer.answerability."""
+    question's names that are words (`_named_word`) for it, and its terms too with `about_terms`; `close`: how close
+    in meaning the window's and context's nearest word is to each question term, docqa.answer.meaning: a missing term
+    a word close enough covers is recorded, `meaning_covered` and `meaning_rare`, and with meaning.APPLY counts
+    meaning.SHARE found in `missing_rare` and `matched`).  Across languages the lexical features that cannot hold (the
+    question's Chinese words in an English sentence) are zero; see docqa.answer.answerability."""
     distinct = list(dict.fromkeys(fold(t) for t in terms))
     found = [_holds(sentence, t) or bool(under and _holds(under, t))
              or (about_terms and _named_word(t) and _holds(about, t)) for t in distinct]
     idf = [weights.get(t, 1.0) for t in distinct]
     top = max(idf, default=0.0)
     answered = answered_words(question, sentence)  # "which file": a path answers it without the word "file"
-    missing = [w for t, w, f in zip(distinct, idf, found) if not f and not _frames(t) and not _framing(t) and t not in answered]
+    unfound = [(t, w) for t, w, f in zip(distinct, idf, found) if not f and not _frames(t) and not _framing(t) and t not in answered]
+    near = [meaning.covered(t, close or {}) for t, _ in unfound]
+    relieved = [w * (meaning.SHARE if c else 1.0) for (_, w), c in zip(unfound, near)]
+    plain_rare = max((w for _, w in unfound), default=0.0) / top if unfound and top > 0 else 0.0
+    near_rare = max(relieved) / top if relieved and top > 0 else 0.0
     out = {
         "retrieval": float(retrieval),
-        "matched": float(min(sum(found), _MATCHED_CAP)),
-        "missing_rare": max(missing) / top if missing and top > 0 else 0.0,
+        "matched": float(min(sum(found) + (meaning.SHARE * sum(near) if meaning.APPLY else 0), _MATCHED_CAP)),
+        "missing_rare": near_rare if meaning.APPLY else plain_rare,
         # a name of the question that neither the window nor the headings it is read under hold
         "missing_name": float(any(not _has_name(window, name) and not (under and _has_name(under, name))
                                   and not (about and _named_word(name) and _has_name(about, name)) for name in _names(question))),
@@ -587,7 +593,10 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
         out["dense"] = float(dense)
     out.update(answerability.features(question, window, context, coverage(context, terms, weights), dense, _asked_exact(question)))
     if out["crossing"]:
-        out["missing_rare"] = 0.0
+        out["missing_rare"] = plain_rare = near_rare = 0.0
+    # for refits: how many missing terms a word close in meaning covers, and how much less `missing_rare` is for them
+    out["meaning_covered"] = float(sum(near))
+    out["meaning_rare"] = plain_rare - near_rare
     return out
 
 
@@ -690,22 +699,31 @@ def _about(hit: Hit) -> str:
     return _name(hit) if TITLES else ""
 
 
+def _closeness(question: str, terms: list[str], text: str, embed: Callable[[list[str], str], np.ndarray] | None) -> dict[str, float]:
+    """docqa.answer.meaning's closeness of the question's terms that may be covered by meaning to the words of `text`
+    (the decision's window and its passage's names); an antonym (`_ANTONYMS`) is no cover."""
+    return meaning.closeness(meaning.candidates(question, terms, _names(question)), text, embed,
+                             lambda a, b: b in _OPPOSITE.get(a, ()))
+
+
 def _evidence_under(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
-                    dense: float | None, retrieval: float, hit: Hit) -> dict[str, float]:
+                    dense: float | None, retrieval: float, hit: Hit,
+                    embed: Callable[[list[str], str], np.ndarray] | None = None) -> dict[str, float]:
     """`evidence_features` of the decision's sentence in `hit`, its names read in its document's name when TITLES is on
     and under its headings when HEADINGS is on; and in any case, for refits of the decision, what reading under them
     changes (0 for a passage of a document without sections, so for every SQuAD and CMRC paragraph): `under_matched`,
     the question's terms only the headings hold (up to the cap of `matched`), `under_rare`, how much less
     `missing_rare` is, and `under_name`, 1 when a missing name of the question is in the headings and no other is
     missing; and what reading the question's words (names and terms) in the document's name changes, against the
-    sentence read without it: `about_matched`, `about_rare`, `about_name`."""
+    sentence read without it: `about_matched`, `about_rare`, `about_name`.  Question terms a word close in meaning
+    covers are measured once (`_closeness`, docqa.answer.meaning) and given to every reading."""
+    close = _closeness(question, terms, f"{window}\n{_context(hit)}", embed) if not answerability.crossing(question, window) else {}
     args = (question, sentence, window, terms, weights, dense, retrieval, _context(hit))
-    plain = evidence_features(*args)
-    about = _name(hit)
-    shipped = evidence_features(*args, about=_about(hit))
+    plain = evidence_features(*args, close=close)
+    shipped = evidence_features(*args, about=_about(hit), close=close)
     under = headings(hit)
-    read = evidence_features(*args, under=under, about=_about(hit)) if under else shipped
-    named = evidence_features(*args, about=about, about_terms=True)
+    read = evidence_features(*args, under=under, about=_about(hit), close=close) if under else shipped
+    named = evidence_features(*args, about=_name(hit), about_terms=True, close=close)
     return {**(read if HEADINGS else shipped), "under_matched": read["matched"] - shipped["matched"],
             "under_rare": shipped["missing_rare"] - read["missing_rare"], "under_name": shipped["missing_name"] - read["missing_name"],
             "about_matched": named["matched"] - plain["matched"], "about_rare": plain["missing_rare"] - named["missing_rare"],
