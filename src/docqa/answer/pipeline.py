@@ -775,15 +775,19 @@ def _part_quotes(result: Extract, pool: SourceSet, count: int, seen: set[tuple[s
     """The sentences a part of a question quotes: its `count` first (_quoted_in_order), each one an earlier part quoted
     already (`seen`: chunk id and start) replaced by the part's next pick not yet quoted.  A later part ranked with the
     part before it ("…, and which one does a second cluster get?") often puts the earlier part's answer first: what it
-    adds comes after (its own answer, "that new one will run on 5433"), not nothing."""
+    adds comes after (its own answer, "that new one will run on 5433"), not nothing.  A next pick comes from a document
+    the part's own first picks are in: another file's next-ranked sentence is not what the part adds, only noise."""
     def key(x: Sentence) -> tuple[str, int]:
         return pool.get(x.n).hit.chunk_id, x.start  # type: ignore[union-attr]
+
+    def document(x: Sentence) -> str:
+        return pool.get(x.n).hit.document_id  # type: ignore[union-attr]
 
     shown = _quoted_in_order(result, count)
     fresh = [x for x in shown if key(x) not in seen]
     if len(fresh) < len(shown) and not (result.shape is not None and result.shape.steps):
-        keys = {key(x) for x in shown}
-        spare = [x for x in result.chosen if key(x) not in seen and key(x) not in keys]
+        keys, documents = {key(x) for x in shown}, {document(x) for x in shown}
+        spare = [x for x in result.chosen if key(x) not in seen and key(x) not in keys and document(x) in documents]
         fresh = sorted(fresh + spare[: len(shown) - len(fresh)], key=_reading)
     return _enumerated(result, pool, fresh)
 
