@@ -123,7 +123,8 @@ def label_lines(question: str, text: str) -> list[tuple[int, int]]:
 
 def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Each sentence span of `spans` that introduces a command, extended over the command line right after it (a
-    blank line may lie between) when that line is no sentence of `spans` itself, or over the next span when it is
+    blank line may lie between) and the command lines under it up to a blank line, when they are no sentences of
+    `spans` themselves, or over the next span when it is
     command lines only (an indented block the splitter reads as one sentence: the quote replaces both);
     only for a question that asks for a command, an option or how to do something."""
     kind, thing = answerability.asked_kinds(question)
@@ -144,8 +145,26 @@ def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) 
         if block is not None and block[0] == at and _commands_only(text[block[0]:block[1]]):
             out.append((s, block[1]))  # a block of command lines the splitter took for a sentence: one quote, not two
         elif _COMMAND_LINE.match(line) and not _SENTENCE_END.search(line) and block is None:
-            out.append((s, at + len(line.rstrip())))
+            out.append((s, _block_end(text, at, spans, s)))
     return out
+
+
+def _block_end(text: str, at: int, spans: list[tuple[int, int]], start: int) -> int:
+    """The end of the run of command lines from `at` (its first line, a command): the lines up to a blank line or a
+    line that is no command ("apt update" then "apt full-upgrade" under "make sure the system is up to date:"), none a
+    sentence of `spans`, at most `MAX_BLOCK` characters from `start`."""
+    end = text.find("\n", at)
+    end = len(text) if end < 0 else end
+    stop = end
+    while end < len(text):
+        nxt = text.find("\n", end + 1)
+        nxt = len(text) if nxt < 0 else nxt
+        line = text[end + 1 : nxt]
+        if (not line.strip() or not _COMMAND_LINE.match(line) or _SENTENCE_END.search(line) or nxt - start > MAX_BLOCK
+                or any(lo <= end + 1 + len(line) - len(line.lstrip()) < hi for lo, hi in spans)):
+            break
+        stop = end = nxt
+    return at + len(text[at:stop].rstrip())
 
 
 def _commands_only(block: str) -> bool:
