@@ -12,8 +12,10 @@ import pytest
 
 from docqa.answer import extractive, shape
 from docqa.answer.extractive import extract
-from docqa.answer.rows import introduced_commands
+from docqa.answer.rows import introduced_commands, shown_lines, step_commands
 from docqa.answer.statement import quotable_spans
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
 
 from .hits import hit_in, sources
 
@@ -141,3 +143,72 @@ def test_a_list_item_is_ranked_with_its_lead_in(hash_embedder, monkeypatch):
     alone = "- 瘦客户端能够仅有 256 MiB RAM 而且是 400 MHz 的处理器，但推荐用更多的 RAM 和更快的处理器。"  # no list above it
     assert with_lead[item] > without[item] and with_lead[item] > with_lead[lead_in]
     assert with_lead[lead_in] == without[lead_in] and with_lead[alone] == without[alone]
+
+
+# systemd's README.Debian and openssl's README.Debian (plain text), the Debian Edu manual (HTML reader).
+@pytest.mark.parametrize(("quote", "shown"), [
+    ("To enable persistent logging, create /var/log/journal:\n\n  mkdir -p /var/log/journal\n"
+     "  systemd-tmpfiles --create --prefix /var/log/journal",
+     "To enable persistent logging, create /var/log/journal:\n  mkdir -p /var/log/journal\n"
+     "  systemd-tmpfiles --create --prefix /var/log/journal"),
+    ("Some algorithms used in the library are covered by patents.  As\na result, the following algorithms in libcrypto "
+     "have been disabled:\n- RC5\n- MDC2\n- IDEA",
+     "Some algorithms used in the library are covered by patents. As a result, the following algorithms in libcrypto "
+     "have been disabled:\n- RC5\n- MDC2\n- IDEA"),
+    ("- 首先确保当前系统是最新的：\n\napt update\napt full-upgrade", "- 首先确保当前系统是最新的：\napt update\napt full-upgrade"),
+    # prose wrapped over lines, a colon inside a sentence, a sentence after the colon: one line, as before
+    ("   On multi-user machines, Git users might find themselves\n   unexpectedly in a Git worktree, e.g. when another"
+     " user created a\n   repository in `C:\\.git`.",
+     "On multi-user machines, Git users might find themselves unexpectedly in a Git worktree, e.g. when another user "
+     "created a repository in `C:\\.git`."),
+    ("The following are supported:\nthe first format, which is old.", "The following are supported: the first format, which is old."),
+    ("* CVE-2022-24765:\n   On multi-user machines, Git users might find themselves\n   unexpectedly in a Git worktree.",
+     "* CVE-2022-24765: On multi-user machines, Git users might find themselves unexpectedly in a Git worktree."),
+])
+def test_commands_and_items_under_an_introduction_keep_a_line_each(quote, shown):
+    assert shown_lines(quote) == shown
+
+
+# zstd's README.md: a how-to with no sentence at all, numbered labels each over its command line.
+ZSTD = ("### Dictionary compression How To:\n\n1. Create the dictionary\n\n"
+        "   `zstd --train FullPathToTrainingSet/* -o dictionaryName`\n\n2. Compress with dictionary\n\n"
+        "   `zstd -D dictionaryName FILE`\n\n3. Decompress with dictionary\n\n   `zstd -D dictionaryName --decompress FILE.zst`\n")
+ZSTD_Q = "How do I train a zstd dictionary and then compress a file with it?"
+
+
+def test_a_how_to_of_labels_and_commands_is_read_step_by_step():
+    spans = quotable_spans(ZSTD)
+    assert spans == []  # nothing the answerer could quote on main
+    got = [ZSTD[s:e] for s, e in step_commands(ZSTD_Q, ZSTD, spans)]
+    assert [x.split("\n")[0] for x in got] == ["1. Create the dictionary", "2. Compress with dictionary", "3. Decompress with dictionary"]
+    assert got[0].endswith("`zstd --train FullPathToTrainingSet/* -o dictionaryName`")
+    assert shown_lines(got[1]) == "2. Compress with dictionary\n   `zstd -D dictionaryName FILE`"
+    assert step_commands("What does a zstd dictionary improve?", ZSTD, spans) == []  # no procedure asked
+    assert step_commands("怎样训练一个 zstd 字典，再用它来压缩文件？", ZSTD, spans) == step_commands(ZSTD_Q, ZSTD, spans)
+
+
+def test_a_how_to_of_labels_and_commands_is_answered_whole_in_order(hash_embedder):
+    pool = sources(hit_in(ZSTD, 0, len(ZSTD), path="/docs/zstd/README.md", section="Dictionary compression How To:"))
+    embed = lambda texts, kind: hash_embedder.embed_batch(texts, kind)  # noqa: E731
+    result = extract(ZSTD_Q, pool, {}, embed, threshold=0.0)
+    assert result.shape is not None and result.shape.steps
+    assert [s.text.split("\n")[0][:2] for s in result.shape.sentences] == ["1.", "2.", "3."]
+    assert all(ZSTD[s.start:s.end] == s.text for s in result.shape.sentences)  # each a span of the chunk: citable
+    assert extract(ZSTD_Q, pool, {}, embed, threshold=0.999).abstained  # the decision still judges
+
+
+@pytest.mark.slow  # a knowledge base built and asked: over 2 s on a loaded machine
+def test_the_published_steps_keep_their_lines(tmp_path, hash_embedder):
+    """End to end, no model: each step of the how-to on its own lines, its command under its label, cited."""
+    docs = tmp_path / "docs" / "zstd"
+    docs.mkdir(parents=True)
+    (docs / "README.md").write_text("# Zstandard\n\nZstandard is a fast compression algorithm.\n\n" + ZSTD, encoding="utf-8")
+    settings = Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"}, answer={"abstain_threshold": 0.0})
+    with KnowledgeBase(settings, embedder=hash_embedder) as kb:
+        kb.add([tmp_path / "docs"])
+        answer = kb.ask(ZSTD_Q)
+        assert answer.mode == "extractive", answer.answer
+        assert ("1. Create the dictionary\n   `zstd --train FullPathToTrainingSet/* -o dictionaryName` [1]\n\n"
+                "2. Compress with dictionary\n   `zstd -D dictionaryName FILE` [1]") in answer.answer
+        for c in answer.citations:
+            assert kb.documents.text(c.document_id)[c.char_start : c.char_end] == c.quote

@@ -776,6 +776,7 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "", whole
         structured = bool(question) and source.hit.type != "code"
         out += [Sentence(source.n, s, e, text[s:e], header=h) for h, (s, e) in rows.table_rows(question, text)] if structured else []
         out += [Sentence(source.n, s, e, text[s:e]) for s, e in rows.label_lines(question, text)] if structured else []
+        out += [Sentence(source.n, s, e, text[s:e]) for s, e in rows.step_commands(question, text, spans)] if structured else []
         commands = dict(rows.introduced_commands(question, text, spans)) if structured else {}
         commands.update(rows.introduced_lists(question, text, spans) if structured else [])  # a list's items, in order
         covered = 0  # the end of the last quote extended over what follows it (no span inside it is quoted again)

@@ -43,7 +43,7 @@ _SENTENCE_END = re.compile(r"[.。!！?？]\s*$")  # a line that ends so is pros
 _INTRODUCES = re.compile(r"(?:[:：]|\b(?:below|following|like this|as follows)\b[^\n]*[.。])\s*$", re.IGNORECASE)
 _PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|如何|怎么|怎样", re.IGNORECASE)
 _COMMAND_KINDS = ("command", "option", "package")
-_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•◦▪]|\d{1,2}[.)、]|[a-z][.)])[ \t]+\S")  # a list item's line: "- RC5", "1. Run"
+LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•◦▪]|\d{1,2}[.)、]|[a-z][.)])[ \t]+\S")  # a list item's line: "- RC5", "1. Run"
 MAX_ITEMS = 10  # a list quoted with its introduction: at most this many items ...
 MAX_BLOCK = 600  # ... and characters, the introduction included
 _MAX_ROW = 300
@@ -167,6 +167,39 @@ def _block_end(text: str, at: int, spans: list[tuple[int, int]], start: int) -> 
     return at + len(text[at:stop].rstrip())
 
 
+def step_commands(question: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each step of a list that is a label and the command lines under it ("1. Create the dictionary" then
+    "`zstd --train FullPathToTrainingSet/* -o dictionaryName`", a blank line between), as one quote: a how-to written
+    so has no sentence at all, and the reader of a procedure needs both the step's name and its command.  The label is
+    a list item line no sentence of `spans` starts in; the command lines are none either; at most `MAX_BLOCK`
+    characters; only for a question that asks for a command, an option or how to do something."""
+    kind, thing = answerability.asked_kinds(question)
+    if not (kind == "command" or thing in _COMMAND_KINDS or _PROCEDURE.search(question)):
+        return []
+    out = []
+    pos = 0
+    for line in text.split("\n"):
+        start, pos = pos, pos + len(line) + 1
+        if not LIST_ITEM.match(line) or _COMMAND_LINE.match(LIST_ITEM.sub("", line)) and "`" in line:
+            continue
+        at = start + len(line) - len(line.lstrip())
+        if any(at <= lo < start + len(line) or lo <= at < hi for lo, hi in spans):
+            continue  # the item is a sentence the answerer reads anyway
+        rest = text[pos:]
+        gap = len(rest) - len(rest.lstrip("\n \t"))
+        if rest[:gap].count("\n") > 1 or pos + gap >= len(text):
+            continue
+        first = pos + gap
+        first_line = text[first : (text.find("\n", first) + 1 or len(text) + 1) - 1]
+        if (not _COMMAND_LINE.match(first_line) or _SENTENCE_END.search(first_line)
+                or any(lo <= first < hi for lo, hi in spans)):
+            continue
+        end = _block_end(text, first, spans, at)
+        if end - at <= MAX_BLOCK:
+            out.append((at, end))
+    return out
+
+
 def _commands_only(block: str) -> bool:
     """Every line of `block` is a command line ("mkdir -p /var/log/journal", "apt update"), none ends as prose does."""
     lines = [x for x in block.splitlines() if x.strip()]
@@ -192,7 +225,7 @@ def introduced_lists(question: str, text: str, spans: list[tuple[int, int]]) -> 
                 continue
             at = pos - len(line)
             indent = len(line) - len(line.lstrip())
-            if not _LIST_ITEM.match(line) or (not items and any(lo <= at + indent < hi for lo, hi in spans)):
+            if not LIST_ITEM.match(line) or (not items and any(lo <= at + indent < hi for lo, hi in spans)):
                 break  # no list, or its items are sentences of their own (the first one tells)
             if items and indent < level:
                 break  # a nested list is over: the next item belongs to the list around it
@@ -219,11 +252,11 @@ def lead_in(text: str, start: int) -> str:
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", start)
     line = text[line_start : len(text) if line_end < 0 else line_end]
-    while not _LIST_ITEM.match(line) and line[:1] in (" ", "\t") and line_start > 0:  # an item's wrapped line: up to the item
+    while not LIST_ITEM.match(line) and line[:1] in (" ", "\t") and line_start > 0:  # an item's wrapped line: up to the item
         line_end = line_start - 1
         line_start = text.rfind("\n", 0, line_end) + 1
         line = text[line_start:line_end]
-    if not _LIST_ITEM.match(line):
+    if not LIST_ITEM.match(line):
         return ""
     indent = len(line) - len(line.lstrip())
     end = line_start - 1
@@ -232,13 +265,30 @@ def lead_in(text: str, start: int) -> str:
         above = text[begin:end]
         end = begin - 1
         level = len(above) - len(above.lstrip())
-        if not above.strip() or level > indent or (level == indent and _LIST_ITEM.match(above)):
+        if not above.strip() or level > indent or (level == indent and LIST_ITEM.match(above)):
             continue  # a blank line, a wrapped line of an item above, a sibling item
         if not above.rstrip().endswith((":", "：")):
             return ""
         blank = max(text.rfind("\n\n", 0, begin), begin - _LEAD_CHARS)  # with its paragraph's lines above it
         return " ".join(text[max(blank, 0) : begin + len(above)].split())
     return ""
+
+
+def shown_lines(quote: str) -> str:
+    """The text a quote is shown with: its whitespace collapsed, except where an introduction (its line ends with a
+    colon, or a step's label) is quoted over command lines or list items only (`introduced_commands`,
+    `introduced_lists`, `step_commands`): each of those
+    keeps a line of its own, with its indentation ("… create /var/log/journal:" then "mkdir -p /var/log/journal" and
+    "systemd-tmpfiles --create …" on two lines, not one run of words nobody can copy)."""
+    lines = [x for x in quote.splitlines() if x.strip()]
+    k = next((i for i, x in enumerate(lines) if x.rstrip().endswith((":", "："))),
+             0 if lines and LIST_ITEM.match(lines[0]) and not _SENTENCE_END.search(lines[0]) else None)  # a step's label
+    rest = lines[k + 1 :] if k is not None else []
+    if k is None or not rest or not all(LIST_ITEM.match(x) or (_COMMAND_LINE.match(x) and not _SENTENCE_END.search(x))
+                                        for x in rest):
+        return " ".join(quote.split())
+    lead = " ".join(" ".join(lines[: k + 1]).split())
+    return "\n".join([lead, *(x[: len(x) - len(x.lstrip())] + " ".join(x.split()) for x in rest)])
 
 
 def ends_structured(quote: str) -> bool:
