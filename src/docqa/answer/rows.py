@@ -10,14 +10,19 @@ narrow exceptions, each only when the question asks for that kind of token:
   with the table's header row, which is quoted on a line of its own before it (so "| Compressor | Ratio | ... |"
   then the row reads as a statement);
 - `introduced_commands`: a sentence that introduces a command ("start Valgrind like this:", "Running the command
-  below ...") extended over the command line right after it, when the question asks for a command or option or
-  how to do something.  The command is quoted with its sentence, as an option's label line is quoted with its
-  description (extractive._labelled).
+  below ...") extended over the command line right after it and the command lines under it, when the question asks
+  for a command or option or how to do something.  The command is quoted with its sentence, as an option's label
+  line is quoted with its description (extractive._labelled).
 
 - `introduced_lists`: a sentence that introduces a list ("the following algorithms have been disabled:", "步骤如下：")
   extended over the list's items right after it, when they are no sentences of their own ("- RC5", "- MDC2": labels,
   which are never quoted alone), for a question that asks for several things or how to do something.  The items are
   quoted in order with their introduction, at most `MAX_ITEMS` of them and `MAX_BLOCK` characters.
+
+- `step_commands`: a list item that is a step's label ("1. Create the dictionary") and the command lines under it,
+  one quote, for the same questions as `introduced_commands` (a how-to written so has no sentence to quote).
+
+- `shown_lines`: how such a quote is shown: its command lines and list items a line each, under their introduction.
 
 - `label_lines`: a short line standing alone (a list item as an HTML book renders it: "Linux kernel 6.1") whose words
   name the question's subject and then hold a token of the asked kind ("Which Linux kernel version does ... ship
