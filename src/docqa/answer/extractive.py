@@ -89,6 +89,11 @@ DECISION_SELECT: dict[str, float] | None = {
     "rank": 0.784, "heading": 0.989, "rare": -0.308, "exact": -0.713, "exact_paragraph": 1.48, "type": 0.73, "type_missing": -1.262,
     "thing": 1.039, "short": -0.031, "long": -2.142, "first": 0.223, "lead_in": -1.117, "crossing": 1.111, "cross_dense": -0.565,
     "release": 0.313, "bias": -6.28}
+# A list item's question terms are counted with the line that introduces its list (rows.lead_in): "- LTSP 服务器：40 GiB。"
+# answers "how much disk space …" because "最低限度的磁盘空间需求取决于所安装的设定：" says what the list is about.
+# Off: on the trust dev split 1 better, 1 worse (the terms feed the decision's `select_best` too; benchmarks/RESULTS.md,
+# `steps2`), kept for a ranking refit to weigh.
+LEAD_TERMS = False
 SELECT_WINDOWS = False  # a `dense_window` feature (question against the sentence and its neighbours): no gain measured
 # a `dense_headed` feature (the question against the sentence under its section's heading and its option's label): computed
 # when SELECT_MODEL weighs it or while fit_select.py dumps the candidates (held out by documentation set on dev, the best
@@ -403,7 +408,10 @@ def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights:
     terms = query_terms(question)
     given = _exact_given(question, sources) if given is None else given
     for s in candidates:
-        s.terms = coverage(_with(s.text, _given(s, given)), terms, weights)
+        held = _with(s.text, _given(s, given))
+        s.terms = coverage(held, terms, weights)
+        if LEAD_TERMS and (lead := rows.lead_in(sources.get(s.n).hit.text, s.start)):  # type: ignore[union-attr]
+            s.terms = max(s.terms, coverage(f"{lead}\n{held}", terms, weights))
     windows: dict[int, float] = {}
     contexts: dict[int, float] = {}
     if embed is not None:
@@ -786,6 +794,7 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "", whole
         structured = bool(question) and source.hit.type != "code"
         out += [Sentence(source.n, s, e, text[s:e], header=h) for h, (s, e) in rows.table_rows(question, text)] if structured else []
         out += [Sentence(source.n, s, e, text[s:e]) for s, e in rows.label_lines(question, text)] if structured else []
+        out += [Sentence(source.n, s, e, text[s:e]) for s, e in rows.step_commands(question, text, spans)] if structured else []
         commands = dict(rows.introduced_commands(question, text, spans)) if structured else {}
         commands.update(rows.introduced_lists(question, text, spans) if structured else [])  # a list's items, in order
         covered = 0  # the end of the last quote extended over what follows it (no span inside it is quoted again)

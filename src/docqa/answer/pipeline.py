@@ -612,7 +612,7 @@ class Pipeline:
             missing = hop.uncited([x for x, _, _ in subjects], [c.path for c in answer.citations])
             added = self._by_subjects(answer, [x for x in subjects if x[0] in missing], answer.citations, evidence)
             answer.citations, evidence = added or (answer.citations, evidence)
-        answer.claims = [Claim(" ".join(c.quote.split()), 0, 0, sources=[c.n], citations=[c], supported=True, support=1.0) for c in answer.citations]
+        answer.claims = [Claim(rows.shown_lines(c.quote), 0, 0, sources=[c.n], citations=[c], supported=True, support=1.0) for c in answer.citations]
         # a release heading quoted before the answer's sentences (answer/release.py) stands on a line of its own
         heading = by_parts is None and not led and result.shape is not None and result.heading is not None \
             and result.shape.sentences[0] is result.heading
@@ -871,13 +871,14 @@ def _quoted(claims: list[Claim], heading_first: bool = False, headings: frozense
     """The quoted sentences one after another, each claim's span set (markers are added when numbered);
     `heading_first`: the first is a heading, set apart by a blank line (it has no full stop to end it); so are the
     headings at the places `headings`, before and after; and a quote that ends on a table row or a command line
-    (docqa.answer.rows), from what follows it."""
+    (docqa.answer.rows), from what follows it; a list item ("- x", "2. x") starts a line."""
     joiner = "" if any(has_cjk(c.text) for c in claims) else " "
     text = ""
     for i, claim in enumerate(claims):
         apart = ((heading_first and i == 1) or i in headings or i - 1 in headings
                  or (i > 0 and any(rows.ends_structured(c.quote) for c in claims[i - 1].citations)))
-        text += ("\n\n" if apart else joiner) if text else ""
+        item = bool(rows.LIST_ITEM.match(claim.text))  # a list item or step starts a line of its own
+        text += ("\n\n" if apart else "\n" if item else joiner) if text else ""
         claim.start = len(text)
         text += claim.text
         claim.end = len(text)

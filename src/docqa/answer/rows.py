@@ -10,14 +10,19 @@ narrow exceptions, each only when the question asks for that kind of token:
   with the table's header row, which is quoted on a line of its own before it (so "| Compressor | Ratio | ... |"
   then the row reads as a statement);
 - `introduced_commands`: a sentence that introduces a command ("start Valgrind like this:", "Running the command
-  below ...") extended over the command line right after it, when the question asks for a command or option or
-  how to do something.  The command is quoted with its sentence, as an option's label line is quoted with its
-  description (extractive._labelled).
+  below ...") extended over the command line right after it and the command lines under it, when the question asks
+  for a command or option or how to do something.  The command is quoted with its sentence, as an option's label
+  line is quoted with its description (extractive._labelled).
 
 - `introduced_lists`: a sentence that introduces a list ("the following algorithms have been disabled:", "步骤如下：")
   extended over the list's items right after it, when they are no sentences of their own ("- RC5", "- MDC2": labels,
   which are never quoted alone), for a question that asks for several things or how to do something.  The items are
   quoted in order with their introduction, at most `MAX_ITEMS` of them and `MAX_BLOCK` characters.
+
+- `step_commands`: a list item that is a step's label ("1. Create the dictionary") and the command lines under it,
+  one quote, for the same questions as `introduced_commands` (a how-to written so has no sentence to quote).
+
+- `shown_lines`: how such a quote is shown: its command lines and list items a line each, under their introduction.
 
 - `label_lines`: a short line standing alone (a list item as an HTML book renders it: "Linux kernel 6.1") whose words
   name the question's subject and then hold a token of the asked kind ("Which Linux kernel version does ... ship
@@ -43,7 +48,7 @@ _SENTENCE_END = re.compile(r"[.。!！?？]\s*$")  # a line that ends so is pros
 _INTRODUCES = re.compile(r"(?:[:：]|\b(?:below|following|like this|as follows)\b[^\n]*[.。])\s*$", re.IGNORECASE)
 _PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|如何|怎么|怎样", re.IGNORECASE)
 _COMMAND_KINDS = ("command", "option", "package")
-_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•◦▪]|\d{1,2}[.)、]|[a-z][.)])[ \t]+\S")  # a list item's line: "- RC5", "1. Run"
+LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•◦▪]|\d{1,2}[.)、]|[a-z][.)])[ \t]+\S")  # a list item's line: "- RC5", "1. Run"
 MAX_ITEMS = 10  # a list quoted with its introduction: at most this many items ...
 MAX_BLOCK = 600  # ... and characters, the introduction included
 _MAX_ROW = 300
@@ -123,7 +128,8 @@ def label_lines(question: str, text: str) -> list[tuple[int, int]]:
 
 def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Each sentence span of `spans` that introduces a command, extended over the command line right after it (a
-    blank line may lie between) when that line is no sentence of `spans` itself, or over the next span when it is
+    blank line may lie between) and the command lines under it up to a blank line, when they are no sentences of
+    `spans` themselves, or over the next span when it is
     command lines only (an indented block the splitter reads as one sentence: the quote replaces both);
     only for a question that asks for a command, an option or how to do something."""
     kind, thing = answerability.asked_kinds(question)
@@ -144,7 +150,58 @@ def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) 
         if block is not None and block[0] == at and _commands_only(text[block[0]:block[1]]):
             out.append((s, block[1]))  # a block of command lines the splitter took for a sentence: one quote, not two
         elif _COMMAND_LINE.match(line) and not _SENTENCE_END.search(line) and block is None:
-            out.append((s, at + len(line.rstrip())))
+            out.append((s, _block_end(text, at, spans, s)))
+    return out
+
+
+def _block_end(text: str, at: int, spans: list[tuple[int, int]], start: int) -> int:
+    """The end of the run of command lines from `at` (its first line, a command): the lines up to a blank line or a
+    line that is no command ("apt update" then "apt full-upgrade" under "make sure the system is up to date:"), none a
+    sentence of `spans`, at most `MAX_BLOCK` characters from `start`."""
+    end = text.find("\n", at)
+    end = len(text) if end < 0 else end
+    stop = end
+    while end < len(text):
+        nxt = text.find("\n", end + 1)
+        nxt = len(text) if nxt < 0 else nxt
+        line = text[end + 1 : nxt]
+        if (not line.strip() or not _COMMAND_LINE.match(line) or _SENTENCE_END.search(line) or nxt - start > MAX_BLOCK
+                or any(lo <= end + 1 + len(line) - len(line.lstrip()) < hi for lo, hi in spans)):
+            break
+        stop = end = nxt
+    return at + len(text[at:stop].rstrip())
+
+
+def step_commands(question: str, text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each step of a list that is a label and the command lines under it ("1. Create the dictionary" then
+    "`zstd --train FullPathToTrainingSet/* -o dictionaryName`", a blank line between), as one quote: a how-to written
+    so has no sentence at all, and the reader of a procedure needs both the step's name and its command.  The label is
+    a list item line no sentence of `spans` starts in; the command lines are none either; at most `MAX_BLOCK`
+    characters; only for a question that asks for a command, an option or how to do something."""
+    kind, thing = answerability.asked_kinds(question)
+    if not (kind == "command" or thing in _COMMAND_KINDS or _PROCEDURE.search(question)):
+        return []
+    out = []
+    pos = 0
+    for line in text.split("\n"):
+        start, pos = pos, pos + len(line) + 1
+        if not LIST_ITEM.match(line) or _COMMAND_LINE.match(LIST_ITEM.sub("", line)) and "`" in line:
+            continue
+        at = start + len(line) - len(line.lstrip())
+        if any(at <= lo < start + len(line) or lo <= at < hi for lo, hi in spans):
+            continue  # the item is a sentence the answerer reads anyway
+        rest = text[pos:]
+        gap = len(rest) - len(rest.lstrip("\n \t"))
+        if rest[:gap].count("\n") > 1 or pos + gap >= len(text):
+            continue
+        first = pos + gap
+        first_line = text[first : (text.find("\n", first) + 1 or len(text) + 1) - 1]
+        if (not _COMMAND_LINE.match(first_line) or _SENTENCE_END.search(first_line)
+                or any(lo <= first < hi for lo, hi in spans)):
+            continue
+        end = _block_end(text, first, spans, at)
+        if end - at <= MAX_BLOCK:
+            out.append((at, end))
     return out
 
 
@@ -173,7 +230,7 @@ def introduced_lists(question: str, text: str, spans: list[tuple[int, int]]) -> 
                 continue
             at = pos - len(line)
             indent = len(line) - len(line.lstrip())
-            if not _LIST_ITEM.match(line) or (not items and any(lo <= at + indent < hi for lo, hi in spans)):
+            if not LIST_ITEM.match(line) or (not items and any(lo <= at + indent < hi for lo, hi in spans)):
                 break  # no list, or its items are sentences of their own (the first one tells)
             if items and indent < level:
                 break  # a nested list is over: the next item belongs to the list around it
@@ -200,11 +257,11 @@ def lead_in(text: str, start: int) -> str:
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", start)
     line = text[line_start : len(text) if line_end < 0 else line_end]
-    while not _LIST_ITEM.match(line) and line[:1] in (" ", "\t") and line_start > 0:  # an item's wrapped line: up to the item
+    while not LIST_ITEM.match(line) and line[:1] in (" ", "\t") and line_start > 0:  # an item's wrapped line: up to the item
         line_end = line_start - 1
         line_start = text.rfind("\n", 0, line_end) + 1
         line = text[line_start:line_end]
-    if not _LIST_ITEM.match(line):
+    if not LIST_ITEM.match(line):
         return ""
     indent = len(line) - len(line.lstrip())
     end = line_start - 1
@@ -213,13 +270,30 @@ def lead_in(text: str, start: int) -> str:
         above = text[begin:end]
         end = begin - 1
         level = len(above) - len(above.lstrip())
-        if not above.strip() or level > indent or (level == indent and _LIST_ITEM.match(above)):
+        if not above.strip() or level > indent or (level == indent and LIST_ITEM.match(above)):
             continue  # a blank line, a wrapped line of an item above, a sibling item
         if not above.rstrip().endswith((":", "：")):
             return ""
         blank = max(text.rfind("\n\n", 0, begin), begin - _LEAD_CHARS)  # with its paragraph's lines above it
         return " ".join(text[max(blank, 0) : begin + len(above)].split())
     return ""
+
+
+def shown_lines(quote: str) -> str:
+    """The text a quote is shown with: its whitespace collapsed, except where an introduction (its line ends with a
+    colon, or a step's label) is quoted over command lines or list items only (`introduced_commands`,
+    `introduced_lists`, `step_commands`): each of those
+    keeps a line of its own, with its indentation ("… create /var/log/journal:" then "mkdir -p /var/log/journal" and
+    "systemd-tmpfiles --create …" on two lines, not one run of words nobody can copy)."""
+    lines = [x for x in quote.splitlines() if x.strip()]
+    k = next((i for i, x in enumerate(lines) if x.rstrip().endswith((":", "："))),
+             0 if lines and LIST_ITEM.match(lines[0]) and not _SENTENCE_END.search(lines[0]) else None)  # a step's label
+    rest = lines[k + 1 :] if k is not None else []
+    if k is None or not rest or not all(LIST_ITEM.match(x) or (_COMMAND_LINE.match(x) and not _SENTENCE_END.search(x))
+                                        for x in rest):
+        return " ".join(quote.split())
+    lead = " ".join(" ".join(lines[: k + 1]).split())
+    return "\n".join([lead, *(x[: len(x) - len(x.lstrip())] + " ".join(x.split()) for x in rest)])
 
 
 def ends_structured(quote: str) -> bool:

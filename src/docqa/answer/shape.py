@@ -25,6 +25,7 @@ from typing import Protocol
 from docqa.answer import clause
 
 MAX_STEPS = 10
+MAX_CHARS = 1500  # a list's items quoted whole: at most this many characters (at least two items)
 
 _ASKS = {
     "file": re.compile(clause.WHICH + r"(?:files?|paths?|director(?:y|ies)|folders?)\b(?!\s+systems?\b)|\bname of the (?:\w+ )?file\b"
@@ -79,6 +80,7 @@ _LIST = re.compile(r"\b(?:which|what)\s+(?-i:[\w-]*[A-Z\d][\w.-]*\s+)?"  # a plu
                    r"(?!(?:does|is|was|has|happens|means|causes|makes|gets|goes|comes|needs|seems|remains|this|its|us)\b)\w+[^\Ws]s\b"
                    r"|\bwhat\s+(?:are|were)\b|\blist\b"
                    r"|\b(?:which|what)\s+(?:two|three|four|five)\b|哪[些几两二三四五六]|几种|都有|分别", re.IGNORECASE)
+_BLANK = re.compile(r"\n[^\S\n]*\n")  # a paragraph's end
 _BLOCK = re.compile(r"[:：]\s*\n")  # an introduction and the line(s) it introduces, quoted as one (answer/rows.py)
 
 
@@ -162,13 +164,17 @@ def _steps(candidates: Sequence[Quoted], best: Quoted, text: str) -> list[Quoted
     """The list `best` is a step of, or introduces, in text order (with its introduction); None when it is neither.
     A nested list (its items indented deeper, as Markdown and the HTML reader write them) is a list of its own: the
     items of `best`'s level and any deeper ones under them, introduced by the item above them that ends with a colon."""
-    same = sorted((s for s in candidates if s.n == best.n), key=lambda s: s.start)
-    i = next(k for k, s in enumerate(same) if s is best)
+    units = _units(sorted((s for s in candidates if s.n == best.n), key=lambda s: s.start), text)
+    same = [u[0] for u in units]
+    i = next(k for k, u in enumerate(units) if any(s is best for s in u))
+    if same[i] is not best and not _is_item(same[i]):
+        return None
+    best = same[i]  # a later sentence of a list item's paragraph stands for its item
     intro = None
     nests = (_is_item(best) and i + 1 < len(same) and _is_item(same[i + 1])
              and _level(text, same[i + 1]) > _level(text, best))  # an item that opens a nested list
     if not _is_item(best) or nests:
-        if not _INTRO.search(best.text) or i + 1 >= len(same):
+        if not _INTRO.search(units[i][-1].text) or i + 1 >= len(same):
             return None
         intro, i = best, i + 1
     if not _is_item(same[i]):
@@ -176,19 +182,37 @@ def _steps(candidates: Sequence[Quoted], best: Quoted, text: str) -> list[Quoted
     lo = hi = i
     level = _level(text, same[i])
     while (lo > 0 and _is_item(same[lo - 1]) and _level(text, same[lo - 1]) >= level
-           and not text[same[lo - 1].end : same[lo].start].strip()):
+           and not text[units[lo - 1][-1].end : same[lo].start].strip()):
         lo -= 1
     while (hi + 1 < len(same) and _is_item(same[hi + 1]) and _level(text, same[hi + 1]) >= level
-           and not text[same[hi].end : same[hi + 1].start].strip()):
+           and not text[units[hi][-1].end : same[hi + 1].start].strip()):
         hi += 1
-    if intro is not None and text[intro.end : same[lo].start].strip():
+    if intro is not None and text[units[i - 1][-1].end : same[lo].start].strip():
         return None  # the introduction and the list are not side by side
-    items = same[lo : hi + 1][:MAX_STEPS]
-    if len(items) < 2:
+    if hi == lo:
         return None
-    if intro is None and lo > 0 and _INTRO.search(same[lo - 1].text) and not text[same[lo - 1].end : same[lo].start].strip():
-        intro = same[lo - 1]
-    return [intro, *items] if intro is not None else list(items)
+    run = units[lo : hi + 1][:MAX_STEPS]
+    while len(run) > 2 and sum(s.end - s.start for u in run for s in u) > MAX_CHARS:
+        run.pop()  # items of several sentences each: the first ones, as many as a reader takes in
+    items = [s for u in run for s in u]
+    if intro is None and lo > 0 and _INTRO.search(units[lo - 1][-1].text) and not text[units[lo - 1][-1].end : same[lo].start].strip():
+        intro, i = same[lo - 1], lo
+    return [*units[i - 1], *items] if intro is not None else items
+
+
+def _units(same: Sequence[Quoted], text: str) -> list[list[Quoted]]:
+    """The sentences of one chunk (in text order) grouped by list item: a sentence that is no item and follows an item
+    that starts its line, in the item's paragraph (no blank line between: "- apt-list-changes：准备好阅读大量的消息；" then "按 <return> 向下
+    滚动 …", or an item's wrapped lines) belongs to that sentence's item; every other sentence is a unit of its own."""
+    units: list[list[Quoted]] = []
+    for s in same:
+        head = units[-1][0] if units else None
+        if (head is not None and _is_item(head) and not text[text.rfind("\n", 0, head.start) + 1 : head.start].strip()
+                and not _is_item(s) and not _BLANK.search(text[units[-1][-1].end : s.start])):
+            units[-1].append(s)
+        else:
+            units.append([s])
+    return units
 
 
 def _level(text: str, s: Quoted) -> int:
