@@ -736,7 +736,7 @@ class Pipeline:
         """The extractive answerer over the passages retrieved for one part of the question."""
         s, lib = self.settings.answer, self.library
         with ctx.stage("extracting", part=part.question) as entry:
-            hits = lib.search(part.query, s.top_k, None)
+            hits = spread.spread(lib.search(part.query, s.top_k * spread.PART_DEPTH, None), s.top_k)
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))
             asked = part.query if PART_QUERY else part.question
             terms = query_terms(asked)

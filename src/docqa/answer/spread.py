@@ -20,6 +20,7 @@ from docqa.text import exact_tokens, holds_exact
 from docqa.types import Hit
 
 DEPTH = 2  # the search reads this many times the hits an answer reads, the deeper ones as stand-ins (1: off)
+PART_DEPTH = 2  # the same for the search of each part of a question of several parts
 # Hits of one file taken before the others' (0: no cap).  Off: on the trust dev split a cap of 3 put a right chunk among
 # the hits read for fewer answerable questions (115 against 117 of 130; 78/130 against 80), a cap is no general rule: one
 # manual page's option chunks often hold the answer a few chunks apart.
