@@ -186,12 +186,21 @@ def test_a_hit_holding_the_asked_version_is_never_deferred(kb):
     assert [_version(h) for h in spread.order(ranked, 2, "What does Git merge?")] == ["2.31.8", "2.35.8"]  # filled
 
 
-def test_the_answer_reads_the_notes_that_say_what_the_fix_is(kb):
-    """Asked as `docqa ask` asks: 2.30.9's notes are among the passages the answer reads (answer.top_k, 6)."""
+@pytest.mark.parametrize("depth", [1, 2])
+def test_the_answer_reads_the_notes_that_say_what_the_fix_is(kb, monkeypatch, depth):
+    """Asked as `docqa ask` asks, with the deeper search on: 2.30.9's notes are among the passages the answer reads
+    (answer.top_k, 6).  Off (the default, depth 1), the answer reads the search's own six hits."""
+    monkeypatch.setattr(spread, "DEPTH", depth)
     run = kb.start(QUESTION, fresh=True)
     for _event in run:
         pass
     read = [h["path"] for h in run.answer.retrieval.hits]
     assert len(read) == kb.settings.answer.top_k
-    assert any(p.endswith("2.30.9.txt") for p in read)
+    assert any(p.endswith("2.30.9.txt") for p in read) is (depth > 1)
     assert read[0] == kb.search(QUESTION, 1)[0].path
+    if depth == 1:
+        assert read == [h.path for h in kb.search(QUESTION, 6)]
+
+
+def test_off_by_default():
+    assert spread.DEPTH == 1 and spread.PART_DEPTH == 1

@@ -72,7 +72,7 @@ class Pipeline:
         with ctx.stage("retrieving", query=standalone) as entry:
             yield Status(phase="retrieving")
             top_k = self.settings.answer.top_k
-            hits = spread.spread(self.library.search(standalone, top_k * spread.DEPTH, None), top_k)
+            hits = spread.spread(self.library.search(standalone, top_k * spread.DEPTH, None), top_k, spread.DEPTH)
             entry["hits"] = [(h.chunk_id, round(h.score, 4)) for h in hits]
             if hits.rerank:  # search.rerank ran: what it did, or why the fused order was kept
                 entry["rerank"] = hits.rerank
@@ -736,7 +736,7 @@ class Pipeline:
         """The extractive answerer over the passages retrieved for one part of the question."""
         s, lib = self.settings.answer, self.library
         with ctx.stage("extracting", part=part.question) as entry:
-            hits = spread.spread(lib.search(part.query, s.top_k * spread.PART_DEPTH, None), s.top_k)
+            hits = spread.spread(lib.search(part.query, s.top_k * spread.PART_DEPTH, None), s.top_k, spread.PART_DEPTH)
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))
             asked = part.query if PART_QUERY else part.question
             terms = query_terms(asked)

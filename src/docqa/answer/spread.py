@@ -19,8 +19,15 @@ from docqa.retrieve import SearchResults
 from docqa.text import exact_tokens, holds_exact
 from docqa.types import Hit
 
-DEPTH = 2  # the search reads this many times the hits an answer reads, the deeper ones as stand-ins (1: off)
-PART_DEPTH = 2  # the same for the search of each part of a question of several parts
+# The search reads this many times the hits an answer reads, the deeper ones as stand-ins for deferred hits (1: off, the
+# search's own hits in its order).  Off: on the trust dev split (main 1ee16e2's kb) a depth of 2 put a right chunk among
+# the hits read for one more answerable question (118 against 117 of 130) and changed 3 answers (81/130 & 55/63 against
+# 80/130 & 56/63: git-relnotes-007 right, git-relnotes-037 wrong -> not found, debian-edu-zh-041 a near miss answered);
+# on test 75/173 & 32/51 against 76 & 32 (git-relnotes-031: the sentence judged changed with the pool).  A wash, so
+# left off; the decision and the sentence ranking were fitted on the search's own hits (benchmarks/RESULTS.md,
+# issue 28, `recall4`).
+DEPTH = 1
+PART_DEPTH = 1  # the same for the search of each part of a question of several parts
 # Hits of one file taken before the others' (0: no cap).  Off: on the trust dev split a cap of 3 put a right chunk among
 # the hits read for fewer answerable questions (115 against 117 of 130; 78/130 against 80), a cap is no general rule: one
 # manual page's option chunks often hold the answer a few chunks apart.
@@ -66,8 +73,11 @@ def order(hits: list[Hit], count: int, query: str = "") -> list[Hit]:
     return taken + deferred[: count - len(taken)]
 
 
-def spread(results: SearchResults, count: int) -> SearchResults:
-    """`results` (a search `DEPTH` times deeper than `count`) cut to the `count` hits an answer reads (`order`)."""
+def spread(results: SearchResults, count: int, depth: int = 2) -> SearchResults:
+    """`results` (a search `depth` times deeper than `count`) cut to the `count` hits an answer reads (`order`);
+    `results` as they are when `depth` is 1 or less (off)."""
+    if depth <= 1:
+        return results
     hits = order(list(results), count, results.query)
     out = SearchResults(hits, results.query, results.mode, low_relevance=results.low_relevance, threshold=results.threshold)
     out.rerank = results.rerank
