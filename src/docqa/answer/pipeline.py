@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
 
-from docqa.answer import accept, choose, guard, hop, prompts, release, requery, rows, sentinel, short
+from docqa.answer import accept, choose, guard, hop, prompts, release, requery, rows, sentinel, short, spread
 from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
@@ -71,7 +71,8 @@ class Pipeline:
         standalone = yield from self._condense(question, previous, ctx)
         with ctx.stage("retrieving", query=standalone) as entry:
             yield Status(phase="retrieving")
-            hits = self.library.search(standalone, self.settings.answer.top_k, None)
+            top_k = self.settings.answer.top_k
+            hits = spread.spread(self.library.search(standalone, top_k * spread.DEPTH, None), top_k, spread.DEPTH)
             entry["hits"] = [(h.chunk_id, round(h.score, 4)) for h in hits]
             if hits.rerank:  # search.rerank ran: what it did, or why the fused order was kept
                 entry["rerank"] = hits.rerank
@@ -735,7 +736,7 @@ class Pipeline:
         """The extractive answerer over the passages retrieved for one part of the question."""
         s, lib = self.settings.answer, self.library
         with ctx.stage("extracting", part=part.question) as entry:
-            hits = lib.search(part.query, s.top_k, None)
+            hits = spread.spread(lib.search(part.query, s.top_k * spread.PART_DEPTH, None), s.top_k, spread.PART_DEPTH)
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))
             asked = part.query if PART_QUERY else part.question
             terms = query_terms(asked)
