@@ -288,6 +288,9 @@ class Pipeline:
                     return (yield from self._taken_back(answer, hits, ctx, found, shown[n - 1] if n > 1 else None, reason))
             answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 1, "no passage answers the question well enough")
             return (yield from self._not_found(answer, ctx))
+        if choose.JUDGE_ANSWERED:  # each candidate judged alone: the best judged leads instead of the listwise pick
+            n = choose.judged_pick((yield from self._judge_each(query, shown[:choose.JUDGE_K], result, pool, ctx)))
+            picked = choose.Choice(n, shown[n - 1]) if n else picked
         if picked.doubts and result.evidence < choose.NONE_FLOOR:
             reason = (f"the model found no sentence that answers (NONE: {picked.none_share or 1.0:.0%} of its choice), "
                       f"and the evidence ({result.evidence:.2f}) is under {choose.NONE_FLOOR}")
