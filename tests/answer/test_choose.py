@@ -393,3 +393,21 @@ def test_each_candidate_of_an_abstention_is_judged_alone(make, monkeypatch, judg
         assert answer.mode == "pipeline" and f"judged sentence {n} " in answer.retrieval.acceptance.reason
         assert "yes at 90%" in answer.retrieval.acceptance.reason and "Backups are kept for 35 days. [1]" in answer.answer
         assert n == 1 or answer.answer.startswith("Backups are kept for 35 days. [1]")
+
+
+def test_the_best_judged_candidate_leads_an_answer(make, monkeypatch):
+    """JUDGE_ANSWERED: after the listwise pick (here the ranking's own lead), each candidate of an answer is shown
+    alone; the one judged yes leads, and everything the extractive answer quotes is still quoted."""
+    monkeypatch.setattr(choose, "JUDGE_ANSWERED", True)
+    monkeypatch.setattr(choose, "JUDGE_MIX", (0.0, 1.0, 0.0))
+    monkeypatch.setattr(choose, "JUDGE_TAKE", 0.8)
+    plain = make(None).ask(QUESTION)
+    assert plain.answerable and not plain.answer.startswith("Backups are kept for 35 days")
+    check = yes_for("Backups are kept for 35 days")
+    with ScriptedServer([{"text": "1"}] + [check] * choose.JUDGE_K) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    judged = [r["messages"][-1]["content"] for r in server.requests[1:]]
+    assert judged and all(p.startswith(f"Question: {QUESTION}\nSentence (") for p in judged)
+    assert answer.answerable and answer.answer.startswith("Backups are kept for 35 days. [1]")
+    for claim in plain.claims:
+        assert claim.text in answer.answer
