@@ -337,3 +337,77 @@ def test_a_later_pick_is_checked_alone_before_an_abstention_is_taken_back(make, 
 def test_the_checks_reply_is_read_as_yes_share(text, top, expected):
     got = choose.yes(text, top)
     assert got == expected if expected is None else abs(got - expected) < 1e-9
+
+
+def yes_for(phrase: str, share: float = 0.9):
+    """A scripted check: yes with `share` of yes and no when the sentence shown holds `phrase`, else no."""
+    def reply(body: dict) -> dict:
+        said = phrase in body["messages"][-1]["content"].split("\nSentence", 1)[1]
+        p = share if said else 1 - share
+        return {"text": "yes" if said else "no", "top": {"yes": math.log(p), "no": math.log(1 - p)}}
+    return reply
+
+
+@pytest.mark.parametrize("mix, take, yeses, pick", [
+    ((0.0, 1.0, 0.0), 0.8, [0.3, 0.9, 0.5], 2),  # yes alone: the best judged
+    ((0.0, 1.0, 0.0), 0.95, [0.3, 0.9, 0.5], 0),  # ... under the bar: the abstention stands
+    ((0.0, 1.0, 0.5), 0.8, [0.6, 0.7, None], 1),  # the ranking's place weighed in: the first, 0.6 + 0.5
+    ((0.0, 1.0, 0.5), 0.8, [0.1, 0.9, None], 2),  # ... a clear yes further down still wins: 0.9 + 0.25
+    ((0.0, 1.0, 0.0), 0.5, [None, None], 0),  # replies that were neither word: no yes
+    ((0.0, 1.0, 0.0), 0.5, [], 0),
+])
+def test_the_best_judged_candidate_takes_an_abstention_back_above_the_bar(monkeypatch, mix, take, yeses, pick):
+    monkeypatch.setattr(choose, "JUDGE_MIX", mix)
+    monkeypatch.setattr(choose, "JUDGE_TAKE", take)
+    assert choose.judged_pick(yeses) == pick
+
+
+@pytest.mark.parametrize("judge, share, answered", [
+    (True, 0.9, True),  # the later sentence judged yes at 90 %: taken back, leading
+    (True, 0.6, False),  # at 60 %: under JUDGE_TAKE, the abstention stands
+    (False, 0.9, False),  # off: no call, the abstention stands
+])
+def test_each_candidate_of_an_abstention_is_judged_alone(make, monkeypatch, judge, share, answered):
+    """The abstain threshold at 0.99: the extractive answerer abstains on a question the documents answer.  The
+    listwise chooser is not asked (RESCUE_FLOOR above the evidence); each candidate is shown alone with the question,
+    one call each, and the best judged takes the abstention back when its yes reaches JUDGE_TAKE."""
+    monkeypatch.setattr(choose, "RESCUE_FLOOR", 1.0)
+    monkeypatch.setattr(choose, "JUDGE", judge)
+    monkeypatch.setattr(choose, "JUDGE_FLOOR", 0.0)
+    monkeypatch.setattr(choose, "JUDGE_MIX", (0.0, 1.0, 0.0))
+    monkeypatch.setattr(choose, "JUDGE_TAKE", 0.8)
+    question = "How long are backups kept?"
+    check = yes_for("Backups are kept for 35 days", share)
+    with ScriptedServer([check] * choose.JUDGE_K) as server:
+        answer = make(server.base_url, abstain_threshold=0.99).ask(question)
+    assert answer.answerable is answered
+    if not judge:
+        assert server.requests == []
+        return
+    shown = [r["messages"][-1]["content"] for r in server.requests]
+    assert 2 <= len(shown) <= choose.JUDGE_K and all(r["max_tokens"] == 1 and r["logprobs"] for r in server.requests)
+    assert all(p.startswith(f"Question: {question}\nSentence (ops.md § ") for p in shown)  # the question first: a cached prefix
+    assert len(set(shown)) == len(shown) and sum("Backups are kept for 35 days" in p for p in shown) == 1
+    if answered:  # the judged sentence leads, or is the ranking's best, quoted in its place
+        n = next(i for i, p in enumerate(shown, 1) if "Backups are kept for 35 days" in p)
+        assert answer.mode == "pipeline" and f"judged sentence {n} " in answer.retrieval.acceptance.reason
+        assert "yes at 90%" in answer.retrieval.acceptance.reason and "Backups are kept for 35 days. [1]" in answer.answer
+        assert n == 1 or answer.answer.startswith("Backups are kept for 35 days. [1]")
+
+
+def test_the_best_judged_candidate_leads_an_answer(make, monkeypatch):
+    """JUDGE_ANSWERED: after the listwise pick (here the ranking's own lead), each candidate of an answer is shown
+    alone; the one judged yes leads, and everything the extractive answer quotes is still quoted."""
+    monkeypatch.setattr(choose, "JUDGE_ANSWERED", True)
+    monkeypatch.setattr(choose, "JUDGE_MIX", (0.0, 1.0, 0.0))
+    monkeypatch.setattr(choose, "JUDGE_TAKE", 0.8)
+    plain = make(None).ask(QUESTION)
+    assert plain.answerable and not plain.answer.startswith("Backups are kept for 35 days")
+    check = yes_for("Backups are kept for 35 days")
+    with ScriptedServer([{"text": "1"}] + [check] * choose.JUDGE_K) as server:
+        answer = make(server.base_url).ask(QUESTION)
+    judged = [r["messages"][-1]["content"] for r in server.requests[1:]]
+    assert judged and all(p.startswith(f"Question: {QUESTION}\nSentence (") for p in judged)
+    assert answer.answerable and answer.answer.startswith("Backups are kept for 35 days. [1]")
+    for claim in plain.claims:
+        assert claim.text in answer.answer

@@ -23,6 +23,14 @@ token's log probabilities, when the server sends them, are kept as its doubt):
   shipped: on the dev split every floor that abstained more also lost answerable questions);
 - a reply that is neither (prose, a number out of range): the extractive answer, as if the model were not there.
 
+- JUDGE (off as shipped): an abstention with evidence of at least JUDGE_FLOOR that the listwise pick did not take back
+  has each of its first JUDGE_K candidates shown alone with the question (the check's prompt, the question first so
+  that the server's prompt cache keeps it: one call each), and the best by JUDGE_MIX (its yes, its place in the
+  ranking) takes the abstention back when it reaches JUDGE_TAKE; JUDGE_ANSWERED asks the same of an answer's
+  candidates, the best judged leading instead of the listwise pick.  Measured on the dev split (benchmarks/RESULTS.md,
+  "pointwise judging"): a right candidate's yes is hardly above a wrong one's (AUC 0.59), no mix of yes and place
+  gains held out by documentation set, and the calls double the chooser's time: off, kept for a better judge.
+
 Nothing the model writes is published: it only orders sentences of the documents.
 """
 
@@ -54,6 +62,13 @@ PICK_FLOOR = 0.3
 CHECK_YES = 0.8  # ... or a later pick whose own check says yes with at least this probability (yes / (yes + no)); on the
 # dev split's 27 checked picks: right picks 0.83, 0.76, 0.24, 0.17; wrong picks of answerable questions 0.79, 0.72
 # (0.7 took back two right and two wrong); near misses at most 0.68
+JUDGE = False  # each candidate judged alone as well ("does it state the answer?"), for an abstention (`may_judge`);
+# off: on the dev split no held-out mix gained (RESULTS.md, 2026-12-06, "pointwise judging")
+JUDGE_FLOOR = 0.1  # ... whose evidence is at least this
+JUDGE_K = 6  # ... the first this many candidates, one call each (the question first: the server's prompt cache keeps it)
+JUDGE_MIX = (0.0, 1.0, 0.0)  # a candidate's judged score: intercept, weight of its yes, weight of 1/(its place in the ranking)
+JUDGE_TAKE = 2.0  # an abstention taken back with the best-judged candidate leading when its score is at least this (> 1: never)
+JUDGE_ANSWERED = False  # ... and each candidate of an answer too: the best judged (at least JUDGE_TAKE) leads it
 ASK_ABSTAINED = False  # ask even when the extractive answerer abstains (recorded in the trace only: for measurement)
 NONE, UNREAD = 0, -1  # what `read` returns besides a candidate's number
 
@@ -193,6 +208,29 @@ def may_rescue(result: Extract) -> bool:
     threshold), and the abstention is the evidence's, not a rule's of the answerer (docqa.answer.extractive: a release
     question that nothing names the release for, a quantity question quoted with no quantity)."""
     return result.evidence >= RESCUE_FLOOR and not result.rule
+
+
+def may_judge(result: Extract) -> bool:
+    """Whether each candidate of an abstention is judged alone (JUDGE): the evidence is at least JUDGE_FLOOR and the
+    abstention is the evidence's, not a rule's."""
+    return JUDGE and result.evidence >= JUDGE_FLOOR and not result.rule
+
+
+def judged(yeses: Sequence[float | None]) -> list[float]:
+    """Each candidate's judged score: JUDGE_MIX over its yes (0 when the reply was neither word) and its place in the
+    ranking (1/place: the ranking's best first)."""
+    a, w_yes, w_place = JUDGE_MIX
+    return [a + w_yes * (y or 0.0) + w_place / i for i, y in enumerate(yeses, 1)]
+
+
+def judged_pick(yeses: Sequence[float | None]) -> int:
+    """The candidate (1-based) that takes an abstention back: the best judged, when its score is at least JUDGE_TAKE;
+    else 0."""
+    scores = judged(yeses)
+    if not scores:
+        return 0
+    best = max(range(len(scores)), key=lambda i: scores[i])
+    return best + 1 if scores[best] >= JUDGE_TAKE else 0
 
 
 def rescues(picked: Choice, result: Extract, checked: float | None = None) -> bool:

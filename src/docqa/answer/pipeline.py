@@ -250,7 +250,8 @@ class Pipeline:
         quoted = _quoted_in_order(result, self.settings.answer.extractive_sentences) if not result.abstained else []
         shown = choose.candidates(result, next((x for x in quoted if x is not result.heading), None))
         # an abstention by a rule of the answerer's own (no version, no quantity quoted) is not the model's to take back
-        if result.abstained and (steps or len(shown) < 2 or not (choose.ASK_ABSTAINED or choose.may_rescue(result))):
+        listwise = not result.abstained or choose.ASK_ABSTAINED or choose.may_rescue(result)
+        if result.abstained and (steps or len(shown) < 2 or not (listwise or choose.may_judge(result))):
             ctx.trace.append({"stage": "accepting", "outcome": accept.NOT_FOUND, "before_model": True})
             answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 0, "no passage answers the question well enough")
             return (yield from self._not_found(answer, ctx))
@@ -258,16 +259,16 @@ class Pipeline:
             ctx.trace.append({"stage": "choosing", "pick": None, "reason": "not asked: a procedure, steps, a question "
                               "of several parts, or a single candidate (the extractive answerer's)"})
             return (yield from self._extractive(answer, hits, ctx, found=found))
-        with ctx.stage("generating", choose=True):
-            yield Generating()
-            reply = yield from ctx.call(self.model, "generating", choose.messages(query, shown, pool),
-                                        max_tokens=choose.MAX_TOKENS, temperature=0.0, logprobs=True, top_logprobs=choose.TOP)
-        picked = choose.choice(reply.text, shown, reply.top)
-        ctx.trace.append({"stage": "choosing", "pick": picked.pick, "reply": reply.text[:200], "evidence": result.evidence,
-                          "shares": {str(k): round(v, 4) for k, v in picked.shares.items()},
-                          "abstained": result.abstained,
-                          "candidates": [{"path": pool.get(s.n).hit.path, "text": s.text[:1000], "score": round(s.score, 4)}  # type: ignore[union-attr]
-                                         for s in shown]})
+        picked = choose.Choice(choose.UNREAD)
+        if listwise:
+            with ctx.stage("generating", choose=True):
+                yield Generating()
+                reply = yield from ctx.call(self.model, "generating", choose.messages(query, shown, pool),
+                                            max_tokens=choose.MAX_TOKENS, temperature=0.0, logprobs=True, top_logprobs=choose.TOP)
+            picked = choose.choice(reply.text, shown, reply.top)
+            ctx.trace.append({"stage": "choosing", "pick": picked.pick, "reply": reply.text[:200], "evidence": result.evidence,
+                              "shares": {str(k): round(v, 4) for k, v in picked.shares.items()},
+                              "abstained": result.abstained, "candidates": _traced(shown, pool)})
         if result.abstained:
             checked = (yield from self._check_pick(query, picked.sentence, pool, ctx)) \
                 if picked.sentence is not None and choose.to_check(picked, result) else None
@@ -278,15 +279,20 @@ class Pipeline:
                          + (f"; alone, yes at {checked:.0%})" if checked is not None else ")"))
                 reason = (f"the model chose {which}, and the evidence ({result.evidence:.2f}) is at least "
                           f"{choose.RESCUE_FLOOR if picked.pick == 1 else choose.PICK_FLOOR}, though under the abstain threshold")
-                answer.retrieval.acceptance = Acceptance(accept.MODEL, 1, 1, reason)
-                answer.notes.append(reason)
-                lead = picked.sentence if picked.pick > 1 else None
-                taken = replace(result, chosen=list(result.ranked), abstained=False, supporting=[lead or result.ranked[0]])
-                published = yield from self._extractive(answer, hits, ctx, found=(pool, taken), lead=lead)
-                published.mode = "pipeline"
-                return published
+                return (yield from self._taken_back(answer, hits, ctx, found, picked.sentence if picked.pick > 1 else None, reason))
+            if choose.may_judge(result):  # each candidate judged alone: the best judged may take the abstention back
+                yeses = yield from self._judge_each(query, shown[:choose.JUDGE_K], result, pool, ctx)
+                n = choose.judged_pick(yeses)
+                if n:
+                    reason = (f"the model, shown each of the best sentences alone, judged sentence {n} to state the answer "
+                              f"(yes at {yeses[n - 1] or 0.0:.0%}), and the evidence ({result.evidence:.2f}) is at least "
+                              f"{choose.JUDGE_FLOOR}, though under the abstain threshold")
+                    return (yield from self._taken_back(answer, hits, ctx, found, shown[n - 1] if n > 1 else None, reason))
             answer.retrieval.acceptance = Acceptance(accept.NOT_FOUND, 0, 1, "no passage answers the question well enough")
             return (yield from self._not_found(answer, ctx))
+        if choose.JUDGE_ANSWERED:  # each candidate judged alone: the best judged leads instead of the listwise pick
+            n = choose.judged_pick((yield from self._judge_each(query, shown[:choose.JUDGE_K], result, pool, ctx)))
+            picked = choose.Choice(n, shown[n - 1]) if n else picked
         if picked.doubts and result.evidence < choose.NONE_FLOOR:
             reason = (f"the model found no sentence that answers (NONE: {picked.none_share or 1.0:.0%} of its choice), "
                       f"and the evidence ({result.evidence:.2f}) is under {choose.NONE_FLOOR}")
@@ -335,6 +341,34 @@ class Pipeline:
         # published only if the model backs a sentence of it, as an abstention taken back (choose.rescues): words that
         # find another passage find one that the evidence model often accepts, answered or not (dev: 2 of 2 wrong)
         return again, (other[0], replace(other[1], abstained=True))
+
+    def _taken_back(self, answer: Answer, hits: SearchResults, ctx: RunContext, found: Found, lead: Sentence | None,
+                    reason: str) -> Events:
+        """An abstention the model takes back: the extractive answer published after all, `lead` (a later candidate;
+        None: the ranking's best) first, its confidence the evidence's (low)."""
+        pool, result = found
+        answer.retrieval.acceptance = Acceptance(accept.MODEL, 1, 1, reason)
+        answer.notes.append(reason)
+        taken = replace(result, chosen=list(result.ranked), abstained=False, supporting=[lead or result.ranked[0]])
+        published = yield from self._extractive(answer, hits, ctx, found=(pool, taken), lead=lead)
+        published.mode = "pipeline"
+        return published
+
+    def _judge_each(self, query: str, shown: list[Sentence], result: Extract, pool: SourceSet,
+                    ctx: RunContext) -> Generator[Event, None, list[float | None]]:
+        """Each candidate shown alone with the question (docqa.answer.choose.check_messages), one call each, in the
+        ranking's order: yes's share of each reply's first token (None: neither word), recorded in the trace."""
+        yeses: list[float | None] = []
+        with ctx.stage("generating", judge=True):
+            yield Generating()
+            for s in shown:
+                reply = yield from ctx.call(self.model, "generating", choose.check_messages(query, s, pool),
+                                            max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=choose.TOP)
+                yeses.append(choose.yes(reply.text, reply.top))
+        ctx.trace.append({"stage": "judging", "evidence": result.evidence,
+                          "yes": [None if y is None else round(y, 4) for y in yeses],
+                          "judged": [round(x, 4) for x in choose.judged(yeses)], "candidates": _traced(shown, pool)})
+        return yeses
 
     def _check_pick(self, query: str, pick: Sentence, pool: SourceSet, ctx: RunContext) -> Generator[Event, None, float | None]:
         """The chooser's pick shown alone with the question (docqa.answer.choose.check_messages): yes's share of the
@@ -756,6 +790,12 @@ PART_SENTENCES = 2  # sentences quoted for each part of a question of several pa
 BESIDE_HITS = 0
 ABOVE_LINES = 300  # for a release question, the lines above each source's chunk read for a release heading (0: none)
 PART_QUERY = True
+
+
+def _traced(shown: list[Sentence], pool: SourceSet) -> list[dict]:
+    """Candidates as the trace records them: file, text, the ranking's score."""
+    return [{"path": pool.get(s.n).hit.path, "text": s.text[:1000], "score": round(s.score, 4)}  # type: ignore[union-attr]
+            for s in shown]
 
 
 def _quoted_in_order(result: Extract, count: int) -> list:
