@@ -153,3 +153,10 @@ def test_the_rule_abstentions_and_the_name_questions_are_candidates():
     fitted = {f for c in refit.CANDIDATES.values() for f in c.extra}
     assert {"quantity_unstated", "select_name", "missing_name_heading", "crossing_dense", "under_matched", "under_rare",
             "under_name", "pick_exact_missing", "neutral_missing"} <= fitted
+
+
+def test_among_equal_thresholds_the_one_farthest_inside_the_passing_run_is_preferred():
+    table = [{"t": t} for t in (0.364, 0.365, 0.366, 0.367, 0.368, 0.369, 0.370, 0.371)]
+    passing = [x for x in table if 0.3655 < x["t"] < 0.3705]
+    assert refit.inside(table, passing) == {0.366: 1, 0.367: 2, 0.368: 3, 0.369: 2, 0.370: 1}
+    assert refit.inside(table[:2], table[:2]) == {0.364: 2, 0.365: 2}  # no failing one: as far as the table is long

@@ -260,6 +260,13 @@ def holds(at: Callable[[float], dict], t: float, shipped: dict, floor: Floors) -
     return all(passes(at(t + d), shipped, floor) for d in (-MARGIN, 0.0, MARGIN))
 
 
+def inside(table: list[dict], passing: list[dict]) -> dict[float, int]:
+    """For each passing threshold, how many steps of THRESHOLDS lie between it and the nearest one that fails (a
+    threshold in the middle of a passing run is the farthest from every question that decides the rule)."""
+    ok = [x in passing for x in table]
+    return {x["t"]: min([abs(i - j) for j, good in enumerate(ok) if not good] or [len(ok)]) for i, x in enumerate(table) if ok[i]}
+
+
 def preference(name: str, chosen: dict, f: Fit) -> tuple:
     """How passing candidates are ranked (lowest first): what generalises first, the cross-validated dev sum; then the
     simpler candidate (fewer features, no bias per source); then the in-sample dev sum."""
@@ -286,6 +293,10 @@ def main() -> None:
                     "with and without a bias per source (32 fits a feature set); --install takes a grid name then")
     ap.add_argument("--install", metavar="NAME", help="ship this candidate at its best passing threshold (refused if none passes)")
     ap.add_argument("--out", help="with --install's NAME: write the candidate here instead, passing or not")
+    ap.add_argument("--high-band", choices=("shipped", "dev"), default="shipped",
+                    help="with --install: keep the shipped decision's `high` band (default: the trust dev split's answers are "
+                         "right far more often than the test split's, its rules were fitted there, so the band rule on dev "
+                         "would call nearly every answer high), or choose it on dev (fit_decision.choose_bands)")
     ap.add_argument("--squad-floor", default=",".join(map(str, SQUAD_FLOOR)),
                     help="SQuAD 200's answer accuracy and abstention a candidate must reach, ACCURACY,ABSTENTION (default: issue "
                          "28's, SQUAD_FLOOR), or `shipped`: the shipped decision's on the same rows")
@@ -325,8 +336,10 @@ def main() -> None:
         at = lambda t: figures(trust, squad, cmrc, guard, p, f.held, t, unjudged)  # noqa: E731
         table = [at(t) for t in THRESHOLDS]
         passing = [x for x in table if holds(at, x["t"], shipped, floor)]
-        # the best passing threshold (cross-validated dev sum, then in-sample); else the best on dev alone
-        key = lambda x: (sum(x["cv"]), sum(x["dev"]), x["squad200"][0])  # noqa: E731
+        room = inside(table, passing)
+        # the best passing threshold (cross-validated dev sum, then in-sample, then SQuAD 200's answers, then the one
+        # farthest inside the passing thresholds); else the best on dev alone
+        key = lambda x: (sum(x["cv"]), sum(x["dev"]), x["squad200"][0], room.get(x["t"], 0))  # noqa: E731
         chosen = max(passing, key=key) if passing else max(table, key=key)
         best[name] = (f, chosen, bool(passing))
         for x in table if args.table else [chosen]:
@@ -342,6 +355,8 @@ def main() -> None:
                            f"the SQuAD 2.0 subset (900; share {CANDIDATES[args.install].share}) and CMRC 2018 ({len(cmrc)}; share "
                            f"{CANDIDATES[args.install].cmrc_share}){'; a bias of its own for each in the fit' if CANDIDATES[args.install].offsets else ''}; "
                            f"dev AUC cross-validated by documentation set {f.cv_auc:.3f} (refit_decision.py, candidate {args.install})")
+        if args.high_band == "shipped":
+            out["bands"] = {**out["bands"], "high": max(shipped_file["bands"]["high"], chosen["t"])}
         text = json.dumps(out, indent=1, ensure_ascii=False) + "\n"
         if args.out:
             Path(args.out).write_text(text, encoding="utf-8")
