@@ -64,7 +64,8 @@ MARGIN = 0.002
 # (2026-12-04). SQuAD 200 (`answer_eval.py --limit 200`, answer accuracy, abstention): 0.694 / 0.588 at that main's
 # shipped threshold 0.50 (RESULTS.md, the HaluEval section, commit 1ff1fa6: "shipped threshold 0.50: answer accuracy
 # 0.694, abstention 0.588", main and the checker branch on adb524b identical; the commits in between touched the
-# checker and the model's path, not the extractive answerer or its decision). CMRC answer figures did not exist then (CMRC was measured as retrieval nDCG@10,
+# checker and the model's path, not the extractive answerer or its decision; adb524b itself measured the same again
+# on 2026-12-06, refit5). CMRC answer figures did not exist then (CMRC was measured as retrieval nDCG@10,
 # which the decision does not touch); the floor is the first CMRC answer figure measured (`--cmrc 80`, threshold
 # 0.335, RESULTS.md "the decision fitted with CMRC too"): 0.781 / 0.926.
 SQUAD_FLOOR = (0.694, 0.588)
