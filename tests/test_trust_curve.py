@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import json
 from pathlib import Path
 
 _DIR = Path(__file__).resolve().parents[1] / "benchmarks" / "trust"
@@ -55,3 +56,18 @@ def test_compare_reports_a_relabelled_question_apart_and_counts_the_rest(capsys)
     out = capsys.readouterr().out
     assert "RELABELLED  pdf-manuals-v006: answerable False -> True" in out
     assert "1 better in B, 0 worse in B, 1 the same; 1 relabelled" in out
+
+
+def test_the_reliability_table_is_cut_at_the_shipped_threshold_and_high_band(capsys, monkeypatch, tmp_path):
+    """The table's bands are the confidence levels a user is shown: cut where the shipped decision abstains and where
+    `high` starts, whatever those are after a refit."""
+    shipped = json.loads((Path(__file__).resolve().parents[1] / "src" / "docqa" / "answer" / "decision.json").read_text(encoding="utf-8"))
+    path = tmp_path / "decision.json"
+    path.write_text(json.dumps({**shipped, "threshold": 0.45, "bands": {"high": 0.62, "medium": 0.45}}), encoding="utf-8")
+    monkeypatch.setenv("DOCQA_DECISION_FILE", str(path))
+    report.curve(ROWS)
+    out = capsys.readouterr().out
+    assert "| 0.450 | 25 % (1/4) | 50 % (1/2) | 33 % (1/3) |" in out  # the shipped threshold is a row of the curve
+    assert "| 0.400–0.450 | 1 | 0.40 | 100 % (1/1) |" in out and "| 0.450–0.500 | 1 | 0.46 | 0 % (0/1) |" in out
+    assert "| 0.500–0.620 | 1 | 0.50 | 0 % (0/1) |" in out and "| 0.620–0.700 | 1 | 0.70 |" not in out
+    assert "| 0.700–1.000 | 1 | 0.70 | 100 % (1/1) |" in out

@@ -105,15 +105,30 @@ def targets(rows: list[dict]) -> None:
           f"false abstentions: {s['false_abstention']}; unanswerable answered: {s['answered']}; failed: {s['failed']}")
 
 
+# the cuts of the curve and of the reliability table; the shipped decision's threshold and `high` band are added
+# (`shipped_cuts`), so that the table's bands are the confidence levels shown
 CURVE = (0.20, 0.25, 0.30, 0.335, 0.35, 0.40, 0.45, 0.50, 0.58, 0.65)
-RELIABILITY = (0.0, 0.2, 0.3, 0.335, 0.4, 0.5, 0.58, 0.7, 1.01)
+RELIABILITY = (0.0, 0.2, 0.3, 0.4, 0.5, 0.7, 1.01)
 
 
-def curve(rows: list[dict], thresholds: tuple[float, ...] = CURVE) -> None:
+def shipped_cuts() -> tuple[float, float]:
+    """The shipped decision's abstain threshold and the lowest probability of `high` (decision.json, or the file
+    DOCQA_DECISION_FILE names)."""
+    from docqa.answer.answerability import decision
+
+    d = decision()
+    return float(d["threshold"]), float(d["bands"]["high"])
+
+
+def curve(rows: list[dict], thresholds: tuple[float, ...] | None = None) -> None:
     """The answer-or-abstain trade-off of a run made at abstain threshold 0 (every question answered, its probability
-    recorded): at each threshold, the answerable questions answered right and cited, the near misses abstained, and
-    the share of the answers shown that were right and cited; then the reliability table (by probability: questions,
-    mean probability, the share right and cited among them)."""
+    recorded): at each threshold (default CURVE and the shipped threshold), the answerable questions answered right
+    and cited, the near misses abstained, and the share of the answers shown that were right and cited; then the
+    reliability table (by probability, cut at RELIABILITY and the shipped threshold and `high` band: questions, mean
+    probability, the share right and cited among them)."""
+    shipped = shipped_cuts()
+    thresholds = thresholds if thresholds is not None else tuple(sorted({*CURVE, shipped[0]}))
+    bounds = sorted({*RELIABILITY, *shipped})
     scored = [r for r in rows if r.get("evidence") is not None and r["outcome"] != "failed"]
     if any(r["outcome"] == "false_abstention" for r in scored):
         print("\n(not a threshold-0 run: some questions abstained; the curve below is cut from what was answered)")
@@ -129,7 +144,7 @@ def curve(rows: list[dict], thresholds: tuple[float, ...] = CURVE) -> None:
               f"| {share(sum(r['outcome'] == 'correct' for r in shown), len(shown))} |")
     print("\n| probability | questions | mean probability | right and cited |")
     print("|---|---|---|---|")
-    for lo, hi in zip(RELIABILITY, RELIABILITY[1:]):
+    for lo, hi in zip(bounds, bounds[1:]):
         inside = [r for r in scored if lo <= float(r["evidence"]) < hi]
         if inside:
             mean = sum(float(r["evidence"]) for r in inside) / len(inside)

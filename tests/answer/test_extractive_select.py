@@ -51,13 +51,15 @@ def test_the_decision_judges_the_base_scored_sentence_and_weighs_the_rankings_co
     learned = [extract(q, pool, {}, embed(hash_embedder), threshold=0.0) for q in questions]
     monkeypatch.setattr(extractive, "SELECT_MODEL", {})
     base = [extract(q, pool, {}, embed(hash_embedder), threshold=0.0) for q in questions]
-    judged = [k for k in answerability.decision()["features"] if k != "select_best"]
+    ranking = ("select_best", "select_name")  # the ranking's confidence, and the same on a question asking for a name
+    judged = [k for k in answerability.decision()["features"] if k not in ranking]
     assert [[r.features[k] for k in judged] for r in learned] == [[r.features[k] for k in judged] for r in base]
-    weight = answerability.decision()["dense"].get("select_best", 0.0)
+    weights = answerability.decision()["dense"]
     for with_rank, without in zip(learned, base):
-        raised = extractive.evidence_probability({**without.features, "select_best": with_rank.features["select_best"]})
+        confidence = {k: with_rank.features.get(k, 0.0) for k in ranking}
+        raised = extractive.evidence_probability({**without.features, **confidence})
         assert with_rank.evidence == pytest.approx(raised)
-        assert (with_rank.evidence > without.evidence) == (weight * with_rank.features["select_best"] > 0)
+        assert (with_rank.evidence > without.evidence) == (sum(weights.get(k, 0.0) * v for k, v in confidence.items()) > 0)
     for result in learned:  # what the selection adds is recorded for a refit of the decision, and ignored by it
         assert 0.0 < result.features["select_best"] < 1.0 and result.features["select_same"] in (0.0, 1.0)
     assert all("select_best" not in r.features for r in base)
