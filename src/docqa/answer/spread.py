@@ -17,6 +17,7 @@ import re
 
 from docqa.retrieve import SearchResults
 from docqa.text import exact_tokens, holds_exact
+from docqa.text.language import HAN
 from docqa.types import Hit
 
 # The search reads this many times the hits an answer reads, the deeper ones as stand-ins for deferred hits (1: off, the
@@ -34,7 +35,7 @@ PART_DEPTH = 1  # the same for the search of each part of a question of several 
 FILE_CAP = 0
 SAME = 0.8  # two chunks whose word sets (numbers left out) overlap this much (Jaccard) say the same thing (> 1: off)
 
-_WORD = re.compile(r"[^\W\d_]+|[\u3400-\u9fff]")  # words without digits; a CJK character is a word
+_WORD = re.compile(rf"[^\W\d_]+|[{HAN}]")  # words without digits; a CJK character is a word
 
 
 def words(text: str) -> frozenset[str]:
