@@ -180,13 +180,29 @@ def test_the_valid_split_is_written_as_the_brief_asks():
 def test_check_keeps_valid_ids_in_the_valid_file_and_only_there(devset_dir, tmp_path, capsys):
     _write(devset_dir, [_question("demo-v001")])
     assert devset.check(devset_dir, tmp_path / "cache") == 1
-    assert "[demo-v001]: id must be <docset>-<nnn> (<docset>-v<nnn> only in questions_valid.jsonl)" in capsys.readouterr().out
+    assert ("[demo-v001]: id must be <docset>-<nnn> (<docset>-v<nnn> only in questions_valid.jsonl, <docset>-d<nnn> only "
+            "in questions_dev2.jsonl)") in capsys.readouterr().out
     (devset_dir / "questions_demo.jsonl").unlink()
     valid = devset_dir / devset.VALID_FILE
     valid.write_text(json.dumps(_question("demo-001")) + "\n", encoding="utf-8")
     assert devset.check(devset_dir, tmp_path / "cache") == 1
     assert "[demo-001]: id must be <docset>-v<nnn> in questions_valid.jsonl" in capsys.readouterr().out
     valid.write_text(json.dumps(_question("demo-v001")) + "\n", encoding="utf-8")
+    assert devset.check(devset_dir, tmp_path / "cache") == 0
+
+
+def test_dev2_ids_are_dev_and_kept_in_their_own_file(devset_dir, tmp_path, capsys):
+    assert devset.split("git-relnotes-d001") == "dev"
+    assert devset.split("debian-edu-zh-d517") == "dev"
+    _write(devset_dir, [_question("demo-d001")])
+    assert devset.check(devset_dir, tmp_path / "cache") == 1
+    assert "[demo-d001]: id must be <docset>-<nnn>" in capsys.readouterr().out
+    (devset_dir / "questions_demo.jsonl").unlink()
+    dev2 = devset_dir / devset.DEV2_FILE
+    dev2.write_text(json.dumps(_question("demo-001")) + "\n", encoding="utf-8")
+    assert devset.check(devset_dir, tmp_path / "cache") == 1
+    assert "[demo-001]: id must be <docset>-d<nnn> in questions_dev2.jsonl" in capsys.readouterr().out
+    dev2.write_text(json.dumps(_question("demo-d001")) + "\n", encoding="utf-8")
     assert devset.check(devset_dir, tmp_path / "cache") == 0
 
 

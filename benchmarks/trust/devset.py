@@ -25,7 +25,8 @@ extracts from the file (`docqa.ingest.readers.read_file`, what `docqa add` index
 The split is not a field: `split(id)` is "dev" when the sha256 of the id is even, else "test" -- except the third
 split, "valid": the questions of `questions_valid.jsonl`, whose ids are `<docset>-v<nnn>` (and only theirs).  They were
 written after dev had been tuned on for eight rounds, to measure how a change generalises without reading test; no fit
-script may fit on them (the fits take split == "dev" only).
+script may fit on them (the fits take split == "dev" only).  More dev questions, written in the tenth stop from the
+documents before docqa ran on them, are in `questions_dev2.jsonl` with ids `<docset>-d<nnn>`: all of them are dev.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ REQUIRED = {"id", "docset", "lang", "kind", "question", "answerable", "answers",
 OPTIONAL = {"near", "note"}
 VALID_FILE = "questions_valid.jsonl"  # the validation split: its ids, and only its ids, are <docset>-v<nnn>
 VALID_ID = re.compile(r".+-v\d{3,}")
+DEV2_FILE = "questions_dev2.jsonl"  # more dev questions, written in the tenth stop: ids <docset>-d<nnn>, all in dev
+DEV2_ID = re.compile(r".+-d\d{3,}")
 
 
 def data_root() -> Path:
@@ -85,6 +88,8 @@ def split(qid: str) -> str:
     """"valid" for a validation question's id (`<docset>-v<nnn>`), else "dev" or "test" by a stable hash (about 50/50)."""
     if VALID_ID.fullmatch(qid):
         return "valid"
+    if DEV2_ID.fullmatch(qid):
+        return "dev"
     return "dev" if int(hashlib.sha256(qid.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "test"
 
 
@@ -245,8 +250,9 @@ def _known(rel: object, corpus: dict[str, CorpusFile]) -> bool:
     return isinstance(rel, str) and rel in corpus
 
 
-def _schema_errors(q: dict, corpus: dict[str, CorpusFile], valid: bool = False) -> list[str]:
-    """What is wrong with the question's fields; `valid`: it comes from VALID_FILE, whose ids are <docset>-v<nnn>."""
+def _schema_errors(q: dict, corpus: dict[str, CorpusFile], valid: bool = False, dev2: bool = False) -> list[str]:
+    """What is wrong with the question's fields; `valid`: it comes from VALID_FILE, whose ids are <docset>-v<nnn>;
+    `dev2`: from DEV2_FILE, whose ids are <docset>-d<nnn>."""
     errs = []
     missing, unknown = REQUIRED - q.keys(), q.keys() - REQUIRED - OPTIONAL
     if missing:
@@ -260,8 +266,10 @@ def _schema_errors(q: dict, corpus: dict[str, CorpusFile], valid: bool = False) 
         errs.append(f"docset {q['docset']!r} has no file in any corpus_*.tsv")
     if valid and not re.fullmatch(re.escape(str(q["docset"])) + r"-v\d{3,}", str(q["id"])):
         errs.append(f"id must be <docset>-v<nnn> in {VALID_FILE}")
-    if not valid and not re.fullmatch(re.escape(str(q["docset"])) + r"-\d{3,}", str(q["id"])):
-        errs.append(f"id must be <docset>-<nnn> (<docset>-v<nnn> only in {VALID_FILE})")
+    if dev2 and not re.fullmatch(re.escape(str(q["docset"])) + r"-d\d{3,}", str(q["id"])):
+        errs.append(f"id must be <docset>-d<nnn> in {DEV2_FILE}")
+    if not valid and not dev2 and not re.fullmatch(re.escape(str(q["docset"])) + r"-\d{3,}", str(q["id"])):
+        errs.append(f"id must be <docset>-<nnn> (<docset>-v<nnn> only in {VALID_FILE}, <docset>-d<nnn> only in {DEV2_FILE})")
     if not isinstance(q["lang"], str) or q["lang"] not in LANGS:
         errs.append(f"lang must be one of {sorted(LANGS)}")
     if not isinstance(q["kind"], str) or q["kind"] not in KINDS:
@@ -354,7 +362,7 @@ def check(folder: Path = HERE, cache: Path = TEXT_CACHE) -> int:
         if qid in seen:
             failures.append(f"{where}: duplicate id (first at {seen[qid]})")
         seen.setdefault(qid, where)
-        errs = _schema_errors(q, corpus, valid=name == VALID_FILE)
+        errs = _schema_errors(q, corpus, valid=name == VALID_FILE, dev2=name == DEV2_FILE)
         if not errs:
             errs = _evidence_errors(q, corpus, texts)
         failures += [f"{where}: {e}" for e in errs]
