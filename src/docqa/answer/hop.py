@@ -225,16 +225,18 @@ def refers_back(question: str) -> bool:
     return _REFERS.search(question) is not None
 
 
-def part_link(question: str, earlier: str, quoted: Sequence[str]) -> Bridge | None:
+def part_link(question: str, earlier: str, quoted: Sequence[str], files: Sequence[str] = ()) -> Bridge | None:
     """The entity to ask a later part `question` about: the first version or path the earlier part's quoted sentences
-    (`quoted`, best first) name that neither part does, when the later part refers back; None else.  The hop's query
-    is that entity, the earlier part's names its sentence holds too ("CVE-2023-29007" beside "v2.30.9": what the link
-    is about) and the later part as asked."""
+    (`quoted`, best first) name that neither part does, when the later part refers back; None else.  An entity that
+    names a file the earlier part quotes from (`files`: "Git v2.39.3 Release Notes" in `2.39.3.txt`) is where the
+    earlier answer is, not where it leads.  The hop's query is that entity, the earlier part's names its sentence holds
+    too ("CVE-2023-29007" beside "v2.30.9": what the link is about) and the later part as asked."""
     if not refers_back(question):
         return None
     asked = f"{earlier} {question}"
     links = [t for text in quoted for t in exact_tokens(text)
-             if _kind(t) in LINKS and not holds_exact(asked, t) and not _given(t, asked)]
+             if _kind(t) in LINKS and not holds_exact(asked, t) and not _given(t, asked)
+             and not any(holds_exact(_name(f), _stem(t)) for f in files)]
     if not links:
         return None
     link = links[0]

@@ -72,7 +72,7 @@ class Pipeline:
         with ctx.stage("retrieving", query=standalone) as entry:
             yield Status(phase="retrieving")
             top_k = self.settings.answer.top_k
-            hits = spread.spread(self.library.search(standalone, top_k * spread.DEPTH, None), top_k, spread.DEPTH)
+            hits = self._search(standalone, top_k, spread.DEPTH)
             entry["hits"] = [(h.chunk_id, round(h.score, 4)) for h in hits]
             if hits.rerank:  # search.rerank ran: what it did, or why the fused order was kept
                 entry["rerank"] = hits.rerank
@@ -96,6 +96,16 @@ class Pipeline:
             fallback.status = FALLBACK
             yield Failure(code="llm_error", message=str(exc))
             return fallback
+
+    def _search(self, query: str, top_k: int, depth: int) -> SearchResults:
+        """The passages an answer reads (docqa.answer.spread): the best `top_k` of a search `depth` times deeper, and
+        for a question naming a release series ("2.39.x") with none of them from its releases' files, the best of one
+        more search scoped to those files in the last places (the caller's collections only)."""
+        hits = spread.spread(self.library.search(query, top_k * depth, None), top_k, depth)
+        prefix = spread.series(query) if spread.SERIES_SEARCH else None
+        if prefix is None or any(spread.in_series(h, prefix) for h in hits):
+            return hits
+        return spread.with_series(hits, list(self.library.search(query, top_k, None, spread.series_glob(prefix))), prefix)
 
     def catalog(self, question: str, ctx: RunContext) -> Events:
         """A question about the knowledge base itself: the list of documents."""
@@ -777,8 +787,9 @@ class Pipeline:
         an abstention there: `later` as it is."""
         part, _, result = later
         first, count = earlier[2], max(1, PART_SENTENCES)  # the earlier part's quotes (its best picks when it abstained)
-        quoted = [x.text for x in (_quoted_in_order(first, count) if first.chosen else first.ranked[:count])]
-        link = hop.part_link(part.question, earlier[0].question, quoted) if hop.PART_HOP and quoted else None
+        shown = _quoted_in_order(first, count) if first.chosen else first.ranked[:count]
+        quoted, files = [x.text for x in shown], [earlier[1].get(x.n).hit.path for x in shown]  # type: ignore[union-attr]
+        link = hop.part_link(part.question, earlier[0].question, quoted, files) if hop.PART_HOP and quoted else None
         if link is None or not hop.said_again([x.text for x in result.chosen or result.ranked], quoted):
             return later
         s, lib = self.settings.answer, self.library
@@ -798,7 +809,7 @@ class Pipeline:
         """The extractive answerer over the passages retrieved for one part of the question."""
         s, lib = self.settings.answer, self.library
         with ctx.stage("extracting", part=part.question) as entry:
-            hits = spread.spread(lib.search(part.query, s.top_k * spread.PART_DEPTH, None), s.top_k, spread.PART_DEPTH)
+            hits = self._search(part.query, s.top_k, spread.PART_DEPTH)
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))
             asked = part.query if PART_QUERY else part.question
             terms = query_terms(asked)
