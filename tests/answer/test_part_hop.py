@@ -46,16 +46,25 @@ def test_the_entity_the_earlier_answer_names_is_what_the_later_part_asks_about(q
     assert link is not None and (link.entity, link.query) == (entity, query)
 
 
-@pytest.mark.parametrize(("question", "earlier", "quoted"), [
+@pytest.mark.parametrize(("question", "earlier", "quoted", "files"), [
     # no reference back: the part asks about what it names itself
-    ("what kind of attack did CVE-2023-29007 allow?", "Which release carries the fix?", [MERGED]),
+    ("what kind of attack did CVE-2023-29007 allow?", "Which release carries the fix?", [MERGED], []),
     # the entity the answer names is one the question names already: nothing to follow
-    ("what did that release fix?", "Which release merges v2.30.9?", ["This release merges the fixes that appear in v2.30.9."]),
+    ("what did that release fix?", "Which release merges v2.30.9?", ["This release merges the fixes that appear in v2.30.9."], []),
     # an answer naming no version or path
-    ("这种文件存在时还有谁能登录？", "靠的是什么文件？", ["将只允许root访问。"]),
+    ("这种文件存在时还有谁能登录？", "靠的是什么文件？", ["将只允许root访问。"], []),
+    # the heading of the file the earlier part quotes names where that answer is, not where it leads
+    ("what kind of attack did that bug allow?", "Which 2.39.x release carries the fix for CVE-2023-29007?",
+     ["Git v2.39.3 Release Notes"], ["/usr/share/doc/git/RelNotes/2.39.3.txt"]),
 ])
-def test_no_link_without_a_reference_back_to_an_entity_the_question_does_not_name(question, earlier, quoted):
-    assert part_link(question, earlier, quoted) is None
+def test_no_link_without_a_reference_back_to_an_entity_of_another_file(question, earlier, quoted, files):
+    assert part_link(question, earlier, quoted, files) is None
+
+
+def test_the_link_skips_the_earlier_answers_own_file_for_the_file_it_leads_to():
+    link = part_link("what kind of attack did that bug allow?", "Which 2.39.x release carries the fix for CVE-2023-29007?",
+                     ["Git v2.39.3 Release Notes", MERGED], ["/doc/RelNotes/2.39.3.txt", "/doc/RelNotes/2.39.3.txt"])
+    assert link is not None and link.entity == "v2.30.9"
 
 
 def test_a_later_part_follows_only_when_its_own_pick_says_again_what_the_earlier_part_quotes():
