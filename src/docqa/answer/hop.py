@@ -207,3 +207,45 @@ def own_glob(path: str) -> str:
 def uncited(found: Sequence[Subject], cited: Sequence[str]) -> list[Subject]:
     """The subjects whose own document no citation of the answer is in."""
     return [s for s in found if s.path not in set(cited)]
+
+
+# -- a later part of a question asks about what the earlier part's answer names ----------------------------------------
+# "靠的是什么文件？这种文件存在时还有谁能登录？": the first part's answer names /run/nologin ("… 将会创建 /run/nologin 文件"),
+# the second asks about "这种文件", which its own words never name; ranked with the part before it, it quotes the first
+# part's sentence again.  "Which 2.39.x release carries the fix for CVE-2023-29007, and what kind of attack did that bug
+# allow?": the first part's answer names v2.30.9, whose notes say what the bug allowed.  Such a part is asked once more
+# in the file the earlier answer names (as the second hop is), with that entity, and quotes what it says there.
+PART_HOP = True  # a later part referring back follows the entity the earlier part's answer names (dev: RESULTS.md, `hop2`)
+# what refers back to an earlier part: "that bug", "this option", "it"; 这种文件, 那个选项, 它 (not 应该, 活该)
+_REFERS = re.compile(r"\b(?:that|this|these|those|it|its|they|them)\b|[这那][种个些类条项份样]|它|(?<![应活])该", re.IGNORECASE)
+
+
+def refers_back(question: str) -> bool:
+    """Whether a part of a question refers to something an earlier part asked or answered ("that bug", 这种文件)."""
+    return _REFERS.search(question) is not None
+
+
+def part_link(question: str, earlier: str, quoted: Sequence[str], files: Sequence[str] = ()) -> Bridge | None:
+    """The entity to ask a later part `question` about: the first version or path the earlier part's quoted sentences
+    (`quoted`, best first) name that neither part does, when the later part refers back; None else.  An entity that
+    names a file the earlier part quotes from (`files`: "Git v2.39.3 Release Notes" in `2.39.3.txt`) is where the
+    earlier answer is, not where it leads.  The hop's query is that entity, the earlier part's names its sentence holds
+    too ("CVE-2023-29007" beside "v2.30.9": what the link is about) and the later part as asked."""
+    if not refers_back(question):
+        return None
+    asked = f"{earlier} {question}"
+    links = [t for text in quoted for t in exact_tokens(text)
+             if _kind(t) in LINKS and not holds_exact(asked, t) and not _given(t, asked)
+             and not any(holds_exact(_name(f), _stem(t)) for f in files)]
+    if not links:
+        return None
+    link = links[0]
+    source = next(text for text in quoted if link in exact_tokens(text))
+    about = [n for n in exact_tokens(earlier) if holds_exact(source, n)]
+    return Bridge(link, (), (), " ".join((_bare(link), *about, question)))
+
+
+def said_again(picks: Sequence[str], quoted: Sequence[str]) -> bool:
+    """Whether a later part's best pick (`picks`, best first) only says again what the earlier part quotes: it found
+    nothing of its own (ranked with the part before it, it ranks that part's answer first).  No picks: nothing of its own."""
+    return not picks or picks[0] in quoted or repeats(picks[0], quoted)

@@ -72,7 +72,7 @@ class Pipeline:
         with ctx.stage("retrieving", query=standalone) as entry:
             yield Status(phase="retrieving")
             top_k = self.settings.answer.top_k
-            hits = spread.spread(self.library.search(standalone, top_k * spread.DEPTH, None), top_k, spread.DEPTH)
+            hits = self._search(standalone, top_k, spread.DEPTH)
             entry["hits"] = [(h.chunk_id, round(h.score, 4)) for h in hits]
             if hits.rerank:  # search.rerank ran: what it did, or why the fused order was kept
                 entry["rerank"] = hits.rerank
@@ -96,6 +96,16 @@ class Pipeline:
             fallback.status = FALLBACK
             yield Failure(code="llm_error", message=str(exc))
             return fallback
+
+    def _search(self, query: str, top_k: int, depth: int) -> SearchResults:
+        """The passages an answer reads (docqa.answer.spread): the best `top_k` of a search `depth` times deeper, and
+        for a question naming a release series ("2.39.x") with none of them from its releases' files, the best of one
+        more search scoped to those files in the last places (the caller's collections only)."""
+        hits = spread.spread(self.library.search(query, top_k * depth, None), top_k, depth)
+        prefix = spread.series(query) if spread.SERIES_SEARCH else None
+        if prefix is None or any(spread.in_series(h, prefix) for h in hits):
+            return hits
+        return spread.with_series(hits, list(self.library.search(query, top_k, None, spread.series_glob(prefix))), prefix)
 
     def catalog(self, question: str, ctx: RunContext) -> Events:
         """A question about the knowledge base itself: the list of documents."""
@@ -749,6 +759,8 @@ class Pipeline:
         if not parts:
             return None
         found = [(part, *self._part_evidence(part, ctx)) for part in parts]
+        # a later part referring back to what the earlier part's answer names, asked in the file it names (docqa.answer.hop)
+        found = found[:1] + [self._part_hop(answer, later, earlier, ctx) for earlier, later in zip(found, found[1:])]
         answer.retrieval.parts = [{"question": p.question, "evidence": round(r.evidence, 4), "abstained": r.abstained}
                                      for p, _, r in found]
         if any(r.abstained for _, _, r in found):
@@ -766,11 +778,38 @@ class Pipeline:
                 citations += [citation_for(n, _hit(pool, x), a, b, answer.language, paths) for a, b in _pieces(x)]
         return citations, min(r.evidence for _, _, r in found)
 
+    def _part_hop(self, answer: Answer, later: tuple[Part, SourceSet, Extract], earlier: tuple[Part, SourceSet, Extract],
+                  ctx: RunContext) -> tuple[Part, SourceSet, Extract]:
+        """`later` as it is, or answered in the file the earlier part's answer names (docqa.answer.hop.part_link): when
+        the later part refers back ("that bug", 这种文件) and its own best pick only says again what the earlier part
+        quotes, one scoped search for the entity with the part as asked, in the entity's own file; its best sentence
+        that says something new is the part's answer, judged by the evidence model there.  No link, no new sentence or
+        an abstention there: `later` as it is."""
+        part, _, result = later
+        first, count = earlier[2], max(1, PART_SENTENCES)  # the earlier part's quotes (its best picks when it abstained)
+        shown = _quoted_in_order(first, count) if first.chosen else first.ranked[:count]
+        quoted, files = [x.text for x in shown], [earlier[1].get(x.n).hit.path for x in shown]  # type: ignore[union-attr]
+        link = hop.part_link(part.question, earlier[0].question, quoted, files) if hop.PART_HOP and quoted else None
+        if link is None or not hop.said_again([x.text for x in result.chosen or result.ranked], quoted):
+            return later
+        s, lib = self.settings.answer, self.library
+        with ctx.stage("part hop", part=part.question, query=link.query, entity=link.entity) as entry:
+            found = lib.search(link.query, s.top_k * hop.HOP_DEPTH, None, hop.named_glob(link.entity))  # scoped: the caller's collections
+            pool = self._named(fit(guard.evidence(hop.own(list(found), link.entity)) if s.guard else hop.own(list(found), link.entity), 10**9))
+            weights, chunks = term_weights_and_total(lib.term_counts, query_terms(link.query))
+            ranked = extract(link.query, pool, weights, lib.embed, 1, s.abstain_threshold, chunks)
+            best = None if ranked.abstained else hop.pick(sorted(ranked.candidates, key=lambda x: -x.score)[: hop.HOP_PICKS],
+                                                          ranked.candidates, quoted)
+            entry.update(evidence=round(ranked.evidence, 4), followed=best is not None)
+        if best is None:
+            return later
+        return part, pool, replace(ranked, chosen=[best], shape=None, heads=[], heading=None, release=None)
+
     def _part_evidence(self, part: Part, ctx: RunContext) -> Found:
         """The extractive answerer over the passages retrieved for one part of the question."""
         s, lib = self.settings.answer, self.library
         with ctx.stage("extracting", part=part.question) as entry:
-            hits = spread.spread(lib.search(part.query, s.top_k * spread.PART_DEPTH, None), s.top_k, spread.PART_DEPTH)
+            hits = self._search(part.query, s.top_k, spread.PART_DEPTH)
             pool = self._named(fit(guard.evidence(list(hits)) if s.guard else list(hits), 10**9))
             asked = part.query if PART_QUERY else part.question
             terms = query_terms(asked)

@@ -29,6 +29,7 @@ WHEN_CHANGED = re.compile(rf"^\W*when\s+(?:will|would|did|was|were|has|have|had)
                           rf"|(?:什么时候|何时|哪一年|哪年)[^？?，,]{{0,20}}?(?:{_CHANGES_ZH})"
                           rf"|(?:{_CHANGES_ZH})[^？?，,]{{0,12}}?(?:什么时候|何时|哪一年|哪年)", re.IGNORECASE)
 VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+")
+SERIES = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)*)\.[xX*](?![\w*])")  # a release series: "2.39.x", "v3.x", "1.2.*"
 _ATX = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _ADORNMENT = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
 _TITLE_WORDS = 10  # a title line holds at most this many words
@@ -74,9 +75,12 @@ def asks_when_changed(question: str) -> bool:
 
 def names_release(question: str, text: str) -> bool:
     """Whether `text` names a version the question does not ("Git 2.35 shipped with a regression" names none for
-    "Which point release of 2.35 ...?")."""
+    "Which point release of 2.35 ...?"), and of the series the question names if it names one ("merges up the fix
+    that appears in v2.30.9, … and v2.38.5" names no release of "Which 2.39.x release …?": its heading does)."""
     asked = {m.group().lstrip("v") for m in VERSION.finditer(question)}
-    return any(m.group().lstrip("v") not in asked for m in VERSION.finditer(text))
+    series = [f"{m.group(1)}." for m in SERIES.finditer(question)]
+    return any(v not in asked and (not series or v.startswith(tuple(series)))
+               for v in (m.group().lstrip("v") for m in VERSION.finditer(text)))
 
 
 def names_nothing(question: str, text: str) -> bool:

@@ -17,6 +17,7 @@ import re
 
 from docqa.retrieve import SearchResults
 from docqa.text import exact_tokens, holds_exact
+from docqa.answer.release import SERIES
 from docqa.text.language import HAN
 from docqa.types import Hit
 
@@ -80,6 +81,47 @@ def spread(results: SearchResults, count: int, depth: int = 2) -> SearchResults:
     if depth <= 1:
         return results
     hits = order(list(results), count, results.query)
+    out = SearchResults(hits, results.query, results.mode, low_relevance=results.low_relevance, threshold=results.threshold)
+    out.rerank = results.rerank
+    kept = {h.chunk_id for h in hits}
+    out.without_vectors = [c for c in results.without_vectors if c in kept]
+    return out
+
+
+# -- a release series the question names ----------------------------------------------------------------------------
+# "Which 2.39.x release carries the fix for CVE-2023-29007?": the maintenance releases of every other series merge the
+# same fix in the same words (2.31.8, 2.32.7, … 2.37.7), rank first and fill the hits, and the notes of the series asked
+# (`RelNotes/2.39.3.txt`) are never read.  When no hit is from a file named by a release of the series, one more search,
+# scoped to such files, puts its best hits in the last places.
+SERIES_SEARCH = True  # (dev figures: benchmarks/RESULTS.md, 2026-12-06, `hop2`)
+SERIES_HITS = 2  # at most this many hits of the series' own files take the last places
+_RELEASE = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)")
+
+
+def series(query: str) -> str | None:
+    """The prefix of the first release series `query` names ("2.39." for "2.39.x"), or None."""
+    m = SERIES.search(query)
+    return f"{m.group(1)}." if m else None
+
+
+def series_glob(prefix: str) -> str:
+    """A path glob of the files whose path holds a release of the series (`*2.39.*`; `in_series` checks the name)."""
+    return f"*{prefix}*"
+
+
+def in_series(hit: Hit, prefix: str) -> bool:
+    """Whether the hit's file is named by a release of the series (`RelNotes/2.39.3.txt` for "2.39.")."""
+    name = hit.path.replace("\\", "/").rsplit("/", 1)[-1]
+    return any(m.group(1).startswith(prefix) for m in _RELEASE.finditer(name))
+
+
+def with_series(results: SearchResults, found: list[Hit], prefix: str) -> SearchResults:
+    """`results` with the best SERIES_HITS of `found` (a search scoped to the series' files) in its last places, when
+    none of `results` is from the series' files; `results` as they are else."""
+    own = [h for h in found if in_series(h, prefix) and h.chunk_id not in {x.chunk_id for x in results}][:SERIES_HITS]
+    if not own or any(in_series(h, prefix) for h in results):
+        return results
+    hits = list(results)[: max(len(results) - len(own), 0)] + own
     out = SearchResults(hits, results.query, results.mode, low_relevance=results.low_relevance, threshold=results.threshold)
     out.rerank = results.rerank
     kept = {h.chunk_id for h in hits}
