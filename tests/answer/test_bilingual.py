@@ -102,3 +102,21 @@ def test_within_one_language_the_cross_features_are_the_plain_ones():
     f = _features(question, "MaxFileSec= takes a time value; the default is one month.")
     assert f["crossing"] == 0.0
     assert (f["cross_matched"], f["cross_rare"]) == (f["matched"], f["missing_rare"])
+
+
+@pytest.mark.parametrize("question, right, near", [
+    # debian-readmes-039: the port sentence against its neighbour about clusters of versions
+    ("Debian 上第一个 PostgreSQL 集群默认用哪个端口？", PORT_S, CLUSTERS_S),
+    # manpages-zh-083: the default of the time-based rotation against another setting's sentence of the same page
+    ("What is the default value of journald's MaxFileSec= (time-based rotation)?", MAXFILESEC_S,
+     "通常并不需要使用基于时间的日志滚动策略， 因为由 SystemMaxFileSize= 与 RuntimeMaxFileSize= 控制的基于文件大小的日志滚动策略 "
+     "已经可以确保日志文件的大小不会超标。"),
+])
+def test_the_rankings_cross_terms_prefer_the_sentence_that_answers(question, right, near):
+    """`cross_terms`, the ranking's feature across languages (recorded for a refit): the share of the question's terms a
+    sentence holds as written or in translation."""
+    terms = query_terms(question)
+    may = bilingual.translatable(question, extractive._names(question))
+    weights = {t: 1.0 for t in terms}
+    assert bilingual.coverage_across(right, terms, weights, may) > bilingual.coverage_across(near, terms, weights, may)
+    assert bilingual.coverage_across(right, terms, weights, set()) < bilingual.coverage_across(right, terms, weights, may)

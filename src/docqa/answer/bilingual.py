@@ -140,3 +140,13 @@ def _translations(text: str) -> list[str]:
     """The English words of a Chinese text's words (each word's `english`)."""
     words = dict.fromkeys(w for w in query_words(text) if has_cjk(w) and w not in STOPWORDS)
     return sorted(set().union(*(english(w) for w in words))) if words else []
+
+
+def coverage_across(text: str, terms: list[str], weights: dict[str, float], may: set[str]) -> float:
+    """The share of the distinct question `terms` (weighted by `weights`, 1 when absent) that `text`, in the other
+    language, holds as written or, for a word of `may` (`translatable`), in translation."""
+    distinct = list(dict.fromkeys(fold(t) for t in terms))
+    total = sum(weights.get(t, 1.0) for t in distinct)
+    if total <= 0:
+        return 0.0
+    return sum(weights.get(t, 1.0) for t in distinct if coverage(text, [t]) > 0 or (t in may and held(t, text))) / total

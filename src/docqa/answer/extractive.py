@@ -488,6 +488,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
     tokens = neutral.tokens(question, (s.text for s in candidates))
     asked = content_tokens(question)
     several = asks_several(question)
+    may = bilingual.translatable(question, _names(question))
     out = []
     for s in candidates:
         held = _with(s.text, _given(s, given))
@@ -522,6 +523,9 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "lead_in": float(s.text.rstrip().endswith((":", "："))),
             "crossing": cross,
             "cross_dense": cross * s.dense,
+            # across languages, the share of the question's terms held as written or in translation (docqa.answer.bilingual):
+            # what `terms` measures within one language (recorded for a ranking refit)
+            "cross_terms": bilingual.coverage_across(held, terms, weights, may) if cross else 0.0,
             "release": float(named),
             # across languages, the question's language-neutral tokens (docqa.answer.neutral) that neither the sentence,
             # its paragraph up to it, nor its passage's names hold
