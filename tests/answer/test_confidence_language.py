@@ -3,12 +3,15 @@ documents, reads why its confidence is what it is in Chinese, with the same numb
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
 from docqa.answer.answerability import decision
 from docqa.answer.confidence import confidence
+from docqa.kb import KnowledgeBase
+from docqa.settings import Settings
 
 _HIGH, _MEDIUM = decision()["bands"]["high"], decision()["bands"]["medium"]
 
@@ -43,3 +46,28 @@ def test_the_chinese_text_never_contradicts_its_number():
             assert shown < float(m.group(3))
         else:
             assert float(m.group(4)) <= shown < float(m.group(5))
+
+
+FAQ_ZH = "# 运维常见问题\n\n## 备份保留多久？\n\n备份在归档存储中保留 35 天。\n\n## 日志保留多久？\n\n日志在归档桶中保留 14 天。\n"
+FAQ_EN = "# Operations FAQ\n\n## How long are backups kept?\n\nBackups are kept for 35 days.\n"
+
+
+@pytest.mark.parametrize("question, written", [
+    ("备份保留多久？", re.compile(r"^答案正确的概率为 [0-9.]+（中：[0-9.]+ 至 [0-9.]+）$")),
+    ("How long are backups kept?", re.compile(r"^the probability that .+ is [0-9.]+ \(medium: [0-9.]+ to [0-9.]+\)$")),
+])
+def test_an_answer_states_its_confidence_in_the_questions_language(question, written, tmp_path, embedder, monkeypatch):
+    """Through the knowledge base: a Chinese question's answer gives its reason in Chinese, an English one's in English
+    (over a folder holding both languages; the bands raised so that the answer is "medium" and says why)."""
+    candidate = tmp_path / "decision.json"
+    candidate.write_text(json.dumps({**decision(), "bands": {"high": 0.999, "medium": decision()["threshold"]}}), encoding="utf-8")
+    monkeypatch.setenv("DOCQA_DECISION_FILE", str(candidate))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "faq-zh.md").write_text(FAQ_ZH, encoding="utf-8")
+    (docs / "faq-en.md").write_text(FAQ_EN, encoding="utf-8")
+    with KnowledgeBase(Settings(kb=str(tmp_path / "kb.db"), llm={"provider": "none"}), embedder=embedder) as kb:
+        kb.add([docs])
+        answer = kb.ask(question)
+    assert answer.answerable and answer.confidence == "medium"
+    assert any(written.search(r) for r in answer.confidence_reasons), answer.confidence_reasons
