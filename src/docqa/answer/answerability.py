@@ -14,7 +14,9 @@ ones; this module adds what real documentation questions need):
   or a date, and the window holds no token of that type;
 - `crossing`: the question and the sentence are in different languages (Chinese and English): shared
   words cannot measure evidence there, so the model weighs the embedding similarity instead
-  (`crossing_dense`) and the lexical features that cannot hold across languages are zero.
+  (`crossing_dense`) and the lexical features that cannot hold across languages are zero (what the sentence holds of
+  the question in translation is recorded beside them, docqa.answer.bilingual: `cross_matched`, `cross_rare`,
+  `cross_share`; counted with bilingual.APPLY, measured worse on the trust dev split);
 - `size`: how large the knowledge base is, chunks / (chunks + PRIOR_CHUNKS), with `size_retrieval` and
   `size_coverage`, the retrieval score and the question's coverage scaled by it: what a best passage's
   score and its share of the question's terms say depends on how many passages competed for them (one

@@ -29,21 +29,23 @@ _START = {VERIFIED: 2, PARTIAL: 1, UNVERIFIED: 0}
 
 
 def confidence(status: str, *, answerable: bool, top_score: float, relevance_threshold: float,
-               evidence: float | None = None, abstain_threshold: float = 0.5) -> tuple[str | None, list[str]]:
+               evidence: float | None = None, abstain_threshold: float = 0.5, language: str = "en") -> tuple[str | None, list[str]]:
     """(level, reasons) for an answer: `status` its verification, `top_score` its best passage's
-    score, `evidence` the extractive answerer's evidence (None for a model answer)."""
+    score, `evidence` the extractive answerer's evidence (None for a model answer); the reasons in the
+    answer's `language` (the question's: "zh" Chinese, else English)."""
     if not answerable:
         return None, []
+    say = _ZH if language == "zh" else _EN
     level = _START.get(status, 0)
-    reasons = [] if status == VERIFIED else [f"the answer is {status.lower()}"]
+    reasons = [] if status == VERIFIED else [say["status"].format(status=status.lower(), said=say.get(status, ""))]
     weak_match = top_score < relevance_threshold
     if weak_match:
-        reasons.append(f"the best passage scores {top_score:.2f}, under the relevance threshold {relevance_threshold:.2f}")
+        reasons.append(say["weak"].format(score=top_score, threshold=relevance_threshold))
     if evidence is None:
         level -= weak_match
         if top_score < STRONG_HIT and level == 2:
             level -= 1
-            reasons.append(f"the best passage scores {top_score:.2f} (high needs {STRONG_HIT:.2f})")
+            reasons.append(say["strong"].format(score=top_score, strong=STRONG_HIT))
     else:
         level = min(level, 1) if weak_match else level
         high, medium = decision()["bands"]["high"], decision()["bands"]["medium"]
@@ -51,9 +53,22 @@ def confidence(status: str, *, answerable: bool, top_score: float, relevance_thr
         if band < 2:
             level = min(level, band)
             digits = _digits(high, medium)
-            span = f"{medium:.{digits}f} to {high:.{digits}f}" if band == 1 else f"under {medium:.{digits}f}"
-            reasons.append(f"the probability that {decision()['probability_of']} is {_floor(evidence, digits)} ({LEVELS[band]}: {span})")
+            low, top = f"{medium:.{digits}f}", f"{high:.{digits}f}"
+            span = say["between"].format(low=low, high=top) if band == 1 else say["under"].format(low=low)
+            reasons.append(say["probability"].format(of=decision()["probability_of"], p=_floor(evidence, digits),
+                                                     level=_LEVEL_NAMES.get(language, LEVELS)[band], span=span))
     return LEVELS[max(level, 0)], reasons
+
+
+# The reasons' words: English, and Chinese for a Chinese question (the answer comes in the question's language; the
+# level's name itself, "medium", is the answer's field and stays as it is).
+_EN = {"status": "the answer is {status}", "weak": "the best passage scores {score:.2f}, under the relevance threshold {threshold:.2f}",
+       "strong": "the best passage scores {score:.2f} (high needs {strong:.2f})", "between": "{low} to {high}", "under": "under {low}",
+       "probability": "the probability that {of} is {p} ({level}: {span})"}
+_ZH = {"status": "答案{said}", PARTIAL: "只有部分通过核查", UNVERIFIED: "未通过核查",
+       "weak": "最相关段落的得分 {score:.2f}，低于相关性阈值 {threshold:.2f}", "strong": "最相关段落的得分 {score:.2f}（高需 {strong:.2f}）",
+       "between": "{low} 至 {high}", "under": "低于 {low}", "probability": "答案正确的概率为 {p}（{level}：{span}）"}
+_LEVEL_NAMES = {"zh": ("低", "中", "高")}
 
 
 def _digits(*bounds: float) -> int:

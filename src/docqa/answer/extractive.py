@@ -44,7 +44,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 
 import numpy as np
 
-from docqa.answer import answerability, defined, meaning, neutral, quantity, release, rows, who
+from docqa.answer import answerability, bilingual, defined, meaning, neutral, quantity, release, rows, who
 from docqa.answer.facts import normalise
 from docqa.answer.headings import headings
 from docqa.answer.shape import Shape, answered_words, asks_for, asks_several, holds_type, shape
@@ -53,6 +53,7 @@ from docqa.answer.statement import quotable_spans
 from docqa.answer.support import content_tokens, jaccard
 from docqa.retrieve.retriever import chunk_name
 from docqa.retrieve.snippet import coverage
+from docqa.text.background import rarity
 from docqa.text.exact import TIME_OF_DAY, exact_tokens, holds_exact
 from docqa.text.language import HAN, has_cjk
 from docqa.text.segment import QUESTION_FRAME, STOPWORDS, fold, query_terms, query_words
@@ -487,6 +488,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
     tokens = neutral.tokens(question, (s.text for s in candidates))
     asked = content_tokens(question)
     several = asks_several(question)
+    may = bilingual.translatable(question, _names(question))
     out = []
     for s in candidates:
         held = _with(s.text, _given(s, given))
@@ -521,6 +523,9 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "lead_in": float(s.text.rstrip().endswith((":", "："))),
             "crossing": cross,
             "cross_dense": cross * s.dense,
+            # across languages, the share of the question's terms held as written or in translation (docqa.answer.bilingual):
+            # what `terms` measures within one language (recorded for a ranking refit)
+            "cross_terms": bilingual.coverage_across(held, terms, weights, may) if cross else 0.0,
             "release": float(named),
             # across languages, the question's language-neutral tokens (docqa.answer.neutral) that neither the sentence,
             # its paragraph up to it, nor its passage's names hold
@@ -600,12 +605,43 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     if dense is not None:
         out["dense"] = float(dense)
     out.update(answerability.features(question, window, context, coverage(context, terms, weights), dense, _asked_exact(question)))
+    # across languages a term counts as held in translation (docqa.answer.bilingual): `cross_matched`, `cross_rare`
+    # (the same as `matched` and `missing_rare` within one language), which with bilingual.APPLY are those two
+    out.update(cross_matched=out["matched"], cross_rare=out["missing_rare"], cross_known=out["missing_rare"],
+               cross_share=float(coverage(sentence, terms, weights)))
     if out["crossing"]:
         out["missing_rare"] = plain_rare = near_rare = 0.0
+        out.update(_crossed(question, f"{sentence}\n{under}", distinct, found, answered))
+        if bilingual.APPLY:
+            out["matched"], out["missing_rare"] = out["cross_matched"], out["cross_rare"]
     # for refits: how many missing terms a word close in meaning covers, and how much less `missing_rare` is for them
     out["meaning_covered"] = float(sum(near))
     out["meaning_rare"] = plain_rare - near_rare
     return out
+
+
+def _crossed(question: str, text: str, distinct: list[str], found: list[bool], answered: frozenset[str]) -> dict[str, float]:
+    """`matched` and `missing_rare` of a sentence (`text`, with the headings it is read under) in the other language than
+    the question (`cross_matched`, `cross_rare`): a term counts as held where written as it is (`found`) or in
+    translation (docqa.answer.bilingual), each weighed by how rare it is in its own language (docqa.text.background):
+    the knowledge base's IDF of a word of the other language says nothing of it.  Recorded beside them: `cross_known`,
+    `cross_rare` over the terms the dictionary can judge (an untranslatable word of a question is held only as written;
+    a word the dictionary lacks counts for nothing), and `cross_share`, the rarity-weighted share of the terms held."""
+    if not distinct:
+        return {"cross_matched": 0.0, "cross_rare": 0.0, "cross_known": 0.0, "cross_share": 0.0}
+    may = bilingual.translatable(question, _names(question))
+    held = [f or (t in may and bilingual.held(t, text)) for t, f in zip(distinct, found)]
+    judged = [t not in may or bool(bilingual.english(t)) or not has_cjk(t) for t in distinct]
+    rare = rarity(distinct)
+    counted = [not _frames(t) and not _framing(t) and t not in answered for t in distinct]
+    top = max(rare)
+    unfound = [w for w, h, c in zip(rare, held, counted) if not h and c]
+    known = [w for w, h, c, j in zip(rare, held, counted, judged) if not h and c and j]
+    weight = sum(w for w, c in zip(rare, counted) if c)
+    return {"cross_matched": float(min(sum(held), _MATCHED_CAP)),
+            "cross_rare": max(unfound) / top if unfound and top > 0 else 0.0,
+            "cross_known": max(known) / top if known and top > 0 else 0.0,
+            "cross_share": sum(w for w, h, c in zip(rare, held, counted) if h and c) / weight if weight > 0 else 0.0}
 
 
 def _support_features(question: str, chosen: list[Sentence], terms: list[str], weights: dict[str, float],

@@ -534,7 +534,8 @@ class Pipeline:
         answer.probability = None if evidence is None else round(evidence, 4)
         answer.confidence, answer.confidence_reasons = confidence(
             answer.verification.status, answerable=answer.answerable, top_score=hits[0].score if hits else 0.0,
-            relevance_threshold=hits.threshold, evidence=evidence, abstain_threshold=self.settings.answer.abstain_threshold)
+            relevance_threshold=hits.threshold, evidence=evidence, abstain_threshold=self.settings.answer.abstain_threshold,
+            language=answer.language)
 
     def _publish(self, answer: Answer, draft: Draft, hits: SearchResults, ctx: RunContext, rounds: int,
                  checked: bool, found: Found | None) -> Events:
