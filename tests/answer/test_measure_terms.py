@@ -1,12 +1,13 @@
 """What the decision counts as a question's missing words, measured on real question / sentence pairs of the trust dev
 split's false abstentions (issue 28, `falseabs5`): a word that is no content (a Chinese negation, "里" for "in", a
 clitic the tokenizer cut off "Debian's" (nor is it held by "ssh's"), "supposed to") is not missing content; "版本" is answered by a version; a
-sentence that forbids what the question asks as negated does not contradict it.  A word of the subject still counts."""
+sentence that forbids what the question asks as negated does not contradict it (extractive.FORBIDS, off as shipped).  A word of the subject still counts."""
 
 from __future__ import annotations
 
 import pytest
 
+from docqa.answer import extractive
 from docqa.answer.extractive import _contradicts, evidence_features
 from docqa.text.segment import fold, query_terms
 
@@ -73,6 +74,17 @@ def test_a_clitic_the_tokenizer_cuts_off_is_no_term(question, sentence, matched)
     ("Why are root logins over SSH not accepted?", "Root logins are refused unless PermitRootLogin is set.", False),
     (SHUTDOWN_Q, "如果使用了 [TIME] 参数， 那么在关机流程开始前5分钟将会创建 /run/nologin 文件。", True),
     ("Which ASN.1 types does libtasn1 not handle?", "Supported ASN.1 types, list of .", True),
+    # the question asks what was not forbidden: a sentence of what was forbidden says the opposite
+    ("What did the treaty not prohibit?", "The treaty prohibited the use of chemical weapons.", True),
 ])
-def test_a_sentence_that_forbids_states_the_negated_fact(question, sentence, contradicts):
+def test_a_sentence_that_forbids_states_the_negated_fact(question, sentence, contradicts, monkeypatch):
+    """With extractive.FORBIDS on (off as shipped: a sentence forbids other things than what the question negates)."""
+    monkeypatch.setattr(extractive, "FORBIDS", True)
     assert _contradicts(question, sentence) is contradicts
+
+
+def test_as_shipped_a_sentence_that_forbids_still_contradicts_a_negated_question():
+    """SQuAD 2.0's near miss: "prohibited" in the sentence is about duties, not about what the EU does not manage."""
+    assert _contradicts("What the the EU not manage from non-member states?",
+                        "The EU manages imports from non-member states, duties between member states are prohibited, "
+                        "and imports circulate freely.")
