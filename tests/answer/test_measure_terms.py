@@ -88,3 +88,38 @@ def test_as_shipped_a_sentence_that_forbids_still_contradicts_a_negated_question
     assert _contradicts("What the the EU not manage from non-member states?",
                         "The EU manages imports from non-member states, duties between member states are prohibited, "
                         "and imports circulate freely.")
+
+
+# The debian-edu Buster manual's list of new software, as the HTML reader gives it: an item names a version, its lead-in
+# the release it is new in (debian-edu-zh-035).
+BUSTER = """28.1.2. 软件更新
+
+Debian 10 Buster 中所有新的部分，例如：
+
+- Linux 内核 4.19
+- Firefox 60.7 ESR 和 Chromium 73.0
+- LibreOffice 6.1
+"""
+
+
+def _read(question: str, chunk: str, sentence: str) -> dict[str, float]:
+    text = extractive._as_item(chunk, chunk.index(sentence), sentence)
+    terms = query_terms(question)
+    return evidence_features(question, text, text, terms, {fold(t): 1.0 for t in terms}, 0.5, 0.6)
+
+
+def test_a_list_item_is_read_under_its_lead_in():
+    f = _read(FIREFOX_Q, BUSTER, FIREFOX_S)
+    assert f["matched"] == 5.0  # debian, 10, buster (the lead-in), firefox, esr (the item)
+    assert f["missing_rare"] == 1.0  # "自带" is still missing: a word of the subject
+
+
+def test_a_sentence_in_no_list_is_read_alone():
+    chunk = "Debian 10 Buster 中所有新的部分。\nFirefox 60.7 ESR 和 Chromium 73.0 也在其中。\n"
+    assert extractive._as_item(chunk, chunk.index("Firefox"), "Firefox 60.7 ESR 和 Chromium 73.0 也在其中。") == \
+        "Firefox 60.7 ESR 和 Chromium 73.0 也在其中。"
+
+
+def test_without_lead_decision_an_item_is_read_alone(monkeypatch):
+    monkeypatch.setattr(extractive, "LEAD_DECISION", False)
+    assert _read(FIREFOX_Q, BUSTER, FIREFOX_S)["matched"] == 2.0  # firefox, esr

@@ -94,6 +94,9 @@ DECISION_SELECT: dict[str, float] | None = {
 # Off: on the trust dev split 1 better, 1 worse (the terms feed the decision's `select_best` too; benchmarks/RESULTS.md,
 # `steps2`), kept for a ranking refit to weigh.
 LEAD_TERMS = False
+# The decision reads a list item under its lead-in (rows.lead_in) where it measures the question's terms and names:
+# "Firefox 60.7 ESR 和 Chromium 73.0" is an item of "Debian 10 Buster 中所有新的部分，例如：", which names the release.
+LEAD_DECISION = True
 SELECT_WINDOWS = False  # a `dense_window` feature (question against the sentence and its neighbours): no gain measured
 # a `dense_headed` feature (the question against the sentence under its section's heading and its option's label): computed
 # when SELECT_MODEL weighs it or while fit_select.py dumps the candidates (held out by documentation set on dev, the best
@@ -278,8 +281,8 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     window = _window(pool, best)
     hit = sources.get(best.n).hit  # type: ignore[union-attr]
     weighed = answerability.evidence_weights(terms, weights, chunks)
-    features = _evidence_under(question, _with(leading, _given(best, given)),
-                               _with(" ".join(s.text for s in window), _given(best, given)), terms, weighed,
+    features = _evidence_under(question, _with(_as_item(hit.text, best.start, leading), _given(best, given)),
+                               _with(_as_item(hit.text, best.start, " ".join(s.text for s in window)), _given(best, given)), terms, weighed,
                                best.dense if embed is not None else None, retrieval[best.n], hit, embed)
     features.update(_support_features(question, judged, terms, weighed, _with(leading, _given(best, given))))
     features.update(answerability.size_features(features, chunks))
@@ -943,6 +946,13 @@ def _window(candidates: list[Sentence], best: Sentence) -> list[Sentence]:
 
 def _frames(term: str) -> bool:
     return term in _FRAME or (not term.isascii() and _FRAME_CJK.search(term) is not None)
+
+
+def _as_item(chunk: str, start: int, text: str) -> str:
+    """`text` (a sentence at `start` of `chunk`, or its window) as the decision reads it: under its list's lead-in when it
+    is a list item and LEAD_DECISION is on (rows.lead_in), as it is otherwise."""
+    lead = rows.lead_in(chunk, start) if LEAD_DECISION else ""
+    return f"{lead}\n{text}" if lead else text
 
 
 def _clitics(question: str) -> set[str]:
