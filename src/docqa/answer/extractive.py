@@ -95,6 +95,9 @@ DECISION_SELECT: dict[str, float] | None = {
 # Off: on the trust dev split 1 better, 1 worse (the terms feed the decision's `select_best` too; benchmarks/RESULTS.md,
 # `steps2`), kept for a ranking refit to weigh.
 LEAD_TERMS = False
+# The decision reads a list item under its lead-in (rows.lead_in) where it measures the question's terms and names:
+# "Firefox 60.7 ESR 和 Chromium 73.0" is an item of "Debian 10 Buster 中所有新的部分，例如：", which names the release.
+LEAD_DECISION = True
 SELECT_WINDOWS = False  # a `dense_window` feature (question against the sentence and its neighbours): no gain measured
 # a `dense_headed` feature (the question against the sentence under its section's heading and its option's label): computed
 # when SELECT_MODEL weighs it or while fit_select.py dumps the candidates (held out by documentation set on dev, the best
@@ -140,12 +143,21 @@ TITLES = False
 OPTION_WHOLE = 400  # an option's description up to this many characters (its label included) is one candidate (0: none)
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
 SCENE_EXAMPLES = True  # `exact_missing` leaves out an option, path or file name only a statement before the question holds
+# With FORBIDS on, a sentence that forbids (禁止, "refused") states a negated fact for `contradiction` (`_FORBIDS`).  Off:
+# on the trust dev split it lifted one false abstention (manpages-zh-057, "…登录不进来了？" against "…以禁止用户登录。",
+# then answered for two of its three parts: wrong), and on SQuAD 2.0 it answered a negated near miss ("What the the EU
+# not manage from non-member states?" against "The EU manages imports from non-member states, duties between member
+# states are prohibited, …": the sentence forbids something else), abstention 0.588 -> 0.578, under the issue's floor
+# (benchmarks/RESULTS.md, `falseabs5`).  What a sentence forbids would have to be what the question negates.
+FORBIDS = False
 MISSING_FRAME = True  # `missing_rare` leaves out the question's framing words (QUESTION_FRAME: 我, 想, 把, 用, 时, …)
 
 # Words that frame a question rather than name its subject: an answer seldom repeats them.
 _FRAME = frozenset("""year years name named called kind type types many much long percentage percent number
-    term word date century decade people person often far old large big
+    term word date century decade people person often far old large big supposed
     年 年份 名字 名称 叫 叫作 叫做 称为 称作 被称为 类型 种类 数量 时间 地方 位置 定义 意思""".split())
+# The words naming a version: a sentence that holds one (`6.1`) answers them for a question asking for a version.
+_VERSION_WORDS = frozenset("version versions 版本".split())
 # A Chinese question word ("哪一年", "是谁", "多少", "什么样", "第几") is one segment with them.
 _FRAME_CJK = re.compile(r"哪|什么|谁|几|怎|何|多少|多久|多长|多大|多高|多远|多重")
 # Negation in a question or a sentence ("not", "never", "不", "没有", ...).  Chinese compounds
@@ -153,6 +165,20 @@ _FRAME_CJK = re.compile(r"哪|什么|谁|几|怎|何|多少|多久|多长|多大
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|nothing|neither|nor|cannot)\b|n['\u2019]t\b"  # doesn't, doesn’t (typeset text curls the apostrophe)
     r"|不(?![同仅但断久少过论管如足错利])|没|未(?!来)|无(?![线论])|并非|非(?![常])", re.IGNORECASE)
+# What a sentence forbids it negates ("以禁止用户登录" says users cannot log in; "root logins are refused"): a question
+# that asks a negated fact ("什么时候开始就登录不进来了？") is not contradicted by it (`_contradicts`).  The sentence's
+# side only: a question's "why is X prohibited" asks about the prohibition, it does not negate what it asks.
+_FORBIDS = re.compile(r"\b(?:prohibit|forbid|disallow|refuse|den(?:y|ie))\w*|禁止|拒绝|阻止|不得|严禁", re.IGNORECASE)
+# A question's negation as a term ("不", "没有", "不要"): whether the sentence states the negated fact is what
+# `contradiction` measures; as a missing content term it is counted a second time, and only in Chinese (English "not",
+# "no", "nor" are stop words, never terms: docqa.text.segment.STOPWORDS).
+_NEGATION_TERMS = frozenset("不 没 没有 未 无 非 并非 别 勿 不要 不用 不能 不会 不想 不可 不可以 不必 不需要 无法 没法 never cannot".split())
+# Chinese words that are English stop words ("里" is "in", "一个" is "a"; 中, 上, 的 already are stop words): a sentence
+# need not repeat them, so their absence is no missing content.
+_FUNCTION_TERMS = frozenset("里 一个".split())
+# An English clitic the tokenizer cuts off a word ("Debian's" -> "debian" "s", "don't" -> "don" "t", "I'm" -> "m"):
+# neither piece is a word of the question, so neither is a term held or missing ("it's" in a sentence holds no "s").
+_CLITIC = re.compile(r"\b(\w+n)['\u2019]t\b|\b\w+['\u2019](s|m|re|ve|ll|d)\b", re.IGNORECASE)
 _ANTONYMS = """first last|most least|more less|more fewer|before after|increase decrease|increased decreased|
     higher lower|high low|largest smallest|larger smaller|early late|earlier later|earliest latest|oldest newest|
     internal external|inside outside|positive negative|minimum maximum|min max|true false|start end|started ended|
@@ -256,8 +282,8 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
     window = _window(pool, best)
     hit = sources.get(best.n).hit  # type: ignore[union-attr]
     weighed = answerability.evidence_weights(terms, weights, chunks)
-    features = _evidence_under(question, _with(leading, _given(best, given)),
-                               _with(" ".join(s.text for s in window), _given(best, given)), terms, weighed,
+    features = _evidence_under(question, _with(_as_item(hit.text, best.start, leading), _given(best, given)),
+                               _with(_as_item(hit.text, best.start, " ".join(s.text for s in window)), _given(best, given)), terms, weighed,
                                best.dense if embed is not None else None, retrieval[best.n], hit, embed)
     features.update(_support_features(question, judged, terms, weighed, _with(leading, _given(best, given))))
     features.update(answerability.size_features(features, chunks))
@@ -579,13 +605,15 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     a word close enough covers is recorded, `meaning_covered` and `meaning_rare`, and with meaning.APPLY counts
     meaning.SHARE found in `missing_rare` and `matched`).  Across languages the lexical features that cannot hold (the
     question's Chinese words in an English sentence) are zero; see docqa.answer.answerability."""
-    distinct = list(dict.fromkeys(fold(t) for t in terms))
+    clitics = _clitics(question)
+    distinct = [t for t in dict.fromkeys(fold(t) for t in terms) if t not in clitics]
     found = [_holds(sentence, t) or bool(under and _holds(under, t))
              or (about_terms and _named_word(t) and _holds(about, t)) for t in distinct]
     idf = [weights.get(t, 1.0) for t in distinct]
     top = max(idf, default=0.0)
-    answered = answered_words(question, sentence)  # "which file": a path answers it without the word "file"
-    unfound = [(t, w) for t, w, f in zip(distinct, idf, found) if not f and not _frames(t) and not _framing(t) and t not in answered]
+    answered = _answered(question, sentence)  # "which file": a path answers it without the word "file"
+    unfound = [(t, w) for t, w, f in zip(distinct, idf, found)
+               if not f and not _frames(t) and not _framing(t) and t not in answered and t not in _NEGATION_TERMS and t not in _FUNCTION_TERMS]
     near = [meaning.covered(t, close or {}) for t, _ in unfound]
     relieved = [w * (meaning.SHARE if c else 1.0) for (_, w), c in zip(unfound, near)]
     plain_rare = max((w for _, w in unfound), default=0.0) / top if unfound and top > 0 else 0.0
@@ -956,6 +984,30 @@ def _frames(term: str) -> bool:
     return term in _FRAME or (not term.isascii() and _FRAME_CJK.search(term) is not None)
 
 
+def _as_item(chunk: str, start: int, text: str) -> str:
+    """`text` (a sentence at `start` of `chunk`, or its window) as the decision reads it: under its list's lead-in when it
+    is a list item and LEAD_DECISION is on (rows.lead_in), as it is otherwise."""
+    lead = rows.lead_in(chunk, start) if LEAD_DECISION else ""
+    return f"{lead}\n{text}" if lead else text
+
+
+def _clitics(question: str) -> set[str]:
+    """The pieces of the question's words that `_CLITIC` cuts off: "s" of "Debian's", "doesn" and "t" of "doesn't"."""
+    out: set[str] = set()
+    for m in _CLITIC.finditer(question):
+        out.update((m.group(1).lower(), "t") if m.group(1) else (m.group(2).lower(),))
+    return out
+
+
+def _answered(question: str, sentence: str) -> frozenset[str]:
+    """The question's words naming the type it asks for that `sentence` answers with a token of that type: "which file"
+    by a path (docqa.answer.shape.answered_words), "which version" / "哪个版本" by a version ("Firefox 60.7 ESR")."""
+    words = answered_words(question, sentence)
+    if answerability.asked_type(question) == "version" and answerability.holds_type(sentence, "version"):
+        words |= _VERSION_WORDS
+    return words
+
+
 def _framing(term: str) -> bool:
     """A word that frames a question rather than names its subject ("我想把 …", "应该用哪个", "tell me"): its
     absence from a sentence says nothing of whether the sentence answers (QUESTION_FRAME, which search drops too)."""
@@ -1017,6 +1069,12 @@ def _negated(text: str) -> bool:
     return _NEGATION.search(text) is not None
 
 
+def _states_negated(question: str, sentence: str) -> bool:
+    """The sentence states a negated fact: a negation, or what it forbids (`_FORBIDS`) when the question itself names no
+    forbidding ("What did the law not prohibit?" is not answered by "The law prohibited …")."""
+    return _negated(sentence) or (FORBIDS and _FORBIDS.search(sentence) is not None and _FORBIDS.search(question) is None)
+
+
 # What sets the scene of a question rather than asks: a parenthesis, a condition ("if … not", "…不写…的话",
 # "不设置 X 时"), and Chinese A-not-A forms that ask yes or no ("能不能", "是不是", "有没有").
 _ASIDE = re.compile(r"\([^)]*\)|（[^）]*）")
@@ -1055,7 +1113,7 @@ def _asked_negated(question: str) -> bool:
 def _contradicts(question: str, sentence: str) -> bool:
     """The sentence says the opposite: the question asks about a negated fact and the sentence is not
     negated, or the sentence holds an antonym of a question word and not the word itself."""
-    if _asked_negated(question) and not _negated(sentence):
+    if _asked_negated(question) and not _states_negated(question, sentence):
         return True
     asked = set(query_words(question))
     for word in asked:
