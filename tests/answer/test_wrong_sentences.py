@@ -142,3 +142,44 @@ def test_a_setting_asked_is_quoted_with_the_line_introducing_it(question):
     spans = quotable_spans(READLINE, "")
     quotes = [READLINE[s:e] for s, e in rows.introduced_commands(question, READLINE, spans)]
     assert any(q.startswith("To restore the behaviour") and q.endswith("set mark-symlinked-directories on") for q in quotes)
+
+
+# The Debian Edu 12 manual in Chinese, 16.1: a step whose commands are a program named by its path.
+EDU_L10N = """16.1. 设置多语言桌面环境
+
+支持多种语言需要运行这些命令：
+
+- 运行 dpkg-reconfigure locales （作为 root）并选择语言（UTF-8 变体）。
+
+- 作为 root 运行这些命令来安装相关软件包：
+
+apt update
+/usr/share/debian-edu-config/tools/install-task-pkgs
+/usr/share/debian-edu-config/tools/improve-desktop-l10n
+
+然后用户会在登录之前能够通过 LightDM 显示管理器选择语言；这应用到 Xfce，LXDE 和 LXQt。
+"""
+
+
+@pytest.mark.parametrize("question", [
+    "我们学校有说多种语言的学生，想让 Debian Edu 桌面支持多语言，要执行哪些步骤？",  # 步骤: a procedure, as shape reads it
+    "What steps set up a multi-language desktop on Debian Edu?",
+    "如何设置多语言桌面环境？",
+])
+def test_a_step_is_quoted_with_its_commands_named_by_path(question):
+    spans = quotable_spans(EDU_L10N, "")
+    quotes = [EDU_L10N[s:e] for s, e in rows.introduced_commands(question, EDU_L10N, spans)]
+    assert "- 作为 root 运行这些命令来安装相关软件包：\n\napt update\n/usr/share/debian-edu-config/tools/install-task-pkgs\n" \
+           "/usr/share/debian-edu-config/tools/improve-desktop-l10n" in quotes
+
+
+@pytest.mark.parametrize(("line", "command"), [
+    ("/usr/share/debian-edu-config/tools/install-task-pkgs", True),
+    ("./configure --prefix=/usr", True),
+    ("~/bin/backup.sh --full", True),
+    ("apt update", True),
+    ("/usr/local/lib/python3.11/site-packages/", False),  # a directory, no program
+    ("Users will then be able to choose the language.", False),
+])
+def test_a_command_line_may_name_its_program_by_path(line, command):
+    assert (rows._COMMAND_LINE.match(line) is not None) is command

@@ -36,17 +36,17 @@ from __future__ import annotations
 import re
 
 from docqa.answer import answerability
-from docqa.answer.shape import asks_list
+from docqa.answer.shape import _PROCEDURE, asks_list  # a procedure asked: "how do I …", "what steps …", 要执行哪些步骤
 from docqa.answer.statement import structure_line
 from docqa.text.segment import query_terms
 
 # A pipe table's separator "| --- | :-: |".
 _SEPARATOR = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*$")
 # A command line: an optional prompt, a program name and at least one argument, optionally in backticks.
-_COMMAND_LINE = re.compile(r"^[ \t]*(?:\$ |\(gdb\) )?`?[a-z][\w.+-]*(?: +[^\s`]+)+`?[ \t]*$")
+# A program may be named by its path, with or without arguments ("/usr/share/debian-edu-config/tools/install-task-pkgs").
+_COMMAND_LINE = re.compile(r"^[ \t]*(?:\$ |\(gdb\) )?`?(?:[a-z][\w.+-]*(?: +[^\s`]+)+|(?:/|\./|~/)[\w.+-]+(?:/[\w.+-]+)*(?: +[^\s`]+)*)`?[ \t]*$")
 _SENTENCE_END = re.compile(r"[.。!！?？]\s*$")  # a line that ends so is prose, not a command
 _INTRODUCES = re.compile(r"(?:[:：]|\b(?:below|following|like this|as follows)\b[^\n]*[.。])\s*$", re.IGNORECASE)
-_PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|如何|怎么|怎样", re.IGNORECASE)
 # a setting is asked for as a command is: "which readline setting …?" is answered by the line "add to ~/.inputrc:" shows
 _COMMAND_KINDS = ("command", "option", "package", "variable")
 LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•◦▪]|\d{1,2}[.)、]|[a-z][.)])[ \t]+\S")  # a list item's line: "- RC5", "1. Run"
