@@ -59,6 +59,17 @@ READLINE = """0. symlinked directory completion behavior
 1. re-enable the paren matching feature in readline-4.1
 """
 
+PROCPS = """The solution is to either:
+ - Not put ipv6 keys into /etc/sysctl.d/* or /etc/sysctl.conf
+ - Make a init script dependency by adding netbase to the Required-Start
+   line in /etc/init.d/procps
+
+pgrep
+-----
+pgrep is a new program, using the Unix standard name for something that
+greps for processes.
+"""
+
 
 def _features(question: str, document: str, pieces: list[str]) -> list[dict[str, float]]:
     pool = sources(hit_in(document, 0, len(document)))
@@ -112,6 +123,8 @@ CUT = [  # (text, the sentence read whole, or None: nothing joined)
     ("In order to disable the loading of defaults.vim, add\n\n    let g:skip_defaults_vim = 1\n\nThe file is read at start.", None),
     # a lead-in with a colon introduces its command (rows.introduced_commands), it is not cut
     (READLINE, None),
+    # procps's README.Debian: a list's last item, then a section heading over the next paragraph: no example between
+    (PROCPS, None),
 ]
 
 

@@ -143,6 +143,8 @@ UNWRITTEN_NUMBERS = True
 # A sentence broken by the example it displays ("add\n\n    let g:skip_defaults_vim = 1\n\nto /etc/vim/vimrc.") is one
 # candidate, the example in it (rows.carried); False: its halves are read as two sentences and the example is lost.
 CARRIED = True
+# The one sentence between two quoted sentences of a paragraph is quoted too (`holes`): what is quoted, not whether.
+HOLES = True
 OPTION_WHOLE = 400  # an option's description up to this many characters (its label included) is one candidate (0: none)
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
 SCENE_EXAMPLES = True  # `exact_missing` leaves out an option, path or file name only a statement before the question holds
@@ -327,6 +329,24 @@ def _bearing(question: str, picked: list[Sentence], added: set[int], sources: So
                 or (lacks and answerability.holds_type(s.text, kind)))  # type: ignore[arg-type]
 
     return [best, *(s for s in picked[1:] if bears(s))]
+
+
+def holes(shown: list, candidates: list[Sentence], sources: SourceSet) -> list:
+    """`shown` (the quoted sentences, in reading order) with the one sentence that lies between two of them in the
+    same paragraph quoted too (HOLES): "… changed with X11R7. They used to be named x-window-system …" and "It is
+    highly recommended that you install this metapackage …" quoted, "Now there is only one metapackage named
+    "xorg"." between them left out, answered the question only half.  What is quoted reads as the passage does."""
+    if not HOLES:
+        return shown
+    out: list = []
+    for x in shown:
+        prev = out[-1] if out else None
+        if isinstance(prev, Sentence) and isinstance(x, Sentence) and prev.n == x.n and prev.end <= x.start:
+            between = [s for s in candidates if s.n == x.n and prev.end <= s.start and s.end <= x.start]
+            if len(between) == 1 and _adjacent(prev, between[0], sources) and _adjacent(between[0], x, sources):
+                out.append(between[0])
+        out.append(x)
+    return out
 
 
 def _adjacent(a: Sentence, b: Sentence, sources: SourceSet) -> bool:

@@ -177,11 +177,19 @@ def carried(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _cut_by_example(text: str, first: tuple[int, int], second: tuple[int, int]) -> bool:
+    """The sentence `first` goes on in `second` after the example displayed between them: indented deeper than the
+    line `second` starts on (a heading, "pgrep" over "-----", or a paragraph of its own is no example)."""
     gap = text[first[1]:second[0]]
     lines = [line for line in gap.splitlines() if line.strip()]
+    start = text.rfind("\n", 0, second[0]) + 1
+    margin = len(text[start:second[0]]) - len(text[start:second[0]].lstrip(" \t"))
     return (bool(_ENDS_IN_WORD.search(text[first[0]:first[1]])) and _GOES_ON.match(text[second[0]:second[1]]) is not None
             and "\n" in gap and 0 < len(lines) <= CARRIED_LINES and second[1] - first[0] <= MAX_BLOCK
-            and all(len(line) <= _CARRIED_LINE and not _SENTENCE_END.search(line) for line in lines))
+            and all(len(line) <= _CARRIED_LINE and not _SENTENCE_END.search(line) and _indent(line) > margin for line in lines))
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip())
 
 
 def _block_end(text: str, at: int, spans: list[tuple[int, int]], start: int) -> int:
