@@ -196,3 +196,41 @@ def test_a_step_is_quoted_with_its_commands_named_by_path(question):
 ])
 def test_a_command_line_may_name_its_program_by_path(line, command):
     assert (rows._COMMAND_LINE.match(line) is not None) is command
+
+
+# x11-common's NEWS.Debian: the answer ("xorg") is the one sentence between two the ranking quotes.
+X11 = """   The Debian metapackages used to install all of the X Window System have
+   been changed with X11R7. They used to be named x-window-system and
+   x-window-system-core. Now there is only one metapackage named "xorg". It
+   is highly recommended that you install this metapackage in order to get
+   a fully working installation of the X Window System.
+
+   Another paragraph follows here, of its own.
+"""
+
+
+def _x11_sentences() -> tuple[list[Sentence], object]:
+    pool = sources(hit_in(X11, 0, len(X11), path="/kb/x11-common/NEWS.Debian", type_="text"))
+    return _candidates(pool, 6, "Since X11R7, what is the single metapackage that installs the whole X Window System?"), pool
+
+
+@pytest.mark.parametrize(("quoted", "expected"), [
+    # the first, second and fourth sentences quoted: the third, between two of them in the paragraph, is quoted too
+    ([0, 1, 3], [0, 1, 2, 3]),
+    ([0, 3], [0, 3]),  # two sentences lie between: nothing is filled in
+    ([3, 4], [3, 4]),  # a blank line lies between the fourth and the next paragraph's sentence
+    ([0, 2], [0, 1, 2]),
+])
+def test_the_sentence_between_two_quoted_ones_is_quoted(quoted, expected):
+    candidates, pool = _x11_sentences()
+    assert candidates[2].text == 'Now there is only one metapackage named "xorg".'
+    shown = [candidates[i] for i in quoted]
+    assert [candidates.index(s) for s in extractive.holes(shown, candidates, pool)] == expected
+
+
+def test_no_hole_is_filled_when_switched_off(monkeypatch):
+    monkeypatch.setattr(extractive, "HOLES", False)
+    candidates, pool = _x11_sentences()
+    shown = [candidates[i] for i in (0, 1, 3)]
+    assert extractive.holes(shown, candidates, pool) == shown
+
