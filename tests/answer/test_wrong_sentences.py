@@ -192,6 +192,7 @@ def test_a_step_is_quoted_with_its_commands_named_by_path(question):
     ("~/bin/backup.sh --full", True),
     ("apt update", True),
     ("/usr/local/lib/python3.11/site-packages/", False),  # a directory, no program
+    ("/srv/nfs4 gss/krb5i(rw,sync,fsid=0,crossmnt,no_subtree_check)", False),  # an exports entry, no command
     ("Users will then be able to choose the language.", False),
 ])
 def test_a_command_line_may_name_its_program_by_path(line, command):
