@@ -45,7 +45,8 @@ _SEPARATOR = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*$")
 # A command line: an optional prompt, a program name and at least one argument, optionally in backticks.
 # A program may be named by its path, alone or before an option ("/usr/share/debian-edu-config/tools/install-task-pkgs",
 # "./configure --prefix=/usr"); a path before a word is a configuration entry ("/srv/nfs4 gss/krb5i(rw,sync)").
-_COMMAND_LINE = re.compile(r"^[ \t]*(?:\$ |\(gdb\) )?`?(?:[a-z][\w.+-]*(?: +[^\s`]+)+|(?:/|\./|~/)[\w.+-]+(?:/[\w.+-]+)*(?: +-[^\s`]*(?: +[^\s`]+)*)?)`?[ \t]*$")
+_COMMAND_LINE = re.compile(r"^[ \t]*(?:\$ |\(gdb\) )?`?(?:[a-z][\w.+-]*(?: +[^\s`]+)+"
+                           r"|(?:/|\./|~/)[\w.+-]+(?:/[\w.+-]+)*(?: +-[^\s`]*(?: +[^\s`]+)*)?)`?[ \t]*$")
 _SENTENCE_END = re.compile(r"[.。!！?？]\s*$")  # a line that ends so is prose, not a command
 _INTRODUCES = re.compile(r"(?:[:：]|\b(?:below|following|like this|as follows)\b[^\n]*[.。])\s*$", re.IGNORECASE)
 # a setting is asked for as a command is: "which readline setting …?" is answered by the line "add to ~/.inputrc:" shows
