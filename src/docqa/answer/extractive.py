@@ -140,6 +140,15 @@ HEADINGS = False
 # (benchmarks/RESULTS.md).  What reading the question's names and terms there changes is recorded either way
 # (`about_name`, `about_matched`, `about_rare`: _evidence_under) for a refit to weigh.
 TITLES = False
+# For a number question the ranking's `type` and `amount` read a sentence without the numbers the question writes
+# itself (`_unwritten_numbers`): on main a sentence repeating the question's "Python 3.11" or "512 字节" was taken
+# for one that states the quantity asked (benchmarks/RESULTS.md, `wrong5`).
+UNWRITTEN_NUMBERS = True
+# A sentence broken by the example it displays ("add\n\n    let g:skip_defaults_vim = 1\n\nto /etc/vim/vimrc.") is one
+# candidate, the example in it (rows.carried); False: its halves are read as two sentences and the example is lost.
+CARRIED = True
+# The one sentence between two quoted sentences of a paragraph is quoted too (`holes`): what is quoted, not whether.
+HOLES = True
 OPTION_WHOLE = 400  # an option's description up to this many characters (its label included) is one candidate (0: none)
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
 SCENE_EXAMPLES = True  # `exact_missing` leaves out an option, path or file name only a statement before the question holds
@@ -349,6 +358,24 @@ def _bearing(question: str, picked: list[Sentence], added: set[int], sources: So
     return [best, *(s for s in picked[1:] if bears(s))]
 
 
+def holes(shown: list, candidates: list[Sentence], sources: SourceSet) -> list:
+    """`shown` (the quoted sentences, in reading order) with the one sentence that lies between two of them in the
+    same paragraph quoted too (HOLES): "… changed with X11R7. They used to be named x-window-system …" and "It is
+    highly recommended that you install this metapackage …" quoted, "Now there is only one metapackage named
+    "xorg"." between them left out, answered the question only half.  What is quoted reads as the passage does."""
+    if not HOLES:
+        return shown
+    out: list = []
+    for x in shown:
+        prev = out[-1] if out else None
+        if isinstance(prev, Sentence) and isinstance(x, Sentence) and prev.n == x.n and prev.end <= x.start:
+            between = [s for s in candidates if s.n == x.n and prev.end <= s.start and s.end <= x.start]
+            if len(between) == 1 and _adjacent(prev, between[0], sources) and _adjacent(between[0], x, sources):
+                out.append(between[0])
+        out.append(x)
+    return out
+
+
 def _adjacent(a: Sentence, b: Sentence, sources: SourceSet) -> bool:
     """`b` is the sentence right before or after `a` in the same paragraph: only whitespace, and no blank line, lies
     between them."""
@@ -500,7 +527,8 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
     terms = query_terms(question)
     distinct = [t for t in dict.fromkeys(fold(t) for t in terms) if not _frames(t)]
     rarest = max(distinct, key=lambda t: weights.get(t, 1.0), default=None)
-    kind, thing = answerability.asked_type(question), asks_for(question)
+    # 哪几个配置文件 asks which files, not how many (docqa.answer.kind reads it so too)
+    kind, thing = answerability.asked_type(question.replace("哪几", "哪")), asks_for(question)
     exact = exact_tokens(question)
     cjk = has_cjk(question)
     asks = release.asks_release(question)
@@ -522,8 +550,11 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
         own = content_tokens(s.text)
         cross = float(cjk != has_cjk(s.text))
         named = asks and not release.names_release(question, s.text) and _label(sources, s) is not None
+        # a number the question writes itself states no quantity asked for ("This is Python 3.11 packaged for Debian."
+        # for "how many modules does the Python 3.11 test suite skip?"): a number question's value is read without it
+        valued = _unwritten_numbers(s.text, question) if kind == "number" and UNWRITTEN_NUMBERS else s.text
         # the version a release question asks for: in the sentence, or in the heading or file name that names its release
-        typed = kind is not None and (answerability.holds_type(s.text, kind) or (named and kind == "version"))
+        typed = kind is not None and (answerability.holds_type(valued, kind) or (named and kind == "version"))
         out.append({
             "terms": s.terms,
             "dense": s.dense,
@@ -542,7 +573,7 @@ def selection_features(question: str, candidates: list[Sentence], sources: Sourc
             "type": float(typed),
             "type_missing": float(kind is not None and not typed),
             "thing": float(thing is not None and holds_type(s.text, thing)),
-            "amount": float(kind == "number" and _holds_amount(s.text)),
+            "amount": float(kind == "number" and _holds_amount(valued)),
             "short": float(len(s.text.strip()) < (20 if has_cjk(s.text) else 40)),
             "long": min(len(s.text), 400) / 400,
             "first": float(firsts.get(s.n) is s),
@@ -592,6 +623,17 @@ def _holds_amount(text: str) -> bool:
     "10%", "4MiB", "5x", "+1", "port 5432", "1800个"; not a piece of an identifier or version, a manual section, a
     numeral in a word), a list item's number aside: what a "how much / 多少" question asks for."""
     return quantity.AMOUNT.search(quantity.LIST_MARKER.sub(" ", text, count=1)) is not None
+
+
+_WRITTEN_NUMBER = re.compile(r"[A-Za-z0-9_.+/~-]*\d[A-Za-z0-9_.+/~-]*")
+
+
+def _unwritten_numbers(text: str, question: str) -> str:
+    """`text` with each token holding a digit that `question` writes itself ("3.11", "512", "v2.35") blanked out where it
+    stands as a whole token, a Chinese character beside it aside ("前512个字节" repeats the question's 512)."""
+    for token in sorted({m.group() for m in _WRITTEN_NUMBER.finditer(question)}, key=len, reverse=True):
+        text = re.sub(rf"(?<![A-Za-z0-9_.+/~-]){re.escape(token)}(?![A-Za-z0-9_+/~-]|\.\w)", " ", text)
+    return text
 
 
 def evidence_features(question: str, sentence: str, window: str, terms: list[str], weights: dict[str, float],
@@ -853,6 +895,7 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "", whole
     for source in _read(sources, hits):
         text = source.hit.text
         spans = quotable_spans(text, source.hit.section, code=source.hit.type == "code")  # statements only: no headings, questions, markup
+        spans = rows.carried(text, spans) if CARRIED and source.hit.type != "code" else spans
         # a table row or a label line that carries what is asked; a sentence that introduces a command, extended over
         # it (answer/rows.py)
         structured = bool(question) and source.hit.type != "code"

@@ -19,7 +19,7 @@ from docqa.answer.checker import Rejection, blame, check_facts, parse_verdict
 from docqa.answer.citer import Cited, cite, citation_for, is_not_found_statement, number_by_first_use, strip_markers
 from docqa.answer.confidence import confidence
 from docqa.answer.escalate import Escalation
-from docqa.answer.extractive import Extract, Sentence, extract
+from docqa.answer.extractive import Extract, Sentence, extract, holes
 from docqa.answer.library import Library
 from docqa.answer.parts import Part, split
 from docqa.answer.shape import enumerated
@@ -644,6 +644,8 @@ class Pipeline:
         else:
             evidence = result.evidence
             shown = _enumerated(result, sources, _quoted_in_order(result, self.settings.answer.extractive_sentences))
+            # the sentence between two quoted ones of a paragraph, quoted too (steps are whole already)
+            shown = shown if result.shape is not None and result.shape.steps else holes(shown, result.candidates, sources)
             led = lead is not None and not (shown and shown[0] is lead)  # a sentence the chooser picked leads (answer/choose.py)
             shown = choose.leads(lead, shown) if led else shown
             headed, heads = _with_heads(shown, result.heads)  # each later pick's release heading before it (answer/release.py)

@@ -36,18 +36,21 @@ from __future__ import annotations
 import re
 
 from docqa.answer import answerability
-from docqa.answer.shape import asks_list
+from docqa.answer.shape import _PROCEDURE, asks_list  # a procedure asked: "how do I …", "what steps …", 要执行哪些步骤
 from docqa.answer.statement import structure_line
 from docqa.text.segment import query_terms
 
 # A pipe table's separator "| --- | :-: |".
 _SEPARATOR = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{2,}:?[ \t]*\|)+[ \t]*$")
 # A command line: an optional prompt, a program name and at least one argument, optionally in backticks.
-_COMMAND_LINE = re.compile(r"^[ \t]*(?:\$ |\(gdb\) )?`?[a-z][\w.+-]*(?: +[^\s`]+)+`?[ \t]*$")
+# A program may be named by its path, alone or before an option ("/usr/share/debian-edu-config/tools/install-task-pkgs",
+# "./configure --prefix=/usr"); a path before a word is a configuration entry ("/srv/nfs4 gss/krb5i(rw,sync)").
+_COMMAND_LINE = re.compile(r"^[ \t]*(?:\$ |\(gdb\) )?`?(?:[a-z][\w.+-]*(?: +[^\s`]+)+"
+                           r"|(?:/|\./|~/)[\w.+-]+(?:/[\w.+-]+)*(?: +-[^\s`]*(?: +[^\s`]+)*)?)`?[ \t]*$")
 _SENTENCE_END = re.compile(r"[.。!！?？]\s*$")  # a line that ends so is prose, not a command
 _INTRODUCES = re.compile(r"(?:[:：]|\b(?:below|following|like this|as follows)\b[^\n]*[.。])\s*$", re.IGNORECASE)
-_PROCEDURE = re.compile(r"\bhow\s+(?:do|can|should|would|must)\s+(?:i|we|you|one)\b|\bhow\s+to\b|如何|怎么|怎样", re.IGNORECASE)
-_COMMAND_KINDS = ("command", "option", "package")
+# a setting is asked for as a command is: "which readline setting …?" is answered by the line "add to ~/.inputrc:" shows
+_COMMAND_KINDS = ("command", "option", "package", "variable")
 LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•◦▪]|\d{1,2}[.)、]|[a-z][.)])[ \t]+\S")  # a list item's line: "- RC5", "1. Run"
 MAX_ITEMS = 10  # a list quoted with its introduction: at most this many items ...
 MAX_BLOCK = 600  # ... and characters, the introduction included
@@ -152,6 +155,43 @@ def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) 
         elif _COMMAND_LINE.match(line) and not _SENTENCE_END.search(line) and block is None:
             out.append((s, _block_end(text, at, spans, s)))
     return out
+
+
+# A sentence cut by the example it displays: its first half ends in a word (no full stop, colon or comma), its second
+# half goes on in lower case, and between them stand at most CARRIED_LINES short lines that end no sentence.
+_ENDS_IN_WORD = re.compile(r"[^\W_]\s*$")
+_GOES_ON = re.compile(r"\s*[a-z]")
+CARRIED_LINES = 3
+_CARRIED_LINE = 120
+
+
+def carried(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """`spans` with each sentence that a displayed example cuts in two read as one, the example in it: "In order to
+    disable the loading of defaults.vim, add" / "    let g:skip_defaults_vim = 1" / "to /etc/vim/vimrc(.local)."
+    (the splitter leaves the example out, and neither half says what to do).  At most MAX_BLOCK characters."""
+    out: list[tuple[int, int]] = []
+    for s, e in spans:
+        if out and _cut_by_example(text, out[-1], (s, e)):
+            out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
+
+
+def _cut_by_example(text: str, first: tuple[int, int], second: tuple[int, int]) -> bool:
+    """The sentence `first` goes on in `second` after the example displayed between them: indented deeper than the
+    line `second` starts on (a heading, "pgrep" over "-----", or a paragraph of its own is no example)."""
+    gap = text[first[1]:second[0]]
+    lines = [line for line in gap.splitlines() if line.strip()]
+    start = text.rfind("\n", 0, second[0]) + 1
+    margin = len(text[start:second[0]]) - len(text[start:second[0]].lstrip(" \t"))
+    return (bool(_ENDS_IN_WORD.search(text[first[0]:first[1]])) and _GOES_ON.match(text[second[0]:second[1]]) is not None
+            and "\n" in gap and 0 < len(lines) <= CARRIED_LINES and second[1] - first[0] <= MAX_BLOCK
+            and all(len(line) <= _CARRIED_LINE and not _SENTENCE_END.search(line) and _indent(line) > margin for line in lines))
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip())
 
 
 def _block_end(text: str, at: int, spans: list[tuple[int, int]], start: int) -> int:
