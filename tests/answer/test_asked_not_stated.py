@@ -82,6 +82,20 @@ def test_what_names_the_release_asked(question, found, asked):
     assert release.names_asked(question, found) is asked
 
 
+PATCH = "In which Debian release will patch stop accepting the old --global-reject-file spelling?"
+
+
+@pytest.mark.parametrize(("question", "text", "nothing"), [
+    # patch/NEWS.Debian.gz: a release by its code name
+    (PATCH, "The old syntax is still supported, but will be removed for the Debian release following Squeeze.", False),
+    (PATCH, "In the next release of GNU make,\n    for performance reasons, we may remove that sorting.", True),
+    ("Will patch keep the old --global-reject-file spelling after Squeeze?",  # a code name the question writes itself
+     "The old syntax is still supported, but will be removed for the Debian release following Squeeze.", True),
+])
+def test_a_debian_release_named_by_its_code_name(question, text, nothing):
+    assert release.names_nothing(question, text) is nothing
+
+
 def test_a_change_still_to_come_quoted_under_the_heading_of_the_notes_that_announce_it_abstains(hash_embedder):
     """make's 3.82-1 entry says the *next* release may stop sorting: no release answers "will stop"; the entry's own
     heading answers which release warned of it."""
@@ -126,6 +140,8 @@ def test_an_exit_status_and_how_many_of_anything_ask_for_a_quantity(question, as
     ("How many mechanisms does Debian's libsasl2-modules package enable by default?",
      "IMPORTANT:\nYou MUST install one of the libsasl2-modules* packages for SASL to work with\nserver programs.", False),
     ("How many threads does the server start?", "The server starts one thread per CPU.", True),
+    # an error described is no status
+    ("sha256sum -c 校验时如果有文件对不上，命令的退出码是多少？", "如果校验失败，sha256sum 会输出一条警告。", False),
 ])
 def test_a_status_is_stated_and_one_of_is_no_count(question, text, holds):
     assert quantity.holds(text, question) is holds
@@ -148,6 +164,13 @@ def test_a_status_is_stated_and_one_of_is_no_count(question, text, holds):
     ("How many intervals does SimPoint pick by default when it clusters a BBV file?",
      "In this example we specify 5 intervals with the -k 5 option.", "bbv-manual.html\nThe default output file is bb.out.<pid>.",
      False),
+    # a default written as the case where nothing is given
+    ("diff -u 不写行数时，每处改动前后默认带几行上下文？",
+     "--unified[=lines] 使用前后关系格式输出，显示以指定行数 (一个整数), 或者是三行（当行数没有给出时.", "diff.1.gz", True),
+    # "unless I change it" asks for what the documentation calls common, not for a figure it must call the default
+    ("How many instructions long is each interval in the basic block vector output unless I change it?",
+     "This is commonly done every 100 million instructions; the --interval-size option can be used to change this.",
+     "bbv-manual.html", True),
     # a question that asks no default takes the example's figure
     ("How many intervals does the example ask SimPoint for?", "In this example we specify 5 intervals with the -k 5 option.",
      "bbv-manual.html", True),

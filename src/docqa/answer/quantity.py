@@ -61,8 +61,12 @@ _WORDS = re.compile(r"\b(?:one(?!\s+(?:of|or|another)\b)|two|three|four|five|six
                     r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?"
                     r"|millions?|billions?|dozens?|half|twice|thrice|once|double|triple)\b"
                     r"|[二两三四五六七八九十百千万亿]|[一数几][十百千万亿]")
-# A default, asked for or stated: "by default", "defaults to", "[default: 12]", "initially", 默认, 缺省, 预设, 初始.
-_DEFAULT = re.compile(r"\bdefault|\binitial(?:ly)?\b|默认|缺省|预设|初始", re.IGNORECASE)
+# A default asked for: "by default", "the default limit", "initially", 默认, 缺省, 预设, 初始.
+_DEFAULT_ASKS = re.compile(r"\bdefault|\binitial(?:ly)?\b|默认|缺省|预设|初始", re.IGNORECASE)
+# ... and stated: so, or as the case where nothing is given: "if omitted", "unless specified", "when not given",
+# 当行数没有给出时, 不指定时, 省略时.
+_DEFAULT = re.compile(r"\bdefault|\binitial(?:ly)?\b|\bunless\b|\b(?:if|when)\s+(?:it\s+is\s+|they\s+are\s+)?(?:omitted|not\s+(?:given|specified|set|supplied))"
+                      r"|默认|缺省|预设|初始|没有给出|未给出|未指定|不指定|没有指定|省略", re.IGNORECASE)
 # No limit, or how long something lasts with no figure: "unlimited", "any number of", "until the next boot", "indefinitely",
 # 不限, 没有限制, 永久, 直到 ...: an answer to "how many / how long" that names no number.
 _UNBOUNDED = re.compile(r"\b(?:unlimited|infinite(?:ly)?|indefinitely|forever|permanently|until|till|no\s+(?:limit|maximum|upper\s+bound)"
@@ -125,12 +129,11 @@ _UNIT_WORDS = re.compile(r"\s(?:million|thousand|hundred|billion)\b", re.IGNOREC
 
 
 _HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
-# "What exit status …", "which return code …", 退出状态 / 返回值是多少: a status is a number; "non-zero", "zero", "success",
-# "failure", 非零 answer it in words.
+# "What exit status …", "which return code …", 退出状态 / 返回值是多少: a status is a number; "non-zero", "zero",
+# EXIT_FAILURE, 非零 answer it in words (not "fails", which any description of an error writes).
 _STATUS = re.compile(r"\b(?:what|which)\s+(?:\w+\s+){0,2}(?:exit\s+(?:status|code|value)|return\s+(?:code|value|status)|status\s+code"
                      r"|error\s+code)s?\b|(?:退出|返回)(?:状态|码|值|代码)(?:是|为)?(?:多少|什么|几)", re.IGNORECASE)
-_STATUS_WORDS = re.compile(r"\b(?:non-?zero|zero|success(?:ful(?:ly)?)?|fail(?:s|ure|ed)?|true|false|EXIT_\w+)\b|非零|零|成功|失败",
-                           re.IGNORECASE)
+_STATUS_WORDS = re.compile(r"\b(?:non-?zero|zero|EXIT_[A-Z]+)\b|非零|非 0|零", re.IGNORECASE)
 
 
 # A limit asked with "how long can / may ..." is a time or a length ("How long can a line get?": 2KB), as is 多长 but
@@ -266,7 +269,7 @@ def _not_the_default(text: str, question: str) -> bool:
     sentence does not say its figure is one ("[default: 12]", "defaults to", 默认): its figure is an example's ("-k 5"),
     a setting someone chose ("reduced the auth_timeout from 30 seconds to 5 seconds") or another thing's.  The sentence
     alone, not its passage: a chunk that states some default elsewhere does not make this figure the default."""
-    return _DEFAULT.search(clause.asking(question)) is not None and _DEFAULT.search(text) is None
+    return _DEFAULT_ASKS.search(clause.asking(question)) is not None and _DEFAULT.search(text) is None
 
 
 def _named(name: str, text: str) -> bool:

@@ -35,6 +35,9 @@ WHEN_CHANGED = re.compile(rf"^\W*when\s+(?:will|would|did|was|were|has|have|had)
 _FUTURE = re.compile(rf"\b(?:will|shall|going\s+to)\b[^?]{{0,80}}?\b(?:{_CHANGES_EN}|stop|ceas|end)\w*"
                      rf"|(?:会|将|以后|今后|未来)[^？?，,]{{0,24}}?(?:{_CHANGES_ZH})", re.IGNORECASE)
 VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+")
+# Debian's releases by their code names, capitalised as release notes write them ("the release following Squeeze").
+CODENAME = re.compile(r"\b(?:Hamm|Slink|Potato|Woody|Sarge|Etch|Lenny|Squeeze|Wheezy|Jessie|Stretch|Buster|Bullseye|Bookworm"
+                      r"|Trixie|Forky|Duke)\b")
 _ATX = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _ADORNMENT = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
 _TITLE_WORDS = 10  # a title line holds at most this many words
@@ -102,8 +105,11 @@ def names_release(question: str, text: str) -> bool:
 
 def names_nothing(question: str, text: str) -> bool:
     """Whether `text` holds no number the question does not: no version, release or figure a release question's
-    answer could be ("`systemd` defines a number of special UID ranges:" for "Which systemd version introduced ...?")."""
+    answer could be ("`systemd` defines a number of special UID ranges:" for "Which systemd version introduced ...?"),
+    nor a Debian release by its code name ("… will be removed for the Debian release following Squeeze.")."""
     asked = set(_NUMBER.findall(question))
+    if any(m.group().lower() not in question.lower() for m in CODENAME.finditer(text)):
+        return False
     return all(n in asked for n in _NUMBER.findall(_NOT_A_FIGURE.sub(" ", text)))
 
 
