@@ -61,6 +61,10 @@ _WORDS = re.compile(r"\b(?:one(?!\s+(?:of|or|another)\b)|two|three|four|five|six
                     r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?"
                     r"|millions?|billions?|dozens?|half|twice|thrice|once|double|triple)\b"
                     r"|[二两三四五六七八九十百千万亿]|[一数几][十百千万亿]")
+# Whether a default asked for must be stated as one (`_not_the_default`).  Measured on dev 4 near misses better, one
+# answer (uncited) lost; valid unchanged; on test (read once) one right answer lost: "Memcheck adds and protects a minimum
+# of 16 bytes before and after each block" states the default redzone as what Memcheck does, with no word for "default".
+DEFAULT_STATED = True
 # A default asked for: "by default", "the default limit", "initially", 默认, 缺省, 预设, 初始.
 _DEFAULT_ASKS = re.compile(r"\bdefault|\binitial(?:ly)?\b|默认|缺省|预设|初始", re.IGNORECASE)
 # ... and stated: so, or as the case where nothing is given: "if omitted", "unless specified", "when not given",
@@ -269,7 +273,7 @@ def _not_the_default(text: str, question: str) -> bool:
     sentence does not say its figure is one ("[default: 12]", "defaults to", 默认): its figure is an example's ("-k 5"),
     a setting someone chose ("reduced the auth_timeout from 30 seconds to 5 seconds") or another thing's.  The sentence
     alone, not its passage: a chunk that states some default elsewhere does not make this figure the default."""
-    return _DEFAULT_ASKS.search(clause.asking(question)) is not None and _DEFAULT.search(text) is None
+    return DEFAULT_STATED and _DEFAULT_ASKS.search(clause.asking(question)) is not None and _DEFAULT.search(text) is None
 
 
 def _named(name: str, text: str) -> bool:
