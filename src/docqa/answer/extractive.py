@@ -44,7 +44,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 
 import numpy as np
 
-from docqa.answer import answerability, bilingual, defined, meaning, neutral, quantity, release, rows, who
+from docqa.answer import answerability, bilingual, defined, meaning, neutral, option, quantity, release, rows, who
 from docqa.answer.facts import normalise
 from docqa.answer.headings import headings
 from docqa.answer.shape import Shape, answered_words, asks_for, asks_several, holds_type, shape
@@ -65,8 +65,9 @@ MMR_LAMBDA = 0.7
 _HITS = 5  # hits whose sentences are candidates (and, with the learned ranking, whose sentences the decision weighs)
 SELECT_HITS = 6  # with the learned ranking: every hit answer.top_k (6) retrieves by default
 # The answerer's own rules: each abstains whatever the evidence, when what the question asks for is not in what the
-# answer would quote (a release or a date, docqa.answer.release; a quantity, docqa.answer.quantity; a name, docqa.answer.who).
-RULES = ("release_unnamed", "quantity_unstated", "person_unnamed")
+# answer would quote (a release or a date, docqa.answer.release; a quantity, docqa.answer.quantity; a name, docqa.answer.who;
+# an option of the command asked, docqa.answer.option).
+RULES = ("release_unnamed", "quantity_unstated", "person_unnamed", "option_elsewhere")
 _MIN_CHARS = 12
 # The sentence ranking: P(a candidate sentence is right) = sigmoid(bias + SELECT_MODEL . selection_features), fitted by
 # `benchmarks/trust/fit_select.py fit` (numpy Newton, L2 3, each question's candidates weighted alike) on the dev
@@ -315,6 +316,8 @@ def extract(question: str, sources: SourceSet, weights: dict[str, float],
         neutral.tokens(question, (source.hit.text for source in sources.sources)) if quantity.asks(question) else ()))
     # a question that asks who found, wrote, fixed ... something, quoted with no name (docqa.answer.who)
     features["person_unnamed"] = float(who.unanswered(question, (s.text for s in quotes)))
+    # a question that asks which option of a command it names, quoted only from other commands' manual pages
+    features["option_elsewhere"] = float(option.unanswered(question, (sources.get(s.n).hit.path for s in quotes)))  # type: ignore[union-attr]
     rule = next((name for name in RULES if features[name]), "")
     if judge is not None:
         evidence, features, rule = judge.evidence, judge.features, ""
@@ -441,10 +444,12 @@ def _release_unnamed(question: str, best: Sentence, sources: SourceSet) -> bool:
     """A question that asks which version or release, or when something changed ("When will Debian change the default?"),
     led by a sentence that names none: no number the question lacks, no heading or file name naming its release
     (answer/release.py).  Such an answer cannot say which: the documents discuss the subject ("`systemd` defines a
-    number of special UID ranges:") but not when it came."""
+    number of special UID ranges:") but not when it came.  Nor does a heading or file name that names the release the
+    question writes itself, or the release a note was written in when the question asks for a change still to come
+    (release.names_asked)."""
     if not (release.asks_release(question) or release.asks_when_changed(question)) or not release.names_nothing(question, best.text):
         return False
-    return _label(sources, best) is None
+    return not release.names_asked(question, _label(sources, best))
 
 
 def _label(sources: SourceSet, s: Sentence) -> release.Label | None:

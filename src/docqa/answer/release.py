@@ -18,18 +18,27 @@ from docqa.answer import clause
 
 # A question that asks which version or release: "which version", "in which (feature|point) release", "哪个版本".
 ASKS = re.compile(r"\b(?:which|what)\s+(?!(?:does|do|did|is|was|are|were|has|have|had|can|will|would|should)\b)"
-                   r"(?:[\w.-]+\s+){0,2}(?:versions?|releases?)\b"
+                   r"(?:[\w.-]+\s+){0,3}(?:versions?|releases?)\b"
                    r"|哪一?个\s*(?:[A-Za-z][\w.+-]*\s*)?版本|哪一版|什么版本|哪个发行版|哪次发布|版本号", re.IGNORECASE)
 # "When will Debian change the default?", "When was --preserve-merges removed?", "什么时候加入的": when something changed in the
 # software's history, which a release or a date answers as "which version" does; not "When is the cache rebuilt?" (an
 # event: "after each upgrade" answers it).
 _CHANGES_EN = r"chang|introduc|add|remov|deprecat|drop|switch|releas|becom|became|renam|replac|merg|ship|support|fix|land"
-_CHANGES_ZH = r"改|引入|加入|加上|新增|移除|删除|去掉|废弃|弃用|发布|切换|支持|修复|合并"
+_CHANGES_ZH = r"改|引入|加入|加上|新增|移除|删除|删掉|去掉|废弃|弃用|发布|切换|支持|修复|合并|成为"
 WHEN_CHANGED = re.compile(rf"^\W*when\s+(?:will|would|did|was|were|has|have|had)\b[^?]{{0,100}}?\b(?:{_CHANGES_EN})\w*"
                           rf"|(?:什么时候|何时|哪一年|哪年)[^？?，,]{{0,20}}?(?:{_CHANGES_ZH})"
                           rf"|(?:{_CHANGES_ZH})[^？?，,]{{0,12}}?(?:什么时候|何时|哪一年|哪年)", re.IGNORECASE)
+# A change still to come: "In which release will egrep be dropped?", "Which GCC version will become the default?",
+# "会在哪个版本里删掉？", "以后 … 会成为唯一行为": release notes and NEWS files are written under the release they come with,
+# so the heading or file name that names a sentence's release names when the note was written, not the release a
+# change it announces will come in ("In the next release of GNU make, … we may remove that sorting." under 3.82-1).
+_FUTURE = re.compile(rf"\b(?:will|shall|going\s+to)\b[^?]{{0,80}}?\b(?:{_CHANGES_EN}|stop|ceas|end)\w*"
+                     rf"|(?:会|将|以后|今后|未来)[^？?，,]{{0,24}}?(?:{_CHANGES_ZH})", re.IGNORECASE)
 VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+")
 SERIES = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)*)\.[xX*](?![\w*])")  # a release series: "2.39.x", "v3.x", "1.2.*"
+# Debian's releases by their code names, capitalised as release notes write them ("the release following Squeeze").
+CODENAME = re.compile(r"\b(?:Hamm|Slink|Potato|Woody|Sarge|Etch|Lenny|Squeeze|Wheezy|Jessie|Stretch|Buster|Bullseye|Bookworm"
+                      r"|Trixie|Forky|Duke)\b")
 _ATX = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 _ADORNMENT = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
 _TITLE_WORDS = 10  # a title line holds at most this many words
@@ -73,6 +82,21 @@ def asks_when_changed(question: str) -> bool:
     return WHEN_CHANGED.search(clause.asking(question)) is not None
 
 
+def asks_future(question: str) -> bool:
+    """Whether the question asks in which release a change will come (`_FUTURE`, in the clause that asks)."""
+    return _FUTURE.search(clause.asking(question)) is not None
+
+
+def names_asked(question: str, found: Label | None) -> bool:
+    """Whether what names a sentence's release (`label`) names one the question asks for: not None, not a release
+    the question writes itself ("Which Vim versions does the vimdiff driver support after the 2.37.2 fixes?" is not
+    answered by the 2.37.2 notes' heading, nor "… dropped from the python3.11 packages?" by "Python 3.11 for Debian"),
+    and not for a change still to come (`asks_future`)."""
+    if found is None or asks_future(question):
+        return False
+    return found.version not in set(_NUMBER.findall(question))
+
+
 def names_release(question: str, text: str) -> bool:
     """Whether `text` names a version the question does not ("Git 2.35 shipped with a regression" names none for
     "Which point release of 2.35 ...?"), and of the series the question names if it names one ("merges up the fix
@@ -85,8 +109,11 @@ def names_release(question: str, text: str) -> bool:
 
 def names_nothing(question: str, text: str) -> bool:
     """Whether `text` holds no number the question does not: no version, release or figure a release question's
-    answer could be ("`systemd` defines a number of special UID ranges:" for "Which systemd version introduced ...?")."""
+    answer could be ("`systemd` defines a number of special UID ranges:" for "Which systemd version introduced ...?"),
+    nor a Debian release by its code name ("… will be removed for the Debian release following Squeeze.")."""
     asked = set(_NUMBER.findall(question))
+    if any(m.group().lower() not in question.lower() for m in CODENAME.finditer(text)):
+        return False
     return all(n in asked for n in _NUMBER.findall(_NOT_A_FIGURE.sub(" ", text)))
 
 
