@@ -205,3 +205,19 @@ def test_a_documentation_set_is_predicted_by_a_fit_that_never_saw_its_rows(monke
     # g2 is always predicted by a fit on g1's rows; g3 only when each set is held out alone (halves: g1 and g3 together)
     assert not np.allclose(held[None]["g2"], held["g1"]["g2"])
     assert np.allclose(held[None]["g3"], held["g1"]["g3"]) is (how == "halves")
+
+
+def test_each_thresholds_figures_are_computed_once_and_a_neighbour_margin_away_is_the_same_threshold():
+    asked: list[float] = []
+
+    def figures(t: float) -> dict:
+        asked.append(t)
+        return {"t": t}
+
+    at = refit.memoised(figures)
+    for t in refit.THRESHOLDS[10:20]:
+        at(t)
+        at(t + refit.MARGIN)
+        at(t - refit.MARGIN)
+    assert len(asked) == len(set(asked)) == 14  # ten thresholds and the two each side of them
+    assert at(0.365 - refit.MARGIN) is at(0.363)  # 0.36299999999999993 is 0.363

@@ -272,6 +272,19 @@ def holds(at: Callable[[float], dict], t: float, shipped: dict, floor: Floors) -
     return all(passes(at(t + d), shipped, floor) for d in (-MARGIN, 0.0, MARGIN))
 
 
+def memoised(at: Callable[[float], dict]) -> Callable[[float], dict]:
+    """`at` computed once a threshold (to the sixth decimal): `holds` asks for each threshold's neighbours MARGIN away,
+    which are thresholds of the table too (a grid of 500 candidates took a quarter of an hour without it)."""
+    seen: dict[float, dict] = {}
+
+    def cached(t: float) -> dict:
+        key = round(t, 6)
+        if key not in seen:
+            seen[key] = at(key)
+        return seen[key]
+    return cached
+
+
 def inside(table: list[dict], passing: list[dict]) -> dict[float, int]:
     """For each passing threshold, how many steps of THRESHOLDS lie between it and the nearest one that fails (a
     threshold in the middle of a passing run is the farthest from every question that decides the rule)."""
@@ -351,7 +364,7 @@ def main() -> None:
     for name in names:
         f = fit(name, CANDIDATES[name], rows, ship, args.l2)
         p = (*(probability(part, ship, f) for part in (trust, squad, cmrc)), guard_probability(guard, lambda part: probability(part, ship, f)))
-        at = lambda t: figures(trust, squad, cmrc, guard, p, f.held, t, unjudged)  # noqa: E731
+        at = memoised(lambda t: figures(trust, squad, cmrc, guard, p, f.held, t, unjudged))
         table = [at(t) for t in THRESHOLDS]
         passing = [x for x in table if holds(at, x["t"], shipped, floor)]
         room = inside(table, passing)
