@@ -97,8 +97,9 @@ def fitted(dev: list[dict], ship: dict[str, float], extra: list[str], share: flo
 
 # How the trust dev rows are held out, by documentation set: "halves" (the sorted sets taken alternately: two fits, each
 # on half of the sets) or "sets" (each set predicted by a fit on all the others).  Halves were drawn when dev had 193
-# questions spread over ten sets; with the tenth stop's dev2 questions one set (debian-readmes) holds a third of the
-# rows, so one half would be fitted on a third of dev: "sets" is what refit_decision.py judges by since (`--folds`).
+# questions spread over ten sets; with the tenth stop's dev2 questions debian-readmes and manpages-zh hold half of the 519
+# rows and fall in the same half, predicted by a fit on the other 39 %: "sets" is what refit_decision.py judges by since
+# (`--folds`).
 FOLDS = "halves"
 
 
