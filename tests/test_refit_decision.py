@@ -160,3 +160,64 @@ def test_among_equal_thresholds_the_one_farthest_inside_the_passing_run_is_prefe
     passing = [x for x in table if 0.3655 < x["t"] < 0.3705]
     assert refit.inside(table, passing) == {0.366: 1, 0.367: 2, 0.368: 3, 0.369: 2, 0.370: 1}
     assert refit.inside(table[:2], table[:2]) == {0.364: 2, 0.365: 2}  # no failing one: as far as the table is long
+
+
+@pytest.mark.parametrize(("how", "expected"), [
+    ("sets", [{"debian-readmes"}, {"git-relnotes"}, {"manpages-zh"}, {"wiki-zh"}]),  # each set alone
+    ("halves", [{"debian-readmes", "manpages-zh"}, {"git-relnotes", "wiki-zh"}]),   # the sorted sets taken alternately
+])
+def test_the_folds_hold_out_documentation_sets_alone_or_by_halves(how, expected):
+    assert refit.rk.folds(["wiki-zh", "git-relnotes", "manpages-zh", "debian-readmes"], how) == expected
+
+
+def test_a_fold_that_is_not_named_says_what_to_write():
+    with pytest.raises(ValueError, match="halves or sets"):
+        refit.rk.folds(["a", "b"], "thirds")
+
+
+def _rows(flip: str | None = None) -> list[dict]:
+    """Trust rows of three documentation sets (the labels of `flip`'s rows inverted) and SQuAD rows, one feature each."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for source, group, n in (("trust", "g1", 40), ("trust", "g2", 40), ("trust", "g3", 40), ("squad2", "s", 80)):
+        for _ in range(n):
+            x = float(rng.random())
+            right = bool(rng.random() < x)
+            rows.append({"source": source, "group": group, "split": "dev", "answerable": True,
+                         "correct": right != (group == flip), "features": {"dense": x, "select_best": x}})
+    return rows
+
+
+@pytest.mark.parametrize("how", ["sets", "halves"])
+def test_a_documentation_set_is_predicted_by_a_fit_that_never_saw_its_rows(monkeypatch, how):
+    """Cross-validation by documentation set: inverting one set's labels leaves that set's held-out probabilities as
+    they were (no fit that predicts it saw them) and moves those of a set predicted by a fit that did."""
+    monkeypatch.setattr(refit.rk, "OFFSET", True)
+    monkeypatch.setattr(refit.rk, "FOLDS", how)
+    ship = {"dense": 1.0, "bias": -0.5}
+    held = {}
+    for flip in (None, "g1"):
+        rows = _rows(flip)
+        _, p = refit.rk.cross_validated(rows, ship, ["select_best"], 1.0, 1e-3)
+        trust = [r for r in rows if r["source"] == "trust"]
+        held[flip] = {g: p[[i for i, r in enumerate(trust) if r["group"] == g]] for g in ("g1", "g2", "g3")}
+    assert np.allclose(held[None]["g1"], held["g1"]["g1"])
+    # g2 is always predicted by a fit on g1's rows; g3 only when each set is held out alone (halves: g1 and g3 together)
+    assert not np.allclose(held[None]["g2"], held["g1"]["g2"])
+    assert np.allclose(held[None]["g3"], held["g1"]["g3"]) is (how == "halves")
+
+
+def test_each_thresholds_figures_are_computed_once_and_a_neighbour_margin_away_is_the_same_threshold():
+    asked: list[float] = []
+
+    def figures(t: float) -> dict:
+        asked.append(t)
+        return {"t": t}
+
+    at = refit.memoised(figures)
+    for t in refit.THRESHOLDS[10:20]:
+        at(t)
+        at(t + refit.MARGIN)
+        at(t - refit.MARGIN)
+    assert len(asked) == len(set(asked)) == 14  # ten thresholds and the two each side of them
+    assert at(0.365 - refit.MARGIN) is at(0.363)  # 0.36299999999999993 is 0.363

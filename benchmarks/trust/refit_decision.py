@@ -9,9 +9,9 @@ base KB; `squad900.jsonl` = `answer_eval.py --limit 900 --dump`; `cmrc.jsonl` = 
 decision_squad.json with its logit as an offset, the trust dev split, SQuAD 900 and CMRC 588 weighing as the
 candidate's shares) and prints, per candidate, the threshold that passes the rule best:
 
-- the trust dev split cross-validated by documentation set (each half of the sets predicted by a fit on the other
-  half, SQuAD and CMRC): answerable right and cited plus near misses abstained more than the shipped decision's,
-  neither down by more than 2;
+- the trust dev split cross-validated by documentation set (each set predicted by a fit on the other sets, SQuAD and
+  CMRC; `--folds halves`: each half of the sets by a fit on the other half, the rule before the dev2 questions):
+  answerable right and cited plus near misses abstained more than the shipped decision's, neither down by more than 2;
 - SQuAD 200 (the first 200 of the 900: the questions of `answer_eval.py --limit 200`, the shipped guard): answer
   accuracy and abstention each at least the issue's floor (SQUAD_FLOOR, `--squad-floor`);
 - CMRC (`--cmrc 80`): answer accuracy and abstention each at least its floor (CMRC_FLOOR, `--cmrc-floor`);
@@ -272,6 +272,19 @@ def holds(at: Callable[[float], dict], t: float, shipped: dict, floor: Floors) -
     return all(passes(at(t + d), shipped, floor) for d in (-MARGIN, 0.0, MARGIN))
 
 
+def memoised(at: Callable[[float], dict]) -> Callable[[float], dict]:
+    """`at` computed once a threshold (to the sixth decimal): `holds` asks for each threshold's neighbours MARGIN away,
+    which are thresholds of the table too (a grid of 500 candidates took a quarter of an hour without it)."""
+    seen: dict[float, dict] = {}
+
+    def cached(t: float) -> dict:
+        key = round(t, 6)
+        if key not in seen:
+            seen[key] = at(key)
+        return seen[key]
+    return cached
+
+
 def inside(table: list[dict], passing: list[dict]) -> dict[float, int]:
     """For each passing threshold, how many steps of THRESHOLDS lie between it and the nearest one that fails (a
     threshold in the middle of a passing run is the farthest from every question that decides the rule)."""
@@ -300,6 +313,9 @@ def main() -> None:
     ap.add_argument("--fresh", action="store_true", help="make the threshold-0 runs again even if they are in --work")
     ap.add_argument("--only", help="these candidates only (comma-separated names of CANDIDATES)")
     ap.add_argument("--l2", type=float, default=1e-3)
+    ap.add_argument("--folds", choices=("sets", "halves"), default="sets",
+                    help="the cross-validation: each documentation set predicted by a fit on all the others (default), or "
+                         "each half of the sets (taken alternately by name) by a fit on the other half (the rule before dev2)")
     ap.add_argument("--table", action="store_true", help="print every threshold of each candidate, not only its best")
     ap.add_argument("--grid", action="store_true", help="each candidate's features at every share of GRID_SHARES and GRID_CMRC, "
                     "with and without a bias per source (32 fits a feature set); --install takes a grid name then")
@@ -317,6 +333,7 @@ def main() -> None:
     args = ap.parse_args()
     runs = collect(args, Path(args.work))
     rk.OFFSET = True
+    rk.FOLDS = args.folds
     base = json.loads(BASE.read_text(encoding="utf-8"))
     ship = base["dense"]
     shipped_file = json.loads(fd.DECISION.read_text(encoding="utf-8"))
@@ -332,6 +349,8 @@ def main() -> None:
     floor = floors(args.squad_floor, args.cmrc_floor, shipped)
     y = np.array([bool(r["correct"]) for r in trust])
     print(f"rows: trust dev {len(trust)}, SQuAD {len(squad)}, CMRC {len(cmrc)}; shipped AUC on dev {fd.auc(y, now[0]):.3f}")
+    print("held out together (--folds " + args.folds + "): " + "; ".join(
+        f"{'+'.join(sorted(held))} {sum(r['group'] in held for r in trust)}" for held in rk.folds(sorted({r['group'] for r in trust}))))
     print("\n| candidate | CV AUC | threshold | dev right, abstained | CV | SQuAD 200 | SQuAD 900 | CMRC | rule |")
     print("|---|---|---|---|---|---|---|---|---|")
     print(row("shipped", shipped, None))
@@ -345,7 +364,7 @@ def main() -> None:
     for name in names:
         f = fit(name, CANDIDATES[name], rows, ship, args.l2)
         p = (*(probability(part, ship, f) for part in (trust, squad, cmrc)), guard_probability(guard, lambda part: probability(part, ship, f)))
-        at = lambda t: figures(trust, squad, cmrc, guard, p, f.held, t, unjudged)  # noqa: E731
+        at = memoised(lambda t: figures(trust, squad, cmrc, guard, p, f.held, t, unjudged))
         table = [at(t) for t in THRESHOLDS]
         passing = [x for x in table if holds(at, x["t"], shipped, floor)]
         room = inside(table, passing)
