@@ -457,15 +457,16 @@ KEPT = "Backups are kept for 35 days"  # a later sentence: the best-ranked is "b
 NO = {"text": "no", "top": {"no": math.log(0.9), "yes": math.log(0.1)}}  # the pick's check, asked when agreement does not take it back
 
 
-@pytest.mark.parametrize("agree, take, second, answered, calls", [
-    (True, 0.0, KEPT, True, 3),  # the same sentence in the ranking's order, reversed and rotated: taken back, it leads
-    (True, 0.0, "every 6 hours", False, 3),  # reversed, the model chose another: no third order; its check says no
-    (True, 1.0, KEPT, False, 4),  # agreed, but the evidence is under AGREE_TAKE: its check says no
-    (False, 0.0, KEPT, False, 2),  # off: asked once, then the check, as before
+@pytest.mark.parametrize("agree, take, second, every, answered, calls", [
+    (True, 0.0, KEPT, False, True, 3),  # the same sentence in the ranking's order, reversed and rotated: taken back, it leads
+    (True, 0.0, "every 6 hours", False, False, 3),  # reversed, the model chose another: no third order; its check says no
+    (True, 0.0, "every 6 hours", True, False, 4),  # AGREE_EVERY (measurement): the third order asked all the same
+    (True, 1.0, KEPT, False, False, 4),  # agreed, but the evidence is under AGREE_TAKE: its check says no
+    (False, 0.0, KEPT, False, False, 2),  # off: asked once, then the check, as before
 ])
 def test_an_abstention_is_taken_back_when_the_model_chooses_the_same_sentence_in_every_order(
-        make, monkeypatch, agree, take, second, answered, calls):
-    for name, value in (("RESCUE_FLOOR", 0.0), ("AGREE", agree), ("AGREE_FLOOR", 0.0), ("AGREE_TAKE", take)):
+        make, monkeypatch, agree, take, second, every, answered, calls):
+    for name, value in (("RESCUE_FLOOR", 0.0), ("AGREE", agree), ("AGREE_FLOOR", 0.0), ("AGREE_TAKE", take), ("AGREE_EVERY", every)):
         monkeypatch.setattr(choose, name, value)
     assert not make(None, abstain_threshold=0.99).ask(QUESTION).answerable
     first = number_of(KEPT)

@@ -76,6 +76,7 @@ AGREE_FLOOR = 0.2  # ... asked for an abstention whose evidence is at least this
 AGREE_ANSWERED = False
 AGREE_TAKE = 2.0  # an abstention taken back with the agreed candidate leading when its evidence is at least this (> 1: never)
 ORDERS = ("reversed", "rotated")  # the other orders, asked one by one until one disagrees (the same candidate each time)
+AGREE_EVERY = False  # ... every order asked even after one disagrees (for measurement: each order's shares recorded)
 ASK_ABSTAINED = False  # ask even when the extractive answerer abstains (recorded in the trace only: for measurement)
 NONE, UNREAD = 0, -1  # what `read` returns besides a candidate's number
 

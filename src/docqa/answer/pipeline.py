@@ -392,7 +392,7 @@ class Pipeline:
                 picks.append(again.pick)
                 asked.append({"order": kind, "pick": again.pick, "reply": reply.text[:40],
                               "shares": {str(k): round(v, 4) for k, v in again.shares.items()}})
-                if again.pick != picked.pick:
+                if again.pick != picked.pick and not choose.AGREE_EVERY:
                     break
         ctx.trace.append({"stage": "agreeing", "picks": picks, "agreed": choose.agreed(picks), "orders": asked})
         return picks
