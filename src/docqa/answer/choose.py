@@ -77,8 +77,8 @@ JUDGE_MIX = (0.0, 1.0, 0.0)  # a candidate's judged score: intercept, weight of 
 JUDGE_TAKE = 2.0  # an abstention taken back with the best-judged candidate leading when its score is at least this (> 1: never)
 JUDGE_ANSWERED = False  # ... and each candidate of an answer too: the best judged (at least JUDGE_TAKE) leads it
 AGREE = False  # the listwise question asked again with the candidates in other orders (`ORDERS`), for agreement:
-# position bias (the 1.5B prefers places 3-4 whatever they hold) is not agreement; off: dev 1 better, 0 worse, valid 0 and 0
-# (RESULTS.md, 2026-12-06, "agreement across orders")
+# position bias (the 1.5B prefers places 3-4 whatever they hold) is not agreement; off: dev 1 better, 0 worse, valid 0 and 0,
+# test 0 better, 1 worse (RESULTS.md, 2026-12-06, "agreement across orders")
 AGREE_FLOOR = 0.2  # ... asked for an abstention whose evidence is at least this (and not a rule's), when the first pick is a
 # candidate; and for an answer whose pick is a later sentence when AGREE_ANSWERED
 AGREE_ANSWERED = False
