@@ -28,7 +28,7 @@ import report  # noqa: E402  (beside this file, on the path set above)
 import score  # noqa: E402
 
 MODEL_STAGES = ("generating", "citing", "checking", "draft_rejected", "accepting", "fallback", "short_answer", "choosing",
-                "checking_pick", "requery", "judging")
+                "checking_pick", "requery", "judging", "agreeing")
 
 
 def model_trace(trace: list[dict]) -> list[dict]:

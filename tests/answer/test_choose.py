@@ -411,3 +411,87 @@ def test_the_best_judged_candidate_leads_an_answer(make, monkeypatch):
     assert answer.answerable and answer.answer.startswith("Backups are kept for 35 days. [1]")
     for claim in plain.claims:
         assert claim.text in answer.answer
+
+
+@pytest.mark.parametrize("kind, count, places", [
+    ("reversed", 6, [5, 4, 3, 2, 1, 0]),  # the ranking's best shown last
+    ("rotated", 6, [3, 4, 5, 0, 1, 2]),  # the second half first
+    ("rotated", 5, [2, 3, 4, 0, 1]),
+    ("reversed", 2, [1, 0]),
+])
+def test_the_other_orders_show_the_candidates_at_other_places(kind, count, places):
+    assert choose.order(kind, count) == places
+
+
+def test_an_unknown_order_is_named_in_the_error():
+    with pytest.raises(ValueError, match="'shuffled'.*choose.ORDERS"):
+        choose.order("shuffled", 6)
+
+
+@pytest.mark.parametrize("picks, agreed", [
+    ([3, 3, 3], 3),
+    ([1, 1, 1], 1),
+    ([3, 3, 4], 0),  # one order chose another candidate
+    ([3, 5], 0),  # asking stopped at the first that differed
+    ([3], 0),  # one order is no agreement
+    ([choose.NONE, choose.NONE, choose.NONE], 0),  # agreeing that nothing answers names no candidate
+    ([choose.UNREAD, choose.UNREAD], 0),
+])
+def test_agreement_is_the_same_candidate_chosen_in_every_order(picks, agreed):
+    assert choose.agreed(picks) == agreed
+
+
+def test_a_choice_among_reordered_candidates_is_read_in_the_rankings_numbering():
+    places = choose.order("reversed", 6)
+    again = choose.mapped(choose.Choice(2, None, {2: 0.7, 6: 0.2, choose.NONE: 0.1}), places)
+    assert again.pick == 5 and again.shares == {5: 0.7, 1: 0.2, choose.NONE: 0.1}
+    assert choose.mapped(choose.Choice(choose.NONE), places).pick == choose.NONE
+
+
+def shown_order(body: dict) -> list[str]:
+    """The candidates' texts in the order a chooser's prompt lists them."""
+    return [re.sub(r"^\[\d+\] \([^)]*\) ", "", x) for x in body["messages"][-1]["content"].splitlines() if re.match(r"\[\d+\]", x)]
+
+
+KEPT = "Backups are kept for 35 days"  # a later sentence: the best-ranked is "backed up every 6 hours"
+NO = {"text": "no", "top": {"no": math.log(0.9), "yes": math.log(0.1)}}  # the pick's check, asked when agreement does not take it back
+
+
+@pytest.mark.parametrize("agree, take, second, every, answered, calls", [
+    (True, 0.0, KEPT, False, True, 3),  # the same sentence in the ranking's order, reversed and rotated: taken back, it leads
+    (True, 0.0, "every 6 hours", False, False, 3),  # reversed, the model chose another: no third order; its check says no
+    (True, 0.0, "every 6 hours", True, False, 4),  # AGREE_EVERY (measurement): the third order asked all the same
+    (True, 1.0, KEPT, False, False, 4),  # agreed, but the evidence is under AGREE_TAKE: its check says no
+    (False, 0.0, KEPT, False, False, 2),  # off: asked once, then the check, as before
+])
+def test_an_abstention_is_taken_back_when_the_model_chooses_the_same_sentence_in_every_order(
+        make, monkeypatch, agree, take, second, every, answered, calls):
+    for name, value in (("RESCUE_FLOOR", 0.0), ("AGREE", agree), ("AGREE_FLOOR", 0.0), ("AGREE_TAKE", take), ("AGREE_EVERY", every)):
+        monkeypatch.setattr(choose, name, value)
+    assert not make(None, abstain_threshold=0.99).ask(QUESTION).answerable
+    first = number_of(KEPT)
+    doubtful = lambda body: {**first(body), "top": {first(body)["text"]: math.log(0.3), "1": math.log(0.7)}}  # noqa: E731
+    with ScriptedServer([doubtful, number_of(second), number_of(KEPT), NO]) as server:
+        answer = make(server.base_url, abstain_threshold=0.99).ask(QUESTION)
+    assert answer.answerable is answered and len(server.requests) == calls
+    if agree:
+        ranked, reversed_ = shown_order(server.requests[0]), shown_order(server.requests[1])
+        assert len(ranked) >= 3 and reversed_ == ranked[::-1]
+        assert server.requests[1]["messages"][0] == server.requests[0]["messages"][0]  # the same instructions: cached
+    if answered:
+        assert shown_order(server.requests[2]) == ranked[len(ranked) // 2:] + ranked[:len(ranked) // 2]
+        assert answer.mode == "pipeline" and answer.answer.startswith(KEPT + ". [1]") and answer.probability < 0.99
+        assert "in each of 3 orders of the candidates" in answer.retrieval.acceptance.reason
+
+
+def test_an_answer_is_asked_again_only_when_its_pick_is_a_later_sentence(make, monkeypatch):
+    """AGREE_ANSWERED: an answer's later pick asked in the other orders too (recorded in the trace); the ranking's
+    own best chosen: no call more."""
+    for name, value in (("AGREE", True), ("AGREE_ANSWERED", True)):
+        monkeypatch.setattr(choose, name, value)
+    with ScriptedServer([number_of(KEPT), number_of(KEPT), number_of(KEPT)]) as server:
+        led = make(server.base_url).ask(QUESTION)
+    assert len(server.requests) == 3 and led.answer.startswith(KEPT)
+    with ScriptedServer([{"text": "1"}]) as server:
+        plain = make(server.base_url).ask(QUESTION)
+    assert len(server.requests) == 1 and plain.answerable

@@ -31,6 +31,13 @@ token's log probabilities, when the server sends them, are kept as its doubt):
   "pointwise judging"): a right candidate's yes is hardly above a wrong one's (AUC 0.59), no mix of yes and place
   gains held out by documentation set, and the calls double the chooser's time: off, kept for a better judge.
 
+- AGREE: the 1.5B's listwise pick follows the place more than the sentence (it answers "3" or "4" for most lists,
+  whatever they hold).  An abstention whose first pick is a candidate is asked again with the candidates in other
+  orders (ORDERS: reversed, then rotated by half; the instructions are the same, so a server's prompt cache keeps
+  them, and each order stops the asking once its pick differs); when the same candidate is chosen in every order, it
+  is no place's preference, and the abstention is taken back with it leading at evidence of at least AGREE_TAKE
+  (besides the rescues above, which stand).
+
 Nothing the model writes is published: it only orders sentences of the documents.
 """
 
@@ -69,6 +76,16 @@ JUDGE_K = 6  # ... the first this many candidates, one call each (the question f
 JUDGE_MIX = (0.0, 1.0, 0.0)  # a candidate's judged score: intercept, weight of its yes, weight of 1/(its place in the ranking)
 JUDGE_TAKE = 2.0  # an abstention taken back with the best-judged candidate leading when its score is at least this (> 1: never)
 JUDGE_ANSWERED = False  # ... and each candidate of an answer too: the best judged (at least JUDGE_TAKE) leads it
+AGREE = False  # the listwise question asked again with the candidates in other orders (`ORDERS`), for agreement:
+# position bias (the 1.5B prefers places 3-4 whatever they hold) is not agreement; off: dev 1 better, 0 worse, valid 0 and 0,
+# test 0 better, 1 worse (RESULTS.md, 2026-12-06, "agreement across orders")
+AGREE_FLOOR = 0.2  # ... asked for an abstention whose evidence is at least this (and not a rule's), when the first pick is a
+# candidate; and for an answer whose pick is a later sentence when AGREE_ANSWERED
+AGREE_ANSWERED = False
+AGREE_TAKE = 0.2  # an abstention taken back with the agreed candidate leading when its evidence is at least this (RESCUE_FLOOR's:
+# not fitted; dev: 1 of 27 asked abstentions agreed in all three orders, right; valid: 2 of 19, both already taken back)
+ORDERS = ("reversed", "rotated")  # the other orders, asked one by one until one disagrees (the same candidate each time)
+AGREE_EVERY = False  # ... every order asked even after one disagrees (for measurement: each order's shares recorded)
 ASK_ABSTAINED = False  # ask even when the extractive answerer abstains (recorded in the trace only: for measurement)
 NONE, UNREAD = 0, -1  # what `read` returns besides a candidate's number
 
@@ -257,3 +274,51 @@ def to_check(picked: Choice, result: Extract) -> bool:
     """Whether the pick is checked alone: an abstention that may be taken back, a later sentence chosen with no doubt
     and not confidently enough to be taken back without a check."""
     return may_rescue(result) and picked.pick > 1 and not picked.doubts and not confident(picked, result)
+
+
+def order(kind: str, count: int) -> list[int]:
+    """The candidates' places (0-based) in another order: `reversed` puts the ranking's best last; `rotated` the
+    second half first, so that across the three orders each candidate is shown at places of both ends."""
+    places = list(range(count))
+    if kind == "reversed":
+        return places[::-1]
+    if kind == "rotated":
+        half = count // 2
+        return places[half:] + places[:half]
+    raise ValueError(f"unknown order {kind!r}: expected 'reversed' or 'rotated' (choose.ORDERS)")
+
+
+def reordered(shown: Sequence[Sentence], places: Sequence[int]) -> list[Sentence]:
+    return [shown[i] for i in places]
+
+
+def mapped(picked: Choice, places: Sequence[int]) -> Choice:
+    """A choice among the reordered candidates read as one among the candidates in the ranking's order: its pick
+    and its shares renumbered (NONE and UNREAD stay)."""
+    pick = places[picked.pick - 1] + 1 if picked.pick > 0 else picked.pick
+    shares = {(places[n - 1] + 1 if n > 0 else n): v for n, v in picked.shares.items()}
+    return Choice(pick, picked.sentence, shares)
+
+
+def agreed(picks: Sequence[int]) -> int:
+    """The candidate (1-based) chosen in every order asked; 0 when the picks differ, none is a candidate, or only one
+    order was asked."""
+    return picks[0] if len(picks) > 1 and picks[0] > 0 and all(p == picks[0] for p in picks) else 0
+
+
+def asks_again(picked: Choice, result: Extract) -> bool:
+    """Whether the listwise question is asked again in the other orders (AGREE): the first pick is a candidate, and
+    the answer abstained with evidence at least AGREE_FLOOR (not a rule's abstention), or (AGREE_ANSWERED) it
+    answers and the pick is a later sentence than its own lead."""
+    if not AGREE or picked.pick <= 0:
+        return False
+    if result.abstained:
+        return result.evidence >= AGREE_FLOOR and not result.rule
+    return AGREE_ANSWERED and picked.pick > 1
+
+
+def agreement_rescues(picks: Sequence[int], result: Extract) -> int:
+    """The candidate (1-based) that takes an abstention back on the model's agreement with itself: the same
+    candidate chosen in every order asked (ORDERS), at evidence at least AGREE_TAKE (not a rule's abstention); else 0."""
+    n = agreed(picks)
+    return n if n and result.abstained and not result.rule and result.evidence >= AGREE_TAKE else 0

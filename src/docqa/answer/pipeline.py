@@ -279,7 +279,13 @@ class Pipeline:
             ctx.trace.append({"stage": "choosing", "pick": picked.pick, "reply": reply.text[:200], "evidence": result.evidence,
                               "shares": {str(k): round(v, 4) for k, v in picked.shares.items()},
                               "abstained": result.abstained, "candidates": _traced(shown, pool)})
+        picks = (yield from self._agree(query, shown, picked, pool, ctx)) if choose.asks_again(picked, result) else [picked.pick]
         if result.abstained:
+            n = choose.agreement_rescues(picks, result)
+            if n:  # the same sentence chosen in every order: not the position the model prefers
+                reason = (f"the model chose sentence {n} in each of {len(picks)} orders of the candidates, and the evidence "
+                          f"({result.evidence:.2f}) is at least {choose.AGREE_TAKE}, though under the abstain threshold")
+                return (yield from self._taken_back(answer, hits, ctx, found, shown[n - 1] if n > 1 else None, reason))
             checked = (yield from self._check_pick(query, picked.sentence, pool, ctx)) \
                 if picked.sentence is not None and choose.to_check(picked, result) else None
             if choose.rescues(picked, result, checked):  # the model backs a sentence: answered after all
@@ -379,6 +385,27 @@ class Pipeline:
                           "yes": [None if y is None else round(y, 4) for y in yeses],
                           "judged": [round(x, 4) for x in choose.judged(yeses)], "candidates": _traced(shown, pool)})
         return yeses
+
+    def _agree(self, query: str, shown: list[Sentence], picked: choose.Choice, pool: SourceSet,
+               ctx: RunContext) -> Generator[Event, None, list[int]]:
+        """The listwise question asked again with the candidates in each of choose.ORDERS, one call each, until a pick
+        differs from the first: the picks in the ranking's numbering (the first one's first), recorded in the trace.
+        The instructions are the same each time (a server's prompt cache keeps them); the sentences are read again."""
+        picks, asked = [picked.pick], []
+        with ctx.stage("generating", agree=True):
+            yield Generating()
+            for kind in choose.ORDERS:
+                places = choose.order(kind, len(shown))
+                reply = yield from ctx.call(self.model, "generating", choose.messages(query, choose.reordered(shown, places), pool),
+                                            max_tokens=choose.MAX_TOKENS, temperature=0.0, logprobs=True, top_logprobs=choose.TOP)
+                again = choose.mapped(choose.choice(reply.text, choose.reordered(shown, places), reply.top), places)
+                picks.append(again.pick)
+                asked.append({"order": kind, "pick": again.pick, "reply": reply.text[:40],
+                              "shares": {str(k): round(v, 4) for k, v in again.shares.items()}})
+                if again.pick != picked.pick and not choose.AGREE_EVERY:
+                    break
+        ctx.trace.append({"stage": "agreeing", "picks": picks, "agreed": choose.agreed(picks), "orders": asked})
+        return picks
 
     def _check_pick(self, query: str, pick: Sentence, pool: SourceSet, ctx: RunContext) -> Generator[Event, None, float | None]:
         """The chooser's pick shown alone with the question (docqa.answer.choose.check_messages): yes's share of the
