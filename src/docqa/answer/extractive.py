@@ -153,6 +153,11 @@ HOLES = True
 OPTION_WHOLE = 400  # an option's description up to this many characters (its label included) is one candidate (0: none)
 _MATCHED_CAP = 6  # more matched terms than this add no evidence
 SCENE_EXAMPLES = True  # `exact_missing` leaves out an option, path or file name only a statement before the question holds
+# With SCENE_VALUES on, `missing_name` leaves out a number the question writes only inside a quoted value of a statement
+# before what it asks (`_scene_values`): the user's own setting or argument ("my GREP_COLOR='01;32' setting is
+# obsolescent. What should the setting look like instead?", "find now exits with an error on `-perm +022`-style modes.
+# What syntax …?"), which the answer replaces and need not repeat.  A number the question asks about stays.
+SCENE_VALUES = True
 # With FORBIDS on, a sentence that forbids (禁止, "refused") states a negated fact for `contradiction` (`_FORBIDS`).  Off:
 # on the trust dev split it lifted one false abstention (manpages-zh-057, "…登录不进来了？" against "…以禁止用户登录。",
 # then answered for two of its three parts: wrong), and on SQuAD 2.0 it answered a negated near miss ("What the the EU
@@ -671,10 +676,10 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
         "missing_rare": near_rare if meaning.APPLY else plain_rare,
         # a name of the question that neither the window nor the headings it is read under hold
         "missing_name": float(any(not _has_name(window, name) and not (under and _has_name(under, name))
-                                  and not (about and _named_word(name) and _has_name(about, name)) for name in _names(question))),
+                                  and not (about and _named_word(name) and _has_name(about, name)) for name in _weighed_names(question))),
         # ... and not in the passage's title, section or file name either: documentation names its subject in a
         # heading ("Memcheck", "Debian Edu") that its sentences need not repeat
-        "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in _names(question))),
+        "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in _weighed_names(question))),
         "contradiction": float(_contradicts(question, sentence)),
     }
     if dense is not None:
@@ -1078,6 +1083,27 @@ def _names(question: str) -> list[str]:
         elif word[0].isupper() and i > 0 and word.lower() not in STOPWORDS:
             out.append(word)
     return out
+
+
+# A quoted value: in backticks, in quotation marks, or in single quotes that are no apostrophe ("Debian's … user's").
+_QUOTED = re.compile(r"`[^`\n]+`|\"[^\"\n]+\"|“[^”\n]+”|‘[^’\n]+’|「[^」\n]+」|(?<!\w)'[^'\n]+'(?!\w)")
+
+
+def _scene_values(question: str) -> set[str]:
+    """The numbers the question writes only inside a quoted value of a statement before what it asks (`_ASKED_SENTENCE`):
+    "01" and "32" of "my GREP_COLOR='01;32' setting is obsolescent. What should …?"; none when it asks in one sentence."""
+    asked = [m.span() for m in _ASKED_SENTENCE.finditer(question)]
+    if not SCENE_VALUES or not asked:
+        return set()
+    scene = "".join(" " if any(a <= i < b for a, b in asked) else ch for i, ch in enumerate(question))
+    quoted = {n for m in _QUOTED.finditer(scene) for n in _names(" " + m.group()) if n.isdigit()}
+    return quoted - set(_names(_QUOTED.sub(" ", question)))
+
+
+def _weighed_names(question: str) -> list[str]:
+    """The question's names (`_names`) that `missing_name` asks a sentence to hold: not the user's quoted values."""
+    values = _scene_values(question)
+    return [n for n in _names(question) if n not in values]
 
 
 def _asked_exact(question: str) -> list[str]:
