@@ -40,8 +40,12 @@ from docqa.text.segment import STOPWORDS
 
 # The kinds of value (docqa.answer.kind.asked) a quantity answers: "how many / how much / 多少 / 几个", "how long / 多久".
 ASKED = ("number", "duration")
-# "几倍 / 几层 / 几次" (how many times, levels ...), which the kinds do not read as a number question; not 哪几 (which).
-_FEW = re.compile(r"(?<!哪)几(?:倍|层|次|级|行|列|位|天|秒|分钟|小时|个|种|项|条|台|兆)")
+# "几倍 / 几层 / 几次" (how many times, levels ...), which the kinds do not read as a number question; not 哪几 (which),
+# nor 那几 / 这几 / 好几 / 十几 ("those few", "these few", "several", "a dozen or so": no question), and only in the clause
+# that asks (`_asking_clauses`): "想知道每一行重复出现了几次，uniq 该加哪个参数？" asks for an option, not a count.
+_FEW = re.compile(r"(?<![哪那这好十])几(?:倍|层|次|级|行|列|位|天|秒|分钟|小时|个|种|项|条|台|兆)")
+# The last clause of each asked sentence: what follows its last comma or semicolon up to its question mark.
+_ASKING_CLAUSE = re.compile(r"[^，,；;。！!?？]*[?？]")
 # a superlative over a measured thing (docqa.answer.clause.EXTREME): "What is the largest file bzip2 can compress?"
 _EXTREME = re.compile(clause.EXTREME, re.IGNORECASE)
 # A quantity standing alone with its unit, or none: a number not inside a name or version (the same as the
@@ -205,8 +209,14 @@ def asks(question: str) -> bool:
     largest file or the highest level, a timeout, delay or interval by its name, "how many X" whatever else it names
     ("How many characters long may a .rules file name be?", which names a file), or an exit status (`_STATUS`)."""
     asking = clause.asking(question)
-    return (kind.asked(question) in ASKED or _FEW.search(question) is not None or _EXTREME.search(question) is not None
+    return (kind.asked(question) in ASKED or _FEW.search(_asking_clauses(question)) is not None or _EXTREME.search(question) is not None
             or _TIME_NAMED.search(asking) is not None or _HOW_MANY.search(asking) is not None or asks_status(question))
+
+
+def _asking_clauses(question: str) -> str:
+    """The clauses of `question` that hold its question marks (`_ASKING_CLAUSE`), or all of it when it has none."""
+    found = _ASKING_CLAUSE.findall(question)
+    return " ".join(found) if found else question
 
 
 def asks_status(question: str) -> bool:
