@@ -75,6 +75,12 @@ def test_a_quantity_the_question_does_not_write(question, text, holds):
     ("LilyPond 编译一个输入文件后，一般会生成哪几种格式的输出文件？", False),  # 哪几种: which, not how many
     ("How often does cron wake up?", False),  # a frequency: "every minute" answers it
     ("Which file holds the static host name?", False),
+    # 那几 / 这几 / 好几: "those few", "these few", "several"; and 几 outside the clause that asks (dev, `falseabs6`)
+    ("LilyPond 的单行注释按惯例应该写在被说明的那几行代码的前面还是后面？", False),
+    ("想知道每一行重复出现了几次，uniq 该加哪个参数？", False),  # asks for an option
+    ("head 什么参数都不加的时候，默认给我看文件开头的几行？", True),  # 几行 in the clause that asks
+    ("diff -u 不写行数时，每处改动前后默认带几行上下文？", True),
+    ("tail 默认显示几行", True),  # no question mark: the whole question asks
 ])
 def test_which_questions_ask_for_a_quantity(question, asks):
     assert quantity.asks(question) is asks
