@@ -10,7 +10,7 @@ import pytest
 
 from docqa.answer import extractive, rows
 from docqa.answer.extractive import _candidates
-from docqa.answer.statement import quotable_spans
+from docqa.answer.statement import quotable_spans, structure_line
 
 from .hits import hit_in, sources
 
@@ -106,3 +106,30 @@ def test_the_lead_in_alone_when_switched_off(monkeypatch):
     texts = [s.text for s in _candidates(pool, 6, "What do I add to resolv.conf to trust the AD flag?")]
     assert not any("options trust-ad" in t for t in texts)
     assert any(t.rstrip().endswith("/etc/resolv.conf:") for t in texts)
+
+
+# The Debian Edu 12 manual in Chinese, 14.10: a lead-in listing media with slashes, then the command it introduces.
+EDU_CDROM = """14.10. 用 CD 或类似的映像升级
+
+插入 CD / DVD / 蓝光光盘 / USB 闪存驱动器并使用 apt-cdrom 命令：
+
+apt-cdrom add
+
+引用 apt-cdrom（8）手册页：
+"""
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    ("插入 CD / DVD / 蓝光光盘 / USB 闪存驱动器并使用 apt-cdrom 命令：", None),  # prose listing alternatives: a lead-in
+    ("Copy it to a CD / DVD / USB stick.", None),
+    ("Home / Docs / Install", "navigation"),  # a breadcrumb ends in a word
+    ("Debian Edu » Manual » Installation", "navigation"),
+])
+def test_slashes_in_a_sentence_are_no_breadcrumb(line, kind):
+    assert structure_line(line) == kind
+
+
+def test_a_command_introduced_by_a_lead_in_with_slashes_is_quoted_with_it():
+    question = "学校没有网络，只拿到了 12.2 的安装光盘，想把 Debian Edu 从 12.1 升到 12.2，先要用哪条命令把光盘加进 APT 的源？"
+    quotes = [EDU_CDROM[s:e] for s, e in rows.introduced_commands(question, EDU_CDROM, quotable_spans(EDU_CDROM, ""))]
+    assert "插入 CD / DVD / 蓝光光盘 / USB 闪存驱动器并使用 apt-cdrom 命令：\n\napt-cdrom add" in quotes
