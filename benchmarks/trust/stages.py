@@ -130,6 +130,9 @@ def run(args) -> Path:
     settings = Settings(kb=args.kb, llm={"provider": "none"}, answer={"abstain_threshold": args.threshold})
     questions = [q for q in evaluate.load_questions(sorted(HERE.glob("questions_*.jsonl")))
                  if q["answerable"] and (args.split == "all" or q["split"] == args.split)]
+    if args.ids:
+        wanted = set(args.ids.split(","))
+        questions = [q for q in questions if q["id"] in wanted]
     if args.limit:
         questions = questions[: args.limit]
     recorder = Recorder()
@@ -159,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", default="dev", choices=["dev", "test", "valid", "all"])
     ap.add_argument("--threshold", type=float, default=0.0, help="the abstain threshold (0: every question answered)")
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--ids", default="", help="only these question ids (comma-separated)")
     ap.add_argument("--out", default=str(evaluate.WORK / "stages.jsonl"))
     ap.add_argument("--report", nargs="+", metavar="ROWS")
     args = ap.parse_args(argv)

@@ -148,6 +148,9 @@ UNWRITTEN_NUMBERS = True
 # A sentence broken by the example it displays ("add\n\n    let g:skip_defaults_vim = 1\n\nto /etc/vim/vimrc.") is one
 # candidate, the example in it (rows.carried); False: its halves are read as two sentences and the example is lost.
 CARRIED = True
+# A sentence ending with a colon is quoted with the lines it displays under it (rows.introduced_lines: "add the following
+# line to /etc/resolv.conf:" then "options trust-ad"), for every question; False: the lead-in alone, the line never.
+DISPLAYED = True
 # The one sentence between two quoted sentences of a paragraph is quoted too (`holes`): what is quoted, not whether.
 HOLES = True
 OPTION_WHOLE = 400  # an option's description up to this many characters (its label included) is one candidate (0: none)
@@ -914,6 +917,8 @@ def _candidates(sources: SourceSet, hits: int = _HITS, question: str = "", whole
         out += [Sentence(source.n, s, e, text[s:e]) for s, e in rows.step_commands(question, text, spans)] if structured else []
         commands = dict(rows.introduced_commands(question, text, spans)) if structured else {}
         commands.update(rows.introduced_lists(question, text, spans) if structured else [])  # a list's items, in order
+        if DISPLAYED and structured:  # a colon's lead-in and the setting, format or path line it shows (rows.introduced_lines)
+            commands.update({s: e for s, e in rows.introduced_lines(text, spans) if s not in commands})
         covered = 0  # the end of the last quote extended over what follows it (no span inside it is quoted again)
         found = defined.blocks(text) if structured else []
         options = defined.named(question, found)  # the option the question names

@@ -157,6 +157,53 @@ def introduced_commands(question: str, text: str, spans: list[tuple[int, int]]) 
     return out
 
 
+# A displayed line: what a lead-in ending with a colon shows on a line of its own ("add the following line to
+# /etc/resolv.conf:" then "    options trust-ad"; "其格式如下:" then "group_name:passwd:GID:user_list"): a setting, a
+# format or a path, which no full stop ends and the sentence splitter never quotes.
+DISPLAYED_LINES = 3  # at most this many lines under one lead-in
+# A lead-in that says it shows what to write: "the following line", "as follows", "add … to /etc/inputrc:", 如下, 添加.
+# "Previous maintainers of Debian Perl packages:" or "Cachegrind-specific options are:" list, they show nothing to write.
+_SHOWS = re.compile(r"\b(?:following|follows|below|like (?:this|so)|(?:this|these|the) lines?|add|append|insert|put|write)\b"
+                    r"|如下|以下|下面|下列|添加|加入|写入|加上", re.IGNORECASE)
+_DISPLAYED_CHARS = 120  # ... each at most this long
+
+
+def introduced_lines(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each sentence span of `spans` that ends with a colon, extended over the lines it displays right after it (a
+    blank line may lie between): at most `DISPLAYED_LINES` short lines up to a blank line, none a sentence of `spans`,
+    a list item, a table row or a heading, none ending as prose does; only a lead-in that says it shows something to
+    write (`_SHOWS`: "the following line", "as follows", "add … to /etc/inputrc:", 如下).  The lead-in says what the line
+    is ("add the following line to /etc/resolv.conf:"), the line what to write ("options trust-ad"): neither answers
+    alone.  For every question: such a lead-in is no statement without what it introduces."""
+    out = []
+    for s, e in spans:
+        if not text[s:e].rstrip().endswith((":", "：")) or not _SHOWS.search(text[s:e]):
+            continue
+        rest = text[e:]
+        gap = len(rest) - len(rest.lstrip("\n \t"))
+        if rest[:gap].count("\n") > 2 or e + gap >= len(text):
+            continue
+        at, end, count = e + gap, e, 0
+        line_start = text.rfind("\n", 0, at) + 1
+        while count < DISPLAYED_LINES:
+            line_end = text.find("\n", line_start)
+            line_end = len(text) if line_end < 0 else line_end
+            line = text[line_start:line_end]
+            first = line_start + len(line) - len(line.lstrip())
+            if (not line.strip() or len(line.strip()) > _DISPLAYED_CHARS or _SENTENCE_END.search(line)
+                    or LIST_ITEM.match(line) or line.rstrip().endswith((":", "："))
+                    or structure_line(line) in ("heading", "markup", "table", "navigation")
+                    or any(lo <= first < hi for lo, hi in spans)):
+                break
+            end, count = line_end, count + 1
+            if line_end >= len(text):
+                break
+            line_start = line_end + 1
+        if count and end - s <= MAX_BLOCK:
+            out.append((s, s + len(text[s:end].rstrip())))
+    return out
+
+
 # A sentence cut by the example it displays: its first half ends in a word (no full stop, colon or comma), its second
 # half goes on in lower case, and between them stand at most CARRIED_LINES short lines that end no sentence.
 _ENDS_IN_WORD = re.compile(r"[^\W_]\s*$")

@@ -46,6 +46,9 @@ _LIST = re.compile(r"^\s*(?:[-*+•◦▪]|\d{1,3}[.)]|#\.|[a-zA-Z][.)])\s+")
 _TAG = re.compile(r"^\s*</?[a-zA-Z][\w-]*(?:\s[^>]*)?/?>\s*$")
 _NESTED = re.compile(r"\([^()\n]*\)|（[^（）\n]*）|\{[^{}\n]*\}|`[^`\n]*`")  # a parenthesis, a brace, inline code: one line's aside
 _BREADCRUMB = re.compile(r"\S\s+(?:[|·•»›>/])\s+\S")
+# A line of slashes that ends as a sentence or a lead-in does ("插入 CD / DVD / 蓝光光盘 / USB 闪存驱动器并使用 apt-cdrom 命令："):
+# prose listing alternatives, not a breadcrumb ("Home / Docs / Install" ends in a word).
+_PROSE_END = re.compile(r"[.。!！?？:：]\s*$")
 _BOILERPLATE = re.compile(
     r"^\s*(?:©|\(c\)\s|copyright\s+(?:©|\(c\)|\d{4})|all rights reserved|skip to (?:main )?content|edit (?:this page )?on github|"
     r"back to top|table of contents|(?:previous|next)(?:\s*[:»›>→←]|\s*$)|last updated|built with|powered by|on this page)", re.IGNORECASE)
@@ -90,7 +93,8 @@ def structure_line(line: str, titles: frozenset[str] = frozenset()) -> str | Non
     if _TABLE.search(line) or len(_CELL_BAR.findall(flat)) >= 2 or (
             _FIRST_CELL.match(line) and len(line.split("|", 1)[0].split()) <= 3):
         return "table"
-    if (_BOILERPLATE.match(line) and len(line.split()) <= _BOILERPLATE_WORDS) or len(_BREADCRUMB.findall(flat)) >= 2:
+    if (_BOILERPLATE.match(line) and len(line.split()) <= _BOILERPLATE_WORDS) or (
+            len(_BREADCRUMB.findall(flat)) >= 2 and not _PROSE_END.search(line)):
         return "navigation"
     if _LIST.match(line) and _is_label(_LIST.sub("", line, count=1)):
         return "label"
