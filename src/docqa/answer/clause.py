@@ -49,6 +49,22 @@ def asking(question: str) -> str:
     return rest
 
 
+# A sentence that ends with a question mark; a full stop before a space ends the statement before it, one inside "9.2"
+# does not (docqa.answer.extractive reads the same sentences for the user's own examples).
+ASKED_SENTENCE = re.compile(r"(?:[^?？。！!.]|\.(?!\s))*[?？]")
+
+
+def asked(question: str) -> str:
+    """The sentences of `question` that ask, when statements set the scene around them ("I locked a user's account
+    with `passwd -l`, but the user can still get in with an SSH key. What else must I do?" asks "What else must I
+    do?"; "我要拔 U 盘，……。手册说什么情况下卸不掉？" asks its last sentence); "" when the question is all asking (one
+    sentence, or no question mark): what a user tells of their setup names things the answer need not repeat."""
+    found = [m.group().strip() for m in ASKED_SENTENCE.finditer(question)]
+    joined = " ".join(x for x in found if x)
+    rest = ASKED_SENTENCE.sub(" ", question).strip(" \t\n.。!！")
+    return joined if joined and rest else ""
+
+
 def _cut(question: str) -> str:
     m = _EN.match(question)
     if m:

@@ -44,7 +44,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 
 import numpy as np
 
-from docqa.answer import answerability, bilingual, defined, meaning, neutral, option, quantity, release, rows, who
+from docqa.answer import answerability, bilingual, clause, defined, meaning, neutral, option, quantity, release, rows, who
 from docqa.answer.facts import normalise
 from docqa.answer.headings import headings
 from docqa.answer.shape import Shape, answered_words, asks_for, asks_several, holds_type, shape
@@ -107,6 +107,9 @@ SELECT_HEADED = False
 SELECT_MMR = 1.0  # probabilities need no diversity trade: only near-repeats are skipped
 SELECT_FLOOR = 0.0  # later picks need no share of the best's probability (dev: 0.6 and 0.3 quote fewer right ones)
 SELECT_MIN = 0.1  # ... but a model's claim rests only on picks at least this likely (Extract.supporting)
+# A term only the scene of a long question names (a statement before or after the sentence that asks, clause.asked)
+# weighs this share of its rarity in the decision's `missing_rare` when the sentence lacks it (scene_terms).
+SCENE_SHARE = 0.5
 _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share of the first's score
 # With the learned ranking, a best pick at least SELECT_SURE likely to be right can be quoted alone but for the later
 # picks that bear something of their own: one at least SELECT_LATER likely itself, the one that continues it in its
@@ -452,6 +455,18 @@ def _release_unnamed(question: str, best: Sentence, sources: SourceSet) -> bool:
     return not release.names_asked(question, _label(sources, best))
 
 
+def scene_terms(question: str) -> frozenset[str]:
+    """The terms (folded) that only the scene of a question names (clause.asked: the statements around the sentence
+    that asks): what a user tells of their setup ("Postfix on our new mail relay refuses every SMTP AUTH login although
+    saslauthd is running …") names things the sentence that answers ("… you need the libsasl2-modules package") need
+    not hold.  None for a question that is all asking."""
+    asking = clause.asked(question)
+    if not asking:
+        return frozenset()
+    held = {fold(t) for t in query_terms(asking)}
+    return frozenset(t for t in (fold(t) for t in query_terms(question)) if t not in held)
+
+
 def _label(sources: SourceSet, s: Sentence) -> release.Label | None:
     """What names the release of `s` (release.label): a heading in its chunk, a section title, a heading in the lines
     above the chunk when the pipeline read them (Source.above), the file name."""
@@ -659,7 +674,9 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     idf = [weights.get(t, 1.0) for t in distinct]
     top = max(idf, default=0.0)
     answered = _answered(question, sentence)  # "which file": a path answers it without the word "file"
-    unfound = [(t, w) for t, w, f in zip(distinct, idf, found)
+    scene = scene_terms(question) if SCENE_SHARE < 1 else frozenset()
+    # a term only the question's scene names weighs SCENE_SHARE of its rarity when missing (the top stays the question's)
+    unfound = [(t, w * (SCENE_SHARE if t in scene else 1.0)) for t, w, f in zip(distinct, idf, found)
                if not f and not _frames(t) and not _framing(t) and t not in answered and t not in _NEGATION_TERMS and t not in _FUNCTION_TERMS]
     near = [meaning.covered(t, close or {}) for t, _ in unfound]
     relieved = [w * (meaning.SHARE if c else 1.0) for (_, w), c in zip(unfound, near)]
