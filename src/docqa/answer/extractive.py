@@ -110,6 +110,9 @@ SELECT_MIN = 0.1  # ... but a model's claim rests only on picks at least this li
 # A term only the scene of a long question names (a statement before or after the sentence that asks, clause.asked)
 # weighs this share of its rarity in the decision's `missing_rare` when the sentence lacks it (scene_terms).
 SCENE_SHARE = 0.5
+# ... and its names (a word with a capital, a digit, an underscore) count for `missing_name` only in the asking sentences
+# (off: dev long questions 4 better, 3 worse against 3 and 1 with SCENE_SHARE alone)
+SCENE_NAMES = False
 _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share of the first's score
 # With the learned ranking, a best pick at least SELECT_SURE likely to be right can be quoted alone but for the later
 # picks that bear something of their own: one at least SELECT_LATER likely itself, the one that continues it in its
@@ -688,7 +691,7 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
         "missing_rare": near_rare if meaning.APPLY else plain_rare,
         # a name of the question that neither the window nor the headings it is read under hold
         "missing_name": float(any(not _has_name(window, name) and not (under and _has_name(under, name))
-                                  and not (about and _named_word(name) and _has_name(about, name)) for name in _names(question))),
+                                  and not (about and _named_word(name) and _has_name(about, name)) for name in _asked_names(question))),
         # ... and not in the passage's title, section or file name either: documentation names its subject in a
         # heading ("Memcheck", "Debian Edu") that its sentences need not repeat
         "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in _names(question))),
@@ -1095,6 +1098,13 @@ def _names(question: str) -> list[str]:
         elif word[0].isupper() and i > 0 and word.lower() not in STOPWORDS:
             out.append(word)
     return out
+
+
+def _asked_names(question: str) -> list[str]:
+    """`_names` of the question, with SCENE_NAMES those of its asking sentences only when statements set its scene
+    (clause.asked): "Postfix on our new mail relay refuses …; what is it?" names Postfix for the scene."""
+    asking = clause.asked(question) if SCENE_NAMES else ""
+    return _names(asking) if asking else _names(question)
 
 
 def _asked_exact(question: str) -> list[str]:
