@@ -22,6 +22,11 @@ PASSWD_S = "To disable the account, administrators should use usermod --expireda
     ("我要拔 U 盘，执行 umount 却提示设备忙（busy），可是我已经把文件管理器关了。手册说什么情况下卸不掉？", "手册说什么情况下卸不掉？"),
     ("我装的是基本配置，同事说别这么装。为什么？那应该装哪个包？", "为什么？ 那应该装哪个包？"),
     ("Which file do I edit? I use the default setup.", "Which file do I edit?"),  # a statement after the question
+    # a Chinese sentence's leading clauses that ask nothing set its scene (clause.SCENE_CLAUSES)
+    ("我们学校机房都是十年前的老电脑，装 Debian Edu 时选哪个桌面最不吃资源？它能支持多少种语言？",
+     "装 Debian Edu 时选哪个桌面最不吃资源？ 它能支持多少种语言？"),
+    ("我电脑上装的是霞鹜文楷 0.x 的老版本，现在要换成 1.0，可以直接覆盖安装吗？", "可以直接覆盖安装吗？"),
+    ("如果我不指定后缀，备份文件名后面会加什么符号？", "备份文件名后面会加什么符号？"),
 ])
 def test_the_sentences_that_ask_are_told_from_the_scene(question, asking):
     assert asked(question) == asking
@@ -29,8 +34,9 @@ def test_the_sentences_that_ask_are_told_from_the_scene(question, asking):
 
 @pytest.mark.parametrize("question", [
     "Why was Git 2.39.5 released?",
-    "When tee is run with -p, which output error mode does it use?",  # one sentence: a condition is no scene
-    "如果我不指定后缀，备份文件名后面会加什么符号？",
+    "When tee is run with -p, which output error mode does it use?",  # one English sentence: a condition is no scene
+    "umount 有没有“懒卸载”，就是先把挂载点摘掉、等没人用了再真正卸载？选项叫什么？",  # 有没有 asks in the first clause
+    "uniq -c 统计完能不能直接按次数从多到少排好输出？uniq 自己有这种选项吗，叫什么？",
     "List the options of tar.",  # no question mark
 ])
 def test_a_question_that_is_all_asking_has_no_scene(question):

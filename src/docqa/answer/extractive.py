@@ -113,6 +113,8 @@ SCENE_SHARE = 0.5
 # ... and its names (a word with a capital, a digit, an underscore) count for `missing_name` only in the asking sentences
 # (off: dev long questions 4 better, 3 worse against 3 and 1 with SCENE_SHARE alone)
 SCENE_NAMES = False
+# ... and in the ranking's term measures (`terms`, `heading`, `named`, `rare`: rank)
+SCENE_RANK = False
 _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share of the first's score
 # With the learned ranking, a best pick at least SELECT_SURE likely to be right can be quoted alone but for the later
 # picks that bear something of their own: one at least SELECT_LATER likely itself, the one that continues it in its
@@ -482,6 +484,7 @@ def _label(sources: SourceSet, s: Sentence) -> release.Label | None:
 def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights: dict[str, float],
          embed: Callable[[list[str], str], np.ndarray] | None, given: dict[int, str] | None = None) -> None:
     """Score every candidate sentence (`Sentence.score`, higher is better; `features`: what the score weighs)."""
+    weights = _scene_weighed(question, weights) if SCENE_RANK else weights
     terms = query_terms(question)
     given = _exact_given(question, sources) if given is None else given
     for s in candidates:
@@ -1100,6 +1103,12 @@ def _names(question: str) -> list[str]:
     return out
 
 
+def _scene_weighed(question: str, weights: dict[str, float]) -> dict[str, float]:
+    """`weights` with each term only the question's scene names (scene_terms) weighed SCENE_SHARE of its own."""
+    scene = scene_terms(question)
+    return {**weights, **{t: SCENE_SHARE * weights.get(t, 1.0) for t in scene}} if scene else weights
+
+
 def _asked_names(question: str) -> list[str]:
     """`_names` of the question, with SCENE_NAMES those of its asking sentences only when statements set its scene
     (clause.asked): "Postfix on our new mail relay refuses …; what is it?" names Postfix for the scene."""
@@ -1176,11 +1185,11 @@ def _asked_negated(question: str) -> bool:
     for sentence in asked:
         clauses = [c.strip(" ?？") for c in _CLAUSE.split(_ASIDE.sub(" ", sentence))]
         asking = [c for c in clauses if _ASKS.search(c)] or clauses  # "现在临时不想关了，怎么撤销？": the second asks
-        for clause in asking:
-            if _CONDITION_ZH.search(clause):
+        for part in asking:
+            if _CONDITION_ZH.search(part):
                 continue
-            clause = _A_NOT_A.sub(" ", _CONDITION_EN.sub(" ", _IF_ZH.sub(" ", clause)))
-            if _negated(clause):
+            part = _A_NOT_A.sub(" ", _CONDITION_EN.sub(" ", _IF_ZH.sub(" ", part)))
+            if _negated(part):
                 return True
     return False
 
