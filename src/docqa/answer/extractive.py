@@ -110,10 +110,12 @@ SELECT_MIN = 0.1  # ... but a model's claim rests only on picks at least this li
 # A term only the scene of a long question names (a statement before or after the sentence that asks, clause.asked)
 # weighs this share of its rarity in the decision's `missing_rare` when the sentence lacks it (scene_terms).
 SCENE_SHARE = 0.5
-# ... and its names (a word with a capital, a digit, an underscore) count for `missing_name` only in the asking sentences
-# (off: dev long questions 4 better, 3 worse against 3 and 1 with SCENE_SHARE alone)
-SCENE_NAMES = False
-# ... and in the ranking's term measures (`terms`, `heading`, `named`, `rare`: rank)
+# ... and a name (a word with a capital, a digit, an underscore) only its scene writes counts this much for `missing_name`
+# (1: as any other; dev long questions: 0 gave 4 better, 3 worse against 3 and 1 with SCENE_SHARE alone, 0.5 with the
+# Chinese scene clauses 1 better, 4 worse, a near miss answered)
+SCENE_NAMES = 1.0
+# ... and in the ranking's term measures (`terms`, `heading`, `named`, `rare`: rank; off: full dev 3 better, 7 worse:
+# the learned ranking reads the scene as the subject)
 SCENE_RANK = False
 _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share of the first's score
 # With the learned ranking, a best pick at least SELECT_SURE likely to be right can be quoted alone but for the later
@@ -693,8 +695,7 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
         "matched": float(min(sum(found) + (meaning.SHARE * sum(near) if meaning.APPLY else 0), _MATCHED_CAP)),
         "missing_rare": near_rare if meaning.APPLY else plain_rare,
         # a name of the question that neither the window nor the headings it is read under hold
-        "missing_name": float(any(not _has_name(window, name) and not (under and _has_name(under, name))
-                                  and not (about and _named_word(name) and _has_name(about, name)) for name in _asked_names(question))),
+        "missing_name": _missing_name(question, window, under, about),
         # ... and not in the passage's title, section or file name either: documentation names its subject in a
         # heading ("Memcheck", "Debian Edu") that its sentences need not repeat
         "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in _names(question))),
@@ -1109,11 +1110,22 @@ def _scene_weighed(question: str, weights: dict[str, float]) -> dict[str, float]
     return {**weights, **{t: SCENE_SHARE * weights.get(t, 1.0) for t in scene}} if scene else weights
 
 
-def _asked_names(question: str) -> list[str]:
-    """`_names` of the question, with SCENE_NAMES those of its asking sentences only when statements set its scene
-    (clause.asked): "Postfix on our new mail relay refuses …; what is it?" names Postfix for the scene."""
-    asking = clause.asked(question) if SCENE_NAMES else ""
-    return _names(asking) if asking else _names(question)
+def _missing_name(question: str, window: str, under: str, about: str) -> float:
+    """1 when a name of the question is in neither the window, the headings it is read under, nor (a name that is a
+    word) what names its document; a name only the question's scene writes (clause.asked: "Postfix on our new mail relay
+    refuses …; what is it?") counts SCENE_NAMES when missing (1: as any other)."""
+    def missing(name: str) -> bool:
+        return (not _has_name(window, name) and not (under and _has_name(under, name))
+                and not (about and _named_word(name) and _has_name(about, name)))
+
+    names = _names(question)
+    asking = clause.asked(question) if SCENE_NAMES < 1 else ""
+    if not asking:
+        return float(any(missing(name) for name in names))
+    asked = set(_names(asking))
+    if any(missing(name) for name in names if name in asked):
+        return 1.0
+    return SCENE_NAMES if any(missing(name) for name in names if name not in asked) else 0.0
 
 
 def _asked_exact(question: str) -> list[str]:
