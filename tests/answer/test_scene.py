@@ -50,8 +50,9 @@ def _missing_rare(question: str, sentence: str, rarest: str) -> float:
     return evidence_features(question, sentence, sentence, terms, weights, 0.5, 0.6)["missing_rare"]
 
 
-def test_a_missing_term_only_the_scene_names_weighs_less():
-    assert _missing_rare(PASSWD_Q, PASSWD_S, "ssh") == pytest.approx(extractive.SCENE_SHARE)
+def test_a_missing_term_only_the_scene_names_weighs_less(monkeypatch):
+    monkeypatch.setattr(extractive, "SCENE_SHARE", 0.5)
+    assert _missing_rare(PASSWD_Q, PASSWD_S, "ssh") == pytest.approx(0.5)
 
 
 def test_the_scene_weighs_in_full_when_scene_share_is_one(monkeypatch):
@@ -64,5 +65,23 @@ def test_the_scene_weighs_in_full_when_scene_share_is_one(monkeypatch):
     ("I locked a user's account with `passwd -l`. How do I stop the user logging in with an SSH key?", "ssh"),
     ("After passwd -l, how do I stop a user logging in with an SSH key?", "ssh"),
 ])
-def test_a_missing_term_of_the_asking_sentence_weighs_in_full(question, rarest):
+def test_a_missing_term_of_the_asking_sentence_weighs_in_full(question, rarest, monkeypatch):
+    monkeypatch.setattr(extractive, "SCENE_SHARE", 0.5)
     assert _missing_rare(question, PASSWD_S, rarest) == pytest.approx(1.0)
+
+
+def _missing_name(question: str, sentence: str) -> float:
+    terms = query_terms(question)
+    return evidence_features(question, sentence, sentence, terms, {fold(t): 1.0 for t in terms}, 0.5, 0.6)["missing_name"]
+
+
+@pytest.mark.parametrize("share, missing", [(1.0, 1.0), (0.5, 0.5), (0.0, 0.0)])
+def test_a_name_only_the_scene_writes_counts_scene_names(share, missing, monkeypatch):
+    monkeypatch.setattr(extractive, "SCENE_NAMES", share)
+    assert _missing_name(PASSWD_Q, PASSWD_S) == pytest.approx(missing)  # "SSH" is in the scene only
+
+
+def test_a_name_of_the_asking_sentence_counts_in_full(monkeypatch):
+    monkeypatch.setattr(extractive, "SCENE_NAMES", 0.0)
+    question = "I locked a user's account with `passwd -l`. How do I stop logins with an SSH key?"
+    assert _missing_name(question, PASSWD_S) == 1.0
