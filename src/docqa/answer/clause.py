@@ -36,6 +36,11 @@ WHICH_COMMAND_ZH = r"哪(?:个|一个|条|一条|些)子?命令|子命令"
 IS_THERE = r"\b(?:is|are)\s+there\s+(?:an?|any)\s+(?:[\w-]+\s+)?"
 IS_THERE_ZH = r"有(?:这种|这样的|这个|没有)?"
 _ZH_ASKS = re.compile(r"哪|什么|怎么|怎样|如何|多少|多久|多长|几|吗|是否")
+_ZH_CLAUSE = re.compile(r"[，,；;]")
+_A_NOT_A = re.compile(r"(\w)[不没]\1|可不可以|呢")
+HAN_RE = re.compile(f"[{HAN}]")
+# clause.asked reads a Chinese question's leading clauses that ask nothing as its scene ("我们学校机房都是十年前的老电脑，……")
+SCENE_CLAUSES = True
 
 
 def asking(question: str) -> str:
@@ -47,6 +52,36 @@ def asking(question: str) -> str:
             break
         rest = cut
     return rest
+
+
+# A sentence that ends with a question mark; a full stop before a space ends the statement before it, one inside "9.2"
+# does not (docqa.answer.extractive reads the same sentences for the user's own examples).
+ASKED_SENTENCE = re.compile(r"(?:[^?？。！!.]|\.(?!\s))*[?？]")
+
+
+def asked(question: str) -> str:
+    """The sentences of `question` that ask, when statements set the scene around them ("I locked a user's account
+    with `passwd -l`, but the user can still get in with an SSH key. What else must I do?" asks "What else must I
+    do?"; "我要拔 U 盘，……。手册说什么情况下卸不掉？" asks its last sentence), each Chinese one from its first clause that
+    asks (SCENE_CLAUSES: "我电脑上装的是霞鹜文楷 0.x 的老版本，现在要换成 1.0，可以直接覆盖安装吗？" asks its last clause);
+    "" when the question is all asking (no scene, or no question mark): what a user tells of their setup names things
+    the answer need not repeat."""
+    sentences = [m.group().strip() for m in ASKED_SENTENCE.finditer(question)]
+    asking = " ".join(x for x in (_asking_clauses(x) if SCENE_CLAUSES else x for x in sentences) if x)
+    scene = ASKED_SENTENCE.sub(" ", question).strip(" \t\n.。!！")
+    return asking if asking and (scene or asking != " ".join(sentences)) else ""
+
+
+def _asking_clauses(sentence: str) -> str:
+    """A Chinese sentence from its first clause that asks (`_ZH_ASKS`, an A-not-A form): "我们学校机房都是十年前的老电脑，
+    装 Debian Edu 时选哪个桌面最不吃资源？" asks from its second clause; an English sentence whole."""
+    if not HAN_RE.search(sentence):
+        return sentence
+    clauses = _ZH_CLAUSE.split(sentence)
+    for i, c in enumerate(clauses):
+        if _ZH_ASKS.search(c) or _A_NOT_A.search(c):
+            return "，".join(clauses[i:])
+    return sentence
 
 
 def _cut(question: str) -> str:

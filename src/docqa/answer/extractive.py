@@ -44,7 +44,7 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 
 import numpy as np
 
-from docqa.answer import answerability, bilingual, defined, meaning, neutral, option, quantity, release, rows, who
+from docqa.answer import answerability, bilingual, clause, defined, meaning, neutral, option, quantity, release, rows, who
 from docqa.answer.facts import normalise
 from docqa.answer.headings import headings
 from docqa.answer.shape import Shape, answered_words, asks_for, asks_several, holds_type, shape
@@ -107,6 +107,19 @@ SELECT_HEADED = False
 SELECT_MMR = 1.0  # probabilities need no diversity trade: only near-repeats are skipped
 SELECT_FLOOR = 0.0  # later picks need no share of the best's probability (dev: 0.6 and 0.3 quote fewer right ones)
 SELECT_MIN = 0.1  # ... but a model's claim rests only on picks at least this likely (Extract.supporting)
+# A term only the scene of a long question names (a statement before or after the sentence that asks, clause.asked)
+# weighs this share of its rarity in the decision's `missing_rare` when the sentence lacks it (scene_terms).  Off (1):
+# at 0.5 the dev split 6 better, 1 worse (220/372 against 214, near misses 116/147 unchanged), but valid 0 better, 1 worse
+# (45/89 and 20/31 unchanged; a false abstention answered wrong) and test 2 better, 3 worse (79/173 against 77, near
+# misses 30/51 against 31): benchmarks/RESULTS.md, "long conversational questions: the scene weighed less".
+SCENE_SHARE = 1.0
+# ... and a name (a word with a capital, a digit, an underscore) only its scene writes counts this much for `missing_name`
+# (1: as any other; dev long questions: 0 gave 4 better, 3 worse against 3 and 1 with SCENE_SHARE alone, 0.5 with the
+# Chinese scene clauses 1 better, 4 worse, a near miss answered)
+SCENE_NAMES = 1.0
+# ... and in the ranking's term measures (`terms`, `heading`, `named`, `rare`: rank; off: full dev 3 better, 7 worse:
+# the learned ranking reads the scene as the subject)
+SCENE_RANK = False
 _LATER_PICKS = 0.6  # a second or third sentence must rank at least this share of the first's score
 # With the learned ranking, a best pick at least SELECT_SURE likely to be right can be quoted alone but for the later
 # picks that bear something of their own: one at least SELECT_LATER likely itself, the one that continues it in its
@@ -460,6 +473,18 @@ def _release_unnamed(question: str, best: Sentence, sources: SourceSet) -> bool:
     return not release.names_asked(question, _label(sources, best))
 
 
+def scene_terms(question: str) -> frozenset[str]:
+    """The terms (folded) that only the scene of a question names (clause.asked: the statements around the sentence
+    that asks): what a user tells of their setup ("Postfix on our new mail relay refuses every SMTP AUTH login although
+    saslauthd is running …") names things the sentence that answers ("… you need the libsasl2-modules package") need
+    not hold.  None for a question that is all asking."""
+    asking = clause.asked(question)
+    if not asking:
+        return frozenset()
+    held = {fold(t) for t in query_terms(asking)}
+    return frozenset(t for t in (fold(t) for t in query_terms(question)) if t not in held)
+
+
 def _label(sources: SourceSet, s: Sentence) -> release.Label | None:
     """What names the release of `s` (release.label): a heading in its chunk, a section title, a heading in the lines
     above the chunk when the pipeline read them (Source.above), the file name."""
@@ -472,6 +497,7 @@ def _label(sources: SourceSet, s: Sentence) -> release.Label | None:
 def rank(question: str, candidates: list[Sentence], sources: SourceSet, weights: dict[str, float],
          embed: Callable[[list[str], str], np.ndarray] | None, given: dict[int, str] | None = None) -> None:
     """Score every candidate sentence (`Sentence.score`, higher is better; `features`: what the score weighs)."""
+    weights = _scene_weighed(question, weights) if SCENE_RANK else weights
     terms = query_terms(question)
     given = _exact_given(question, sources) if given is None else given
     for s in candidates:
@@ -667,7 +693,9 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
     idf = [weights.get(t, 1.0) for t in distinct]
     top = max(idf, default=0.0)
     answered = _answered(question, sentence)  # "which file": a path answers it without the word "file"
-    unfound = [(t, w) for t, w, f in zip(distinct, idf, found)
+    scene = scene_terms(question) if SCENE_SHARE < 1 else frozenset()
+    # a term only the question's scene names weighs SCENE_SHARE of its rarity when missing (the top stays the question's)
+    unfound = [(t, w * (SCENE_SHARE if t in scene else 1.0)) for t, w, f in zip(distinct, idf, found)
                if not f and not _frames(t) and not _framing(t) and t not in answered and t not in _NEGATION_TERMS and t not in _FUNCTION_TERMS]
     near = [meaning.covered(t, close or {}) for t, _ in unfound]
     relieved = [w * (meaning.SHARE if c else 1.0) for (_, w), c in zip(unfound, near)]
@@ -678,8 +706,7 @@ def evidence_features(question: str, sentence: str, window: str, terms: list[str
         "matched": float(min(sum(found) + (meaning.SHARE * sum(near) if meaning.APPLY else 0), _MATCHED_CAP)),
         "missing_rare": near_rare if meaning.APPLY else plain_rare,
         # a name of the question that neither the window nor the headings it is read under hold
-        "missing_name": float(any(not _has_name(window, name) and not (under and _has_name(under, name))
-                                  and not (about and _named_word(name) and _has_name(about, name)) for name in _weighed_names(question))),
+        "missing_name": _missing_name(question, window, under, about),
         # ... and not in the passage's title, section or file name either: documentation names its subject in a
         # heading ("Memcheck", "Debian Edu") that its sentences need not repeat
         "missing_name_heading": float(any(not _has_name(window, name) and not _has_name(context, name) for name in _weighed_names(question))),
@@ -1111,6 +1138,30 @@ def _weighed_names(question: str) -> list[str]:
     return [n for n in _names(question) if n not in values]
 
 
+def _scene_weighed(question: str, weights: dict[str, float]) -> dict[str, float]:
+    """`weights` with each term only the question's scene names (scene_terms) weighed SCENE_SHARE of its own."""
+    scene = scene_terms(question)
+    return {**weights, **{t: SCENE_SHARE * weights.get(t, 1.0) for t in scene}} if scene else weights
+
+
+def _missing_name(question: str, window: str, under: str, about: str) -> float:
+    """1 when a name of the question is in neither the window, the headings it is read under, nor (a name that is a
+    word) what names its document; a name only the question's scene writes (clause.asked: "Postfix on our new mail relay
+    refuses …; what is it?") counts SCENE_NAMES when missing (1: as any other)."""
+    def missing(name: str) -> bool:
+        return (not _has_name(window, name) and not (under and _has_name(under, name))
+                and not (about and _named_word(name) and _has_name(about, name)))
+
+    names = _weighed_names(question)
+    asking = clause.asked(question) if SCENE_NAMES < 1 else ""
+    if not asking:
+        return float(any(missing(name) for name in names))
+    asked = set(_names(asking))
+    if any(missing(name) for name in names if name in asked):
+        return 1.0
+    return SCENE_NAMES if any(missing(name) for name in names if name not in asked) else 0.0
+
+
 def _asked_exact(question: str) -> list[str]:
     """The question's exact tokens (docqa.text.exact) but a file name, path or option that only a statement before
     what it asks holds: the user's own example ("A file is called backup.tar.gz and … Which pattern …?", "我下载了一个
@@ -1180,11 +1231,11 @@ def _asked_negated(question: str) -> bool:
     for sentence in asked:
         clauses = [c.strip(" ?？") for c in _CLAUSE.split(_ASIDE.sub(" ", sentence))]
         asking = [c for c in clauses if _ASKS.search(c)] or clauses  # "现在临时不想关了，怎么撤销？": the second asks
-        for clause in asking:
-            if _CONDITION_ZH.search(clause):
+        for part in asking:
+            if _CONDITION_ZH.search(part):
                 continue
-            clause = _A_NOT_A.sub(" ", _CONDITION_EN.sub(" ", _IF_ZH.sub(" ", clause)))
-            if _negated(clause):
+            part = _A_NOT_A.sub(" ", _CONDITION_EN.sub(" ", _IF_ZH.sub(" ", part)))
+            if _negated(part):
                 return True
     return False
 
