@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from docqa.answer import extractive
 from docqa.answer.extractive import extract
 from docqa.answer.rows import ends_structured, introduced_commands, table_rows
 from docqa.answer.statement import quotable_spans
@@ -110,6 +111,19 @@ def test_the_extended_sentence_replaces_the_bare_introduction(hash_embedder):
     texts = [s.text for s in result.candidates]
     assert "start Valgrind like this:\n\nvalgrind --vgdb=yes --vgdb-error=0 prog" in texts[0]
     assert not any(t.endswith("start Valgrind like this:") for t in texts)
+    # a question that asks for no command: the introduction is still one candidate, quoted with the line it shows
+    # (extractive.DISPLAYED, "a lead-in that shows a line to write"), or bare when that is off -- never both
+    plain = extract("Which tool reports leaks at exit?", pool, {}, embed, threshold=0.0)
+    introductions = [s.text for s in plain.candidates if "start Valgrind like this:" in s.text]
+    assert len(introductions) == 1
+    assert introductions[0].endswith("start Valgrind like this:\n\nvalgrind --vgdb=yes --vgdb-error=0 prog")
+
+
+def test_the_bare_introduction_without_displayed_lines(hash_embedder, monkeypatch):
+    """With DISPLAYED off, a question that asks for no command gets the introduction bare and no command."""
+    monkeypatch.setattr(extractive, "DISPLAYED", False)
+    pool = sources(hit_in(MANUAL, 0, len(MANUAL), path="/docs/valgrind/manual-core-adv.html", section="Debugging with GDB"))
+    embed = lambda texts, kind: hash_embedder.embed_batch(texts, kind)  # noqa: E731
     plain = extract("Which tool reports leaks at exit?", pool, {}, embed, threshold=0.0)
     assert any(s.text.endswith("start Valgrind like this:") for s in plain.candidates)
     assert not any("valgrind --vgdb" in s.text for s in plain.candidates)
